@@ -1,0 +1,18 @@
+/* cli/cmd.h: the verbs of the gpusched command. Each returns the process exit
+ * code: 0 ok, 1 runtime failure, 2 bad input. argv[0] is the verb. */
+#ifndef CLI_CMD_H
+#define CLI_CMD_H
+
+#define GPUSCHED_EXIT_OK 0
+#define GPUSCHED_EXIT_RUNTIME 1
+#define GPUSCHED_EXIT_BADINPUT 2
+
+int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+
+/* Maps a -SIM_E* to an exit code: PARSE/NOENT/INVAL/RANGE -> 2, others -> 1. */
+int cmd_exit_code(int err);
+
+#endif

@@ -1,0 +1,48 @@
+/* cli/main.c: the gpusched command: dispatches to a verb (cli/cmd_*.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../sim/sim.h"
+#include "cmd.h"
+
+static const char usage[] =
+	"usage: gpusched VERB [ARGS]   (gpusched VERB --help for each verb)\n"
+	"\n"
+	"verbs:\n"
+	"  run CONFIG [-o OUT.h5]        run an experiment config (all sweep variants and seeds)\n"
+	"  report RESULTS.h5 [--json | --jobs]  summary table, JSON metrics, or per-job CSV\n"
+	"  plot RESULTS.h5 -o DIR        PNG plots through gnuplot\n"
+	"  trace validate|stats|import   check, describe or convert job traces\n"
+	"\n"
+	"exit codes: 0 ok, 1 runtime failure, 2 bad input\n";
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return GPUSCHED_EXIT_BADINPUT;
+	}
+	const char *verb = argv[1];
+	if (strcmp(verb, "--help") == 0 || strcmp(verb, "-h") == 0 || strcmp(verb, "help") == 0) {
+		fputs(usage, stdout);
+		return GPUSCHED_EXIT_OK;
+	}
+	if (strcmp(verb, "--version") == 0) {
+		printf("gpusched %s\n", GPUSCHED_VERSION);
+		return GPUSCHED_EXIT_OK;
+	}
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} verbs[] = {
+		{ "run", cmd_run },
+		{ "report", cmd_report },
+		{ "plot", cmd_plot },
+		{ "trace", cmd_trace },
+	};
+	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+		if (strcmp(verb, verbs[i].name) == 0)
+			return verbs[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "gpusched: unknown verb '%s'\n%s", verb, usage);
+	return GPUSCHED_EXIT_BADINPUT;
+}

@@ -1,0 +1,54 @@
+/* experiments/config.h: the experiment config (JSON, every key in experiments/README.md).
+ *
+ * Syntax errors are "FILE:LINE:COL: JSON syntax error near '...'"; semantic errors
+ * "FILE: $.json.path: expected ..., got ...". Unknown and duplicate keys are errors.
+ * Paths inside the config (trace.path, output) are relative to the config's folder.
+ *
+ * A config describes one or more runs: the cartesian product of its "sweep" values
+ * times its seeds. exp_config_load checks every variant before anything runs.
+ */
+#ifndef EXPERIMENTS_CONFIG_H
+#define EXPERIMENTS_CONFIG_H
+
+#include <cjson/cJSON.h>
+
+#include "../sim/cluster.h"
+#include "../sim/hooks.h"
+#include "../sim/sim.h"
+
+/* One fully resolved variant (policies and cluster after sweep values applied). */
+struct exp_variant {
+	char *name;                               /* "fifo", or joined sweep values; owned */
+	struct sim_resources res;
+	struct sim_flavor_spec *flavors;          /* owned */
+	size_t n_flavors;
+	char policy[SIM_FAM_COUNT_][SIM_NAME_MAX]; /* policy names per family */
+	const cJSON *policy_params[SIM_FAM_COUNT_]; /* object or NULL; owned by the variant's tree */
+	char policy_path[SIM_FAM_COUNT_][SIM_NAME_MAX]; /* "$.policies.order" for messages */
+	enum sim_placement placement;
+	cJSON *tree;                              /* the variant's JSON (sweep applied); owned */
+};
+
+struct exp_config {
+	char *path;          /* as given */
+	char *text;          /* verbatim file content (NUL-terminated) */
+	char *name;          /* $.name */
+	char *trace_path;    /* resolved against the config's folder */
+	char *trace_format;  /* "native" */
+	char *output;        /* resolved; may be overridden by -o */
+	double sample_s;     /* $.output_options.sample_s: time-series step, 0 = auto */
+	uint64_t *seeds;
+	size_t n_seeds;
+	struct exp_variant *variants;
+	size_t n_variants;
+};
+
+/* Loads and checks PATH. Returns 0, or -SIM_ENOENT/-SIM_EIO/-SIM_EPARSE with every
+ * error (up to diag->limit) in diag. Caller must exp_config_destroy(*out). */
+int exp_config_load(const char *path, struct exp_config **out, struct sim_diag *diag);
+/* Same from text; `path` names it in messages and anchors relative paths. */
+int exp_config_parse(const char *path, const char *text, size_t len, struct exp_config **out,
+		     struct sim_diag *diag);
+void exp_config_destroy(struct exp_config *cfg); /* NULL is a no-op */
+
+#endif

@@ -1,0 +1,309 @@
+/* experiments/runner.c: runs every (variant, seed) of a config into one HDF5 file.
+ *
+ * Two passes: first every variant is built and checked against the trace (cluster,
+ * flavor and resource names, request sizes, policy names and params) so that bad
+ * input is reported in full before any file exists; then the runs execute and
+ * their results go to OUTPUT.tmp, renamed to OUTPUT at the end.
+ */
+#include "runner.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../policies/policy.h"
+#include "../sim/engine.h"
+#include "../sim/h5out.h"
+#include "../sim/metrics.h"
+#include "../traces/native.h"
+
+/* Everything one run needs; built by stack_create, freed by stack_destroy. */
+struct run_stack {
+	struct sim_cluster *cluster;
+	struct sim_policy pol[SIM_FAM_COUNT_];
+	int have[SIM_FAM_COUNT_];
+};
+
+static double wall_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void stack_destroy(struct run_stack *s)
+{
+	for (int f = 0; f < SIM_FAM_COUNT_; f++)
+		if (s->have[f])
+			sim_policy_destroy(&s->pol[f]);
+	sim_cluster_destroy(s->cluster);
+	memset(s, 0, sizeof *s);
+}
+
+/* Lists the registered names of a family, for "expected one of ..." messages. */
+static void family_names(enum sim_policy_family fam, char *buf, size_t n)
+{
+	buf[0] = 0;
+	const struct sim_policy_ops *const *all = sim_policy_all();
+	for (size_t i = 0; all[i]; i++) {
+		if (all[i]->family != fam)
+			continue;
+		if (buf[0])
+			strncat(buf, ", ", n - strlen(buf) - 1);
+		strncat(buf, all[i]->name, n - strlen(buf) - 1);
+	}
+}
+
+/* Families whose only policy is the built-in default (none/strict) until later issues. */
+static int is_builtin_default(enum sim_policy_family fam, const char *name)
+{
+	return (fam == SIM_FAM_QUOTA && strcmp(name, "none") == 0) ||
+	       (fam == SIM_FAM_PREEMPT && strcmp(name, "none") == 0) ||
+	       (fam == SIM_FAM_FALLBACK && strcmp(name, "strict") == 0);
+}
+
+/* Builds the cluster, binds the trace, creates the policies. Errors go to diag. */
+static int stack_create(struct run_stack *s, const struct exp_config *cfg, const struct exp_variant *v,
+			struct sim_trace *trace, struct sim_engine **engine_out,
+			const struct sim_engine_params *ep_tmpl, struct sim_diag *diag)
+{
+	memset(s, 0, sizeof *s);
+	s->cluster = sim_cluster_create(&v->res, v->flavors, v->n_flavors, v->placement);
+	if (!s->cluster)
+		return -SIM_ENOMEM;
+	int rc = sim_trace_bind(trace, s->cluster, diag);
+	if (rc)
+		goto out_destroy;
+	struct sim_engine_params ep = *ep_tmpl;
+	ep.trace = trace;
+	ep.cluster = s->cluster;
+	/* Policies need a view at init; the engine provides it, so create the engine
+	 * first with the order slot filled after. */
+	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
+		const char *name = v->policy[f];
+		if (!name[0] || is_builtin_default((enum sim_policy_family)f, name))
+			continue;
+		const struct sim_policy_ops *ops = sim_policy_lookup((enum sim_policy_family)f, name);
+		if (!ops) {
+			char names[256];
+			family_names((enum sim_policy_family)f, names, sizeof names);
+			rc = sim_diag_add(diag, cfg->path, "%s: expected one of %s, got '%s'",
+					  v->policy_path[f], names[0] ? names : "(none yet)", name);
+			goto out_destroy;
+		}
+		s->pol[f].ops = ops; /* placeholder so the engine sees the family */
+		ep.policies[f] = &s->pol[f];
+	}
+	if (!ep.policies[SIM_FAM_ORDER]) {
+		rc = sim_diag_add(diag, cfg->path, "$.policies.order: expected an order policy, got none");
+		goto out_destroy;
+	}
+	struct sim_engine *e = sim_engine_create(&ep);
+	if (!e) {
+		rc = -SIM_ENOMEM;
+		goto out_destroy;
+	}
+	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
+		if (!ep.policies[f])
+			continue;
+		const struct sim_policy_ops *ops = s->pol[f].ops;
+		struct sim_policy_env env = { .view = sim_engine_view(e), .file = cfg->path,
+					      .json_path = v->policy_path[f] };
+		rc = sim_policy_create(&s->pol[f], ops, &env, v->policy_params[f], diag);
+		if (rc) {
+			sim_engine_destroy(e);
+			goto out_destroy;
+		}
+		s->have[f] = 1;
+	}
+	*engine_out = e;
+	return 0;
+out_destroy:
+	stack_destroy(s);
+	return rc;
+}
+
+/* ---- progress on a terminal ---- */
+
+struct progress {
+	int on;
+	const char *run;
+	size_t run_no, runs;
+	double last_s;
+};
+
+static void progress_cb(void *arg, size_t done, size_t total, sim_time_t now)
+{
+	struct progress *p = arg;
+	double t = wall_now_s();
+	if (!p->on || (t - p->last_s < 0.25 && done < total))
+		return;
+	p->last_s = t;
+	fprintf(stderr, "\r[%zu/%zu] %s: %zu/%zu jobs done (%.0f%%), simulated %.2f days   ", p->run_no,
+		p->runs, p->run, done, total, total ? 100.0 * (double)done / (double)total : 100.0,
+		sim_time_to_s(now) / 86400.0);
+	fflush(stderr);
+}
+
+/* ---- helpers ---- */
+
+static sim_time_t auto_sample_ns(const struct exp_config *cfg, const struct sim_trace *t)
+{
+	if (cfg->sample_s > 0)
+		return (sim_time_t)llround(cfg->sample_s * 1e9);
+	sim_time_t span = t->n_jobs ? t->jobs[t->n_jobs - 1].submit_ns : 0;
+	sim_time_t step = span / 2000;
+	/* Whole seconds, at least one. */
+	step = step / SIM_NS_PER_S * SIM_NS_PER_S;
+	return step < SIM_NS_PER_S ? SIM_NS_PER_S : step;
+}
+
+static void run_name(const struct exp_config *cfg, const struct exp_variant *v, uint64_t seed, char *buf,
+		     size_t n)
+{
+	const char *base = v->name;
+	if (cfg->n_variants == 1 && strcmp(v->name, "base") == 0)
+		base = v->policy[SIM_FAM_ORDER];
+	snprintf(buf, n, "%s-s%llu", base, (unsigned long long)seed);
+}
+
+/* mkdir -p of the folder holding path. */
+static int make_parent_dirs(const char *path)
+{
+	char *dup = strdup(path);
+	if (!dup)
+		return -SIM_ENOMEM;
+	for (char *p = dup + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(dup, 0777) && errno != EEXIST) {
+			free(dup);
+			return -SIM_EIO;
+		}
+		*p = '/';
+	}
+	free(dup);
+	return 0;
+}
+
+/* Pass 1: every variant against the trace. */
+static int check_variants(const struct exp_config *cfg, struct sim_trace *trace, struct sim_diag *diag)
+{
+	int bad = 0;
+	struct sim_driver drv;
+	if (sim_driver_virtual_init(&drv))
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < cfg->n_variants; i++) {
+		struct run_stack s;
+		struct sim_engine *e = NULL;
+		struct sim_engine_params ep = { .driver = drv };
+		size_t before = diag->count;
+		int rc = stack_create(&s, cfg, &cfg->variants[i], trace, &e, &ep, diag);
+		if (rc == -SIM_ENOMEM) {
+			sim_driver_virtual_fini(&drv);
+			return rc;
+		}
+		if (rc) {
+			bad = 1;
+			if (cfg->n_variants > 1 && diag->count > before)
+				sim_diag_add(diag, cfg->path, "(the errors above are in sweep variant '%s')",
+					     cfg->variants[i].name);
+			continue;
+		}
+		sim_engine_destroy(e);
+		stack_destroy(&s);
+	}
+	sim_driver_virtual_fini(&drv);
+	return bad ? -SIM_EPARSE : 0;
+}
+
+static int run_one(const struct exp_config *cfg, const struct exp_variant *v, uint64_t seed,
+		   struct sim_trace *trace, struct h5out *out, struct progress *prog,
+		   const struct exp_run_opts *opts, struct sim_diag *diag)
+{
+	char name[256];
+	run_name(cfg, v, seed, name, sizeof name);
+	prog->run = name;
+	struct sim_driver drv;
+	int rc = sim_driver_virtual_init(&drv);
+	if (rc)
+		return rc;
+	struct sim_engine_params ep = { .driver = drv, .sample_ns = auto_sample_ns(cfg, trace),
+					.progress = progress_cb, .progress_arg = prog };
+	struct run_stack s;
+	struct sim_engine *e = NULL;
+	if ((rc = stack_create(&s, cfg, v, trace, &e, &ep, diag)))
+		goto out_driver;
+	double t0 = wall_now_s();
+	rc = sim_engine_run(e);
+	double sim_wall = wall_now_s() - t0;
+	if (prog->on)
+		fputc('\n', stderr);
+	if (rc) {
+		sim_diag_add(diag, name, "simulation failed: %s", sim_strerror(rc));
+		goto out_engine;
+	}
+	struct sim_summary sum;
+	if ((rc = sim_metrics_summarize(trace, s.cluster, sim_engine_now(e), &sum)))
+		goto out_engine;
+	const struct sim_engine_counters *ctr = sim_engine_counters(e);
+	if (!opts->quiet)
+		fprintf(stderr, "run %s: %zu jobs, %llu events, %.0f s simulated in %.3f s (%.0f events/s)\n",
+			name, trace->n_jobs, (unsigned long long)ctr->events, sim_time_to_s(sim_engine_now(e)),
+			sim_wall, sim_wall > 0 ? (double)ctr->events / sim_wall : 0.0);
+	struct h5out_run run = {
+		.name = name, .policy = v->policy[SIM_FAM_ORDER], .seed = seed, .trace = trace,
+		.cluster = s.cluster, .ts = sim_engine_timeseries(e), .counters = ctr, .summary = &sum,
+		.wall_s = sim_wall,
+	};
+	rc = h5out_write_run(out, &run, diag);
+out_engine:
+	sim_engine_destroy(e);
+	stack_destroy(&s);
+out_driver:
+	sim_driver_virtual_fini(&drv);
+	return rc;
+}
+
+int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts, struct sim_diag *diag)
+{
+	const char *output = opts->output ? opts->output : cfg->output;
+	struct sim_trace *trace = NULL;
+	int rc = trace_native_read(cfg->trace_path, &trace, diag);
+	if (rc)
+		return rc;
+	if ((rc = check_variants(cfg, trace, diag)))
+		goto out_trace;
+	if ((rc = make_parent_dirs(output))) {
+		sim_diag_add(diag, output, "cannot create the output folder");
+		goto out_trace;
+	}
+	struct h5out_meta meta = { .experiment_json = cfg->text, .config_path = cfg->path,
+				   .software_version = GPUSCHED_VERSION };
+	struct h5out *out = h5out_create(output, &meta, diag);
+	if (!out) {
+		rc = -SIM_EIO;
+		goto out_trace;
+	}
+	struct progress prog = { .on = opts->progress && isatty(2), .runs = cfg->n_variants * cfg->n_seeds };
+	for (size_t i = 0; i < cfg->n_variants && !rc; i++) {
+		for (size_t k = 0; k < cfg->n_seeds && !rc; k++) {
+			prog.run_no = i * cfg->n_seeds + k + 1;
+			rc = run_one(cfg, &cfg->variants[i], cfg->seeds[k], trace, out, &prog, opts, diag);
+		}
+	}
+	if (rc) {
+		h5out_abort(out);
+		goto out_trace;
+	}
+	rc = h5out_commit(out, diag);
+	h5out_destroy(out);
+out_trace:
+	sim_trace_destroy(trace);
+	return rc;
+}

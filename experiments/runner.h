@@ -1,0 +1,19 @@
+/* experiments/runner.h: runs every (variant, seed) of a config and writes one HDF5 file. */
+#ifndef EXPERIMENTS_RUNNER_H
+#define EXPERIMENTS_RUNNER_H
+
+#include "config.h"
+
+struct exp_run_opts {
+	const char *output;   /* overrides cfg->output when non-NULL */
+	int progress;         /* 1: show a progress line on stderr (terminal) */
+	int quiet;            /* 1: print nothing on success */
+};
+
+/* Loads the trace, checks it against every variant, runs all, writes the file.
+ * Nothing is written unless every input is valid; a failed run leaves no file.
+ * Returns 0, -SIM_EPARSE/-SIM_ENOENT (bad input, diag says where), or another -SIM_E*. */
+int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts,
+		   struct sim_diag *diag);
+
+#endif

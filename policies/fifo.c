@@ -1,0 +1,93 @@
+/* policies/fifo.c: strict first-in first-out (DESIGN.md section 4).
+ *
+ * Jobs start in submit order, ties by trace row (the engine submits them in that
+ * order). A head that does not fit blocks every job behind it: no backfill.
+ * Queue: a ring buffer of job indices; pick is O(jobs started + 1).
+ */
+#include <stdlib.h>
+
+#include "policy.h"
+
+struct fifo {
+	uint32_t *ring; /* capacity is a power of two */
+	size_t head, n, cap;
+	int oom;        /* a push failed: pick reports -SIM_ENOMEM */
+};
+
+static int fifo_init(struct sim_policy *pol, const struct sim_policy_env *env, const cJSON *params,
+		     struct sim_diag *diag)
+{
+	if (sim_policy_params_check_keys(env, params, NULL, diag))
+		return -SIM_EPARSE;
+	struct fifo *q = calloc(1, sizeof *q);
+	if (!q)
+		return -SIM_ENOMEM;
+	pol->priv = q;
+	return 0;
+}
+
+static void fifo_fini(struct sim_policy *pol)
+{
+	struct fifo *q = pol->priv;
+	if (q)
+		free(q->ring);
+	free(q);
+	pol->priv = NULL;
+}
+
+static int ring_grow(struct fifo *q)
+{
+	size_t ncap = q->cap ? q->cap * 2 : 256;
+	uint32_t *nr = malloc(ncap * sizeof *nr);
+	if (!nr)
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < q->n; i++)
+		nr[i] = q->ring[(q->head + i) & (q->cap - 1)];
+	free(q->ring);
+	q->ring = nr;
+	q->head = 0;
+	q->cap = ncap;
+	return 0;
+}
+
+static void fifo_on_submit(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+{
+	(void)v;
+	struct fifo *q = pol->priv;
+	if (q->n == q->cap && ring_grow(q)) {
+		q->oom = 1;
+		return;
+	}
+	q->ring[(q->head + q->n) & (q->cap - 1)] = job->idx;
+	q->n++;
+}
+
+/* Context: after all events at now. Proposes the head while it fits. */
+static int fifo_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_placement_buf *out)
+{
+	struct fifo *q = pol->priv;
+	if (q->oom)
+		return -SIM_ENOMEM;
+	while (q->n) {
+		uint32_t idx = q->ring[q->head];
+		int rc = sim_placement_buf_try(out, idx, -1);
+		if (rc == -SIM_ENOFIT)
+			break;
+		if (rc && rc != -SIM_ESTATE)
+			return rc;
+		/* Started, or no longer queued (rejected elsewhere): leave the queue. */
+		(void)v;
+		q->head = (q->head + 1) & (q->cap - 1);
+		q->n--;
+	}
+	return 0;
+}
+
+const struct sim_policy_ops fifo_policy_ops = {
+	.name = "fifo",
+	.family = SIM_FAM_ORDER,
+	.init = fifo_init,
+	.fini = fifo_fini,
+	.on_submit = fifo_on_submit,
+	.pick = fifo_pick,
+};

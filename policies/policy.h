@@ -1,0 +1,34 @@
+/* policies/policy.h: the policy registry. The ops table itself is in sim/hooks.h.
+ *
+ * A new policy is one file ending in its table plus one line in registry.c.
+ */
+#ifndef POLICIES_POLICY_H
+#define POLICIES_POLICY_H
+
+#include "../sim/engine.h"
+#include "../sim/hooks.h"
+
+/* The table named `name` in `family`, or NULL. */
+const struct sim_policy_ops *sim_policy_lookup(enum sim_policy_family family, const char *name);
+/* Every registered table, NULL-terminated (for contract tests and --help). */
+const struct sim_policy_ops *const *sim_policy_all(void);
+
+/* Creates pol from the table (validate, then init). On failure pol->ops is NULL
+ * and diag says why. */
+int sim_policy_create(struct sim_policy *pol, const struct sim_policy_ops *ops,
+		      const struct sim_policy_env *env, const cJSON *params, struct sim_diag *diag);
+void sim_policy_destroy(struct sim_policy *pol); /* calls fini; safe twice */
+
+extern const struct sim_policy_ops fifo_policy_ops;
+extern const struct sim_policy_ops priority_policy_ops;
+extern const struct sim_policy_ops easy_backfill_policy_ops;
+
+/* Shared by order policies: reads an optional integer param. Returns 0, or
+ * -SIM_EPARSE with "FILE: $.path.key: expected ..., got ..." in diag. */
+int sim_policy_param_double(const struct sim_policy_env *env, const cJSON *params, const char *key,
+			    double min, double max, double *inout, struct sim_diag *diag);
+/* Refuses keys of params not in the NULL-terminated list. */
+int sim_policy_params_check_keys(const struct sim_policy_env *env, const cJSON *params,
+				 const char *const *known, struct sim_diag *diag);
+
+#endif

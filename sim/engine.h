@@ -1,0 +1,126 @@
+/* sim/engine.h: the discrete-event engine, its view for policies, and the driver
+ * interface that decides what "time" and "starting a job" mean.
+ *
+ * Loop: take the earliest time among pending events and the next trace submit
+ * (submits are streamed from the sorted trace, never pushed up front), let the
+ * driver advance to it, apply every event at that time in (phase, seq) order, then
+ * run one decision pass (the order policy's pick). Time never goes backwards.
+ *
+ * The driver owns the clock and job execution. The virtual driver (sim/drv_virtual.c)
+ * jumps the clock and schedules each job's EV_FINISH itself; a real driver (gpu_exec/)
+ * sleeps on the wall clock and posts EV_FINISH when a workload ends.
+ */
+#ifndef SIM_ENGINE_H
+#define SIM_ENGINE_H
+
+#include "cluster.h"
+#include "evq.h"
+#include "hooks.h"
+#include "job.h"
+#include "sim.h"
+
+struct sim_engine;
+struct sim_view; /* a const handle on the engine for policies */
+
+struct sim_driver_ops {
+	const char *name;
+	/* Time now, in ns since trace start. */
+	sim_time_t (*now)(void *priv);
+	/* Advance towards t (SIM_TIME_MAX: nothing is scheduled; wait for running jobs).
+	 * Returns when the clock reached t or when the driver posted an earlier event
+	 * with sim_engine_post(). Returns 0 or -SIM_E*. */
+	int (*advance)(void *priv, struct sim_engine *e, sim_time_t t);
+	/* Starts a placed job (alloc and runtime_ns set). The virtual driver posts its
+	 * EV_FINISH at now + runtime_ns and stores the id in job->finish_ev. */
+	int (*start)(void *priv, struct sim_engine *e, struct sim_job *job);
+	/* Stops a running job before its end (preemption, failure): no EV_FINISH follows. */
+	int (*stop)(void *priv, struct sim_engine *e, struct sim_job *job);
+};
+
+struct sim_driver {
+	const struct sim_driver_ops *ops;
+	void *priv;
+};
+
+/* The virtual-time driver. *drv is ready to use; sim_driver_virtual_fini frees it. */
+int sim_driver_virtual_init(struct sim_driver *drv);
+void sim_driver_virtual_fini(struct sim_driver *drv);
+
+/* Sampled time series, one row per sample time (step function: the state in force
+ * from that time on). busy_gpu_by_flavor is row-major [n][n_flavors]. */
+struct sim_timeseries {
+	size_t n, cap, n_flavors;
+	double *t_s;
+	double *gpus_busy;        /* GPUs allocated, all flavors */
+	double *jobs_queued;
+	double *jobs_running;
+	double *gpus_busy_by_flavor;
+};
+
+struct sim_engine_counters {
+	uint64_t events;            /* events applied (submits included) */
+	uint64_t decision_passes;
+	uint64_t proposals_rejected; /* sim_placement_buf_try calls that did not fit */
+	uint64_t starts;
+};
+
+typedef void (*sim_progress_fn)(void *arg, size_t jobs_done, size_t jobs_total, sim_time_t now);
+
+struct sim_engine_params {
+	struct sim_trace *trace;         /* borrowed; bound to the cluster (sim_trace_bind) */
+	struct sim_cluster *cluster;     /* borrowed */
+	struct sim_policy *policies[SIM_FAM_COUNT_]; /* borrowed; [SIM_FAM_ORDER] required */
+	struct sim_driver driver;        /* borrowed */
+	sim_time_t sample_ns;            /* time series step; 0 = none recorded */
+	sim_progress_fn progress;        /* optional, called about once per 2^16 events */
+	void *progress_arg;
+};
+
+/* The engine resets the trace's run state. Returns NULL on no memory. */
+struct sim_engine *sim_engine_create(const struct sim_engine_params *p);
+void sim_engine_destroy(struct sim_engine *e); /* NULL is a no-op */
+/* Runs to the end: no events, no submits left, and no job can start. Jobs left
+ * queued or running end as SIM_JOB_UNFINISHED. Returns 0 or -SIM_E*. */
+int sim_engine_run(struct sim_engine *e);
+/* Posts an event (drivers, later: capacity events). Same contract as sim_evq_push. */
+int sim_engine_post(struct sim_engine *e, const struct sim_event *ev, uint64_t *id_out);
+void sim_engine_cancel(struct sim_engine *e, uint64_t id);
+const struct sim_timeseries *sim_engine_timeseries(const struct sim_engine *e);
+const struct sim_engine_counters *sim_engine_counters(const struct sim_engine *e);
+const struct sim_view *sim_engine_view(const struct sim_engine *e);
+/* Time of the last event applied (the run's end once sim_engine_run returns). */
+sim_time_t sim_engine_now(const struct sim_engine *e);
+
+/* ---- the view: what policies may read ---- */
+sim_time_t sim_view_now(const struct sim_view *v);
+const struct sim_trace *sim_view_trace(const struct sim_view *v);
+const struct sim_cluster *sim_view_cluster(const struct sim_view *v);
+const struct sim_job *sim_view_job(const struct sim_view *v, uint32_t idx);
+/* Run time of a job on option k placed on flavor f, scaled as DESIGN.md section 1:
+ * the option's own duration if stated, else duration x (count_0 x speed_0)/(count_k x speed_k).
+ * For option 0 on flavor f: duration / speed_f. */
+sim_time_t sim_view_runtime(const struct sim_view *v, const struct sim_job *job, int opt, int flavor);
+/* Same scaling for the job's runtime estimate (estimate_s, else duration). */
+sim_time_t sim_view_estimate(const struct sim_view *v, const struct sim_job *job, int opt, int flavor);
+/* 1 if the job's option (-1 = let the fallback policy choose; strict: option 0)
+ * fits the free capacity now. */
+int sim_view_fits(const struct sim_view *v, uint32_t job, int opt);
+
+/* Proposes to start a queued job. On success its capacity is taken at once, so
+ * later proposals in the same pass see it; the engine starts every accepted
+ * proposal, in order, after pick returns. Returns 0, -SIM_ENOFIT (nothing
+ * changes), or -SIM_ESTATE (the job is not queued or already proposed). */
+int sim_placement_buf_try(struct sim_placement_buf *out, uint32_t job, int opt);
+size_t sim_placement_buf_count(const struct sim_placement_buf *out);
+/* Withdraws the most recent accepted proposal, which must be `job` (a policy that
+ * placed a job to inspect where it landed, e.g. backfill, and found it unwanted).
+ * Its capacity is freed and the job is queued again. Returns 0 or -SIM_ESTATE. */
+int sim_placement_buf_retract(struct sim_placement_buf *out, uint32_t job);
+
+/* Maps a trace's flavor names and resource names onto a cluster, in place: after it,
+ * option flavor_id values are cluster flavor indices and req[] follows the
+ * cluster's resource order. Checks every job can run on some flavor of its first
+ * option (else "FILE:LINE: column request: ..." into diag). Returns 0 or -SIM_EPARSE. */
+int sim_trace_bind(struct sim_trace *t, const struct sim_cluster *c, struct sim_diag *diag);
+
+#endif

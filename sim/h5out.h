@@ -1,0 +1,52 @@
+/* sim/h5out.h: the HDF5 results file (layout in analysis/SCHEMA.md).
+ *
+ * Nothing is half-written: h5out_create opens PATH.tmp; h5out_commit closes it and
+ * renames it to PATH; h5out_abort (or destroy without commit) closes and unlinks
+ * the temporary. Every dataset carries "units" and "description" attributes.
+ */
+#ifndef SIM_H5OUT_H
+#define SIM_H5OUT_H
+
+#include "cluster.h"
+#include "engine.h"
+#include "job.h"
+#include "metrics.h"
+
+struct h5out;
+
+/* Root attributes written at create: schema_version, software, software_version,
+ * created_utc, experiment_json (verbatim), config_path. */
+struct h5out_meta {
+	const char *experiment_json; /* verbatim config text */
+	const char *config_path;
+	const char *software_version;
+};
+
+#define H5OUT_SCHEMA_VERSION "1.0"
+
+/* Opens PATH.tmp for writing (truncates). NULL on failure with a message in diag. */
+struct h5out *h5out_create(const char *path, const struct h5out_meta *meta, struct sim_diag *diag);
+
+/* What one run produced. */
+struct h5out_run {
+	const char *name;              /* group name under /runs, e.g. "fifo-seed1" */
+	const char *policy;            /* e.g. "fifo" (order policy name) */
+	uint64_t seed;
+	const struct sim_trace *trace;
+	const struct sim_cluster *cluster;
+	const struct sim_timeseries *ts;
+	const struct sim_engine_counters *counters;
+	const struct sim_summary *summary;
+	double wall_s;                 /* wall time of the run */
+};
+
+/* Writes /runs/<name>/{jobs,timeseries} and the run's attributes, and keeps the
+ * summary row for /summary. Returns 0 or -SIM_EHDF5 / -SIM_ENOMEM. */
+int h5out_write_run(struct h5out *o, const struct h5out_run *run, struct sim_diag *diag);
+/* Writes /summary, closes and renames PATH.tmp to PATH. */
+int h5out_commit(struct h5out *o, struct sim_diag *diag);
+/* Closes and unlinks PATH.tmp; frees o. NULL is a no-op. */
+void h5out_abort(struct h5out *o);
+void h5out_destroy(struct h5out *o); /* frees; aborts if not committed */
+
+#endif

@@ -1,0 +1,30 @@
+/* sim/hooks.c: checks on policy tables. */
+#include "hooks.h"
+
+#include <string.h>
+
+const char *sim_policy_family_name(enum sim_policy_family f)
+{
+	static const char *const names[SIM_FAM_COUNT_] = { "order", "quota", "preemption", "fallback" };
+	return (unsigned)f < SIM_FAM_COUNT_ ? names[f] : "invalid";
+}
+
+int sim_policy_ops_validate(const struct sim_policy_ops *ops, struct sim_diag *diag)
+{
+	if (!ops || !ops->name || !ops->name[0])
+		return sim_diag_add(diag, "policy", "expected a named ops table"), -SIM_EINVAL;
+	if (strspn(ops->name, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(ops->name))
+		return sim_diag_add(diag, ops->name, "expected a name of [a-z0-9_]"), -SIM_EINVAL;
+	if ((unsigned)ops->family >= SIM_FAM_COUNT_)
+		return sim_diag_add(diag, ops->name, "expected a known family"), -SIM_EINVAL;
+	if (ops->family == SIM_FAM_ORDER && !ops->pick)
+		return sim_diag_add(diag, ops->name, "an order policy must have pick"), -SIM_EINVAL;
+	if (ops->family == SIM_FAM_QUOTA && !ops->admit)
+		return sim_diag_add(diag, ops->name, "a quota policy must have admit"), -SIM_EINVAL;
+	if (ops->family == SIM_FAM_PREEMPT && !ops->select_victims)
+		return sim_diag_add(diag, ops->name, "a preemption policy must have select_victims"),
+		       -SIM_EINVAL;
+	if (ops->tick_period < 0 || (ops->tick_period > 0 && !ops->on_tick))
+		return sim_diag_add(diag, ops->name, "tick_period needs on_tick"), -SIM_EINVAL;
+	return 0;
+}

@@ -1,0 +1,126 @@
+/* sim/job.c: the trace container: interning, sorting, resetting run state. */
+#include "job.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *sim_job_state_name(enum sim_job_state s)
+{
+	static const char *const names[SIM_JOB_STATE_COUNT_] = {
+		[SIM_JOB_UNSUBMITTED] = "unsubmitted",
+		[SIM_JOB_QUEUED] = "queued",
+		[SIM_JOB_RUNNING] = "running",
+		[SIM_JOB_COMPLETED] = "completed",
+		[SIM_JOB_REJECTED] = "rejected",
+		[SIM_JOB_TIMED_OUT_PENDING] = "timed_out_pending",
+		[SIM_JOB_FAILED] = "failed",
+		[SIM_JOB_UNFINISHED] = "unfinished",
+	};
+	return (unsigned)s < SIM_JOB_STATE_COUNT_ ? names[s] : "invalid";
+}
+
+struct sim_trace *sim_trace_create(void)
+{
+	struct sim_trace *t = calloc(1, sizeof *t);
+	if (t)
+		sim_resources_init(&t->res);
+	return t;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static void alloc_free(struct sim_alloc *a)
+{
+	free(a->nodes);
+	memset(a, 0, sizeof *a);
+	a->flavor = -1;
+}
+
+void sim_trace_destroy(struct sim_trace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n_jobs; i++)
+		free(t->jobs[i].alloc.nodes);
+	free(t->jobs);
+	free(t->opts);
+	free(t->bind_flavor);
+	free(t->strings);
+	free(t->path);
+	free_names(t->flavors, t->n_flavors);
+	free_names(t->queues, t->n_queues);
+	free_names(t->users, t->n_users);
+	free(t);
+}
+
+void sim_trace_reset(struct sim_trace *t)
+{
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		struct sim_job *j = &t->jobs[i];
+		j->state = SIM_JOB_UNSUBMITTED;
+		j->opt_chosen = -1;
+		j->preemptions = 0;
+		j->eff_priority = j->priority;
+		j->start_ns = SIM_TIME_NONE;
+		j->last_start_ns = SIM_TIME_NONE;
+		j->end_ns = SIM_TIME_NONE;
+		j->runtime_ns = 0;
+		j->finish_ev = 0;
+		alloc_free(&j->alloc);
+	}
+}
+
+/* Linear interning: name tables are small (flavors, queues, users of a trace). */
+static int intern(char ***names, size_t *n, const char *name)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*names)[i], name) == 0)
+			return (int)i;
+	char **nn = realloc(*names, (*n + 1) * sizeof *nn);
+	if (!nn)
+		return -SIM_ENOMEM;
+	*names = nn;
+	nn[*n] = strdup(name);
+	if (!nn[*n])
+		return -SIM_ENOMEM;
+	return (int)(*n)++;
+}
+
+int sim_trace_intern_flavor(struct sim_trace *t, const char *name)
+{
+	return intern(&t->flavors, &t->n_flavors, name);
+}
+
+int sim_trace_intern_queue(struct sim_trace *t, const char *name)
+{
+	return intern(&t->queues, &t->n_queues, name);
+}
+
+int sim_trace_intern_user(struct sim_trace *t, const char *name)
+{
+	return intern(&t->users, &t->n_users, name);
+}
+
+static int job_cmp(const void *a, const void *b)
+{
+	const struct sim_job *x = a, *y = b;
+	if (x->submit_ns != y->submit_ns)
+		return x->submit_ns < y->submit_ns ? -1 : 1;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+void sim_trace_sort(struct sim_trace *t)
+{
+	int sorted = 1;
+	for (size_t i = 1; i < t->n_jobs && sorted; i++)
+		sorted = job_cmp(&t->jobs[i - 1], &t->jobs[i]) <= 0;
+	if (!sorted)
+		qsort(t->jobs, t->n_jobs, sizeof *t->jobs, job_cmp);
+	for (size_t i = 0; i < t->n_jobs; i++)
+		t->jobs[i].idx = (uint32_t)i;
+}

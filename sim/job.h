@@ -1,0 +1,124 @@
+/* sim/job.h: jobs and the trace that owns them.
+ *
+ * A job's input fields come from a trace and never change during a run; its run
+ * state (the "state" block) is owned by the engine and reset by sim_trace_reset().
+ * The trace owns every job, option, string and alloc node list.
+ */
+#ifndef SIM_JOB_H
+#define SIM_JOB_H
+
+#include "sim.h"
+
+#define SIM_MAX_OPTIONS 5
+#define SIM_FLAVOR_ANY (-1) /* request "*:gpu=1": any flavor, tried in config order */
+
+/* One way to run a job: a flavor and a request vector. */
+struct sim_job_option {
+	int32_t flavor_id;        /* index into the trace's flavor names, or SIM_FLAVOR_ANY */
+	int32_t pad_;
+	sim_time_t duration_ns;   /* stated run time on this option; 0 = scale from option 0 */
+	sim_qty_t req[SIM_MAX_RES]; /* milli-units, indexed as struct sim_resources */
+};
+
+enum sim_job_state {
+	SIM_JOB_UNSUBMITTED = 0, /* before its submit time */
+	SIM_JOB_QUEUED,          /* submitted, waiting */
+	SIM_JOB_RUNNING,
+	SIM_JOB_COMPLETED,
+	SIM_JOB_REJECTED,        /* can never run (request above any capacity or quota) */
+	SIM_JOB_TIMED_OUT_PENDING,
+	SIM_JOB_FAILED,
+	SIM_JOB_UNFINISHED,      /* still queued or running when the run stopped */
+	SIM_JOB_STATE_COUNT_
+};
+const char *sim_job_state_name(enum sim_job_state s); /* "completed", ... */
+
+/* Where a running job sits. A job of up to one node's GPUs uses part of one node
+ * (node, with its request); a larger one takes n_nodes whole nodes (nodes[]). */
+struct sim_alloc {
+	int32_t flavor;   /* -1 when not placed */
+	uint32_t n_nodes; /* 0 = not placed; 1 = partial or whole single node */
+	uint32_t node;    /* first (or only) node index within the flavor */
+	uint8_t whole;    /* 1 = whole nodes (all their resources) */
+	uint32_t *nodes;  /* n_nodes entries when n_nodes > 1, owned by the alloc; else NULL */
+};
+
+struct sim_job {
+	/* ---- input, immutable during a run ---- */
+	uint32_t idx;          /* position in the trace after sorting by (submit, row) */
+	uint32_t line;         /* source line (1-based) for messages */
+	uint32_t id_off;       /* offset of the NUL-terminated id in trace->strings */
+	int32_t queue;         /* index into trace->queues */
+	int32_t user;          /* index into trace->users, or -1 */
+	int32_t priority;      /* higher is more important */
+	sim_time_t submit_ns;
+	sim_time_t duration_ns;   /* run time on option 0 at speed 1.0, > 0 */
+	sim_time_t estimate_ns;   /* user runtime estimate (estimate_s column), else duration */
+	sim_time_t max_pending_ns; /* SIM_TIME_NONE = unbounded */
+	sim_time_t deadline_ns;    /* absolute, SIM_TIME_NONE = none */
+	sim_time_t checkpoint_ns;  /* interval, SIM_TIME_NONE = no checkpoints */
+	uint32_t opt_first;    /* index of option 0 in trace->opts */
+	uint8_t n_opts;        /* 1 (request) or 2..5 (prefs) */
+	uint8_t has_prefs;     /* 1 when the row used prefs */
+	uint8_t preemptible;   /* default 1 */
+
+	/* ---- run state, owned by the engine ---- */
+	uint8_t state;         /* enum sim_job_state */
+	int8_t opt_chosen;     /* option the job (last) ran on, -1 = none */
+	uint32_t preemptions;
+	int32_t eff_priority;  /* priority in force now (order policies may age it) */
+	sim_time_t start_ns;   /* first start, SIM_TIME_NONE before */
+	sim_time_t last_start_ns;
+	sim_time_t end_ns;     /* completion or final state time, SIM_TIME_NONE before */
+	sim_time_t runtime_ns; /* run time on the chosen option at its speed */
+	uint64_t finish_ev;    /* event id of its pending EV_FINISH, 0 = none */
+	struct sim_alloc alloc;
+};
+
+/* A loaded trace. Jobs are sorted by (submit_ns, source row). */
+struct sim_trace {
+	char *path;                 /* owned copy, for messages */
+	struct sim_resources res;   /* resource names seen in requests */
+	struct sim_job *jobs;
+	size_t n_jobs;
+	struct sim_job_option *opts;
+	size_t n_opts;
+	char *strings;              /* job ids, NUL-separated */
+	size_t strings_len;
+	char **flavors;             /* flavor names named by requests (not "*") */
+	size_t n_flavors;
+	char **queues;              /* queue names; "default" when the column is absent */
+	size_t n_queues;
+	char **users;
+	size_t n_users;
+	uint8_t has_estimates;      /* the trace had an estimate_s column */
+	/* Set by sim_trace_bind (sim/bind.c): while bound, options hold cluster flavor
+	 * indices and cluster resource order; bind_flavor[i] is the cluster index of
+	 * trace flavor i, bind_res[i] the cluster index of trace resource i. */
+	int bound;
+	int32_t *bind_flavor;
+	int bind_res[SIM_MAX_RES];
+};
+
+static inline const char *sim_job_id(const struct sim_trace *t, const struct sim_job *j)
+{
+	return t->strings + j->id_off;
+}
+static inline const struct sim_job_option *sim_job_opt(const struct sim_trace *t,
+						       const struct sim_job *j, int k)
+{
+	return &t->opts[j->opt_first + (uint32_t)k];
+}
+
+struct sim_trace *sim_trace_create(void);
+void sim_trace_destroy(struct sim_trace *t); /* NULL is a no-op; frees allocs too */
+/* Puts every job back to UNSUBMITTED with no start, end, alloc or preemptions. */
+void sim_trace_reset(struct sim_trace *t);
+/* Appends helpers used by readers and tests. Each returns an index, or -SIM_ENOMEM. */
+int sim_trace_intern_flavor(struct sim_trace *t, const char *name);
+int sim_trace_intern_queue(struct sim_trace *t, const char *name);
+int sim_trace_intern_user(struct sim_trace *t, const char *name);
+/* Sorts jobs by (submit_ns, line) and renumbers idx. */
+void sim_trace_sort(struct sim_trace *t);
+
+#endif

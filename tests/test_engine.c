@@ -1,0 +1,255 @@
+/* tests/test_engine.c: the engine with the order policies fifo and priority:
+ * hand-computed start times, an independent FIFO reference, Erlang C, determinism. */
+#include <CUnit/CUnit.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_statistics_double.h>
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/engine.h"
+#include "testutil.h"
+
+static int init_engine(void) { return 0; }
+static int clean_engine(void) { return 0; }
+
+#define G(n) ((sim_qty_t)(n) * SIM_MILLI)
+
+/* One node of 4 GPUs. Hand-computed (finishes apply before submits at equal times):
+ *  a 0s 2g 10s -> 0     b 1s 2g 5s -> 1      c 2s 3g 4s -> 10 (needs 3; 4 free at 10)
+ *  d 3s 1g 1s  -> 10 (strict FIFO: blocked behind c although 2 GPUs are free at 6)
+ *  e 10s 1g 2s -> 11 (at 10 c and d take all 4; d ends at 11)
+ *  f 11s 1g 1s -> 13 (at 11 e takes d's GPU; e ends at 13) */
+static struct sim_trace *hand_trace(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	tu_trace_add(t, "a", 0, 10, G(2), "f", 0);
+	tu_trace_add(t, "b", 1, 5, G(2), "f", 0);
+	tu_trace_add(t, "c", 2, 4, G(3), "f", 0);
+	tu_trace_add(t, "d", 3, 1, G(1), "f", 0);
+	tu_trace_add(t, "e", 10, 2, G(1), "f", 0);
+	tu_trace_add(t, "f", 11, 1, G(1), "f", 0);
+	tu_trace_finish(t);
+	return t;
+}
+
+static void test_engine_fifo_hand_computed(void)
+{
+	struct sim_trace *t = hand_trace();
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 4, "fifo", NULL, SIM_PLACE_BEST_FIT), 0);
+	const char *ids[] = { "a", "b", "c", "d", "e", "f" };
+	double want[] = { 0, 1, 10, 10, 11, 13 };
+	for (size_t i = 0; i < 6; i++)
+		CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, ids[i]), want[i], 1e-9);
+	for (size_t i = 0; i < t->n_jobs; i++)
+		CU_ASSERT_EQUAL(t->jobs[i].state, SIM_JOB_COMPLETED);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(t->jobs[2].end_ns), 14, 1e-9); /* c */
+	sim_trace_destroy(t);
+}
+
+/* Same jobs with priorities: after a and b start, the queue holds c (0), d (5):
+ * d (higher) starts at 3 on the 0 free GPUs? No: 4 GPUs are taken by a and b until 6,
+ * so at 6 d (prio 5) starts first (1 GPU), c (needs 3) waits for a at 10 and starts
+ * there; e (prio 1) at 10 finds 0 free (c 3 + ... ) -- computed below by hand:
+ *  t=6: b ends, free 2; queue {d5, c0}: d starts (free 1); c needs 3: blocks.
+ *  t=7: d ends, free 2; c blocks.
+ *  t=10: a ends, free 4; submit e(1); queue {e1, c0}: e starts (free 3), c starts (free 0).
+ *  t=11: submit f(0); free 0.  t=12: e ends, f starts.  */
+static void test_engine_priority_hand_computed(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	tu_trace_add(t, "a", 0, 10, G(2), "f", 0);
+	tu_trace_add(t, "b", 1, 5, G(2), "f", 0);
+	tu_trace_add(t, "c", 2, 4, G(3), "f", 0);
+	tu_trace_add(t, "d", 3, 1, G(1), "f", 5);
+	tu_trace_add(t, "e", 10, 2, G(1), "f", 1);
+	tu_trace_add(t, "f", 11, 1, G(1), "f", 0);
+	tu_trace_finish(t);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 4, "priority", NULL, SIM_PLACE_BEST_FIT), 0);
+	const char *ids[] = { "a", "b", "c", "d", "e", "f" };
+	double want[] = { 0, 1, 10, 6, 10, 12 };
+	for (size_t i = 0; i < 6; i++)
+		CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, ids[i]), want[i], 1e-9);
+	sim_trace_destroy(t);
+}
+
+/* Aging: x (prio 0, submitted at 0) ages 1 per hour; y (prio 2, at 2.5 h) ranks
+ * 2 - 2.5 = -0.5 against x's 0: x goes first although its base priority is lower. */
+static void test_engine_priority_aging_reorders(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	tu_trace_add(t, "blocker", 0, 3 * 3600, G(1), "f", 0);
+	tu_trace_add(t, "x", 0, 10, G(1), "f", 0);
+	tu_trace_add(t, "y", 2.5 * 3600, 10, G(1), "f", 2);
+	tu_trace_finish(t);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 1, "priority", "{\"aging_per_hour\": 1}", SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "x"), 3 * 3600, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "y"), 3 * 3600 + 10, 1e-9);
+	sim_trace_reset(t);
+	/* Without aging y (higher priority) goes first. */
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 1, "priority", NULL, SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "y"), 3 * 3600, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "x"), 3 * 3600 + 10, 1e-9);
+	sim_trace_destroy(t);
+}
+
+/* M/M/c workload: Poisson arrivals (rate lambda per hour), exponential durations
+ * (mean 1 h), 1 GPU each. Streams per purpose from one seed. */
+static struct sim_trace *mmc_trace(size_t n, double lambda_per_h, unsigned long seed)
+{
+	gsl_rng *arr = gsl_rng_alloc(gsl_rng_mt19937), *dur = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(arr, seed);
+	gsl_rng_set(dur, seed + 1000003);
+	struct sim_trace *t = sim_trace_create();
+	double now_s = 0;
+	char id[32];
+	for (size_t i = 0; i < n; i++) {
+		now_s += gsl_ran_exponential(arr, 3600.0 / lambda_per_h);
+		double d = gsl_ran_exponential(dur, 3600.0);
+		snprintf(id, sizeof id, "j%zu", i);
+		tu_trace_add(t, id, now_s, d > 1e-6 ? d : 1e-6, G(1), "f", 0);
+	}
+	tu_trace_finish(t);
+	gsl_rng_free(arr);
+	gsl_rng_free(dur);
+	return t;
+}
+
+/* Independent reference for strict FIFO of 1-GPU jobs on c identical GPUs: each job
+ * starts at max(its submit, the earliest GPU free time, the previous start). Uses an
+ * O(c) scan of c free times (c is small). Returns 0 if every start matches. */
+static size_t fifo_reference_mismatches(const struct sim_trace *t, int c)
+{
+	sim_time_t *free_at = calloc((size_t)c, sizeof *free_at);
+	sim_time_t prev = 0;
+	size_t bad = 0;
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		int best = 0;
+		for (int k = 1; k < c; k++)
+			if (free_at[k] < free_at[best])
+				best = k;
+		sim_time_t s = j->submit_ns;
+		if (free_at[best] > s)
+			s = free_at[best];
+		if (prev > s)
+			s = prev;
+		prev = s;
+		free_at[best] = s + j->duration_ns;
+		if (j->start_ns != s)
+			bad++;
+	}
+	free(free_at);
+	return bad;
+}
+
+static void test_engine_fifo_matches_reference(void)
+{
+	struct sim_trace *t = mmc_trace(20000, 0.9 * 16, 11);
+	/* 16 GPUs as 2 nodes of 8 and as 16 nodes of 1, every placement policy. */
+	for (int p = 0; p < SIM_PLACE_COUNT_; p++) {
+		CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 2, 8, "fifo", NULL, (enum sim_placement)p), 0);
+		CU_ASSERT_EQUAL(fifo_reference_mismatches(t, 16), 0);
+		CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 16, 1, "fifo", NULL, (enum sim_placement)p), 0);
+		CU_ASSERT_EQUAL(fifo_reference_mismatches(t, 16), 0);
+	}
+	sim_trace_destroy(t);
+}
+
+/* Erlang C: probability that an arrival waits in M/M/c with offered load a = lambda/mu. */
+static double erlang_c(int c, double a)
+{
+	double term = 1, sum = 1; /* k = 0 */
+	for (int k = 1; k < c; k++) {
+		term *= a / k;
+		sum += term;
+	}
+	double last = term * a / c * c / (c - a); /* a^c/c! * c/(c-a) */
+	return last / (sum + last);
+}
+
+/* Mean wait under strict FIFO vs Erlang C's Wq = C(c,a) / (c mu - lambda), with the
+ * statistical error from batch means (20 batches after a 10% warm-up). */
+static void check_mmc(double rho, size_t n)
+{
+	const int c = 16;
+	double lambda = rho * c; /* per hour; mu = 1 per hour */
+	struct sim_trace *t = mmc_trace(n, lambda, 42);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 2, 8, "fifo", NULL, SIM_PLACE_BEST_FIT), 0);
+	enum { B = 20 };
+	size_t warm = n / 10, per = (n - warm) / B;
+	double means[B];
+	for (size_t b = 0; b < B; b++) {
+		double s = 0;
+		for (size_t i = warm + b * per; i < warm + (b + 1) * per; i++)
+			s += sim_time_to_s(t->jobs[i].start_ns - t->jobs[i].submit_ns);
+		means[b] = s / (double)per / 3600.0; /* hours */
+	}
+	double mean = gsl_stats_mean(means, 1, B);
+	double se = gsl_stats_sd(means, 1, B) / sqrt((double)B);
+	double wq = erlang_c(c, lambda) / (c - lambda);
+	double half = gsl_cdf_tdist_Pinv(0.995, B - 1) * se; /* 99% two-sided */
+	printf("\n    M/M/16 rho=%.2f: simulated mean wait %.4f h +- %.4f (99%%), Erlang C %.4f h",
+	       rho, mean, half, wq);
+	CU_ASSERT(fabs(mean - wq) <= half);
+	CU_ASSERT(half < 0.5 * wq); /* the check has teeth: the interval is narrow */
+	sim_trace_destroy(t);
+}
+
+static void test_engine_mmc_load_050(void) { check_mmc(0.5, 200000); }
+static void test_engine_mmc_load_080(void) { check_mmc(0.8, 200000); }
+static void test_engine_mmc_load_095(void) { check_mmc(0.95, 400000); }
+
+static void test_engine_deterministic(void)
+{
+	struct sim_trace *t = mmc_trace(5000, 0.9 * 16, 5);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 2, 8, "priority", NULL, SIM_PLACE_SPREAD), 0);
+	sim_time_t *first = malloc(t->n_jobs * 2 * sizeof *first);
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		first[2 * i] = t->jobs[i].start_ns;
+		first[2 * i + 1] = t->jobs[i].end_ns;
+	}
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 2, 8, "priority", NULL, SIM_PLACE_SPREAD), 0);
+	size_t diff = 0;
+	for (size_t i = 0; i < t->n_jobs; i++)
+		diff += first[2 * i] != t->jobs[i].start_ns || first[2 * i + 1] != t->jobs[i].end_ns;
+	CU_ASSERT_EQUAL(diff, 0);
+	free(first);
+	sim_trace_destroy(t);
+}
+
+/* Whole-node jobs: a 12-GPU job on 8-GPU nodes takes 2 whole nodes and waits for them
+ * even when 12 GPUs are free in pieces. */
+static void test_engine_whole_nodes(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	tu_trace_add(t, "small1", 0, 100, G(2), "f", 0); /* node 0 */
+	tu_trace_add(t, "small2", 0, 50, G(2), "f", 0);  /* best fit: node 0 again */
+	tu_trace_add(t, "big", 1, 10, G(12), "f", 0);     /* needs 2 whole nodes of 3 */
+	tu_trace_finish(t);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 3, 8, "fifo", NULL, SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "big"), 1, 1e-9); /* nodes 1 and 2 are free */
+	sim_trace_reset(t);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 3, 8, "fifo", NULL, SIM_PLACE_SPREAD), 0);
+	/* spread puts small2 on another node: only one node stays whole until small2 ends. */
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "big"), 50, 1e-9);
+	sim_trace_destroy(t);
+}
+
+static CU_TestInfo engine_tests[] = {
+	{ "test_engine_fifo_hand_computed", test_engine_fifo_hand_computed },
+	{ "test_engine_priority_hand_computed", test_engine_priority_hand_computed },
+	{ "test_engine_priority_aging_reorders", test_engine_priority_aging_reorders },
+	{ "test_engine_fifo_matches_reference", test_engine_fifo_matches_reference },
+	{ "test_engine_mmc_load_050", test_engine_mmc_load_050 },
+	{ "test_engine_mmc_load_080", test_engine_mmc_load_080 },
+	{ "test_engine_mmc_load_095", test_engine_mmc_load_095 },
+	{ "test_engine_deterministic", test_engine_deterministic },
+	{ "test_engine_whole_nodes", test_engine_whole_nodes },
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo engine_suite = { "engine", init_engine, clean_engine, NULL, NULL, engine_tests };

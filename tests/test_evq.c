@@ -1,0 +1,109 @@
+/* tests/test_evq.c: the event queue's order (t, phase, seq) and lazy cancellation. */
+#include <CUnit/CUnit.h>
+#include <gsl/gsl_rng.h>
+#include <stdlib.h>
+
+#include "../sim/evq.h"
+
+static int init_evq(void) { return 0; }
+static int clean_evq(void) { return 0; }
+
+static void test_evq_orders_by_time_phase_seq(void)
+{
+	struct sim_evq *q = sim_evq_create(0);
+	struct sim_event in[] = {
+		{ .t = 5, .phase = EV_SUBMIT, .job = 0 },
+		{ .t = 5, .phase = EV_FINISH, .job = 1 },
+		{ .t = 1, .phase = EV_TICK, .job = 2 },
+		{ .t = 5, .phase = EV_FINISH, .job = 3 }, /* same key as job 1: push order */
+		{ .t = 3, .phase = EV_SUBMIT, .job = 4 },
+	};
+	for (size_t i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(sim_evq_push(q, &in[i], NULL), 0);
+	CU_ASSERT_EQUAL(sim_evq_size(q), 5);
+	uint32_t want[] = { 2, 4, 1, 3, 0 };
+	struct sim_event ev;
+	for (size_t i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(sim_evq_pop(q, &ev), 0);
+		CU_ASSERT_EQUAL(ev.job, want[i]);
+	}
+	CU_ASSERT_EQUAL(sim_evq_pop(q, &ev), -SIM_EEMPTY);
+	sim_evq_destroy(q);
+}
+
+static void test_evq_cancel_skips_event(void)
+{
+	struct sim_evq *q = sim_evq_create(0);
+	uint64_t ids[4];
+	for (uint32_t i = 0; i < 4; i++) {
+		struct sim_event ev = { .t = 10 * i, .phase = EV_FINISH, .job = i };
+		sim_evq_push(q, &ev, &ids[i]);
+	}
+	sim_evq_cancel(q, ids[0]);
+	sim_evq_cancel(q, ids[2]);
+	sim_evq_cancel(q, ids[2]); /* twice is harmless */
+	CU_ASSERT_EQUAL(sim_evq_size(q), 2);
+	struct sim_event ev;
+	CU_ASSERT_EQUAL(sim_evq_peek(q, &ev), 0);
+	CU_ASSERT_EQUAL(ev.job, 1);
+	sim_evq_pop(q, &ev);
+	CU_ASSERT_EQUAL(ev.job, 1);
+	sim_evq_pop(q, &ev);
+	CU_ASSERT_EQUAL(ev.job, 3);
+	CU_ASSERT_EQUAL(sim_evq_pop(q, &ev), -SIM_EEMPTY);
+	sim_evq_destroy(q);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct sim_event *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->phase != y->phase)
+		return x->phase < y->phase ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* 20,000 random pushes, a third cancelled: pops equal a sorted reference of the live ones. */
+static void test_evq_random_matches_sorted_reference(void)
+{
+	enum { N = 20000 };
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 7);
+	struct sim_evq *q = sim_evq_create(0);
+	struct sim_event *ref = malloc(N * sizeof *ref);
+	size_t nref = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		struct sim_event ev = { .t = (sim_time_t)gsl_rng_uniform_int(r, 1000),
+					.phase = (uint8_t)gsl_rng_uniform_int(r, EV_PHASE_COUNT_), .job = i };
+		uint64_t id;
+		CU_ASSERT_EQUAL_FATAL(sim_evq_push(q, &ev, &id), 0);
+		ev.seq = id;
+		if (gsl_rng_uniform(r) < 0.33)
+			sim_evq_cancel(q, id);
+		else
+			ref[nref++] = ev;
+	}
+	qsort(ref, nref, sizeof *ref, key_cmp);
+	CU_ASSERT_EQUAL(sim_evq_size(q), nref);
+	size_t bad = 0;
+	struct sim_event ev;
+	for (size_t i = 0; i < nref; i++) {
+		if (sim_evq_pop(q, &ev) || ev.seq != ref[i].seq)
+			bad++;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(sim_evq_pop(q, &ev), -SIM_EEMPTY);
+	free(ref);
+	sim_evq_destroy(q);
+	gsl_rng_free(r);
+}
+
+static CU_TestInfo evq_tests[] = {
+	{ "test_evq_orders_by_time_phase_seq", test_evq_orders_by_time_phase_seq },
+	{ "test_evq_cancel_skips_event", test_evq_cancel_skips_event },
+	{ "test_evq_random_matches_sorted_reference", test_evq_random_matches_sorted_reference },
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo evq_suite = { "evq", init_evq, clean_evq, NULL, NULL, evq_tests };

@@ -1,0 +1,39 @@
+/* tests/testutil.h: helpers shared by the test suites. */
+#ifndef TESTS_TESTUTIL_H
+#define TESTS_TESTUTIL_H
+
+#include <stddef.h>
+
+/* Writes text to a fresh file under a per-process temporary folder and returns its
+ * path (static storage, valid until the next call with the same name). */
+const char *tu_write_file(const char *name, const char *text);
+/* A fresh temporary folder path for this process (created once). */
+const char *tu_tmpdir(void);
+/* Runs the gpusched binary with a shell command line suffix ("run x.json -o y"),
+ * capturing stdout+stderr into *out (malloc'd, caller frees). Returns the exit code. */
+int tu_run_gpusched(const char *args, char **out);
+/* 1 if path exists. */
+int tu_exists(const char *path);
+/* Reads a whole file (malloc'd, NUL-terminated) or NULL. */
+char *tu_read_file(const char *path, size_t *len);
+
+#endif
+
+#include "../sim/cluster.h"
+#include "../sim/engine.h"
+#include "../sim/job.h"
+
+/* Appends a job to a hand-built trace (one option: flavor name or "*", gpus in
+ * milli-units). Line numbers are the append order + 2. Returns the job's row. */
+size_t tu_trace_add(struct sim_trace *t, const char *id, double submit_s, double duration_s,
+		    sim_qty_t gpu_milli, const char *flavor, int priority);
+/* Sorts the trace (as a reader would). */
+void tu_trace_finish(struct sim_trace *t);
+
+/* One simulated run of a bound trace with one order policy (params may be NULL) on
+ * a cluster of one flavor "f" with `nodes` nodes of `node_gpus` GPUs. Returns the
+ * engine's result code. The trace keeps the run state. */
+int tu_simulate(struct sim_trace *t, uint32_t nodes, int node_gpus, const char *order,
+		const char *params_json, enum sim_placement placement);
+/* Start time of job by id, in seconds (NaN if it never started). */
+double tu_start_s(const struct sim_trace *t, const char *id);
