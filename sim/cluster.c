@@ -1,0 +1,891 @@
+/* sim/cluster.c: flavors, nodes and the index of free capacity (see cluster.h).
+ *
+ * Node state lives in flat per-flavor arrays (no per-node allocation): free[] holds
+ * every node's free vector (nres entries a node, milli-units), and the index arrays
+ * below are indexed by node. Per flavor there are two indexes over the free GPU
+ * milli-units of each node:
+ *
+ *  - Buckets: bucket g (0 <= g <= node_cap[gpu]) holds the nodes with exactly g free
+ *    GPU milli-units, as an intrusive doubly-linked list (prev/next) kept in
+ *    increasing node index. A two-level bitmap marks the non-empty buckets, so the
+ *    nearest non-empty bucket above or below g is found with ctz/clz over
+ *    (buckets / 64) words at level 0 reached through (buckets / 4096) words at
+ *    level 1. To insert a node at its place in an ordered list in O(log n), each
+ *    bucket also keeps a treap over node index (tl/tr arrays; priority = a fixed
+ *    bijective hash of the node index, so the shape depends only on the set of
+ *    nodes in the bucket); the treap only answers "predecessor of node i".
+ *  - A max segment tree over node index of free GPU milli-units (leaves padded to a
+ *    power of two with -1), for first_fit's leftmost search.
+ *
+ * Moving a node between buckets costs O(log n) expected (treap) + O(1) (list,
+ * bitmap); the segment tree update costs O(log n).
+ *
+ * Tie-breaks are deterministic and depend only on node state: among equally good
+ * nodes the lowest node index wins (best_fit and spread: the head of the ordered
+ * bucket list; first_fit: by definition; whole nodes: the lowest-index fully free
+ * nodes, taken from the ordered "fully free GPU" bucket).
+ */
+#include "cluster.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NIL (-1)
+#define BUCKET_NONE SIZE_MAX
+/* Limits that keep the index arrays and counters small: a node's GPU capacity
+ * sizes the bucket arrays (1 + cap entries), node indexes are int32. */
+#define NODE_CAP_GPU_MAX ((sim_qty_t)1 << 20) /* milli-units: 1048 GPUs a node */
+#define FLAVOR_NODES_MAX ((uint32_t)1 << 30)
+
+struct flavor {
+	struct sim_flavor_spec spec;
+	uint32_t n;           /* nodes */
+	sim_qty_t cap_gpu;    /* spec.node_cap[SIM_RES_GPU], milli-units */
+	sim_qty_t *free;      /* n * nres, milli-units; node i at free[i * nres] */
+	int32_t *prev, *next; /* bucket list links, NIL at the ends */
+	int32_t *tl, *tr;     /* treap children within the node's bucket */
+	size_t n_buckets;     /* cap_gpu + 1 */
+	int32_t *head;        /* per bucket: lowest-index node, NIL when empty */
+	int32_t *root;        /* per bucket: treap root */
+	uint64_t *bm0;        /* bit g set = bucket g non-empty */
+	uint64_t *bm1;        /* bit w set = bm0[w] != 0 */
+	size_t bm0_words, bm1_words;
+	size_t seg_size;      /* leaves: power of two >= n (1 when n == 0) */
+	int32_t *seg;         /* 2 * seg_size; seg[1] = max free GPU over all nodes */
+	uint32_t n_full;      /* nodes with every resource free */
+	sim_qty_t gpu_busy;   /* milli-units allocated */
+	sim_qty_t gpu_total;  /* n * cap_gpu */
+};
+
+struct sim_cluster {
+	struct sim_resources res;
+	size_t nres; /* res.n: the stride of free[] */
+	enum sim_placement placement;
+	struct flavor *flavors;
+	size_t n_flavors;
+	sim_qty_t gpu_busy, gpu_total; /* over all flavors */
+};
+
+static const char *const placement_names[SIM_PLACE_COUNT_] = {
+	[SIM_PLACE_BEST_FIT] = "best_fit",
+	[SIM_PLACE_FIRST_FIT] = "first_fit",
+	[SIM_PLACE_SPREAD] = "spread",
+};
+
+int sim_placement_from_name(const char *name)
+{
+	if (!name)
+		return -1;
+	for (int p = 0; p < SIM_PLACE_COUNT_; p++)
+		if (strcmp(name, placement_names[p]) == 0)
+			return p;
+	return -1;
+}
+
+const char *sim_placement_name(enum sim_placement p)
+{
+	if ((int)p < 0 || p >= SIM_PLACE_COUNT_)
+		return "?";
+	return placement_names[p];
+}
+
+/* ---- two-level bitmap of non-empty buckets ---- */
+
+static void bm_set(struct flavor *f, size_t b)
+{
+	size_t w = b >> 6;
+	f->bm0[w] |= 1ULL << (b & 63);
+	f->bm1[w >> 6] |= 1ULL << (w & 63);
+}
+
+static void bm_clear(struct flavor *f, size_t b)
+{
+	size_t w = b >> 6;
+	f->bm0[w] &= ~(1ULL << (b & 63));
+	if (!f->bm0[w])
+		f->bm1[w >> 6] &= ~(1ULL << (w & 63));
+}
+
+/* Lowest non-empty bucket >= b, or BUCKET_NONE. */
+static size_t bm_next_ge(const struct flavor *f, size_t b)
+{
+	if (b >= f->n_buckets)
+		return BUCKET_NONE;
+	size_t w = b >> 6;
+	uint64_t m = f->bm0[w] & (~0ULL << (b & 63));
+	if (m)
+		return (w << 6) + (size_t)__builtin_ctzll(m);
+	w++;
+	if (w >= f->bm0_words)
+		return BUCKET_NONE;
+	size_t j = w >> 6;
+	uint64_t m1 = f->bm1[j] & (~0ULL << (w & 63));
+	while (!m1) {
+		if (++j >= f->bm1_words)
+			return BUCKET_NONE;
+		m1 = f->bm1[j];
+	}
+	w = (j << 6) + (size_t)__builtin_ctzll(m1);
+	return (w << 6) + (size_t)__builtin_ctzll(f->bm0[w]);
+}
+
+/* Highest non-empty bucket <= b, or BUCKET_NONE. */
+static size_t bm_prev_le(const struct flavor *f, size_t b)
+{
+	if (b >= f->n_buckets)
+		b = f->n_buckets - 1;
+	size_t w = b >> 6;
+	uint64_t m = f->bm0[w] & (~0ULL >> (63 - (b & 63)));
+	if (m)
+		return (w << 6) + 63 - (size_t)__builtin_clzll(m);
+	if (w == 0)
+		return BUCKET_NONE;
+	w--;
+	size_t j = w >> 6;
+	uint64_t m1 = f->bm1[j] & (~0ULL >> (63 - (w & 63)));
+	while (!m1) {
+		if (j == 0)
+			return BUCKET_NONE;
+		m1 = f->bm1[--j];
+	}
+	w = (j << 6) + 63 - (size_t)__builtin_clzll(m1);
+	return (w << 6) + 63 - (size_t)__builtin_clzll(f->bm0[w]);
+}
+
+/* ---- per-bucket treap over node index (finds list predecessors) ---- */
+
+/* Bijective 32-bit mix (lowbias32): distinct nodes get distinct priorities. */
+static uint32_t treap_prio(int32_t i)
+{
+	uint32_t x = (uint32_t)i;
+	x ^= x >> 16;
+	x *= 0x7feb352dU;
+	x ^= x >> 15;
+	x *= 0x846ca68bU;
+	x ^= x >> 16;
+	return x;
+}
+
+/* Splits subtree v into keys < key (*l) and keys > key (*r). */
+static void treap_split(struct flavor *f, int32_t v, int32_t key, int32_t *l, int32_t *r)
+{
+	while (v != NIL) {
+		if (v < key) {
+			*l = v;
+			l = &f->tr[v];
+			v = f->tr[v];
+		} else {
+			*r = v;
+			r = &f->tl[v];
+			v = f->tl[v];
+		}
+	}
+	*l = NIL;
+	*r = NIL;
+}
+
+/* Joins a and b, every key of a below every key of b. */
+static int32_t treap_merge(struct flavor *f, int32_t a, int32_t b)
+{
+	int32_t res = NIL;
+	int32_t *slot = &res;
+	while (a != NIL && b != NIL) {
+		if (treap_prio(a) > treap_prio(b)) {
+			*slot = a;
+			slot = &f->tr[a];
+			a = f->tr[a];
+		} else {
+			*slot = b;
+			slot = &f->tl[b];
+			b = f->tl[b];
+		}
+	}
+	*slot = a != NIL ? a : b;
+	return res;
+}
+
+/* Inserts node x (absent) into the treap at *root; returns its predecessor or NIL. */
+static int32_t treap_insert(struct flavor *f, int32_t *root, int32_t x)
+{
+	int32_t pred = NIL;
+	for (int32_t v = *root; v != NIL;) {
+		if (v < x) {
+			pred = v;
+			v = f->tr[v];
+		} else {
+			v = f->tl[v];
+		}
+	}
+	uint32_t px = treap_prio(x);
+	int32_t *slot = root;
+	while (*slot != NIL && treap_prio(*slot) > px)
+		slot = *slot < x ? &f->tr[*slot] : &f->tl[*slot];
+	treap_split(f, *slot, x, &f->tl[x], &f->tr[x]);
+	*slot = x;
+	return pred;
+}
+
+static void treap_erase(struct flavor *f, int32_t *root, int32_t x)
+{
+	int32_t *slot = root;
+	while (*slot != x)
+		slot = *slot < x ? &f->tr[*slot] : &f->tl[*slot];
+	*slot = treap_merge(f, f->tl[x], f->tr[x]);
+	f->tl[x] = NIL;
+	f->tr[x] = NIL;
+}
+
+/* ---- buckets ---- */
+
+static void bucket_insert(struct flavor *f, int32_t i, size_t b)
+{
+	int32_t pred = treap_insert(f, &f->root[b], i);
+	int32_t nx = pred == NIL ? f->head[b] : f->next[pred];
+	f->prev[i] = pred;
+	f->next[i] = nx;
+	if (nx != NIL)
+		f->prev[nx] = i;
+	if (pred == NIL)
+		f->head[b] = i;
+	else
+		f->next[pred] = i;
+	bm_set(f, b);
+}
+
+static void bucket_remove(struct flavor *f, int32_t i, size_t b)
+{
+	treap_erase(f, &f->root[b], i);
+	if (f->prev[i] != NIL)
+		f->next[f->prev[i]] = f->next[i];
+	else
+		f->head[b] = f->next[i];
+	if (f->next[i] != NIL)
+		f->prev[f->next[i]] = f->prev[i];
+	f->prev[i] = NIL;
+	f->next[i] = NIL;
+	if (f->head[b] == NIL)
+		bm_clear(f, b);
+}
+
+/* ---- segment tree ---- */
+
+static void seg_set(struct flavor *f, uint32_t i, sim_qty_t gpu)
+{
+	size_t v = f->seg_size + i;
+	f->seg[v] = (int32_t)gpu;
+	for (v >>= 1; v; v >>= 1) {
+		int32_t a = f->seg[2 * v], b = f->seg[2 * v + 1];
+		f->seg[v] = a > b ? a : b;
+	}
+}
+
+/* ---- node predicates and updates ---- */
+
+static sim_qty_t *node_free(const struct sim_cluster *c, const struct flavor *f, uint32_t i)
+{
+	return f->free + (size_t)i * c->nres;
+}
+
+static int node_fits(const struct sim_cluster *c, const struct flavor *f, uint32_t i,
+		     const sim_qty_t *req)
+{
+	const sim_qty_t *fr = node_free(c, f, i);
+	for (size_t r = 0; r < c->nres; r++)
+		if (fr[r] < req[r])
+			return 0;
+	return 1;
+}
+
+static int node_full(const struct sim_cluster *c, const struct flavor *f, uint32_t i)
+{
+	const sim_qty_t *fr = node_free(c, f, i);
+	for (size_t r = 0; r < c->nres; r++)
+		if (fr[r] != f->spec.node_cap[r])
+			return 0;
+	return 1;
+}
+
+/* Re-indexes node i after its free vector changed (old_gpu and was_full: before). */
+static void node_reindex(const struct sim_cluster *c, struct flavor *f, uint32_t i,
+			 sim_qty_t old_gpu, int was_full)
+{
+	sim_qty_t g = node_free(c, f, i)[SIM_RES_GPU];
+	if (g != old_gpu) {
+		bucket_remove(f, (int32_t)i, (size_t)old_gpu);
+		bucket_insert(f, (int32_t)i, (size_t)g);
+		seg_set(f, i, g);
+	}
+	int is_full = node_full(c, f, i);
+	if (is_full && !was_full)
+		f->n_full++;
+	else if (!is_full && was_full)
+		f->n_full--;
+}
+
+/* ---- create / destroy ---- */
+
+/* calloc that never asks for 0 bytes, so a 0-node flavor still gets valid pointers. */
+static void *zalloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+static void flavor_fini(struct flavor *f)
+{
+	free(f->free);
+	free(f->prev);
+	free(f->next);
+	free(f->tl);
+	free(f->tr);
+	free(f->head);
+	free(f->root);
+	free(f->bm0);
+	free(f->bm1);
+	free(f->seg);
+}
+
+static int spec_ok(const struct sim_resources *res, const struct sim_flavor_spec *s)
+{
+	if (!memchr(s->name, '\0', SIM_NAME_MAX) || !s->name[0])
+		return 0;
+	if (s->nodes > FLAVOR_NODES_MAX)
+		return 0;
+	if (s->node_cap[SIM_RES_GPU] <= 0 || s->node_cap[SIM_RES_GPU] > NODE_CAP_GPU_MAX)
+		return 0;
+	for (int r = 1; r < res->n; r++)
+		if (s->node_cap[r] < 0)
+			return 0;
+	if (!isfinite(s->speed) || s->speed <= 0.0)
+		return 0;
+	if (!isfinite(s->price_per_node_hour) || s->price_per_node_hour < 0.0)
+		return 0;
+	return 1;
+}
+
+static int flavor_init(struct flavor *f, const struct sim_cluster *c, const struct sim_flavor_spec *s)
+{
+	memset(f, 0, sizeof *f);
+	f->spec = *s;
+	f->n = s->nodes;
+	f->cap_gpu = s->node_cap[SIM_RES_GPU];
+	f->n_buckets = (size_t)f->cap_gpu + 1;
+	f->bm0_words = (f->n_buckets + 63) / 64;
+	f->bm1_words = (f->bm0_words + 63) / 64;
+	f->seg_size = 1;
+	while (f->seg_size < f->n)
+		f->seg_size <<= 1;
+
+	f->free = zalloc((size_t)f->n * c->nres, sizeof *f->free);
+	f->prev = zalloc(f->n, sizeof *f->prev);
+	f->next = zalloc(f->n, sizeof *f->next);
+	f->tl = zalloc(f->n, sizeof *f->tl);
+	f->tr = zalloc(f->n, sizeof *f->tr);
+	f->head = zalloc(f->n_buckets, sizeof *f->head);
+	f->root = zalloc(f->n_buckets, sizeof *f->root);
+	f->bm0 = zalloc(f->bm0_words, sizeof *f->bm0);
+	f->bm1 = zalloc(f->bm1_words, sizeof *f->bm1);
+	f->seg = zalloc(2 * f->seg_size, sizeof *f->seg);
+	if (!f->free || !f->prev || !f->next || !f->tl || !f->tr || !f->head || !f->root ||
+	    !f->bm0 || !f->bm1 || !f->seg) {
+		flavor_fini(f);
+		return -SIM_ENOMEM;
+	}
+	for (size_t b = 0; b < f->n_buckets; b++) {
+		f->head[b] = NIL;
+		f->root[b] = NIL;
+	}
+	for (size_t v = 0; v < 2 * f->seg_size; v++)
+		f->seg[v] = NIL; /* padding leaves stay -1: below any need */
+	/* Every node starts fully free, in the top bucket in index order. */
+	for (uint32_t i = 0; i < f->n; i++) {
+		sim_qty_t *fr = f->free + (size_t)i * c->nres;
+		for (size_t r = 0; r < c->nres; r++)
+			fr[r] = s->node_cap[r];
+		f->tl[i] = NIL;
+		f->tr[i] = NIL;
+		bucket_insert(f, (int32_t)i, (size_t)f->cap_gpu);
+		f->seg[f->seg_size + i] = (int32_t)f->cap_gpu;
+	}
+	for (size_t v = f->seg_size - 1; v >= 1; v--) {
+		int32_t a = f->seg[2 * v], b = f->seg[2 * v + 1];
+		f->seg[v] = a > b ? a : b;
+	}
+	f->n_full = f->n;
+	f->gpu_total = (sim_qty_t)f->n * f->cap_gpu;
+	return 0;
+}
+
+struct sim_cluster *sim_cluster_create(const struct sim_resources *res,
+				       const struct sim_flavor_spec *specs, size_t n_flavors,
+				       enum sim_placement placement)
+{
+	if (!res || res->n < 1 || res->n > SIM_MAX_RES || (n_flavors && !specs))
+		return NULL;
+	if ((int)placement < 0 || placement >= SIM_PLACE_COUNT_)
+		return NULL;
+	for (size_t k = 0; k < n_flavors; k++) {
+		if (!spec_ok(res, &specs[k]))
+			return NULL;
+		for (size_t j = 0; j < k; j++)
+			if (strcmp(specs[j].name, specs[k].name) == 0)
+				return NULL;
+	}
+
+	struct sim_cluster *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->res = *res;
+	c->nres = (size_t)res->n;
+	c->placement = placement;
+	c->flavors = zalloc(n_flavors, sizeof *c->flavors);
+	if (!c->flavors)
+		goto out_free_cluster;
+	for (size_t k = 0; k < n_flavors; k++) {
+		if (flavor_init(&c->flavors[k], c, &specs[k]) < 0)
+			goto out_free_flavors;
+		c->n_flavors = k + 1;
+		c->gpu_total += c->flavors[k].gpu_total;
+	}
+	return c;
+
+out_free_flavors:
+	for (size_t k = 0; k < c->n_flavors; k++)
+		flavor_fini(&c->flavors[k]);
+	free(c->flavors);
+out_free_cluster:
+	free(c);
+	return NULL;
+}
+
+void sim_cluster_destroy(struct sim_cluster *c)
+{
+	if (!c)
+		return;
+	for (size_t k = 0; k < c->n_flavors; k++)
+		flavor_fini(&c->flavors[k]);
+	free(c->flavors);
+	free(c);
+}
+
+/* ---- accessors ---- */
+
+size_t sim_cluster_n_flavors(const struct sim_cluster *c)
+{
+	return c->n_flavors;
+}
+
+static struct flavor *flavor_at(const struct sim_cluster *c, int flavor)
+{
+	if (flavor < 0 || (size_t)flavor >= c->n_flavors)
+		return NULL;
+	return &c->flavors[flavor];
+}
+
+const struct sim_flavor_spec *sim_cluster_flavor(const struct sim_cluster *c, int flavor)
+{
+	const struct flavor *f = flavor_at(c, flavor);
+	return f ? &f->spec : NULL;
+}
+
+int sim_cluster_flavor_find(const struct sim_cluster *c, const char *name)
+{
+	if (!name)
+		return -1;
+	for (size_t k = 0; k < c->n_flavors; k++)
+		if (strcmp(c->flavors[k].spec.name, name) == 0)
+			return (int)k;
+	return -1;
+}
+
+const struct sim_resources *sim_cluster_resources(const struct sim_cluster *c)
+{
+	return &c->res;
+}
+
+sim_qty_t sim_cluster_gpu_busy(const struct sim_cluster *c, int flavor)
+{
+	if (flavor == -1)
+		return c->gpu_busy;
+	const struct flavor *f = flavor_at(c, flavor);
+	return f ? f->gpu_busy : 0;
+}
+
+sim_qty_t sim_cluster_gpu_total(const struct sim_cluster *c, int flavor)
+{
+	if (flavor == -1)
+		return c->gpu_total;
+	const struct flavor *f = flavor_at(c, flavor);
+	return f ? f->gpu_total : 0;
+}
+
+const sim_qty_t *sim_cluster_node_free(const struct sim_cluster *c, int flavor, uint32_t node)
+{
+	const struct flavor *f = flavor_at(c, flavor);
+	if (!f || node >= f->n)
+		return NULL;
+	return node_free(c, f, node);
+}
+
+uint32_t sim_cluster_n_nodes(const struct sim_cluster *c, int flavor)
+{
+	const struct flavor *f = flavor_at(c, flavor);
+	return f ? f->n : 0;
+}
+
+/* ---- request shape ---- */
+
+/* 1 if every used entry of req is >= 0. */
+static int req_valid(const struct sim_cluster *c, const sim_qty_t *req)
+{
+	if (!req)
+		return 0;
+	for (size_t r = 0; r < c->nres; r++)
+		if (req[r] < 0)
+			return 0;
+	return 1;
+}
+
+/* Whole nodes a request needs: 0 for a single-node request (req[gpu] <= node GPUs),
+ * else ceil(req[gpu] / node GPUs). */
+static sim_qty_t whole_nodes(const struct flavor *f, const sim_qty_t *req)
+{
+	sim_qty_t g = req[SIM_RES_GPU];
+	if (g <= f->cap_gpu)
+		return 0;
+	return g / f->cap_gpu + (g % f->cap_gpu != 0);
+}
+
+/* 1 if k whole nodes hold every non-GPU resource of req (ceil(req / cap) <= k,
+ * by division so nothing overflows). */
+static int whole_other_fit(const struct sim_cluster *c, const struct flavor *f,
+			   const sim_qty_t *req, sim_qty_t k)
+{
+	for (size_t r = 1; r < c->nres; r++) {
+		sim_qty_t cap = f->spec.node_cap[r];
+		if (req[r] == 0)
+			continue;
+		if (cap == 0)
+			return 0;
+		if (req[r] / cap + (req[r] % cap != 0) > k)
+			return 0;
+	}
+	return 1;
+}
+
+sim_qty_t sim_cluster_alloc_gpu(const struct sim_cluster *c, int flavor, const sim_qty_t *req)
+{
+	const struct flavor *f = flavor_at(c, flavor);
+	if (!f || !req_valid(c, req))
+		return 0;
+	sim_qty_t k = whole_nodes(f, req);
+	return k ? k * f->cap_gpu : req[SIM_RES_GPU];
+}
+
+int sim_cluster_could_fit(const struct sim_cluster *c, int flavor, const sim_qty_t *req)
+{
+	const struct flavor *f = flavor_at(c, flavor);
+	if (!f || !req_valid(c, req) || f->n == 0)
+		return 0;
+	sim_qty_t k = whole_nodes(f, req);
+	if (k)
+		return k <= (sim_qty_t)f->n && whole_other_fit(c, f, req, k);
+	for (size_t r = 0; r < c->nres; r++)
+		if (req[r] > f->spec.node_cap[r])
+			return 0;
+	return 1;
+}
+
+/* ---- search ---- */
+
+/* Leftmost node in subtree v (covering [lo, lo + width)) with free GPU >= need whose
+ * other resources fit too. The max prunes subtrees without GPU room; a leaf whose other
+ * resources misfit makes the search back up and try the next candidate, so each
+ * misfit costs up to O(log n) more. */
+static int32_t seg_first(const struct sim_cluster *c, const struct flavor *f, size_t v,
+			 uint32_t lo, size_t width, const sim_qty_t *req)
+{
+	if (f->seg[v] < req[SIM_RES_GPU])
+		return NIL;
+	if (width == 1)
+		return node_fits(c, f, lo, req) ? (int32_t)lo : NIL;
+	size_t half = width / 2;
+	int32_t r = seg_first(c, f, 2 * v, lo, half, req);
+	if (r != NIL)
+		return r;
+	return seg_first(c, f, 2 * v + 1, lo + (uint32_t)half, half, req);
+}
+
+/* First node of bucket b (lowest index) whose other resources fit. When the request
+ * asks only for GPUs this is the head; multi-resource misfits make the walk longer
+ * (O(nodes in the bucket) at worst). */
+static int32_t bucket_first_fit(const struct sim_cluster *c, const struct flavor *f, size_t b,
+				const sim_qty_t *req)
+{
+	for (int32_t i = f->head[b]; i != NIL; i = f->next[i])
+		if (node_fits(c, f, (uint32_t)i, req))
+			return i;
+	return NIL;
+}
+
+/* The node the placement strategy picks for a single-node request, or NIL. */
+static int32_t find_node(const struct sim_cluster *c, const struct flavor *f,
+			 enum sim_placement p, const sim_qty_t *req)
+{
+	size_t need = (size_t)req[SIM_RES_GPU];
+	if (f->n == 0 || req[SIM_RES_GPU] > f->cap_gpu)
+		return NIL;
+	switch (p) {
+	case SIM_PLACE_BEST_FIT:
+		/* Fullest first: buckets upward from the request. */
+		for (size_t b = bm_next_ge(f, need); b != BUCKET_NONE; b = bm_next_ge(f, b + 1)) {
+			int32_t i = bucket_first_fit(c, f, b, req);
+			if (i != NIL)
+				return i;
+		}
+		return NIL;
+	case SIM_PLACE_SPREAD:
+		/* Emptiest first: buckets downward from the top, down to the request. */
+		for (size_t b = bm_prev_le(f, f->n_buckets - 1); b != BUCKET_NONE && b >= need;
+		     b = b ? bm_prev_le(f, b - 1) : BUCKET_NONE) {
+			int32_t i = bucket_first_fit(c, f, b, req);
+			if (i != NIL)
+				return i;
+		}
+		return NIL;
+	case SIM_PLACE_FIRST_FIT:
+	default:
+		return seg_first(c, f, 1, 0, f->seg_size, req);
+	}
+}
+
+/* 1 if the only nonzero entry of req is the GPU one. */
+static int req_gpu_only(const struct sim_cluster *c, const sim_qty_t *req)
+{
+	for (size_t r = 1; r < c->nres; r++)
+		if (req[r] != 0)
+			return 0;
+	return 1;
+}
+
+/* Fills out[0..k) with the k lowest-index fully free nodes; 0, or -SIM_ENOFIT.
+ * Walks the ordered "all GPUs free" bucket; nodes there whose other resources are in
+ * use (GPU-less jobs) are skipped, which lengthens the walk. */
+static int find_whole(const struct sim_cluster *c, const struct flavor *f, sim_qty_t k,
+		      uint32_t *out)
+{
+	if ((sim_qty_t)f->n_full < k)
+		return -SIM_ENOFIT;
+	sim_qty_t got = 0;
+	for (int32_t i = f->head[f->n_buckets - 1]; i != NIL && got < k; i = f->next[i])
+		if (node_full(c, f, (uint32_t)i))
+			out[got++] = (uint32_t)i;
+	return got == k ? 0 : -SIM_ENOFIT; /* got < k means n_full is wrong */
+}
+
+int sim_cluster_fits(const struct sim_cluster *c, int flavor, const sim_qty_t *req)
+{
+	const struct flavor *f = flavor_at(c, flavor);
+	if (!f || !req_valid(c, req) || f->n == 0)
+		return 0;
+	sim_qty_t k = whole_nodes(f, req);
+	if (k)
+		return k <= (sim_qty_t)f->n_full && whole_other_fit(c, f, req, k);
+	if (req_gpu_only(c, req))
+		return f->seg[1] >= req[SIM_RES_GPU]; /* some node has the GPUs */
+	return seg_first(c, f, 1, 0, f->seg_size, req) != NIL;
+}
+
+/* ---- place / release ---- */
+
+static void alloc_reset(struct sim_alloc *a)
+{
+	a->flavor = -1;
+	a->n_nodes = 0;
+	a->node = 0;
+	a->whole = 0;
+	a->nodes = NULL;
+}
+
+int sim_cluster_place(struct sim_cluster *c, int flavor, const sim_qty_t *req,
+		      struct sim_alloc *out)
+{
+	struct flavor *f = flavor_at(c, flavor);
+	if (!f || !req_valid(c, req) || !out)
+		return -SIM_EINVAL;
+	if (f->n == 0)
+		return -SIM_ENOFIT;
+	sim_qty_t k = whole_nodes(f, req);
+
+	if (k) {
+		if (k > (sim_qty_t)f->n_full || !whole_other_fit(c, f, req, k))
+			return -SIM_ENOFIT;
+		/* k >= 2 here, so the alloc always owns a node list. */
+		uint32_t *nodes = malloc((size_t)k * sizeof *nodes);
+		if (!nodes)
+			return -SIM_ENOMEM;
+		int rc = find_whole(c, f, k, nodes);
+		if (rc < 0) {
+			free(nodes);
+			return rc;
+		}
+		for (sim_qty_t j = 0; j < k; j++) {
+			sim_qty_t *fr = node_free(c, f, nodes[j]);
+			for (size_t r = 0; r < c->nres; r++)
+				fr[r] = 0;
+			node_reindex(c, f, nodes[j], f->cap_gpu, 1);
+		}
+		alloc_reset(out);
+		out->flavor = flavor;
+		out->n_nodes = (uint32_t)k;
+		out->node = nodes[0];
+		out->whole = 1;
+		out->nodes = nodes;
+		f->gpu_busy += k * f->cap_gpu;
+		c->gpu_busy += k * f->cap_gpu;
+		return 0;
+	}
+
+	int32_t i = find_node(c, f, c->placement, req);
+	if (i == NIL)
+		return -SIM_ENOFIT;
+	sim_qty_t *fr = node_free(c, f, (uint32_t)i);
+	sim_qty_t old_gpu = fr[SIM_RES_GPU];
+	int was_full = node_full(c, f, (uint32_t)i);
+	for (size_t r = 0; r < c->nres; r++)
+		fr[r] -= req[r];
+	node_reindex(c, f, (uint32_t)i, old_gpu, was_full);
+	alloc_reset(out);
+	out->flavor = flavor;
+	out->n_nodes = 1;
+	out->node = (uint32_t)i;
+	f->gpu_busy += req[SIM_RES_GPU];
+	c->gpu_busy += req[SIM_RES_GPU];
+	return 0;
+}
+
+void sim_cluster_release(struct sim_cluster *c, struct sim_alloc *a, const sim_qty_t *req)
+{
+	if (!a)
+		return;
+	struct flavor *f = flavor_at(c, a->flavor);
+	if (!f || a->n_nodes == 0) {
+		free(a->nodes);
+		alloc_reset(a);
+		return;
+	}
+	if (a->whole) {
+		for (uint32_t j = 0; j < a->n_nodes; j++) {
+			uint32_t i = a->nodes ? a->nodes[j] : a->node;
+			sim_qty_t *fr = node_free(c, f, i);
+			sim_qty_t old_gpu = fr[SIM_RES_GPU];
+			int was_full = node_full(c, f, i);
+			for (size_t r = 0; r < c->nres; r++)
+				fr[r] = f->spec.node_cap[r];
+			node_reindex(c, f, i, old_gpu, was_full);
+		}
+		f->gpu_busy -= (sim_qty_t)a->n_nodes * f->cap_gpu;
+		c->gpu_busy -= (sim_qty_t)a->n_nodes * f->cap_gpu;
+	} else {
+		sim_qty_t *fr = node_free(c, f, a->node);
+		sim_qty_t old_gpu = fr[SIM_RES_GPU];
+		int was_full = node_full(c, f, a->node);
+		for (size_t r = 0; r < c->nres; r++)
+			fr[r] += req[r];
+		node_reindex(c, f, a->node, old_gpu, was_full);
+		f->gpu_busy -= req[SIM_RES_GPU];
+		c->gpu_busy -= req[SIM_RES_GPU];
+	}
+	free(a->nodes);
+	alloc_reset(a);
+}
+
+/* ---- consistency check (tests) ---- */
+
+/* Checks the treap under v: keys in (lo, hi), heap order, and counts nodes. */
+static int treap_check(const struct flavor *f, int32_t v, int64_t lo, int64_t hi, size_t b,
+		       const struct sim_cluster *c, uint32_t *count, int depth)
+{
+	if (v == NIL)
+		return 0;
+	if (depth > 200 || v <= lo || v >= hi || (uint32_t)v >= f->n)
+		return -1;
+	if (node_free(c, f, (uint32_t)v)[SIM_RES_GPU] != (sim_qty_t)b)
+		return -1;
+	if (f->tl[v] != NIL && treap_prio(f->tl[v]) > treap_prio(v))
+		return -1;
+	if (f->tr[v] != NIL && treap_prio(f->tr[v]) > treap_prio(v))
+		return -1;
+	(*count)++;
+	if (treap_check(f, f->tl[v], lo, v, b, c, count, depth + 1) < 0)
+		return -1;
+	return treap_check(f, f->tr[v], v, hi, b, c, count, depth + 1);
+}
+
+static int flavor_check(const struct sim_cluster *c, const struct flavor *f)
+{
+	sim_qty_t free_gpu = 0;
+	uint32_t n_full = 0;
+	for (uint32_t i = 0; i < f->n; i++) {
+		const sim_qty_t *fr = node_free(c, f, i);
+		for (size_t r = 0; r < c->nres; r++)
+			if (fr[r] < 0 || fr[r] > f->spec.node_cap[r])
+				return -1;
+		free_gpu += fr[SIM_RES_GPU];
+		n_full += (uint32_t)node_full(c, f, i);
+		if (f->seg[f->seg_size + i] != (int32_t)fr[SIM_RES_GPU])
+			return -1;
+	}
+	if (n_full != f->n_full || f->gpu_total != (sim_qty_t)f->n * f->cap_gpu ||
+	    f->gpu_busy != f->gpu_total - free_gpu)
+		return -1;
+	for (size_t v = f->seg_size + f->n; v < 2 * f->seg_size; v++)
+		if (f->seg[v] != NIL)
+			return -1;
+	for (size_t v = f->seg_size - 1; v >= 1; v--) {
+		int32_t a = f->seg[2 * v], b = f->seg[2 * v + 1];
+		if (f->seg[v] != (a > b ? a : b))
+			return -1;
+	}
+	uint32_t listed = 0;
+	for (size_t b = 0; b < f->n_buckets; b++) {
+		int nonempty = f->head[b] != NIL;
+		int bit = (int)((f->bm0[b >> 6] >> (b & 63)) & 1);
+		if (bit != nonempty)
+			return -1;
+		uint32_t in_list = 0, in_treap = 0;
+		int32_t prev = NIL;
+		for (int32_t i = f->head[b]; i != NIL; i = f->next[i]) {
+			if ((uint32_t)i >= f->n || i <= prev || f->prev[i] != prev ||
+			    node_free(c, f, (uint32_t)i)[SIM_RES_GPU] != (sim_qty_t)b)
+				return -1;
+			prev = i;
+			if (++in_list > f->n)
+				return -1;
+		}
+		if (treap_check(f, f->root[b], -1, (int64_t)f->n, b, c, &in_treap, 0) < 0 ||
+		    in_treap != in_list)
+			return -1;
+		listed += in_list;
+	}
+	if (listed != f->n)
+		return -1;
+	for (size_t w = 0; w < f->bm0_words; w++)
+		if (((f->bm1[w >> 6] >> (w & 63)) & 1) != (f->bm0[w] != 0))
+			return -1;
+	return 0;
+}
+
+int sim_cluster_check(const struct sim_cluster *c)
+{
+	sim_qty_t busy = 0, total = 0;
+	for (size_t k = 0; k < c->n_flavors; k++) {
+		if (flavor_check(c, &c->flavors[k]) < 0)
+			return -SIM_ESTATE;
+		busy += c->flavors[k].gpu_busy;
+		total += c->flavors[k].gpu_total;
+	}
+	if (busy != c->gpu_busy || total != c->gpu_total)
+		return -SIM_ESTATE;
+	return 0;
+}

@@ -1,0 +1,178 @@
+/* tests/test_cli.c: the gpusched command end to end: a run and its results, bad
+ * input (exit 2, a located message, no output file), determinism, --help. */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static int init_cli(void) { return 0; }
+static int clean_cli(void) { return 0; }
+
+static const char good_trace[] =
+	"id,submit_s,duration_s,queue,priority,request\n"
+	"# a comment\n"
+	"j1,0,100,a,0,v100:gpu=8\n"
+	"j2,10,50,a,1,v100:gpu=4\n"
+	"j3,10,20,b,0,*:gpu=2\n"
+	"j4,30,5,b,2,v100:gpu=16\n";
+
+/* A config naming trace file `trace` (relative to the config's folder). */
+static const char *write_config(const char *name, const char *trace, const char *policies)
+{
+	char buf[2048];
+	snprintf(buf, sizeof buf,
+		 "{\"name\": \"cli\", \"trace\": {\"path\": \"%s\", \"format\": \"native\"},\n"
+		 " \"cluster\": {\"flavors\": [{\"name\": \"v100\", \"nodes\": 16, \"node\": {\"gpu\": 8},\n"
+		 "                \"speed\": 1.0, \"price_per_node_hour\": 24.0}]},\n"
+		 " \"policies\": %s,\n"
+		 " \"seeds\": [1], \"output\": \"never.h5\"}\n",
+		 trace, policies ? policies : "{\"order\": \"fifo\"}");
+	return tu_write_file(name, buf);
+}
+
+static void test_cli_run_report_plot(void)
+{
+	tu_write_file("good.csv", good_trace);
+	const char *cfg = write_config("good.json", "good.csv", NULL);
+	char out[512], args[2048], *txt = NULL;
+	snprintf(out, sizeof out, "%s/good.h5", tu_tmpdir());
+	snprintf(args, sizeof args, "run %s -o %s", cfg, out);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 0);
+	CU_ASSERT(txt && strstr(txt, "run fifo-s1: 4 jobs"));
+	free(txt);
+	CU_ASSERT(tu_exists(out));
+	snprintf(args, sizeof args, "report %s --jobs", out);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 0);
+	/* j4 (16 GPUs, 2 whole nodes) starts at its submit: 16 nodes hold everything. */
+	CU_ASSERT(txt && strstr(txt, "j4"));
+	CU_ASSERT(txt && strstr(txt, "completed"));
+	free(txt);
+	snprintf(args, sizeof args, "report %s --json", out);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 0);
+	CU_ASSERT(txt && strstr(txt, "\"completed\""));
+	free(txt);
+}
+
+/* Same config and seed twice: identical job tables. */
+static void test_cli_deterministic(void)
+{
+	tu_write_file("det.csv", good_trace);
+	const char *cfg = write_config("det.json", "det.csv", "{\"order\": \"easy_backfill\"}");
+	char *a = NULL, *b = NULL, args[2048];
+	const char *dir = tu_tmpdir();
+	snprintf(args, sizeof args, "run %s -q -o %s/d1.h5 && %s report %s/d1.h5 --jobs", cfg, dir,
+		 GPUSCHED_BIN, dir);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &a), 0);
+	snprintf(args, sizeof args, "run %s -q -o %s/d2.h5 && %s report %s/d2.h5 --jobs", cfg, dir,
+		 GPUSCHED_BIN, dir);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &b), 0);
+	CU_ASSERT(a && b && strlen(a) > 100 && strcmp(a, b) == 0);
+	free(a);
+	free(b);
+}
+
+struct bad_case {
+	const char *name;
+	const char *trace;     /* trace text, or NULL to point at a missing file */
+	const char *policies;  /* NULL: fifo */
+	const char *config;    /* raw config text instead of the template, or NULL */
+	const char *expect;    /* substring of the message: the location and what was expected */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "nonnum_submit", "id,submit_s,duration_s\nj1,abc,10\n", NULL, NULL, ".csv:2: column submit_s" },
+	{ "neg_duration", "id,submit_s,duration_s\nj1,0,10\nj2,0,-5\n", NULL, NULL, ".csv:3: column duration_s" },
+	{ "nan_duration", "id,submit_s,duration_s\nj1,0,nan\n", NULL, NULL, ".csv:2: column duration_s" },
+	{ "inf_submit", "id,submit_s,duration_s\nj1,inf,1\n", NULL, NULL, ".csv:2: column submit_s" },
+	{ "dup_id", "id,submit_s,duration_s\nj1,0,1\nj1,1,1\n", NULL, NULL, ".csv:3: column id" },
+	{ "unknown_column", "id,submit_s,duration_s,colour\nj1,0,1,red\n", NULL, NULL, "colour" },
+	{ "missing_column", "id,submit_s\nj1,0\n", NULL, NULL, "duration_s" },
+	{ "fine_gpu", "id,submit_s,duration_s,request\nj1,0,1,v100:gpu=0.0001\n", NULL, NULL,
+	  ".csv:2: column request" },
+	{ "float_priority", "id,submit_s,duration_s,priority\nj1,0,1,1.5\n", NULL, NULL,
+	  ".csv:2: column priority" },
+	{ "too_big", "id,submit_s,duration_s,request\nj1,0,1,v100:gpu=8\nj2,0,1,v100:gpu=200\n", NULL, NULL,
+	  ".csv:3: column request" },
+	{ "unknown_flavor", "id,submit_s,duration_s,request\nj1,0,1,h100:gpu=1\n", NULL, NULL,
+	  ".csv:2: column request" },
+	{ "missing_trace", NULL, NULL, NULL, "missing.csv" },
+	{ "unknown_policy", "id,submit_s,duration_s\nj1,0,1\n", "{\"order\": \"lottery\"}", NULL,
+	  "$.policies.order" },
+	{ "bad_policy_param", "id,submit_s,duration_s\nj1,0,1\n",
+	  "{\"order\": {\"name\": \"priority\", \"agin_per_hour\": 1}}", NULL, "agin_per_hour" },
+	{ "json_syntax", "id,submit_s,duration_s\nj1,0,1\n", NULL,
+	  "{\"name\": \"x\",\n \"trace\": {\"path\": \"json_syntax.csv\"}\n \"seeds\": [1]}\n", "json_syntax.json:3:" },
+	{ "unknown_key", "id,submit_s,duration_s\nj1,0,1\n", NULL,
+	  "{\"name\": \"x\", \"trace\": {\"path\": \"unknown_key.csv\"}, \"colour\": 1,\n"
+	  " \"cluster\": {\"flavors\": [{\"name\": \"v100\", \"nodes\": 1, \"node\": {\"gpu\": 8}}]},\n"
+	  " \"policies\": {\"order\": \"fifo\"}}\n", "$.colour" },
+	{ "negative_nodes", "id,submit_s,duration_s\nj1,0,1\n", NULL,
+	  "{\"name\": \"x\", \"trace\": {\"path\": \"negative_nodes.csv\"},\n"
+	  " \"cluster\": {\"flavors\": [{\"name\": \"v100\", \"nodes\": -2, \"node\": {\"gpu\": 8}}]},\n"
+	  " \"policies\": {\"order\": \"fifo\"}}\n", "$.cluster.flavors[0].nodes" },
+};
+
+static void test_cli_bad_input_exit2_located_no_output(void)
+{
+	const char *dir = tu_tmpdir();
+	for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+		const struct bad_case *bc = &bad_cases[i];
+		char name[128], tname[128], out[512], args[2048], *txt = NULL;
+		snprintf(tname, sizeof tname, "%s.csv", bc->name);
+		if (bc->trace)
+			tu_write_file(tname, bc->trace);
+		snprintf(name, sizeof name, "%s.json", bc->name);
+		const char *cfg = bc->config ? tu_write_file(name, bc->config)
+					     : write_config(name, bc->trace ? tname : "missing.csv", bc->policies);
+		snprintf(out, sizeof out, "%s/%s.h5", dir, bc->name);
+		snprintf(args, sizeof args, "run %s -o %s", cfg, out);
+		int code = tu_run_gpusched(args, &txt);
+		int located = txt && strstr(txt, bc->expect) != NULL;
+		if (code != 2 || !located)
+			fprintf(stderr, "\n  case %s: exit %d, output:\n%s", bc->name, code, txt ? txt : "");
+		CU_ASSERT_EQUAL(code, 2);
+		CU_ASSERT(located);
+		char tmp[600];
+		snprintf(tmp, sizeof tmp, "%s.tmp", out);
+		CU_ASSERT(!tu_exists(out) && !tu_exists(tmp));
+		free(txt);
+	}
+	/* A missing config file, and trace validate on a bad trace. */
+	char *txt = NULL;
+	CU_ASSERT_EQUAL(tu_run_gpusched("run /nonexistent/x.json", &txt), 2);
+	CU_ASSERT(txt && strstr(txt, "/nonexistent/x.json"));
+	free(txt);
+	const char *bad = tu_write_file("validate_bad.csv", "id,submit_s,duration_s\nj1,0,0\n");
+	char args[1024];
+	snprintf(args, sizeof args, "trace validate %s", bad);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
+	CU_ASSERT(txt && strstr(txt, "validate_bad.csv:2: column duration_s"));
+	free(txt);
+}
+
+static void test_cli_help_on_every_verb(void)
+{
+	const char *verbs[] = { "--help", "run --help", "report --help", "plot --help", "trace --help",
+				"trace validate --help", "trace stats --help", "trace import --help" };
+	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+		char *txt = NULL;
+		CU_ASSERT_EQUAL(tu_run_gpusched(verbs[i], &txt), 0);
+		CU_ASSERT(txt && strstr(txt, "usage"));
+		free(txt);
+	}
+	char *txt = NULL;
+	CU_ASSERT_EQUAL(tu_run_gpusched("frobnicate", &txt), 2);
+	free(txt);
+}
+
+static CU_TestInfo cli_tests[] = {
+	{ "test_cli_run_report_plot", test_cli_run_report_plot },
+	{ "test_cli_deterministic", test_cli_deterministic },
+	{ "test_cli_bad_input_exit2_located_no_output", test_cli_bad_input_exit2_located_no_output },
+	{ "test_cli_help_on_every_verb", test_cli_help_on_every_verb },
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo cli_suite = { "cli", init_cli, clean_cli, NULL, NULL, cli_tests };

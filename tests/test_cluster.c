@@ -1,0 +1,726 @@
+/* tests/test_cluster.c: the cluster model (sim/cluster.c): placement strategies, whole
+ * nodes, multi-resource fit, fractional GPUs, release, index consistency, and a
+ * randomized comparison with brute-force references. */
+#include <CUnit/CUnit.h>
+#include <gsl/gsl_rng.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/cluster.h"
+
+#define G(x) ((sim_qty_t)(x) * SIM_MILLI) /* whole units to milli-units */
+
+static int init_cluster(void)
+{
+	return 0;
+}
+
+static int clean_cluster(void)
+{
+	return 0;
+}
+
+/* Resources "gpu" and, when n == 2, "cpu" (filled by hand: only sim.h types). */
+static struct sim_resources mkres(int n)
+{
+	struct sim_resources r;
+	memset(&r, 0, sizeof r);
+	r.n = n;
+	strcpy(r.names[0], "gpu");
+	if (n > 1)
+		strcpy(r.names[1], "cpu");
+	return r;
+}
+
+static struct sim_flavor_spec mkspec(const char *name, uint32_t nodes, sim_qty_t gpu, sim_qty_t cpu)
+{
+	struct sim_flavor_spec s;
+	memset(&s, 0, sizeof s);
+	strcpy(s.name, name);
+	s.nodes = nodes;
+	s.node_cap[SIM_RES_GPU] = gpu;
+	s.node_cap[1] = cpu;
+	s.speed = 1.0;
+	s.price_per_node_hour = 2.5;
+	return s;
+}
+
+/* One flavor "f" of `nodes` nodes; cpu_cap 0 means a GPU-only resource set. */
+static struct sim_cluster *mk1(uint32_t nodes, sim_qty_t gpu, sim_qty_t cpu, enum sim_placement p)
+{
+	struct sim_resources res = mkres(cpu ? 2 : 1);
+	struct sim_flavor_spec s = mkspec("f", nodes, gpu, cpu);
+	return sim_cluster_create(&res, &s, 1, p);
+}
+
+/* Places {gpu, cpu} (milli) on flavor 0; returns the node, or -1 when it did not fit. */
+static int put(struct sim_cluster *c, struct sim_alloc *a, sim_qty_t gpu, sim_qty_t cpu)
+{
+	sim_qty_t req[SIM_MAX_RES] = { gpu, cpu };
+	int rc = sim_cluster_place(c, 0, req, a);
+	CU_ASSERT(rc == 0 || rc == -SIM_ENOFIT);
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+	if (rc < 0)
+		return -1;
+	CU_ASSERT_EQUAL(a->flavor, 0);
+	CU_ASSERT_EQUAL(a->n_nodes, 1);
+	CU_ASSERT_EQUAL(a->whole, 0);
+	CU_ASSERT_PTR_NULL(a->nodes);
+	return (int)a->node;
+}
+
+static void drop(struct sim_cluster *c, struct sim_alloc *a, sim_qty_t gpu, sim_qty_t cpu)
+{
+	sim_qty_t req[SIM_MAX_RES] = { gpu, cpu };
+	sim_cluster_release(c, a, req);
+	CU_ASSERT_EQUAL(a->flavor, -1);
+	CU_ASSERT_EQUAL(a->n_nodes, 0);
+	CU_ASSERT_PTR_NULL(a->nodes);
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+}
+
+static sim_qty_t free_gpu(const struct sim_cluster *c, uint32_t node)
+{
+	return sim_cluster_node_free(c, 0, node)[SIM_RES_GPU];
+}
+
+static sim_qty_t free_cpu(const struct sim_cluster *c, uint32_t node)
+{
+	return sim_cluster_node_free(c, 0, node)[1];
+}
+
+static void test_cluster_placement_names(void)
+{
+	CU_ASSERT_EQUAL(sim_placement_from_name("best_fit"), SIM_PLACE_BEST_FIT);
+	CU_ASSERT_EQUAL(sim_placement_from_name("first_fit"), SIM_PLACE_FIRST_FIT);
+	CU_ASSERT_EQUAL(sim_placement_from_name("spread"), SIM_PLACE_SPREAD);
+	CU_ASSERT_EQUAL(sim_placement_from_name("bestfit"), -1);
+	CU_ASSERT_EQUAL(sim_placement_from_name(""), -1);
+	CU_ASSERT_EQUAL(sim_placement_from_name(NULL), -1);
+	for (int p = 0; p < SIM_PLACE_COUNT_; p++)
+		CU_ASSERT_EQUAL(sim_placement_from_name(sim_placement_name((enum sim_placement)p)), p);
+}
+
+static void test_cluster_create_rejects_bad_specs(void)
+{
+	struct sim_resources res = mkres(2);
+	struct sim_flavor_spec s[2] = { mkspec("a", 4, G(8), G(32)), mkspec("b", 2, G(4), G(16)) };
+	struct sim_cluster *c = sim_cluster_create(&res, s, 2, SIM_PLACE_BEST_FIT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	sim_cluster_destroy(c);
+
+	struct sim_flavor_spec bad[2];
+	memcpy(bad, s, sizeof bad);
+	bad[1].node_cap[SIM_RES_GPU] = 0; /* no GPUs */
+	CU_ASSERT_PTR_NULL(sim_cluster_create(&res, bad, 2, SIM_PLACE_BEST_FIT));
+	memcpy(bad, s, sizeof bad);
+	strcpy(bad[1].name, "a"); /* duplicate name */
+	CU_ASSERT_PTR_NULL(sim_cluster_create(&res, bad, 2, SIM_PLACE_BEST_FIT));
+	memcpy(bad, s, sizeof bad);
+	bad[0].name[0] = '\0';
+	CU_ASSERT_PTR_NULL(sim_cluster_create(&res, bad, 2, SIM_PLACE_BEST_FIT));
+	memcpy(bad, s, sizeof bad);
+	bad[0].node_cap[1] = -1;
+	CU_ASSERT_PTR_NULL(sim_cluster_create(&res, bad, 2, SIM_PLACE_BEST_FIT));
+	memcpy(bad, s, sizeof bad);
+	bad[0].speed = 0.0;
+	CU_ASSERT_PTR_NULL(sim_cluster_create(&res, bad, 2, SIM_PLACE_BEST_FIT));
+	memcpy(bad, s, sizeof bad);
+	bad[0].price_per_node_hour = -1.0;
+	CU_ASSERT_PTR_NULL(sim_cluster_create(&res, bad, 2, SIM_PLACE_BEST_FIT));
+	CU_ASSERT_PTR_NULL(sim_cluster_create(&res, s, 2, SIM_PLACE_COUNT_));
+	CU_ASSERT_PTR_NULL(sim_cluster_create(NULL, s, 2, SIM_PLACE_BEST_FIT));
+	sim_cluster_destroy(NULL); /* a no-op */
+}
+
+static void test_cluster_accessors_copy_specs(void)
+{
+	struct sim_resources res = mkres(2);
+	struct sim_flavor_spec s[2] = { mkspec("h100", 4, G(8), G(32)), mkspec("l40s", 2, G(4), G(16)) };
+	struct sim_cluster *c = sim_cluster_create(&res, s, 2, SIM_PLACE_SPREAD);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	strcpy(s[0].name, "changed");
+	s[0].nodes = 99;
+	strcpy(res.names[1], "mem");
+	CU_ASSERT_EQUAL(sim_cluster_n_flavors(c), 2);
+	CU_ASSERT_EQUAL(sim_cluster_flavor_find(c, "h100"), 0);
+	CU_ASSERT_EQUAL(sim_cluster_flavor_find(c, "l40s"), 1);
+	CU_ASSERT_EQUAL(sim_cluster_flavor_find(c, "changed"), -1);
+	CU_ASSERT_STRING_EQUAL(sim_cluster_flavor(c, 0)->name, "h100");
+	CU_ASSERT_EQUAL(sim_cluster_flavor(c, 0)->nodes, 4);
+	CU_ASSERT_DOUBLE_EQUAL(sim_cluster_flavor(c, 1)->price_per_node_hour, 2.5, 1e-12);
+	CU_ASSERT_PTR_NULL(sim_cluster_flavor(c, 2));
+	CU_ASSERT_PTR_NULL(sim_cluster_flavor(c, -1));
+	CU_ASSERT_STRING_EQUAL(sim_cluster_resources(c)->names[1], "cpu");
+	CU_ASSERT_EQUAL(sim_cluster_n_nodes(c, 1), 2);
+	CU_ASSERT_EQUAL(sim_cluster_gpu_total(c, 0), G(32));
+	CU_ASSERT_EQUAL(sim_cluster_gpu_total(c, 1), G(8));
+	CU_ASSERT_EQUAL(sim_cluster_gpu_total(c, -1), G(40));
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, -1), 0);
+	CU_ASSERT_EQUAL(sim_cluster_node_free(c, 1, 1)[1], G(16));
+	CU_ASSERT_PTR_NULL(sim_cluster_node_free(c, 1, 2));
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+	sim_cluster_destroy(c);
+}
+
+/* 4 nodes x 8 GPUs. Comments give the free GPUs per node after each step. */
+static void test_cluster_best_fit_packs_fullest(void)
+{
+	struct sim_cluster *c = mk1(4, G(8), 0, SIM_PLACE_BEST_FIT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	struct sim_alloc a[12];
+	CU_ASSERT_EQUAL(put(c, &a[0], G(6), 0), 0); /* 2 8 8 8: all tie, lowest index */
+	CU_ASSERT_EQUAL(put(c, &a[1], G(7), 0), 1); /* 2 1 8 8 */
+	CU_ASSERT_EQUAL(put(c, &a[2], G(1), 0), 1); /* 2 0 8 8: exact fit (first_fit: 0) */
+	CU_ASSERT_EQUAL(put(c, &a[3], G(3), 0), 2); /* 2 0 5 8: 8 vs 8, lowest index */
+	CU_ASSERT_EQUAL(put(c, &a[4], G(4), 0), 2); /* 2 0 1 8: 5 is fuller than 8 */
+	CU_ASSERT_EQUAL(put(c, &a[5], G(2), 0), 0); /* 0 0 1 8 */
+	CU_ASSERT_EQUAL(put(c, &a[6], G(1), 0), 2); /* 0 0 0 8 */
+	CU_ASSERT_EQUAL(put(c, &a[7], G(8), 0), 3); /* 0 0 0 0 */
+	CU_ASSERT_EQUAL(put(c, &a[8], G(1), 0), -1);
+	drop(c, &a[4], G(4), 0); /* 0 0 4 0 */
+	drop(c, &a[0], G(6), 0); /* 6 0 4 0 */
+	CU_ASSERT_EQUAL(free_gpu(c, 0), G(6));
+	CU_ASSERT_EQUAL(free_gpu(c, 2), G(4));
+	CU_ASSERT_EQUAL(put(c, &a[9], G(4), 0), 2); /* 6 0 0 0: 4 is fuller than 6 */
+	CU_ASSERT_EQUAL(put(c, &a[10], G(5), 0), 0); /* 1 0 0 0 */
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, 0), G(31));
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, -1), G(31));
+	sim_cluster_destroy(c);
+}
+
+static void test_cluster_first_fit_lowest_index(void)
+{
+	struct sim_cluster *c = mk1(4, G(8), 0, SIM_PLACE_FIRST_FIT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	struct sim_alloc a[10];
+	CU_ASSERT_EQUAL(put(c, &a[0], G(3), 0), 0); /* 5 8 8 8 */
+	CU_ASSERT_EQUAL(put(c, &a[1], G(6), 0), 1); /* 5 2 8 8 */
+	CU_ASSERT_EQUAL(put(c, &a[2], G(2), 0), 0); /* 3 2 8 8 (best_fit: 1) */
+	CU_ASSERT_EQUAL(put(c, &a[3], G(3), 0), 0); /* 0 2 8 8 */
+	CU_ASSERT_EQUAL(put(c, &a[4], G(7), 0), 2); /* 0 2 1 8 */
+	CU_ASSERT_EQUAL(put(c, &a[5], G(1), 0), 1); /* 0 1 1 8 (best_fit: 2) */
+	CU_ASSERT_EQUAL(put(c, &a[6], G(8), 0), 3); /* 0 1 1 0 */
+	CU_ASSERT_EQUAL(put(c, &a[7], G(2), 0), -1);
+	drop(c, &a[1], G(6), 0); /* 0 7 1 0 */
+	CU_ASSERT_EQUAL(put(c, &a[8], G(4), 0), 1); /* 0 3 1 0 */
+	CU_ASSERT_EQUAL(put(c, &a[9], G(1), 0), 1); /* 0 2 1 0 */
+	CU_ASSERT_EQUAL(free_gpu(c, 1), G(2));
+	sim_cluster_destroy(c);
+}
+
+static void test_cluster_spread_emptiest(void)
+{
+	struct sim_cluster *c = mk1(4, G(8), 0, SIM_PLACE_SPREAD);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	struct sim_alloc a[12];
+	CU_ASSERT_EQUAL(put(c, &a[0], G(3), 0), 0); /* 5 8 8 8 */
+	CU_ASSERT_EQUAL(put(c, &a[1], G(3), 0), 1); /* 5 5 8 8 */
+	CU_ASSERT_EQUAL(put(c, &a[2], G(3), 0), 2); /* 5 5 5 8 */
+	CU_ASSERT_EQUAL(put(c, &a[3], G(7), 0), 3); /* 5 5 5 1 */
+	CU_ASSERT_EQUAL(put(c, &a[4], G(2), 0), 0); /* 3 5 5 1: tie of 5s, lowest index */
+	CU_ASSERT_EQUAL(put(c, &a[5], G(2), 0), 1); /* 3 3 5 1 */
+	CU_ASSERT_EQUAL(put(c, &a[6], G(1), 0), 2); /* 3 3 4 1 */
+	CU_ASSERT_EQUAL(put(c, &a[7], G(6), 0), -1);
+	CU_ASSERT_EQUAL(put(c, &a[8], G(4), 0), 2); /* 3 3 0 1 */
+	CU_ASSERT_EQUAL(put(c, &a[9], G(3), 0), 0); /* 0 3 0 1 */
+	CU_ASSERT_EQUAL(put(c, &a[10], G(1), 0), 1); /* 0 2 0 1 */
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, 0), G(29));
+	sim_cluster_destroy(c);
+}
+
+/* 4 nodes x (8 GPUs, 32 cpus): nodes whose GPUs fit but cpus do not are skipped. */
+static void test_cluster_multi_resource_best_fit(void)
+{
+	struct sim_cluster *c = mk1(4, G(8), G(32), SIM_PLACE_BEST_FIT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	struct sim_alloc a[8];
+	CU_ASSERT_EQUAL(put(c, &a[0], G(1), G(30)), 0); /* 7/2 8/32 8/32 8/32 */
+	CU_ASSERT_EQUAL(put(c, &a[1], G(2), G(4)), 1);  /* node 0 fuller but 2 cpus: 6/28 */
+	CU_ASSERT_EQUAL(put(c, &a[2], G(1), G(2)), 1);  /* bucket 6 before 7: 5/26 */
+	CU_ASSERT_EQUAL(put(c, &a[3], G(7), G(1)), 0);  /* 0/1 */
+	CU_ASSERT_EQUAL(put(c, &a[4], 0, G(2)), 1);     /* GPU-less; node 0 has 1 cpu: 5/24 */
+	CU_ASSERT_EQUAL(put(c, &a[5], 0, G(1)), 0);     /* 0/0 */
+	CU_ASSERT_EQUAL(put(c, &a[6], G(1), G(32)), 2); /* node 1 has 24 cpus: 7/0 */
+	CU_ASSERT_EQUAL(put(c, &a[7], G(1), G(1)), 1);  /* 4/23 */
+	CU_ASSERT_EQUAL(free_cpu(c, 0), 0);
+	CU_ASSERT_EQUAL(free_cpu(c, 1), G(23));
+	CU_ASSERT_EQUAL(free_gpu(c, 1), G(4));
+	CU_ASSERT_EQUAL(free_cpu(c, 2), 0);
+	sim_cluster_destroy(c);
+}
+
+static void test_cluster_multi_resource_first_fit(void)
+{
+	struct sim_cluster *c = mk1(4, G(8), G(32), SIM_PLACE_FIRST_FIT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	struct sim_alloc a[8];
+	CU_ASSERT_EQUAL(put(c, &a[0], G(1), G(30)), 0); /* 7/2 */
+	CU_ASSERT_EQUAL(put(c, &a[1], G(2), G(4)), 1);  /* 6/28 */
+	CU_ASSERT_EQUAL(put(c, &a[2], G(1), G(2)), 0);  /* 6/0 */
+	CU_ASSERT_EQUAL(put(c, &a[3], 0, G(1)), 1);     /* 6/27 */
+	CU_ASSERT_EQUAL(put(c, &a[4], G(7), 0), 2);     /* 1/32 */
+	CU_ASSERT_EQUAL(put(c, &a[5], G(1), G(32)), 2); /* 0/0 */
+	CU_ASSERT_EQUAL(put(c, &a[6], G(1), G(28)), 3); /* 0 has no cpu, 1 has 27 */
+	sim_cluster_destroy(c);
+}
+
+static void test_cluster_multi_resource_spread(void)
+{
+	struct sim_cluster *c = mk1(4, G(8), G(32), SIM_PLACE_SPREAD);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	struct sim_alloc a[12];
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(put(c, &a[i], G(1), G(30)), i); /* all 7/2 */
+	sim_qty_t req[SIM_MAX_RES] = { G(1), G(3) };
+	CU_ASSERT_EQUAL(sim_cluster_fits(c, 0, req), 0); /* 28 GPUs free, no node has 3 cpus */
+	CU_ASSERT_EQUAL(sim_cluster_could_fit(c, 0, req), 1);
+	CU_ASSERT_EQUAL(put(c, &a[4], G(1), G(3)), -1);
+	CU_ASSERT_EQUAL(put(c, &a[5], G(2), G(2)), 0); /* 5/0 7/2 7/2 7/2 */
+	CU_ASSERT_EQUAL(put(c, &a[6], G(1), G(1)), 1); /* 5/0 6/1 7/2 7/2 */
+	CU_ASSERT_EQUAL(put(c, &a[7], G(1), G(2)), 2); /* 5/0 6/1 6/0 7/2 */
+	CU_ASSERT_EQUAL(put(c, &a[8], G(1), G(2)), 3); /* 5/0 6/1 6/0 6/0 */
+	CU_ASSERT_EQUAL(put(c, &a[9], G(1), G(1)), 1); /* bucket 6: 2 and 3 have no cpu */
+	CU_ASSERT_EQUAL(put(c, &a[10], G(1), G(1)), -1);
+	CU_ASSERT_EQUAL(put(c, &a[11], G(5), 0), 2);   /* GPU-only: emptiest (6), lowest index */
+	sim_cluster_destroy(c);
+}
+
+static void test_cluster_whole_nodes(void)
+{
+	struct sim_cluster *c = mk1(4, G(8), 0, SIM_PLACE_BEST_FIT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	sim_qty_t req12[SIM_MAX_RES] = { G(12) };
+	sim_qty_t req16[SIM_MAX_RES] = { G(16) };
+	sim_qty_t req32[SIM_MAX_RES] = { G(32) };
+	sim_qty_t req33[SIM_MAX_RES] = { G(33) };
+	struct sim_alloc w, w2, one, two;
+
+	CU_ASSERT_EQUAL(sim_cluster_alloc_gpu(c, 0, req12), G(16));
+	CU_ASSERT_EQUAL(sim_cluster_could_fit(c, 0, req32), 1);
+	CU_ASSERT_EQUAL(sim_cluster_could_fit(c, 0, req33), 0); /* 5 nodes of 4 */
+	CU_ASSERT_EQUAL(sim_cluster_fits(c, 0, req12), 1);
+	CU_ASSERT_EQUAL_FATAL(sim_cluster_place(c, 0, req12, &w), 0);
+	CU_ASSERT_EQUAL(w.flavor, 0);
+	CU_ASSERT_EQUAL(w.whole, 1);
+	CU_ASSERT_EQUAL_FATAL(w.n_nodes, 2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w.nodes);
+	CU_ASSERT_EQUAL(w.nodes[0], 0);
+	CU_ASSERT_EQUAL(w.nodes[1], 1);
+	CU_ASSERT_EQUAL(w.node, 0);
+	CU_ASSERT_EQUAL(free_gpu(c, 0), 0);
+	CU_ASSERT_EQUAL(free_gpu(c, 1), 0);
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, 0), G(16)); /* whole nodes, not 12 */
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+
+	CU_ASSERT_EQUAL(put(c, &one, G(1), 0), 2); /* free: 0 0 7 8 = 15 GPUs */
+	CU_ASSERT_EQUAL(sim_cluster_fits(c, 0, req12), 0); /* only one fully free node */
+	CU_ASSERT_EQUAL(sim_cluster_could_fit(c, 0, req12), 1);
+	CU_ASSERT_EQUAL(sim_cluster_place(c, 0, req12, &w2), -SIM_ENOFIT);
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, 0), G(17));
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+
+	sim_cluster_release(c, &w, req12);
+	CU_ASSERT_EQUAL(w.n_nodes, 0);
+	CU_ASSERT_PTR_NULL(w.nodes);
+	CU_ASSERT_EQUAL(free_gpu(c, 0), G(8));
+	CU_ASSERT_EQUAL(free_gpu(c, 1), G(8));
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+
+	/* With node 1 partly busy, the lowest-index fully free nodes are 0 and 2. */
+	drop(c, &one, G(1), 0);
+	CU_ASSERT_EQUAL(put(c, &one, G(7), 0), 0);
+	CU_ASSERT_EQUAL(put(c, &two, G(7), 0), 1); /* free: 1 1 8 8 */
+	drop(c, &one, G(7), 0);                    /* free: 8 1 8 8 */
+	CU_ASSERT_EQUAL_FATAL(sim_cluster_place(c, 0, req16, &w), 0);
+	CU_ASSERT_EQUAL_FATAL(w.n_nodes, 2);
+	CU_ASSERT_EQUAL(w.nodes[0], 0);
+	CU_ASSERT_EQUAL(w.nodes[1], 2); /* skips the busy node 1 */
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+	CU_ASSERT_EQUAL(sim_cluster_place(c, 0, req16, &w2), -SIM_ENOFIT);
+	sim_cluster_release(c, &w, req16);
+	drop(c, &two, G(7), 0);
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, -1), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_cluster_place(c, 0, req32, &w), 0);
+	CU_ASSERT_EQUAL(w.n_nodes, 4);
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, 0), G(32));
+	sim_cluster_release(c, &w, req32);
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+	sim_cluster_destroy(c);
+}
+
+/* Whole nodes also take every other resource; a GPU-less job makes a node not fully free. */
+static void test_cluster_whole_nodes_other_resources(void)
+{
+	struct sim_cluster *c = mk1(4, G(8), G(32), SIM_PLACE_FIRST_FIT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	sim_qty_t ok[SIM_MAX_RES] = { G(12), G(64) };
+	sim_qty_t too_many_cpus[SIM_MAX_RES] = { G(12), G(64) + 1 };
+	struct sim_alloc cpu_job, w;
+	CU_ASSERT_EQUAL(sim_cluster_could_fit(c, 0, ok), 1);
+	CU_ASSERT_EQUAL(sim_cluster_could_fit(c, 0, too_many_cpus), 0); /* 2 nodes: 64 cpus */
+	CU_ASSERT_EQUAL(sim_cluster_fits(c, 0, too_many_cpus), 0);
+	CU_ASSERT_EQUAL(sim_cluster_place(c, 0, too_many_cpus, &w), -SIM_ENOFIT);
+
+	CU_ASSERT_EQUAL(put(c, &cpu_job, 0, G(1)), 0); /* node 0: all GPUs free, 31 cpus */
+	CU_ASSERT_EQUAL_FATAL(sim_cluster_place(c, 0, ok, &w), 0);
+	CU_ASSERT_EQUAL_FATAL(w.n_nodes, 2);
+	CU_ASSERT_EQUAL(w.nodes[0], 1);
+	CU_ASSERT_EQUAL(w.nodes[1], 2);
+	CU_ASSERT_EQUAL(free_cpu(c, 1), 0);
+	CU_ASSERT_EQUAL(free_cpu(c, 2), 0);
+	CU_ASSERT_EQUAL(sim_cluster_fits(c, 0, ok), 0); /* only node 3 is fully free */
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+	sim_cluster_release(c, &w, ok);
+	CU_ASSERT_EQUAL(free_cpu(c, 1), G(32));
+	drop(c, &cpu_job, 0, G(1));
+	CU_ASSERT_EQUAL(free_cpu(c, 0), G(32));
+	/* single-node request larger than a node in another resource never fits */
+	sim_qty_t big_cpu[SIM_MAX_RES] = { G(1), G(33) };
+	CU_ASSERT_EQUAL(sim_cluster_could_fit(c, 0, big_cpu), 0);
+	CU_ASSERT_EQUAL(sim_cluster_fits(c, 0, big_cpu), 0);
+	sim_cluster_destroy(c);
+}
+
+/* Fractional GPUs: 0.5 GPU = 500 milli-units; two jobs share one GPU. */
+static void test_cluster_fractional_gpu(void)
+{
+	struct sim_cluster *c = mk1(2, G(1), 0, SIM_PLACE_BEST_FIT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	struct sim_alloc a[6];
+	CU_ASSERT_EQUAL(put(c, &a[0], 500, 0), 0);
+	CU_ASSERT_EQUAL(put(c, &a[1], 500, 0), 0); /* packs node 0 */
+	CU_ASSERT_EQUAL(put(c, &a[2], 500, 0), 1);
+	CU_ASSERT_EQUAL(put(c, &a[3], 700, 0), -1);
+	CU_ASSERT_EQUAL(put(c, &a[4], 250, 0), 1);
+	CU_ASSERT_EQUAL(free_gpu(c, 1), 250);
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, 0), 1750);
+	sim_qty_t r1500[SIM_MAX_RES] = { 1500 }, r2001[SIM_MAX_RES] = { 2001 };
+	CU_ASSERT_EQUAL(sim_cluster_alloc_gpu(c, 0, r1500), 2000); /* two whole 1-GPU nodes */
+	CU_ASSERT_EQUAL(sim_cluster_could_fit(c, 0, r1500), 1);
+	CU_ASSERT_EQUAL(sim_cluster_could_fit(c, 0, r2001), 0);
+	drop(c, &a[1], 500, 0);
+	CU_ASSERT_EQUAL(put(c, &a[5], 250, 0), 1); /* 250 left on node 1 is fuller than 500 */
+	CU_ASSERT_EQUAL(free_gpu(c, 1), 0);
+	sim_cluster_destroy(c);
+}
+
+/* Placing and releasing a mix (two flavors, partial and whole) restores every node. */
+static void test_cluster_release_restores(void)
+{
+	struct sim_resources res = mkres(2);
+	struct sim_flavor_spec s[2] = { mkspec("a", 5, G(8), G(32)), mkspec("b", 4, G(4), G(16)) };
+	struct sim_cluster *c = sim_cluster_create(&res, s, 2, SIM_PLACE_BEST_FIT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	sim_qty_t reqs[6][SIM_MAX_RES] = {
+		{ G(3), G(5) }, { 500, G(1) }, { G(16), G(40) }, { 0, G(2) }, { G(4), G(16) }, { G(8), 0 },
+	};
+	int fl[6] = { 0, 0, 0, 1, 1, 1 };
+	struct sim_alloc a[6];
+	uint32_t first_nodes[6][2];
+	for (int i = 0; i < 6; i++) {
+		CU_ASSERT_EQUAL_FATAL(sim_cluster_place(c, fl[i], reqs[i], &a[i]), 0);
+		CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+		first_nodes[i][0] = a[i].node;
+		first_nodes[i][1] = a[i].nodes ? a[i].nodes[1] : a[i].node;
+	}
+	/* a: 3 and 0.5 GPUs share node 0, the 16-GPU job takes nodes 1 and 2;
+	 * b: the GPU-less job sits on node 0 (4 GPUs, 14 cpus left), so the 4-GPU
+	 * 16-cpu job goes to node 1 and the 8-GPU job to the fully free nodes 2 and 3. */
+	CU_ASSERT_EQUAL(first_nodes[1][0], 0);
+	CU_ASSERT_EQUAL(first_nodes[2][0], 1);
+	CU_ASSERT_EQUAL(first_nodes[2][1], 2);
+	CU_ASSERT_EQUAL(first_nodes[3][0], 0);
+	CU_ASSERT_EQUAL(first_nodes[4][0], 1);
+	CU_ASSERT_EQUAL(first_nodes[5][0], 2);
+	CU_ASSERT_EQUAL(first_nodes[5][1], 3);
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, 0), G(3) + 500 + G(16));
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, 1), G(12)); /* 8 GPUs = 2 whole 4-GPU nodes */
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, -1), G(31) + 500);
+	CU_ASSERT_EQUAL(sim_cluster_gpu_total(c, -1), G(56));
+	const int order[6] = { 2, 5, 0, 4, 1, 3 };
+	for (int k = 0; k < 6; k++) {
+		int i = order[k];
+		sim_cluster_release(c, &a[i], reqs[i]);
+		CU_ASSERT_EQUAL(a[i].flavor, -1);
+		CU_ASSERT_EQUAL(a[i].n_nodes, 0);
+		CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+	}
+	for (int f = 0; f < 2; f++)
+		for (uint32_t n = 0; n < s[f].nodes; n++) {
+			CU_ASSERT_EQUAL(sim_cluster_node_free(c, f, n)[0], s[f].node_cap[0]);
+			CU_ASSERT_EQUAL(sim_cluster_node_free(c, f, n)[1], s[f].node_cap[1]);
+		}
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, -1), 0);
+	/* Back to the start: the same sequence lands on the same nodes again. */
+	for (int i = 0; i < 6; i++) {
+		CU_ASSERT_EQUAL_FATAL(sim_cluster_place(c, fl[i], reqs[i], &a[i]), 0);
+		CU_ASSERT_EQUAL(a[i].node, first_nodes[i][0]);
+		CU_ASSERT_EQUAL(a[i].nodes ? a[i].nodes[1] : a[i].node, first_nodes[i][1]);
+	}
+	for (int i = 0; i < 6; i++)
+		sim_cluster_release(c, &a[i], reqs[i]);
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+	sim_cluster_destroy(c);
+}
+
+static void test_cluster_zero_node_flavor(void)
+{
+	struct sim_resources res = mkres(1);
+	struct sim_flavor_spec s[2] = { mkspec("empty", 0, G(8), 0), mkspec("one", 1, G(8), 0) };
+	for (int p = 0; p < SIM_PLACE_COUNT_; p++) {
+		struct sim_cluster *c = sim_cluster_create(&res, s, 2, (enum sim_placement)p);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+		sim_qty_t zero[SIM_MAX_RES] = { 0 }, one[SIM_MAX_RES] = { G(1) }, big[SIM_MAX_RES] = { G(9) };
+		struct sim_alloc a;
+		CU_ASSERT_EQUAL(sim_cluster_n_nodes(c, 0), 0);
+		CU_ASSERT_EQUAL(sim_cluster_gpu_total(c, 0), 0);
+		CU_ASSERT_EQUAL(sim_cluster_gpu_total(c, -1), G(8));
+		CU_ASSERT_EQUAL(sim_cluster_could_fit(c, 0, zero), 0);
+		CU_ASSERT_EQUAL(sim_cluster_could_fit(c, 0, one), 0);
+		CU_ASSERT_EQUAL(sim_cluster_fits(c, 0, one), 0);
+		CU_ASSERT_EQUAL(sim_cluster_fits(c, 0, big), 0);
+		CU_ASSERT_EQUAL(sim_cluster_place(c, 0, one, &a), -SIM_ENOFIT);
+		CU_ASSERT_EQUAL(sim_cluster_place(c, 0, big, &a), -SIM_ENOFIT);
+		CU_ASSERT_PTR_NULL(sim_cluster_node_free(c, 0, 0));
+		CU_ASSERT_EQUAL(sim_cluster_place(c, 1, one, &a), 0);
+		CU_ASSERT_EQUAL(a.flavor, 1);
+		CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+		sim_cluster_release(c, &a, one);
+		CU_ASSERT_EQUAL(sim_cluster_place(c, 1, big, &a), -SIM_ENOFIT); /* 2 nodes of 1 */
+		CU_ASSERT_EQUAL(sim_cluster_place(c, 5, one, &a), -SIM_EINVAL);
+		CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+		sim_cluster_destroy(c);
+	}
+}
+
+/* ---- randomized comparison with brute force ---- */
+
+#define RND_NODES 64
+#define RND_OPS 10000
+#define RND_GPU G(8)
+#define RND_CPU G(64)
+
+struct live {
+	struct sim_alloc a;
+	sim_qty_t req[SIM_MAX_RES];
+	sim_qty_t gpu; /* sim_cluster_alloc_gpu at placement */
+};
+
+static int fits_node(const struct sim_cluster *c, uint32_t n, const sim_qty_t *req)
+{
+	const sim_qty_t *fr = sim_cluster_node_free(c, 0, n);
+	return fr[0] >= req[0] && fr[1] >= req[1];
+}
+
+/* The node each strategy should choose, by scanning every node: best_fit = least free
+ * GPU, spread = most free GPU, first_fit = any; ties to the lowest index. */
+static int brute_single(const struct sim_cluster *c, enum sim_placement p, const sim_qty_t *req)
+{
+	int best = -1;
+	sim_qty_t best_gpu = 0;
+	for (uint32_t n = 0; n < RND_NODES; n++) {
+		if (!fits_node(c, n, req))
+			continue;
+		sim_qty_t g = sim_cluster_node_free(c, 0, n)[0];
+		if (best < 0 || (p == SIM_PLACE_BEST_FIT && g < best_gpu) ||
+		    (p == SIM_PLACE_SPREAD && g > best_gpu)) {
+			best = (int)n;
+			best_gpu = g;
+		}
+		if (p == SIM_PLACE_FIRST_FIT)
+			break;
+	}
+	return best;
+}
+
+/* Lowest-index fully free nodes into out[0..k); returns how many were found. */
+static uint32_t brute_whole(const struct sim_cluster *c, uint32_t k, uint32_t *out)
+{
+	uint32_t got = 0;
+	for (uint32_t n = 0; n < RND_NODES && got < k; n++) {
+		const sim_qty_t *fr = sim_cluster_node_free(c, 0, n);
+		if (fr[0] == RND_GPU && fr[1] == RND_CPU)
+			out[got++] = n;
+	}
+	return got;
+}
+
+static void random_request(gsl_rng *r, sim_qty_t *req)
+{
+	/* Sizes below 64 milli put several non-empty buckets in one bitmap word. */
+	static const sim_qty_t gpus[] = { 0,    10,   40,   60,    125,   250,   500,   G(1),
+					  G(2), G(3), G(4), G(5),  G(7),  G(8),  G(8),  G(9),
+					  G(12), G(16), G(24), G(64), G(65) };
+	memset(req, 0, SIM_MAX_RES * sizeof *req);
+	req[0] = gpus[gsl_rng_uniform_int(r, sizeof gpus / sizeof gpus[0])];
+	unsigned long kind = gsl_rng_uniform_int(r, 4);
+	if (kind == 0)
+		req[1] = 0;
+	else if (kind == 1)
+		req[1] = (sim_qty_t)gsl_rng_uniform_int(r, 8) * 500; /* small */
+	else if (kind == 2)
+		req[1] = (sim_qty_t)gsl_rng_uniform_int(r, (unsigned long)G(70)); /* up to past a node */
+	else
+		req[1] = (sim_qty_t)gsl_rng_uniform_int(r, (unsigned long)G(140)); /* for whole jobs */
+	if (req[0] == 0 && req[1] == 0)
+		req[1] = 1;
+}
+
+static void random_run(enum sim_placement p, unsigned long seed)
+{
+	struct sim_cluster *c = mk1(RND_NODES, RND_GPU, RND_CPU, p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	gsl_rng_set(r, seed);
+	struct live *live = calloc(RND_OPS, sizeof *live);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(live);
+	size_t n_live = 0;
+	sim_qty_t busy = 0;
+	unsigned long placed = 0, nofit = 0, whole = 0, mismatches = 0, bad_checks = 0;
+
+	for (int op = 0; op < RND_OPS; op++) {
+		if (n_live == 0 || gsl_rng_uniform(r) < 0.6) {
+			struct live *l = &live[n_live];
+			random_request(r, l->req);
+			sim_qty_t k = l->req[0] > RND_GPU ? (l->req[0] + RND_GPU - 1) / RND_GPU : 0;
+			int could = k ? (k <= RND_NODES && l->req[1] <= k * RND_CPU)
+				      : l->req[1] <= RND_CPU;
+			int want = -1;
+			uint32_t want_nodes[RND_NODES];
+			if (k && could)
+				want = brute_whole(c, (uint32_t)k, want_nodes) == k ? (int)want_nodes[0] : -1;
+			else if (could)
+				want = brute_single(c, p, l->req);
+			if (sim_cluster_could_fit(c, 0, l->req) != could)
+				mismatches++;
+			if (sim_cluster_fits(c, 0, l->req) != (want >= 0))
+				mismatches++;
+			int rc = sim_cluster_place(c, 0, l->req, &l->a);
+			if (want < 0) {
+				if (rc != -SIM_ENOFIT)
+					mismatches++;
+				nofit++;
+			} else if (rc != 0) {
+				mismatches++;
+			} else {
+				if ((int)l->a.node != want || l->a.whole != (k > 0))
+					mismatches++;
+				if (k) {
+					whole++;
+					if (l->a.n_nodes != k || !l->a.nodes)
+						mismatches++;
+					else
+						for (uint32_t j = 0; j < k; j++)
+							mismatches += l->a.nodes[j] != want_nodes[j];
+				}
+				l->gpu = sim_cluster_alloc_gpu(c, 0, l->req);
+				if (l->gpu != (k ? k * RND_GPU : l->req[0]))
+					mismatches++;
+				busy += l->gpu;
+				n_live++;
+				placed++;
+			}
+		} else {
+			size_t i = gsl_rng_uniform_int(r, n_live);
+			busy -= live[i].gpu;
+			sim_cluster_release(c, &live[i].a, live[i].req);
+			if (live[i].a.n_nodes != 0 || live[i].a.nodes)
+				mismatches++;
+			live[i] = live[--n_live];
+		}
+		if (sim_cluster_check(c) != 0)
+			bad_checks++;
+		if (sim_cluster_gpu_busy(c, 0) != busy || sim_cluster_gpu_busy(c, -1) != busy)
+			mismatches++;
+	}
+	CU_ASSERT_EQUAL(mismatches, 0);
+	CU_ASSERT_EQUAL(bad_checks, 0);
+	/* The run exercised every path: placements, misses, whole-node jobs. */
+	CU_ASSERT(placed > 1000);
+	CU_ASSERT(nofit > 100);
+	CU_ASSERT(whole > 50);
+	CU_ASSERT_EQUAL(sim_cluster_gpu_total(c, -1), RND_NODES * RND_GPU);
+	while (n_live > 0) {
+		n_live--;
+		sim_cluster_release(c, &live[n_live].a, live[n_live].req);
+	}
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, -1), 0);
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+	for (uint32_t n = 0; n < RND_NODES; n++)
+		CU_ASSERT_EQUAL(sim_cluster_node_free(c, 0, n)[1], RND_CPU);
+	free(live);
+	gsl_rng_free(r);
+	sim_cluster_destroy(c);
+}
+
+static void test_cluster_random_best_fit(void)
+{
+	random_run(SIM_PLACE_BEST_FIT, 20240601UL);
+}
+
+static void test_cluster_random_first_fit(void)
+{
+	random_run(SIM_PLACE_FIRST_FIT, 20240602UL);
+}
+
+static void test_cluster_random_spread(void)
+{
+	random_run(SIM_PLACE_SPREAD, 20240603UL);
+}
+
+/* 100,000 nodes: creation, many placements and a 100-node job stay cheap and consistent. */
+static void test_cluster_large(void)
+{
+	struct sim_cluster *c = mk1(100000, G(8), G(96), SIM_PLACE_BEST_FIT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_EQUAL(sim_cluster_gpu_total(c, 0), (sim_qty_t)800000 * SIM_MILLI);
+	enum { N = 20000 };
+	struct sim_alloc *a = calloc(N, sizeof *a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	sim_qty_t req[SIM_MAX_RES] = { G(3), G(10) };
+	int ok = 1;
+	for (int i = 0; i < N; i++)
+		ok &= sim_cluster_place(c, 0, req, &a[i]) == 0;
+	CU_ASSERT(ok);
+	/* best_fit packs: two 3-GPU jobs a node (2 left), so N jobs fill N / 2 nodes */
+	CU_ASSERT_EQUAL(a[N - 1].node, N / 2 - 1);
+	sim_qty_t big[SIM_MAX_RES] = { G(800) };
+	struct sim_alloc w;
+	CU_ASSERT_EQUAL_FATAL(sim_cluster_place(c, 0, big, &w), 0);
+	CU_ASSERT_EQUAL(w.n_nodes, 100);
+	CU_ASSERT_EQUAL(w.nodes[0], N / 2);
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+	sim_cluster_release(c, &w, big);
+	for (int i = 0; i < N; i++)
+		sim_cluster_release(c, &a[i], req);
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, -1), 0);
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+	free(a);
+	sim_cluster_destroy(c);
+}
+
+static CU_TestInfo cluster_tests[] = {
+	{ "test_cluster_placement_names", test_cluster_placement_names },
+	{ "test_cluster_create_rejects_bad_specs", test_cluster_create_rejects_bad_specs },
+	{ "test_cluster_accessors_copy_specs", test_cluster_accessors_copy_specs },
+	{ "test_cluster_best_fit_packs_fullest", test_cluster_best_fit_packs_fullest },
+	{ "test_cluster_first_fit_lowest_index", test_cluster_first_fit_lowest_index },
+	{ "test_cluster_spread_emptiest", test_cluster_spread_emptiest },
+	{ "test_cluster_multi_resource_best_fit", test_cluster_multi_resource_best_fit },
+	{ "test_cluster_multi_resource_first_fit", test_cluster_multi_resource_first_fit },
+	{ "test_cluster_multi_resource_spread", test_cluster_multi_resource_spread },
+	{ "test_cluster_whole_nodes", test_cluster_whole_nodes },
+	{ "test_cluster_whole_nodes_other_resources", test_cluster_whole_nodes_other_resources },
+	{ "test_cluster_fractional_gpu", test_cluster_fractional_gpu },
+	{ "test_cluster_release_restores", test_cluster_release_restores },
+	{ "test_cluster_zero_node_flavor", test_cluster_zero_node_flavor },
+	{ "test_cluster_random_best_fit", test_cluster_random_best_fit },
+	{ "test_cluster_random_first_fit", test_cluster_random_first_fit },
+	{ "test_cluster_random_spread", test_cluster_random_spread },
+	{ "test_cluster_large", test_cluster_large },
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo cluster_suite = { "cluster", init_cluster, clean_cluster, NULL, NULL, cluster_tests };
