@@ -18,7 +18,7 @@
 
 /* One fully resolved variant (policies and cluster after sweep values applied). */
 struct exp_variant {
-	char *name;                               /* "fifo", or joined sweep values; owned */
+	char *name;                               /* joined sweep values, or "base" without a sweep; owned */
 	struct sim_resources res;
 	struct sim_flavor_spec *flavors;          /* owned */
 	size_t n_flavors;

@@ -1,0 +1,1401 @@
+/* experiments/config.c: loads and checks an experiment config (schema in experiments/README.md).
+ *
+ * Flow: read the file, parse it with cJSON (syntax errors become FILE:LINE:COL), walk
+ * the whole tree once for duplicate keys, check the top-level keys that every run
+ * shares (name, trace, seeds, output...), then expand the sweep into variants and
+ * check each variant's cluster and policies. Errors are collected into a private list
+ * first, so that an error every variant shares is reported once and an error that
+ * only some variants have names them; the list then goes to the caller's sim_diag.
+ * Nothing is returned unless the whole config is valid.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PATH_MAX_     512                /* JSON paths in messages; longer ones are truncated */
+#define MAX_VARIANTS  100000             /* a sweep larger than this is almost surely a mistake */
+#define QTY_MAX_UNITS 1e9                /* largest quantity a config accepts, in units (not milli) */
+#define SEED_MAX      9007199254740991.0 /* 2^53 - 1: the largest integer a JSON double holds exactly */
+
+/* ---- error collection -------------------------------------------------- */
+
+struct err {
+	char *path; /* "$.cluster.flavors[0].nodes"; owned */
+	char *msg;  /* "expected integer >= 0, got -2"; owned */
+};
+
+struct chk {
+	struct err *errs; /* owned */
+	size_t n, cap;
+	int nomem; /* an allocation failed: the result is -SIM_ENOMEM */
+};
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = malloc(n);
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+static void chk_fini(struct chk *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->errs[i].path);
+		free(c->errs[i].msg);
+	}
+	free(c->errs);
+	c->errs = NULL;
+	c->n = c->cap = 0;
+}
+
+static void err(struct chk *c, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void err(struct chk *c, const char *path, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 16;
+		struct err *e = realloc(c->errs, cap * sizeof *e);
+		if (!e) {
+			c->nomem = 1;
+			return;
+		}
+		c->errs = e;
+		c->cap = cap;
+	}
+	c->errs[c->n].path = xstrdup(path);
+	c->errs[c->n].msg = xstrdup(msg);
+	if (!c->errs[c->n].path || !c->errs[c->n].msg) {
+		free(c->errs[c->n].path);
+		free(c->errs[c->n].msg);
+		c->nomem = 1;
+		return;
+	}
+	c->n++;
+}
+
+/* ---- rendering values and paths for messages --------------------------- */
+
+/* Shortest decimal that reads back as v ("0.0001", not "0.00010000000000000001"). */
+static void fmt_double(double v, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, n, "%.17g", v);
+}
+
+/* "got ..." text for a JSON value: numbers and strings verbatim-ish, containers by kind. */
+static void describe(const cJSON *v, char *buf, size_t n)
+{
+	if (!v) {
+		snprintf(buf, n, "nothing");
+	} else if (cJSON_IsNumber(v)) {
+		fmt_double(v->valuedouble, buf, n);
+	} else if (cJSON_IsString(v)) {
+		size_t o = 0;
+		const char *s = v->valuestring;
+		if (n < 8) {
+			snprintf(buf, n, "\"...\"");
+			return;
+		}
+		buf[o++] = '"';
+		for (; *s && o + 6 < n && o < 48; s++) {
+			unsigned char ch = (unsigned char)*s;
+			if (ch == '"' || ch == '\\') {
+				buf[o++] = '\\';
+				buf[o++] = (char)ch;
+			} else if (ch < 0x20) {
+				buf[o++] = '?';
+			} else {
+				buf[o++] = (char)ch;
+			}
+		}
+		if (*s) {
+			memcpy(buf + o, "...", 3);
+			o += 3;
+		}
+		buf[o++] = '"';
+		buf[o] = 0;
+	} else if (cJSON_IsObject(v)) {
+		snprintf(buf, n, "an object");
+	} else if (cJSON_IsArray(v)) {
+		snprintf(buf, n, "a list");
+	} else if (cJSON_IsTrue(v)) {
+		snprintf(buf, n, "true");
+	} else if (cJSON_IsFalse(v)) {
+		snprintf(buf, n, "false");
+	} else if (cJSON_IsNull(v)) {
+		snprintf(buf, n, "null");
+	} else {
+		snprintf(buf, n, "an invalid value");
+	}
+}
+
+static int is_ident(const char *s)
+{
+	if (!*s || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
+		return 0;
+	for (; *s; s++)
+		if (!(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+		      (*s >= '0' && *s <= '9')))
+			return 0;
+	return 1;
+}
+
+/* parent + ".key", or parent + "[\"key\"]" when key is not an identifier. */
+static void path_key(char *out, size_t n, const char *parent, const char *key)
+{
+	if (is_ident(key)) {
+		snprintf(out, n, "%s.%s", parent, key);
+		return;
+	}
+	size_t o = (size_t)snprintf(out, n, "%s[\"", parent);
+	for (const char *s = key; *s && o + 4 < n; s++) {
+		if (*s == '"' || *s == '\\')
+			out[o++] = '\\';
+		out[o++] = (unsigned char)*s < 0x20 ? '?' : *s;
+	}
+	if (o + 3 <= n) {
+		out[o++] = '"';
+		out[o++] = ']';
+		out[o] = 0;
+	}
+}
+
+static void path_idx(char *out, size_t n, const char *parent, size_t i)
+{
+	snprintf(out, n, "%s[%zu]", parent, i);
+}
+
+/* ---- generic checks ------------------------------------------------------ */
+
+/* Duplicate keys anywhere in the tree (cJSON keeps both; GetObjectItem would see the first). */
+static void check_dups(struct chk *c, const cJSON *node, const char *path)
+{
+	char sub[PATH_MAX_];
+	size_t i = 0;
+
+	for (const cJSON *ch = node->child; ch; ch = ch->next, i++) {
+		if (cJSON_IsObject(node)) {
+			path_key(sub, sizeof sub, path, ch->string ? ch->string : "");
+			for (const cJSON *p = node->child; p != ch; p = p->next)
+				if (p->string && ch->string && strcmp(p->string, ch->string) == 0) {
+					err(c, sub, "duplicate key; expected each key once per object");
+					break;
+				}
+		} else {
+			path_idx(sub, sizeof sub, path, i);
+		}
+		if (cJSON_IsObject(ch) || cJSON_IsArray(ch))
+			check_dups(c, ch, sub);
+	}
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	size_t row[64];
+
+	if (lb >= 63 || la >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/* Unknown keys of obj; known is NULL-terminated. */
+static void check_keys(struct chk *c, const cJSON *obj, const char *path, const char *const *known)
+{
+	char sub[PATH_MAX_], list[512], hint[96];
+
+	for (const cJSON *ch = obj->child; ch; ch = ch->next) {
+		const char *key = ch->string ? ch->string : "";
+		const char *best = NULL;
+		size_t best_d = 3, o = 0, i;
+
+		for (i = 0; known[i]; i++)
+			if (strcmp(known[i], key) == 0)
+				break;
+		if (known[i])
+			continue;
+		list[0] = 0;
+		for (i = 0; known[i]; i++) {
+			size_t d = edit_distance(key, known[i]);
+			if (d < best_d && d < strlen(known[i])) {
+				best_d = d;
+				best = known[i];
+			}
+			if (o < sizeof list)
+				o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", i ? ", " : "",
+						      known[i]);
+		}
+		hint[0] = 0;
+		if (best)
+			snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", best);
+		path_key(sub, sizeof sub, path, key);
+		err(c, sub, "unknown key; expected one of %s%s", list, hint);
+	}
+}
+
+static const cJSON *get(const cJSON *obj, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+/* Character classes for names. */
+enum name_kind {
+	NAME_FILE,   /* [A-Za-z0-9_.-]+: experiment and flavor names */
+	NAME_POLICY, /* [a-z0-9_]+: registry keys */
+	NAME_RES,    /* [A-Za-z0-9_]+: resource names (used in trace requests "gpu=8,cpu=4") */
+};
+
+static int name_ok(const char *s, enum name_kind kind)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++) {
+		char ch = *s;
+		int ok = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_';
+		if (kind != NAME_POLICY)
+			ok = ok || (ch >= 'A' && ch <= 'Z');
+		if (kind == NAME_FILE)
+			ok = ok || ch == '.' || ch == '-';
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+static const char *name_rule(enum name_kind kind)
+{
+	switch (kind) {
+	case NAME_FILE:
+		return "a name of letters, digits, '_', '.' and '-'";
+	case NAME_POLICY:
+		return "a policy name of lower-case letters, digits and '_'";
+	case NAME_RES:
+		return "a resource name of letters, digits and '_'";
+	}
+	return "a name";
+}
+
+/* A string value at path (v may be NULL when absent). Returns the string, or NULL
+ * after reporting. required=0 and v absent returns NULL without an error. */
+static const char *want_string(struct chk *c, const cJSON *v, const char *path, int required)
+{
+	char got[96];
+
+	if (!v && !required)
+		return NULL;
+	if (!cJSON_IsString(v) || !v->valuestring) {
+		describe(v, got, sizeof got);
+		err(c, path, "expected string%s, got %s", required ? " (required)" : "", got);
+		return NULL;
+	}
+	return v->valuestring;
+}
+
+static const char *want_name(struct chk *c, const cJSON *v, const char *path, int required,
+			     enum name_kind kind, size_t max_len)
+{
+	char got[96];
+	const char *s = want_string(c, v, path, required);
+
+	if (!s)
+		return NULL;
+	if (!name_ok(s, kind) || strlen(s) >= max_len) {
+		describe(v, got, sizeof got);
+		err(c, path, "expected %s (1 to %zu characters), got %s", name_rule(kind), max_len - 1, got);
+		return NULL;
+	}
+	return s;
+}
+
+/* An integer in [min, max] from a JSON number (integrality checked on valuedouble). */
+static int want_int(struct chk *c, const cJSON *v, const char *path, double min, double max, double *out)
+{
+	char got[96];
+
+	describe(v, got, sizeof got);
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble != floor(v->valuedouble) ||
+	    v->valuedouble < min) {
+		err(c, path, "expected integer >= %.0f, got %s", min, got);
+		return -1;
+	}
+	if (v->valuedouble > max) {
+		err(c, path, "expected integer <= %.0f, got %s", max, got);
+		return -1;
+	}
+	*out = v->valuedouble;
+	return 0;
+}
+
+/* A finite number > min (strict) or >= min. */
+static int want_number(struct chk *c, const cJSON *v, const char *path, double min, int strict, double *out)
+{
+	char got[96], lo[32];
+
+	if (cJSON_IsNumber(v) && isfinite(v->valuedouble) &&
+	    (strict ? v->valuedouble > min : v->valuedouble >= min)) {
+		*out = v->valuedouble;
+		return 0;
+	}
+	describe(v, got, sizeof got);
+	fmt_double(min, lo, sizeof lo);
+	err(c, path, "expected number %s %s, got %s", strict ? ">" : ">=", lo, got);
+	return -1;
+}
+
+/* A quantity in milli-units: a decimal >= 0 (> 0 when positive) with at most 3 fractional
+ * digits. cJSON only keeps the double, so "at most 3 digits" means v*1000 is an integer
+ * up to the rounding error of the multiplication. */
+static int want_qty(struct chk *c, const cJSON *v, const char *path, int positive, sim_qty_t *out)
+{
+	char got[96];
+
+	describe(v, got, sizeof got);
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
+	    (positive && v->valuedouble <= 0)) {
+		err(c, path, "expected decimal %s 0, got %s", positive ? ">" : ">=", got);
+		return -1;
+	}
+	if (v->valuedouble > QTY_MAX_UNITS) {
+		err(c, path, "expected decimal <= %.0f, got %s", QTY_MAX_UNITS, got);
+		return -1;
+	}
+	double m = v->valuedouble * (double)SIM_MILLI;
+	long long r = llround(m);
+	double tol = fmax(1e-6, fabs(m) * 4 * DBL_EPSILON);
+	if (fabs(m - (double)r) > tol || (positive && r == 0)) {
+		err(c, path, "expected decimal with at most 3 fractional digits (milli-units), got %s", got);
+		return -1;
+	}
+	*out = (sim_qty_t)r;
+	return 0;
+}
+
+/* ---- paths on disk ------------------------------------------------------- */
+
+/* rel resolved against the folder of cfg_path; absolute rel is kept. Caller frees. */
+static char *resolve(const char *cfg_path, const char *rel)
+{
+	const char *slash = strrchr(cfg_path, '/');
+	size_t dlen, rlen = strlen(rel);
+	char *p;
+
+	if (rel[0] == '/' || !slash)
+		return xstrdup(rel);
+	dlen = (size_t)(slash - cfg_path) + 1; /* keeps the slash, so "/x.json" gives "/" */
+	p = malloc(dlen + rlen + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, cfg_path, dlen);
+	memcpy(p + dlen, rel, rlen + 1);
+	return p;
+}
+
+/* ---- top level ----------------------------------------------------------- */
+
+static const char *const top_keys[] = { "name",  "description", "trace",          "cluster", "policies",
+					"seeds", "output",      "output_options", "sweep",   NULL };
+static const char *const trace_keys[] = { "path", "format", NULL };
+static const char *const cluster_keys[] = { "resources", "flavors", NULL };
+static const char *const flavor_keys[] = { "name", "nodes", "node", "speed", "price_per_node_hour", NULL };
+static const char *const policies_keys[] = { "order", "quota", "preemption", "fallback", "placement", NULL };
+static const char *const output_options_keys[] = { "sample_s", NULL };
+
+/* Policy families as config keys, in enum sim_policy_family order, with the only value
+ * each accepts so far (NULL = any registered name; the runner checks the registry). */
+static const char *const family_key[SIM_FAM_COUNT_] = { "order", "quota", "preemption", "fallback" };
+static const char *const family_default[SIM_FAM_COUNT_] = { "fifo", "none", "none", "strict" };
+static const char *const family_only[SIM_FAM_COUNT_] = { NULL, "none", "none", "strict" };
+
+static void check_trace(struct chk *c, struct exp_config *cfg, const cJSON *root)
+{
+	const cJSON *t = get(root, "trace");
+	char got[96];
+	const char *s;
+
+	if (!t) {
+		err(c, "$.trace", "expected object {\"path\": ...} (required), got nothing");
+		return;
+	}
+	if (!cJSON_IsObject(t)) {
+		describe(t, got, sizeof got);
+		err(c, "$.trace", "expected object {\"path\": ...}, got %s", got);
+		return;
+	}
+	check_keys(c, t, "$.trace", trace_keys);
+	s = want_string(c, get(t, "path"), "$.trace.path", 1);
+	if (s && !*s)
+		err(c, "$.trace.path", "expected a non-empty path, got \"\"");
+	else if (s && !(cfg->trace_path = resolve(cfg->path, s)))
+		c->nomem = 1;
+	s = want_string(c, get(t, "format"), "$.trace.format", 0);
+	if (get(t, "format") && s && strcmp(s, "native") != 0) {
+		describe(get(t, "format"), got, sizeof got);
+		err(c, "$.trace.format", "expected \"native\" (the only format so far), got %s", got);
+	}
+	if (!(cfg->trace_format = xstrdup("native")))
+		c->nomem = 1;
+}
+
+static void check_seeds(struct chk *c, struct exp_config *cfg, const cJSON *root)
+{
+	const cJSON *s = get(root, "seeds");
+	char path[PATH_MAX_], got[96];
+	size_t n, i = 0;
+
+	if (!s) {
+		cfg->seeds = malloc(sizeof *cfg->seeds);
+		if (!cfg->seeds) {
+			c->nomem = 1;
+			return;
+		}
+		cfg->seeds[0] = 1;
+		cfg->n_seeds = 1;
+		return;
+	}
+	n = cJSON_IsArray(s) ? (size_t)cJSON_GetArraySize(s) : 0;
+	if (n == 0) {
+		describe(s, got, sizeof got);
+		err(c, "$.seeds", "expected a non-empty list of integers >= 0, got %s%s", got,
+		    cJSON_IsArray(s) ? " (empty)" : "");
+		return;
+	}
+	cfg->seeds = calloc(n, sizeof *cfg->seeds);
+	if (!cfg->seeds) {
+		c->nomem = 1;
+		return;
+	}
+	for (const cJSON *e = s->child; e; e = e->next, i++) {
+		double v;
+		path_idx(path, sizeof path, "$.seeds", i);
+		if (want_int(c, e, path, 0, SEED_MAX, &v) < 0)
+			continue;
+		for (size_t j = 0; j < cfg->n_seeds; j++)
+			if (cfg->seeds[j] == (uint64_t)v) {
+				err(c, path, "expected distinct seeds, got %.0f twice", v);
+				break;
+			}
+		cfg->seeds[cfg->n_seeds++] = (uint64_t)v;
+	}
+}
+
+static void check_output(struct chk *c, struct exp_config *cfg, const cJSON *root)
+{
+	const cJSON *o = get(root, "output");
+	const cJSON *oo = get(root, "output_options");
+	const char *s;
+	char got[96];
+
+	if (o) {
+		s = want_string(c, o, "$.output", 0);
+		if (s && !*s)
+			err(c, "$.output", "expected a non-empty path, got \"\"");
+		else if (s && !(cfg->output = resolve(cfg->path, s)))
+			c->nomem = 1;
+	} else if (cfg->name) {
+		size_t n = strlen(cfg->name) + sizeof "results/.h5";
+		char *rel = malloc(n);
+		if (rel) {
+			snprintf(rel, n, "results/%s.h5", cfg->name);
+			cfg->output = resolve(cfg->path, rel);
+			free(rel);
+		}
+		if (!cfg->output)
+			c->nomem = 1;
+	}
+	cfg->sample_s = 0;
+	if (!oo)
+		return;
+	if (!cJSON_IsObject(oo)) {
+		describe(oo, got, sizeof got);
+		err(c, "$.output_options", "expected object, got %s", got);
+		return;
+	}
+	check_keys(c, oo, "$.output_options", output_options_keys);
+	if (get(oo, "sample_s"))
+		want_number(c, get(oo, "sample_s"), "$.output_options.sample_s", 0, 0, &cfg->sample_s);
+}
+
+static void check_top(struct chk *c, struct exp_config *cfg, const cJSON *root)
+{
+	const char *s;
+
+	check_keys(c, root, "$", top_keys);
+	s = want_name(c, get(root, "name"), "$.name", 1, NAME_FILE, 256);
+	if (s && !(cfg->name = xstrdup(s)))
+		c->nomem = 1;
+	want_string(c, get(root, "description"), "$.description", 0);
+	check_trace(c, cfg, root);
+	check_seeds(c, cfg, root);
+	check_output(c, cfg, root);
+}
+
+/* ---- one variant: cluster and policies ---------------------------------- */
+
+static void check_node(struct chk *c, const cJSON *node, const char *path, const struct sim_resources *res,
+		       struct sim_flavor_spec *f)
+{
+	char sub[PATH_MAX_], got[96], list[SIM_MAX_RES * (SIM_NAME_MAX + 2)];
+	size_t o = 0;
+
+	if (!cJSON_IsObject(node)) {
+		describe(node, got, sizeof got);
+		err(c, path, "expected object {\"gpu\": N, ...} (required), got %s", got);
+		return;
+	}
+	list[0] = 0;
+	for (int r = 0; r < res->n; r++)
+		o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", r ? ", " : "", res->names[r]);
+	for (const cJSON *ch = node->child; ch; ch = ch->next) {
+		int r = sim_resources_find(res, ch->string ? ch->string : "");
+		path_key(sub, sizeof sub, path, ch->string ? ch->string : "");
+		if (r < 0) {
+			err(c, sub,
+			    "undeclared resource; expected one of %s (declare others in $.cluster.resources)",
+			    list);
+			continue;
+		}
+		want_qty(c, ch, sub, r == SIM_RES_GPU, &f->node_cap[r]);
+	}
+	if (!get(node, "gpu")) {
+		path_key(sub, sizeof sub, path, "gpu");
+		err(c, sub, "expected decimal > 0 (required: GPUs per node), got nothing");
+	}
+}
+
+static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const struct sim_resources *res,
+			 struct sim_flavor_spec *specs, size_t idx)
+{
+	struct sim_flavor_spec *f = &specs[idx];
+	char sub[PATH_MAX_], got[96];
+	const char *s;
+	double v;
+
+	if (!cJSON_IsObject(fl)) {
+		describe(fl, got, sizeof got);
+		err(c, path, "expected flavor object {\"name\", \"nodes\", \"node\", ...}, got %s", got);
+		return;
+	}
+	check_keys(c, fl, path, flavor_keys);
+
+	path_key(sub, sizeof sub, path, "name");
+	s = want_name(c, get(fl, "name"), sub, 1, NAME_FILE, SIM_NAME_MAX);
+	if (s) {
+		for (size_t j = 0; j < idx; j++)
+			if (strcmp(specs[j].name, s) == 0) {
+				err(c, sub,
+				    "expected a unique flavor name, got \"%s\" again (also "
+				    "$.cluster.flavors[%zu].name)",
+				    s, j);
+				break;
+			}
+		snprintf(f->name, sizeof f->name, "%s", s);
+	}
+
+	path_key(sub, sizeof sub, path, "nodes");
+	if (!get(fl, "nodes"))
+		err(c, sub, "expected integer >= 0 (required), got nothing");
+	else if (want_int(c, get(fl, "nodes"), sub, 0, (double)UINT32_MAX, &v) == 0)
+		f->nodes = (uint32_t)v;
+
+	path_key(sub, sizeof sub, path, "node");
+	if (!get(fl, "node"))
+		err(c, sub, "expected object {\"gpu\": N, ...} (required), got nothing");
+	else
+		check_node(c, get(fl, "node"), sub, res, f);
+
+	f->speed = 1.0;
+	path_key(sub, sizeof sub, path, "speed");
+	if (get(fl, "speed"))
+		want_number(c, get(fl, "speed"), sub, 0, 1, &f->speed);
+
+	f->price_per_node_hour = 0;
+	path_key(sub, sizeof sub, path, "price_per_node_hour");
+	if (get(fl, "price_per_node_hour"))
+		want_number(c, get(fl, "price_per_node_hour"), sub, 0, 0, &f->price_per_node_hour);
+
+	/* Totals must stay far from int64 overflow when the cluster sums them. */
+	for (int r = 0; r < res->n; r++)
+		if ((double)f->nodes * (double)f->node_cap[r] > 1e17) {
+			err(c, path, "expected nodes x node.%s at most 1e14 units, got %.3g", res->names[r],
+			    (double)f->nodes * (double)f->node_cap[r] / (double)SIM_MILLI);
+			break;
+		}
+}
+
+static void check_cluster(struct chk *c, const cJSON *cl, struct exp_variant *v)
+{
+	const cJSON *rs, *fls;
+	char path[PATH_MAX_], got[96];
+	size_t i;
+
+	sim_resources_init(&v->res);
+	if (!cl) {
+		err(c, "$.cluster", "expected object {\"flavors\": [...]} (required), got nothing");
+		return;
+	}
+	if (!cJSON_IsObject(cl)) {
+		describe(cl, got, sizeof got);
+		err(c, "$.cluster", "expected object {\"flavors\": [...]}, got %s", got);
+		return;
+	}
+	check_keys(c, cl, "$.cluster", cluster_keys);
+
+	rs = get(cl, "resources");
+	if (rs && !cJSON_IsArray(rs)) {
+		describe(rs, got, sizeof got);
+		err(c, "$.cluster.resources", "expected a list of resource names, got %s", got);
+	} else if (rs) {
+		i = 0;
+		for (const cJSON *e = rs->child; e; e = e->next, i++) {
+			const char *s;
+			path_idx(path, sizeof path, "$.cluster.resources", i);
+			s = want_name(c, e, path, 1, NAME_RES, SIM_NAME_MAX);
+			if (!s)
+				continue;
+			if (sim_resources_find(&v->res, s) >= 0) {
+				err(c, path, "expected a resource name not declared yet, got \"%s\"%s", s,
+				    strcmp(s, "gpu") == 0 ? " (gpu is always declared)" : " again");
+				continue;
+			}
+			if (sim_resources_add(&v->res, s) < 0) {
+				err(c, path, "expected at most %d resources besides gpu, got more",
+				    SIM_MAX_RES - 1);
+				break;
+			}
+		}
+	}
+
+	fls = get(cl, "flavors");
+	if (!cJSON_IsArray(fls) || cJSON_GetArraySize(fls) == 0) {
+		describe(fls, got, sizeof got);
+		err(c, "$.cluster.flavors", "expected a non-empty list of flavors%s, got %s%s",
+		    fls ? "" : " (required)", got, cJSON_IsArray(fls) ? " (empty)" : "");
+		return;
+	}
+	v->n_flavors = (size_t)cJSON_GetArraySize(fls);
+	v->flavors = calloc(v->n_flavors, sizeof *v->flavors);
+	if (!v->flavors) {
+		v->n_flavors = 0;
+		c->nomem = 1;
+		return;
+	}
+	i = 0;
+	for (const cJSON *e = fls->child; e; e = e->next, i++) {
+		path_idx(path, sizeof path, "$.cluster.flavors", i);
+		check_flavor(c, e, path, &v->res, v->flavors, i);
+	}
+}
+
+static void check_policy(struct chk *c, const cJSON *p, enum sim_policy_family fam, struct exp_variant *v)
+{
+	char path[PATH_MAX_], sub[PATH_MAX_], got[96];
+	const char *name;
+
+	snprintf(v->policy_path[fam], SIM_NAME_MAX, "$.policies.%s", family_key[fam]);
+	snprintf(v->policy[fam], SIM_NAME_MAX, "%s", family_default[fam]);
+	v->policy_params[fam] = NULL;
+	if (!p)
+		return;
+	snprintf(path, sizeof path, "$.policies.%s", family_key[fam]);
+	if (family_only[fam]) {
+		if (!cJSON_IsString(p) || strcmp(p->valuestring, family_only[fam]) != 0) {
+			describe(p, got, sizeof got);
+			err(c, path, "expected \"%s\" (the only %s policy so far), got %s", family_only[fam],
+			    family_key[fam], got);
+		}
+		return;
+	}
+	if (cJSON_IsObject(p)) {
+		/* The object is the policy's params; its init ignores "name". */
+		path_key(sub, sizeof sub, path, "name");
+		name = want_name(c, get(p, "name"), sub, 1, NAME_POLICY, SIM_NAME_MAX);
+		v->policy_params[fam] = p;
+	} else if (cJSON_IsString(p)) {
+		name = want_name(c, p, path, 1, NAME_POLICY, SIM_NAME_MAX);
+	} else {
+		describe(p, got, sizeof got);
+		err(c, path, "expected a policy name or an object {\"name\": ..., params}, got %s", got);
+		return;
+	}
+	if (name)
+		snprintf(v->policy[fam], SIM_NAME_MAX, "%s", name);
+}
+
+static void check_policies(struct chk *c, const cJSON *pol, struct exp_variant *v)
+{
+	const cJSON *pl;
+	char got[96];
+
+	v->placement = SIM_PLACE_BEST_FIT;
+	if (pol && !cJSON_IsObject(pol)) {
+		describe(pol, got, sizeof got);
+		err(c, "$.policies", "expected object, got %s", got);
+		pol = NULL;
+	}
+	if (pol)
+		check_keys(c, pol, "$.policies", policies_keys);
+	for (int f = 0; f < SIM_FAM_COUNT_; f++)
+		check_policy(c, pol ? get(pol, family_key[f]) : NULL, (enum sim_policy_family)f, v);
+	pl = pol ? get(pol, "placement") : NULL;
+	if (pl) {
+		int p = cJSON_IsString(pl) ? sim_placement_from_name(pl->valuestring) : -1;
+		if (p < 0) {
+			describe(pl, got, sizeof got);
+			err(c, "$.policies.placement",
+			    "expected \"best_fit\", \"first_fit\" or \"spread\", got %s", got);
+		} else {
+			v->placement = (enum sim_placement)p;
+		}
+	}
+}
+
+static void check_variant(struct chk *c, struct exp_variant *v)
+{
+	check_cluster(c, get(v->tree, "cluster"), v);
+	check_policies(c, get(v->tree, "policies"), v);
+}
+
+/* ---- sweep ---------------------------------------------------------------- */
+
+/* One component of a sweep path: a key, or an index when key is NULL. */
+struct comp {
+	char *key; /* owned */
+	size_t idx;
+};
+
+struct sweep_key {
+	const char *text;      /* the path as written (borrowed from the base tree) */
+	char where[PATH_MAX_]; /* $.sweep["..."] */
+	struct comp *comps;    /* owned */
+	size_t n_comps;
+	const cJSON *values; /* the list (borrowed from the base tree) */
+	size_t n_values;
+};
+
+static void sweep_keys_free(struct sweep_key *sk, size_t n)
+{
+	for (size_t i = 0; sk && i < n; i++) {
+		for (size_t j = 0; j < sk[i].n_comps; j++)
+			free(sk[i].comps[j].key);
+		free(sk[i].comps);
+	}
+	free(sk);
+}
+
+/* "cluster.flavors[0].nodes" (an optional leading "$." is allowed) -> components.
+ * Returns 0, -1 on bad syntax, -2 on no memory. */
+static int sweep_path_parse(const char *s, struct sweep_key *sk)
+{
+	size_t cap = 0;
+
+	if (s[0] == '$' && s[1] == '.')
+		s += 2;
+	for (;;) {
+		struct comp cp = { NULL, 0 };
+		if (*s == '[') {
+			char *end;
+			if (s[1] < '0' || s[1] > '9')
+				return -1;
+			errno = 0;
+			unsigned long long i = strtoull(s + 1, &end, 10);
+			if (errno || *end != ']' || i > 1000000)
+				return -1;
+			cp.idx = (size_t)i;
+			s = end + 1;
+		} else {
+			size_t n = strcspn(s, ".[]");
+			if (n == 0)
+				return -1;
+			cp.key = malloc(n + 1);
+			if (!cp.key)
+				return -2;
+			memcpy(cp.key, s, n);
+			cp.key[n] = 0;
+			s += n;
+		}
+		if (sk->n_comps == cap) {
+			size_t ncap = cap ? 2 * cap : 4;
+			struct comp *p = realloc(sk->comps, ncap * sizeof *p);
+			if (!p) {
+				free(cp.key);
+				return -2;
+			}
+			sk->comps = p;
+			cap = ncap;
+		}
+		sk->comps[sk->n_comps++] = cp;
+		if (*s == 0)
+			return 0;
+		if (*s == '.')
+			s++;
+		else if (*s != '[')
+			return -1;
+	}
+}
+
+/* Follows comps[0..n) from root. On a miss returns NULL and says which step failed. */
+static cJSON *sweep_follow(cJSON *root, const struct comp *comps, size_t n, char *why, size_t why_n)
+{
+	char at[PATH_MAX_], next[PATH_MAX_];
+	cJSON *cur = root;
+
+	snprintf(at, sizeof at, "$");
+	for (size_t i = 0; i < n; i++) {
+		cJSON *nx;
+		if (comps[i].key) {
+			nx = cJSON_IsObject(cur) ? cJSON_GetObjectItemCaseSensitive(cur, comps[i].key) : NULL;
+			if (!nx) {
+				snprintf(why, why_n,
+					 cJSON_IsObject(cur) ? "no key \"%s\" in %s"
+							     : "%s is not an object (looking for key \"%s\")",
+					 cJSON_IsObject(cur) ? comps[i].key : at,
+					 cJSON_IsObject(cur) ? at : comps[i].key);
+				return NULL;
+			}
+			path_key(next, sizeof next, at, comps[i].key);
+		} else {
+			nx = cJSON_IsArray(cur) ? cJSON_GetArrayItem(cur, (int)comps[i].idx) : NULL;
+			if (!nx) {
+				if (cJSON_IsArray(cur))
+					snprintf(why, why_n, "no element [%zu] in %s, which has %d",
+						 comps[i].idx, at, cJSON_GetArraySize(cur));
+				else
+					snprintf(why, why_n, "%s is not a list (looking for [%zu])", at,
+						 comps[i].idx);
+				return NULL;
+			}
+			path_idx(next, sizeof next, at, comps[i].idx);
+		}
+		memcpy(at, next, sizeof at);
+		cur = nx;
+	}
+	return cur;
+}
+
+static int comps_prefix(const struct sweep_key *a, const struct sweep_key *b)
+{
+	if (a->n_comps > b->n_comps)
+		return 0;
+	for (size_t i = 0; i < a->n_comps; i++) {
+		const struct comp *x = &a->comps[i], *y = &b->comps[i];
+		if (!x->key != !y->key)
+			return 0;
+		if (x->key ? strcmp(x->key, y->key) != 0 : x->idx != y->idx)
+			return 0;
+	}
+	return 1;
+}
+
+/* Checks $.sweep and fills *out (n_out keys). Returns 0 if usable (maybe no keys). */
+static int sweep_parse(struct chk *c, cJSON *root, struct sweep_key **out, size_t *n_out, size_t *n_variants)
+{
+	const cJSON *sw = get(root, "sweep");
+	struct sweep_key *sk;
+	size_t n, i = 0, errs = c->n;
+	double prod = 1;
+	char got[96], why[PATH_MAX_ + 64];
+
+	*out = NULL;
+	*n_out = 0;
+	*n_variants = 1;
+	if (!sw)
+		return 0;
+	if (!cJSON_IsObject(sw)) {
+		describe(sw, got, sizeof got);
+		err(c, "$.sweep", "expected object {\"path\": [values...]}, got %s", got);
+		return -1;
+	}
+	n = (size_t)cJSON_GetArraySize(sw);
+	if (n == 0)
+		return 0;
+	sk = calloc(n, sizeof *sk);
+	if (!sk) {
+		c->nomem = 1;
+		return -1;
+	}
+	for (const cJSON *e = sw->child; e; e = e->next, i++) {
+		struct sweep_key *k = &sk[i];
+		int rc;
+		k->text = e->string ? e->string : "";
+		path_key(k->where, sizeof k->where, "$.sweep", k->text);
+		rc = sweep_path_parse(k->text, k);
+		if (rc == -2) {
+			c->nomem = 1;
+			continue;
+		}
+		if (rc < 0) {
+			err(c, k->where, "expected a path such as \"cluster.flavors[0].nodes\", got \"%s\"",
+			    k->text);
+			continue;
+		}
+		if (!k->comps[0].key ||
+		    (strcmp(k->comps[0].key, "cluster") != 0 && strcmp(k->comps[0].key, "policies") != 0)) {
+			err(c, k->where,
+			    "expected a path under \"cluster\" or \"policies\", got \"%s\" (seeds are "
+			    "replications; other keys are shared by every run)",
+			    k->text);
+			continue;
+		}
+		if (!sweep_follow(root, k->comps, k->n_comps, why, sizeof why)) {
+			err(c, k->where,
+			    "path does not exist in the base config (%s); expected a path to a key "
+			    "the config sets",
+			    why);
+			continue;
+		}
+		if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) == 0) {
+			describe(e, got, sizeof got);
+			err(c, k->where, "expected a non-empty list of values, got %s%s", got,
+			    cJSON_IsArray(e) ? " (empty)" : "");
+			continue;
+		}
+		k->values = e;
+		k->n_values = (size_t)cJSON_GetArraySize(e);
+		prod *= (double)k->n_values;
+		for (size_t j = 0; j < i; j++)
+			if (sk[j].values && (comps_prefix(&sk[j], k) || comps_prefix(k, &sk[j]))) {
+				err(c, k->where, "overlaps %s; expected paths that do not contain each other",
+				    sk[j].where);
+				break;
+			}
+	}
+	if (c->n == errs && !c->nomem && prod > MAX_VARIANTS)
+		err(c, "$.sweep", "expected at most %d variants, got %.0f", MAX_VARIANTS, prod);
+	if (c->n != errs || c->nomem) {
+		sweep_keys_free(sk, n);
+		return -1;
+	}
+	*out = sk;
+	*n_out = n;
+	*n_variants = (size_t)prod;
+	return 0;
+}
+
+/* Name piece of one swept value: strings as-is, numbers %g, objects by "name", else the
+ * value's position in its list; characters outside [A-Za-z0-9_.+-] become '-'. */
+static void value_label(const cJSON *v, size_t pos, char *buf, size_t n)
+{
+	const cJSON *nm = cJSON_IsObject(v) ? get(v, "name") : NULL;
+
+	if (cJSON_IsString(v))
+		snprintf(buf, n, "%s", v->valuestring);
+	else if (cJSON_IsNumber(v))
+		snprintf(buf, n, "%g", v->valuedouble);
+	else if (cJSON_IsString(nm))
+		snprintf(buf, n, "%s", nm->valuestring);
+	else
+		snprintf(buf, n, "%zu", pos);
+	/* Names become HDF5 group and file names: keep them to a safe set. */
+	for (char *q = buf; *q; q++)
+		if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') ||
+		      *q == '_' || *q == '.' || *q == '+' || *q == '-'))
+			*q = '-';
+}
+
+/* Builds variant `vi` (mixed-radix index, last key fastest) from root. */
+static int variant_build(cJSON *root, const struct sweep_key *sk, size_t n_keys, size_t vi,
+			 struct exp_variant *v)
+{
+	size_t rem = vi, name_len = 0;
+	size_t *pos = calloc(n_keys ? n_keys : 1, sizeof *pos);
+	char label[SIM_NAME_MAX * 2], why[8];
+
+	if (!pos)
+		return -SIM_ENOMEM;
+	for (size_t k = n_keys; k-- > 0;) {
+		pos[k] = rem % sk[k].n_values;
+		rem /= sk[k].n_values;
+	}
+	v->tree = cJSON_Duplicate(root, 1);
+	if (!v->tree)
+		goto out_nomem;
+	cJSON_DeleteItemFromObjectCaseSensitive(v->tree, "sweep");
+	for (size_t k = 0; k < n_keys; k++) {
+		const struct comp *last = &sk[k].comps[sk[k].n_comps - 1];
+		cJSON *parent = sweep_follow(v->tree, sk[k].comps, sk[k].n_comps - 1, why, sizeof why);
+		cJSON *val = cJSON_Duplicate(cJSON_GetArrayItem(sk[k].values, (int)pos[k]), 1);
+		cJSON_bool ok;
+		if (!val)
+			goto out_nomem;
+		/* The path was checked on the base; an earlier substitution cannot remove it
+		 * because overlapping paths are refused. */
+		if (last->key)
+			ok = cJSON_ReplaceItemInObjectCaseSensitive(parent, last->key, val);
+		else
+			ok = cJSON_ReplaceItemInArray(parent, (int)last->idx, val);
+		if (!ok) {
+			cJSON_Delete(val);
+			goto out_nomem;
+		}
+	}
+	for (size_t k = 0; k < n_keys; k++) {
+		value_label(cJSON_GetArrayItem(sk[k].values, (int)pos[k]), pos[k], label, sizeof label);
+		name_len += strlen(label) + 1;
+	}
+	v->name = malloc(n_keys ? name_len : sizeof "base");
+	if (!v->name)
+		goto out_nomem;
+	strcpy(v->name, n_keys ? "" : "base");
+	for (size_t k = 0; k < n_keys; k++) {
+		value_label(cJSON_GetArrayItem(sk[k].values, (int)pos[k]), pos[k], label, sizeof label);
+		if (k)
+			strcat(v->name, "_");
+		strcat(v->name, label);
+	}
+	free(pos);
+	return 0;
+
+out_nomem:
+	free(pos);
+	return -SIM_ENOMEM;
+}
+
+/* Two variants with one name would collide in the results file (e.g. two objects with
+ * the same "name" and other params): every such variant gets "_v<its 1-based number>". */
+static int variant_names_unique(struct exp_variant *vs, size_t n)
+{
+	char *dup_flag = calloc(n ? n : 1, 1);
+
+	if (!dup_flag)
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (strcmp(vs[i].name, vs[j].name) == 0)
+				dup_flag[i] = dup_flag[j] = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (!dup_flag[i])
+			continue;
+		size_t len = strlen(vs[i].name) + 32;
+		char *nm = malloc(len);
+		if (!nm) {
+			free(dup_flag);
+			return -SIM_ENOMEM;
+		}
+		snprintf(nm, len, "%s_v%zu", vs[i].name, i + 1);
+		free(vs[i].name);
+		vs[i].name = nm;
+	}
+	free(dup_flag);
+	return 0;
+}
+
+/* ---- reporting -------------------------------------------------------------- */
+
+/* One variant error, for grouping equal errors across variants. */
+struct verr {
+	const struct err *e;
+	size_t v;      /* variant index */
+	size_t n_with; /* variants that have this same error (path and msg) */
+};
+
+static int verr_cmp(const void *pa, const void *pb)
+{
+	const struct verr *a = pa, *b = pb;
+	int c = strcmp(a->e->path, b->e->path);
+	if (!c)
+		c = strcmp(a->e->msg, b->e->msg);
+	if (!c)
+		c = (a->v > b->v) - (a->v < b->v);
+	return c;
+}
+
+/* Sends base errors, then per-variant ones in variant order: an error every variant has
+ * is sent once, plainly (where variant 1 has it); others name their variant. Equal errors
+ * are grouped by sorting, O(E log E) for E errors, so a large failing sweep stays fast.
+ * Returns the number of errors sent, or (size_t)-1 when out of memory. */
+static size_t report(const char *file, const struct chk *base, const struct chk *vc,
+		     const struct exp_variant *vs, size_t nv, struct sim_diag *diag)
+{
+	char where[PATH_MAX_ + 1024];
+	size_t sent = 0, n = 0, k = 0, *first;
+	struct verr *all, **by_order;
+
+	for (size_t i = 0; i < base->n; i++, sent++) {
+		snprintf(where, sizeof where, "%s: %s", file, base->errs[i].path);
+		sim_diag_add(diag, where, "%s", base->errs[i].msg);
+	}
+	for (size_t v = 0; v < nv; v++)
+		n += vc[v].n;
+	if (n == 0)
+		return sent;
+	all = calloc(n, sizeof *all);
+	by_order = calloc(n, sizeof *by_order);
+	first = calloc(nv, sizeof *first); /* index in by_order of each variant's first error */
+	if (!all || !by_order || !first) {
+		free(all);
+		free(by_order);
+		free(first);
+		return (size_t)-1;
+	}
+	for (size_t v = 0; v < nv; v++)
+		for (size_t i = 0; i < vc[v].n; i++)
+			all[k++] = (struct verr){ .e = &vc[v].errs[i], .v = v };
+	qsort(all, n, sizeof *all, verr_cmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		size_t distinct = 1;
+		for (j = i + 1; j < n && strcmp(all[j].e->path, all[i].e->path) == 0 &&
+				strcmp(all[j].e->msg, all[i].e->msg) == 0;
+		     j++)
+			distinct += all[j].v != all[j - 1].v;
+		for (size_t m = i; m < j; m++)
+			all[m].n_with = distinct;
+	}
+	/* Back to the order the errors were found in: variant by variant, each in its array. */
+	first[0] = 0;
+	for (size_t v = 1; v < nv; v++)
+		first[v] = first[v - 1] + vc[v - 1].n;
+	for (size_t i = 0; i < n; i++)
+		by_order[first[all[i].v] + (size_t)(all[i].e - vc[all[i].v].errs)] = &all[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct verr *x = by_order[i];
+		int in_all = x->n_with == nv;
+		if (in_all && x->v > 0)
+			continue; /* already sent with variant 1 */
+		snprintf(where, sizeof where, "%s: %s", file, x->e->path);
+		if (in_all)
+			sim_diag_add(diag, where, "%s", x->e->msg);
+		else
+			sim_diag_add(diag, where, "%s (in sweep variant %zu of %zu, \"%s\")", x->e->msg,
+				     x->v + 1, nv, vs[x->v].name);
+		sent++;
+	}
+	free(first);
+	free(by_order);
+	free(all);
+	return sent;
+}
+
+/* FILE:LINE:COL for a cJSON parse failure at `pos` (bytes into text). cJSON often
+ * stops one token late, past whitespace or at the end: step back to the last
+ * non-blank character then, which is where the reader's eye should go. */
+static void syntax_error(const char *file, const char *text, size_t len, size_t pos, struct sim_diag *diag)
+{
+	char where[PATH_MAX_ + 64], near[64];
+	size_t line = 1, col = 1, o = 0;
+
+	if (pos > len)
+		pos = len;
+	if (pos == len || text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\n' || text[pos] == '\r') {
+		size_t p = pos;
+		while (p > 0 && (text[p - 1] == ' ' || text[p - 1] == '\t' || text[p - 1] == '\n' ||
+				 text[p - 1] == '\r'))
+			p--;
+		if (p > 0)
+			pos = p - 1;
+	}
+	for (size_t i = 0; i < pos; i++) {
+		if (text[i] == '\n') {
+			line++;
+			col = 1;
+		} else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+			col++; /* columns count characters, not UTF-8 continuation bytes */
+		}
+	}
+	for (size_t i = pos; i < len && o < 20 && text[i] != '\n' && text[i] != '\r'; i++)
+		near[o++] = (unsigned char)text[i] < 0x20 || text[i] == '\'' ? '?' : text[i];
+	near[o] = 0;
+	snprintf(where, sizeof where, "%s:%zu:%zu", file, line, col);
+	if (o == 0)
+		sim_diag_add(diag, where, "JSON syntax error near end of input");
+	else
+		sim_diag_add(diag, where, "JSON syntax error near '%s'", near);
+}
+
+/* ---- public -------------------------------------------------------------- */
+
+void exp_config_destroy(struct exp_config *cfg)
+{
+	if (!cfg)
+		return;
+	for (size_t i = 0; i < cfg->n_variants; i++) {
+		free(cfg->variants[i].name);
+		free(cfg->variants[i].flavors);
+		cJSON_Delete(cfg->variants[i].tree);
+	}
+	free(cfg->variants);
+	free(cfg->seeds);
+	free(cfg->output);
+	free(cfg->trace_format);
+	free(cfg->trace_path);
+	free(cfg->name);
+	free(cfg->text);
+	free(cfg->path);
+	free(cfg);
+}
+
+int exp_config_parse(const char *path, const char *text, size_t len, struct exp_config **out,
+		     struct sim_diag *diag)
+{
+	struct exp_config *cfg;
+	struct chk base = { 0 }, *vc = NULL;
+	struct sweep_key *sk = NULL;
+	size_t n_keys = 0, nv = 1, skip = 0;
+	const char *end = NULL, *nul;
+	cJSON *root;
+	int rc = 0;
+
+	*out = NULL;
+	cfg = calloc(1, sizeof *cfg);
+	if (!cfg)
+		return -SIM_ENOMEM;
+	cfg->path = xstrdup(path);
+	cfg->text = malloc(len + 1);
+	if (!cfg->path || !cfg->text) {
+		rc = -SIM_ENOMEM;
+		goto out_destroy;
+	}
+	memcpy(cfg->text, text, len);
+	cfg->text[len] = 0;
+
+	/* cJSON needs the terminating NUL inside buffer_length to accept the end. */
+	if (len >= 3 && memcmp(cfg->text, "\xEF\xBB\xBF", 3) == 0)
+		skip = 3; /* a UTF-8 byte-order mark is not JSON, but editors write it */
+	nul = memchr(cfg->text, 0, len);
+	if (nul) {
+		syntax_error(path, cfg->text, len, (size_t)(nul - cfg->text), diag);
+		rc = -SIM_EPARSE;
+		goto out_destroy;
+	}
+	root = cJSON_ParseWithLengthOpts(cfg->text + skip, len - skip + 1, &end, 1);
+	if (!root) {
+		if (!end) {
+			rc = -SIM_ENOMEM;
+			goto out_destroy;
+		}
+		syntax_error(path, cfg->text, len, (size_t)(end - cfg->text), diag);
+		rc = -SIM_EPARSE;
+		goto out_destroy;
+	}
+
+	if (!cJSON_IsObject(root)) {
+		char got[96];
+		describe(root, got, sizeof got);
+		err(&base, "$",
+		    "expected an object {\"name\": ..., \"trace\": ..., \"cluster\": ...}, got %s", got);
+		goto out_report;
+	}
+	check_dups(&base, root, "$");
+	check_top(&base, cfg, root);
+	if (sweep_parse(&base, root, &sk, &n_keys, &nv) < 0) {
+		n_keys = 0; /* still check the base's cluster and policies, for every error at once */
+		nv = 1;
+	}
+
+	cfg->variants = calloc(nv, sizeof *cfg->variants);
+	vc = calloc(nv, sizeof *vc);
+	if (!cfg->variants || !vc) {
+		base.nomem = 1;
+		goto out_report;
+	}
+	for (size_t i = 0; i < nv; i++) {
+		if (variant_build(root, sk, n_keys, i, &cfg->variants[i]) < 0) {
+			cJSON_Delete(cfg->variants[i].tree);
+			free(cfg->variants[i].name);
+			cfg->variants[i].tree = NULL;
+			cfg->variants[i].name = NULL;
+			base.nomem = 1;
+			goto out_report;
+		}
+		cfg->n_variants = i + 1;
+		check_variant(&vc[i], &cfg->variants[i]);
+		if (vc[i].nomem)
+			base.nomem = 1;
+	}
+	if (variant_names_unique(cfg->variants, cfg->n_variants) < 0)
+		base.nomem = 1;
+
+out_report:
+	if (base.nomem) {
+		rc = -SIM_ENOMEM;
+	} else {
+		size_t sent = report(path, &base, vc, cfg->variants, vc ? cfg->n_variants : 0, diag);
+		if (sent == (size_t)-1)
+			rc = -SIM_ENOMEM;
+		else if (sent > 0)
+			rc = -SIM_EPARSE;
+	}
+	for (size_t i = 0; vc && i < nv; i++)
+		chk_fini(&vc[i]);
+	free(vc);
+	chk_fini(&base);
+	sweep_keys_free(sk, n_keys);
+	cJSON_Delete(root);
+	if (rc == 0) {
+		*out = cfg;
+		return 0;
+	}
+out_destroy:
+	exp_config_destroy(cfg);
+	return rc;
+}
+
+int exp_config_load(const char *path, struct exp_config **out, struct sim_diag *diag)
+{
+	FILE *f;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, got;
+	int rc;
+
+	*out = NULL;
+	f = fopen(path, "rb");
+	if (!f) {
+		int e = errno;
+		sim_diag_add(diag, path, "cannot open: %s", strerror(e));
+		return e == ENOENT || e == ENOTDIR ? -SIM_ENOENT : -SIM_EIO;
+	}
+	do {
+		if (cap - len < 4096) {
+			size_t ncap = cap ? 2 * cap : 16384;
+			char *p = realloc(buf, ncap);
+			if (!p) {
+				free(buf);
+				fclose(f);
+				return -SIM_ENOMEM;
+			}
+			buf = p;
+			cap = ncap;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+	} while (got > 0);
+	if (ferror(f)) {
+		int e = errno;
+		sim_diag_add(diag, path, "cannot read: %s", strerror(e));
+		free(buf);
+		fclose(f);
+		return -SIM_EIO;
+	}
+	fclose(f);
+	rc = exp_config_parse(path, buf, len, out, diag);
+	free(buf);
+	return rc;
+}
