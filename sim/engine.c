@@ -286,7 +286,11 @@ static void apply_finish(struct sim_engine *e, struct sim_job *job)
 {
 	assert(job->state == SIM_JOB_RUNNING);
 	const struct sim_job_option *o = sim_job_opt(e->p.trace, job, job->opt_chosen);
+	/* The release empties the alloc; the flavor it ran on stays for the results
+	 * (a "*" request has no other record of it). */
+	int32_t ran_on = job->alloc.flavor;
 	sim_cluster_release(e->p.cluster, &job->alloc, o->req);
+	job->alloc.flavor = ran_on;
 	job->state = SIM_JOB_COMPLETED;
 	job->end_ns = e->now;
 	job->finish_ev = 0;

@@ -36,7 +36,7 @@ const char *sim_job_state_name(enum sim_job_state s); /* "completed", ... */
 /* Where a running job sits. A job of up to one node's GPUs uses part of one node
  * (node, with its request); a larger one takes n_nodes whole nodes (nodes[]). */
 struct sim_alloc {
-	int32_t flavor;   /* -1 when not placed */
+	int32_t flavor;   /* -1 when never placed; after the job ends, the flavor it ran on */
 	uint32_t n_nodes; /* 0 = not placed; 1 = partial or whole single node */
 	uint32_t node;    /* first (or only) node index within the flavor */
 	uint8_t whole;    /* 1 = whole nodes (all their resources) */

@@ -239,7 +239,22 @@ static void test_engine_whole_nodes(void)
 	sim_trace_destroy(t);
 }
 
+/* Regression: a "*" job kept no record of the flavor it ran on once it ended, so its
+ * results had no flavor, no whole-node rounding and no cost. */
+static void test_engine_any_flavor_job_keeps_flavor(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	tu_trace_add(t, "any", 0, 10, G(12), "*", 0);
+	tu_trace_finish(t);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 2, 8, "fifo", NULL, SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_EQUAL(t->jobs[0].state, SIM_JOB_COMPLETED);
+	CU_ASSERT_EQUAL(t->jobs[0].alloc.flavor, 0);
+	CU_ASSERT_EQUAL(t->jobs[0].alloc.n_nodes, 0); /* released */
+	sim_trace_destroy(t);
+}
+
 static CU_TestInfo engine_tests[] = {
+	{ "test_engine_any_flavor_job_keeps_flavor", test_engine_any_flavor_job_keeps_flavor },
 	{ "test_engine_fifo_hand_computed", test_engine_fifo_hand_computed },
 	{ "test_engine_priority_hand_computed", test_engine_priority_hand_computed },
 	{ "test_engine_priority_aging_reorders", test_engine_priority_aging_reorders },

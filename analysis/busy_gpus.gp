@@ -1,0 +1,27 @@
+# analysis/busy_gpus.gp: busy (allocated) GPUs over time, one line a run, with the
+# cluster's GPU capacity as a dashed line.
+# Variables (gnuplot -e, set by `gpusched plot`):
+#   datafile  busy_gpus.dat: one block a run, first line the run name in quotes,
+#             then "time busy_gpus capacity_gpus" rows (time in `xunit`)
+#   nblocks, npoints  blocks and data rows; xunit  "minutes", "hours" or "days"
+#   samecap   1 when every run has the same capacity, given in `capacity`
+#   outfile, term, analysis_dir  (see common.gp)
+load analysis_dir."/common.gp"
+set title "Busy GPUs over time"
+set xlabel "time since trace start (".xunit.")"
+set ylabel "GPUs"
+set yrange [0:*]
+if (npoints == 0) {
+	set xrange [0:1]
+	set yrange [0:capacity > 0 ? capacity * 1.05 : 1]
+	set label 1 "no time series recorded" at graph 0.5, 0.5 center
+	plot capacity with lines dt 2 lw 2 lc rgb "black" title sprintf("capacity (%g GPUs)", capacity)
+} else {
+	if (samecap) {
+		plot for [i=0:nblocks-1] datafile index i using 1:2 with steps lw 2 title columnheader(1), \
+			capacity with lines dt 2 lw 2 lc rgb "black" title sprintf("capacity (%g GPUs)", capacity)
+	} else {
+		plot for [i=0:nblocks-1] datafile index i using 1:2 with steps lw 2 title columnheader(1), \
+			for [i=0:nblocks-1] datafile index i using 1:3 with steps dt 2 lc i+1 notitle
+	}
+}

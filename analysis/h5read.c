@@ -1,0 +1,981 @@
+/* analysis/h5read.c: the results-file reader (see h5read.h).
+ *
+ * HDF5 is in return-code mode; every hid_t / herr_t is checked. Compound tables are
+ * read through a memory type built from the fields this reader knows, matched by
+ * name, so HDF5 converts types and skips fields it does not know. The job table is
+ * read in blocks of READ_BLOCK_ROWS rows, so memory is the columns plus one block.
+ */
+#include "h5read.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <hdf5.h>
+
+#define READ_BLOCK_ROWS 65536u
+#define N_ROOT_ATTRS 6
+
+static const char *const root_attr_names[N_ROOT_ATTRS] = {
+	"schema_version", "software", "software_version", "created_utc", "experiment_json", "config_path",
+};
+
+struct h5read_file {
+	char *path;
+	hid_t file;
+	char *root_attr[N_ROOT_ATTRS]; /* NULL when absent */
+	char **runs;                   /* run names, creation order */
+	size_t n_runs, cap_runs;
+};
+
+/* ---- small helpers ---- */
+
+static char *dup_n(const char *s, size_t n)
+{
+	char *p = malloc(n + 1);
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = 0;
+	}
+	return p;
+}
+
+static char *dup_str(const char *s)
+{
+	return dup_n(s, strlen(s));
+}
+
+static herr_t first_err_cb(unsigned n, const H5E_error2_t *e, void *arg)
+{
+	if (n == 0 && e->desc)
+		snprintf(arg, 256, "%s", e->desc);
+	return 0;
+}
+
+static int h5err(struct sim_diag *diag, const char *where, const char *what)
+{
+	char msg[256] = "";
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, first_err_cb, msg);
+	H5Eclear2(H5E_DEFAULT);
+	if (msg[0])
+		sim_diag_add(diag, where, "%s (HDF5: %s)", what, msg);
+	else
+		sim_diag_add(diag, where, "%s", what);
+	return -SIM_EHDF5;
+}
+
+/* Reads a scalar string attribute (fixed or variable length). Returns 0, 1 when
+ * absent, -1 on error. */
+static int read_str_attr(hid_t obj, const char *name, char **out)
+{
+	htri_t ex = H5Aexists(obj, name);
+	if (ex == 0)
+		return 1;
+	if (ex < 0)
+		return -1;
+	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	int r = -1;
+	hid_t ft = H5Aget_type(a);
+	hid_t mt = H5Tcopy(H5T_C_S1);
+	/* HDF5 does not convert between ASCII and UTF-8: read in the file's cset. */
+	if (ft < 0 || mt < 0 || H5Tget_class(ft) != H5T_STRING || H5Tset_cset(mt, H5Tget_cset(ft)) < 0)
+		goto out_types;
+	htri_t vl = H5Tis_variable_str(ft);
+	if (vl > 0) {
+		char *p = NULL;
+		if (H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Aread(a, mt, &p) < 0)
+			goto out_types;
+		*out = dup_str(p ? p : "");
+		H5free_memory(p);
+		r = *out ? 0 : -1;
+	} else if (vl == 0) {
+		size_t w = H5Tget_size(ft);
+		char *buf = calloc(w + 1, 1);
+		if (!buf || H5Tset_size(mt, w) < 0 || H5Aread(a, mt, buf) < 0) {
+			free(buf);
+			goto out_types;
+		}
+		*out = buf;
+		r = 0;
+	}
+out_types:
+	if (mt >= 0)
+		H5Tclose(mt);
+	if (ft >= 0)
+		H5Tclose(ft);
+	H5Aclose(a);
+	return r;
+}
+
+/* Reads a 1-D string array attribute into a NULL-terminated array. 0, 1 absent, -1 error. */
+static int read_str_array_attr(hid_t obj, const char *name, char ***out, size_t *n_out)
+{
+	htri_t ex = H5Aexists(obj, name);
+	if (ex == 0)
+		return 1;
+	if (ex < 0)
+		return -1;
+	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	int r = -1;
+	hid_t ft = H5Aget_type(a), sp = H5Aget_space(a), mt = H5Tcopy(H5T_C_S1);
+	if (ft < 0 || sp < 0 || mt < 0 || H5Tget_class(ft) != H5T_STRING || H5Tset_cset(mt, H5Tget_cset(ft)) < 0)
+		goto out_close;
+	hssize_t np = H5Sget_simple_extent_npoints(sp);
+	if (np < 0)
+		goto out_close;
+	size_t n = (size_t)np;
+	char **res = calloc(n + 1, sizeof *res);
+	if (!res)
+		goto out_close;
+	htri_t vl = H5Tis_variable_str(ft);
+	if (vl > 0) {
+		char **p = calloc(n ? n : 1, sizeof *p);
+		if (p && H5Tset_size(mt, H5T_VARIABLE) >= 0 && H5Aread(a, mt, p) >= 0) {
+			r = 0;
+			for (size_t i = 0; i < n; i++)
+				if (!(res[i] = dup_str(p[i] ? p[i] : "")))
+					r = -1;
+			H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, p);
+		}
+		free(p);
+	} else if (vl == 0) {
+		size_t w = H5Tget_size(ft);
+		char *buf = calloc(n ? n : 1, w);
+		if (buf && H5Tset_size(mt, w) >= 0 && H5Aread(a, mt, buf) >= 0) {
+			r = 0;
+			for (size_t i = 0; i < n; i++)
+				if (!(res[i] = dup_n(buf + i * w, strnlen(buf + i * w, w))))
+					r = -1;
+		}
+		free(buf);
+	}
+	if (r == 0) {
+		*out = res;
+		*n_out = n;
+	} else {
+		h5read_strings_free(res);
+	}
+out_close:
+	if (mt >= 0)
+		H5Tclose(mt);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (ft >= 0)
+		H5Tclose(ft);
+	H5Aclose(a);
+	return r;
+}
+
+void h5read_strings_free(char **s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; s[i]; i++)
+		free(s[i]);
+	free(s);
+}
+
+/* ---- open ---- */
+
+static herr_t collect_run(hid_t g, const char *name, const H5L_info_t *info, void *arg)
+{
+	(void)g;
+	(void)info;
+	struct h5read_file *f = arg;
+	if (f->n_runs == f->cap_runs) {
+		size_t cap = f->cap_runs ? 2 * f->cap_runs : 16;
+		char **nr = realloc(f->runs, cap * sizeof *nr);
+		if (!nr)
+			return -1;
+		f->runs = nr;
+		f->cap_runs = cap;
+	}
+	if (!(f->runs[f->n_runs] = dup_str(name)))
+		return -1;
+	f->n_runs++;
+	return 0;
+}
+
+int h5read_open(const char *path, struct h5read_file **out, struct sim_diag *diag)
+{
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	*out = NULL;
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		sim_diag_add(diag, path, "cannot open results file: %s", strerror(errno));
+		return errno == ENOENT ? -SIM_ENOENT : -SIM_EIO;
+	}
+	if (!S_ISREG(st.st_mode) || H5Fis_hdf5(path) <= 0) {
+		H5Eclear2(H5E_DEFAULT);
+		sim_diag_add(diag, path, "not an HDF5 file (expected a results file written by gpusched run)");
+		return -SIM_EPARSE;
+	}
+	struct h5read_file *f = calloc(1, sizeof *f);
+	if (!f || !(f->path = dup_str(path))) {
+		free(f);
+		sim_diag_add(diag, path, "out of memory");
+		return -SIM_ENOMEM;
+	}
+	int r;
+	f->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (f->file < 0) {
+		r = h5err(diag, path, "cannot open HDF5 file");
+		goto out_close;
+	}
+	for (int i = 0; i < N_ROOT_ATTRS; i++) {
+		if (read_str_attr(f->file, root_attr_names[i], &f->root_attr[i]) < 0) {
+			r = h5err(diag, path, "cannot read root attributes");
+			goto out_close;
+		}
+	}
+	const char *sv = f->root_attr[0];
+	if (!sv) {
+		sim_diag_add(diag, path, "not a gpusched results file (no schema_version attribute)");
+		r = -SIM_EPARSE;
+		goto out_close;
+	}
+	char *end;
+	long major = strtol(sv, &end, 10);
+	if (end == sv || (*end != '.' && *end != 0) || major != H5READ_SCHEMA_MAJOR) {
+		sim_diag_add(diag, path, "schema_version '%s' is not supported (this gpusched reads %d.x)", sv,
+			     H5READ_SCHEMA_MAJOR);
+		r = -SIM_EPARSE;
+		goto out_close;
+	}
+	htri_t ex = H5Lexists(f->file, "runs", H5P_DEFAULT);
+	if (ex <= 0) {
+		H5Eclear2(H5E_DEFAULT);
+		sim_diag_add(diag, path, "not a gpusched results file (no /runs group)");
+		r = -SIM_EPARSE;
+		goto out_close;
+	}
+	hid_t g = H5Gopen2(f->file, "runs", H5P_DEFAULT);
+	if (g < 0) {
+		r = h5err(diag, path, "cannot open /runs");
+		goto out_close;
+	}
+	/* Creation order when the file tracks it (gpusched files do), else by name. */
+	hsize_t idx = 0;
+	herr_t it = H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, &idx, collect_run, f);
+	if (it < 0 && f->n_runs == 0) {
+		H5Eclear2(H5E_DEFAULT);
+		idx = 0;
+		it = H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, &idx, collect_run, f);
+	}
+	H5Gclose(g);
+	if (it < 0) {
+		r = h5err(diag, path, "cannot list /runs");
+		goto out_close;
+	}
+	*out = f;
+	return 0;
+out_close:
+	h5read_close(f);
+	return r;
+}
+
+void h5read_close(struct h5read_file *f)
+{
+	if (!f)
+		return;
+	if (f->file > 0)
+		H5Fclose(f->file);
+	for (int i = 0; i < N_ROOT_ATTRS; i++)
+		free(f->root_attr[i]);
+	for (size_t i = 0; i < f->n_runs; i++)
+		free(f->runs[i]);
+	free(f->runs);
+	free(f->path);
+	free(f);
+}
+
+const char *h5read_path(const struct h5read_file *f)
+{
+	return f->path;
+}
+
+const char *h5read_root_attr(const struct h5read_file *f, const char *name)
+{
+	for (int i = 0; i < N_ROOT_ATTRS; i++)
+		if (strcmp(root_attr_names[i], name) == 0)
+			return f->root_attr[i];
+	return NULL;
+}
+
+size_t h5read_n_runs(const struct h5read_file *f)
+{
+	return f->n_runs;
+}
+
+const char *h5read_run_name(const struct h5read_file *f, size_t i)
+{
+	return i < f->n_runs ? f->runs[i] : NULL;
+}
+
+int h5read_run_find(const struct h5read_file *f, const char *name)
+{
+	for (size_t i = 0; i < f->n_runs; i++)
+		if (strcmp(f->runs[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Opens /runs/<run>/<sub> (a group or dataset) or reports that the run is absent. */
+static hid_t open_in_run(const struct h5read_file *f, const char *run, const char *sub, int dataset,
+			 struct sim_diag *diag, int *err)
+{
+	char p[1024];
+	if (h5read_run_find(f, run) < 0) {
+		sim_diag_add(diag, f->path, "no run named '%s'", run);
+		*err = -SIM_ENOENT;
+		return -1;
+	}
+	snprintf(p, sizeof p, "/runs/%s%s%s", run, sub[0] ? "/" : "", sub);
+	htri_t ex = H5Lexists(f->file, p, H5P_DEFAULT);
+	if (ex <= 0) {
+		H5Eclear2(H5E_DEFAULT);
+		sim_diag_add(diag, f->path, "%s is missing", p);
+		*err = -SIM_EPARSE;
+		return -1;
+	}
+	hid_t h = dataset ? H5Dopen2(f->file, p, H5P_DEFAULT) : H5Gopen2(f->file, p, H5P_DEFAULT);
+	if (h < 0)
+		*err = h5err(diag, f->path, "cannot open object");
+	return h;
+}
+
+int h5read_run_attr_num(const struct h5read_file *f, const char *run, const char *name, double *out,
+			struct sim_diag *diag)
+{
+	int err = 0;
+	hid_t g = open_in_run(f, run, "", 0, diag, &err);
+	if (g < 0)
+		return err;
+	int r = 0;
+	htri_t ex = H5Aexists(g, name);
+	if (ex <= 0) {
+		H5Eclear2(H5E_DEFAULT);
+		sim_diag_add(diag, f->path, "/runs/%s has no attribute '%s'", run, name);
+		r = -SIM_ENOENT;
+	} else {
+		hid_t a = H5Aopen(g, name, H5P_DEFAULT);
+		if (a < 0 || H5Aread(a, H5T_NATIVE_DOUBLE, out) < 0)
+			r = h5err(diag, f->path, "cannot read run attribute");
+		if (a >= 0)
+			H5Aclose(a);
+	}
+	H5Gclose(g);
+	return r;
+}
+
+int h5read_strings_attr(const struct h5read_file *f, const char *obj_path, const char *attr,
+			char ***out, size_t *n, struct sim_diag *diag)
+{
+	htri_t ex = H5Lexists(f->file, obj_path, H5P_DEFAULT);
+	if (ex <= 0 && strcmp(obj_path, "/") != 0) {
+		H5Eclear2(H5E_DEFAULT);
+		sim_diag_add(diag, f->path, "%s is missing", obj_path);
+		return -SIM_ENOENT;
+	}
+	hid_t o = H5Oopen(f->file, obj_path, H5P_DEFAULT);
+	if (o < 0)
+		return h5err(diag, f->path, "cannot open object");
+	int r = read_str_array_attr(o, attr, out, n);
+	H5Oclose(o);
+	if (r == 1) {
+		sim_diag_add(diag, f->path, "%s has no attribute '%s'", obj_path, attr);
+		return -SIM_ENOENT;
+	}
+	if (r < 0)
+		return h5err(diag, f->path, "cannot read string attribute");
+	return 0;
+}
+
+/* ---- summary ---- */
+
+void h5read_summary_free(struct h5read_summary *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; s->field && i < s->n_fields; i++)
+		free(s->field[i]);
+	for (size_t i = 0; s->unit && i < s->n_fields; i++)
+		free(s->unit[i]);
+	for (size_t i = 0; s->run && i < s->n_rows; i++)
+		free(s->run[i]);
+	for (size_t i = 0; s->policy && i < s->n_rows; i++)
+		free(s->policy[i]);
+	free(s->field);
+	free(s->unit);
+	free(s->run);
+	free(s->policy);
+	free(s->seed);
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}
+
+int h5read_summary_field(const struct h5read_summary *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_fields; i++)
+		if (strcmp(s->field[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+double h5read_summary_get(const struct h5read_summary *s, size_t row, const char *name)
+{
+	int k = h5read_summary_field(s, name);
+	if (k < 0 || row >= s->n_rows)
+		return NAN;
+	return s->v[row * s->n_fields + (size_t)k];
+}
+
+int h5read_summary_row(const struct h5read_summary *s, const char *run)
+{
+	for (size_t i = 0; i < s->n_rows; i++)
+		if (strcmp(s->run[i], run) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Fixed-length string member size, or 0 when the member is not a fixed string. */
+static size_t fixed_str_size(hid_t mtype)
+{
+	if (H5Tget_class(mtype) != H5T_STRING || H5Tis_variable_str(mtype) != 0)
+		return 0;
+	return H5Tget_size(mtype);
+}
+
+/* A memory string type of w bytes in the character set of file type ft (HDF5 does
+ * not convert between ASCII and UTF-8). */
+static hid_t fixed_str_mem(size_t w, hid_t ft)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	if (t >= 0 && (H5Tset_size(t, w) < 0 || H5Tset_cset(t, H5Tget_cset(ft)) < 0)) {
+		H5Tclose(t);
+		return -1;
+	}
+	return t;
+}
+
+int h5read_summary(const struct h5read_file *f, struct h5read_summary *out, struct sim_diag *diag)
+{
+	memset(out, 0, sizeof *out);
+	if (H5Lexists(f->file, "summary", H5P_DEFAULT) <= 0) {
+		H5Eclear2(H5E_DEFAULT);
+		sim_diag_add(diag, f->path, "no /summary dataset (was the file written completely?)");
+		return -SIM_EPARSE;
+	}
+	hid_t d = H5Dopen2(f->file, "summary", H5P_DEFAULT);
+	if (d < 0)
+		return h5err(diag, f->path, "cannot open /summary");
+	int r = -SIM_ENOMEM;
+	hid_t ft = H5Dget_type(d), sp = H5Dget_space(d), mt = -1;
+	hid_t st_run = -1, st_pol = -1; /* memory string types for run and policy */
+	char *buf = NULL;
+	size_t *foff = NULL;
+	int *fmember = NULL;
+	char **units = NULL;
+	size_t n_units = 0;
+	if (ft < 0 || sp < 0 || H5Tget_class(ft) != H5T_COMPOUND) {
+		r = h5err(diag, f->path, "/summary is not a compound table");
+		goto out_close;
+	}
+	int nm = H5Tget_nmembers(ft);
+	hssize_t np = H5Sget_simple_extent_npoints(sp);
+	if (nm < 0 || np < 0) {
+		r = h5err(diag, f->path, "cannot read /summary shape");
+		goto out_close;
+	}
+	size_t n = (size_t)np;
+	if (read_str_array_attr(d, "units", &units, &n_units) < 0)
+		units = NULL, n_units = 0;
+	/* Memory row: run string, policy string, seed, then the numeric fields. */
+	size_t run_w = 0, pol_w = 0, size = 0;
+	int run_i = H5Tget_member_index(ft, "run"), pol_i = H5Tget_member_index(ft, "policy");
+	int seed_i = H5Tget_member_index(ft, "seed");
+	H5Eclear2(H5E_DEFAULT);
+	if (run_i >= 0) {
+		hid_t t = H5Tget_member_type(ft, (unsigned)run_i);
+		run_w = t >= 0 ? fixed_str_size(t) : 0;
+		if (run_w)
+			st_run = fixed_str_mem(run_w, t);
+		if (t >= 0)
+			H5Tclose(t);
+	}
+	if (pol_i >= 0) {
+		hid_t t = H5Tget_member_type(ft, (unsigned)pol_i);
+		pol_w = t >= 0 ? fixed_str_size(t) : 0;
+		if (pol_w)
+			st_pol = fixed_str_mem(pol_w, t);
+		if (t >= 0)
+			H5Tclose(t);
+	}
+	if (run_w == 0) {
+		sim_diag_add(diag, f->path, "/summary: expected a fixed-length string field 'run'");
+		r = -SIM_EPARSE;
+		goto out_close;
+	}
+	foff = calloc((size_t)nm + 1, sizeof *foff);
+	fmember = calloc((size_t)nm + 1, sizeof *fmember);
+	out->field = calloc((size_t)nm + 1, sizeof *out->field);
+	out->unit = calloc((size_t)nm + 1, sizeof *out->unit);
+	if (!foff || !fmember || !out->field || !out->unit)
+		goto out_close;
+	size_t off_seed = run_w + pol_w;
+	size = off_seed + sizeof(uint64_t);
+	for (int i = 0; i < nm; i++) {
+		if (i == run_i || i == pol_i || i == seed_i)
+			continue;
+		H5T_class_t cl = H5Tget_member_class(ft, (unsigned)i);
+		if (cl != H5T_FLOAT && cl != H5T_INTEGER)
+			continue;
+		char *nmz = H5Tget_member_name(ft, (unsigned)i);
+		if (!nmz) {
+			r = h5err(diag, f->path, "cannot read /summary field names");
+			goto out_close;
+		}
+		out->field[out->n_fields] = dup_str(nmz);
+		H5free_memory(nmz);
+		out->unit[out->n_fields] = dup_str((size_t)i < n_units ? units[i] : "");
+		if (!out->field[out->n_fields] || !out->unit[out->n_fields]) {
+			free(out->field[out->n_fields]);
+			free(out->unit[out->n_fields]);
+			goto out_close;
+		}
+		fmember[out->n_fields] = i;
+		foff[out->n_fields] = size;
+		size += sizeof(double);
+		out->n_fields++;
+	}
+	mt = H5Tcreate(H5T_COMPOUND, size);
+	int bad = mt < 0 || st_run < 0 || (pol_w && st_pol < 0) || H5Tinsert(mt, "run", 0, st_run) < 0 ||
+		  (pol_w && H5Tinsert(mt, "policy", run_w, st_pol) < 0) ||
+		  (seed_i >= 0 && H5Tinsert(mt, "seed", off_seed, H5T_NATIVE_UINT64) < 0);
+	for (size_t k = 0; !bad && k < out->n_fields; k++)
+		bad = H5Tinsert(mt, out->field[k], foff[k], H5T_NATIVE_DOUBLE) < 0;
+	if (bad) {
+		r = h5err(diag, f->path, "cannot build the /summary memory type");
+		goto out_close;
+	}
+	buf = calloc(n ? n : 1, size);
+	out->run = calloc(n + 1, sizeof *out->run);
+	out->policy = calloc(n + 1, sizeof *out->policy);
+	out->seed = calloc(n + 1, sizeof *out->seed);
+	out->v = calloc((n ? n : 1) * (out->n_fields ? out->n_fields : 1), sizeof *out->v);
+	if (!buf || !out->run || !out->policy || !out->seed || !out->v)
+		goto out_close;
+	if (n > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+		r = h5err(diag, f->path, "cannot read /summary");
+		goto out_close;
+	}
+	out->n_rows = n;
+	for (size_t i = 0; i < n; i++) {
+		const char *row = buf + i * size;
+		out->run[i] = dup_n(row, strnlen(row, run_w));
+		out->policy[i] = pol_w ? dup_n(row + run_w, strnlen(row + run_w, pol_w)) : dup_str("");
+		if (!out->run[i] || !out->policy[i])
+			goto out_close;
+		if (seed_i >= 0)
+			memcpy(&out->seed[i], row + off_seed, sizeof(uint64_t));
+		for (size_t k = 0; k < out->n_fields; k++)
+			memcpy(&out->v[i * out->n_fields + k], row + foff[k], sizeof(double));
+	}
+	r = 0;
+out_close:
+	if (r != 0)
+		h5read_summary_free(out);
+	if (st_run >= 0)
+		H5Tclose(st_run);
+	if (st_pol >= 0)
+		H5Tclose(st_pol);
+	free(buf);
+	free(foff);
+	free(fmember);
+	h5read_strings_free(units);
+	if (mt >= 0)
+		H5Tclose(mt);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (ft >= 0)
+		H5Tclose(ft);
+	H5Dclose(d);
+	if (r == -SIM_ENOMEM)
+		sim_diag_add(diag, f->path, "out of memory");
+	return r;
+}
+
+/* ---- jobs ---- */
+
+enum col_kind { COL_STR, COL_I32, COL_U32, COL_F64, COL_ENUM };
+
+struct col {
+	const char *name;
+	enum col_kind kind;
+	size_t field;  /* offsetof the column pointer in struct h5read_jobs */
+	int aux;       /* COL_STR: index into strbuf_; COL_I32: the value when the field is absent */
+};
+
+static const struct col job_cols[] = {
+	{ "id", COL_STR, offsetof(struct h5read_jobs, id), 0 },
+	{ "queue", COL_STR, offsetof(struct h5read_jobs, queue), 1 },
+	{ "user", COL_STR, offsetof(struct h5read_jobs, user), 2 },
+	{ "flavor", COL_STR, offsetof(struct h5read_jobs, flavor), 3 },
+	{ "option", COL_I32, offsetof(struct h5read_jobs, option), -1 },
+	{ "gpus", COL_F64, offsetof(struct h5read_jobs, gpus), 0 },
+	{ "alloc_gpus", COL_F64, offsetof(struct h5read_jobs, alloc_gpus), 0 },
+	{ "submit_s", COL_F64, offsetof(struct h5read_jobs, submit_s), 0 },
+	{ "start_s", COL_F64, offsetof(struct h5read_jobs, start_s), 0 },
+	{ "end_s", COL_F64, offsetof(struct h5read_jobs, end_s), 0 },
+	{ "wait_s", COL_F64, offsetof(struct h5read_jobs, wait_s), 0 },
+	{ "jct_s", COL_F64, offsetof(struct h5read_jobs, jct_s), 0 },
+	{ "runtime_s", COL_F64, offsetof(struct h5read_jobs, runtime_s), 0 },
+	{ "bsld", COL_F64, offsetof(struct h5read_jobs, bsld), 0 },
+	{ "priority", COL_I32, offsetof(struct h5read_jobs, priority), 0 },
+	{ "preemptions", COL_U32, offsetof(struct h5read_jobs, preemptions), 0 },
+	{ "final_state", COL_ENUM, offsetof(struct h5read_jobs, state), 0 },
+};
+#define N_JOB_COLS (sizeof job_cols / sizeof job_cols[0])
+
+void h5read_jobs_free(struct h5read_jobs *j)
+{
+	if (!j)
+		return;
+	for (size_t c = 0; c < N_JOB_COLS; c++)
+		free(*(void **)((char *)j + job_cols[c].field));
+	for (int k = 0; k < 4; k++)
+		free(j->strbuf_[k]);
+	for (size_t k = 0; k < j->n_state_names_; k++)
+		free(j->state_names_[k]);
+	free(j->state_names_);
+	memset(j, 0, sizeof *j);
+}
+
+/* Per-column read plan. */
+struct plan {
+	int present;
+	size_t off;    /* in the memory row */
+	size_t width;  /* COL_STR: file string size; COL_ENUM: value size */
+	hid_t mtype;   /* memory type of the member (owned) */
+};
+
+/* Lower-cases the enum's member names and records their values, for lookup per row. */
+static int enum_table(struct h5read_jobs *out, hid_t et, unsigned char **values, size_t vsize)
+{
+	int nm = H5Tget_nmembers(et);
+	if (nm < 0)
+		return -1;
+	out->state_names_ = calloc((size_t)nm + 1, sizeof *out->state_names_);
+	*values = calloc((size_t)nm + 1, vsize);
+	if (!out->state_names_ || !*values)
+		return -1;
+	for (int i = 0; i < nm; i++) {
+		char *name = H5Tget_member_name(et, (unsigned)i);
+		if (!name)
+			return -1;
+		char *low = dup_str(name);
+		H5free_memory(name);
+		if (!low)
+			return -1;
+		for (char *p = low; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				*p = (char)(*p - 'A' + 'a');
+		out->state_names_[i] = low;
+		out->n_state_names_ = (size_t)i + 1;
+		if (H5Tget_member_value(et, (unsigned)i, *values + (size_t)i * vsize) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int h5read_jobs(const struct h5read_file *f, const char *run, struct h5read_jobs *out, struct sim_diag *diag)
+{
+	memset(out, 0, sizeof *out);
+	int err = 0;
+	hid_t d = open_in_run(f, run, "jobs", 1, diag, &err);
+	if (d < 0)
+		return err;
+	char where[512];
+	snprintf(where, sizeof where, "%s: /runs/%s/jobs", f->path, run);
+	struct plan pl[N_JOB_COLS];
+	memset(pl, 0, sizeof pl);
+	for (size_t c = 0; c < N_JOB_COLS; c++)
+		pl[c].mtype = -1;
+	int r = -SIM_ENOMEM;
+	hid_t ft = H5Dget_type(d), sp = H5Dget_space(d), mt = -1;
+	char *buf = NULL;
+	unsigned char *enum_vals = NULL;
+	if (ft < 0 || sp < 0 || H5Tget_class(ft) != H5T_COMPOUND) {
+		r = h5err(diag, where, "not a compound table");
+		goto out_close;
+	}
+	hssize_t np = H5Sget_simple_extent_npoints(sp);
+	if (np < 0) {
+		r = h5err(diag, where, "cannot read the table size");
+		goto out_close;
+	}
+	size_t n = (size_t)np, size = 0;
+	for (size_t c = 0; c < N_JOB_COLS; c++) {
+		int mi = H5Tget_member_index(ft, job_cols[c].name);
+		if (mi < 0) {
+			H5Eclear2(H5E_DEFAULT);
+			continue;
+		}
+		hid_t memb = H5Tget_member_type(ft, (unsigned)mi);
+		if (memb < 0) {
+			r = h5err(diag, where, "cannot read a field type");
+			goto out_close;
+		}
+		switch (job_cols[c].kind) {
+		case COL_STR:
+			pl[c].width = fixed_str_size(memb);
+			pl[c].mtype = pl[c].width ? fixed_str_mem(pl[c].width, memb) : -1;
+			break;
+		case COL_I32:
+			pl[c].mtype = H5Tcopy(H5T_NATIVE_INT32);
+			pl[c].width = 4;
+			break;
+		case COL_U32:
+			pl[c].mtype = H5Tcopy(H5T_NATIVE_UINT32);
+			pl[c].width = 4;
+			break;
+		case COL_F64:
+			pl[c].mtype = H5Tcopy(H5T_NATIVE_DOUBLE);
+			pl[c].width = 8;
+			break;
+		case COL_ENUM:
+			if (H5Tget_class(memb) == H5T_ENUM) {
+				pl[c].mtype = H5Tget_native_type(memb, H5T_DIR_DEFAULT);
+				pl[c].width = pl[c].mtype >= 0 ? H5Tget_size(pl[c].mtype) : 0;
+			}
+			break;
+		}
+		H5Tclose(memb);
+		if (pl[c].mtype < 0 || pl[c].width == 0 || pl[c].width > 8 * 1024) {
+			sim_diag_add(diag, where, "field '%s' has an unexpected type", job_cols[c].name);
+			r = -SIM_EPARSE;
+			goto out_close;
+		}
+		pl[c].present = 1;
+		pl[c].off = size;
+		size += pl[c].width;
+	}
+	if (size == 0) {
+		sim_diag_add(diag, where, "no known field");
+		r = -SIM_EPARSE;
+		goto out_close;
+	}
+	mt = H5Tcreate(H5T_COMPOUND, size);
+	if (mt < 0) {
+		r = h5err(diag, where, "cannot build the memory type");
+		goto out_close;
+	}
+	for (size_t c = 0; c < N_JOB_COLS; c++)
+		if (pl[c].present && H5Tinsert(mt, job_cols[c].name, pl[c].off, pl[c].mtype) < 0) {
+			r = h5err(diag, where, "cannot build the memory type");
+			goto out_close;
+		}
+
+	/* Column storage; string columns point into one buffer each. */
+	out->n = n;
+	for (size_t c = 0; c < N_JOB_COLS; c++) {
+		void **col = (void **)((char *)out + job_cols[c].field);
+		size_t esz = job_cols[c].kind == COL_F64 ? sizeof(double) :
+			     job_cols[c].kind == COL_I32 ? sizeof(int32_t) :
+			     job_cols[c].kind == COL_U32 ? sizeof(uint32_t) : sizeof(char *);
+		*col = calloc(n + 1, esz);
+		if (!*col)
+			goto out_close;
+		if (job_cols[c].kind == COL_STR) {
+			size_t w = pl[c].present ? pl[c].width + 1 : 1;
+			char *sb = calloc(n ? n : 1, w);
+			if (!sb)
+				goto out_close;
+			out->strbuf_[job_cols[c].aux] = sb;
+			for (size_t i = 0; i < n; i++)
+				((char **)*col)[i] = sb + i * w;
+		}
+	}
+	size_t enum_c = N_JOB_COLS - 1; /* final_state */
+	if (pl[enum_c].present && enum_table(out, pl[enum_c].mtype, &enum_vals, pl[enum_c].width) < 0) {
+		r = h5err(diag, where, "cannot read the final_state names");
+		goto out_close;
+	}
+
+	size_t block = n < READ_BLOCK_ROWS ? n : READ_BLOCK_ROWS;
+	buf = malloc((block ? block : 1) * size);
+	if (!buf)
+		goto out_close;
+	for (size_t first = 0; first < n; first += block) {
+		hsize_t start = first, cnt = n - first < block ? n - first : block;
+		hid_t ms = H5Screate_simple(1, &cnt, NULL);
+		int ok = ms >= 0 && H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &cnt, NULL) >= 0 &&
+			 H5Dread(d, mt, ms, sp, H5P_DEFAULT, buf) >= 0;
+		if (ms >= 0)
+			H5Sclose(ms);
+		if (!ok) {
+			r = h5err(diag, where, "cannot read rows");
+			goto out_close;
+		}
+		for (size_t k = 0; k < cnt; k++) {
+			const char *row = buf + k * size;
+			size_t i = first + k;
+			for (size_t c = 0; c < N_JOB_COLS; c++) {
+				const char *src = row + pl[c].off;
+				switch (job_cols[c].kind) {
+				case COL_STR:
+					if (pl[c].present)
+						memcpy(out->strbuf_[job_cols[c].aux] + i * (pl[c].width + 1), src,
+						       strnlen(src, pl[c].width));
+					break;
+				case COL_I32: {
+					int32_t v = job_cols[c].aux;
+					if (pl[c].present)
+						memcpy(&v, src, sizeof v);
+					(*(int32_t **)((char *)out + job_cols[c].field))[i] = v;
+					break;
+				}
+				case COL_U32: {
+					uint32_t v = 0;
+					if (pl[c].present)
+						memcpy(&v, src, sizeof v);
+					(*(uint32_t **)((char *)out + job_cols[c].field))[i] = v;
+					break;
+				}
+				case COL_F64: {
+					double v = NAN;
+					if (pl[c].present)
+						memcpy(&v, src, sizeof v);
+					(*(double **)((char *)out + job_cols[c].field))[i] = v;
+					break;
+				}
+				case COL_ENUM: {
+					const char *name = "";
+					for (size_t e = 0; pl[c].present && e < out->n_state_names_; e++)
+						if (memcmp(enum_vals + e * pl[c].width, src, pl[c].width) == 0) {
+							name = out->state_names_[e];
+							break;
+						}
+					out->state[i] = name;
+					break;
+				}
+				}
+			}
+		}
+	}
+	r = 0;
+out_close:
+	if (r == -SIM_ENOMEM)
+		sim_diag_add(diag, where, "out of memory");
+	if (r != 0)
+		h5read_jobs_free(out);
+	free(buf);
+	free(enum_vals);
+	for (size_t c = 0; c < N_JOB_COLS; c++)
+		if (pl[c].mtype >= 0)
+			H5Tclose(pl[c].mtype);
+	if (mt >= 0)
+		H5Tclose(mt);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (ft >= 0)
+		H5Tclose(ft);
+	H5Dclose(d);
+	return r;
+}
+
+/* ---- timeseries ---- */
+
+void h5read_timeseries_free(struct h5read_timeseries *ts)
+{
+	if (!ts)
+		return;
+	free(ts->t_s);
+	free(ts->gpus_busy);
+	free(ts->jobs_queued);
+	free(ts->jobs_running);
+	free(ts->gpus_busy_by_flavor);
+	h5read_strings_free(ts->flavor_names);
+	memset(ts, 0, sizeof *ts);
+}
+
+/* Reads a dataset of doubles; dims[1] is 1 for a 1-D dataset. */
+static int read_doubles(hid_t g, const char *name, double **out, hsize_t dims[2])
+{
+	hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+	if (d < 0)
+		return -1;
+	int r = -1;
+	hid_t sp = H5Dget_space(d);
+	int rank = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+	dims[0] = 0;
+	dims[1] = 1;
+	if (rank == 1 || rank == 2) {
+		if (H5Sget_simple_extent_dims(sp, dims, NULL) >= 0) {
+			size_t cnt = (size_t)dims[0] * (size_t)dims[1];
+			*out = calloc(cnt ? cnt : 1, sizeof **out);
+			if (*out && (cnt == 0 || H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+							 *out) >= 0))
+				r = 0;
+		}
+	}
+	if (sp >= 0)
+		H5Sclose(sp);
+	H5Dclose(d);
+	return r;
+}
+
+int h5read_timeseries(const struct h5read_file *f, const char *run, struct h5read_timeseries *out,
+		      struct sim_diag *diag)
+{
+	memset(out, 0, sizeof *out);
+	int err = 0;
+	hid_t g = open_in_run(f, run, "timeseries", 0, diag, &err);
+	if (g < 0)
+		return err;
+	char where[512];
+	snprintf(where, sizeof where, "%s: /runs/%s/timeseries", f->path, run);
+	static const char *const names[] = { "t_s", "gpus_busy", "jobs_queued", "jobs_running",
+					     "gpus_busy_by_flavor" };
+	double **dst[] = { &out->t_s, &out->gpus_busy, &out->jobs_queued, &out->jobs_running,
+			   &out->gpus_busy_by_flavor };
+	int r = 0;
+	for (size_t k = 0; k < 5 && r == 0; k++) {
+		hsize_t dims[2];
+		if (read_doubles(g, names[k], dst[k], dims) < 0) {
+			r = h5err(diag, where, "cannot read a dataset");
+			sim_diag_add(diag, where, "dataset '%s' is missing or unreadable", names[k]);
+			break;
+		}
+		if (k == 0)
+			out->n = (size_t)dims[0];
+		if ((size_t)dims[0] != out->n) {
+			sim_diag_add(diag, where, "'%s' has %llu rows, expected %zu", names[k],
+				     (unsigned long long)dims[0], out->n);
+			r = -SIM_EPARSE;
+		}
+		if (k == 4)
+			out->n_flavors = (size_t)dims[1];
+	}
+	if (r == 0) {
+		hid_t d = H5Dopen2(g, "gpus_busy_by_flavor", H5P_DEFAULT);
+		size_t nn = 0;
+		if (d < 0 || read_str_array_attr(d, "flavor_names", &out->flavor_names, &nn) != 0 ||
+		    nn != out->n_flavors) {
+			r = h5err(diag, where, "cannot read flavor_names (or it does not match the columns)");
+		}
+		if (d >= 0)
+			H5Dclose(d);
+	}
+	H5Gclose(g);
+	if (r != 0)
+		h5read_timeseries_free(out);
+	return r;
+}

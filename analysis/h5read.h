@@ -1,0 +1,100 @@
+/* analysis/h5read.h: reads a gpusched results file (layout in analysis/SCHEMA.md).
+ *
+ * The analysis side reads only HDF5: report, plot and compare go through this
+ * reader, never through the simulator's structures. Fields are found by name, so
+ * a file with extra fields (a newer minor schema) reads fine; a missing numeric
+ * field reads as NaN.
+ *
+ * Every function returns 0 or -SIM_E*, with a located message in diag:
+ *   -SIM_ENOENT  the file (or the named run) does not exist,
+ *   -SIM_EPARSE  not an HDF5 file, not a gpusched file, unsupported schema_version,
+ *   -SIM_EHDF5   a read failed, -SIM_ENOMEM.
+ * Results are owned by the caller and freed with the matching _free (which also
+ * accepts a zeroed struct).
+ */
+#ifndef ANALYSIS_H5READ_H
+#define ANALYSIS_H5READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../sim/sim.h"
+
+/* The schema major version this reader understands ("1.x"). */
+#define H5READ_SCHEMA_MAJOR 1
+
+struct h5read_file; /* opaque: an open file and its run list */
+
+int h5read_open(const char *path, struct h5read_file **out, struct sim_diag *diag);
+void h5read_close(struct h5read_file *f); /* NULL is a no-op */
+
+const char *h5read_path(const struct h5read_file *f);
+/* A root string attribute (schema_version, software, software_version, created_utc,
+ * experiment_json, config_path), or NULL when absent. Valid until h5read_close. */
+const char *h5read_root_attr(const struct h5read_file *f, const char *name);
+
+/* Runs under /runs, in the order they were written. */
+size_t h5read_n_runs(const struct h5read_file *f);
+const char *h5read_run_name(const struct h5read_file *f, size_t i);
+int h5read_run_find(const struct h5read_file *f, const char *name); /* index or -1 */
+
+/* A numeric attribute of a run group (seed, wall_s, events, ...) as a double. */
+int h5read_run_attr_num(const struct h5read_file *f, const char *run, const char *name, double *out,
+			struct sim_diag *diag);
+
+/* A 1-D fixed-length string array attribute of the object at obj_path (e.g.
+ * "/summary", "units"). *out is a NULL-terminated array of *n strings; free with
+ * h5read_strings_free. */
+int h5read_strings_attr(const struct h5read_file *f, const char *obj_path, const char *attr,
+			char ***out, size_t *n, struct sim_diag *diag);
+void h5read_strings_free(char **s);
+
+/* /summary: one row a run. Numeric fields are every field other than run, policy
+ * and seed, in file order, read as doubles. */
+struct h5read_summary {
+	size_t n_rows;
+	size_t n_fields;
+	char **field;   /* n_fields names */
+	char **unit;    /* n_fields units ("" when the file has none) */
+	char **run;     /* n_rows */
+	char **policy;  /* n_rows */
+	uint64_t *seed; /* n_rows */
+	double *v;      /* n_rows x n_fields, row-major */
+};
+int h5read_summary(const struct h5read_file *f, struct h5read_summary *out, struct sim_diag *diag);
+void h5read_summary_free(struct h5read_summary *s);
+int h5read_summary_field(const struct h5read_summary *s, const char *name); /* index or -1 */
+/* Value of a field in a row; NaN when the field is absent. */
+double h5read_summary_get(const struct h5read_summary *s, size_t row, const char *name);
+/* Row of a run name, or -1. */
+int h5read_summary_row(const struct h5read_summary *s, const char *run);
+
+/* /runs/<run>/jobs as columns. Strings point into buffers owned by the struct;
+ * state is the final_state name in lower case ("completed"). */
+struct h5read_jobs {
+	size_t n;
+	char **id, **queue, **user, **flavor;
+	const char **state;
+	int32_t *option, *priority;
+	uint32_t *preemptions;
+	double *gpus, *alloc_gpus, *submit_s, *start_s, *end_s, *wait_s, *jct_s, *runtime_s, *bsld;
+	/* private */
+	char *strbuf_[4];
+	char **state_names_;
+	size_t n_state_names_;
+};
+int h5read_jobs(const struct h5read_file *f, const char *run, struct h5read_jobs *out,
+		struct sim_diag *diag);
+void h5read_jobs_free(struct h5read_jobs *j);
+
+/* /runs/<run>/timeseries. gpus_busy_by_flavor is n x n_flavors, row-major. */
+struct h5read_timeseries {
+	size_t n, n_flavors;
+	double *t_s, *gpus_busy, *jobs_queued, *jobs_running, *gpus_busy_by_flavor;
+	char **flavor_names; /* n_flavors, NULL-terminated */
+};
+int h5read_timeseries(const struct h5read_file *f, const char *run, struct h5read_timeseries *out,
+		      struct sim_diag *diag);
+void h5read_timeseries_free(struct h5read_timeseries *ts);
+
+#endif

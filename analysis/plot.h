@@ -1,0 +1,35 @@
+/* analysis/plot.h: PNG plots of a results file through gnuplot (gpusched plot).
+ *
+ * Writes OUTDIR/{wait_cdf,jct_cdf,busy_gpus}.dat from the HDF5 file alone (at most
+ * PLOT_MAX_POINTS points a curve) and runs gnuplot, as an external program, on the
+ * committed templates analysis/{wait_cdf,jct_cdf,busy_gpus}.gp, giving
+ * OUTDIR/{wait_cdf,jct_cdf,busy_gpus}.png. gnuplot's exit status is checked; its
+ * messages are shown only when it fails.
+ */
+#ifndef ANALYSIS_PLOT_H
+#define ANALYSIS_PLOT_H
+
+#include "h5read.h"
+
+#define PLOT_MAX_POINTS 2000
+
+struct plot_opts {
+	const char *outdir;       /* created if missing (one level) */
+	const char *analysis_dir; /* templates; NULL: env GPUSCHED_ANALYSIS_DIR, else the build's */
+	const char *gnuplot;      /* program; NULL: "gnuplot" found on PATH */
+	int quiet;                /* 1: print nothing on success */
+};
+
+/* Returns 0, -SIM_EEXTERNAL (gnuplot missing or failed), -SIM_EIO (cannot write),
+ * or a reader error (h5read.h), with a message in diag. */
+int plot_results(const struct h5read_file *f, const struct plot_opts *o, struct sim_diag *diag);
+
+/* The folder plot templates are read from (see plot_opts.analysis_dir). */
+const char *plot_analysis_dir(const struct plot_opts *o);
+
+/* Reduces sorted values x[0..n) to a CDF of at most max_points (x, fraction <= x)
+ * pairs, always keeping the first and last; returns the number of pairs written
+ * to xs/ys (each sized max_points). */
+size_t plot_cdf_points(const double *x, size_t n, size_t max_points, double *xs, double *ys);
+
+#endif

@@ -1,0 +1,65 @@
+/* cli/cmd_plot.c: gpusched plot RESULTS.h5 -o DIR */
+#include <stdio.h>
+#include <string.h>
+
+#include "../analysis/h5read.h"
+#include "../analysis/plot.h"
+#include "cmd.h"
+
+static const char plot_usage[] =
+	"usage: gpusched plot RESULTS.h5 -o DIR [-q]\n"
+	"\n"
+	"Draws PNG plots from a results file alone, with gnuplot (an external program;\n"
+	"Debian: gnuplot-nox). DIR is created if missing and receives:\n"
+	"  wait_cdf.png   CDF of job wait (s, log axis), one line a run\n"
+	"  jct_cdf.png    CDF of job completion time (s, log axis), one line a run\n"
+	"  busy_gpus.png  busy GPUs over time, one line a run, with the GPU capacity\n"
+	"and the .dat files they are drawn from (at most 2000 points a curve).\n"
+	"Templates: analysis/*.gp (override the folder with GPUSCHED_ANALYSIS_DIR).\n"
+	"\n"
+	"  -o DIR   output folder (required)\n"
+	"  -q       print nothing on success\n"
+	"\n"
+	"exit codes: 0 ok, 1 runtime failure (gnuplot missing or failed), 2 bad input\n";
+
+int cmd_plot(int argc, char **argv)
+{
+	const char *path = NULL;
+	struct plot_opts o = { 0 };
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(plot_usage, stdout);
+			return GPUSCHED_EXIT_OK;
+		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+			o.outdir = argv[++i];
+		} else if (strcmp(argv[i], "-q") == 0) {
+			o.quiet = 1;
+		} else if (argv[i][0] == '-' || path) {
+			fprintf(stderr, "gpusched plot: unexpected argument '%s'\n%s", argv[i], plot_usage);
+			return GPUSCHED_EXIT_BADINPUT;
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path || !o.outdir) {
+		fprintf(stderr, "gpusched plot: %s\n%s", path ? "-o DIR is required" : "no results file given",
+			plot_usage);
+		return GPUSCHED_EXIT_BADINPUT;
+	}
+	struct sim_diag diag;
+	sim_diag_init(&diag, 20);
+	struct h5read_file *f = NULL;
+	int rc = h5read_open(path, &f, &diag);
+	if (!rc)
+		rc = plot_results(f, &o, &diag);
+	if (rc) {
+		fprintf(stderr, "gpusched plot: ");
+		if (diag.count)
+			sim_diag_print(&diag, stderr);
+		else
+			fprintf(stderr, "%s\n", sim_strerror(rc));
+	}
+	h5read_close(f);
+	sim_diag_fini(&diag);
+	return cmd_exit_code(rc);
+}

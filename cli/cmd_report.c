@@ -1,0 +1,86 @@
+/* cli/cmd_report.c: gpusched report RESULTS.h5 [--json | --jobs] [--run NAME] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analysis/h5read.h"
+#include "../analysis/report.h"
+#include "cmd.h"
+
+static const char report_usage[] =
+	"usage: gpusched report RESULTS.h5 [--json | --jobs] [--run NAME]\n"
+	"\n"
+	"Prints what a results file (written by gpusched run) holds; names, units and\n"
+	"formulas of every value are in analysis/SCHEMA.md.\n"
+	"\n"
+	"  (default)     a table, one row a run: jobs, completed, wait mean/p50/p95/p99 and\n"
+	"                JCT mean/p95 in seconds, utilization in %, mean bounded slowdown\n"
+	"  --json        a JSON array, one object a run: run, policy, seed and every\n"
+	"                /summary metric by name (jobs, completed, mean_wait_s, p95_wait_s,\n"
+	"                mean_jct_s, utilization, ...); a metric without data is null\n"
+	"  --jobs        per-job CSV with a header row:\n"
+	"                run,id,queue,user,flavor,option,gpus,submit_s,start_s,end_s,wait_s,\n"
+	"                jct_s,runtime_s,preemptions,status (times in s; missing values empty)\n"
+	"  --run NAME    only the run NAME\n"
+	"\n"
+	"exit codes: 0 ok, 1 runtime failure, 2 bad input (missing file, not a results file,\n"
+	"unsupported schema_version, unknown run)\n";
+
+int cmd_report(int argc, char **argv)
+{
+	const char *path = NULL, *run = NULL;
+	int json = 0, jobs = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(report_usage, stdout);
+			return GPUSCHED_EXIT_OK;
+		} else if (strcmp(argv[i], "--json") == 0) {
+			json = 1;
+		} else if (strcmp(argv[i], "--jobs") == 0) {
+			jobs = 1;
+		} else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc) {
+			run = argv[++i];
+		} else if (argv[i][0] == '-' || path) {
+			fprintf(stderr, "gpusched report: unexpected argument '%s'\n%s", argv[i], report_usage);
+			return GPUSCHED_EXIT_BADINPUT;
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path || (json && jobs)) {
+		fprintf(stderr, "gpusched report: %s\n%s",
+			path ? "--json and --jobs cannot be combined" : "no results file given", report_usage);
+		return GPUSCHED_EXIT_BADINPUT;
+	}
+	struct sim_diag diag;
+	sim_diag_init(&diag, 20);
+	struct h5read_file *f = NULL;
+	int rc = h5read_open(path, &f, &diag);
+	if (!rc) {
+		if (json) {
+			char *text = NULL;
+			rc = report_json(f, run, &text, &diag);
+			if (!rc)
+				printf("%s\n", text);
+			free(text);
+		} else if (jobs) {
+			rc = report_jobs_csv(f, run, stdout, &diag);
+		} else {
+			rc = report_table(f, run, stdout, &diag);
+		}
+	}
+	if (rc) {
+		fprintf(stderr, "gpusched report: ");
+		if (diag.count)
+			sim_diag_print(&diag, stderr);
+		else
+			fprintf(stderr, "%s\n", sim_strerror(rc));
+	}
+	h5read_close(f);
+	sim_diag_fini(&diag);
+	if (fflush(stdout) != 0 && !rc) {
+		perror("gpusched report: stdout");
+		return GPUSCHED_EXIT_RUNTIME;
+	}
+	return cmd_exit_code(rc);
+}

@@ -1,0 +1,839 @@
+/* sim/h5out.c: the HDF5 results writer (layout and formulas in analysis/SCHEMA.md).
+ *
+ * HDF5 runs in return-code mode (H5Eset_auto2 off): every hid_t / herr_t is
+ * checked, and the innermost message of HDF5's error stack goes into the diag.
+ * The file is written as PATH.tmp and renamed on commit, so a reader never sees a
+ * half-written PATH (git's lockfile.h pattern).
+ *
+ * Strings are fixed-length, NUL-terminated, UTF-8 (sized to the longest value, so
+ * a compound row has a fixed size). Tables larger than SMALL_BYTES are chunked
+ * (about CHUNK_BYTES a chunk) and compressed with shuffle + deflate level 4;
+ * smaller ones are contiguous, which costs less for the many tiny runs of a sweep.
+ */
+#include "h5out.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "metrics_job.h"
+
+#define SMALL_BYTES (64u * 1024u)
+#define CHUNK_BYTES (1024u * 1024u)
+#define WRITE_BLOCK_ROWS 65536u /* rows packed per H5Dwrite of the job table */
+#define DEFLATE_LEVEL 4
+
+struct sum_row {
+	char *run;
+	char *policy;
+	uint64_t seed;
+	struct sim_summary s;
+};
+
+enum h5out_state { H5OUT_OPEN, H5OUT_DONE };
+
+struct h5out {
+	char *path;     /* final name */
+	char *tmp_path; /* PATH.tmp, written until commit */
+	hid_t file;
+	hid_t runs;     /* /runs */
+	enum h5out_state state;
+	struct sum_row *rows; /* one a written run, for /summary */
+	size_t n_rows, cap_rows;
+};
+
+/* ---- error reporting ---- */
+
+static herr_t first_err_cb(unsigned n, const H5E_error2_t *e, void *arg)
+{
+	char *buf = arg;
+	if (n == 0 && e->desc)
+		snprintf(buf, 256, "%s", e->desc);
+	return 0;
+}
+
+/* Adds "where: what (HDF5: innermost message)" and clears HDF5's error stack. */
+static int h5err(struct sim_diag *diag, const char *where, const char *what)
+{
+	char msg[256] = "";
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, first_err_cb, msg);
+	H5Eclear2(H5E_DEFAULT);
+	if (msg[0])
+		sim_diag_add(diag, where, "%s (HDF5: %s)", what, msg);
+	else
+		sim_diag_add(diag, where, "%s", what);
+	return -SIM_EHDF5;
+}
+
+static void close_type(hid_t t)
+{
+	if (t >= 0)
+		H5Tclose(t);
+}
+
+/* ---- attributes ---- */
+
+/* A fixed-length NUL-terminated UTF-8 string type of `size` bytes (>= 1). */
+static hid_t str_type(size_t size)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	if (t < 0)
+		return t;
+	if (H5Tset_size(t, size ? size : 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 ||
+	    H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+		H5Tclose(t);
+		return -1;
+	}
+	return t;
+}
+
+static int attr_write(hid_t obj, const char *name, hid_t type, hid_t space, const void *buf)
+{
+	hid_t a = H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	herr_t r = H5Awrite(a, type, buf);
+	if (H5Aclose(a) < 0 || r < 0)
+		return -1;
+	return 0;
+}
+
+static int attr_str(hid_t obj, const char *name, const char *val)
+{
+	if (!val)
+		val = "";
+	hid_t t = str_type(strlen(val) + 1);
+	hid_t s = H5Screate(H5S_SCALAR);
+	int r = (t < 0 || s < 0) ? -1 : attr_write(obj, name, t, s, val);
+	if (s >= 0)
+		H5Sclose(s);
+	close_type(t);
+	return r;
+}
+
+/* A 1-D attribute of n fixed-length strings (sized to the longest). */
+static int attr_str_array(hid_t obj, const char *name, const char *const *vals, size_t n)
+{
+	size_t w = 1;
+	for (size_t i = 0; i < n; i++)
+		if (strlen(vals[i]) + 1 > w)
+			w = strlen(vals[i]) + 1;
+	char *buf = calloc(n ? n : 1, w);
+	if (!buf)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		memcpy(buf + i * w, vals[i], strlen(vals[i]));
+	hsize_t dim = n;
+	hid_t t = str_type(w);
+	hid_t s = H5Screate_simple(1, &dim, NULL);
+	int r = (t < 0 || s < 0) ? -1 : attr_write(obj, name, t, s, buf);
+	if (s >= 0)
+		H5Sclose(s);
+	close_type(t);
+	free(buf);
+	return r;
+}
+
+static int attr_scalar(hid_t obj, const char *name, hid_t native, const void *val)
+{
+	hid_t s = H5Screate(H5S_SCALAR);
+	if (s < 0)
+		return -1;
+	int r = attr_write(obj, name, native, s, val);
+	H5Sclose(s);
+	return r;
+}
+
+static int attr_u64(hid_t obj, const char *name, uint64_t v)
+{
+	return attr_scalar(obj, name, H5T_NATIVE_UINT64, &v);
+}
+
+static int attr_f64(hid_t obj, const char *name, double v)
+{
+	return attr_scalar(obj, name, H5T_NATIVE_DOUBLE, &v);
+}
+
+/* ---- datasets ---- */
+
+/* Dataset creation properties for `rows` rows of `row_bytes`: contiguous when small,
+ * else chunked (about CHUNK_BYTES) with shuffle + deflate when the filter exists. */
+static hid_t make_dcpl(int rank, const hsize_t *dims, size_t row_bytes)
+{
+	hid_t p = H5Pcreate(H5P_DATASET_CREATE);
+	if (p < 0)
+		return p;
+	if (dims[0] == 0 || (size_t)dims[0] * row_bytes <= SMALL_BYTES)
+		return p;
+	hsize_t chunk[2] = { 1, rank > 1 ? dims[1] : 1 };
+	hsize_t rows = CHUNK_BYTES / (row_bytes ? row_bytes : 1);
+	chunk[0] = rows < 1 ? 1 : (rows > dims[0] ? dims[0] : rows);
+	if (H5Pset_chunk(p, rank, chunk) < 0)
+		goto out_close;
+	if (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0) {
+		if (H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0 && H5Pset_shuffle(p) < 0)
+			goto out_close;
+		if (H5Pset_deflate(p, DEFLATE_LEVEL) < 0)
+			goto out_close;
+	}
+	return p;
+out_close:
+	H5Pclose(p);
+	return -1;
+}
+
+/* Writes a dataset of doubles (rank 1: n; rank 2: n x m, row-major) with units and description. */
+static int write_doubles(hid_t grp, const char *name, const double *x, int rank, size_t n, size_t m,
+			 const char *unit, const char *desc)
+{
+	hsize_t dims[2] = { n, rank == 2 ? m : 1 };
+	int r = -1;
+	hid_t s = H5Screate_simple(rank, dims, NULL);
+	if (s < 0)
+		return -1;
+	hid_t p = make_dcpl(rank, dims, sizeof(double) * (size_t)dims[1]);
+	if (p < 0)
+		goto out_space;
+	hid_t d = H5Dcreate2(grp, name, H5T_IEEE_F64LE, s, H5P_DEFAULT, p, H5P_DEFAULT);
+	if (d < 0)
+		goto out_dcpl;
+	if ((n == 0 || dims[1] == 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) >= 0) &&
+	    attr_str(d, "units", unit) == 0 && attr_str(d, "description", desc) == 0)
+		r = 0;
+	if (H5Dclose(d) < 0)
+		r = -1;
+out_dcpl:
+	H5Pclose(p);
+out_space:
+	H5Sclose(s);
+	return r;
+}
+
+/* ---- compound rows ---- */
+
+/* A field of a packed compound row. type is owned by the field list. */
+struct cfield {
+	const char *name;
+	hid_t type;
+	size_t size; /* bytes (cached: H5Tget_size per row would cost an id lookup) */
+	size_t off;
+	const char *unit;
+	const char *desc;
+};
+
+struct ctype {
+	struct cfield *f;
+	size_t n;
+	size_t size; /* row bytes */
+	hid_t mem;   /* compound, memory layout == file layout (packed, native little-endian
+		      * types are written as such; HDF5 converts on big-endian readers) */
+};
+
+static void ctype_fini(struct ctype *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		close_type(c->f[i].type);
+	close_type(c->mem);
+	free(c->f);
+	memset(c, 0, sizeof *c);
+	c->mem = -1;
+}
+
+/* Appends a field; consumes `type` (closed on failure too). */
+static int ctype_add(struct ctype *c, const char *name, hid_t type, const char *unit, const char *desc)
+{
+	if (type < 0)
+		return -1;
+	struct cfield *nf = realloc(c->f, (c->n + 1) * sizeof *nf);
+	if (!nf) {
+		H5Tclose(type);
+		return -1;
+	}
+	c->f = nf;
+	size_t sz = H5Tget_size(type);
+	c->f[c->n] = (struct cfield){ name, type, sz, c->size, unit, desc };
+	c->n++;
+	c->size += sz;
+	return 0;
+}
+
+static hid_t copy_type(hid_t t)
+{
+	return H5Tcopy(t);
+}
+
+static int ctype_build(struct ctype *c)
+{
+	c->mem = H5Tcreate(H5T_COMPOUND, c->size);
+	if (c->mem < 0)
+		return -1;
+	for (size_t i = 0; i < c->n; i++)
+		if (H5Tinsert(c->mem, c->f[i].name, c->f[i].off, c->f[i].type) < 0)
+			return -1;
+	return 0;
+}
+
+static int ctype_attrs(const struct ctype *c, hid_t d, const char *desc)
+{
+	const char **u = malloc((c->n ? c->n : 1) * sizeof *u);
+	const char **ds = malloc((c->n ? c->n : 1) * sizeof *ds);
+	int r = -1;
+	if (!u || !ds)
+		goto out_free;
+	for (size_t i = 0; i < c->n; i++) {
+		u[i] = c->f[i].unit;
+		ds[i] = c->f[i].desc;
+	}
+	if (attr_str_array(d, "units", u, c->n) == 0 &&
+	    attr_str_array(d, "field_descriptions", ds, c->n) == 0 && attr_str(d, "description", desc) == 0)
+		r = 0;
+out_free:
+	free(u);
+	free(ds);
+	return r;
+}
+
+/* Creates a compound dataset of n rows with the ctype; returns the dataset. */
+static hid_t ctype_dataset(const struct ctype *c, hid_t grp, const char *name, size_t n)
+{
+	hsize_t dim = n;
+	hid_t s = H5Screate_simple(1, &dim, NULL);
+	if (s < 0)
+		return -1;
+	hid_t d = -1;
+	hid_t p = make_dcpl(1, &dim, c->size);
+	if (p >= 0) {
+		d = H5Dcreate2(grp, name, c->mem, s, H5P_DEFAULT, p, H5P_DEFAULT);
+		H5Pclose(p);
+	}
+	H5Sclose(s);
+	return d;
+}
+
+/* Writes rows [first, first + count) from buf. */
+static int write_rows(hid_t d, hid_t mem, size_t first, size_t count, const void *buf)
+{
+	if (count == 0)
+		return 0;
+	hsize_t start = first, cnt = count;
+	hid_t fs = H5Dget_space(d);
+	if (fs < 0)
+		return -1;
+	hid_t ms = H5Screate_simple(1, &cnt, NULL);
+	int r = -1;
+	if (ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &cnt, NULL) >= 0 &&
+	    H5Dwrite(d, mem, ms, fs, H5P_DEFAULT, buf) >= 0)
+		r = 0;
+	if (ms >= 0)
+		H5Sclose(ms);
+	H5Sclose(fs);
+	return r;
+}
+
+/* ---- create ---- */
+
+static char *dup_str(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = malloc(n);
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+struct h5out *h5out_create(const char *path, const struct h5out_meta *meta, struct sim_diag *diag)
+{
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	struct h5out *o = calloc(1, sizeof *o);
+	if (!o) {
+		sim_diag_add(diag, path, "out of memory");
+		return NULL;
+	}
+	o->file = o->runs = -1;
+	o->path = dup_str(path);
+	o->tmp_path = malloc(strlen(path) + 5);
+	if (!o->path || !o->tmp_path) {
+		sim_diag_add(diag, path, "out of memory");
+		goto out_free;
+	}
+	sprintf(o->tmp_path, "%s.tmp", path);
+
+	/* Object headers of the 1.8 format: large attributes (experiment_json of any
+	 * size) go to dense storage, and groups can track creation order. Files stay
+	 * readable by HDF5 1.8 and later. STRONG close: closing the file closes all. */
+	hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+	if (fapl < 0 || H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0 ||
+	    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG) < 0) {
+		if (fapl >= 0)
+			H5Pclose(fapl);
+		h5err(diag, o->tmp_path, "cannot set HDF5 file properties");
+		goto out_free;
+	}
+	o->file = H5Fcreate(o->tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+	H5Pclose(fapl);
+	if (o->file < 0) {
+		h5err(diag, o->tmp_path, "cannot create HDF5 file");
+		goto out_free;
+	}
+
+	char created[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	if (!gmtime_r(&now, &tm) || !strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		strcpy(created, "");
+	const char *version = meta && meta->software_version ? meta->software_version :
+#ifdef GPUSCHED_VERSION
+		GPUSCHED_VERSION;
+#else
+		"unknown";
+#endif
+	if (attr_str(o->file, "schema_version", H5OUT_SCHEMA_VERSION) < 0 ||
+	    attr_str(o->file, "software", "gpusched") < 0 ||
+	    attr_str(o->file, "software_version", version) < 0 ||
+	    attr_str(o->file, "created_utc", created) < 0 ||
+	    attr_str(o->file, "experiment_json", meta ? meta->experiment_json : NULL) < 0 ||
+	    attr_str(o->file, "config_path", meta ? meta->config_path : NULL) < 0) {
+		h5err(diag, o->tmp_path, "cannot write root attributes");
+		goto out_abort;
+	}
+
+	hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+	if (gcpl >= 0 && H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) >= 0)
+		o->runs = H5Gcreate2(o->file, "runs", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+	if (gcpl >= 0)
+		H5Pclose(gcpl);
+	if (o->runs < 0 || attr_str(o->runs, "description", "one group a run, in the order they were written") < 0) {
+		h5err(diag, o->tmp_path, "cannot create /runs");
+		goto out_abort;
+	}
+	o->state = H5OUT_OPEN;
+	return o;
+
+out_abort:
+	h5out_abort(o);
+	return NULL;
+out_free:
+	free(o->path);
+	free(o->tmp_path);
+	free(o);
+	return NULL;
+}
+
+/* ---- one run ---- */
+
+static const char *name_or_empty(char **names, size_t n, int32_t i)
+{
+	return (i >= 0 && (size_t)i < n && names[i]) ? names[i] : "";
+}
+
+static size_t max_len(char **names, size_t n)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && strlen(names[i]) > m)
+			m = strlen(names[i]);
+	return m;
+}
+
+/* The final_state enum: every sim_job_state, named in upper case. */
+static hid_t state_enum_type(void)
+{
+	hid_t t = H5Tenum_create(H5T_NATIVE_UINT8);
+	if (t < 0)
+		return t;
+	for (int s = 0; s < SIM_JOB_STATE_COUNT_; s++) {
+		char up[SIM_NAME_MAX];
+		const char *nm = sim_job_state_name((enum sim_job_state)s);
+		size_t k = 0;
+		for (; nm[k] && k + 1 < sizeof up; k++)
+			up[k] = (char)(nm[k] >= 'a' && nm[k] <= 'z' ? nm[k] - 'a' + 'A' : nm[k]);
+		up[k] = 0;
+		uint8_t v = (uint8_t)s;
+		if (H5Tenum_insert(t, up, &v) < 0) {
+			H5Tclose(t);
+			return -1;
+		}
+	}
+	return t;
+}
+
+/* Offsets of the job row fields, in ctype order. */
+enum jf {
+	JF_ID, JF_QUEUE, JF_USER, JF_FLAVOR, JF_OPTION, JF_GPUS, JF_ALLOC_GPUS, JF_SUBMIT, JF_START,
+	JF_END, JF_WAIT, JF_JCT, JF_RUNTIME, JF_BSLD, JF_PRIORITY, JF_PREEMPTIONS, JF_STATE, JF_COUNT_
+};
+
+static int jobs_ctype(struct ctype *c, const struct sim_trace *t, const struct sim_cluster *cl)
+{
+	size_t id_w = 0, fl_w = 0;
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		size_t l = strlen(sim_job_id(t, &t->jobs[i]));
+		if (l > id_w)
+			id_w = l;
+	}
+	for (size_t f = 0; f < sim_cluster_n_flavors(cl); f++) {
+		size_t l = strlen(sim_cluster_flavor(cl, (int)f)->name);
+		if (l > fl_w)
+			fl_w = l;
+	}
+	const char *sec = "s";
+	if (ctype_add(c, "id", str_type(id_w + 1), "", "job id from the trace") < 0 ||
+	    ctype_add(c, "queue", str_type(max_len(t->queues, t->n_queues) + 1), "", "queue name") < 0 ||
+	    ctype_add(c, "user", str_type(max_len(t->users, t->n_users) + 1), "", "user, \"\" when none") < 0 ||
+	    ctype_add(c, "flavor", str_type(fl_w + 1), "", "flavor it ran on, \"\" when never placed") < 0 ||
+	    ctype_add(c, "option", copy_type(H5T_NATIVE_INT32), "1",
+		      "index of the chosen option (0 = first), -1 when none") < 0 ||
+	    ctype_add(c, "gpus", copy_type(H5T_NATIVE_DOUBLE), "GPU",
+		      "GPUs requested by the chosen option (option 0 when none)") < 0 ||
+	    ctype_add(c, "alloc_gpus", copy_type(H5T_NATIVE_DOUBLE), "GPU",
+		      "GPUs allocated (whole nodes for a multi-node job)") < 0 ||
+	    ctype_add(c, "submit_s", copy_type(H5T_NATIVE_DOUBLE), sec, "submit time") < 0 ||
+	    ctype_add(c, "start_s", copy_type(H5T_NATIVE_DOUBLE), sec, "first start time") < 0 ||
+	    ctype_add(c, "end_s", copy_type(H5T_NATIVE_DOUBLE), sec, "time of the final state") < 0 ||
+	    ctype_add(c, "wait_s", copy_type(H5T_NATIVE_DOUBLE), sec, "start_s - submit_s") < 0 ||
+	    ctype_add(c, "jct_s", copy_type(H5T_NATIVE_DOUBLE), sec, "end_s - submit_s, completed jobs") < 0 ||
+	    ctype_add(c, "runtime_s", copy_type(H5T_NATIVE_DOUBLE), sec, "run time on the chosen option") < 0 ||
+	    ctype_add(c, "bsld", copy_type(H5T_NATIVE_DOUBLE), "1",
+		      "max(1, jct_s / max(runtime_s, 10 s))") < 0 ||
+	    ctype_add(c, "priority", copy_type(H5T_NATIVE_INT32), "1", "priority from the trace") < 0 ||
+	    ctype_add(c, "preemptions", copy_type(H5T_NATIVE_UINT32), "1", "times it was preempted") < 0 ||
+	    ctype_add(c, "final_state", state_enum_type(), "", "state at the end of the run") < 0)
+		return -1;
+	return ctype_build(c);
+}
+
+static double ns_to_s_or_nan(sim_time_t t)
+{
+	return t == SIM_TIME_NONE ? NAN : sim_time_to_s(t);
+}
+
+static void put(char *row, const struct ctype *c, enum jf f, const void *v, size_t n)
+{
+	memcpy(row + c->f[f].off, v, n);
+}
+
+static void put_str(char *row, const struct ctype *c, enum jf f, const char *s)
+{
+	size_t w = c->f[f].size;
+	size_t l = strlen(s);
+	memset(row + c->f[f].off, 0, w);
+	memcpy(row + c->f[f].off, s, l < w ? l : w - 1);
+}
+
+static void put_f64(char *row, const struct ctype *c, enum jf f, double v)
+{
+	put(row, c, f, &v, sizeof v);
+}
+
+static void fill_job_row(char *row, const struct ctype *c, const struct sim_trace *t,
+			 const struct sim_cluster *cl, const struct sim_job *j)
+{
+	put_str(row, c, JF_ID, sim_job_id(t, j));
+	put_str(row, c, JF_QUEUE, name_or_empty(t->queues, t->n_queues, j->queue));
+	put_str(row, c, JF_USER, name_or_empty(t->users, t->n_users, j->user));
+	int fl = j->opt_chosen >= 0 ? sim_metrics_job_flavor(t, j) : -1;
+	put_str(row, c, JF_FLAVOR, fl >= 0 && (size_t)fl < sim_cluster_n_flavors(cl) ?
+			sim_cluster_flavor(cl, fl)->name : "");
+	int32_t opt = j->opt_chosen;
+	put(row, c, JF_OPTION, &opt, sizeof opt);
+	double gpus = NAN;
+	if (j->n_opts > 0)
+		gpus = (double)sim_job_opt(t, j, opt >= 0 ? opt : 0)->req[SIM_RES_GPU] / (double)SIM_MILLI;
+	put_f64(row, c, JF_GPUS, gpus);
+	sim_qty_t ag = sim_metrics_job_alloc_gpu(t, cl, j);
+	put_f64(row, c, JF_ALLOC_GPUS, ag >= 0 ? (double)ag / (double)SIM_MILLI : NAN);
+	put_f64(row, c, JF_SUBMIT, sim_time_to_s(j->submit_ns));
+	put_f64(row, c, JF_START, ns_to_s_or_nan(j->start_ns));
+	put_f64(row, c, JF_END, ns_to_s_or_nan(j->end_ns));
+	put_f64(row, c, JF_WAIT, sim_job_wait_s(j));
+	put_f64(row, c, JF_JCT, sim_job_jct_s(j));
+	put_f64(row, c, JF_RUNTIME, opt >= 0 ? sim_time_to_s(j->runtime_ns) : NAN);
+	put_f64(row, c, JF_BSLD, sim_job_bsld(j));
+	int32_t prio = j->priority;
+	put(row, c, JF_PRIORITY, &prio, sizeof prio);
+	uint32_t pre = j->preemptions;
+	put(row, c, JF_PREEMPTIONS, &pre, sizeof pre);
+	uint8_t st = j->state;
+	put(row, c, JF_STATE, &st, sizeof st);
+}
+
+static int write_jobs(hid_t grp, const struct h5out_run *run)
+{
+	const struct sim_trace *t = run->trace;
+	struct ctype c = { .mem = -1 };
+	int r = -1;
+	if (jobs_ctype(&c, t, run->cluster) < 0 || c.n != JF_COUNT_)
+		goto out_type;
+	hid_t d = ctype_dataset(&c, grp, "jobs", t->n_jobs);
+	if (d < 0)
+		goto out_type;
+	size_t block = t->n_jobs < WRITE_BLOCK_ROWS ? t->n_jobs : WRITE_BLOCK_ROWS;
+	char *buf = calloc(block ? block : 1, c.size);
+	if (!buf)
+		goto out_dset;
+	for (size_t first = 0; first < t->n_jobs; first += block) {
+		size_t cnt = t->n_jobs - first < block ? t->n_jobs - first : block;
+		for (size_t k = 0; k < cnt; k++)
+			fill_job_row(buf + k * c.size, &c, t, run->cluster, &t->jobs[first + k]);
+		if (write_rows(d, c.mem, first, cnt, buf) < 0)
+			goto out_buf;
+	}
+	if (ctype_attrs(&c, d, "one row a job, in trace order (submit time, then trace row)") < 0)
+		goto out_buf;
+	r = 0;
+out_buf:
+	free(buf);
+out_dset:
+	if (H5Dclose(d) < 0)
+		r = -1;
+out_type:
+	ctype_fini(&c);
+	return r;
+}
+
+static int write_timeseries(hid_t run_grp, const struct h5out_run *run)
+{
+	static const double none = 0.0;
+	const struct sim_timeseries *ts = run->ts;
+	size_t n = ts ? ts->n : 0;
+	size_t nf = sim_cluster_n_flavors(run->cluster);
+	if (ts && ts->n_flavors != nf && n > 0)
+		return -1; /* the series does not belong to this cluster */
+	hid_t g = H5Gcreate2(run_grp, "timeseries", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (g < 0)
+		return -1;
+	int r = -1;
+	const char **names = malloc((nf ? nf : 1) * sizeof *names);
+	if (!names)
+		goto out_group;
+	for (size_t f = 0; f < nf; f++)
+		names[f] = sim_cluster_flavor(run->cluster, (int)f)->name;
+	if (attr_str(g, "description",
+		     "samples of the cluster state; row i holds the state in force from t_s[i] until t_s[i+1]") < 0 ||
+	    write_doubles(g, "t_s", n ? ts->t_s : &none, 1, n, 0, "s", "sample time") < 0 ||
+	    write_doubles(g, "gpus_busy", n ? ts->gpus_busy : &none, 1, n, 0, "GPU",
+			  "GPUs allocated, all flavors") < 0 ||
+	    write_doubles(g, "jobs_queued", n ? ts->jobs_queued : &none, 1, n, 0, "1",
+			  "jobs submitted and waiting") < 0 ||
+	    write_doubles(g, "jobs_running", n ? ts->jobs_running : &none, 1, n, 0, "1", "jobs running") < 0 ||
+	    write_doubles(g, "gpus_busy_by_flavor", n ? ts->gpus_busy_by_flavor : &none, 2, n, nf, "GPU",
+			  "GPUs allocated per flavor: [sample][flavor], columns named by flavor_names") < 0)
+		goto out_names;
+	hid_t d = H5Dopen2(g, "gpus_busy_by_flavor", H5P_DEFAULT);
+	if (d < 0)
+		goto out_names;
+	if (attr_str_array(d, "flavor_names", names, nf) == 0)
+		r = 0;
+	if (H5Dclose(d) < 0)
+		r = -1;
+out_names:
+	free(names);
+out_group:
+	if (H5Gclose(g) < 0)
+		r = -1;
+	return r;
+}
+
+static int run_attrs(hid_t g, const struct h5out_run *run)
+{
+	if (attr_str(g, "policy", run->policy) < 0 || attr_u64(g, "seed", run->seed) < 0 ||
+	    attr_f64(g, "wall_s", run->wall_s) < 0)
+		return -1;
+	const struct sim_engine_counters *k = run->counters;
+	if (!k)
+		return 0;
+	if (attr_u64(g, "events", k->events) < 0 || attr_u64(g, "decision_passes", k->decision_passes) < 0 ||
+	    attr_u64(g, "proposals_rejected", k->proposals_rejected) < 0 || attr_u64(g, "starts", k->starts) < 0)
+		return -1;
+	return 0;
+}
+
+static int keep_row(struct h5out *o, const struct h5out_run *run)
+{
+	if (o->n_rows == o->cap_rows) {
+		size_t cap = o->cap_rows ? 2 * o->cap_rows : 8;
+		struct sum_row *nr = realloc(o->rows, cap * sizeof *nr);
+		if (!nr)
+			return -SIM_ENOMEM;
+		o->rows = nr;
+		o->cap_rows = cap;
+	}
+	struct sum_row *r = &o->rows[o->n_rows];
+	r->run = dup_str(run->name);
+	r->policy = dup_str(run->policy ? run->policy : "");
+	if (!r->run || !r->policy) {
+		free(r->run);
+		free(r->policy);
+		return -SIM_ENOMEM;
+	}
+	r->seed = run->seed;
+	if (run->summary) {
+		r->s = *run->summary;
+	} else {
+		for (int f = 0; f < SIM_SUM_COUNT_; f++)
+			r->s.v[f] = NAN;
+	}
+	o->n_rows++;
+	return 0;
+}
+
+int h5out_write_run(struct h5out *o, const struct h5out_run *run, struct sim_diag *diag)
+{
+	if (!o || o->state != H5OUT_OPEN)
+		return -SIM_ESTATE;
+	if (!run->name || !run->name[0] || strchr(run->name, '/') || strcmp(run->name, ".") == 0) {
+		sim_diag_add(diag, o->path, "run name '%s': expected a non-empty name without '/'",
+			     run->name ? run->name : "");
+		return -SIM_EINVAL;
+	}
+	if (!run->trace || !run->cluster) {
+		sim_diag_add(diag, o->path, "run '%s': no trace or cluster", run->name);
+		return -SIM_EINVAL;
+	}
+	htri_t exists = H5Lexists(o->runs, run->name, H5P_DEFAULT);
+	if (exists > 0) {
+		sim_diag_add(diag, o->path, "run '%s' is written twice", run->name);
+		return -SIM_EINVAL;
+	}
+	char where[512];
+	snprintf(where, sizeof where, "%s: /runs/%s", o->tmp_path, run->name);
+	hid_t g = H5Gcreate2(o->runs, run->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (g < 0)
+		return h5err(diag, where, "cannot create group");
+	int r = 0;
+	if (run_attrs(g, run) < 0)
+		r = h5err(diag, where, "cannot write run attributes");
+	else if (write_jobs(g, run) < 0)
+		r = h5err(diag, where, "cannot write jobs");
+	else if (write_timeseries(g, run) < 0)
+		r = h5err(diag, where, "cannot write timeseries");
+	if (H5Gclose(g) < 0 && r == 0)
+		r = h5err(diag, where, "cannot close group");
+	if (r == 0 && keep_row(o, run) < 0) {
+		sim_diag_add(diag, where, "out of memory");
+		r = -SIM_ENOMEM;
+	}
+	return r;
+}
+
+/* ---- summary and commit ---- */
+
+static int write_summary(struct h5out *o)
+{
+	size_t run_w = 0, pol_w = 0;
+	for (size_t i = 0; i < o->n_rows; i++) {
+		if (strlen(o->rows[i].run) > run_w)
+			run_w = strlen(o->rows[i].run);
+		if (strlen(o->rows[i].policy) > pol_w)
+			pol_w = strlen(o->rows[i].policy);
+	}
+	struct ctype c = { .mem = -1 };
+	int r = -1;
+	if (ctype_add(&c, "run", str_type(run_w + 1), "", "run group name under /runs") < 0 ||
+	    ctype_add(&c, "policy", str_type(pol_w + 1), "", "order policy") < 0 ||
+	    ctype_add(&c, "seed", copy_type(H5T_NATIVE_UINT64), "1", "random seed of the run") < 0)
+		goto out_type;
+	for (int f = 0; f < SIM_SUM_COUNT_; f++)
+		if (ctype_add(&c, sim_summary_name((enum sim_summary_field)f), copy_type(H5T_NATIVE_DOUBLE),
+			      sim_summary_unit((enum sim_summary_field)f),
+			      sim_summary_description((enum sim_summary_field)f)) < 0)
+			goto out_type;
+	if (ctype_build(&c) < 0)
+		goto out_type;
+	char *buf = calloc(o->n_rows ? o->n_rows : 1, c.size);
+	if (!buf)
+		goto out_type;
+	for (size_t i = 0; i < o->n_rows; i++) {
+		char *row = buf + i * c.size;
+		memcpy(row + c.f[0].off, o->rows[i].run, strlen(o->rows[i].run));
+		memcpy(row + c.f[1].off, o->rows[i].policy, strlen(o->rows[i].policy));
+		memcpy(row + c.f[2].off, &o->rows[i].seed, sizeof(uint64_t));
+		for (int f = 0; f < SIM_SUM_COUNT_; f++)
+			memcpy(row + c.f[3 + f].off, &o->rows[i].s.v[f], sizeof(double));
+	}
+	hid_t d = ctype_dataset(&c, o->file, "summary", o->n_rows);
+	if (d < 0)
+		goto out_buf;
+	if (write_rows(d, c.mem, 0, o->n_rows, buf) == 0 &&
+	    ctype_attrs(&c, d, "one row a run: the run's summary metrics (analysis/SCHEMA.md)") == 0)
+		r = 0;
+	if (H5Dclose(d) < 0)
+		r = -1;
+out_buf:
+	free(buf);
+out_type:
+	ctype_fini(&c);
+	return r;
+}
+
+/* Closes the HDF5 handles; returns -1 if a close failed. */
+static int close_file(struct h5out *o)
+{
+	int r = 0;
+	if (o->runs >= 0 && H5Gclose(o->runs) < 0)
+		r = -1;
+	o->runs = -1;
+	if (o->file >= 0 && H5Fclose(o->file) < 0)
+		r = -1;
+	o->file = -1;
+	return r;
+}
+
+int h5out_commit(struct h5out *o, struct sim_diag *diag)
+{
+	if (!o || o->state != H5OUT_OPEN)
+		return -SIM_ESTATE;
+	o->state = H5OUT_DONE;
+	if (write_summary(o) < 0) {
+		int r = h5err(diag, o->tmp_path, "cannot write /summary");
+		close_file(o);
+		unlink(o->tmp_path);
+		return r;
+	}
+	if (close_file(o) < 0) {
+		int r = h5err(diag, o->tmp_path, "cannot close the file");
+		unlink(o->tmp_path);
+		return r;
+	}
+	if (rename(o->tmp_path, o->path) != 0) {
+		sim_diag_add(diag, o->path, "cannot rename %s: %s", o->tmp_path, strerror(errno));
+		unlink(o->tmp_path);
+		return -SIM_EIO;
+	}
+	return 0;
+}
+
+static void free_out(struct h5out *o)
+{
+	for (size_t i = 0; i < o->n_rows; i++) {
+		free(o->rows[i].run);
+		free(o->rows[i].policy);
+	}
+	free(o->rows);
+	free(o->path);
+	free(o->tmp_path);
+	free(o);
+}
+
+void h5out_abort(struct h5out *o)
+{
+	if (!o)
+		return;
+	if (o->state == H5OUT_OPEN) {
+		close_file(o);
+		H5Eclear2(H5E_DEFAULT);
+		unlink(o->tmp_path);
+		o->state = H5OUT_DONE;
+	}
+	free_out(o);
+}
+
+void h5out_destroy(struct h5out *o)
+{
+	h5out_abort(o);
+}

@@ -1,0 +1,251 @@
+/* sim/metrics.c: per-job derived values and the per-run summary (analysis/SCHEMA.md).
+ *
+ * Every metric is computed from the job table after a run; one pass collects the
+ * samples, GSL sorts them and takes quantiles (gsl_stats_quantile_from_sorted_data:
+ * linear interpolation between order statistics, R's type 7). Cost is O(n log n)
+ * in the number of jobs, for the sorts.
+ */
+#include "metrics.h"
+#include "metrics_job.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+static const char *const summary_names[SIM_SUM_COUNT_] = {
+#define SIM_SUM_NAME(name, unit, desc) #name,
+	SIM_SUMMARY_FIELDS(SIM_SUM_NAME)
+#undef SIM_SUM_NAME
+};
+static const char *const summary_units[SIM_SUM_COUNT_] = {
+#define SIM_SUM_UNIT(name, unit, desc) unit,
+	SIM_SUMMARY_FIELDS(SIM_SUM_UNIT)
+#undef SIM_SUM_UNIT
+};
+static const char *const summary_descs[SIM_SUM_COUNT_] = {
+#define SIM_SUM_DESC(name, unit, desc) desc,
+	SIM_SUMMARY_FIELDS(SIM_SUM_DESC)
+#undef SIM_SUM_DESC
+};
+
+const char *sim_summary_name(enum sim_summary_field f)
+{
+	return (unsigned)f < SIM_SUM_COUNT_ ? summary_names[f] : "invalid";
+}
+
+const char *sim_summary_unit(enum sim_summary_field f)
+{
+	return (unsigned)f < SIM_SUM_COUNT_ ? summary_units[f] : "";
+}
+
+const char *sim_summary_description(enum sim_summary_field f)
+{
+	return (unsigned)f < SIM_SUM_COUNT_ ? summary_descs[f] : "";
+}
+
+/* Wait: submit to first start, for jobs that started at least once. */
+double sim_job_wait_s(const struct sim_job *j)
+{
+	if (j->start_ns == SIM_TIME_NONE)
+		return NAN;
+	return (double)(j->start_ns - j->submit_ns) / (double)SIM_NS_PER_S;
+}
+
+/* Job completion time: submit to completion, for completed jobs only. */
+double sim_job_jct_s(const struct sim_job *j)
+{
+	if (j->state != SIM_JOB_COMPLETED || j->end_ns == SIM_TIME_NONE)
+		return NAN;
+	return (double)(j->end_ns - j->submit_ns) / (double)SIM_NS_PER_S;
+}
+
+/* Bounded slowdown (Feitelson): max(1, jct / max(runtime, tau)); runtime is the
+ * run time on the option the job ran on, so a slower fallback flavor is not
+ * counted as slowdown. */
+double sim_job_bsld(const struct sim_job *j)
+{
+	double jct = sim_job_jct_s(j);
+	if (isnan(jct))
+		return NAN;
+	double rt = (double)j->runtime_ns / (double)SIM_NS_PER_S;
+	double b = jct / fmax(rt, SIM_BSLD_TAU_S);
+	return b > 1.0 ? b : 1.0;
+}
+
+int sim_metrics_job_flavor(const struct sim_trace *t, const struct sim_job *j)
+{
+	if (j->alloc.flavor >= 0)
+		return j->alloc.flavor;
+	if (j->opt_chosen >= 0 && j->opt_chosen < (int)j->n_opts) {
+		int f = sim_job_opt(t, j, j->opt_chosen)->flavor_id;
+		if (f >= 0)
+			return f;
+	}
+	return -1;
+}
+
+sim_qty_t sim_metrics_job_alloc_gpu(const struct sim_trace *t, const struct sim_cluster *c,
+				    const struct sim_job *j)
+{
+	int f = sim_metrics_job_flavor(t, j);
+	if (j->opt_chosen < 0 || j->opt_chosen >= (int)j->n_opts)
+		return -1;
+	const sim_qty_t *req = sim_job_opt(t, j, j->opt_chosen)->req;
+	if (f < 0 || (size_t)f >= sim_cluster_n_flavors(c))
+		return req[SIM_RES_GPU]; /* flavor unknown: the request is the best guess */
+	return sim_cluster_alloc_gpu(c, f, req);
+}
+
+/* Sorts and takes mean / quantiles of n samples into out[mean], out[p50].. (NaN when n = 0). */
+static void fill_stats(double *x, size_t n, struct sim_summary *out, int f_mean, int f_p50,
+		       int f_p95, int f_p99, int f_max)
+{
+	if (n == 0) {
+		out->v[f_mean] = out->v[f_p50] = out->v[f_p95] = out->v[f_p99] = NAN;
+		if (f_max >= 0)
+			out->v[f_max] = NAN;
+		return;
+	}
+	gsl_sort(x, 1, n);
+	out->v[f_mean] = gsl_stats_mean(x, 1, n);
+	out->v[f_p50] = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.50);
+	out->v[f_p95] = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.95);
+	out->v[f_p99] = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.99);
+	if (f_max >= 0)
+		out->v[f_max] = x[n - 1];
+}
+
+int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c,
+			  sim_time_t end_ns, struct sim_summary *out)
+{
+	size_t n = t->n_jobs;
+	/* One block for the three sample arrays; at least one element so malloc(0)
+	 * never returns NULL for an empty trace. */
+	double *buf = malloc((3 * n + 1) * sizeof *buf);
+	if (!buf)
+		return -SIM_ENOMEM;
+	double *waits = buf, *jcts = buf + n, *bslds = buf + 2 * n;
+	size_t n_wait = 0, n_jct = 0, n_bsld = 0;
+	size_t completed = 0, rejected = 0, unfinished = 0;
+	sim_time_t first_submit = SIM_TIME_MAX;
+	double busy_gpu_s = 0.0, cost = 0.0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		if (j->submit_ns < first_submit)
+			first_submit = j->submit_ns;
+		switch (j->state) {
+		case SIM_JOB_COMPLETED:
+			completed++;
+			break;
+		case SIM_JOB_REJECTED:
+			rejected++;
+			break;
+		case SIM_JOB_UNFINISHED:
+			unfinished++;
+			break;
+		default:
+			break;
+		}
+		double w = sim_job_wait_s(j);
+		if (!isnan(w))
+			waits[n_wait++] = w;
+		double jct = sim_job_jct_s(j);
+		if (!isnan(jct))
+			jcts[n_jct++] = jct;
+		double b = sim_job_bsld(j);
+		if (!isnan(b))
+			bslds[n_bsld++] = b;
+
+		/* Allocated GPU-seconds: one run per job in this version (no preemption
+		 * yet), from its start to its end, or to the end of the run when it was
+		 * still running. */
+		if (j->start_ns == SIM_TIME_NONE)
+			continue;
+		sim_time_t stop = j->end_ns != SIM_TIME_NONE ? j->end_ns : end_ns;
+		if (stop <= j->start_ns)
+			continue;
+		sim_qty_t agpu = sim_metrics_job_alloc_gpu(t, c, j);
+		if (agpu <= 0)
+			continue;
+		double run_s = (double)(stop - j->start_ns) / (double)SIM_NS_PER_S;
+		double gpus = (double)agpu / (double)SIM_MILLI;
+		busy_gpu_s += gpus * run_s;
+		/* Cost: a job pays price_per_node_hour for the share of nodes it holds,
+		 * measured in GPUs (alloc_gpu / node_gpu): whole nodes for a multi-node
+		 * job, a fraction of one node for a partial-node job. */
+		int f = sim_metrics_job_flavor(t, j);
+		if (f >= 0 && (size_t)f < sim_cluster_n_flavors(c)) {
+			const struct sim_flavor_spec *fs = sim_cluster_flavor(c, f);
+			double node_gpu = (double)fs->node_cap[SIM_RES_GPU] / (double)SIM_MILLI;
+			if (node_gpu > 0)
+				cost += fs->price_per_node_hour * (gpus / node_gpu) * (run_s / 3600.0);
+		}
+	}
+
+	out->v[SIM_SUM_jobs] = (double)n;
+	out->v[SIM_SUM_completed] = (double)completed;
+	out->v[SIM_SUM_rejected] = (double)rejected;
+	out->v[SIM_SUM_unfinished] = (double)unfinished;
+	fill_stats(waits, n_wait, out, SIM_SUM_mean_wait_s, SIM_SUM_p50_wait_s, SIM_SUM_p95_wait_s,
+		   SIM_SUM_p99_wait_s, SIM_SUM_max_wait_s);
+	fill_stats(jcts, n_jct, out, SIM_SUM_mean_jct_s, SIM_SUM_p50_jct_s, SIM_SUM_p95_jct_s,
+		   SIM_SUM_p99_jct_s, -1);
+	fill_stats(bslds, n_bsld, out, SIM_SUM_mean_bsld, SIM_SUM_p50_bsld, SIM_SUM_p95_bsld,
+		   SIM_SUM_p99_bsld, -1);
+	free(buf);
+
+	double makespan_s = NAN;
+	if (n > 0 && end_ns != SIM_TIME_NONE && end_ns >= first_submit)
+		makespan_s = (double)(end_ns - first_submit) / (double)SIM_NS_PER_S;
+	double cap = (double)sim_cluster_gpu_total(c, -1) / (double)SIM_MILLI;
+	out->v[SIM_SUM_makespan_s] = makespan_s;
+	out->v[SIM_SUM_gpu_capacity] = cap;
+	out->v[SIM_SUM_busy_gpu_s] = busy_gpu_s;
+	out->v[SIM_SUM_utilization] = (makespan_s > 0 && cap > 0) ? busy_gpu_s / (cap * makespan_s) : NAN;
+	out->v[SIM_SUM_throughput_per_h] = makespan_s > 0 ? (double)completed / (makespan_s / 3600.0) : NAN;
+	out->v[SIM_SUM_cost] = cost;
+	return 0;
+}
+
+/* Mean and 95% CI half-width t_{0.975, m-1} * sd / sqrt(m) per field, over the m
+ * runs where the field is not NaN (a metric with no data in one seed, e.g. no
+ * completed job, does not poison the others). m = 0 gives NaN, m = 1 a CI of 0. */
+void sim_metrics_replicate(const struct sim_summary *runs, size_t n, struct sim_summary *mean,
+			   struct sim_summary *ci95)
+{
+	double *x = malloc((n + 1) * sizeof *x);
+	for (int f = 0; f < SIM_SUM_COUNT_; f++) {
+		size_t m = 0;
+		double sum = 0.0;
+		for (size_t r = 0; r < n; r++) {
+			double v = runs[r].v[f];
+			if (isnan(v))
+				continue;
+			if (x)
+				x[m] = v;
+			sum += v;
+			m++;
+		}
+		if (m == 0) {
+			mean->v[f] = ci95->v[f] = NAN;
+			continue;
+		}
+		if (!x) { /* no memory: still give the mean, the CI is unknown */
+			mean->v[f] = sum / (double)m;
+			ci95->v[f] = m == 1 ? 0.0 : NAN;
+			continue;
+		}
+		mean->v[f] = gsl_stats_mean(x, 1, m);
+		if (m == 1) {
+			ci95->v[f] = 0.0;
+			continue;
+		}
+		double sd = gsl_stats_sd_m(x, 1, m, mean->v[f]);
+		ci95->v[f] = gsl_cdf_tdist_Pinv(0.975, (double)(m - 1)) * sd / sqrt((double)m);
+	}
+	free(x);
+}

@@ -1,0 +1,22 @@
+/* sim/metrics_job.h: where a job ran, for metrics.c and h5out.c.
+ *
+ * Kept out of metrics.h (the lead's interface) because only the results code needs
+ * it. The engine releases a job's alloc when it ends (sim_cluster_release resets
+ * it), so the flavor is taken from the alloc while it is set, else from the chosen
+ * option's flavor (a cluster index once the trace is bound).
+ */
+#ifndef SIM_METRICS_JOB_H
+#define SIM_METRICS_JOB_H
+
+#include "cluster.h"
+#include "job.h"
+
+/* Cluster flavor index the job ran (or runs) on, or -1 when unknown or never placed.
+ * A "*" request whose alloc was released has no recorded flavor: -1. */
+int sim_metrics_job_flavor(const struct sim_trace *t, const struct sim_job *j);
+/* GPU milli-units the job holds on its flavor (whole nodes for a multi-node job);
+ * the requested GPUs when the flavor is unknown; -1 when it never chose an option. */
+sim_qty_t sim_metrics_job_alloc_gpu(const struct sim_trace *t, const struct sim_cluster *c,
+				    const struct sim_job *j);
+
+#endif

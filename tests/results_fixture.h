@@ -1,0 +1,174 @@
+/* tests/results_fixture.h: a hand-built finished run for the metrics, h5out and
+ * report suites (static inline so each test file includes it without warnings).
+ *
+ * Cluster: h100 (2 nodes x 8 GPU, 16 per node-hour) and a100 (1 node x 4 GPU,
+ * 8 per node-hour): 20 GPUs. The run ends at 10000 s. Jobs, times in s:
+ *
+ *   id        submit option          start  end    runtime state        alloc
+ *   j1        0      h100 gpu=8      0      3600   3600    COMPLETED    8
+ *   j2        100    h100 gpu=4      3600   5400   1800    COMPLETED    4
+ *   odd,"id"  200    h100 gpu=12     5400   9000   3600    COMPLETED    16 (2 whole nodes)
+ *   j4        300    prefs h100:8 / a100:4, ran on option 1
+ *                                    300    305    5       COMPLETED    4
+ *   j5        400    h100 gpu=8      -      400    -       REJECTED
+ *   j6        500    h100 gpu=1      -      -      -       UNFINISHED (never started)
+ *   j7        600    a100 gpu=2      1000   -      20000   UNFINISHED (running at the end)
+ *
+ * Hand-computed summary (type-7 quantiles):
+ *   waits [0, 0, 400, 3500, 5200]: mean 1820, p50 400, p95 4860, p99 5132, max 5200
+ *   jcts [5, 3600, 5300, 8800]: mean 4426.25, p50 4450, p95 8275, p99 8695
+ *   bsld [1, 1, 22/9, 53/18]: mean 1.8472222..
+ *   busy_gpu_s 28800 + 7200 + 57600 + 20 + 18000 = 111620; makespan 10000;
+ *   utilization 111620 / (20 x 10000) = 0.5581; throughput 4 / (10000/3600) = 1.44/h
+ *   cost 16 + 4 + 32 + 8 x 5/3600 + 8 x 0.5 x 9000/3600 = 62.0111..
+ */
+#ifndef TESTS_RESULTS_FIXTURE_H
+#define TESTS_RESULTS_FIXTURE_H
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/cluster.h"
+#include "sim/engine.h"
+#include "sim/job.h"
+
+#define FX_N_JOBS 7
+#define FX_END_NS (10000 * SIM_NS_PER_S)
+#define FX_S(x) ((sim_time_t)((x) * (double)SIM_NS_PER_S))
+
+static inline struct sim_cluster *fx_cluster(void)
+{
+	struct sim_resources res;
+	sim_resources_init(&res);
+	struct sim_flavor_spec specs[2];
+	memset(specs, 0, sizeof specs);
+	strcpy(specs[0].name, "h100");
+	specs[0].nodes = 2;
+	specs[0].node_cap[SIM_RES_GPU] = 8000;
+	specs[0].speed = 1.0;
+	specs[0].price_per_node_hour = 16.0;
+	strcpy(specs[1].name, "a100");
+	specs[1].nodes = 1;
+	specs[1].node_cap[SIM_RES_GPU] = 4000;
+	specs[1].speed = 0.5;
+	specs[1].price_per_node_hour = 8.0;
+	return sim_cluster_create(&res, specs, 2, SIM_PLACE_BEST_FIT);
+}
+
+struct fx_job {
+	const char *id;
+	double submit, start, end, runtime; /* s; start/end/runtime < 0: none */
+	int n_opts;
+	int flavor[2];
+	double gpus[2];
+	int chosen;
+	int state;
+	int32_t priority;
+	uint32_t preemptions;
+};
+
+static const struct fx_job fx_jobs[FX_N_JOBS] = {
+	{ "j1", 0, 0, 3600, 3600, 1, { 0, 0 }, { 8, 0 }, 0, SIM_JOB_COMPLETED, 5, 0 },
+	{ "j2", 100, 3600, 5400, 1800, 1, { 0, 0 }, { 4, 0 }, 0, SIM_JOB_COMPLETED, 0, 2 },
+	{ "odd,\"id\"", 200, 5400, 9000, 3600, 1, { 0, 0 }, { 12, 0 }, 0, SIM_JOB_COMPLETED, -3, 0 },
+	{ "j4", 300, 300, 305, 5, 2, { 0, 1 }, { 8, 4 }, 1, SIM_JOB_COMPLETED, 0, 0 },
+	{ "j5", 400, -1, 400, -1, 1, { 0, 0 }, { 8, 0 }, -1, SIM_JOB_REJECTED, 0, 0 },
+	{ "j6", 500, -1, -1, -1, 1, { 0, 0 }, { 1, 0 }, -1, SIM_JOB_UNFINISHED, 0, 0 },
+	{ "j7", 600, 1000, -1, 20000, 1, { 1, 0 }, { 2, 0 }, 0, SIM_JOB_UNFINISHED, 0, 0 },
+};
+
+/* A trace bound to fx_cluster() (option flavor ids are cluster indices) whose run
+ * state is the finished run above. NULL on no memory. */
+static inline struct sim_trace *fx_trace(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	if (!t)
+		return NULL;
+	t->jobs = calloc(FX_N_JOBS, sizeof *t->jobs);
+	t->opts = calloc(2 * FX_N_JOBS, sizeof *t->opts);
+	t->strings = calloc(1, 256);
+	if (!t->jobs || !t->opts || !t->strings || sim_trace_intern_queue(t, "q") < 0 ||
+	    sim_trace_intern_queue(t, "research") < 0 || sim_trace_intern_user(t, "alice") < 0) {
+		sim_trace_destroy(t);
+		return NULL;
+	}
+	t->n_jobs = FX_N_JOBS;
+	for (size_t i = 0; i < FX_N_JOBS; i++) {
+		const struct fx_job *f = &fx_jobs[i];
+		struct sim_job *j = &t->jobs[i];
+		j->idx = (uint32_t)i;
+		j->line = (uint32_t)i + 2;
+		j->id_off = (uint32_t)t->strings_len;
+		strcpy(t->strings + t->strings_len, f->id);
+		t->strings_len += strlen(f->id) + 1;
+		j->queue = i == 1 ? 1 : 0;
+		j->user = i == 0 ? 0 : -1;
+		j->priority = f->priority;
+		j->submit_ns = FX_S(f->submit);
+		j->duration_ns = FX_S(100);
+		j->estimate_ns = j->duration_ns;
+		j->max_pending_ns = j->deadline_ns = j->checkpoint_ns = SIM_TIME_NONE;
+		j->opt_first = (uint32_t)t->n_opts;
+		j->n_opts = (uint8_t)f->n_opts;
+		j->has_prefs = f->n_opts > 1;
+		j->preemptible = 1;
+		for (int k = 0; k < f->n_opts; k++) {
+			struct sim_job_option *o = &t->opts[t->n_opts++];
+			o->flavor_id = f->flavor[k];
+			o->req[SIM_RES_GPU] = (sim_qty_t)(f->gpus[k] * 1000);
+		}
+	}
+	t->bound = 1;
+	sim_trace_reset(t);
+	for (size_t i = 0; i < FX_N_JOBS; i++) {
+		const struct fx_job *f = &fx_jobs[i];
+		struct sim_job *j = &t->jobs[i];
+		j->state = (uint8_t)f->state;
+		j->opt_chosen = (int8_t)f->chosen;
+		j->preemptions = f->preemptions;
+		j->start_ns = f->start >= 0 ? FX_S(f->start) : SIM_TIME_NONE;
+		j->last_start_ns = j->start_ns;
+		j->end_ns = f->end >= 0 ? FX_S(f->end) : SIM_TIME_NONE;
+		j->runtime_ns = f->runtime >= 0 ? FX_S(f->runtime) : 0;
+		/* The engine releases allocs at the end: flavors come from the options. */
+		j->alloc.flavor = -1;
+	}
+	return t;
+}
+
+/* A small time series for the fixture: n samples every 1000 s, 2 flavors. */
+static inline int fx_timeseries(struct sim_timeseries *ts, size_t n)
+{
+	memset(ts, 0, sizeof *ts);
+	ts->n = ts->cap = n;
+	ts->n_flavors = 2;
+	ts->t_s = calloc(n + 1, sizeof(double));
+	ts->gpus_busy = calloc(n + 1, sizeof(double));
+	ts->jobs_queued = calloc(n + 1, sizeof(double));
+	ts->jobs_running = calloc(n + 1, sizeof(double));
+	ts->gpus_busy_by_flavor = calloc(2 * n + 1, sizeof(double));
+	if (!ts->t_s || !ts->gpus_busy || !ts->jobs_queued || !ts->jobs_running || !ts->gpus_busy_by_flavor)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		ts->t_s[i] = 1000.0 * (double)i;
+		ts->gpus_busy_by_flavor[2 * i] = (double)(i % 17);
+		ts->gpus_busy_by_flavor[2 * i + 1] = (double)(i % 5) * 0.5;
+		ts->gpus_busy[i] = ts->gpus_busy_by_flavor[2 * i] + ts->gpus_busy_by_flavor[2 * i + 1];
+		ts->jobs_queued[i] = (double)(i % 3);
+		ts->jobs_running[i] = (double)(i % 4);
+	}
+	return 0;
+}
+
+static inline void fx_timeseries_free(struct sim_timeseries *ts)
+{
+	free(ts->t_s);
+	free(ts->gpus_busy);
+	free(ts->jobs_queued);
+	free(ts->jobs_running);
+	free(ts->gpus_busy_by_flavor);
+	memset(ts, 0, sizeof *ts);
+}
+
+#endif

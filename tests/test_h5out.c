@@ -1,0 +1,548 @@
+/* tests/test_h5out.c: sim/h5out.c and analysis/h5read.c: a written run read back field
+ * by field (NaN kept, units present), the tmp file gone after commit and abort,
+ * big (chunked) tables, empty runs, and the reader's refusals (missing file, not
+ * HDF5, wrong schema). */
+#include <CUnit/CUnit.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/h5read.h"
+#include "results_fixture.h"
+#include "sim/h5out.h"
+#include "sim/metrics.h"
+#include "testutil.h"
+
+static int init_h5out(void)
+{
+	return 0;
+}
+
+static int clean_h5out(void)
+{
+	return 0;
+}
+
+static char *tmp_path(const char *name)
+{
+	static char p[4][512];
+	static int slot;
+	char *s = p[slot++ % 4];
+	snprintf(s, 512, "%s/%s", tu_tmpdir(), name);
+	remove(s);
+	return s;
+}
+
+static int tmp_exists(const char *path)
+{
+	char t[600];
+	snprintf(t, sizeof t, "%s.tmp", path);
+	return tu_exists(t);
+}
+
+/* Writes the fixture run once per name (seeds 42, 43, ...) into path and commits it. */
+static int write_fixture(const char *path, const char *const *names, size_t n_names, const char *json,
+			 struct sim_summary *sum_out)
+{
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	struct sim_timeseries ts;
+	int rc = -1;
+	if (!t || !c || fx_timeseries(&ts, 11) != 0)
+		goto out;
+	struct sim_summary sum;
+	if (sim_metrics_summarize(t, c, FX_END_NS, &sum) != 0)
+		goto out;
+	if (sum_out)
+		*sum_out = sum;
+	struct sim_engine_counters k = { .events = 14, .decision_passes = 9, .proposals_rejected = 3, .starts = 5 };
+	struct h5out_meta meta = { .experiment_json = json, .config_path = "exp/a.json",
+				   .software_version = "9.9.9-test" };
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5out *o = h5out_create(path, &meta, &d);
+	if (!o)
+		goto out_diag;
+	rc = 0;
+	for (size_t i = 0; i < n_names && rc == 0; i++) {
+		struct h5out_run run = { .name = names[i], .policy = "fifo", .seed = 42 + i, .trace = t,
+					 .cluster = c, .ts = &ts, .counters = &k, .summary = &sum, .wall_s = 0.5 };
+		rc = h5out_write_run(o, &run, &d);
+	}
+	if (rc == 0)
+		rc = h5out_commit(o, &d);
+	h5out_destroy(o);
+out_diag:
+	if (rc)
+		sim_diag_print(&d, stderr);
+	sim_diag_fini(&d);
+out:
+	fx_timeseries_free(&ts);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+	return rc;
+}
+
+static int same_double(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || fabs(a - b) <= 1e-9 * fmax(1.0, fabs(b));
+}
+
+static void test_h5out_round_trip_jobs(void)
+{
+	const char *path = tmp_path("rt.h5");
+	const char *names[] = { "fifo-seed1" };
+	CU_ASSERT_EQUAL_FATAL(write_fixture(path, names, 1, "{\"name\": \"x\"}", NULL), 0);
+	CU_ASSERT(tu_exists(path));
+	CU_ASSERT(!tmp_exists(path));
+
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	struct h5read_jobs j;
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "fifo-seed1", &j, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(j.n, FX_N_JOBS);
+
+	struct sim_trace *t = fx_trace();
+	CU_ASSERT_FATAL(t != NULL);
+	static const char *const flavor[FX_N_JOBS] = { "h100", "h100", "h100", "a100", "", "", "a100" };
+	static const double alloc[FX_N_JOBS] = { 8, 4, 16, 4, NAN, NAN, 2 };
+	static const char *const state[FX_N_JOBS] = { "completed", "completed", "completed", "completed",
+						      "rejected", "unfinished", "unfinished" };
+	for (size_t i = 0; i < FX_N_JOBS; i++) {
+		const struct fx_job *x = &fx_jobs[i];
+		const struct sim_job *sj = &t->jobs[i];
+		CU_ASSERT_STRING_EQUAL(j.id[i], x->id);
+		CU_ASSERT_STRING_EQUAL(j.queue[i], i == 1 ? "research" : "q");
+		CU_ASSERT_STRING_EQUAL(j.user[i], i == 0 ? "alice" : "");
+		CU_ASSERT_STRING_EQUAL(j.flavor[i], flavor[i]);
+		CU_ASSERT_EQUAL(j.option[i], x->chosen);
+		CU_ASSERT(same_double(j.gpus[i], x->gpus[x->chosen >= 0 ? x->chosen : 0]));
+		CU_ASSERT(same_double(j.alloc_gpus[i], alloc[i]));
+		CU_ASSERT(same_double(j.submit_s[i], x->submit));
+		CU_ASSERT(same_double(j.start_s[i], x->start >= 0 ? x->start : NAN));
+		CU_ASSERT(same_double(j.end_s[i], x->end >= 0 ? x->end : NAN));
+		CU_ASSERT(same_double(j.wait_s[i], sim_job_wait_s(sj)));
+		CU_ASSERT(same_double(j.jct_s[i], sim_job_jct_s(sj)));
+		CU_ASSERT(same_double(j.runtime_s[i], x->chosen >= 0 ? x->runtime : NAN));
+		CU_ASSERT(same_double(j.bsld[i], sim_job_bsld(sj)));
+		CU_ASSERT_EQUAL(j.priority[i], x->priority);
+		CU_ASSERT_EQUAL(j.preemptions[i], x->preemptions);
+		CU_ASSERT_STRING_EQUAL(j.state[i], state[i]);
+	}
+	/* missing values are NaN, never -1 */
+	CU_ASSERT(isnan(j.start_s[4]) && isnan(j.wait_s[4]) && isnan(j.jct_s[4]) && isnan(j.bsld[4]));
+	CU_ASSERT(isnan(j.end_s[5]) && isnan(j.runtime_s[5]));
+	sim_trace_destroy(t);
+	h5read_jobs_free(&j);
+	h5read_jobs_free(&j); /* a freed struct is zeroed: freeing again is a no-op */
+	h5read_close(f);
+	sim_diag_fini(&d);
+}
+
+static void test_h5out_round_trip_summary_and_attrs(void)
+{
+	const char *path = tmp_path("sum.h5");
+	const char *names[] = { "zeta", "alpha" }; /* creation order, not alphabetical */
+	const char *json = "{\n  \"name\": \"fifo-small\",\n  \"seeds\": [1, 2]\n}\n";
+	struct sim_summary sum;
+	CU_ASSERT_EQUAL_FATAL(write_fixture(path, names, 2, json, &sum), 0);
+
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "schema_version"), H5OUT_SCHEMA_VERSION);
+	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "software"), "gpusched");
+	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "software_version"), "9.9.9-test");
+	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "experiment_json"), json);
+	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "config_path"), "exp/a.json");
+	const char *created = h5read_root_attr(f, "created_utc");
+	CU_ASSERT(created && strlen(created) == 20 && created[10] == 'T' && created[19] == 'Z');
+	CU_ASSERT_EQUAL(h5read_n_runs(f), 2);
+	CU_ASSERT_STRING_EQUAL(h5read_run_name(f, 0), "zeta");
+	CU_ASSERT_STRING_EQUAL(h5read_run_name(f, 1), "alpha");
+
+	double v = 0;
+	CU_ASSERT_EQUAL(h5read_run_attr_num(f, "alpha", "seed", &v, &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(v, 43, 0);
+	CU_ASSERT_EQUAL(h5read_run_attr_num(f, "zeta", "events", &v, &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(v, 14, 0);
+	CU_ASSERT_EQUAL(h5read_run_attr_num(f, "zeta", "proposals_rejected", &v, &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(v, 3, 0);
+	CU_ASSERT_EQUAL(h5read_run_attr_num(f, "zeta", "wall_s", &v, &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(v, 0.5, 0);
+	CU_ASSERT_EQUAL(h5read_run_attr_num(f, "zeta", "nope", &v, &d), -SIM_ENOENT);
+
+	struct h5read_summary s;
+	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &s, &d), 0);
+	CU_ASSERT_EQUAL(s.n_rows, 2);
+	CU_ASSERT_EQUAL(s.n_fields, SIM_SUM_COUNT_);
+	CU_ASSERT_STRING_EQUAL(s.run[0], "zeta");
+	CU_ASSERT_STRING_EQUAL(s.run[1], "alpha");
+	CU_ASSERT_STRING_EQUAL(s.policy[1], "fifo");
+	CU_ASSERT_EQUAL(s.seed[0], 42);
+	CU_ASSERT_EQUAL(s.seed[1], 43);
+	for (int k = 0; k < SIM_SUM_COUNT_ && (size_t)k < s.n_fields; k++) {
+		CU_ASSERT_STRING_EQUAL(s.field[k], sim_summary_name((enum sim_summary_field)k));
+		CU_ASSERT_STRING_EQUAL(s.unit[k], sim_summary_unit((enum sim_summary_field)k));
+		CU_ASSERT(same_double(s.v[s.n_fields + (size_t)k], sum.v[k]));
+	}
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "utilization"), 0.5581, 1e-12);
+	CU_ASSERT(isnan(h5read_summary_get(&s, 0, "no_such_metric")));
+	CU_ASSERT_EQUAL(h5read_summary_row(&s, "alpha"), 1);
+	h5read_summary_free(&s);
+
+	/* units: one per compound field, aligned */
+	char **units = NULL;
+	size_t n = 0;
+	CU_ASSERT_EQUAL_FATAL(h5read_strings_attr(f, "/runs/zeta/jobs", "units", &units, &n, &d), 0);
+	CU_ASSERT_EQUAL(n, 17);
+	CU_ASSERT_STRING_EQUAL(units[0], "");    /* id */
+	CU_ASSERT_STRING_EQUAL(units[5], "GPU"); /* gpus */
+	CU_ASSERT_STRING_EQUAL(units[7], "s");   /* submit_s */
+	CU_ASSERT_STRING_EQUAL(units[13], "1");  /* bsld */
+	h5read_strings_free(units);
+	CU_ASSERT_EQUAL_FATAL(h5read_strings_attr(f, "/summary", "units", &units, &n, &d), 0);
+	CU_ASSERT_EQUAL(n, 3 + SIM_SUM_COUNT_);
+	CU_ASSERT_STRING_EQUAL(units[3 + SIM_SUM_busy_gpu_s], "GPU*s");
+	h5read_strings_free(units);
+	CU_ASSERT_EQUAL(h5read_strings_attr(f, "/summary", "nope", &units, &n, &d), -SIM_ENOENT);
+
+	/* time series */
+	struct h5read_timeseries ts;
+	CU_ASSERT_EQUAL_FATAL(h5read_timeseries(f, "alpha", &ts, &d), 0);
+	CU_ASSERT_EQUAL(ts.n, 11);
+	CU_ASSERT_EQUAL(ts.n_flavors, 2);
+	CU_ASSERT_STRING_EQUAL(ts.flavor_names[0], "h100");
+	CU_ASSERT_STRING_EQUAL(ts.flavor_names[1], "a100");
+	CU_ASSERT_DOUBLE_EQUAL(ts.t_s[10], 10000, 0);
+	CU_ASSERT_DOUBLE_EQUAL(ts.gpus_busy_by_flavor[2 * 3 + 1], 1.5, 0);
+	CU_ASSERT_DOUBLE_EQUAL(ts.gpus_busy[3], 4.5, 0);
+	CU_ASSERT_DOUBLE_EQUAL(ts.jobs_queued[4], 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(ts.jobs_running[3], 3, 0);
+	h5read_timeseries_free(&ts);
+	CU_ASSERT_EQUAL(h5read_timeseries(f, "nope", &ts, &d), -SIM_ENOENT);
+	CU_ASSERT(sim_diag_contains(&d, "no run named 'nope'"));
+	h5read_close(f);
+	sim_diag_fini(&d);
+}
+
+/* final_state is an HDF5 enum named in upper case; units and description on every dataset. */
+static void test_h5out_enum_and_dataset_attrs(void)
+{
+	const char *path = tmp_path("enum.h5");
+	const char *names[] = { "r" };
+	CU_ASSERT_EQUAL_FATAL(write_fixture(path, names, 1, "{}", NULL), 0);
+	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	CU_ASSERT_FATAL(file >= 0);
+	hid_t d = H5Dopen2(file, "/runs/r/jobs", H5P_DEFAULT);
+	CU_ASSERT_FATAL(d >= 0);
+	hid_t t = H5Dget_type(d);
+	int mi = H5Tget_member_index(t, "final_state");
+	CU_ASSERT_FATAL(mi >= 0);
+	hid_t e = H5Tget_member_type(t, (unsigned)mi);
+	CU_ASSERT_EQUAL(H5Tget_class(e), H5T_ENUM);
+	char name[64];
+	uint8_t v = SIM_JOB_COMPLETED;
+	CU_ASSERT(H5Tenum_nameof(e, &v, name, sizeof name) >= 0);
+	CU_ASSERT_STRING_EQUAL(name, "COMPLETED");
+	v = SIM_JOB_TIMED_OUT_PENDING;
+	CU_ASSERT(H5Tenum_nameof(e, &v, name, sizeof name) >= 0);
+	CU_ASSERT_STRING_EQUAL(name, "TIMED_OUT_PENDING");
+	H5Tclose(e);
+	H5Tclose(t);
+	CU_ASSERT(H5Aexists(d, "description") > 0);
+	H5Dclose(d);
+	const char *dsets[] = { "/runs/r/timeseries/t_s", "/runs/r/timeseries/gpus_busy",
+				"/runs/r/timeseries/jobs_queued", "/runs/r/timeseries/jobs_running",
+				"/runs/r/timeseries/gpus_busy_by_flavor", "/summary" };
+	for (size_t i = 0; i < sizeof dsets / sizeof dsets[0]; i++) {
+		d = H5Dopen2(file, dsets[i], H5P_DEFAULT);
+		CU_ASSERT_FATAL(d >= 0);
+		CU_ASSERT(H5Aexists(d, "units") > 0);
+		CU_ASSERT(H5Aexists(d, "description") > 0);
+		H5Dclose(d);
+	}
+	hid_t g = H5Gopen2(file, "/runs/r", H5P_DEFAULT);
+	const char *run_attrs[] = { "policy", "seed", "wall_s", "events", "decision_passes",
+				    "proposals_rejected", "starts" };
+	for (size_t i = 0; i < sizeof run_attrs / sizeof run_attrs[0]; i++)
+		CU_ASSERT(H5Aexists(g, run_attrs[i]) > 0);
+	H5Gclose(g);
+	H5Fclose(file);
+}
+
+static void test_h5out_abort_removes_tmp(void)
+{
+	const char *path = tmp_path("abort.h5");
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5out *o = h5out_create(path, NULL, &d);
+	CU_ASSERT_FATAL(o != NULL);
+	CU_ASSERT(tmp_exists(path));
+	CU_ASSERT(!tu_exists(path));
+	h5out_abort(o);
+	CU_ASSERT(!tmp_exists(path));
+	CU_ASSERT(!tu_exists(path));
+
+	/* destroy without commit aborts too */
+	o = h5out_create(path, NULL, &d);
+	CU_ASSERT_FATAL(o != NULL);
+	h5out_destroy(o);
+	CU_ASSERT(!tmp_exists(path));
+	CU_ASSERT(!tu_exists(path));
+	h5out_abort(NULL);
+	h5out_destroy(NULL);
+	CU_ASSERT_EQUAL(d.count, 0);
+	sim_diag_fini(&d);
+}
+
+static void test_h5out_bad_path_and_names(void)
+{
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	char bad[600];
+	snprintf(bad, sizeof bad, "%s/no/such/dir/x.h5", tu_tmpdir());
+	CU_ASSERT(h5out_create(bad, NULL, &d) == NULL);
+	CU_ASSERT(sim_diag_contains(&d, "x.h5.tmp"));
+	CU_ASSERT(sim_diag_contains(&d, "cannot create HDF5 file"));
+
+	const char *path = tmp_path("names.h5");
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	struct h5out *o = h5out_create(path, NULL, &d);
+	CU_ASSERT_FATAL(o && t && c);
+	struct h5out_run run = { .name = "a/b", .policy = "fifo", .trace = t, .cluster = c };
+	CU_ASSERT_EQUAL(h5out_write_run(o, &run, &d), -SIM_EINVAL);
+	run.name = "ok";
+	CU_ASSERT_EQUAL(h5out_write_run(o, &run, &d), 0); /* no ts, counters or summary */
+	CU_ASSERT_EQUAL(h5out_write_run(o, &run, &d), -SIM_EINVAL);
+	CU_ASSERT(sim_diag_contains(&d, "written twice"));
+	CU_ASSERT_EQUAL(h5out_commit(o, &d), 0);
+	CU_ASSERT_EQUAL(h5out_commit(o, &d), -SIM_ESTATE);
+	h5out_destroy(o);
+	CU_ASSERT(tu_exists(path) && !tmp_exists(path));
+
+	/* the run without a summary reads back as NaN; its empty time series as n = 0 */
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	struct h5read_summary s;
+	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &s, &d), 0);
+	CU_ASSERT_EQUAL(s.n_rows, 1);
+	CU_ASSERT(isnan(h5read_summary_get(&s, 0, "jobs")));
+	h5read_summary_free(&s);
+	struct h5read_timeseries ts;
+	CU_ASSERT_EQUAL(h5read_timeseries(f, "ok", &ts, &d), 0);
+	CU_ASSERT_EQUAL(ts.n, 0);
+	CU_ASSERT_EQUAL(ts.n_flavors, 2);
+	h5read_timeseries_free(&ts);
+	h5read_close(f);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+	sim_diag_fini(&d);
+}
+
+static void test_h5out_empty_trace(void)
+{
+	const char *path = tmp_path("empty.h5");
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct sim_trace *t = sim_trace_create();
+	struct sim_cluster *c = fx_cluster();
+	struct h5out *o = h5out_create(path, NULL, &d);
+	CU_ASSERT_FATAL(o && t && c);
+	struct sim_summary sum;
+	CU_ASSERT_EQUAL(sim_metrics_summarize(t, c, 0, &sum), 0);
+	struct h5out_run run = { .name = "none", .policy = "", .trace = t, .cluster = c, .summary = &sum };
+	CU_ASSERT_EQUAL(h5out_write_run(o, &run, &d), 0);
+	CU_ASSERT_EQUAL(h5out_commit(o, &d), 0);
+	h5out_destroy(o);
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	struct h5read_jobs j;
+	CU_ASSERT_EQUAL(h5read_jobs(f, "none", &j, &d), 0);
+	CU_ASSERT_EQUAL(j.n, 0);
+	h5read_jobs_free(&j);
+	struct h5read_summary s;
+	CU_ASSERT_EQUAL(h5read_summary(f, &s, &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "jobs"), 0, 0);
+	CU_ASSERT_STRING_EQUAL(s.policy[0], "");
+	h5read_summary_free(&s);
+	h5read_close(f);
+
+	/* a file with no run at all */
+	o = h5out_create(path, NULL, &d);
+	CU_ASSERT_FATAL(o != NULL);
+	CU_ASSERT_EQUAL(h5out_commit(o, &d), 0);
+	h5out_destroy(o);
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	CU_ASSERT_EQUAL(h5read_n_runs(f), 0);
+	CU_ASSERT_EQUAL(h5read_summary(f, &s, &d), 0);
+	CU_ASSERT_EQUAL(s.n_rows, 0);
+	h5read_summary_free(&s);
+	h5read_close(f);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+	sim_diag_fini(&d);
+}
+
+/* 150000 jobs and samples: chunked + compressed tables, block writes and reads,
+ * and an experiment_json larger than HDF5's 64 KiB compact attribute limit. */
+static void test_h5out_large_tables(void)
+{
+	enum { N = 150000 };
+	struct sim_trace *t = sim_trace_create();
+	struct sim_cluster *c = fx_cluster();
+	CU_ASSERT_FATAL(t && c);
+	t->jobs = calloc(N, sizeof *t->jobs);
+	t->opts = calloc(N, sizeof *t->opts);
+	t->strings = malloc((size_t)N * 16);
+	CU_ASSERT_FATAL(t->jobs && t->opts && t->strings);
+	CU_ASSERT_EQUAL(sim_trace_intern_queue(t, "default"), 0);
+	t->n_jobs = t->n_opts = N;
+	for (size_t i = 0; i < N; i++) {
+		struct sim_job *j = &t->jobs[i];
+		j->id_off = (uint32_t)t->strings_len;
+		t->strings_len += (size_t)sprintf(t->strings + t->strings_len, "job%zu", i) + 1;
+		j->user = -1;
+		j->submit_ns = (sim_time_t)i * SIM_NS_PER_S;
+		j->duration_ns = 60 * SIM_NS_PER_S;
+		j->opt_first = (uint32_t)i;
+		j->n_opts = 1;
+		t->opts[i].req[SIM_RES_GPU] = 1000;
+	}
+	sim_trace_reset(t);
+	for (size_t i = 0; i < N; i++) {
+		struct sim_job *j = &t->jobs[i];
+		j->state = SIM_JOB_COMPLETED;
+		j->opt_chosen = 0;
+		j->start_ns = j->submit_ns + (sim_time_t)(i % 100) * SIM_NS_PER_S;
+		j->runtime_ns = 60 * SIM_NS_PER_S;
+		j->end_ns = j->start_ns + j->runtime_ns;
+	}
+	struct sim_timeseries ts;
+	CU_ASSERT_FATAL(fx_timeseries(&ts, N) == 0);
+	size_t jl = 200000;
+	char *json = malloc(jl + 1);
+	CU_ASSERT_FATAL(json != NULL);
+	memset(json, ' ', jl);
+	json[0] = '{';
+	json[jl - 1] = '}';
+	json[jl] = 0;
+	struct sim_summary sum;
+	CU_ASSERT_EQUAL(sim_metrics_summarize(t, c, (sim_time_t)(N + 200) * SIM_NS_PER_S, &sum), 0);
+	struct h5out_meta meta = { .experiment_json = json };
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	const char *path = tmp_path("large.h5");
+	struct h5out *o = h5out_create(path, &meta, &d);
+	CU_ASSERT_FATAL(o != NULL);
+	struct h5out_run run = { .name = "big", .policy = "fifo", .trace = t, .cluster = c, .ts = &ts,
+				 .summary = &sum };
+	CU_ASSERT_EQUAL(h5out_write_run(o, &run, &d), 0);
+	CU_ASSERT_EQUAL(h5out_commit(o, &d), 0);
+	h5out_destroy(o);
+	sim_diag_print(&d, stderr);
+
+	/* the jobs table is chunked and deflated */
+	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	CU_ASSERT_FATAL(file >= 0);
+	hid_t ds = H5Dopen2(file, "/runs/big/jobs", H5P_DEFAULT);
+	hid_t pl = H5Dget_create_plist(ds);
+	CU_ASSERT_EQUAL(H5Pget_layout(pl), H5D_CHUNKED);
+	CU_ASSERT(H5Pget_nfilters(pl) >= 1);
+	H5Pclose(pl);
+	H5Dclose(ds);
+	H5Fclose(file);
+
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	CU_ASSERT_EQUAL(strlen(h5read_root_attr(f, "experiment_json")), jl);
+	struct h5read_jobs j;
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "big", &j, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(j.n, N);
+	size_t bad = 0;
+	for (size_t i = 0; i < N; i++) {
+		char id[32];
+		snprintf(id, sizeof id, "job%zu", i);
+		if (strcmp(j.id[i], id) != 0 || j.submit_s[i] != (double)i || j.wait_s[i] != (double)(i % 100) ||
+		    j.jct_s[i] != (double)(i % 100 + 60) || strcmp(j.state[i], "completed") != 0 ||
+		    strcmp(j.flavor[i], "h100") != 0)
+			bad++;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	h5read_jobs_free(&j);
+	struct h5read_timeseries rts;
+	CU_ASSERT_EQUAL_FATAL(h5read_timeseries(f, "big", &rts, &d), 0);
+	CU_ASSERT_EQUAL(rts.n, N);
+	CU_ASSERT_EQUAL(memcmp(rts.gpus_busy_by_flavor, ts.gpus_busy_by_flavor, 2 * N * sizeof(double)), 0);
+	CU_ASSERT_EQUAL(memcmp(rts.t_s, ts.t_s, N * sizeof(double)), 0);
+	h5read_timeseries_free(&rts);
+	h5read_close(f);
+	free(json);
+	fx_timeseries_free(&ts);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+	sim_diag_fini(&d);
+}
+
+static void test_h5out_reader_refuses_bad_files(void)
+{
+	struct sim_diag d;
+	sim_diag_init(&d, 10);
+	struct h5read_file *f = (struct h5read_file *)&d; /* must be reset to NULL */
+	char missing[600];
+	snprintf(missing, sizeof missing, "%s/missing.h5", tu_tmpdir());
+	CU_ASSERT_EQUAL(h5read_open(missing, &f, &d), -SIM_ENOENT);
+	CU_ASSERT(f == NULL);
+	CU_ASSERT(sim_diag_contains(&d, "missing.h5"));
+
+	const char *txt = tu_write_file("not.h5", "id,submit_s\n");
+	CU_ASSERT_EQUAL(h5read_open(txt, &f, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "not an HDF5 file"));
+
+	/* an HDF5 file that gpusched did not write */
+	const char *other = tmp_path("other.h5");
+	hid_t file = H5Fcreate(other, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	CU_ASSERT_FATAL(file >= 0);
+	H5Fclose(file);
+	CU_ASSERT_EQUAL(h5read_open(other, &f, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "no schema_version"));
+
+	/* a future major schema */
+	const char *future = tmp_path("future.h5");
+	file = H5Fcreate(future, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	CU_ASSERT_FATAL(file >= 0);
+	hid_t st = H5Tcopy(H5T_C_S1);
+	H5Tset_size(st, 4);
+	hid_t sp = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(file, "schema_version", st, sp, H5P_DEFAULT, H5P_DEFAULT);
+	CU_ASSERT(H5Awrite(a, st, "2.0") >= 0);
+	H5Aclose(a);
+	H5Sclose(sp);
+	H5Tclose(st);
+	H5Fclose(file);
+	CU_ASSERT_EQUAL(h5read_open(future, &f, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "schema_version '2.0' is not supported"));
+	CU_ASSERT(f == NULL);
+	h5read_close(NULL);
+	sim_diag_fini(&d);
+}
+
+static CU_TestInfo h5out_tests[] = {
+	{ "test_h5out_round_trip_jobs", test_h5out_round_trip_jobs },
+	{ "test_h5out_round_trip_summary_and_attrs", test_h5out_round_trip_summary_and_attrs },
+	{ "test_h5out_enum_and_dataset_attrs", test_h5out_enum_and_dataset_attrs },
+	{ "test_h5out_abort_removes_tmp", test_h5out_abort_removes_tmp },
+	{ "test_h5out_bad_path_and_names", test_h5out_bad_path_and_names },
+	{ "test_h5out_empty_trace", test_h5out_empty_trace },
+	{ "test_h5out_large_tables", test_h5out_large_tables },
+	{ "test_h5out_reader_refuses_bad_files", test_h5out_reader_refuses_bad_files },
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo h5out_suite = { "h5out", init_h5out, clean_h5out, NULL, NULL, h5out_tests };

@@ -1,0 +1,206 @@
+/* tests/test_metrics.c: sim/metrics.c: per-job wait / JCT / bounded slowdown, the run
+ * summary against hand-computed values (tests/results_fixture.h), edge cases
+ * (empty trace, no completions), and replication statistics. */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results_fixture.h"
+#include "sim/metrics.h"
+#include "sim/metrics_job.h"
+
+#define EPS 1e-9
+
+static int init_metrics(void)
+{
+	return 0;
+}
+
+static int clean_metrics(void)
+{
+	return 0;
+}
+
+static void test_metrics_field_names(void)
+{
+	CU_ASSERT_STRING_EQUAL(sim_summary_name(SIM_SUM_jobs), "jobs");
+	CU_ASSERT_STRING_EQUAL(sim_summary_name(SIM_SUM_p95_wait_s), "p95_wait_s");
+	CU_ASSERT_STRING_EQUAL(sim_summary_unit(SIM_SUM_p95_wait_s), "s");
+	CU_ASSERT_STRING_EQUAL(sim_summary_unit(SIM_SUM_busy_gpu_s), "GPU*s");
+	CU_ASSERT_STRING_EQUAL(sim_summary_name(SIM_SUM_cost), "cost");
+	CU_ASSERT(strlen(sim_summary_description(SIM_SUM_utilization)) > 0);
+	CU_ASSERT_STRING_EQUAL(sim_summary_name(SIM_SUM_COUNT_), "invalid");
+	/* names are unique */
+	for (int a = 0; a < SIM_SUM_COUNT_; a++)
+		for (int b = a + 1; b < SIM_SUM_COUNT_; b++)
+			CU_ASSERT(strcmp(sim_summary_name((enum sim_summary_field)a),
+					 sim_summary_name((enum sim_summary_field)b)) != 0);
+}
+
+static void test_metrics_per_job(void)
+{
+	struct sim_trace *t = fx_trace();
+	CU_ASSERT_FATAL(t != NULL);
+	const struct sim_job *j = t->jobs;
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_wait_s(&j[1]), 3500, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_jct_s(&j[1]), 5300, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_bsld(&j[1]), 5300.0 / 1800.0, EPS);
+	/* j4: 5 s run, bounded by tau = 10 s: jct 5 / 10 < 1 -> 1 */
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_jct_s(&j[3]), 5, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_bsld(&j[3]), 1.0, EPS);
+	/* rejected: no wait, no JCT, no bsld even though end_ns is set */
+	CU_ASSERT(isnan(sim_job_wait_s(&j[4])));
+	CU_ASSERT(isnan(sim_job_jct_s(&j[4])));
+	CU_ASSERT(isnan(sim_job_bsld(&j[4])));
+	/* running at the end: a wait but no JCT */
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_wait_s(&j[6]), 400, EPS);
+	CU_ASSERT(isnan(sim_job_jct_s(&j[6])));
+	sim_trace_destroy(t);
+}
+
+static void test_metrics_job_flavor_and_alloc(void)
+{
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	CU_ASSERT_FATAL(t != NULL && c != NULL);
+	CU_ASSERT_EQUAL(sim_metrics_job_flavor(t, &t->jobs[3]), 1);   /* option 1: a100 */
+	CU_ASSERT_EQUAL(sim_metrics_job_alloc_gpu(t, c, &t->jobs[3]), 4000);
+	CU_ASSERT_EQUAL(sim_metrics_job_alloc_gpu(t, c, &t->jobs[2]), 16000); /* 12 -> 2 whole nodes */
+	CU_ASSERT_EQUAL(sim_metrics_job_flavor(t, &t->jobs[4]), -1); /* never placed */
+	CU_ASSERT_EQUAL(sim_metrics_job_alloc_gpu(t, c, &t->jobs[4]), -1);
+	/* a live alloc wins over the option (a "*" request placed on a100) */
+	t->opts[t->jobs[0].opt_first].flavor_id = SIM_FLAVOR_ANY;
+	CU_ASSERT_EQUAL(sim_metrics_job_flavor(t, &t->jobs[0]), -1);
+	t->jobs[0].alloc.flavor = 1;
+	CU_ASSERT_EQUAL(sim_metrics_job_flavor(t, &t->jobs[0]), 1);
+	t->jobs[0].alloc.flavor = -1;
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+}
+
+static void test_metrics_summary_hand_computed(void)
+{
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	CU_ASSERT_FATAL(t != NULL && c != NULL);
+	struct sim_summary s;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_jobs], 7, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_completed], 4, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_rejected], 1, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_unfinished], 2, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_mean_wait_s], 1820, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_p50_wait_s], 400, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_p95_wait_s], 4860, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_p99_wait_s], 5132, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_max_wait_s], 5200, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_mean_jct_s], 4426.25, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_p50_jct_s], 4450, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_p95_jct_s], 8275, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_p99_jct_s], 8695, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_mean_bsld], (2.0 + 22.0 / 9.0 + 53.0 / 18.0) / 4.0, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_p50_bsld], (22.0 / 9.0 + 1.0) / 2.0, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_makespan_s], 10000, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_gpu_capacity], 20, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_busy_gpu_s], 111620, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_utilization], 0.5581, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_throughput_per_h], 1.44, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost], 16 + 4 + 32 + 8.0 * 5 / 3600 + 10, 1e-9);
+	/* every field was written */
+	for (int f = 0; f < SIM_SUM_COUNT_; f++)
+		CU_ASSERT(isfinite(s.v[f]));
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+}
+
+static void test_metrics_summary_no_data_is_nan(void)
+{
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	CU_ASSERT_FATAL(t != NULL && c != NULL);
+	/* Nothing started: every job rejected. */
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		t->jobs[i].state = SIM_JOB_REJECTED;
+		t->jobs[i].start_ns = SIM_TIME_NONE;
+		t->jobs[i].opt_chosen = -1;
+	}
+	struct sim_summary s;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_rejected], 7, EPS);
+	CU_ASSERT(isnan(s.v[SIM_SUM_mean_wait_s]));
+	CU_ASSERT(isnan(s.v[SIM_SUM_p99_wait_s]));
+	CU_ASSERT(isnan(s.v[SIM_SUM_max_wait_s]));
+	CU_ASSERT(isnan(s.v[SIM_SUM_mean_jct_s]));
+	CU_ASSERT(isnan(s.v[SIM_SUM_mean_bsld]));
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_busy_gpu_s], 0, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_utilization], 0, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost], 0, EPS);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+}
+
+static void test_metrics_summary_empty_trace(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	struct sim_cluster *c = fx_cluster();
+	CU_ASSERT_FATAL(t != NULL && c != NULL);
+	struct sim_summary s;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, 0, &s), 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_jobs], 0, EPS);
+	CU_ASSERT(isnan(s.v[SIM_SUM_makespan_s]));
+	CU_ASSERT(isnan(s.v[SIM_SUM_utilization]));
+	CU_ASSERT(isnan(s.v[SIM_SUM_throughput_per_h]));
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_gpu_capacity], 20, EPS);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+}
+
+static void test_metrics_replicate_student_t(void)
+{
+	struct sim_summary runs[3], mean, ci;
+	for (int r = 0; r < 3; r++)
+		for (int f = 0; f < SIM_SUM_COUNT_; f++)
+			runs[r].v[f] = (double)(r + 1); /* 1, 2, 3 */
+	runs[1].v[SIM_SUM_cost] = NAN;                                 /* skipped: mean of 1 and 3 */
+	runs[0].v[SIM_SUM_p99_bsld] = runs[1].v[SIM_SUM_p99_bsld] = NAN; /* one value left */
+	for (int r = 0; r < 3; r++)
+		runs[r].v[SIM_SUM_p50_bsld] = NAN; /* none left */
+	sim_metrics_replicate(runs, 3, &mean, &ci);
+	/* mean 2, sd 1, t(0.975, 2) = 4.302652729749464 */
+	CU_ASSERT_DOUBLE_EQUAL(mean.v[SIM_SUM_jobs], 2.0, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(ci.v[SIM_SUM_jobs], 4.302652729749464 / sqrt(3.0), 1e-9);
+	/* cost: values 1 and 3: mean 2, sd sqrt(2), t(0.975, 1) = 12.706204736174707 */
+	CU_ASSERT_DOUBLE_EQUAL(mean.v[SIM_SUM_cost], 2.0, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(ci.v[SIM_SUM_cost], 12.706204736174707 * sqrt(2.0) / sqrt(2.0), 1e-8);
+	CU_ASSERT_DOUBLE_EQUAL(mean.v[SIM_SUM_p99_bsld], 3.0, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(ci.v[SIM_SUM_p99_bsld], 0.0, EPS);
+	CU_ASSERT(isnan(mean.v[SIM_SUM_p50_bsld]));
+	CU_ASSERT(isnan(ci.v[SIM_SUM_p50_bsld]));
+}
+
+static void test_metrics_replicate_single_run(void)
+{
+	struct sim_summary run, mean, ci;
+	for (int f = 0; f < SIM_SUM_COUNT_; f++)
+		run.v[f] = 0.25 * f;
+	sim_metrics_replicate(&run, 1, &mean, &ci);
+	for (int f = 0; f < SIM_SUM_COUNT_; f++) {
+		CU_ASSERT_DOUBLE_EQUAL(mean.v[f], 0.25 * f, EPS);
+		CU_ASSERT_DOUBLE_EQUAL(ci.v[f], 0.0, EPS);
+	}
+}
+
+static CU_TestInfo metrics_tests[] = {
+	{ "test_metrics_field_names", test_metrics_field_names },
+	{ "test_metrics_per_job", test_metrics_per_job },
+	{ "test_metrics_job_flavor_and_alloc", test_metrics_job_flavor_and_alloc },
+	{ "test_metrics_summary_hand_computed", test_metrics_summary_hand_computed },
+	{ "test_metrics_summary_no_data_is_nan", test_metrics_summary_no_data_is_nan },
+	{ "test_metrics_summary_empty_trace", test_metrics_summary_empty_trace },
+	{ "test_metrics_replicate_student_t", test_metrics_replicate_student_t },
+	{ "test_metrics_replicate_single_run", test_metrics_replicate_single_run },
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo metrics_suite = { "metrics", init_metrics, clean_metrics, NULL, NULL, metrics_tests };
