@@ -175,7 +175,9 @@ static void path_key(char *out, size_t n, const char *parent, const char *key)
 
 static void path_idx(char *out, size_t n, const char *parent, size_t i)
 {
-	snprintf(out, n, "%s[%zu]", parent, i);
+	/* Paths are bounded by the buffer; a longer one is cut, never overrun. */
+	if (snprintf(out, n, "%s[%zu]", parent, i) >= (int)n)
+		out[n - 1] = 0;
 }
 
 /* ---- generic checks ------------------------------------------------------ */

@@ -1,0 +1,556 @@
+/* tests/test_native.c: the native CSV trace: every column parsed, sorting with
+ * ties by row, comments, quoting, located errors for malformed traces, the error
+ * limit, and the writer round trip. */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/job.h"
+#include "testutil.h"
+#include "traces/native.h"
+
+static int init_native(void) { return 0; }
+static int clean_native(void) { return 0; }
+
+#define S(x) ((sim_time_t)(x) * SIM_NS_PER_S)
+
+static struct sim_trace *parse_ok(const char *text, struct sim_diag *d)
+{
+	struct sim_trace *t = NULL;
+	int rc = trace_native_parse("t.csv", text, strlen(text), &t, d);
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc) {
+		sim_diag_print(d, stderr);
+		return NULL;
+	}
+	return t;
+}
+
+static const char full_trace[] =
+	"# a comment before the header\n"
+	"id,submit_s,duration_s,queue,priority,request,prefs,max_pending_s,deadline_s,checkpoint_s,user,"
+	"preemptible,estimate_s\n"
+	"\n"
+	"j1,10,3600,teamA,5,h100:gpu=8,,600,7200,900,alice,0,4000\n"
+	"   # an indented comment\n"
+	"j2,0.5,60.25,,,\"*:gpu=0.5,cpu=4,mem_gib=16.5\",,,,,,,\n"
+	"j3,10,100,teamB,-3,,h100:gpu=8;a100:gpu=16@250;*:gpu=4,,,,bob,true,\n"
+	"j4,2,1,teamA,0,,,,,,,false,\n";
+
+static void test_native_every_field(void)
+{
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	struct sim_trace *t = parse_ok(full_trace, &d);
+	if (!t)
+		goto out;
+	CU_ASSERT_EQUAL(t->n_jobs, 4);
+	CU_ASSERT_STRING_EQUAL(t->path, "t.csv");
+	CU_ASSERT_EQUAL(t->has_estimates, 1);
+	CU_ASSERT_EQUAL(t->res.n, 3);
+	CU_ASSERT_STRING_EQUAL(t->res.names[1], "cpu");
+	CU_ASSERT_STRING_EQUAL(t->res.names[2], "mem_gib");
+	CU_ASSERT_EQUAL(t->n_flavors, 2);
+	CU_ASSERT_EQUAL(t->n_queues, 3);
+	CU_ASSERT_EQUAL(t->n_users, 2);
+
+	/* Sorted by (submit, line): j2 (0.5), j4 (2), j1 (10, line 4), j3 (10, line 7). */
+	const char *order[] = { "j2", "j4", "j1", "j3" };
+	for (size_t i = 0; i < 4; i++) {
+		CU_ASSERT_STRING_EQUAL(sim_job_id(t, &t->jobs[i]), order[i]);
+		CU_ASSERT_EQUAL(t->jobs[i].idx, i);
+		CU_ASSERT_EQUAL(t->jobs[i].state, SIM_JOB_UNSUBMITTED);
+		CU_ASSERT_EQUAL(t->jobs[i].start_ns, SIM_TIME_NONE);
+	}
+
+	const struct sim_job *j = &t->jobs[2]; /* j1 */
+	const struct sim_job_option *o = sim_job_opt(t, j, 0);
+	CU_ASSERT_EQUAL(j->line, 4);
+	CU_ASSERT_STRING_EQUAL(t->queues[j->queue], "teamA");
+	CU_ASSERT_EQUAL(j->priority, 5);
+	CU_ASSERT_EQUAL(j->eff_priority, 5);
+	CU_ASSERT_EQUAL(j->submit_ns, S(10));
+	CU_ASSERT_EQUAL(j->duration_ns, S(3600));
+	CU_ASSERT_EQUAL(j->n_opts, 1);
+	CU_ASSERT_EQUAL(j->has_prefs, 0);
+	CU_ASSERT_STRING_EQUAL(t->flavors[o->flavor_id], "h100");
+	CU_ASSERT_EQUAL(o->req[SIM_RES_GPU], 8000);
+	CU_ASSERT_EQUAL(o->req[1], 0);
+	CU_ASSERT_EQUAL(o->duration_ns, S(3600));
+	CU_ASSERT_EQUAL(j->max_pending_ns, S(600));
+	CU_ASSERT_EQUAL(j->deadline_ns, S(7200));
+	CU_ASSERT_EQUAL(j->checkpoint_ns, S(900));
+	CU_ASSERT_STRING_EQUAL(t->users[j->user], "alice");
+	CU_ASSERT_EQUAL(j->preemptible, 0);
+	CU_ASSERT_EQUAL(j->estimate_ns, S(4000));
+
+	j = &t->jobs[0]; /* j2: defaults and a quoted multi-resource request */
+	o = sim_job_opt(t, j, 0);
+	CU_ASSERT_EQUAL(j->line, 6);
+	CU_ASSERT_STRING_EQUAL(t->queues[j->queue], "default");
+	CU_ASSERT_EQUAL(j->priority, 0);
+	CU_ASSERT_EQUAL(j->submit_ns, 500000000);
+	CU_ASSERT_EQUAL(j->duration_ns, 60250000000);
+	CU_ASSERT_EQUAL(o->flavor_id, SIM_FLAVOR_ANY);
+	CU_ASSERT_EQUAL(o->req[SIM_RES_GPU], 500);
+	CU_ASSERT_EQUAL(o->req[1], 4000);
+	CU_ASSERT_EQUAL(o->req[2], 16500);
+	CU_ASSERT_EQUAL(j->user, -1);
+	CU_ASSERT_EQUAL(j->preemptible, 1);
+	CU_ASSERT_EQUAL(j->max_pending_ns, SIM_TIME_NONE);
+	CU_ASSERT_EQUAL(j->deadline_ns, SIM_TIME_NONE);
+	CU_ASSERT_EQUAL(j->checkpoint_ns, SIM_TIME_NONE);
+	CU_ASSERT_EQUAL(j->estimate_ns, j->duration_ns); /* empty estimate_s: the duration */
+
+	j = &t->jobs[3]; /* j3: a preference list */
+	CU_ASSERT_EQUAL(j->has_prefs, 1);
+	CU_ASSERT_EQUAL(j->n_opts, 3);
+	CU_ASSERT_EQUAL(j->priority, -3);
+	CU_ASSERT_STRING_EQUAL(t->users[j->user], "bob");
+	CU_ASSERT_STRING_EQUAL(t->queues[j->queue], "teamB");
+	o = sim_job_opt(t, j, 0);
+	CU_ASSERT_STRING_EQUAL(t->flavors[o->flavor_id], "h100");
+	CU_ASSERT_EQUAL(o->req[SIM_RES_GPU], 8000);
+	CU_ASSERT_EQUAL(o->duration_ns, S(100));
+	o = sim_job_opt(t, j, 1);
+	CU_ASSERT_STRING_EQUAL(t->flavors[o->flavor_id], "a100");
+	CU_ASSERT_EQUAL(o->req[SIM_RES_GPU], 16000);
+	CU_ASSERT_EQUAL(o->duration_ns, S(250));
+	o = sim_job_opt(t, j, 2);
+	CU_ASSERT_EQUAL(o->flavor_id, SIM_FLAVOR_ANY);
+	CU_ASSERT_EQUAL(o->req[SIM_RES_GPU], 4000);
+	CU_ASSERT_EQUAL(o->duration_ns, 0); /* scaled from option 0 */
+
+	CU_ASSERT_EQUAL(t->jobs[1].preemptible, 0); /* j4: "false" */
+	sim_trace_destroy(t);
+out:
+	sim_diag_fini(&d);
+}
+
+/* Only the required columns: queue "default", request "*:gpu=1", no estimates. */
+static void test_native_defaults(void)
+{
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	struct sim_trace *t = parse_ok("duration_s,id,submit_s\n7,a,3\n", &d);
+	if (t) {
+		const struct sim_job *j = &t->jobs[0];
+		CU_ASSERT_EQUAL(t->n_jobs, 1);
+		CU_ASSERT_EQUAL(t->has_estimates, 0);
+		CU_ASSERT_STRING_EQUAL(sim_job_id(t, j), "a");
+		CU_ASSERT_EQUAL(j->submit_ns, S(3));
+		CU_ASSERT_EQUAL(j->duration_ns, S(7));
+		CU_ASSERT_STRING_EQUAL(t->queues[j->queue], "default");
+		CU_ASSERT_EQUAL(sim_job_opt(t, j, 0)->flavor_id, SIM_FLAVOR_ANY);
+		CU_ASSERT_EQUAL(sim_job_opt(t, j, 0)->req[SIM_RES_GPU], 1000);
+		CU_ASSERT_EQUAL(j->preemptible, 1);
+		CU_ASSERT_EQUAL(t->n_flavors, 0);
+	}
+	sim_trace_destroy(t);
+	/* A header with no rows is a valid empty trace. */
+	t = parse_ok("id,submit_s,duration_s\n# nothing yet\n", &d);
+	CU_ASSERT(t && t->n_jobs == 0);
+	sim_trace_destroy(t);
+	sim_diag_fini(&d);
+}
+
+/* Equal submit times keep row order, also when the rows are not sorted and the
+ * reader has to reorder a larger trace. The id states the expected submit. */
+static void test_native_sort_ties_by_row(void)
+{
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	struct sim_trace *t = parse_ok("id,submit_s,duration_s\nc,5,1\na,5,1\nz,1,1\nb,5,1\ny,0,1\n", &d);
+	if (t) {
+		const char *order[] = { "y", "z", "c", "a", "b" };
+		for (size_t i = 0; i < 5; i++) {
+			CU_ASSERT_STRING_EQUAL(sim_job_id(t, &t->jobs[i]), order[i]);
+			CU_ASSERT_EQUAL(t->jobs[i].idx, i);
+		}
+	}
+	sim_trace_destroy(t);
+
+	size_t n = 5000, cap = n * 48 + 64, len = 0;
+	char *buf = malloc(cap);
+	uint64_t x = 12345;
+	len += (size_t)snprintf(buf + len, cap - len, "id,submit_s,duration_s\n");
+	for (size_t i = 0; i < n; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		/* Few distinct values (many ties), some with fractions up to ns. */
+		unsigned long long sec = (x >> 33) % 300, frac = (x >> 20) % 3 == 0 ? 123456789 : 0;
+		len += (size_t)snprintf(buf + len, cap - len, "%llu.%09llu-%zu,%llu.%09llu,1\n", sec, frac, i,
+					sec, frac);
+	}
+	t = NULL;
+	CU_ASSERT_EQUAL(trace_native_parse("big.csv", buf, len, &t, &d), 0);
+	if (t) {
+		CU_ASSERT_EQUAL(t->n_jobs, n);
+		size_t bad_order = 0, bad_id = 0;
+		for (size_t i = 0; i < n; i++) {
+			const struct sim_job *j = &t->jobs[i];
+			char want[64];
+			snprintf(want, sizeof want, "%lld.%09lld-%u",
+				 (long long)(j->submit_ns / SIM_NS_PER_S),
+				 (long long)(j->submit_ns % SIM_NS_PER_S), (unsigned)(j->line - 2));
+			bad_id += strcmp(want, sim_job_id(t, j)) != 0 || j->idx != i;
+			if (i && (j[-1].submit_ns > j->submit_ns ||
+				  (j[-1].submit_ns == j->submit_ns && j[-1].line >= j->line)))
+				bad_order++;
+		}
+		CU_ASSERT_EQUAL(bad_order, 0);
+		CU_ASSERT_EQUAL(bad_id, 0);
+	}
+	sim_trace_destroy(t);
+	free(buf);
+	sim_diag_fini(&d);
+}
+
+/* RFC 4180 quotes: commas and doubled quotes inside ids, queues and users;
+ * CRLF line ends and a UTF-8 byte order mark. */
+static void test_native_quoted_fields(void)
+{
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	struct sim_trace *t = parse_ok("\xEF\xBB\xBFid,submit_s,duration_s,queue,user\r\n"
+				       "\"a,b\",1,2,\"team, x\",\"o'neil \"\"the\"\" user\"\r\n"
+				       "  \"#not a comment\" ,3,4,q,\r\n"
+				       "plain,5,6,\"\",\"\"\r\n",
+				       &d);
+	if (t) {
+		CU_ASSERT_EQUAL(t->n_jobs, 3);
+		CU_ASSERT_STRING_EQUAL(sim_job_id(t, &t->jobs[0]), "a,b");
+		CU_ASSERT_STRING_EQUAL(t->queues[t->jobs[0].queue], "team, x");
+		CU_ASSERT_STRING_EQUAL(t->users[t->jobs[0].user], "o'neil \"the\" user");
+		CU_ASSERT_STRING_EQUAL(sim_job_id(t, &t->jobs[1]), "#not a comment");
+		CU_ASSERT_EQUAL(t->jobs[1].line, 3);
+		CU_ASSERT_STRING_EQUAL(sim_job_id(t, &t->jobs[2]), "plain");
+		CU_ASSERT_STRING_EQUAL(t->queues[t->jobs[2].queue], "default");
+		CU_ASSERT_EQUAL(t->jobs[2].user, -1);
+		CU_ASSERT_EQUAL(t->jobs[2].duration_ns, S(6));
+	}
+	sim_trace_destroy(t);
+	sim_diag_fini(&d);
+}
+
+struct bad_case {
+	const char *name;
+	const char *text;
+	const char *where; /* "t.csv:LINE: column X" */
+	const char *what;  /* part of the message */
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "non-numeric submit", "id,submit_s,duration_s\nj1,abc,10\n", "t.csv:2: column submit_s",
+	  "expected seconds >= 0 (decimal, at most 9 fractional digits, at most 1e9), found 'abc'" },
+	{ "negative duration", "id,submit_s,duration_s\nj1,0,10\nj2,0,-5\n", "t.csv:3: column duration_s",
+	  "expected seconds > 0 (decimal, at most 9 fractional digits, at most 1e9), found '-5'" },
+	{ "zero duration", "id,submit_s,duration_s\nj1,0,0\n", "t.csv:2: column duration_s", "found '0'" },
+	{ "NaN", "id,submit_s,duration_s\nj1,nan,10\n", "t.csv:2: column submit_s", "found 'nan'" },
+	{ "inf", "id,submit_s,duration_s\nj1,0,inf\n", "t.csv:2: column duration_s", "found 'inf'" },
+	{ "exponent", "id,submit_s,duration_s\nj1,1e3,10\n", "t.csv:2: column submit_s", "found '1e3'" },
+	{ "finer than ns", "id,submit_s,duration_s\nj1,0.0000000001,10\n", "t.csv:2: column submit_s",
+	  "found '0.0000000001'" },
+	{ "too large", "id,submit_s,duration_s\nj1,0,1000000001\n", "t.csv:2: column duration_s",
+	  "found '1000000001'" },
+	{ "duplicate id", "id,submit_s,duration_s\nj1,0,1\nj2,0,1\n# c\nj1,0,1\n", "t.csv:5: column id",
+	  "expected a unique id, found 'j1' again (first at t.csv:2)" },
+	{ "unknown column", "id,submit_s,duration_s,gpus\nj1,0,1,8\n", "t.csv:1: column gpus",
+	  "expected one of id, submit_s, duration_s, queue, priority, request, prefs" },
+	{ "missing required column", "id,submit_s,queue\nj1,0,a\n", "t.csv:1: column duration_s",
+	  "expected a required column" },
+	{ "duplicate column", "id,submit_s,duration_s,queue,queue\nj1,0,1,a,b\n", "t.csv:1: column queue",
+	  "expected each column once, found 'queue' again as column 5 (first as column 4)" },
+	{ "4 fractional digits", "id,submit_s,duration_s,request\nj1,0,1,*:gpu=0.0001\n",
+	  "t.csv:2: column request",
+	  "expected RES=QTY with QTY >= 0 and at most 3 fractional digits, found 'gpu=0.0001'" },
+	{ "prefs with 1 option", "id,submit_s,duration_s,prefs\nj1,0,1,h100:gpu=8\n", "t.csv:2: column prefs",
+	  "expected 2 to 5 options FLAVOR:gpu=N[@DURATION_S] separated by ';', found 1 in 'h100:gpu=8'" },
+	{ "prefs with 6 options",
+	  "id,submit_s,duration_s,prefs\nj1,0,1,a:gpu=1;b:gpu=1;c:gpu=1;d:gpu=1;e:gpu=1;"
+	  "f:gpu=1\n",
+	  "t.csv:2: column prefs", "expected 2 to 5 options" },
+	{ "prefs and request",
+	  "id,submit_s,duration_s,request,prefs\nj1,0,1,h100:gpu=8,h100:gpu=8;a100:gpu=8\n",
+	  "t.csv:2: column prefs", "expected either request or prefs in a row, not both" },
+	{ "prefs option without count", "id,submit_s,duration_s,prefs\nj1,0,1,h100:gpu=8;a100\n",
+	  "t.csv:2: column prefs", "expected FLAVOR:gpu=N[@DURATION_S], found 'a100'" },
+	{ "empty id", "id,submit_s,duration_s\n,0,1\n", "t.csv:2: column id",
+	  "expected a non-empty id without control characters, found ''" },
+	{ "bad request syntax", "id,submit_s,duration_s,request\nj1,0,1,h100-gpu8\n",
+	  "t.csv:2: column request",
+	  "expected FLAVOR:RES=QTY[,RES=QTY...] (e.g. h100:gpu=8 or *:gpu=1), found 'h100-gpu8'" },
+	{ "request without gpu", "id,submit_s,duration_s,request\nj1,0,1,h100:cpu=4\n",
+	  "t.csv:2: column request", "expected a gpu count (gpu=N) in every option, found 'h100:cpu=4'" },
+	{ "request of nothing", "id,submit_s,duration_s,request\nj1,0,1,h100:gpu=0\n",
+	  "t.csv:2: column request", "expected at least one resource > 0, found 'h100:gpu=0'" },
+	{ "bad flavor name", "id,submit_s,duration_s,request\nj1,0,1,h 100:gpu=1\n",
+	  "t.csv:2: column request", "expected a flavor name of letters, digits" },
+	{ "priority non-integer", "id,submit_s,duration_s,priority\nj1,0,1,1.5\n", "t.csv:2: column priority",
+	  "expected an integer in [-2147483648, 2147483647] or empty, found '1.5'" },
+	{ "priority overflow", "id,submit_s,duration_s,priority\nj1,0,1,2147483648\n",
+	  "t.csv:2: column priority", "found '2147483648'" },
+	{ "preemptible word", "id,submit_s,duration_s,preemptible\nj1,0,1,yes\n",
+	  "t.csv:2: column preemptible", "expected 0, 1, true, false or empty, found 'yes'" },
+	{ "deadline before submit", "id,submit_s,duration_s,deadline_s\nj1,100,1,50\n",
+	  "t.csv:2: column deadline_s", "expected an absolute time >= submit_s" },
+	{ "zero checkpoint", "id,submit_s,duration_s,checkpoint_s\nj1,0,1,0\n",
+	  "t.csv:2: column checkpoint_s", "expected seconds > 0" },
+	{ "zero estimate", "id,submit_s,duration_s,estimate_s\nj1,0,1,0\n", "t.csv:2: column estimate_s",
+	  "expected seconds > 0" },
+	{ "field count", "id,submit_s,duration_s\nj1,0,1,extra\n", "t.csv:2",
+	  "expected 3 fields as in the header, found 4" },
+	{ "unclosed quote", "id,submit_s,duration_s\n\"j1,0,1\n", "t.csv:2",
+	  "field 1: expected a closing '\"' on the same line" },
+	{ "text after quote", "id,submit_s,duration_s\n\"j1\"x,0,1\n", "t.csv:2",
+	  "field 1: expected ',' after the closing '\"'" },
+	{ "first option duration differs", "id,submit_s,duration_s,prefs\nj1,0,10,a:gpu=1@20;b:gpu=2\n",
+	  "t.csv:2: column prefs", "expected the first option's @DURATION_S to equal duration_s" },
+	{ "too many resources",
+	  "id,submit_s,duration_s,request\nj1,0,1,\"a:gpu=1,r1=1,r2=1,r3=1,r4=1,r5=1,r6=1\"\n",
+	  "t.csv:2: column request", "expected at most 6 resource names" },
+	{ "resource twice", "id,submit_s,duration_s,request\nj1,0,1,\"a:gpu=1,gpu=2\"\n",
+	  "t.csv:2: column request", "expected each resource once, found 'gpu=2' again" },
+	{ "no header", "# only comments\n\n", "t.csv:2", "expected a header row" },
+};
+
+/* 1 if one kept diag line holds both "WHERE: " and WHAT. */
+static int diag_has(const struct sim_diag *d, const char *where, const char *what)
+{
+	char loc[256];
+	size_t kept = d->count < d->limit ? d->count : d->limit;
+	snprintf(loc, sizeof loc, "%s: ", where);
+	for (size_t i = 0; i < kept; i++)
+		if (strstr(d->lines[i], loc) == d->lines[i] && strstr(d->lines[i], what))
+			return 1;
+	return 0;
+}
+
+static void test_native_malformed_located(void)
+{
+	for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+		const struct bad_case *bc = &bad_cases[i];
+		struct sim_diag d;
+		struct sim_trace *t = (struct sim_trace *)&d; /* must be reset to NULL */
+		sim_diag_init(&d, 20);
+		int rc = trace_native_parse("t.csv", bc->text, strlen(bc->text), &t, &d);
+		int found = diag_has(&d, bc->where, bc->what);
+		if (rc != -SIM_EPARSE || !found) {
+			fprintf(stderr, "\ncase '%s': rc %d, wanted '%s: ...%s', got:\n", bc->name, rc,
+				bc->where, bc->what);
+			sim_diag_print(&d, stderr);
+		}
+		CU_ASSERT_EQUAL(rc, -SIM_EPARSE);
+		CU_ASSERT_PTR_NULL(t);
+		CU_ASSERT(found);
+		CU_ASSERT(sim_diag_contains(&d, bc->where)); /* file:line and column, as users see it */
+		sim_diag_fini(&d);
+	}
+}
+
+/* One row with three bad columns reports all three; the id duplicate check still
+ * works on rows that have other errors. */
+static void test_native_all_errors_in_a_row(void)
+{
+	static const char text[] = "id,submit_s,duration_s,priority,request\n"
+				   "j1,x,-1,p,h100\n";
+	struct sim_diag d;
+	struct sim_trace *t = NULL;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(trace_native_parse("t.csv", text, strlen(text), &t, &d), -SIM_EPARSE);
+	CU_ASSERT_EQUAL(d.count, 3);
+	CU_ASSERT(sim_diag_contains(&d, "t.csv:2: column submit_s"));
+	CU_ASSERT(sim_diag_contains(&d, "t.csv:2: column duration_s"));
+	CU_ASSERT(sim_diag_contains(&d, "t.csv:2: column priority"));
+	sim_diag_fini(&d);
+}
+
+/* 30 bad rows: the first 20 messages are kept, all 30 counted. */
+static void test_native_error_limit(void)
+{
+	char text[4096];
+	size_t len = (size_t)snprintf(text, sizeof text, "id,submit_s,duration_s\n");
+	for (int i = 0; i < 30; i++)
+		len += (size_t)snprintf(text + len, sizeof text - len, "j%d,0,bad%d\n", i, i);
+	struct sim_diag d;
+	struct sim_trace *t = NULL;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(trace_native_parse("t.csv", text, len, &t, &d), -SIM_EPARSE);
+	CU_ASSERT_PTR_NULL(t);
+	CU_ASSERT_EQUAL(d.count, 30);
+	CU_ASSERT(sim_diag_contains(&d, "t.csv:2: column duration_s"));
+	CU_ASSERT(sim_diag_contains(&d, "t.csv:21: column duration_s: expected seconds > 0"));
+	CU_ASSERT(strstr(sim_diag_last(&d), "t.csv:21:") != NULL);
+	CU_ASSERT(!sim_diag_contains(&d, "t.csv:22:"));
+	FILE *f = tmpfile();
+	if (f) {
+		char out[8192];
+		sim_diag_print(&d, f);
+		rewind(f);
+		size_t n = fread(out, 1, sizeof out - 1, f);
+		out[n] = '\0';
+		CU_ASSERT(strstr(out, "... and 10 more errors") != NULL);
+		fclose(f);
+	}
+	sim_diag_fini(&d);
+}
+
+static void test_native_read_file(void)
+{
+	struct sim_diag d;
+	struct sim_trace *t = NULL;
+	sim_diag_init(&d, 20);
+	const char *path = tu_write_file("native_full.csv", full_trace);
+	CU_ASSERT_EQUAL(trace_native_read(path, &t, &d), 0);
+	CU_ASSERT(t && t->n_jobs == 4 && strcmp(t->path, path) == 0);
+	sim_trace_destroy(t);
+
+	char missing[512];
+	snprintf(missing, sizeof missing, "%s/no_such.csv", tu_tmpdir());
+	t = NULL;
+	CU_ASSERT_EQUAL(trace_native_read(missing, &t, &d), -SIM_ENOENT);
+	CU_ASSERT_PTR_NULL(t);
+	CU_ASSERT(sim_diag_contains(&d, missing));
+
+	/* Errors in a file name the file. */
+	path = tu_write_file("native_bad.csv", "id,submit_s,duration_s\nj1,0,x\n");
+	CU_ASSERT_EQUAL(trace_native_read(path, &t, &d), -SIM_EPARSE);
+	char where[600];
+	snprintf(where, sizeof where, "%s:2: column duration_s", path);
+	CU_ASSERT(sim_diag_contains(&d, where));
+	sim_diag_fini(&d);
+}
+
+/* Write, read back: every field survives; awkward ids are quoted. */
+static void test_native_write_round_trip(void)
+{
+	static const char text[] =
+		"id,submit_s,duration_s,queue,priority,request,prefs,max_pending_s,deadline_s,checkpoint_s,"
+		"user,preemptible,estimate_s\n"
+		"\"a,b\",10,3600.000000001,teamA,5,\"h100:gpu=8,cpu=96\",,600,7200,900,alice,0,4000\n"
+		"\"#x\",0.5,60.25,,,*:gpu=0.5,,,,,,,\n"
+		"\"say \"\"hi\"\"\",10,100,\" "
+		"lead\",-3,,h100:gpu=8;a100:gpu=16@250;*:gpu=0.125,,,,bob,true,\n";
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	struct sim_trace *a = parse_ok(text, &d), *b = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(a ? trace_native_write(a, f) : -1, 0);
+	fclose(f);
+	CU_ASSERT_EQUAL(trace_native_parse("w.csv", buf, len, &b, &d), 0);
+	if (a && b) {
+		CU_ASSERT_EQUAL(a->n_jobs, b->n_jobs);
+		CU_ASSERT_EQUAL(b->has_estimates, 1);
+		for (size_t i = 0; i < a->n_jobs && i < b->n_jobs; i++) {
+			const struct sim_job *x = &a->jobs[i], *y = &b->jobs[i];
+			CU_ASSERT_STRING_EQUAL(sim_job_id(a, x), sim_job_id(b, y));
+			CU_ASSERT_STRING_EQUAL(a->queues[x->queue], b->queues[y->queue]);
+			CU_ASSERT_EQUAL(x->user < 0, y->user < 0);
+			if (x->user >= 0 && y->user >= 0)
+				CU_ASSERT_STRING_EQUAL(a->users[x->user], b->users[y->user]);
+			CU_ASSERT_EQUAL(x->submit_ns, y->submit_ns);
+			CU_ASSERT_EQUAL(x->duration_ns, y->duration_ns);
+			CU_ASSERT_EQUAL(x->estimate_ns, y->estimate_ns);
+			CU_ASSERT_EQUAL(x->priority, y->priority);
+			CU_ASSERT_EQUAL(x->max_pending_ns, y->max_pending_ns);
+			CU_ASSERT_EQUAL(x->deadline_ns, y->deadline_ns);
+			CU_ASSERT_EQUAL(x->checkpoint_ns, y->checkpoint_ns);
+			CU_ASSERT_EQUAL(x->preemptible, y->preemptible);
+			CU_ASSERT_EQUAL(x->has_prefs, y->has_prefs);
+			CU_ASSERT_EQUAL_FATAL(x->n_opts, y->n_opts);
+			for (int k = 0; k < x->n_opts; k++) {
+				const struct sim_job_option *p = sim_job_opt(a, x, k),
+							    *q = sim_job_opt(b, y, k);
+				CU_ASSERT_EQUAL(p->flavor_id < 0, q->flavor_id < 0);
+				if (p->flavor_id >= 0 && q->flavor_id >= 0)
+					CU_ASSERT_STRING_EQUAL(a->flavors[p->flavor_id],
+							       b->flavors[q->flavor_id]);
+				CU_ASSERT_EQUAL(p->duration_ns, q->duration_ns);
+				for (int r = 0; r < a->res.n; r++) {
+					int rb = sim_resources_find(&b->res, a->res.names[r]);
+					CU_ASSERT_EQUAL(p->req[r], rb >= 0 ? q->req[rb] : 0);
+				}
+			}
+		}
+	}
+	CU_ASSERT(buf && strstr(buf, "\"a,b\",10,3600.000000001,teamA,5,\"h100:gpu=8,cpu=96\","));
+	CU_ASSERT(buf && strstr(buf, "\n\"#x\",0.5,60.25,default,"));
+	CU_ASSERT(buf && strstr(buf, "h100:gpu=8;a100:gpu=16@250;*:gpu=0.125"));
+	sim_trace_destroy(a);
+	sim_trace_destroy(b);
+	free(buf);
+	sim_diag_fini(&d);
+}
+
+/* The bundled sample the minimal config uses: 20 jobs, 1-8 GPUs on v100 or any. */
+static void test_native_bundled_sample(void)
+{
+	struct sim_diag d;
+	struct sim_trace *t = NULL;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(trace_native_read(TEST_SOURCE_DIR "/traces/data/sample.csv", &t, &d), 0);
+	if (t) {
+		CU_ASSERT_EQUAL(t->n_jobs, 20);
+		for (size_t i = 0; i < t->n_jobs; i++) {
+			const struct sim_job_option *o = sim_job_opt(t, &t->jobs[i], 0);
+			CU_ASSERT(o->req[SIM_RES_GPU] >= 1000 && o->req[SIM_RES_GPU] <= 8000);
+			CU_ASSERT(o->flavor_id == SIM_FLAVOR_ANY ||
+				  strcmp(t->flavors[o->flavor_id], "v100") == 0);
+		}
+	}
+	sim_trace_destroy(t);
+	sim_diag_fini(&d);
+}
+
+/* The CLI verbs on a good and a bad trace. */
+static void test_native_cli_validate_stats(void)
+{
+	const char *good = tu_write_file("cli_good.csv", full_trace);
+	const char *bad = tu_write_file("cli_bad.csv", "id,submit_s,duration_s\nj1,0,x\nj1,0,1\n");
+	char args[1024], *txt = NULL;
+
+	snprintf(args, sizeof args, "trace validate %s", good);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 0);
+	CU_ASSERT(txt && strstr(txt, "cli_good.csv: 4 jobs OK"));
+	free(txt);
+	snprintf(args, sizeof args, "trace validate %s", bad);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
+	CU_ASSERT(txt && strstr(txt, "cli_bad.csv:2: column duration_s: expected seconds > 0"));
+	CU_ASSERT(txt && strstr(txt, "cli_bad.csv:3: column id: expected a unique id"));
+	free(txt);
+	snprintf(args, sizeof args, "trace stats %s --json", good);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 0);
+	/* durations 0.5..3600 s: 1, 60.25, 100, 3600; GPU-hours = (60.25*0.5 + 1*1 + 3600*8 + 100*8)/3600 */
+	CU_ASSERT(txt && strstr(txt, "\"jobs\":\t4"));
+	CU_ASSERT(txt && strstr(txt, "\"max\":\t3600"));
+	CU_ASSERT(txt && strstr(txt, "\"teamA\":\t2"));
+	CU_ASSERT(txt && strstr(txt, "\"span_s\":\t9.5"));
+	free(txt);
+	snprintf(args, sizeof args, "trace stats %s", good);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 0);
+	CU_ASSERT(txt && strstr(txt, "gpu_hours        8.2"));
+	free(txt);
+	snprintf(args, sizeof args, "trace stats %s --bogus", good);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
+	free(txt);
+}
+
+static CU_TestInfo native_tests[] = {
+	{ "test_native_every_field", test_native_every_field },
+	{ "test_native_defaults", test_native_defaults },
+	{ "test_native_sort_ties_by_row", test_native_sort_ties_by_row },
+	{ "test_native_quoted_fields", test_native_quoted_fields },
+	{ "test_native_malformed_located", test_native_malformed_located },
+	{ "test_native_all_errors_in_a_row", test_native_all_errors_in_a_row },
+	{ "test_native_error_limit", test_native_error_limit },
+	{ "test_native_read_file", test_native_read_file },
+	{ "test_native_write_round_trip", test_native_write_round_trip },
+	{ "test_native_bundled_sample", test_native_bundled_sample },
+	{ "test_native_cli_validate_stats", test_native_cli_validate_stats },
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo native_suite = { "native", init_native, clean_native, NULL, NULL, native_tests };

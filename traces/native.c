@@ -1,0 +1,1200 @@
+/* traces/native.c: the native CSV trace reader and writer (DESIGN.md section 4,
+ * reference in traces/README.md).
+ *
+ * Speed: a million-row trace must load in well under a second. The whole file is
+ * read into one buffer and parsed with pointer scans (memchr per field, no
+ * strtok/sscanf, no allocation per row). Job, option and id arrays are sized from
+ * the newline count up front and grow geometrically if that was short. Ids are
+ * checked for uniqueness with an open-addressing hash table; queue, user and
+ * flavor names go through small hash tables too, so sim_trace_intern_*() (a linear
+ * scan) runs once per distinct name, not once per row.
+ *
+ * Errors: every problem is reported as "FILE:LINE: column X: expected ..., found
+ * '...'" and parsing goes on to the end of the file, so one run shows every error
+ * (sim_diag keeps diag->limit of them and counts the rest). A trace with any error
+ * is freed and the call returns -SIM_EPARSE.
+ */
+#include "native.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum col {
+	COL_ID,
+	COL_SUBMIT,
+	COL_DURATION,
+	COL_QUEUE,
+	COL_PRIORITY,
+	COL_REQUEST,
+	COL_PREFS,
+	COL_MAX_PENDING,
+	COL_DEADLINE,
+	COL_CHECKPOINT,
+	COL_USER,
+	COL_PREEMPTIBLE,
+	COL_ESTIMATE,
+	COL_COUNT_
+};
+
+static const char *const col_names[COL_COUNT_] = {
+	[COL_ID] = "id",
+	[COL_SUBMIT] = "submit_s",
+	[COL_DURATION] = "duration_s",
+	[COL_QUEUE] = "queue",
+	[COL_PRIORITY] = "priority",
+	[COL_REQUEST] = "request",
+	[COL_PREFS] = "prefs",
+	[COL_MAX_PENDING] = "max_pending_s",
+	[COL_DEADLINE] = "deadline_s",
+	[COL_CHECKPOINT] = "checkpoint_s",
+	[COL_USER] = "user",
+	[COL_PREEMPTIBLE] = "preemptible",
+	[COL_ESTIMATE] = "estimate_s",
+};
+
+#define COL_LIST                                                                     \
+	"id, submit_s, duration_s, queue, priority, request, prefs, max_pending_s, " \
+	"deadline_s, checkpoint_s, user, preemptible, estimate_s"
+
+/* Every time column is refused above this many seconds (about 31.7 years), so that
+ * submit + duration + deadline sums in ns stay far below INT64_MAX. */
+#define TRACE_MAX_S 1000000000LL
+#define TRACE_MAX_NS (TRACE_MAX_S * SIM_NS_PER_S)
+/* Longest queue or user name, in bytes (Kubernetes names stop at 253). */
+#define NAME_MAX_LEN 255
+/* Longest value echoed back in a message. */
+#define SHOW_MAX 60
+
+struct fld {
+	const char *p;
+	size_t len;
+};
+
+/* "found '%.*s%s'" arguments: the value cut at SHOW_MAX bytes, with "..." when cut. */
+#define SHOW(f) (int)((f).len > SHOW_MAX ? SHOW_MAX : (f).len), (f).p, ((f).len > SHOW_MAX ? "..." : "")
+
+/* ---- open-addressing hash table: string -> uint32 ----
+ * Slots hold the key's hash and a value; the key itself lives elsewhere (the trace's
+ * id strings or name tables) and is fetched through key_fn when hashes match. Linear
+ * probing, capacity a power of two, load kept at or below 1/2. */
+#define HMAP_EMPTY UINT32_MAX
+
+struct hslot {
+	uint32_t hash;
+	uint32_t val;
+};
+
+struct hmap {
+	struct hslot *slots;
+	size_t cap; /* power of two */
+	size_t n;
+};
+
+typedef const char *(*key_fn)(const void *ctx, uint32_t val);
+
+static uint32_t hash_bytes(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+static int hmap_init(struct hmap *m, size_t expect)
+{
+	size_t cap = 16;
+	while (cap < 2 * expect)
+		cap *= 2;
+	m->slots = malloc(cap * sizeof *m->slots);
+	if (!m->slots)
+		return -SIM_ENOMEM;
+	memset(m->slots, 0xff, cap * sizeof *m->slots);
+	m->cap = cap;
+	m->n = 0;
+	return 0;
+}
+
+static void hmap_fini(struct hmap *m)
+{
+	free(m->slots);
+	m->slots = NULL;
+}
+
+/* The slot holding key [key, key+len), or the empty slot where it would go.
+ * Stored keys are NUL-terminated and contain no NUL (names with control
+ * characters are refused before lookup). */
+static struct hslot *hmap_probe(const struct hmap *m, uint32_t h, const char *key, size_t len, key_fn kf,
+				const void *ctx)
+{
+	size_t mask = m->cap - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct hslot *s = &m->slots[i];
+		if (s->val == HMAP_EMPTY)
+			return s;
+		if (s->hash == h) {
+			const char *k = kf(ctx, s->val);
+			if (strncmp(k, key, len) == 0 && k[len] == '\0')
+				return s;
+		}
+	}
+}
+
+static int hmap_grow(struct hmap *m)
+{
+	size_t ncap = m->cap * 2;
+	struct hslot *ns = malloc(ncap * sizeof *ns);
+	if (!ns)
+		return -SIM_ENOMEM;
+	memset(ns, 0xff, ncap * sizeof *ns);
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->slots[i].val == HMAP_EMPTY)
+			continue;
+		size_t j = m->slots[i].hash & (ncap - 1);
+		while (ns[j].val != HMAP_EMPTY)
+			j = (j + 1) & (ncap - 1);
+		ns[j] = m->slots[i];
+	}
+	free(m->slots);
+	m->slots = ns;
+	m->cap = ncap;
+	return 0;
+}
+
+/* Fills an empty slot returned by hmap_probe. The slot pointer is invalid after. */
+static int hmap_fill(struct hmap *m, struct hslot *s, uint32_t h, uint32_t val)
+{
+	s->hash = h;
+	s->val = val;
+	m->n++;
+	return 2 * m->n > m->cap ? hmap_grow(m) : 0;
+}
+
+/* ---- parser state ---- */
+struct parser {
+	const char *name; /* for messages */
+	struct sim_diag *diag;
+	size_t n_err; /* errors found by this parse */
+	struct sim_trace *t;
+	size_t cap_jobs, cap_opts, cap_str;
+	struct hmap ids;    /* id -> job index */
+	struct hmap queues; /* name -> index into t->queues */
+	struct hmap users;
+	struct hmap flavors;
+	int col_of[COL_COUNT_]; /* field index of each column, -1 when absent */
+	int n_cols;		/* fields in the header */
+	struct fld *f;		/* fields of the current row, n_cols entries */
+	char *scratch;		/* unescaped quoted fields of the current row */
+	size_t scratch_cap;
+};
+
+static const char *id_key(const void *ctx, uint32_t val)
+{
+	const struct sim_trace *t = ctx;
+	return t->strings + t->jobs[val].id_off;
+}
+
+static const char *queue_key(const void *ctx, uint32_t val)
+{
+	return ((const struct sim_trace *)ctx)->queues[val];
+}
+
+static const char *user_key(const void *ctx, uint32_t val)
+{
+	return ((const struct sim_trace *)ctx)->users[val];
+}
+
+static const char *flavor_key(const void *ctx, uint32_t val)
+{
+	return ((const struct sim_trace *)ctx)->flavors[val];
+}
+
+__attribute__((format(printf, 4, 5))) static void row_err(struct parser *ps, uint32_t line, const char *col,
+							  const char *fmt, ...)
+{
+	char where[512];
+	va_list ap;
+
+	if (col)
+		snprintf(where, sizeof where, "%s:%u: column %s", ps->name, (unsigned)line, col);
+	else
+		snprintf(where, sizeof where, "%s:%u", ps->name, (unsigned)line);
+	va_start(ap, fmt);
+	sim_diag_vadd(ps->diag, where, fmt, ap);
+	va_end(ap);
+	ps->n_err++;
+}
+
+static int is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* Splits one line [p, end) into fields (RFC 4180 quoting; a quoted field ends on
+ * the same line). Blanks around unquoted fields are trimmed. Stores at most `max`
+ * fields in ps->f and returns how many the line has, or -1 after reporting a
+ * quoting error. ps->scratch must hold end - p bytes. */
+static int split_row(struct parser *ps, uint32_t line, const char *p, const char *end, struct fld *out,
+		     int max)
+{
+	char *sc = ps->scratch;
+	int n = 0;
+
+	for (;;) {
+		struct fld v;
+		while (p < end && is_blank(*p))
+			p++;
+		if (p < end && *p == '"') {
+			const char *open = p;
+			char *o = sc;
+			p++;
+			for (;;) {
+				if (p >= end) {
+					struct fld bad = { open, (size_t)(end - open) };
+					row_err(ps, line, NULL,
+						"field %d: expected a closing '\"' on the same line, found "
+						"'%.*s%s'",
+						n + 1, SHOW(bad));
+					return -1;
+				}
+				if (*p == '"') {
+					if (p + 1 < end && p[1] == '"') {
+						*o++ = '"';
+						p += 2;
+						continue;
+					}
+					p++;
+					break;
+				}
+				*o++ = *p++;
+			}
+			v.p = sc;
+			v.len = (size_t)(o - sc);
+			sc = o;
+			while (p < end && is_blank(*p))
+				p++;
+			if (p < end && *p != ',') {
+				struct fld bad = { open, (size_t)(end - open) };
+				row_err(ps, line, NULL,
+					"field %d: expected ',' after the closing '\"', found '%.*s%s'",
+					n + 1, SHOW(bad));
+				return -1;
+			}
+		} else {
+			const char *c = p < end ? memchr(p, ',', (size_t)(end - p)) : NULL;
+			const char *fe = c ? c : end;
+			v.p = p;
+			while (fe > p && is_blank(fe[-1]))
+				fe--;
+			v.len = (size_t)(fe - p);
+			p = c ? c : end;
+		}
+		if (n < max)
+			out[n] = v;
+		n++;
+		if (p < end && *p == ',') {
+			p++;
+			continue;
+		}
+		return n;
+	}
+}
+
+static struct fld get(const struct parser *ps, enum col c)
+{
+	struct fld none = { "", 0 };
+	return ps->col_of[c] >= 0 ? ps->f[ps->col_of[c]] : none;
+}
+
+static int fld_eq(struct fld v, const char *s) { return strlen(s) == v.len && memcmp(v.p, s, v.len) == 0; }
+
+/* A name of printable characters (no control bytes), 1..max bytes. */
+static int name_ok(struct fld v, size_t max)
+{
+	if (v.len == 0 || v.len > max)
+		return 0;
+	for (size_t i = 0; i < v.len; i++) {
+		unsigned char c = (unsigned char)v.p[i];
+		if (c < 0x20 || c == 0x7f)
+			return 0;
+	}
+	return 1;
+}
+
+static int flavor_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == '.' || c == '-';
+}
+
+static int res_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Seconds in [0, TRACE_MAX_S], as ns. `min_exclusive` refuses 0 too. */
+static int parse_secs(struct fld v, int positive, sim_time_t *out)
+{
+	sim_time_t ns;
+	if (sim_time_parse_s(v.p, v.len, &ns) < 0 || ns > TRACE_MAX_NS || (positive && ns == 0))
+		return -1;
+	*out = ns;
+	return 0;
+}
+
+static int parse_int32(struct fld v, int32_t *out)
+{
+	size_t i = 0;
+	int neg = 0;
+	int64_t x = 0;
+
+	if (v.len > 0 && (v.p[0] == '-' || v.p[0] == '+')) {
+		neg = v.p[0] == '-';
+		i++;
+	}
+	if (i == v.len)
+		return -1;
+	for (; i < v.len; i++) {
+		if (v.p[i] < '0' || v.p[i] > '9')
+			return -1;
+		x = x * 10 + (v.p[i] - '0');
+		if (x > (int64_t)INT32_MAX + 1)
+			return -1;
+	}
+	if (neg)
+		x = -x;
+	if (x > INT32_MAX || x < INT32_MIN)
+		return -1;
+	*out = (int32_t)x;
+	return 0;
+}
+
+/* Looks a name up in `m`, interning it into the trace on first sight. Returns its
+ * index or -SIM_ENOMEM. */
+static int intern(struct parser *ps, struct hmap *m, key_fn kf, int (*add)(struct sim_trace *, const char *),
+		  struct fld v)
+{
+	char buf[NAME_MAX_LEN + 1];
+	uint32_t h = hash_bytes(v.p, v.len);
+	struct hslot *s = hmap_probe(m, h, v.p, v.len, kf, ps->t);
+
+	if (s->val != HMAP_EMPTY)
+		return (int)s->val;
+	memcpy(buf, v.p, v.len);
+	buf[v.len] = '\0';
+	int idx = add(ps->t, buf);
+	if (idx < 0)
+		return idx;
+	return hmap_fill(m, s, h, (uint32_t)idx) < 0 ? -SIM_ENOMEM : idx;
+}
+
+/* Index of resource [p, p+len) in the trace's resource names, added when new;
+ * -SIM_ERANGE when the table is full. */
+static int res_index(struct sim_resources *res, const char *p, size_t len)
+{
+	char buf[SIM_NAME_MAX];
+	for (int i = 0; i < res->n; i++)
+		if (strncmp(res->names[i], p, len) == 0 && res->names[i][len] == '\0')
+			return i;
+	if (len >= SIM_NAME_MAX)
+		return -SIM_ERANGE;
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	return sim_resources_add(res, buf);
+}
+
+#define OPT_SYNTAX "FLAVOR:RES=QTY[,RES=QTY...] (e.g. h100:gpu=8 or *:gpu=1)"
+#define PREF_SYNTAX "FLAVOR:gpu=N[@DURATION_S]"
+
+/* Parses one option "FLAVOR:RES=QTY[,RES=QTY...]" and, when dur_out is non-NULL,
+ * an optional "@DURATION_S" suffix (*dur_out = 0 when absent). Reports its own
+ * errors against `whole` (the column value). Returns 0, 1 on bad input (reported),
+ * or -SIM_ENOMEM. */
+static int parse_option(struct parser *ps, uint32_t line, const char *col, struct fld v, struct fld whole,
+			struct sim_job_option *o, sim_time_t *dur_out)
+{
+	const char *p = v.p, *end = v.p + v.len;
+	const char *syntax = dur_out ? PREF_SYNTAX : OPT_SYNTAX;
+	const char *colon = memchr(p, ':', v.len);
+	uint8_t seen[SIM_MAX_RES] = { 0 };
+	int any_positive = 0;
+
+	memset(o, 0, sizeof *o);
+	if (!colon || colon == p || colon + 1 == end) {
+		row_err(ps, line, col, "expected %s, found '%.*s%s'", syntax, SHOW(v));
+		return 1;
+	}
+	struct fld fl = { p, (size_t)(colon - p) };
+	if (fld_eq(fl, "*")) {
+		o->flavor_id = SIM_FLAVOR_ANY;
+	} else {
+		for (size_t i = 0; i < fl.len; i++) {
+			if (!flavor_char(fl.p[i])) {
+				row_err(ps, line, col,
+					"expected a flavor name of letters, digits, '_', '.', '-' or '*', "
+					"found '%.*s%s'",
+					SHOW(fl));
+				return 1;
+			}
+		}
+		if (fl.len >= SIM_NAME_MAX) {
+			row_err(ps, line, col, "expected a flavor name under %d bytes, found '%.*s%s'",
+				SIM_NAME_MAX, SHOW(fl));
+			return 1;
+		}
+		int id = intern(ps, &ps->flavors, flavor_key, sim_trace_intern_flavor, fl);
+		if (id < 0)
+			return id;
+		o->flavor_id = id;
+	}
+
+	p = colon + 1;
+	const char *at = dur_out ? memchr(p, '@', (size_t)(end - p)) : NULL;
+	const char *rend = at ? at : end;
+	for (;;) {
+		const char *c = memchr(p, ',', (size_t)(rend - p));
+		const char *ie = c ? c : rend;
+		const char *eq = memchr(p, '=', (size_t)(ie - p));
+		struct fld item = { p, (size_t)(ie - p) };
+		if (!eq || eq == p) {
+			row_err(ps, line, col, "expected %s, found '%.*s%s' in '%.*s%s'", syntax, SHOW(item),
+				SHOW(whole));
+			return 1;
+		}
+		for (const char *q = p; q < eq; q++) {
+			if (!res_char(*q)) {
+				row_err(ps, line, col,
+					"expected a resource name of letters, digits or '_', found '%.*s%s'",
+					SHOW(item));
+				return 1;
+			}
+		}
+		int ri = res_index(&ps->t->res, p, (size_t)(eq - p));
+		if (ri < 0) {
+			row_err(ps, line, col,
+				"expected at most %d resource names (of up to %d bytes) in a trace, "
+				"found '%.*s%s'",
+				SIM_MAX_RES, SIM_NAME_MAX - 1, SHOW(item));
+			return 1;
+		}
+		if (seen[ri]) {
+			row_err(ps, line, col,
+				"expected each resource once, found '%.*s%s' again in '%.*s%s'", SHOW(item),
+				SHOW(whole));
+			return 1;
+		}
+		seen[ri] = 1;
+		sim_qty_t q;
+		if (sim_qty_parse(eq + 1, (size_t)(ie - eq - 1), &q) < 0) {
+			row_err(ps, line, col,
+				"expected RES=QTY with QTY >= 0 and at most 3 fractional digits, found "
+				"'%.*s%s'",
+				SHOW(item));
+			return 1;
+		}
+		o->req[ri] = q;
+		any_positive |= q > 0;
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	if (!seen[SIM_RES_GPU]) {
+		row_err(ps, line, col, "expected a gpu count (gpu=N) in every option, found '%.*s%s'",
+			SHOW(v));
+		return 1;
+	}
+	if (!any_positive) {
+		row_err(ps, line, col, "expected at least one resource > 0, found '%.*s%s'", SHOW(v));
+		return 1;
+	}
+	if (dur_out) {
+		*dur_out = 0;
+		if (at) {
+			struct fld d = { at + 1, (size_t)(end - at - 1) };
+			if (parse_secs(d, 1, dur_out) < 0) {
+				row_err(ps, line, col,
+					"expected @DURATION_S with seconds > 0 (at most 9 fractional "
+					"digits, at most 1e9), found '%.*s%s'",
+					SHOW(v));
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The job's options into t->opts[n_opts...]; sets opt_first, n_opts, has_prefs.
+ * Returns 0, 1 on bad input (reported) or -SIM_ENOMEM. */
+static int parse_request(struct parser *ps, uint32_t line, struct sim_job *j)
+{
+	struct sim_trace *t = ps->t;
+	struct fld req = get(ps, COL_REQUEST), prefs = get(ps, COL_PREFS);
+	struct sim_job_option *o = &t->opts[t->n_opts];
+	int r;
+
+	j->opt_first = (uint32_t)t->n_opts;
+	if (req.len && prefs.len) {
+		row_err(ps, line, "prefs",
+			"expected either request or prefs in a row, not both, found '%.*s%s' "
+			"with request '%.*s%s'",
+			SHOW(prefs), SHOW(req));
+		return 1;
+	}
+	if (!prefs.len) {
+		if (!req.len) {
+			memset(o, 0, sizeof *o);
+			o->flavor_id = SIM_FLAVOR_ANY;
+			o->req[SIM_RES_GPU] = SIM_MILLI; /* default "*:gpu=1" */
+		} else if ((r = parse_option(ps, line, "request", req, req, o, NULL)) != 0) {
+			return r;
+		}
+		o->duration_ns = j->duration_ns;
+		j->n_opts = 1;
+		t->n_opts++;
+		return 0;
+	}
+
+	/* Count the options first so "found 6" is reported, then parse at most 5. */
+	size_t n = 1;
+	for (size_t i = 0; i < prefs.len; i++)
+		n += prefs.p[i] == ';';
+	if (n < 2 || n > SIM_MAX_OPTIONS) {
+		row_err(ps, line, "prefs",
+			"expected 2 to %d options " PREF_SYNTAX " separated by ';', "
+			"found %zu in '%.*s%s'",
+			SIM_MAX_OPTIONS, n, SHOW(prefs));
+		return 1;
+	}
+	const char *p = prefs.p, *end = prefs.p + prefs.len;
+	for (size_t k = 0; k < n; k++) {
+		const char *sc = memchr(p, ';', (size_t)(end - p));
+		struct fld v = { p, (size_t)((sc ? sc : end) - p) };
+		sim_time_t d;
+		if ((r = parse_option(ps, line, "prefs", v, prefs, &o[k], &d)) != 0)
+			return r;
+		if (k == 0) {
+			if (d && d != j->duration_ns) {
+				row_err(ps, line, "prefs",
+					"expected the first option's @DURATION_S to equal "
+					"duration_s or be left out, found '%.*s%s'",
+					SHOW(v));
+				return 1;
+			}
+			d = j->duration_ns;
+		}
+		o[k].duration_ns = d;
+		p = sc ? sc + 1 : end;
+	}
+	j->n_opts = (uint8_t)n;
+	j->has_prefs = 1;
+	t->n_opts += n;
+	return 0;
+}
+
+/* Optional time column: empty = SIM_TIME_NONE. */
+static void opt_secs(struct parser *ps, uint32_t line, enum col c, int positive, sim_time_t *out)
+{
+	struct fld v = get(ps, c);
+	*out = SIM_TIME_NONE;
+	if (v.len && parse_secs(v, positive, out) < 0)
+		row_err(ps, line, col_names[c],
+			"expected seconds %s (decimal, at most 9 fractional digits, at "
+			"most 1e9) or empty, found '%.*s%s'",
+			positive ? "> 0" : ">= 0", SHOW(v));
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap : 64;
+	while (ncap < need)
+		ncap *= 2;
+	void *na = realloc(*arr, ncap * elem);
+	if (!na)
+		return -SIM_ENOMEM;
+	*arr = na;
+	*cap = ncap;
+	return 0;
+}
+
+/* Parses one data row (already split into ps->f). Returns 0 (errors, if any, are
+ * reported and counted) or -SIM_ENOMEM. */
+static int parse_row(struct parser *ps, uint32_t line)
+{
+	struct sim_trace *t = ps->t;
+	int r;
+
+	if (grow((void **)&t->jobs, &ps->cap_jobs, t->n_jobs + 1, sizeof *t->jobs) < 0 ||
+	    grow((void **)&t->opts, &ps->cap_opts, t->n_opts + SIM_MAX_OPTIONS, sizeof *t->opts) < 0)
+		return -SIM_ENOMEM;
+	struct sim_job *j = &t->jobs[t->n_jobs];
+	memset(j, 0, sizeof *j);
+	j->line = line;
+	j->user = -1;
+	j->preemptible = 1;
+
+	/* id: unique across the trace, stored in t->strings. The id table is large
+	 * (16 MiB for a million jobs), so its probe is a cache miss: hash now, prefetch
+	 * the slot, parse the other columns, and probe last. */
+	struct fld id = get(ps, COL_ID);
+	uint32_t id_hash = hash_bytes(id.p, id.len);
+#ifdef __GNUC__
+	__builtin_prefetch(&ps->ids.slots[id_hash & (ps->ids.cap - 1)]);
+#endif
+
+	struct fld v = get(ps, COL_SUBMIT);
+	if (parse_secs(v, 0, &j->submit_ns) < 0)
+		row_err(ps, line, "submit_s",
+			"expected seconds >= 0 (decimal, at most 9 fractional digits, at "
+			"most 1e9), found '%.*s%s'",
+			SHOW(v));
+	v = get(ps, COL_DURATION);
+	int dur_ok = parse_secs(v, 1, &j->duration_ns) == 0;
+	if (!dur_ok)
+		row_err(ps, line, "duration_s",
+			"expected seconds > 0 (decimal, at most 9 fractional digits, at "
+			"most 1e9), found '%.*s%s'",
+			SHOW(v));
+
+	v = get(ps, COL_QUEUE);
+	if (!v.len) {
+		v.p = "default";
+		v.len = 7;
+	}
+	if (!name_ok(v, NAME_MAX_LEN)) {
+		row_err(ps, line, "queue",
+			"expected a queue name of up to %d bytes without control characters, "
+			"found '%.*s%s'",
+			NAME_MAX_LEN, SHOW(v));
+	} else if ((r = intern(ps, &ps->queues, queue_key, sim_trace_intern_queue, v)) < 0) {
+		return r;
+	} else {
+		j->queue = r;
+	}
+
+	v = get(ps, COL_USER);
+	if (v.len) {
+		if (!name_ok(v, NAME_MAX_LEN))
+			row_err(ps, line, "user",
+				"expected a user name of up to %d bytes without control "
+				"characters, found '%.*s%s'",
+				NAME_MAX_LEN, SHOW(v));
+		else if ((r = intern(ps, &ps->users, user_key, sim_trace_intern_user, v)) < 0)
+			return r;
+		else
+			j->user = r;
+	}
+
+	v = get(ps, COL_PRIORITY);
+	if (v.len && parse_int32(v, &j->priority) < 0)
+		row_err(ps, line, "priority", "expected an integer in [%ld, %ld] or empty, found '%.*s%s'",
+			(long)INT32_MIN, (long)INT32_MAX, SHOW(v));
+
+	/* Options need the duration (option 0 runs for duration_s); skip them when it
+	 * is bad rather than report a second, confusing error. */
+	if (dur_ok && (r = parse_request(ps, line, j)) < 0)
+		return r;
+
+	opt_secs(ps, line, COL_MAX_PENDING, 0, &j->max_pending_ns);
+	opt_secs(ps, line, COL_CHECKPOINT, 1, &j->checkpoint_ns);
+	opt_secs(ps, line, COL_DEADLINE, 0, &j->deadline_ns);
+	if (j->deadline_ns != SIM_TIME_NONE && j->deadline_ns < j->submit_ns) {
+		v = get(ps, COL_DEADLINE);
+		row_err(ps, line, "deadline_s",
+			"expected an absolute time >= submit_s (seconds from trace "
+			"start), found '%.*s%s'",
+			SHOW(v));
+	}
+	opt_secs(ps, line, COL_ESTIMATE, 1, &j->estimate_ns);
+	if (j->estimate_ns == SIM_TIME_NONE)
+		j->estimate_ns = j->duration_ns;
+
+	v = get(ps, COL_PREEMPTIBLE);
+	if (!v.len || fld_eq(v, "1") || fld_eq(v, "true") || fld_eq(v, "TRUE") || fld_eq(v, "True"))
+		j->preemptible = 1;
+	else if (fld_eq(v, "0") || fld_eq(v, "false") || fld_eq(v, "FALSE") || fld_eq(v, "False"))
+		j->preemptible = 0;
+	else
+		row_err(ps, line, "preemptible", "expected 0, 1, true, false or empty, found '%.*s%s'",
+			SHOW(v));
+
+	if (!name_ok(id, SIZE_MAX)) {
+		row_err(ps, line, "id", "expected a non-empty id without control characters, found '%.*s%s'",
+			SHOW(id));
+	} else if (t->strings_len + id.len + 1 > UINT32_MAX) {
+		row_err(ps, line, "id", "expected ids totalling under 4 GiB, found more");
+	} else {
+		struct hslot *s = hmap_probe(&ps->ids, id_hash, id.p, id.len, id_key, t);
+		if (s->val != HMAP_EMPTY) {
+			row_err(ps, line, "id", "expected a unique id, found '%.*s%s' again (first at %s:%u)",
+				SHOW(id), ps->name, (unsigned)t->jobs[s->val].line);
+		} else {
+			if (grow((void **)&t->strings, &ps->cap_str, t->strings_len + id.len + 1, 1) < 0)
+				return -SIM_ENOMEM;
+			j->id_off = (uint32_t)t->strings_len;
+			memcpy(t->strings + t->strings_len, id.p, id.len);
+			t->strings[t->strings_len + id.len] = '\0';
+			t->strings_len += id.len + 1;
+			if (hmap_fill(&ps->ids, s, id_hash, (uint32_t)t->n_jobs) < 0)
+				return -SIM_ENOMEM;
+		}
+	}
+
+	t->n_jobs++;
+	return 0;
+}
+
+/* Header row: maps column names to field indices. Returns 0 (errors reported and
+ * counted) or -SIM_ENOMEM. */
+static int parse_header(struct parser *ps, uint32_t line, const char *p, const char *end)
+{
+	size_t max = (size_t)(end - p) + 1; /* at most one field a byte, plus one */
+	struct fld *hf = malloc(max * sizeof *hf);
+	int n;
+
+	if (!hf)
+		return -SIM_ENOMEM;
+	n = split_row(ps, line, p, end, hf, (int)max);
+	if (n < 0)
+		goto out_free_hf;
+	for (int i = 0; i < n; i++) {
+		int c;
+		for (c = 0; c < COL_COUNT_; c++)
+			if (fld_eq(hf[i], col_names[c]))
+				break;
+		if (c == COL_COUNT_) {
+			row_err(ps, line, NULL, "column %.*s%s: expected one of " COL_LIST ", found '%.*s%s'",
+				SHOW(hf[i]), SHOW(hf[i]));
+		} else if (ps->col_of[c] >= 0) {
+			row_err(ps, line, col_names[c],
+				"expected each column once, found '%s' again as column %d "
+				"(first as column %d)",
+				col_names[c], i + 1, ps->col_of[c] + 1);
+		} else {
+			ps->col_of[c] = i;
+		}
+	}
+	for (int c = COL_ID; c <= COL_DURATION; c++)
+		if (ps->col_of[c] < 0)
+			row_err(ps, line, col_names[c],
+				"expected a required column (id, submit_s, duration_s "
+				"are required), found none");
+	ps->n_cols = n;
+	ps->t->has_estimates = ps->col_of[COL_ESTIMATE] >= 0;
+out_free_hf:
+	free(hf);
+	return 0;
+}
+
+/* Puts jobs in (submit_ns, line) order before sim_trace_sort(), which then only
+ * checks the order and renumbers idx. Why not let it qsort: a job is 160 bytes,
+ * and qsort of a million of them takes about 0.4 s here. Instead the keys
+ * (submit, row) are radix-sorted as 16-byte records and the jobs moved once, in
+ * place along the permutation's cycles (a second job array would cost 160 MB of
+ * fresh pages, and page faults are most of the load time already). The LSD radix
+ * sort is stable and rows were appended in line order, so ties keep line order.
+ * gsl_sort_index cannot stand in: it sorts doubles (submit_ns needs 63 bits) and
+ * is not stable. Bytes equal in every key are skipped, so a trace spanning days
+ * takes 5 or 6 passes. Returns 0 or -SIM_ENOMEM (trace unchanged). */
+struct sort_key {
+	uint64_t submit_ns;
+	uint64_t row;
+};
+
+static int presort_jobs(struct sim_trace *t)
+{
+	size_t n = t->n_jobs;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (t->jobs[i].submit_ns < t->jobs[i - 1].submit_ns)
+			break;
+	if (i >= n)
+		return 0; /* already sorted (the common case for generated traces) */
+
+	struct sort_key *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+	int err = -SIM_ENOMEM;
+	if (!a || !b)
+		goto out_free;
+	uint64_t all_or = 0, all_and = UINT64_MAX;
+	for (i = 0; i < n; i++) {
+		a[i].submit_ns = (uint64_t)t->jobs[i].submit_ns;
+		a[i].row = i;
+		all_or |= a[i].submit_ns;
+		all_and &= a[i].submit_ns;
+	}
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t count[257] = { 0 };
+		if (((all_or ^ all_and) >> shift & 0xff) == 0)
+			continue; /* this byte is the same in every key */
+		for (i = 0; i < n; i++)
+			count[(a[i].submit_ns >> shift & 0xff) + 1]++;
+		for (int k = 0; k < 256; k++)
+			count[k + 1] += count[k];
+		for (i = 0; i < n; i++)
+			b[count[a[i].submit_ns >> shift & 0xff]++] = a[i];
+		struct sort_key *s = a;
+		a = b;
+		b = s;
+	}
+	/* Position i takes the job now at perm[i]. Follow each cycle once, marking
+	 * placed positions with perm[k] = k. The cycle's next index is a dependent
+	 * load, so perm is a compact uint32 array (4 MB a million jobs: it stays in
+	 * cache), and the next job is prefetched while this one moves. */
+	uint32_t *perm = (uint32_t *)b; /* b is free now and large enough */
+	for (i = 0; i < n; i++)
+		perm[i] = (uint32_t)a[i].row;
+	for (i = 0; i < n; i++) {
+		if (perm[i] == i)
+			continue;
+		struct sim_job held = t->jobs[i];
+		size_t k = i;
+		while (perm[k] != i) {
+			size_t src = perm[k];
+#ifdef __GNUC__
+			const char *nx = (const char *)&t->jobs[perm[src]];
+			__builtin_prefetch(nx);
+			__builtin_prefetch(nx + 64);
+			__builtin_prefetch(nx + 128);
+#endif
+			t->jobs[k] = t->jobs[src];
+			perm[k] = (uint32_t)k;
+			k = src;
+		}
+		t->jobs[k] = held;
+		perm[k] = (uint32_t)k;
+	}
+	err = 0;
+out_free:
+	free(b);
+	free(a);
+	return err;
+}
+
+static size_t count_lines(const char *buf, size_t len)
+{
+	size_t n = 1;
+	const char *p = buf, *end = buf + len;
+	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+static void parser_fini(struct parser *ps)
+{
+	hmap_fini(&ps->ids);
+	hmap_fini(&ps->queues);
+	hmap_fini(&ps->users);
+	hmap_fini(&ps->flavors);
+	free(ps->f);
+	free(ps->scratch);
+}
+
+int trace_native_parse(const char *name, const char *buf, size_t len, struct sim_trace **out,
+		       struct sim_diag *diag)
+{
+	struct parser ps;
+	const char *p = buf, *end = buf + len;
+	uint32_t line = 0;
+	int have_header = 0;
+	int err = 0;
+
+	*out = NULL;
+	memset(&ps, 0, sizeof ps);
+	ps.name = name;
+	ps.diag = diag;
+	for (int c = 0; c < COL_COUNT_; c++)
+		ps.col_of[c] = -1;
+	ps.t = sim_trace_create();
+	if (!ps.t)
+		return -SIM_ENOMEM;
+	ps.t->path = strdup(name);
+	if (!ps.t->path) {
+		err = -SIM_ENOMEM;
+		goto out_free_trace;
+	}
+
+	/* Size everything from the line count: one job a line, one option a job, ids
+	 * of about 12 bytes; the arrays grow geometrically if that was short. */
+	size_t n_lines = count_lines(buf, len);
+	if (grow((void **)&ps.t->jobs, &ps.cap_jobs, n_lines, sizeof *ps.t->jobs) < 0 ||
+	    grow((void **)&ps.t->opts, &ps.cap_opts, n_lines + SIM_MAX_OPTIONS, sizeof *ps.t->opts) < 0 ||
+	    grow((void **)&ps.t->strings, &ps.cap_str, n_lines * 12 + 64, 1) < 0 ||
+	    hmap_init(&ps.ids, n_lines) < 0 || hmap_init(&ps.queues, 8) < 0 || hmap_init(&ps.users, 8) < 0 ||
+	    hmap_init(&ps.flavors, 8) < 0) {
+		err = -SIM_ENOMEM;
+		goto out_free_parser;
+	}
+
+	if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+		p += 3; /* UTF-8 byte order mark, as spreadsheets write it */
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		const char *next = nl ? nl + 1 : end;
+		const char *s = p;
+		line++;
+		if (le > p && le[-1] == '\r')
+			le--;
+		while (s < le && is_blank(*s))
+			s++;
+		if (s == le || *s == '#') {
+			p = next;
+			continue;
+		}
+		if (line == UINT32_MAX) {
+			row_err(&ps, line, NULL, "expected at most %u lines, found more",
+				(unsigned)UINT32_MAX - 1);
+			break;
+		}
+		if (grow((void **)&ps.scratch, &ps.scratch_cap, (size_t)(le - p) + 1, 1) < 0) {
+			err = -SIM_ENOMEM;
+			goto out_free_parser;
+		}
+		if (!have_header) {
+			have_header = 1;
+			if ((err = parse_header(&ps, line, p, le)) < 0)
+				goto out_free_parser;
+			if (ps.n_err)
+				break; /* rows cannot be read against a broken header */
+			ps.f = malloc((size_t)ps.n_cols * sizeof *ps.f);
+			if (!ps.f) {
+				err = -SIM_ENOMEM;
+				goto out_free_parser;
+			}
+			p = next;
+			continue;
+		}
+		int n = split_row(&ps, line, p, le, ps.f, ps.n_cols);
+		if (n >= 0 && n != ps.n_cols)
+			row_err(&ps, line, NULL, "expected %d fields as in the header, found %d", ps.n_cols,
+				n);
+		else if (n >= 0 && (err = parse_row(&ps, line)) < 0)
+			goto out_free_parser;
+		p = next;
+	}
+	if (!have_header)
+		row_err(&ps, line ? line : 1, NULL,
+			"expected a header row naming the columns (" COL_LIST "), found none");
+	if (ps.n_err) {
+		err = -SIM_EPARSE;
+		goto out_free_parser;
+	}
+	if ((err = presort_jobs(ps.t)) < 0)
+		goto out_free_parser;
+	sim_trace_sort(ps.t);
+	sim_trace_reset(ps.t);
+	parser_fini(&ps);
+	*out = ps.t;
+	return 0;
+
+out_free_parser:
+	parser_fini(&ps);
+out_free_trace:
+	sim_trace_destroy(ps.t);
+	return err;
+}
+
+int trace_native_read(const char *path, struct sim_trace **out, struct sim_diag *diag)
+{
+	FILE *f;
+	char *buf;
+	long size;
+	int err;
+
+	*out = NULL;
+	f = fopen(path, "rb");
+	if (!f) {
+		err = errno == ENOENT ? -SIM_ENOENT : -SIM_EIO;
+		sim_diag_add(diag, path, "cannot open trace: %s", strerror(errno));
+		return err;
+	}
+	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+		sim_diag_add(diag, path, "cannot read trace: %s", strerror(errno));
+		err = -SIM_EIO;
+		goto out_close;
+	}
+	buf = malloc((size_t)size + 1);
+	if (!buf) {
+		err = -SIM_ENOMEM;
+		goto out_close;
+	}
+	if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
+		sim_diag_add(diag, path, "cannot read trace: %s", ferror(f) ? strerror(errno) : "short read");
+		err = -SIM_EIO;
+		goto out_free_buf;
+	}
+	buf[size] = '\0';
+	err = trace_native_parse(path, buf, (size_t)size, out, diag);
+out_free_buf:
+	free(buf);
+out_close:
+	fclose(f);
+	return err;
+}
+
+/* ---- writer ---- */
+
+/* ns as decimal seconds without trailing zeros ("3600", "0.5"). */
+static void format_secs(sim_time_t ns, char *buf, size_t n)
+{
+	const char *sign = ns < 0 ? "-" : "";
+	uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	uint64_t ip = a / (uint64_t)SIM_NS_PER_S, fp = a % (uint64_t)SIM_NS_PER_S;
+	if (fp == 0) {
+		snprintf(buf, n, "%s%llu", sign, (unsigned long long)ip);
+		return;
+	}
+	char frac[16];
+	snprintf(frac, sizeof frac, "%09llu", (unsigned long long)fp);
+	for (int k = 8; k > 0 && frac[k] == '0'; k--)
+		frac[k] = '\0';
+	snprintf(buf, n, "%s%llu.%s", sign, (unsigned long long)ip, frac);
+}
+
+/* A string field, quoted (RFC 4180) when the reader would otherwise split, trim
+ * or skip it: commas, quotes, line breaks, edge blanks, a leading '#'. */
+static void put_str(FILE *f, const char *s)
+{
+	size_t len = strlen(s);
+	int quote = len == 0 || s[0] == '#' || is_blank(s[0]) || is_blank(s[len - 1]) ||
+		    strpbrk(s, ",\"\r\n") != NULL;
+	if (!quote) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* Appends option o as "FLAVOR:gpu=Q[,RES=Q...][@DURATION_S]" to buf (NUL-terminated,
+ * cut at n bytes; OPT_BUF is always enough). */
+#define OPT_BUF (SIM_NAME_MAX + SIM_MAX_RES * (SIM_NAME_MAX + 32) + 48)
+
+static void fmt_option(char *buf, size_t n, const struct sim_trace *t, const struct sim_job_option *o,
+		       int with_dur)
+{
+	char q[32];
+	size_t len = strlen(buf);
+	sim_qty_format(o->req[SIM_RES_GPU], q, sizeof q);
+	len += (size_t)snprintf(buf + len, n - len, "%s:gpu=%s",
+				o->flavor_id == SIM_FLAVOR_ANY ? "*" : t->flavors[o->flavor_id], q);
+	for (int r = 1; r < t->res.n && len < n; r++) {
+		if (!o->req[r])
+			continue;
+		sim_qty_format(o->req[r], q, sizeof q);
+		len += (size_t)snprintf(buf + len, n - len, ",%s=%s", t->res.names[r], q);
+	}
+	if (with_dur && o->duration_ns && len < n) {
+		format_secs(o->duration_ns, q, sizeof q);
+		snprintf(buf + len, n - len, "@%s", q);
+	}
+}
+
+static void put_opt_secs(FILE *f, sim_time_t ns)
+{
+	char b[32];
+	fputc(',', f);
+	if (ns != SIM_TIME_NONE) {
+		format_secs(ns, b, sizeof b);
+		fputs(b, f);
+	}
+}
+
+int trace_native_write(const struct sim_trace *t, FILE *f)
+{
+	/* Only columns that carry something beyond their defaults are written. */
+	int has_prefs = 0, has_req = 0, has_prio = 0, has_user = 0, has_pend = 0, has_dl = 0, has_ckpt = 0;
+	int has_nonpre = 0;
+	char b[32], opts[SIM_MAX_OPTIONS * (OPT_BUF + 1)];
+
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		has_prefs |= j->has_prefs;
+		has_req |= !j->has_prefs;
+		has_prio |= j->priority != 0;
+		has_user |= j->user >= 0;
+		has_pend |= j->max_pending_ns != SIM_TIME_NONE;
+		has_dl |= j->deadline_ns != SIM_TIME_NONE;
+		has_ckpt |= j->checkpoint_ns != SIM_TIME_NONE;
+		has_nonpre |= !j->preemptible;
+	}
+	if (!has_prefs)
+		has_req = 1;
+	fputs("id,submit_s,duration_s,queue", f);
+	if (has_prio)
+		fputs(",priority", f);
+	if (has_req)
+		fputs(",request", f);
+	if (has_prefs)
+		fputs(",prefs", f);
+	if (has_pend)
+		fputs(",max_pending_s", f);
+	if (has_dl)
+		fputs(",deadline_s", f);
+	if (has_ckpt)
+		fputs(",checkpoint_s", f);
+	if (has_user)
+		fputs(",user", f);
+	if (has_nonpre)
+		fputs(",preemptible", f);
+	if (t->has_estimates)
+		fputs(",estimate_s", f);
+	fputc('\n', f);
+
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		put_str(f, sim_job_id(t, j));
+		format_secs(j->submit_ns, b, sizeof b);
+		fprintf(f, ",%s,", b);
+		format_secs(j->duration_ns, b, sizeof b);
+		fprintf(f, "%s,", b);
+		put_str(f, t->queues[j->queue]);
+		if (has_prio)
+			fprintf(f, ",%ld", (long)j->priority);
+		if (has_req) {
+			fputc(',', f);
+			if (!j->has_prefs) {
+				opts[0] = '\0';
+				fmt_option(opts, sizeof opts, t, sim_job_opt(t, j, 0), 0);
+				put_str(f, opts); /* quoted when it lists several resources */
+			}
+		}
+		if (has_prefs) {
+			fputc(',', f);
+			opts[0] = '\0';
+			for (int k = 0; j->has_prefs && k < j->n_opts; k++) {
+				if (k)
+					strcat(opts, ";");
+				fmt_option(opts, sizeof opts, t, sim_job_opt(t, j, k), k > 0);
+			}
+			if (j->has_prefs)
+				put_str(f, opts);
+		}
+		if (has_pend)
+			put_opt_secs(f, j->max_pending_ns);
+		if (has_dl)
+			put_opt_secs(f, j->deadline_ns);
+		if (has_ckpt)
+			put_opt_secs(f, j->checkpoint_ns);
+		if (has_user) {
+			fputc(',', f);
+			if (j->user >= 0)
+				put_str(f, t->users[j->user]);
+		}
+		if (has_nonpre)
+			fprintf(f, ",%d", j->preemptible ? 1 : 0);
+		if (t->has_estimates)
+			put_opt_secs(f, j->estimate_ns);
+		fputc('\n', f);
+	}
+	return ferror(f) ? -SIM_EIO : 0;
+}
