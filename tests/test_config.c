@@ -333,13 +333,15 @@ static void test_config_default_json(void)
 	CU_ASSERT_EQUAL_FATAL(exp_config_load(TEST_SOURCE_DIR "/experiments/default.json", &cfg, &d), 0);
 	CU_ASSERT_STRING_EQUAL(cfg->name, "philly-default");
 	CU_ASSERT_STRING_EQUAL(cfg->trace_path, TEST_SOURCE_DIR "/experiments/../traces/data/philly.csv");
-	CU_ASSERT_EQUAL_FATAL(cfg->n_variants, 3);
-	CU_ASSERT_STRING_EQUAL(cfg->variants[0].name, "fifo");
-	CU_ASSERT_STRING_EQUAL(cfg->variants[1].name, "priority");
-	CU_ASSERT_STRING_EQUAL(cfg->variants[2].name, "easy_backfill");
-	for (size_t i = 0; i < 3; i++) {
-		CU_ASSERT_STRING_EQUAL(cfg->variants[i].policy[SIM_FAM_ORDER], cfg->variants[i].name);
-		CU_ASSERT_EQUAL(cfg->variants[i].flavors[0].nodes, 352);
+	/* Nodes vary slowest (first sweep key), the order policy fastest. */
+	CU_ASSERT_EQUAL_FATAL(cfg->n_variants, 6);
+	const char *names[] = { "352_fifo", "352_priority", "352_easy_backfill",
+				"96_fifo", "96_priority", "96_easy_backfill" };
+	const char *orders[] = { "fifo", "priority", "easy_backfill" };
+	for (size_t i = 0; i < 6; i++) {
+		CU_ASSERT_STRING_EQUAL(cfg->variants[i].name, names[i]);
+		CU_ASSERT_STRING_EQUAL(cfg->variants[i].policy[SIM_FAM_ORDER], orders[i % 3]);
+		CU_ASSERT_EQUAL(cfg->variants[i].flavors[0].nodes, i < 3 ? 352 : 96);
 		CU_ASSERT_EQUAL(cfg->variants[i].flavors[0].node_cap[SIM_RES_GPU], 8000);
 	}
 	exp_config_destroy(cfg);
