@@ -7,7 +7,7 @@
  *
  * Strings are fixed-length, NUL-terminated, UTF-8 (sized to the longest value, so
  * a compound row has a fixed size). Tables larger than SMALL_BYTES are chunked
- * (about CHUNK_BYTES a chunk) and compressed with shuffle + deflate level 4;
+ * (about CHUNK_BYTES a chunk) and compressed with shuffle + deflate level 1;
  * smaller ones are contiguous, which costs less for the many tiny runs of a sweep.
  */
 #include "h5out.h"
@@ -26,7 +26,7 @@
 #define SMALL_BYTES (64u * 1024u)
 #define CHUNK_BYTES (1024u * 1024u)
 #define WRITE_BLOCK_ROWS 65536u /* rows packed per H5Dwrite of the job table */
-#define DEFLATE_LEVEL 4
+#define DEFLATE_LEVEL 1 /* level 4 cost ~0.5 s on 1M jobs for ~10% smaller files */
 
 struct sum_row {
 	char *run;

@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+"""gpusched benchmark (bench/README.md): wall time, events/s and peak RSS per policy.
+
+Builds Release in build-bench, generates the 1M- and 2M-job traces (fixed seed), writes one
+experiment config per policy next to them, runs `gpusched run CONFIG -o OUT.h5` several times
+per (policy, size), and prints medians with the targets checked.
+
+Python 3 standard library only. Exit status: 0, or 1 when a step failed (build, generation,
+a run), or with --strict when a target is missed.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+POLICIES = ("fifo", "priority", "easy_backfill")
+SEED = 20240601           # trace seed: fixed so every run of the benchmark sees the same jobs
+CLUSTER_GPUS = 10000      # 1250 nodes of 8 GPUs
+NODE_GPUS = 8
+LOAD = 0.7
+
+# Targets for the full benchmark on the reference 2-core machine (bench/README.md).
+TARGET_FIFO_1M_WALL_S = 1.5
+TARGET_FIFO_1M_RSS_MB = 600.0
+TARGET_2X_JOBS_TIME_RATIO = 2.3
+TARGET_BACKFILL_OVER_FIFO = 3.0
+
+# `run NAME: JOBS jobs, EVENTS events, SIM_S s simulated in WALL_S s (EV_PER_S events/s)`,
+# printed on stderr by `gpusched run` (experiments/runner.c). Parsed tolerantly.
+RUN_LINE = re.compile(
+    r"run\s+(?P<name>\S+?):\s*(?P<jobs>\d+)\s+jobs?,\s*(?P<events>\d+)\s+events?,"
+    r".*?simulated\s+in\s+(?P<wall>[0-9.eE+-]+)\s*s")
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def die(msg):
+    log("run_bench: " + msg)
+    sys.exit(1)
+
+
+def sh(cmd, **kw):
+    log("$ " + " ".join(cmd))
+    r = subprocess.run(cmd, **kw)
+    if r.returncode != 0:
+        die("command failed (exit %d): %s" % (r.returncode, " ".join(cmd)))
+
+
+def build(build_dir):
+    sh(["cmake", "-S", ROOT, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
+        "-DSIM_WERROR=OFF", "-DSIM_SANITIZE=OFF"],
+       stdout=subprocess.DEVNULL)
+    sh(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2),
+        "--target", "gpusched", "gen_workload"], stdout=subprocess.DEVNULL)
+
+
+def size_label(n):
+    if n % 1000000 == 0:
+        return "%dm" % (n // 1000000)
+    if n % 1000 == 0:
+        return "%dk" % (n // 1000)
+    return str(n)
+
+
+def generate(build_dir, data_dir, n_jobs, diurnal):
+    """Writes the trace for n_jobs once (kept between benchmark runs: same seed, same file)."""
+    path = os.path.join(data_dir, "jobs-%s%s.csv" % (size_label(n_jobs),
+                                                     "-d%g" % diurnal if diurnal else ""))
+    stamp = path + ".args"
+    gen = os.path.join(build_dir, "gen_workload")
+    args = ["--jobs", str(n_jobs), "--seed", str(SEED), "--gpus", str(CLUSTER_GPUS),
+            "--load", str(LOAD), "--diurnal", str(diurnal), "--flavor", "gpu8"]
+    # Regenerate when the generator or its arguments changed.
+    if (os.path.exists(path) and os.path.exists(stamp)
+            and open(stamp).read() == " ".join(args)
+            and os.path.getmtime(path) >= os.path.getmtime(gen)):
+        log("trace %s is up to date" % path)
+        return path
+    t0 = time.perf_counter()
+    sh([gen] + args + ["-o", path])
+    log("generated %d jobs in %.2f s" % (n_jobs, time.perf_counter() - t0))
+    with open(stamp, "w") as f:
+        f.write(" ".join(args))
+    return path
+
+
+def write_config(data_dir, policy, trace_path, n_jobs, diurnal):
+    name = "%s-%s%s" % (policy, size_label(n_jobs), "-d%g" % diurnal if diurnal else "")
+    cfg = {
+        "name": name,
+        "trace": {"path": trace_path, "format": "native"},
+        "cluster": {"flavors": [{"name": "gpu8", "nodes": CLUSTER_GPUS // NODE_GPUS,
+                                 "node": {"gpu": NODE_GPUS}, "speed": 1.0,
+                                 "price_per_node_hour": 24.0}]},
+        "policies": {"order": policy, "quota": "none", "preemption": "none",
+                     "fallback": "strict", "placement": "best_fit"},
+        "seeds": [1],
+        "output": os.path.join(data_dir, name + ".h5"),
+    }
+    path = os.path.join(data_dir, name + ".json")
+    with open(path, "w") as f:
+        json.dump(cfg, f, indent=2)
+        f.write("\n")
+    return path, cfg["output"]
+
+
+def report_summary(gpusched, out_h5):
+    """mean_wait_s and utilization of the run, from `gpusched report --json`; None if absent."""
+    r = subprocess.run([gpusched, "report", out_h5, "--json"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, universal_newlines=True)
+    try:
+        d = json.loads(r.stdout)
+        if isinstance(d, list):
+            d = d[0]
+        return float(d["mean_wait_s"]), float(d["utilization"])
+    except (ValueError, KeyError, IndexError, TypeError):
+        return None, None
+
+
+def measure(gpusched, config, out_h5, n_jobs, summarize):
+    """One run: wall time, the child's own peak RSS (os.wait4), and the parsed run line.
+    With summarize, also the run's mean wait and utilization (outside the timing)."""
+    cmd = [gpusched, "run", config, "-o", out_h5, "--no-progress"]
+    with tempfile.TemporaryFile(mode="w+") as err:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        # wait4 gives this child's own rusage; RUSAGE_CHILDREN would be a max over all.
+        _, status, ru = os.wait4(p.pid, 0)
+        wall_s = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        text = err.read()
+    if p.returncode != 0:
+        log(text)
+        die("gpusched run failed (exit %d): %s" % (p.returncode, " ".join(cmd)))
+    rss_mb = ru.ru_maxrss * 1024 / 1e6   # Linux reports KiB
+    m = RUN_LINE.search(text)
+    if m:
+        events = int(m.group("events"))
+        loop_s = float(m.group("wall"))
+    else:
+        events = 2 * n_jobs           # one submit and one finish a job
+        loop_s = None
+    wait_s, util = report_summary(gpusched, out_h5) if summarize else (None, None)
+    try:
+        os.remove(out_h5)
+    except OSError:
+        pass
+    return {"wall_s": wall_s, "loop_s": loop_s, "events": events, "rss_mb": rss_mb,
+            "parsed": m is not None, "wait_s": wait_s, "util": util}
+
+
+def median_or_none(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def fmt(x, spec):
+    return "-" if x is None else format(x, spec)
+
+
+def check(label, value, limit, unit, results):
+    if value is None:
+        ok = None
+        verdict = "n/a"
+    else:
+        ok = value <= limit
+        verdict = "PASS" if ok else "FAIL"
+    results.append(ok)
+    print("  %-44s %10s  <= %-8g %-4s %s" % (label, fmt(value, ".3f"), limit, unit, verdict))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="CI smoke: 100k jobs, 1 run each, no target checks")
+    ap.add_argument("--runs", type=int, default=None, help="runs per (policy, size) (default 3)")
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build-bench"))
+    ap.add_argument("--no-build", action="store_true", help="use the binaries already built")
+    ap.add_argument("--policies", default=",".join(POLICIES),
+                    help="comma-separated order policies (default: %(default)s)")
+    ap.add_argument("--diurnal", type=float, default=0.0,
+                    help="daily swing of the arrival rate, 0..1 (default 0: homogeneous Poisson)")
+    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    a = ap.parse_args()
+
+    build_dir = os.path.abspath(a.build_dir)
+    sizes = [100000] if a.quick else [1000000, 2000000]
+    runs = a.runs if a.runs else (1 if a.quick else 3)
+    policies = [p for p in a.policies.split(",") if p]
+    if runs < 1 or not policies:
+        die("--runs must be >= 1 and --policies not empty")
+    if not 0.0 <= a.diurnal <= 1.0:
+        die("--diurnal must be in [0, 1]")
+
+    if not a.no_build:
+        build(build_dir)
+    gpusched = os.path.join(build_dir, "gpusched")
+    for exe in (gpusched, os.path.join(build_dir, "gen_workload")):
+        if not os.access(exe, os.X_OK):
+            die("%s not found (build first, or drop --no-build)" % exe)
+    data_dir = os.path.join(build_dir, "bench")
+    os.makedirs(data_dir, exist_ok=True)
+    traces = {n: generate(build_dir, data_dir, n, a.diurnal) for n in sizes}
+
+    try:
+        load_before = os.getloadavg()[0]
+    except OSError:
+        load_before = None
+    rows = {}
+    for policy in policies:
+        for n in sizes:
+            config, out_h5 = write_config(data_dir, policy, traces[n], n, a.diurnal)
+            ms = []
+            for i in range(runs):
+                r = measure(gpusched, config, out_h5, n, i == 0)
+                log("%s %s run %d/%d: wall %.3f s, loop %s s, %d events, peak RSS %.0f MB"
+                    % (policy, size_label(n), i + 1, runs, r["wall_s"], fmt(r["loop_s"], ".3f"),
+                       r["events"], r["rss_mb"]))
+                ms.append(r)
+            loop = median_or_none([r["loop_s"] for r in ms])
+            events = ms[0]["events"]
+            rows[(policy, n)] = {
+                "wall_s": statistics.median(r["wall_s"] for r in ms),
+                "loop_s": loop,
+                "events": events,
+                "ev_per_s": events / loop if loop else None,
+                "rss_mb": statistics.median(r["rss_mb"] for r in ms),
+                "parsed": all(r["parsed"] for r in ms),
+                "wait_s": ms[0]["wait_s"],
+                "util": ms[0]["util"],
+            }
+
+    cpu = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    print()
+    print("gpusched benchmark: %d GPUs (%d nodes x %d), load %.2f%s, trace seed %d, "
+          "median of %d run%s" % (CLUSTER_GPUS, CLUSTER_GPUS // NODE_GPUS, NODE_GPUS, LOAD,
+                                  " (diurnal swing %g)" % a.diurnal if a.diurnal else "", SEED,
+                                  runs, "" if runs == 1 else "s"))
+    print("machine: %s, %d CPUs, %s, Python %s" % (cpu, os.cpu_count() or 0, platform.system(),
+                                                 platform.python_version()))
+    if load_before is not None:
+        print("load average (1 min) before the runs: %.2f%s" % (
+            load_before, "  (busy machine: timings are noisy)" if load_before > 0.5 else ""))
+    print()
+    hdr = "%-14s %9s %10s %9s %8s %11s %11s %11s %6s" % (
+        "policy", "jobs", "events", "wall_s", "loop_s", "events/s", "peak_rss_MB", "mean_wait_s",
+        "util")
+    print(hdr)
+    print("-" * len(hdr))
+    for policy in policies:
+        for n in sizes:
+            r = rows[(policy, n)]
+            print("%-14s %9d %10d %9.3f %8s %11s %11.1f %11s %6s%s"
+                  % (policy, n, r["events"], r["wall_s"], fmt(r["loop_s"], ".3f"),
+                     fmt(r["ev_per_s"], ",.0f"), r["rss_mb"], fmt(r["wait_s"], ".1f"),
+                     fmt(r["util"], ".3f"),
+                     "" if r["parsed"] else "  (no run line: events = 2 x jobs)"))
+    if all(rows[k]["wait_s"] == 0.0 for k in rows):
+        print("note: no job ever waited: the queue stays empty and the order policies are not "
+              "exercised (try --diurnal 0.6)")
+
+    results = []
+    if not a.quick:
+        print()
+        for policy in policies:
+            small, big = rows.get((policy, sizes[0])), rows.get((policy, sizes[1]))
+            print("%-14s time ratio 2M/1M: wall %.2f, loop %s" % (
+                policy, big["wall_s"] / small["wall_s"],
+                fmt(big["loop_s"] / small["loop_s"] if big["loop_s"] and small["loop_s"] else None,
+                    ".2f")))
+        print()
+        print("targets (wall = whole `gpusched run` process: load, simulate, write HDF5):")
+        f1 = rows.get(("fifo", sizes[0]))
+        f2 = rows.get(("fifo", sizes[1]))
+        eb = rows.get(("easy_backfill", sizes[0]))
+        check("fifo 1M wall", f1["wall_s"] if f1 else None, TARGET_FIFO_1M_WALL_S, "s", results)
+        check("fifo 1M peak RSS", f1["rss_mb"] if f1 else None, TARGET_FIFO_1M_RSS_MB, "MB",
+              results)
+        check("fifo wall 2M / 1M", f2["wall_s"] / f1["wall_s"] if f1 and f2 else None,
+              TARGET_2X_JOBS_TIME_RATIO, "x", results)
+        check("easy_backfill 1M wall / fifo 1M wall",
+              eb["wall_s"] / f1["wall_s"] if eb and f1 else None,
+              TARGET_BACKFILL_OVER_FIFO, "x", results)
+        if platform.system() == "Linux" and (os.cpu_count() or 0) != 2:
+            print("note: the targets are set for the 2-core reference machine; this one has %d CPUs"
+                  % (os.cpu_count() or 0))
+    if a.strict and any(ok is False for ok in results):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
