@@ -1,4 +1,5 @@
-/* analysis/report.c: the summary table, the JSON summary and the per-job CSV. */
+/* analysis/report.c: the summary table (with the replications table), the JSON summary
+ * (per run, or per variant with mean and 95% CI) and the per-job CSV. */
 #include "report.h"
 
 #include <math.h>
@@ -6,6 +7,153 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+
+#include "../sim/metrics.h"
+
+/* ---- replications: runs grouped by variant ---- */
+
+size_t report_variant_len(const char *run, uint64_t seed)
+{
+	char suffix[32];
+	int k = snprintf(suffix, sizeof suffix, "-s%llu", (unsigned long long)seed);
+	size_t n = strlen(run);
+	/* k < sizeof suffix always (a uint64 has at most 20 digits) */
+	if (k > 0 && (size_t)k < n && strcmp(run + n - (size_t)k, suffix) == 0)
+		return n - (size_t)k;
+	return n;
+}
+
+/* A run's variant, for sorting: the first len bytes of name. */
+struct vkey {
+	const char *name;
+	size_t len;
+	size_t row; /* summary row */
+};
+
+static int vkey_cmp(const void *a, const void *b)
+{
+	const struct vkey *x = a, *y = b;
+	int c = memcmp(x->name, y->name, x->len < y->len ? x->len : y->len);
+	if (c)
+		return c;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+struct vgroup {
+	const char *name; /* the variant is the first len bytes (not NUL-terminated) */
+	size_t len;
+	size_t first_run; /* summary row of its first run: groups are listed in this order */
+	size_t first;     /* index of its first row in vgroups.row */
+	size_t n;         /* runs */
+};
+
+static int vgroup_cmp(const void *a, const void *b)
+{
+	const struct vgroup *x = a, *y = b;
+	return (x->first_run > y->first_run) - (x->first_run < y->first_run);
+}
+
+/* Runs grouped by variant. Group k's summary rows are row[g[k].first .. g[k].first + g[k].n),
+ * in file order; groups are in the order of their first run. mean and ci95 are
+ * n_groups x n_fields (the summary's fields, in its order). Borrows the summary's strings. */
+struct vgroups {
+	size_t n_groups;
+	size_t max_runs; /* runs of the largest group */
+	struct vgroup *g;
+	size_t *row;
+	double *mean, *ci95;
+};
+
+static void vgroups_free(struct vgroups *v)
+{
+	free(v->g);
+	free(v->row);
+	free(v->mean);
+	free(v->ci95);
+	memset(v, 0, sizeof *v);
+}
+
+/* Mean and CI of every field over n rows, through sim_metrics_replicate. That works on a
+ * struct sim_summary, whose slots are independent (each field is summarized over its own
+ * non-NaN runs), so the file's fields go through it SIM_SUM_COUNT_ at a time, by position:
+ * a file with fields this build does not know is summarized all the same. buf holds n. */
+static void replicate_rows(const struct h5read_summary *s, const size_t *rows, size_t n,
+			   struct sim_summary *buf, double *mean, double *ci95)
+{
+	for (size_t b = 0; b < s->n_fields; b += SIM_SUM_COUNT_) {
+		size_t k = s->n_fields - b < SIM_SUM_COUNT_ ? s->n_fields - b : SIM_SUM_COUNT_;
+		for (size_t r = 0; r < n; r++)
+			for (size_t j = 0; j < SIM_SUM_COUNT_; j++)
+				buf[r].v[j] = j < k ? s->v[rows[r] * s->n_fields + b + j] : NAN;
+		struct sim_summary m, c;
+		sim_metrics_replicate(buf, n, &m, &c);
+		for (size_t j = 0; j < k; j++) {
+			mean[b + j] = m.v[j];
+			ci95[b + j] = c.v[j];
+		}
+	}
+}
+
+/* Groups the summary's rows (only `run` when not NULL) by variant and summarizes each
+ * group; O(n log n) in runs. Returns 0 or -SIM_ENOMEM (out zeroed). */
+static int vgroups_build(const struct h5read_summary *s, const char *run, struct vgroups *out)
+{
+	memset(out, 0, sizeof *out);
+	int r = -SIM_ENOMEM;
+	size_t nk = 0, ng = 0, nf = s->n_fields;
+	struct sim_summary *buf = NULL;
+	struct vkey *key = malloc((s->n_rows + 1) * sizeof *key);
+	if (!key)
+		return r;
+	for (size_t i = 0; i < s->n_rows; i++) {
+		if (run && strcmp(s->run[i], run) != 0)
+			continue;
+		key[nk++] = (struct vkey){ s->run[i], report_variant_len(s->run[i], s->seed[i]), i };
+	}
+	/* equal variants become adjacent, each one's runs in row order */
+	qsort(key, nk, sizeof *key, vkey_cmp);
+	out->g = calloc(nk + 1, sizeof *out->g);
+	out->row = malloc((nk + 1) * sizeof *out->row);
+	if (!out->g || !out->row)
+		goto out_free_key;
+	for (size_t i = 0; i < nk; i++) {
+		if (i > 0 && key[i].len == key[i - 1].len &&
+		    memcmp(key[i].name, key[i - 1].name, key[i].len) == 0) {
+			out->g[ng - 1].n++;
+			continue;
+		}
+		/* first: the group's start in key[] until the groups are laid out below */
+		out->g[ng++] = (struct vgroup){ key[i].name, key[i].len, key[i].row, i, 1 };
+	}
+	out->n_groups = ng;
+	qsort(out->g, ng, sizeof *out->g, vgroup_cmp);
+	for (size_t k = 0, pos = 0; k < ng; k++) {
+		struct vgroup *g = &out->g[k];
+		for (size_t j = 0; j < g->n; j++)
+			out->row[pos + j] = key[g->first + j].row;
+		g->first = pos;
+		pos += g->n;
+		if (g->n > out->max_runs)
+			out->max_runs = g->n;
+	}
+	out->mean = malloc((ng * nf + 1) * sizeof *out->mean);
+	out->ci95 = malloc((ng * nf + 1) * sizeof *out->ci95);
+	buf = malloc((out->max_runs + 1) * sizeof *buf);
+	if (!out->mean || !out->ci95 || !buf)
+		goto out_free_key;
+	for (size_t k = 0; k < ng; k++)
+		replicate_rows(s, out->row + out->g[k].first, out->g[k].n, buf, out->mean + k * nf,
+			       out->ci95 + k * nf);
+	r = 0;
+out_free_key:
+	free(buf);
+	free(key);
+	if (r)
+		vgroups_free(out);
+	return r;
+}
 
 /* ---- table ---- */
 
@@ -41,6 +189,106 @@ static int check_run(const struct h5read_file *f, const struct h5read_summary *s
 	return 0;
 }
 
+/* The replications table: the per-run table's main metrics as "mean ± half-width". */
+static const struct tcol rep_cols[] = {
+	{ "wait_mean[s]", "mean_wait_s", 1, 1 },
+	{ "wait_p95[s]", "p95_wait_s", 1, 1 },
+	{ "jct_mean[s]", "mean_jct_s", 1, 1 },
+	{ "util[%]", "utilization", 100, 1 },
+	{ "bsld_mean[1]", "mean_bsld", 1, 2 },
+};
+#define N_REP_COLS (sizeof rep_cols / sizeof rep_cols[0])
+
+/* " ± " in UTF-8: 4 bytes, 3 characters wide. */
+#define PM " \u00b1 "
+#define PM_WIDTH 3
+
+/* One cell as printed; mean[0] == 0 when there is no value ("-"). */
+struct rcell {
+	char mean[48];
+	char hw[48];
+};
+
+/* Formats the n_groups x N_REP_COLS cells, before anything is printed (running out of
+ * memory then prints nothing). NULL when out of memory. */
+static struct rcell *rep_cells(const struct h5read_summary *s, const struct vgroups *vg)
+{
+	struct rcell *cells = calloc(vg->n_groups * N_REP_COLS + 1, sizeof *cells);
+	if (!cells)
+		return NULL;
+	for (size_t c = 0; c < N_REP_COLS; c++) {
+		int fi = h5read_summary_field(s, rep_cols[c].field);
+		if (fi < 0)
+			continue; /* an older file without the field: "-" */
+		for (size_t k = 0; k < vg->n_groups; k++) {
+			struct rcell *cell = &cells[k * N_REP_COLS + c];
+			double m = vg->mean[k * s->n_fields + (size_t)fi];
+			double h = vg->ci95[k * s->n_fields + (size_t)fi];
+			if (isnan(m))
+				continue;
+			snprintf(cell->mean, sizeof cell->mean, "%.*f", rep_cols[c].decimals,
+				 m * rep_cols[c].scale);
+			/* NaN only when sim_metrics_replicate ran out of memory */
+			if (isnan(h))
+				snprintf(cell->hw, sizeof cell->hw, "?");
+			else
+				snprintf(cell->hw, sizeof cell->hw, "%.*f", rep_cols[c].decimals,
+					 h * rep_cols[c].scale);
+		}
+	}
+	return cells;
+}
+
+/* Prints the replications table. Within a column the means are right-aligned, then
+ * " ± ", then the half-widths right-aligned, so the "±" signs line up. */
+static void rep_print(FILE *out, const struct vgroups *vg, const struct rcell *cells)
+{
+	size_t wv = strlen("variant"), wr = strlen("runs"), wm[N_REP_COLS], wh[N_REP_COLS], w[N_REP_COLS];
+	char num[32];
+	for (size_t k = 0; k < vg->n_groups; k++) {
+		if (vg->g[k].len > wv)
+			wv = vg->g[k].len;
+		snprintf(num, sizeof num, "%zu", vg->g[k].n);
+		if (strlen(num) > wr)
+			wr = strlen(num);
+	}
+	for (size_t c = 0; c < N_REP_COLS; c++) {
+		wm[c] = wh[c] = 0;
+		for (size_t k = 0; k < vg->n_groups; k++) {
+			const struct rcell *cell = &cells[k * N_REP_COLS + c];
+			if (!cell->mean[0])
+				continue;
+			if (strlen(cell->mean) > wm[c])
+				wm[c] = strlen(cell->mean);
+			if (strlen(cell->hw) > wh[c])
+				wh[c] = strlen(cell->hw);
+		}
+		w[c] = strlen(rep_cols[c].head);
+		if (wm[c] && wm[c] + PM_WIDTH + wh[c] > w[c])
+			w[c] = wm[c] + PM_WIDTH + wh[c];
+	}
+	fprintf(out, "\nreplications: %zu variant%s, mean" PM "half-width of the 95%% confidence interval "
+		     "over seeds (Student t)\n",
+		vg->n_groups, vg->n_groups == 1 ? "" : "s");
+	fprintf(out, "%-*s  %*s", (int)wv, "variant", (int)wr, "runs");
+	for (size_t c = 0; c < N_REP_COLS; c++)
+		fprintf(out, "  %*s", (int)w[c], rep_cols[c].head);
+	fputc('\n', out);
+	for (size_t k = 0; k < vg->n_groups; k++) {
+		const struct vgroup *g = &vg->g[k];
+		fprintf(out, "%.*s%*s  %*zu", (int)g->len, g->name, (int)(wv - g->len), "", (int)wr, g->n);
+		for (size_t c = 0; c < N_REP_COLS; c++) {
+			const struct rcell *cell = &cells[k * N_REP_COLS + c];
+			if (!cell->mean[0])
+				fprintf(out, "  %*s", (int)w[c], "-");
+			else
+				fprintf(out, "  %*s%*s" PM "%*s", (int)(w[c] - wm[c] - PM_WIDTH - wh[c]), "",
+					(int)wm[c], cell->mean, (int)wh[c], cell->hw);
+		}
+		fputc('\n', out);
+	}
+}
+
 int report_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
 {
 	struct h5read_summary s;
@@ -49,12 +297,18 @@ int report_table(const struct h5read_file *f, const char *run, FILE *out, struct
 		return r;
 	if ((r = check_run(f, &s, run, diag)))
 		goto out_free;
+	struct vgroups vg;
+	struct rcell *rcells = NULL;
+	if ((r = vgroups_build(&s, run, &vg)))
+		goto out_free;
 	/* cells[row][col], row 0 the header; widths from the longest cell. */
 	size_t rows = s.n_rows + 1;
 	char(*cells)[N_TABLE_COLS][48] = calloc(rows, sizeof *cells);
-	if (!cells) {
+	if (vg.max_runs >= 2)
+		rcells = rep_cells(&s, &vg);
+	if (!cells || (vg.max_runs >= 2 && !rcells)) {
 		r = -SIM_ENOMEM;
-		goto out_free;
+		goto out_free_cells;
 	}
 	size_t width[N_TABLE_COLS] = { 0 };
 	size_t nr = 0;
@@ -98,7 +352,13 @@ int report_table(const struct h5read_file *f, const char *run, FILE *out, struct
 	}
 	if (nr == 0)
 		fprintf(out, "(no runs)\n");
+	/* seeds are replications: summarize them when some variant has more than one */
+	if (rcells)
+		rep_print(out, &vg, rcells);
+out_free_cells:
+	free(rcells);
 	free(cells);
+	vgroups_free(&vg);
 out_free:
 	h5read_summary_free(&s);
 	if (r == -SIM_ENOMEM)
@@ -151,6 +411,69 @@ int report_json(const struct h5read_file *f, const char *run, char **out, struct
 		r = 0;
 out_json:
 	cJSON_Delete(arr);
+out_free:
+	h5read_summary_free(&s);
+	if (r == -SIM_ENOMEM)
+		sim_diag_add(diag, h5read_path(f), "out of memory");
+	return r;
+}
+
+int report_json_by_variant(const struct h5read_file *f, const char *run, char **out, struct sim_diag *diag)
+{
+	*out = NULL;
+	struct h5read_summary s;
+	struct vgroups vg;
+	int r = h5read_summary(f, &s, diag);
+	if (r)
+		return r;
+	if ((r = check_run(f, &s, run, diag)))
+		goto out_free;
+	if ((r = vgroups_build(&s, run, &vg)))
+		goto out_free;
+	r = -SIM_ENOMEM;
+	cJSON *arr = cJSON_CreateArray();
+	if (!arr)
+		goto out_groups;
+	for (size_t k = 0; k < vg.n_groups; k++) {
+		const struct vgroup *g = &vg.g[k];
+		cJSON *o = cJSON_CreateObject(), *seeds;
+		char *name = malloc(g->len + 1);
+		if (!o || !name) {
+			cJSON_Delete(o);
+			free(name);
+			goto out_json;
+		}
+		cJSON_AddItemToArray(arr, o);
+		memcpy(name, g->name, g->len);
+		name[g->len] = 0;
+		const cJSON *vname = cJSON_AddStringToObject(o, "variant", name);
+		free(name);
+		if (!vname || !cJSON_AddNumberToObject(o, "runs", (double)g->n) ||
+		    !(seeds = cJSON_AddArrayToObject(o, "seeds")))
+			goto out_json;
+		for (size_t j = 0; j < g->n; j++) {
+			cJSON *v = cJSON_CreateNumber((double)s.seed[vg.row[g->first + j]]);
+			if (!v)
+				goto out_json;
+			cJSON_AddItemToArray(seeds, v);
+		}
+		for (size_t i = 0; i < s.n_fields; i++) {
+			cJSON *m = cJSON_AddObjectToObject(o, s.field[i]), *mv, *cv;
+			if (!m || !(mv = num_or_null(vg.mean[k * s.n_fields + i])))
+				goto out_json;
+			cJSON_AddItemToObject(m, "mean", mv);
+			if (!(cv = num_or_null(vg.ci95[k * s.n_fields + i])))
+				goto out_json;
+			cJSON_AddItemToObject(m, "ci95", cv);
+		}
+	}
+	*out = cJSON_Print(arr);
+	if (*out)
+		r = 0;
+out_json:
+	cJSON_Delete(arr);
+out_groups:
+	vgroups_free(&vg);
 out_free:
 	h5read_summary_free(&s);
 	if (r == -SIM_ENOMEM)

@@ -1,7 +1,9 @@
 /* analysis/report.h: text views of a results file (gpusched report).
  *
- * All three read the file through analysis/h5read.h only. `run` filters to one run
- * (NULL = every run); an unknown run is -SIM_ENOENT. Each returns 0 or -SIM_E*
+ * All of them read the file through analysis/h5read.h only. `run` filters to one run
+ * (NULL = every run); an unknown run is -SIM_ENOENT. Seeds are replications: runs are
+ * grouped by variant (report_variant_len) for the replications table and
+ * report_json_by_variant (analysis/SCHEMA.md, "gpusched report"). Each returns 0 or -SIM_E*
  * with a message in diag; nothing is printed to out on error before the data
  * is read (the CSV streams run by run).
  */
@@ -12,11 +14,27 @@
 
 #include "h5read.h"
 
-/* A table for people: one row a run, aligned columns, units in the header. */
+/* A table for people: one row a run, aligned columns, units in the header. When some
+ * variant has 2 or more runs (seeds are replications), a second table "replications"
+ * follows: one row a variant, its run count, and "mean ± half-width" of the 95%
+ * confidence interval (Student t, sim_metrics_replicate) of mean wait, p95 wait, mean
+ * JCT, utilization and mean bounded slowdown. "±" is UTF-8; columns align by characters. */
 int report_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag);
 /* A JSON array, one object a run: run, policy, seed and every /summary field by its
  * name (analysis/SCHEMA.md); NaN is null. *out is malloc'd (caller frees). */
 int report_json(const struct h5read_file *f, const char *run, char **out, struct sim_diag *diag);
+/* Replications: the runs grouped by variant, as a JSON array in the order of each
+ * variant's first run; one object a variant: variant (string), runs (count), seeds
+ * (array of numbers, in file order), then every /summary field by its name as
+ * {"mean": x, "ci95": half-width} over the variant's runs where the field is not NaN
+ * (both null when it is NaN in every run; ci95 is 0 for one run). `run` filters runs
+ * before grouping. *out is malloc'd (caller frees). */
+int report_json_by_variant(const struct h5read_file *f, const char *run, char **out, struct sim_diag *diag);
+/* Length of the variant part of a run name: the name without its trailing "-s<seed>"
+ * (experiments/runner.c names runs "<variant>-s<seed>"). Only exactly "-s" and the
+ * decimal seed are stripped; a name without that suffix, or one that would leave
+ * nothing, is a variant by itself (its whole length). */
+size_t report_variant_len(const char *run, uint64_t seed);
 /* Per-job CSV with a header row:
  * run,id,queue,user,flavor,option,gpus,submit_s,start_s,end_s,wait_s,jct_s,runtime_s,preemptions,status
  * Missing values (NaN, option -1) are empty fields; status is the final state in lower case. */

@@ -8,16 +8,25 @@
 #include "cmd.h"
 
 static const char report_usage[] =
-	"usage: gpusched report RESULTS.h5 [--json | --jobs] [--run NAME]\n"
+	"usage: gpusched report RESULTS.h5 [--json [--by-variant] | --jobs] [--run NAME]\n"
 	"\n"
 	"Prints what a results file (written by gpusched run) holds; names, units and\n"
 	"formulas of every value are in analysis/SCHEMA.md.\n"
 	"\n"
 	"  (default)     a table, one row a run: jobs, completed, wait mean/p50/p95/p99 and\n"
-	"                JCT mean/p95 in seconds, utilization in %, mean bounded slowdown\n"
+	"                JCT mean/p95 in seconds, utilization in %, mean bounded slowdown.\n"
+	"                Seeds are replications: when a variant (a run name without its\n"
+	"                \"-s<seed>\") has 2 or more runs, a second table \"replications\"\n"
+	"                follows, one row a variant: runs, and \"mean \u00b1 half-width\" of the 95%\n"
+	"                confidence interval (Student t over the seeds) of mean wait, p95\n"
+	"                wait, mean JCT, utilization and mean bounded slowdown\n"
 	"  --json        a JSON array, one object a run: run, policy, seed and every\n"
 	"                /summary metric by name (jobs, completed, mean_wait_s, p95_wait_s,\n"
 	"                mean_jct_s, utilization, ...); a metric without data is null\n"
+	"  --by-variant  (implies --json) a JSON array, one object a variant, not a run:\n"
+	"                {\"variant\": \"fifo\", \"runs\": 3, \"seeds\": [1, 2, 3],\n"
+	"                 \"mean_wait_s\": {\"mean\": 110.0, \"ci95\": 24.8}, ...} for every\n"
+	"                metric (ci95: the 95% half-width; 0 for one run; NaN runs left out)\n"
 	"  --jobs        per-job CSV with a header row:\n"
 	"                run,id,queue,user,flavor,option,gpus,submit_s,start_s,end_s,wait_s,\n"
 	"                jct_s,runtime_s,preemptions,status (times in s; missing values empty)\n"
@@ -29,13 +38,15 @@ static const char report_usage[] =
 int cmd_report(int argc, char **argv)
 {
 	const char *path = NULL, *run = NULL;
-	int json = 0, jobs = 0;
+	int json = 0, jobs = 0, by_variant = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(report_usage, stdout);
 			return GPUSCHED_EXIT_OK;
 		} else if (strcmp(argv[i], "--json") == 0) {
 			json = 1;
+		} else if (strcmp(argv[i], "--by-variant") == 0) {
+			json = by_variant = 1;
 		} else if (strcmp(argv[i], "--jobs") == 0) {
 			jobs = 1;
 		} else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc) {
@@ -59,7 +70,8 @@ int cmd_report(int argc, char **argv)
 	if (!rc) {
 		if (json) {
 			char *text = NULL;
-			rc = report_json(f, run, &text, &diag);
+			rc = by_variant ? report_json_by_variant(f, run, &text, &diag)
+					: report_json(f, run, &text, &diag);
 			if (!rc)
 				printf("%s\n", text);
 			free(text);

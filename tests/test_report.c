@@ -19,7 +19,61 @@
 #include "testutil.h"
 
 static char fx_path[512];
+static char rep_path[512];
 static struct sim_summary fx_sum;
+
+/* The replications file: variants "fifo" (seeds 1, 2, 3) and "easy" (seeds 7, 8, 9),
+ * written interleaved (fifo-s1, easy-s7, fifo-s2, ...). Every run has fx_sum but for the
+ * values below; NaN is a metric without data. Hand-computed, t(0.975, 2) = 4.302653,
+ * t(0.975, 1) = 12.7062047, half-width t x sd / sqrt(m):
+ *   fifo mean_wait_s 100 110 120: 110 +- 4.302653 x 10 / sqrt 3 = 24.841379
+ *   fifo p95_wait_s 300 330 360: 330 +- 4.302653 x 30 / sqrt 3 = 74.524136
+ *   fifo mean_jct_s 1000 x 3: 1000 +- 0
+ *   fifo utilization 0.5 0.6 0.7: 0.6 +- 0.24841379
+ *   fifo mean_bsld 2 3 NaN: 2.5 +- 12.7062047 x sqrt(0.5) / sqrt 2 = 6.3531024 (m = 2)
+ *   easy mean_wait_s 40 50 90: 60 +- 4.302653 x sqrt(700) / sqrt 3 = 65.724110
+ *   easy p95_wait_s 100 x 3: 100 +- 0
+ *   easy mean_jct_s NaN x 3: no value (null, "-")
+ *   easy utilization 0.2 x 3: 0.2 +- 0
+ *   easy mean_bsld 1.5 x 3: 1.5 +- 0 */
+static const double rep_vals[2][3][5] = {
+	/* mean_wait_s, p95_wait_s, mean_jct_s, utilization, mean_bsld */
+	{ { 100, 300, 1000, 0.5, 2 }, { 110, 330, 1000, 0.6, 3 }, { 120, 360, 1000, 0.7, NAN } },
+	{ { 40, 100, NAN, 0.2, 1.5 }, { 50, 100, NAN, 0.2, 1.5 }, { 90, 100, NAN, 0.2, 1.5 } },
+};
+static const enum sim_summary_field rep_fields[5] = { SIM_SUM_mean_wait_s, SIM_SUM_p95_wait_s,
+						      SIM_SUM_mean_jct_s, SIM_SUM_utilization,
+						      SIM_SUM_mean_bsld };
+static const char *const rep_variant[2] = { "fifo", "easy" };
+static const uint64_t rep_seed[2][3] = { { 1, 2, 3 }, { 7, 8, 9 } };
+
+static int write_rep_file(const struct sim_trace *t, const struct sim_cluster *c,
+			  const struct sim_timeseries *ts, struct sim_diag *d)
+{
+	snprintf(rep_path, sizeof rep_path, "%s/replications.h5", tu_tmpdir());
+	struct h5out_meta meta = { .experiment_json = "{}", .config_path = "rep.json" };
+	struct h5out *o = h5out_create(rep_path, &meta, d);
+	if (!o)
+		return -1;
+	int rc = 0;
+	for (int k = 0; k < 3 && !rc; k++) {
+		for (int v = 0; v < 2 && !rc; v++) {
+			struct sim_summary sum = fx_sum;
+			for (int i = 0; i < 5; i++)
+				sum.v[rep_fields[i]] = rep_vals[v][k][i];
+			char name[32];
+			uint64_t seed = rep_seed[v][k];
+			snprintf(name, sizeof name, "%s-s%llu", rep_variant[v], (unsigned long long)seed);
+			struct h5out_run run = { .name = name, .policy = rep_variant[v], .seed = seed,
+						 .trace = t, .cluster = c, .ts = ts, .summary = &sum };
+			rc = h5out_write_run(o, &run, d);
+		}
+	}
+	if (!rc)
+		rc = h5out_commit(o, d);
+	h5out_destroy(o);
+	return rc;
+}
 
 /* One results file for the suite: runs "fifo-s1" (seed 1) and "fifo-s2" (seed 2)
  * of the fixture; in fifo-s2 nothing completed (NaN JCT metrics). */
@@ -52,7 +106,9 @@ static int init_report(void)
 	run.summary = &s2;
 	if (h5out_write_run(o, &run, &d))
 		goto out_abort;
-	rc = h5out_commit(o, &d);
+	if ((rc = h5out_commit(o, &d)))
+		goto out_abort;
+	rc = write_rep_file(t, c, &ts, &d);
 out_abort:
 	h5out_destroy(o);
 out_diag:
@@ -68,6 +124,7 @@ out:
 static int clean_report(void)
 {
 	remove(fx_path);
+	remove(rep_path);
 	return 0;
 }
 
@@ -186,12 +243,13 @@ static void test_report_table_aligned(void)
 	int rc;
 	char *out = capture(report_table, f, NULL, &d, &rc);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	/* line 0: file and schema; line 1: header; then one line a run, all as wide */
+	/* line 0: file and schema; line 1: header; then one line a run, all as wide; then
+	 * (both runs are seeds of "fifo") the replications: title, header, one line */
 	char *save = NULL, *lines[8] = { 0 };
 	int n = 0;
 	for (char *l = strtok_r(out, "\n", &save); l && n < 8; l = strtok_r(NULL, "\n", &save))
 		lines[n++] = l;
-	CU_ASSERT_EQUAL_FATAL(n, 4);
+	CU_ASSERT_EQUAL_FATAL(n, 7);
 	CU_ASSERT(strstr(lines[0], "2 runs") != NULL);
 	CU_ASSERT(strncmp(lines[1], "run ", 4) == 0);
 	CU_ASSERT(strstr(lines[1], "wait_p95[s]") != NULL);
@@ -204,6 +262,194 @@ static void test_report_table_aligned(void)
 	CU_ASSERT(strstr(lines[2], " 1820.0 ") != NULL);
 	CU_ASSERT(strstr(lines[2], " 4860.0 ") != NULL);
 	CU_ASSERT(strstr(lines[3], " - ") != NULL);
+	CU_ASSERT(strncmp(lines[4], "replications: 1 variant,", 24) == 0);
+	CU_ASSERT(strncmp(lines[5], "variant  runs  wait_mean[s]", 27) == 0);
+	const char *row = "fifo        2  1820.0 \u00b1 0.0  ";
+	CU_ASSERT(strncmp(lines[6], row, strlen(row)) == 0);
+	/* JCT from fifo-s1 alone (NaN in fifo-s2): its value, half-width 0 */
+	CU_ASSERT(strstr(lines[6], "  4426.2 \u00b1 0.0  ") != NULL);
+	free(out);
+	h5read_close(f);
+	sim_diag_fini(&d);
+}
+
+static void test_report_variant_name(void)
+{
+	CU_ASSERT_EQUAL(report_variant_len("fifo-s1", 1), 4);
+	CU_ASSERT_EQUAL(report_variant_len("easy_backfill_16-s42", 42), 16);
+	/* the seed decides what is stripped, exactly "-s<seed>" */
+	CU_ASSERT_EQUAL(report_variant_len("fifo-s1", 11), 7);
+	CU_ASSERT_EQUAL(report_variant_len("a-s11", 1), 5);
+	CU_ASSERT_EQUAL(report_variant_len("a-s01", 1), 5);
+	CU_ASSERT_EQUAL(report_variant_len("a_s1", 1), 4);
+	CU_ASSERT_EQUAL(report_variant_len("x-s1-s2", 2), 4);   /* variant "x-s1" */
+	CU_ASSERT_EQUAL(report_variant_len("1e+06-s3", 3), 5); /* sweep names keep their '-', '+' */
+	CU_ASSERT_EQUAL(report_variant_len("-s5", 5), 3);      /* nothing would be left */
+	CU_ASSERT_EQUAL(report_variant_len("", 0), 0);
+	CU_ASSERT_EQUAL(report_variant_len("v-s18446744073709551615", UINT64_MAX), 1);
+}
+
+static const cJSON *jget(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+	return v;
+}
+
+/* {"mean": m, "ci95": h} of field in a --by-variant object, within tol. */
+static void check_mc(const cJSON *o, const char *field, double m, double h, double tol)
+{
+	const cJSON *f = jget(o, field);
+	CU_ASSERT(cJSON_IsObject(f));
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(f), 2);
+	const cJSON *jm = jget(f, "mean"), *jh = jget(f, "ci95");
+	if (isnan(m)) {
+		CU_ASSERT(cJSON_IsNull(jm));
+		CU_ASSERT(cJSON_IsNull(jh));
+		return;
+	}
+	CU_ASSERT_FATAL(cJSON_IsNumber(jm) && cJSON_IsNumber(jh));
+	CU_ASSERT_DOUBLE_EQUAL(jm->valuedouble, m, tol);
+	CU_ASSERT_DOUBLE_EQUAL(jh->valuedouble, h, tol);
+}
+
+/* Checks --by-variant output of the replications file (hand-computed values at write_rep_file). */
+static void check_by_variant(const char *text)
+{
+	cJSON *arr = cJSON_Parse(text);
+	CU_ASSERT_FATAL(arr != NULL);
+	CU_ASSERT_FATAL(cJSON_IsArray(arr));
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(arr), 2);
+	for (int v = 0; v < 2; v++) {
+		/* in the order of each variant's first run, though the runs are interleaved */
+		const cJSON *o = cJSON_GetArrayItem(arr, v);
+		CU_ASSERT_STRING_EQUAL(jget(o, "variant")->valuestring, rep_variant[v]);
+		CU_ASSERT_DOUBLE_EQUAL(jget(o, "runs")->valuedouble, 3, 0);
+		const cJSON *seeds = jget(o, "seeds");
+		CU_ASSERT_FATAL(cJSON_IsArray(seeds) && cJSON_GetArraySize(seeds) == 3);
+		for (int k = 0; k < 3; k++)
+			CU_ASSERT_DOUBLE_EQUAL(cJSON_GetArrayItem(seeds, k)->valuedouble,
+					       (double)rep_seed[v][k], 0);
+		/* every summary field, by name; the ones kept at the fixture's value: mean = it, ci95 = 0 */
+		CU_ASSERT_EQUAL(cJSON_GetArraySize(o), 3 + SIM_SUM_COUNT_);
+		for (int f = 0; f < SIM_SUM_COUNT_; f++) {
+			int varied = 0;
+			for (int i = 0; i < 5; i++)
+				varied |= rep_fields[i] == (enum sim_summary_field)f;
+			if (!varied)
+				check_mc(o, sim_summary_name((enum sim_summary_field)f), fx_sum.v[f], 0,
+					 1e-9 * fmax(1, fabs(fx_sum.v[f])));
+		}
+	}
+	const cJSON *fifo = cJSON_GetArrayItem(arr, 0), *easy = cJSON_GetArrayItem(arr, 1);
+	check_mc(fifo, "mean_wait_s", 110, 24.841379, 1e-5);
+	check_mc(fifo, "p95_wait_s", 330, 74.524136, 1e-5);
+	check_mc(fifo, "mean_jct_s", 1000, 0, 1e-9);
+	check_mc(fifo, "utilization", 0.6, 0.24841379, 1e-7);
+	check_mc(fifo, "mean_bsld", 2.5, 6.3531024, 1e-6); /* the NaN seed left out: m = 2 */
+	check_mc(easy, "mean_wait_s", 60, 65.724110, 1e-5);
+	check_mc(easy, "p95_wait_s", 100, 0, 1e-9);
+	check_mc(easy, "mean_jct_s", NAN, NAN, 0);
+	check_mc(easy, "utilization", 0.2, 0, 1e-12);
+	check_mc(easy, "mean_bsld", 1.5, 0, 1e-12);
+	cJSON_Delete(arr);
+}
+
+static struct h5read_file *open_rep(struct sim_diag *d)
+{
+	struct h5read_file *f = NULL;
+	sim_diag_init(d, 10);
+	if (h5read_open(rep_path, &f, d) != 0)
+		sim_diag_print(d, stderr);
+	return f;
+}
+
+static void test_report_replications_json(void)
+{
+	struct sim_diag d;
+	struct h5read_file *f = open_rep(&d);
+	CU_ASSERT_FATAL(f != NULL);
+	char *text = NULL;
+	CU_ASSERT_EQUAL_FATAL(report_json_by_variant(f, NULL, &text, &d), 0);
+	check_by_variant(text);
+	free(text);
+	/* --run groups the one run: runs 1, ci95 0 */
+	CU_ASSERT_EQUAL_FATAL(report_json_by_variant(f, "easy-s8", &text, &d), 0);
+	cJSON *arr = cJSON_Parse(text);
+	CU_ASSERT_FATAL(arr != NULL && cJSON_GetArraySize(arr) == 1);
+	const cJSON *o = cJSON_GetArrayItem(arr, 0);
+	CU_ASSERT_STRING_EQUAL(jget(o, "variant")->valuestring, "easy");
+	CU_ASSERT_DOUBLE_EQUAL(jget(o, "runs")->valuedouble, 1, 0);
+	check_mc(o, "mean_wait_s", 50, 0, 0);
+	cJSON_Delete(arr);
+	free(text);
+	CU_ASSERT_EQUAL(report_json_by_variant(f, "easy", &text, &d), -SIM_ENOENT);
+	CU_ASSERT(text == NULL);
+	CU_ASSERT(d.count > 0);
+	/* the per-run array is unchanged: one object a run, no grouping */
+	CU_ASSERT_EQUAL_FATAL(report_json(f, NULL, &text, &d), 0);
+	arr = cJSON_Parse(text);
+	CU_ASSERT_FATAL(arr != NULL);
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(arr), 6);
+	o = cJSON_GetArrayItem(arr, 1);
+	CU_ASSERT_STRING_EQUAL(jget(o, "run")->valuestring, "easy-s7");
+	CU_ASSERT(cJSON_GetObjectItemCaseSensitive(o, "variant") == NULL);
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(o), 3 + SIM_SUM_COUNT_);
+	cJSON_Delete(arr);
+	free(text);
+	h5read_close(f);
+	sim_diag_fini(&d);
+}
+
+/* Display width of UTF-8 text: bytes that do not continue a character. */
+static size_t utf8_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xC0) != 0x80;
+	return w;
+}
+
+static void test_report_replications_table(void)
+{
+	struct sim_diag d;
+	struct h5read_file *f = open_rep(&d);
+	CU_ASSERT_FATAL(f != NULL);
+	int rc;
+	char *out = capture(report_table, f, NULL, &d, &rc);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	/* the per-run table, then the replications, hand-computed at write_rep_file; means
+	 * and half-widths right-aligned apart, so the signs line up */
+	const char *want =
+		"\n"
+		"replications: 2 variants, mean \u00b1 half-width of the 95% confidence interval over seeds "
+		"(Student t)\n"
+		"variant  runs  wait_mean[s]   wait_p95[s]   jct_mean[s]      util[%]  bsld_mean[1]\n"
+		"fifo        3  110.0 \u00b1 24.8  330.0 \u00b1 74.5  1000.0 \u00b1 0.0"
+		"  60.0 \u00b1 24.8   2.50 \u00b1 6.35\n"
+		"easy        3   60.0 \u00b1 65.7  100.0 \u00b1  0.0             -"
+		"  20.0 \u00b1  0.0   1.50 \u00b1 0.00\n";
+	const char *rep = strstr(out, "\n\nreplications");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rep);
+	CU_ASSERT_STRING_EQUAL(rep + 1, want);
+	/* every line of it as wide, in characters */
+	char *save = NULL;
+	size_t w0 = 0, n = 0;
+	char *copy = strdup(strstr(rep, "\nvariant ") + 1);
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save), n++) {
+		if (n == 0)
+			w0 = utf8_width(l);
+		CU_ASSERT_EQUAL(utf8_width(l), w0);
+	}
+	CU_ASSERT_EQUAL(n, 3);
+	free(copy);
+	CU_ASSERT(strstr(out, ": 6 runs (schema") != NULL);
+	free(out);
+	/* one run a variant (--run): no replications table */
+	out = capture(report_table, f, "fifo-s2", &d, &rc);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT(strstr(out, "\nfifo-s2 ") != NULL);
+	CU_ASSERT(strstr(out, "\nreplications:") == NULL);
 	free(out);
 	h5read_close(f);
 	sim_diag_fini(&d);
@@ -253,6 +499,33 @@ static void test_report_cli_json_and_jobs(void)
 	free(out);
 	CU_ASSERT_EQUAL(tu_run_gpusched("report --help", &out), 0);
 	CU_ASSERT(strstr(out, "--json") && strstr(out, "--jobs") && strstr(out, "SCHEMA.md"));
+	CU_ASSERT(strstr(out, "--by-variant") && strstr(out, "replications"));
+	free(out);
+	/* the replications file: the table ends with the replications; --json stays one object a run */
+	snprintf(args, sizeof args, "report %s", rep_path);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT(strstr(out, "\nreplications: 2 variants, mean \u00b1 half-width") != NULL);
+	CU_ASSERT(strstr(out, "\neasy        3   60.0 \u00b1 65.7  ") != NULL);
+	free(out);
+	snprintf(args, sizeof args, "report %s --json", rep_path);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	cJSON *arr = cJSON_Parse(out);
+	CU_ASSERT_FATAL(arr != NULL);
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(arr), 6);
+	CU_ASSERT(strstr(out, "\"variant\"") == NULL && strstr(out, "\"ci95\"") == NULL);
+	cJSON_Delete(arr);
+	free(out);
+	snprintf(args, sizeof args, "report %s --json --by-variant", rep_path);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	check_by_variant(out);
+	free(out);
+	snprintf(args, sizeof args, "report %s --by-variant --run fifo-s2", rep_path);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT(strstr(out, "\"variant\":\t\"fifo\"") && strstr(out, "\"runs\":\t1,"));
+	free(out);
+	snprintf(args, sizeof args, "report %s --by-variant --jobs", rep_path);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT(strstr(out, "cannot be combined") != NULL);
 	free(out);
 }
 
@@ -338,6 +611,9 @@ static CU_TestInfo report_tests[] = {
 	{ "test_report_json_parses_back", test_report_json_parses_back },
 	{ "test_report_jobs_csv", test_report_jobs_csv },
 	{ "test_report_table_aligned", test_report_table_aligned },
+	{ "test_report_variant_name", test_report_variant_name },
+	{ "test_report_replications_json", test_report_replications_json },
+	{ "test_report_replications_table", test_report_replications_table },
 	{ "test_report_cdf_points", test_report_cdf_points },
 	{ "test_report_cli_json_and_jobs", test_report_cli_json_and_jobs },
 	{ "test_report_cli_bad_input", test_report_cli_bad_input },

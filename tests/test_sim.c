@@ -1,0 +1,152 @@
+/* tests/test_sim.c: sim/sim.c (errors, diagnostics, decimal parsing) and sim/bind.c. */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/cluster.h"
+#include "../sim/engine.h"
+#include "../sim/sim.h"
+#include "testutil.h"
+
+static int init_sim(void) { return 0; }
+static int clean_sim(void) { return 0; }
+
+static void test_sim_qty_parse(void)
+{
+	struct { const char *s; int rc; sim_qty_t v; } cases[] = {
+		{ "8", 0, 8000 },      { "0.5", 0, 500 },       { "1.250", 0, 1250 },
+		{ "1.2500", 0, 1250 }, { "0.001", 0, 1 },       { "+3", 0, 3000 },
+		{ "0.0001", -SIM_EPARSE, 0 }, { "-1", -SIM_EPARSE, 0 }, { "", -SIM_EPARSE, 0 },
+		{ ".", -SIM_EPARSE, 0 }, { "1e3", -SIM_EPARSE, 0 }, { "nan", -SIM_EPARSE, 0 },
+		{ "1.2.3", -SIM_EPARSE, 0 }, { "99999999999999999999", -SIM_ERANGE, 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		sim_qty_t v = -1;
+		int rc = sim_qty_parse(cases[i].s, strlen(cases[i].s), &v);
+		CU_ASSERT_EQUAL(rc, cases[i].rc);
+		if (!rc)
+			CU_ASSERT_EQUAL(v, cases[i].v);
+	}
+	/* Not NUL-terminated: only len bytes count. */
+	sim_qty_t v;
+	CU_ASSERT_EQUAL(sim_qty_parse("12,5", 2, &v), 0);
+	CU_ASSERT_EQUAL(v, 12000);
+}
+
+static void test_sim_time_parse(void)
+{
+	sim_time_t t;
+	CU_ASSERT_EQUAL(sim_time_parse_s("1.5", 3, &t), 0);
+	CU_ASSERT_EQUAL(t, 1500000000LL);
+	CU_ASSERT_EQUAL(sim_time_parse_s("0.000000001", 11, &t), 0);
+	CU_ASSERT_EQUAL(t, 1);
+	CU_ASSERT_EQUAL(sim_time_parse_s("0.0000000001", 12, &t), -SIM_EPARSE);
+	CU_ASSERT_EQUAL(sim_time_parse_s("-1", 2, &t), -SIM_EPARSE);
+	CU_ASSERT_EQUAL(sim_time_parse_s("inf", 3, &t), -SIM_EPARSE);
+}
+
+static void test_sim_qty_format(void)
+{
+	char b[32];
+	sim_qty_format(8000, b, sizeof b);
+	CU_ASSERT_STRING_EQUAL(b, "8");
+	sim_qty_format(500, b, sizeof b);
+	CU_ASSERT_STRING_EQUAL(b, "0.5");
+	sim_qty_format(1250, b, sizeof b);
+	CU_ASSERT_STRING_EQUAL(b, "1.25");
+	sim_qty_format(-1, b, sizeof b);
+	CU_ASSERT_STRING_EQUAL(b, "-0.001");
+}
+
+static void test_sim_diag_limit_and_lines(void)
+{
+	struct sim_diag d;
+	sim_diag_init(&d, 3);
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(sim_diag_add(&d, "f.csv:2", "error %d", i), -SIM_EPARSE);
+	CU_ASSERT_EQUAL(d.count, 5);
+	CU_ASSERT_STRING_EQUAL(sim_diag_last(&d), "f.csv:2: error 2");
+	CU_ASSERT(sim_diag_contains(&d, "error 0"));
+	CU_ASSERT(!sim_diag_contains(&d, "error 4")); /* dropped, only counted */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	sim_diag_print(&d, f);
+	fclose(f);
+	CU_ASSERT(strstr(buf, "... and 2 more errors") != NULL);
+	free(buf);
+	sim_diag_fini(&d);
+	CU_ASSERT_STRING_EQUAL(sim_strerror(-SIM_ENOFIT), "does not fit");
+	CU_ASSERT_STRING_EQUAL(sim_strerror(0), "success");
+	CU_ASSERT_STRING_EQUAL(sim_strerror(-9999), "unknown error");
+}
+
+static struct sim_cluster *two_flavors(sim_qty_t a_nodes)
+{
+	struct sim_resources res;
+	sim_resources_init(&res);
+	sim_resources_add(&res, "cpu");
+	struct sim_flavor_spec s[2] = { { .name = "a", .nodes = (uint32_t)a_nodes, .speed = 1 },
+					{ .name = "b", .nodes = 2, .speed = 2 } };
+	s[0].node_cap[0] = 8000;
+	s[0].node_cap[1] = 64000;
+	s[1].node_cap[0] = 4000;
+	s[1].node_cap[1] = 32000;
+	return sim_cluster_create(&res, s, 2, SIM_PLACE_BEST_FIT);
+}
+
+/* Binding maps trace names to cluster indices, refuses what cannot run, and can be
+ * redone against another cluster. */
+static void test_sim_bind_maps_and_rebinds(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	tu_trace_add(t, "x", 0, 10, 4000, "b", 0); /* trace flavor 0 = "b" */
+	tu_trace_add(t, "y", 0, 10, 8000, "a", 0); /* trace flavor 1 = "a" */
+	tu_trace_finish(t);
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	struct sim_cluster *c = two_flavors(1);
+	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, c, &d), 0);
+	CU_ASSERT_EQUAL(sim_job_opt(t, &t->jobs[0], 0)->flavor_id, 1);
+	CU_ASSERT_EQUAL(sim_job_opt(t, &t->jobs[1], 0)->flavor_id, 0);
+	/* Rebinding the same cluster gives the same mapping (not a double remap). */
+	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, c, &d), 0);
+	CU_ASSERT_EQUAL(sim_job_opt(t, &t->jobs[0], 0)->flavor_id, 1);
+	sim_cluster_destroy(c);
+	/* A cluster where "a" has no nodes: y can never run, named by its line. */
+	c = two_flavors(0);
+	CU_ASSERT_EQUAL(sim_trace_bind(t, c, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "trace:3: column request"));
+	sim_cluster_destroy(c);
+	sim_diag_fini(&d);
+	sim_trace_destroy(t);
+}
+
+static void test_sim_bind_unknown_flavor_located(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	tu_trace_add(t, "x", 0, 10, 1000, "a", 0);
+	tu_trace_add(t, "z", 0, 10, 1000, "h100", 0);
+	tu_trace_finish(t);
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	struct sim_cluster *c = two_flavors(1);
+	CU_ASSERT_EQUAL(sim_trace_bind(t, c, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "trace:3: column request: expected a flavor of the cluster, found 'h100'"));
+	sim_cluster_destroy(c);
+	sim_diag_fini(&d);
+	sim_trace_destroy(t);
+}
+
+static CU_TestInfo sim_tests[] = {
+	{ "test_sim_qty_parse", test_sim_qty_parse },
+	{ "test_sim_time_parse", test_sim_time_parse },
+	{ "test_sim_qty_format", test_sim_qty_format },
+	{ "test_sim_diag_limit_and_lines", test_sim_diag_limit_and_lines },
+	{ "test_sim_bind_maps_and_rebinds", test_sim_bind_maps_and_rebinds },
+	{ "test_sim_bind_unknown_flavor_located", test_sim_bind_unknown_flavor_located },
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo sim_suite = { "sim", init_sim, clean_sim, NULL, NULL, sim_tests };
