@@ -19,6 +19,12 @@
 
 #define PATH_MAX_     512                /* JSON paths in messages; longer ones are truncated */
 #define MAX_VARIANTS  100000             /* a sweep larger than this is almost surely a mistake */
+/* Limits of the cluster index (sim/cluster.c sizes its buckets by GPU milli-units). */
+#define CLUSTER_NODES_MAX (1u << 30)
+#define NODE_GPU_MAX_MILLI ((sim_qty_t)1 << 20) /* 1048.576 GPUs a node */
+/* Speeds scale run times; the bounds keep scaled times far from int64 overflow. */
+#define SPEED_MIN 1e-3
+#define SPEED_MAX 1e3
 #define QTY_MAX_UNITS 1e9                /* largest quantity a config accepts, in units (not milli) */
 #define SEED_MAX      9007199254740991.0 /* 2^53 - 1: the largest integer a JSON double holds exactly */
 
@@ -585,7 +591,12 @@ static void check_node(struct chk *c, const cJSON *node, const char *path, const
 			    list);
 			continue;
 		}
-		want_qty(c, ch, sub, r == SIM_RES_GPU, &f->node_cap[r]);
+		if (want_qty(c, ch, sub, r == SIM_RES_GPU, &f->node_cap[r]) == 0 && r == SIM_RES_GPU &&
+		    f->node_cap[r] > NODE_GPU_MAX_MILLI) {
+			describe(ch, got, sizeof got);
+			err(c, sub, "expected at most %g GPUs per node, got %s",
+			    (double)NODE_GPU_MAX_MILLI / SIM_MILLI, got);
+		}
 	}
 	if (!get(node, "gpu")) {
 		path_key(sub, sizeof sub, path, "gpu");
@@ -625,7 +636,7 @@ static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const
 	path_key(sub, sizeof sub, path, "nodes");
 	if (!get(fl, "nodes"))
 		err(c, sub, "expected integer >= 0 (required), got nothing");
-	else if (want_int(c, get(fl, "nodes"), sub, 0, (double)UINT32_MAX, &v) == 0)
+	else if (want_int(c, get(fl, "nodes"), sub, 0, (double)CLUSTER_NODES_MAX, &v) == 0)
 		f->nodes = (uint32_t)v;
 
 	path_key(sub, sizeof sub, path, "node");
@@ -637,7 +648,11 @@ static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const
 	f->speed = 1.0;
 	path_key(sub, sizeof sub, path, "speed");
 	if (get(fl, "speed"))
-		want_number(c, get(fl, "speed"), sub, 0, 1, &f->speed);
+		if (want_number(c, get(fl, "speed"), sub, 0, 1, &f->speed) == 0 &&
+		    (f->speed < SPEED_MIN || f->speed > SPEED_MAX)) {
+			describe(get(fl, "speed"), got, sizeof got);
+			err(c, sub, "expected number in [%g, %g], got %s", SPEED_MIN, SPEED_MAX, got);
+		}
 
 	f->price_per_node_hour = 0;
 	path_key(sub, sizeof sub, path, "price_per_node_hour");

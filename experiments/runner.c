@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -182,13 +183,71 @@ static int make_parent_dirs(const char *path)
 			continue;
 		*p = 0;
 		if (mkdir(dup, 0777) && errno != EEXIST) {
+			int saved = errno; /* for the caller's message */
 			free(dup);
+			errno = saved;
 			return -SIM_EIO;
 		}
 		*p = '/';
 	}
 	free(dup);
 	return 0;
+}
+
+/* 1 if both paths exist and are the same file (device and inode). */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+/* Refuses an output that is a folder or that would overwrite the trace or the config:
+ * a run must never destroy its own input. Checked before anything runs. */
+static int check_output_path(const struct exp_config *cfg, const char *output, struct sim_diag *diag)
+{
+	const char *what = "the output path (-o or $.output)";
+	size_t n = strlen(output);
+	struct stat st;
+	if (n == 0 || output[n - 1] == '/' || (stat(output, &st) == 0 && S_ISDIR(st.st_mode)))
+		return sim_diag_add(diag, output, "%s: expected a file name, got a folder", what);
+	if (same_file(output, cfg->trace_path))
+		return sim_diag_add(diag, output, "%s: expected a file other than the trace %s", what,
+				    cfg->trace_path);
+	if (same_file(output, cfg->path))
+		return sim_diag_add(diag, output, "%s: expected a file other than the config %s", what,
+				    cfg->path);
+	return 0;
+}
+
+/* Path of the temporary file being written, for the signal handler: a run stopped
+ * with Ctrl-C or SIGTERM must not leave OUTPUT.tmp behind. File-scope because a
+ * signal handler can reach nothing else; set before the file exists, cleared after
+ * it is renamed or removed. */
+static char interrupted_tmp[4096];
+
+static void remove_tmp_and_exit(int sig)
+{
+	if (interrupted_tmp[0])
+		unlink(interrupted_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void guard_tmp(const char *output)
+{
+	if (snprintf(interrupted_tmp, sizeof interrupted_tmp, "%s.tmp", output) >=
+	    (int)sizeof interrupted_tmp)
+		interrupted_tmp[0] = 0;
+	signal(SIGINT, remove_tmp_and_exit);
+	signal(SIGTERM, remove_tmp_and_exit);
+}
+
+static void unguard_tmp(void)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	interrupted_tmp[0] = 0;
 }
 
 /* Pass 1: every variant against the trace. */
@@ -279,16 +338,19 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 		return rc;
 	if ((rc = check_variants(cfg, trace, diag)))
 		goto out_trace;
+	if ((rc = check_output_path(cfg, output, diag)))
+		goto out_trace;
 	if ((rc = make_parent_dirs(output))) {
-		sim_diag_add(diag, output, "cannot create the output folder");
+		sim_diag_add(diag, output, "cannot create the output folder: %s", strerror(errno));
 		goto out_trace;
 	}
 	struct h5out_meta meta = { .experiment_json = cfg->text, .config_path = cfg->path,
 				   .software_version = GPUSCHED_VERSION };
+	guard_tmp(output);
 	struct h5out *out = h5out_create(output, &meta, diag);
 	if (!out) {
 		rc = -SIM_EIO;
-		goto out_trace;
+		goto out_unguard;
 	}
 	struct progress prog = { .on = opts->progress && isatty(2), .runs = cfg->n_variants * cfg->n_seeds };
 	for (size_t i = 0; i < cfg->n_variants && !rc; i++) {
@@ -299,10 +361,12 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 	}
 	if (rc) {
 		h5out_abort(out);
-		goto out_trace;
+		goto out_unguard;
 	}
 	rc = h5out_commit(out, diag);
 	h5out_destroy(out);
+out_unguard:
+	unguard_tmp();
 out_trace:
 	sim_trace_destroy(trace);
 	return rc;

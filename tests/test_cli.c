@@ -87,8 +87,9 @@ static const struct bad_case bad_cases[] = {
 	{ "nan_duration", "id,submit_s,duration_s\nj1,0,nan\n", NULL, NULL, ".csv:2: column duration_s" },
 	{ "inf_submit", "id,submit_s,duration_s\nj1,inf,1\n", NULL, NULL, ".csv:2: column submit_s" },
 	{ "dup_id", "id,submit_s,duration_s\nj1,0,1\nj1,1,1\n", NULL, NULL, ".csv:3: column id" },
-	{ "unknown_column", "id,submit_s,duration_s,colour\nj1,0,1,red\n", NULL, NULL, "colour" },
-	{ "missing_column", "id,submit_s\nj1,0\n", NULL, NULL, "duration_s" },
+	{ "unknown_column", "id,submit_s,duration_s,colour\nj1,0,1,red\n", NULL, NULL,
+	  "unknown_column.csv:1: column colour" },
+	{ "missing_column", "id,submit_s\nj1,0\n", NULL, NULL, "missing_column.csv:1: column duration_s" },
 	{ "fine_gpu", "id,submit_s,duration_s,request\nj1,0,1,v100:gpu=0.0001\n", NULL, NULL,
 	  ".csv:2: column request" },
 	{ "float_priority", "id,submit_s,duration_s,priority\nj1,0,1,1.5\n", NULL, NULL,
@@ -97,11 +98,12 @@ static const struct bad_case bad_cases[] = {
 	  ".csv:3: column request" },
 	{ "unknown_flavor", "id,submit_s,duration_s,request\nj1,0,1,h100:gpu=1\n", NULL, NULL,
 	  ".csv:2: column request" },
-	{ "missing_trace", NULL, NULL, NULL, "missing.csv" },
+	{ "missing_trace", NULL, NULL, NULL, "missing.csv: cannot open trace" },
 	{ "unknown_policy", "id,submit_s,duration_s\nj1,0,1\n", "{\"order\": \"lottery\"}", NULL,
 	  "$.policies.order" },
 	{ "bad_policy_param", "id,submit_s,duration_s\nj1,0,1\n",
-	  "{\"order\": {\"name\": \"priority\", \"agin_per_hour\": 1}}", NULL, "agin_per_hour" },
+	  "{\"order\": {\"name\": \"priority\", \"agin_per_hour\": 1}}", NULL,
+	  "bad_policy_param.json: $.policies.order.agin_per_hour" },
 	{ "json_syntax", "id,submit_s,duration_s\nj1,0,1\n", NULL,
 	  "{\"name\": \"x\",\n \"trace\": {\"path\": \"json_syntax.csv\"}\n \"seeds\": [1]}\n", "json_syntax.json:3:" },
 	{ "unknown_key", "id,submit_s,duration_s\nj1,0,1\n", NULL,
@@ -152,6 +154,26 @@ static void test_cli_bad_input_exit2_located_no_output(void)
 	free(txt);
 }
 
+/* A run never overwrites its own trace or config, and -o must name a file. */
+static void test_cli_output_never_overwrites_input(void)
+{
+	const char *trace = tu_write_file("keep.csv", good_trace);
+	const char *cfg = write_config("keep.json", "keep.csv", NULL);
+	char args[2048], *txt = NULL;
+	const char *targets[] = { trace, cfg, tu_tmpdir() };
+	const char *expect[] = { "expected a file other than the trace", "expected a file other than the config",
+				 "expected a file name, got a folder" };
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(args, sizeof args, "run %s -o %s", cfg, targets[i]);
+		CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
+		CU_ASSERT(txt && strstr(txt, expect[i]));
+		free(txt);
+	}
+	char *after = tu_read_file(trace, NULL);
+	CU_ASSERT(after && strcmp(after, good_trace) == 0);
+	free(after);
+}
+
 static void test_cli_help_on_every_verb(void)
 {
 	const char *verbs[] = { "--help", "run --help", "report --help", "plot --help", "trace --help",
@@ -171,6 +193,7 @@ static CU_TestInfo cli_tests[] = {
 	{ "test_cli_run_report_plot", test_cli_run_report_plot },
 	{ "test_cli_deterministic", test_cli_deterministic },
 	{ "test_cli_bad_input_exit2_located_no_output", test_cli_bad_input_exit2_located_no_output },
+	{ "test_cli_output_never_overwrites_input", test_cli_output_never_overwrites_input },
 	{ "test_cli_help_on_every_verb", test_cli_help_on_every_verb },
 	CU_TEST_INFO_NULL,
 };

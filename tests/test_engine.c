@@ -50,14 +50,13 @@ static void test_engine_fifo_hand_computed(void)
 	sim_trace_destroy(t);
 }
 
-/* Same jobs with priorities: after a and b start, the queue holds c (0), d (5):
- * d (higher) starts at 3 on the 0 free GPUs? No: 4 GPUs are taken by a and b until 6,
- * so at 6 d (prio 5) starts first (1 GPU), c (needs 3) waits for a at 10 and starts
- * there; e (prio 1) at 10 finds 0 free (c 3 + ... ) -- computed below by hand:
- *  t=6: b ends, free 2; queue {d5, c0}: d starts (free 1); c needs 3: blocks.
- *  t=7: d ends, free 2; c blocks.
- *  t=10: a ends, free 4; submit e(1); queue {e1, c0}: e starts (free 3), c starts (free 0).
- *  t=11: submit f(0); free 0.  t=12: e ends, f starts.  */
+/* Same jobs with priorities c 0, d 5, e 1, f 0 (one node of 4 GPUs), by hand:
+ *  t=0 a starts, t=1 b starts: 4 GPUs busy; c (needs 3) and d wait.
+ *  t=6: b ends, 2 free. Queue {d 5, c 0}: d starts (1 free); c needs 3 and blocks.
+ *  t=7: d ends, 2 free; c still blocks.
+ *  t=10: a ends (finishes before submits), 4 free; e (1) arrives. Queue {e 1, c 0}:
+ *        e starts (3 free), then c (0 free).
+ *  t=11: f arrives, nothing free.  t=12: e ends, f starts. */
 static void test_engine_priority_hand_computed(void)
 {
 	struct sim_trace *t = sim_trace_create();

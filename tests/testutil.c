@@ -1,23 +1,43 @@
+/* nftw is an XSI interface. */
+#define _XOPEN_SOURCE 700
+
 #include "testutil.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+static char tmp_dir[256]; /* the process's scratch folder, removed at exit */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void remove_tmpdir(void)
+{
+	if (tmp_dir[0])
+		nftw(tmp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 const char *tu_tmpdir(void)
 {
-	static char dir[256];
-	if (!dir[0]) {
-		snprintf(dir, sizeof dir, "/tmp/gpusched-test-%ld-XXXXXX", (long)getpid());
-		if (!mkdtemp(dir)) {
+	if (!tmp_dir[0]) {
+		snprintf(tmp_dir, sizeof tmp_dir, "/tmp/gpusched-test-%ld-XXXXXX", (long)getpid());
+		if (!mkdtemp(tmp_dir)) {
 			perror("mkdtemp");
 			abort();
 		}
+		atexit(remove_tmpdir);
 	}
-	return dir;
+	return tmp_dir;
 }
 
 const char *tu_write_file(const char *name, const char *text)
