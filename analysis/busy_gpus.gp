@@ -1,5 +1,5 @@
 # analysis/busy_gpus.gp: busy (allocated) GPUs over time, one line a run, with the
-# cluster's GPU capacity as a dashed line.
+# cluster's GPU capacity as a dashed line (one a run, in its colour, when runs differ).
 # Variables (gnuplot -e, set by `gpusched plot`):
 #   datafile  busy_gpus.dat: one block a run, first line the run name in quotes,
 #             then "time busy_gpus capacity_gpus" rows (time in `xunit`)
@@ -22,6 +22,7 @@ if (npoints == 0) {
 			capacity with lines dt 2 lw 2 lc rgb "black" title sprintf("capacity (%g GPUs)", capacity)
 	} else {
 		plot for [i=0:nblocks-1] datafile index i using 1:2 with steps lw 2 title columnheader(1), \
-			for [i=0:nblocks-1] datafile index i using 1:3 with steps dt 2 lc i+1 notitle
+			for [i=0:nblocks-1] datafile index i using 1:3 with steps dt 2 lc i+1 notitle, \
+			NaN with lines dt 2 lw 2 lc rgb "black" title "dashed: GPU capacity of each run" 
 	}
 }
