@@ -2,14 +2,15 @@
  *
  * Jobs are kept in FIFO (submit) order. A pass starts the head while it fits. When
  * the head does not fit it gets a reservation: the earliest time (the "shadow time")
- * at which it fits if running jobs end at their estimated ends, on one flavor. Then
- * the jobs behind the head are scanned in queue order (at most max_candidates of
- * them, like Slurm's bf_max_job_test) and each that fits now starts unless it would
- * delay the reservation. A candidate does not delay it when
+ * at which it fits, in every resource of its request, if running jobs end at their
+ * estimated ends, on one flavor. Then the jobs behind the head are scanned in queue
+ * order (at most max_candidates of them, like Slurm's bf_max_job_test) and each that
+ * fits now starts unless it would delay the reservation. A candidate does not delay it
+ * when
  *   - now + its estimate <= the shadow time, or
  *   - it was placed on a flavor other than the reserved one, or
- *   - the head still fits at the shadow time once the candidate's GPUs are taken
- *     from the projection (a candidate ending after the shadow keeps them then).
+ *   - the head still fits at the shadow time once what the candidate holds is taken
+ *     from the projection (a candidate ending after the shadow keeps it then).
  * Otherwise it is withdrawn (sim_placement_buf_retract) and stays queued.
  *
  * Estimates: estimated end = last start + sim_view_estimate(option, flavor), the
@@ -17,18 +18,20 @@
  * running past its estimate is assumed to end now. With exact estimates a head
  * never starts later than the first shadow time it was given (tests/test_backfill.c).
  *
- * Projection: the free GPU milli-units of each node of the reserved flavor at the
- * shadow time = free now + GPUs of the jobs that end by then. Only nodes such a job
- * runs on are stored (delta[], reset by a touched list); other nodes are read from
- * the cluster's index (sim_cluster_fits with a GPU-only request). A head of up to one
- * node's GPUs fits when one node's projected free GPU >= its request; a bigger head
- * needs k = ceil(gpu / node_gpu) nodes projected fully free. The count of touched
- * nodes meeting that bound is kept incrementally, so a fit test is O(log nodes).
+ * Projection: the free vector (every resource of the cluster: gpu, cpu, mem_gib,
+ * custom ones) of each node of the reserved flavor at the shadow time = free now +
+ * what the jobs that end by then hold there (their request; a whole-node job holds
+ * every resource of its nodes). Only nodes such a job runs on are stored ("touched":
+ * a slot with the vector released there, reset by a touched list); other nodes are as
+ * free then as now and are read from the cluster's index (sim_cluster_fits). A head
+ * of up to one node's GPUs fits when one node's projected free vector is >= its
+ * request in every resource; a bigger head needs k = ceil(gpu / node_gpu) nodes
+ * projected fully free in every resource (the cluster's whole-node rule). The count
+ * of touched nodes meeting that bound is kept incrementally, so a fit test is one
+ * sim_cluster_fits call: with the head's request (single node), the node's shape (one
+ * more whole node) or m whole nodes (O(1)).
  *
  * Limitations (documented choices):
- *   - The reservation and the projection count GPUs only. cpu, mem_gib and custom
- *     resources are ignored there, so a head short of cpu may still wait past its
- *     shadow time, and a backfilled job may take cpu the head needs.
  *   - The head is reserved on option 0 (what sim_placement_buf_try(-1) uses with the
  *     strict fallback). For a "*" option 0 the shadow is computed on every flavor and
  *     the earliest wins (ties: lowest flavor index).
@@ -42,11 +45,17 @@
  *   on_submit, on_finish, on_start: O(log jobs) (Fenwick tree) / O(log R) (indexed
  *     heap per flavor). A requeued job is put back in place in O(position).
  *   pick: O(S log N) for S heads started, plus, when the head is blocked,
- *     - the shadow: O(W log W + W log N), a lazy walk of the running heap (a small
- *       frontier heap pops the k smallest in O(k log k); nothing is sorted);
+ *     - the shadow: O(W log W + W (log N + res)), a lazy walk of the running heap (a
+ *       small frontier heap pops the k smallest in O(k log k); nothing is sorted),
+ *       for res resources. The fit tests are sim_cluster_fits calls: O(1) for GPU-only
+ *       requests and whole nodes; for a request with other resources the cluster walks
+ *       nodes with enough GPUs until one has the rest (sim/cluster.c), so a cpu-bound
+ *       head costs more there;
  *     - the scan of the C jobs behind the head. A job is refused without asking the
- *       cluster, in O(1), when its request dominates one that already failed on its
- *       flavor in this pass, or when an identical request was withdrawn since the
+ *       cluster, in O(resources), when its request dominates (in every resource) one
+ *       that already failed on its flavor in this pass (a "*" request: on every flavor
+ *       where it could fit, O(flavors x resources)), or when an identical request was
+ *       withdrawn since the
  *       last start and it ends after the shadow (try_candidate). The scan merges
  *       per-class lists (K <= 64) so classes that cannot fit are skipped whole:
  *       O((K + T) log K) for T jobs tested, each O(log N) to place (+ O(nodes) to
@@ -58,8 +67,13 @@
  *   Measured (bench/gen_workload, 1M jobs, 10,000 GPUs, best_fit, 2 busy cores):
  *   whole-run wall time 1.1x fifo's at load 0.7 and 1.2x at 0.95; at load 1.2 (the
  *   queue grows to 10^5 jobs) the loop takes 3.3 s against fifo's 0.36 s (2.5x wall).
+ *   With --diurnal 0.6 (seed 1, queues every day) the loop takes 0.65 s against
+ *   fifo's 0.25 s (wall 1.85 s against 1.45 s). When cpus bind too (the same trace
+ *   with 1-48 of a node's 96 cpus a single-node job) it takes about 67 s: nearly all
+ *   in sim_cluster_place, whose walk for multi-resource requests passes every node
+ *   with the GPUs but not the cpus, for candidates placed and then withdrawn.
  * Memory: about 45 bytes a job (queue node, heap index, estimate, Fenwick count),
- *   O(nodes) scratch and O(K) per class, allocated at the first hook call.
+ *   O(nodes x resources) scratch and O(K) per class, allocated at the first hook call.
  *
  * Params: max_candidates (integer >= 0, default 1000; 0 = unlimited);
  *         record_reservations (true/false, default false; easy_backfill.h).
@@ -106,11 +120,13 @@ struct req_class {
 	uint64_t withdrawn_gen; /* == wd_gen: withdrawn since the last start of this pass */
 };
 
-/* The head's reservation and the GPU projection at its shadow time. */
+/* The head's reservation and the projection of its flavor at the shadow time. */
 struct proj {
 	int flavor;          /* reserved flavor; -1 = no reservation */
 	sim_time_t shadow_ns;
-	sim_qty_t thr;       /* a node "serves" the head when projected free >= thr */
+	/* A node "serves" the head when its projected free vector is >= thr in every
+	 * resource: the head's request (single node) or the node's shape (whole nodes). */
+	sim_qty_t thr[SIM_MAX_RES];
 	sim_qty_t node_gpu;
 	uint32_t k;          /* nodes the head needs */
 	uint32_t ok;         /* touched nodes that serve the head */
@@ -154,11 +170,16 @@ struct ebf {
 	int32_t *fw;
 	size_t fw_step;       /* highest power of two <= n_jobs */
 
-	/* Scratch for the projection, sized to the largest flavor. */
-	sim_qty_t *delta;   /* GPUs released by the shadow time; 0 = untouched */
-	uint32_t *touched;
+	/* Scratch for the projection, sized to the largest flavor. A node is "touched"
+	 * when a job on it ends by the shadow time (or a candidate there does): it gets
+	 * a slot, in touch order, holding what is released there by then. */
+	int nres;           /* the cluster's resources (entries used in a vector) */
+	uint32_t *slot;     /* per node: its slot, NIL = untouched (all NIL between passes) */
+	uint32_t *touched;  /* per slot: the node */
+	sim_qty_t (*dvec)[SIM_MAX_RES]; /* per slot: milli-units released by the shadow time */
+	uint8_t *serve;     /* per slot: the node serves the head (counted in pr.ok) */
 	size_t n_touched;
-	uint32_t delta_cap;
+	uint32_t delta_cap; /* nodes the scratch holds */
 	uint32_t *frontier; /* positions in a run heap, a min-heap on their keys */
 	size_t frontier_cap;
 	struct proj pr;
@@ -246,8 +267,10 @@ static void ebf_fini(struct sim_policy *pol)
 		free(s->ltail);
 		free(s->mh);
 		free(s->fw);
-		free(s->delta);
+		free(s->slot);
 		free(s->touched);
+		free(s->dvec);
+		free(s->serve);
 		free(s->frontier);
 		free(s->rec);
 	}
@@ -383,6 +406,7 @@ static int ensure_state(struct ebf *s, const struct sim_view *v)
 			s->hpos[i] = NIL;
 		s->n_jobs = n;
 		s->n_flavors = nf;
+		s->nres = sim_cluster_resources(c)->n;
 		if (intern_classes(s, sim_view_trace(v))) {
 			s->oom = 1;
 			return -SIM_ENOMEM;
@@ -395,18 +419,25 @@ static int ensure_state(struct ebf *s, const struct sim_view *v)
 			need = nn;
 	}
 	if (need > s->delta_cap) {
-		sim_qty_t *nd = realloc(s->delta, need * sizeof *nd);
-		if (nd)
-			s->delta = nd;
+		/* Between passes no node is touched (n_touched == 0): only slot[] keeps state. */
+		uint32_t *nsl = realloc(s->slot, need * sizeof *nsl);
+		if (nsl)
+			s->slot = nsl;
 		uint32_t *nt = realloc(s->touched, need * sizeof *nt);
 		if (nt)
 			s->touched = nt;
-		if (!nd || !nt) {
+		sim_qty_t(*nd)[SIM_MAX_RES] = realloc(s->dvec, need * sizeof *nd);
+		if (nd)
+			s->dvec = nd;
+		uint8_t *nv = realloc(s->serve, need * sizeof *nv);
+		if (nv)
+			s->serve = nv;
+		if (!nsl || !nt || !nd || !nv) {
 			s->oom = 1;
 			return -SIM_ENOMEM;
 		}
-		/* Scratch is all zero between passes; zero the new tail. */
-		memset(s->delta + s->delta_cap, 0, (need - s->delta_cap) * sizeof *nd);
+		for (uint32_t i = s->delta_cap; i < need; i++)
+			s->slot[i] = NIL;
 		s->delta_cap = need;
 	}
 	return 0;
@@ -656,23 +687,55 @@ static uint32_t alloc_node(const struct sim_alloc *a, uint32_t i)
 	return a->n_nodes > 1 ? a->nodes[i] : a->node;
 }
 
-/* GPU milli-units a placed job holds on each of its nodes. */
-static sim_qty_t per_node_gpu(const struct sim_view *v, const struct sim_job *job)
+/* What a placed job holds on each of its nodes (milli-units, cluster order): its
+ * request, or for whole nodes every resource of the node. Borrowed from the trace
+ * or the cluster. */
+static const sim_qty_t *job_amount(const struct sim_view *v, const struct sim_job *job)
 {
 	if (job->alloc.whole)
-		return sim_cluster_flavor(sim_view_cluster(v), job->alloc.flavor)->node_cap[SIM_RES_GPU];
-	return sim_job_opt(sim_view_trace(v), job, job->opt_chosen)->req[SIM_RES_GPU];
+		return sim_cluster_flavor(sim_view_cluster(v), job->alloc.flavor)->node_cap;
+	return sim_job_opt(sim_view_trace(v), job, job->opt_chosen)->req;
 }
 
-static sim_qty_t node_free_gpu(const struct sim_cluster *c, int f, uint32_t node)
+static int vec_zero(const struct ebf *s, const sim_qty_t *a)
 {
-	return sim_cluster_node_free(c, f, node)[SIM_RES_GPU];
+	for (int r = 0; r < s->nres; r++)
+		if (a[r] != 0)
+			return 0;
+	return 1;
+}
+
+/* 1 if a node with free vector fr now and d released by the shadow time serves the head. */
+static int node_serves(const struct ebf *s, const sim_qty_t *fr, const sim_qty_t *d)
+{
+	for (int r = 0; r < s->nres; r++)
+		if (fr[r] + d[r] < s->pr.thr[r])
+			return 0;
+	return 1;
+}
+
+/* Adds amount to what node n releases by the shadow time, giving the node a slot
+ * (not serving yet) if it had none; returns the slot. */
+static uint32_t proj_add(struct ebf *s, uint32_t n, const sim_qty_t *amount)
+{
+	uint32_t sl = s->slot[n];
+	if (sl != NIL) {
+		for (int r = 0; r < s->nres; r++)
+			s->dvec[sl][r] += amount[r];
+		return sl;
+	}
+	sl = (uint32_t)s->n_touched++;
+	s->slot[n] = sl;
+	s->touched[sl] = n;
+	memcpy(s->dvec[sl], amount, sizeof s->dvec[sl]); /* amount has SIM_MAX_RES entries */
+	s->serve[sl] = 0;
+	return sl;
 }
 
 static void proj_reset(struct ebf *s)
 {
 	for (size_t i = 0; i < s->n_touched; i++)
-		s->delta[s->touched[i]] = 0;
+		s->slot[s->touched[i]] = NIL;
 	s->n_touched = 0;
 	s->pr.ok = 0;
 	s->pr.flavor = -1;
@@ -680,69 +743,88 @@ static void proj_reset(struct ebf *s)
 }
 
 /* The head's need on flavor f: thr and k (see struct proj). */
-static void proj_setup(struct ebf *s, const struct sim_cluster *c, int f, sim_qty_t gpu)
+static void proj_setup(struct ebf *s, const struct sim_cluster *c, int f, const sim_qty_t *req)
 {
-	sim_qty_t ng = sim_cluster_flavor(c, f)->node_cap[SIM_RES_GPU];
+	const struct sim_flavor_spec *sp = sim_cluster_flavor(c, f);
+	sim_qty_t ng = sp->node_cap[SIM_RES_GPU], gpu = req[SIM_RES_GPU];
+	const sim_qty_t *thr = req;
 	s->pr.flavor = f;
 	s->pr.node_gpu = ng;
-	if (gpu <= ng) {
-		s->pr.k = 1;
-		s->pr.thr = gpu;
-	} else {
+	s->pr.k = 1;
+	if (gpu > ng) {
 		s->pr.k = (uint32_t)((gpu + ng - 1) / ng);
-		s->pr.thr = ng;
+		thr = sp->node_cap;
 	}
+	memset(s->pr.thr, 0, sizeof s->pr.thr);
+	memcpy(s->pr.thr, thr, (size_t)s->nres * sizeof *thr);
 }
 
-/* Node n will have `amount` more GPUs free at the shadow time. */
-static void proj_release(struct ebf *s, const struct sim_cluster *c, uint32_t n, sim_qty_t amount)
+/* Node n will have `amount` more free at the shadow time (a job there ends by then). */
+static void proj_release(struct ebf *s, const struct sim_cluster *c, uint32_t n, const sim_qty_t *amount)
 {
-	if (amount <= 0)
+	if (vec_zero(s, amount))
 		return;
-	sim_qty_t fr = node_free_gpu(c, s->pr.flavor, n);
-	sim_qty_t old = s->delta[n];
-	if (old == 0)
-		s->touched[s->n_touched++] = n;
-	int was = old > 0 && fr + old >= s->pr.thr;
-	s->delta[n] = old + amount;
-	if (!was && fr + s->delta[n] >= s->pr.thr)
+	uint32_t sl = proj_add(s, n, amount);
+	if (s->serve[sl])
+		return; /* releasing more keeps it serving */
+	const sim_qty_t *fr = sim_cluster_node_free(c, s->pr.flavor, n);
+	if (fr && node_serves(s, fr, s->dvec[sl])) {
+		s->serve[sl] = 1;
 		s->pr.ok++;
-}
-
-/* A candidate just took `amount` on node n and keeps it past the shadow time. */
-static void proj_take(struct ebf *s, const struct sim_cluster *c, uint32_t n, sim_qty_t amount)
-{
-	sim_qty_t d = s->delta[n];
-	if (d == 0 || amount <= 0)
-		return; /* untouched nodes are read from the cluster's index */
-	sim_qty_t fr = node_free_gpu(c, s->pr.flavor, n);
-	if (fr + amount + d >= s->pr.thr && fr + d < s->pr.thr)
-		s->pr.ok--;
-}
-
-/* A candidate just took `amount` on node n and returns it by the shadow time:
- * the projection is unchanged, but the node must now be tracked here. */
-static void proj_shift(struct ebf *s, const struct sim_cluster *c, uint32_t n, sim_qty_t amount)
-{
-	if (amount <= 0)
-		return;
-	if (s->delta[n] == 0) {
-		s->touched[s->n_touched++] = n;
-		s->pr.ok += node_free_gpu(c, s->pr.flavor, n) + amount >= s->pr.thr;
 	}
-	s->delta[n] += amount;
 }
 
-/* Does the head fit the projection? Touched nodes are counted in pr.ok; untouched
- * ones are never fully free when touched ones are needed, so the cluster's index of
- * free capacity answers for them. O(log N). */
+/* A candidate just took `amount` on node n and returns it by the shadow time: the
+ * projection is unchanged, but the node must now be tracked here. */
+static void proj_shift(struct ebf *s, const struct sim_cluster *c, uint32_t n, const sim_qty_t *amount)
+{
+	const sim_qty_t *fr = sim_cluster_node_free(c, s->pr.flavor, n);
+	if (!fr || vec_zero(s, amount))
+		return;
+	int fresh = s->slot[n] == NIL;
+	uint32_t sl = proj_add(s, n, amount);
+	if (fresh && node_serves(s, fr, s->dvec[sl])) {
+		s->serve[sl] = 1;
+		s->pr.ok++;
+	}
+}
+
+/* A candidate was just placed on a and keeps it past the shadow time. Touched nodes
+ * of a that served the head and no longer do (their free vector now is smaller by
+ * the candidate's share, what is released is the same): counted, and with commit
+ * also marked as not serving. Untouched nodes are read from the cluster anyway. */
+static uint32_t proj_take(struct ebf *s, const struct sim_cluster *c, const struct sim_alloc *a, int commit)
+{
+	uint32_t lost = 0;
+	for (uint32_t i = 0; i < a->n_nodes; i++) {
+		uint32_t n = alloc_node(a, i), sl = s->slot[n];
+		if (sl == NIL || !s->serve[sl])
+			continue;
+		const sim_qty_t *fr = sim_cluster_node_free(c, s->pr.flavor, n);
+		if (fr && node_serves(s, fr, s->dvec[sl]))
+			continue;
+		lost++;
+		if (commit)
+			s->serve[sl] = 0;
+	}
+	return lost;
+}
+
+/* Does the head fit the projection? Touched nodes are counted in pr.ok. The others
+ * are as free then as now, so the cluster's index answers for them: a touched node
+ * fits now only if it serves (what it releases is >= 0) and is never fully free now
+ * (it holds a job), so neither query counts it again. O(log N) (sim_cluster_fits;
+ * with resources besides GPUs its walk also passes nodes with the GPUs but not the
+ * rest free). */
 static int proj_fits(const struct ebf *s, const struct sim_cluster *c)
 {
-	if (s->pr.thr <= 0 || s->pr.ok >= s->pr.k)
+	if (s->pr.ok >= s->pr.k)
 		return 1;
 	uint32_t m = s->pr.k - s->pr.ok;
+	if (m == 1) /* one node of thr: the head's request, or a fully free node */
+		return sim_cluster_fits(c, s->pr.flavor, s->pr.thr);
 	sim_qty_t q[SIM_MAX_RES] = { 0 };
-	q[SIM_RES_GPU] = m == 1 ? s->pr.thr : (sim_qty_t)m * s->pr.node_gpu;
+	q[SIM_RES_GPU] = (sim_qty_t)m * s->pr.node_gpu; /* m whole nodes, every resource free */
 	return sim_cluster_fits(c, s->pr.flavor, q);
 }
 
@@ -807,8 +889,8 @@ static int compute_shadow(struct ebf *s, const struct sim_view *v, int f, const 
 	*shadow = SIM_TIME_MAX;
 	if (!sim_cluster_could_fit(c, f, req))
 		return 0;
-	proj_setup(s, c, f, req[SIM_RES_GPU]);
-	if (proj_fits(s, c)) { /* GPUs suffice now: another resource blocks it */
+	proj_setup(s, c, f, req);
+	if (proj_fits(s, c)) { /* it fits now: something besides capacity blocks it */
 		*shadow = now;
 		return 0;
 	}
@@ -830,7 +912,7 @@ static int compute_shadow(struct ebf *s, const struct sim_view *v, int f, const 
 		const struct sim_job *j = sim_view_job(v, h->a[p].idx);
 		if (j->alloc.flavor != f)
 			continue; /* defensive: the heap is per flavor */
-		sim_qty_t amount = per_node_gpu(v, j);
+		const sim_qty_t *amount = job_amount(v, j);
 		for (uint32_t i = 0; i < j->alloc.n_nodes; i++)
 			proj_release(s, c, alloc_node(&j->alloc, i), amount);
 		if (*shadow == SIM_TIME_MAX && proj_fits(s, c))
@@ -913,14 +995,19 @@ static int dominates(const sim_qty_t *a, const sim_qty_t *b)
 	return 1;
 }
 
-/* 1 if req cannot fit flavor f now because a smaller request already failed there
- * in this pass (free capacity only shrinks during a pass). */
-static int known_nofit(const struct ebf *s, int f, const sim_qty_t *req)
+/* 1 if req cannot fit flavor f now because a request it dominates (>= in every
+ * resource) already failed there in this pass: free capacity only shrinks during a
+ * pass, and a failed request is kept only if it could fit an empty flavor, so it
+ * failed for want of free capacity (note_nofit). Then no node has its vector free,
+ * so none has a larger one and none is fully free (a node's shape holds it), and a
+ * whole-node request failed for want of fully free nodes, which a larger one needs
+ * as many or more of. A "*" request: on every flavor, where it could fit at all. */
+static int known_nofit(const struct ebf *s, const struct sim_cluster *c, int f, const sim_qty_t *req)
 {
 	if (f != SIM_FLAVOR_ANY)
 		return s->has_failed[f] && dominates(req, s->failed[f]);
 	for (size_t g = 0; g < s->n_flavors; g++)
-		if (!s->has_failed[g] || !dominates(req, s->failed[g]))
+		if ((!s->has_failed[g] || !dominates(req, s->failed[g])) && sim_cluster_could_fit(c, (int)g, req))
 			return 0;
 	return s->n_flavors > 0;
 }
@@ -937,15 +1024,23 @@ static int nothing_fits(const struct ebf *s)
 	return 1;
 }
 
-static void note_nofit(struct ebf *s, int f, const sim_qty_t *req)
+/* Records a request that failed on f (or on every flavor, for "*") as the witness
+ * of known_nofit: where it could fit an empty flavor at all (so it failed for want of
+ * free capacity, not because of the node shape), and when it is a stronger witness
+ * than the one kept (dominated by it), or has fewer GPUs (a heuristic: any failed
+ * request is a valid witness). */
+static void note_nofit(struct ebf *s, const struct sim_cluster *c, int f, const sim_qty_t *req)
 {
 	for (size_t g = 0; g < s->n_flavors; g++) {
 		if (f != SIM_FLAVOR_ANY && (int)g != f)
 			continue;
-		if (!s->has_failed[g] || req[SIM_RES_GPU] < s->failed[g][SIM_RES_GPU]) {
-			memcpy(s->failed[g], req, sizeof s->failed[g]);
-			s->has_failed[g] = 1;
-		}
+		if (s->has_failed[g] && !dominates(s->failed[g], req) &&
+		    req[SIM_RES_GPU] >= s->failed[g][SIM_RES_GPU])
+			continue;
+		if (!sim_cluster_could_fit(c, (int)g, req))
+			continue;
+		memcpy(s->failed[g], req, sizeof s->failed[g]);
+		s->has_failed[g] = 1;
 	}
 }
 
@@ -967,7 +1062,7 @@ static int try_candidate(struct ebf *s, const struct sim_view *v, struct sim_pla
 	uint32_t k = s->q[idx].cls;
 	struct req_class *kc = k != NIL ? &s->classes[k] : NULL;
 	if (kc) {
-		if (known_nofit(s, kc->flavor, kc->req))
+		if (known_nofit(s, c, kc->flavor, kc->req))
 			return 0;
 		if (kc->withdrawn_gen == s->wd_gen && kc->flavor >= 0 && kc->flavor == s->pr.flavor &&
 		    add_sat(now, s->est0[idx]) > s->pr.shadow_ns)
@@ -976,7 +1071,7 @@ static int try_candidate(struct ebf *s, const struct sim_view *v, struct sim_pla
 	int rc = sim_placement_buf_try(out, idx, -1);
 	if (rc == -SIM_ENOFIT) {
 		if (kc)
-			note_nofit(s, kc->flavor, kc->req);
+			note_nofit(s, c, kc->flavor, kc->req);
 		return 0;
 	}
 	if (rc == -SIM_ESTATE) {
@@ -990,19 +1085,21 @@ static int try_candidate(struct ebf *s, const struct sim_view *v, struct sim_pla
 	if (s->pr.flavor < 0 || f != s->pr.flavor)
 		return 1;
 	sim_time_t est = sim_view_estimate(v, job, job->opt_chosen, f);
-	sim_qty_t amount = per_node_gpu(v, job);
 	if (add_sat(now, est < 0 ? 0 : est) <= s->pr.shadow_ns) {
+		const sim_qty_t *amount = job_amount(v, job);
 		for (uint32_t i = 0; i < job->alloc.n_nodes; i++)
 			proj_shift(s, c, alloc_node(&job->alloc, i), amount);
 		return 1;
 	}
-	uint32_t ok_before = s->pr.ok;
-	for (uint32_t i = 0; i < job->alloc.n_nodes; i++)
-		proj_take(s, c, alloc_node(&job->alloc, i), amount);
-	if (proj_fits(s, c))
+	uint32_t lost = proj_take(s, c, &job->alloc, 0);
+	s->pr.ok -= lost;
+	if (proj_fits(s, c)) {
+		if (lost)
+			proj_take(s, c, &job->alloc, 1);
 		return 1;
+	}
 	/* It would delay the head: withdraw it; capacity returns exactly as it was. */
-	s->pr.ok = ok_before;
+	s->pr.ok += lost;
 	rc = sim_placement_buf_retract(out, idx);
 	if (rc)
 		return rc;
@@ -1088,7 +1185,7 @@ static int scan_merged(struct ebf *s, const struct sim_view *v, struct sim_place
 	while (n) {
 		struct merge_entry e = mh_pop(s->mh, &n);
 		const struct req_class *k = e.list < s->n_classes ? &s->classes[e.list] : NULL;
-		if (k && known_nofit(s, k->flavor, k->req))
+		if (k && known_nofit(s, sim_view_cluster(v), k->flavor, k->req))
 			continue; /* the whole class: free capacity only shrinks in a pass */
 		if (k && k->withdrawn_gen == s->wd_gen && k->flavor >= 0 && k->flavor == s->pr.flavor) {
 			/* Withdrawn class: its jobs ending after the shadow are refused without

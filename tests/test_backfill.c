@@ -19,7 +19,10 @@ static int clean_backfill(void) { return 0; }
 #define G(n) ((sim_qty_t)(n) * SIM_MILLI)
 #define S(x) ((sim_time_t)(x) * SIM_NS_PER_S)
 
-/* One run. Flavors are `nf` specs with GPUs only; reservations (when res != NULL)
+#define CPU 1 /* index of "cpu" in the clusters and traces here that have it */
+
+/* One run. Flavors are `nf` specs with GPUs, and cpu when a spec gives it (cluster
+ * resources "gpu", "cpu"); reservations (when res != NULL)
  * are copied out before the policy is destroyed (caller frees *res). diag_out, if
  * non-NULL, receives the policy's first error line. Returns the engine's result. */
 static int simulate(struct sim_trace *t, const struct sim_flavor_spec *specs, size_t nf, const char *order,
@@ -28,6 +31,9 @@ static int simulate(struct sim_trace *t, const struct sim_flavor_spec *specs, si
 {
 	struct sim_resources rs;
 	sim_resources_init(&rs);
+	for (size_t i = 0; i < nf; i++)
+		if (specs[i].node_cap[CPU] > 0 && sim_resources_find(&rs, "cpu") < 0)
+			CU_ASSERT_EQUAL_FATAL(sim_resources_add(&rs, "cpu"), CPU);
 	struct sim_cluster *c = sim_cluster_create(&rs, specs, nf, SIM_PLACE_BEST_FIT);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
 	struct sim_diag diag;
@@ -73,6 +79,33 @@ static struct sim_flavor_spec flavor(const char *name, uint32_t nodes, int gpus)
 	snprintf(f.name, sizeof f.name, "%s", name);
 	f.node_cap[SIM_RES_GPU] = G(gpus);
 	return f;
+}
+
+/* Nodes of `gpus` GPUs and `cpus` cpu cores. */
+static struct sim_flavor_spec flavor_cpu(const char *name, uint32_t nodes, int gpus, int cpus)
+{
+	struct sim_flavor_spec f = flavor(name, nodes, gpus);
+	f.node_cap[CPU] = G(cpus);
+	return f;
+}
+
+/* Gives job `row` (before tu_trace_finish) a cpu request in milli-units; the trace
+ * then names the resource "cpu" (bound onto the cluster's). */
+static void add_cpu(struct sim_trace *t, size_t row, sim_qty_t cpu)
+{
+	int r = sim_resources_find(&t->res, "cpu");
+	if (r < 0)
+		r = sim_resources_add(&t->res, "cpu");
+	CU_ASSERT_EQUAL_FATAL(r, CPU);
+	t->opts[t->jobs[row].opt_first].req[r] = cpu;
+}
+
+/* A job of gpu and cpu cores (whole units). */
+static size_t add_job(struct sim_trace *t, const char *id, double submit_s, double dur_s, int gpu, int cpu)
+{
+	size_t row = tu_trace_add(t, id, submit_s, dur_s, G(gpu), "f", 0);
+	add_cpu(t, row, G(cpu));
+	return row;
 }
 
 static int run1(struct sim_trace *t, uint32_t nodes, int gpus, const char *order, const char *params,
@@ -333,6 +366,90 @@ static void test_backfill_any_flavor_head(void)
 	sim_trace_destroy(t);
 }
 
+/* cpu is the bottleneck of a single-node head. One node of 4 GPUs and 4 cpus.
+ *   r 0s 1g 2c 10s  -> 0, ends 10.
+ *   h 1s 1g 3c 5s   -> 3 GPUs are free but 2 cpus: blocked head. At 10 r ends and 4
+ *                      cpus are free: shadow 10. Starts 10 (under fifo too).
+ *   c 2s 1g 2c 100s -> fits now, but ends at 102 > 10 and at 10 the node would have
+ *                      only 2 cpus for h: it would delay h, so it waits. At 10 h takes
+ *                      3 cpus; c is the head until h ends: starts 15 (fifo: 15).
+ *   d 3s 1g 2c 7s   -> fits now and 3 + 7 = 10 <= 10: backfills at 3 (fifo: 15, behind
+ *                      c; at 15 h's 3 cpus return and c and d take 2 each). */
+static void test_backfill_cpu_bound_head(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	add_job(t, "r", 0, 10, 1, 2);
+	add_job(t, "h", 1, 5, 1, 3);
+	add_job(t, "c", 2, 100, 1, 2);
+	add_job(t, "d", 3, 7, 1, 2);
+	tu_trace_finish(t);
+	struct sim_flavor_spec f = flavor_cpu("f", 1, 4, 4);
+	struct easy_backfill_reservation *r = NULL;
+	size_t nr = 0;
+	CU_ASSERT_EQUAL_FATAL(simulate(t, &f, 1, "easy_backfill", "{\"record_reservations\": true}", &r, &nr,
+				       NULL, 0), 0);
+	const char *ids[] = { "r", "h", "c", "d" };
+	double want[] = { 0, 10, 15, 3 };
+	assert_starts(t, ids, want, 4);
+	const struct easy_backfill_reservation *rh = res_of(r, nr, job_of(t, "h"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rh);
+	CU_ASSERT_EQUAL(rh->decided_ns, S(1));
+	CU_ASSERT_EQUAL(rh->shadow_ns, S(10));
+	CU_ASSERT_EQUAL(rh->flavor, 0);
+	free(r);
+
+	sim_trace_reset(t);
+	CU_ASSERT_EQUAL_FATAL(simulate(t, &f, 1, "fifo", NULL, NULL, NULL, NULL, 0), 0);
+	double want_fifo[] = { 0, 10, 15, 15 };
+	assert_starts(t, ids, want_fifo, 4);
+	sim_trace_destroy(t);
+}
+
+/* cpu is the bottleneck of a whole-node head: a GPU-less job holds every cpu of a
+ * node whose GPUs are all free. Two nodes of 4 GPUs and 8 cpus.
+ *   g 0s 0g 8c 20s  -> node 0 (4 GPUs stay free, no cpu).
+ *   a 0s 4g 1c 10s  -> node 1 (node 0 has no cpu left).
+ *   h 1s 8g 5s      -> two whole nodes. At 10 node 1 is free, but node 0 is not fully
+ *                      free until g ends: shadow 20. Starts 20.
+ *   d 11s 4g 8c 100s -> fits on node 1 at 11 but holds it past 20, when h needs it:
+ *                      waits; head after h starts, shadow 25 (h's end): starts 25.
+ *   e 12s 2g 2c 8s  -> node 1, ends 12 + 8 = 20 <= 20: backfills at 12 (fifo: 25,
+ *                      on node 1 beside d). */
+static void test_backfill_cpu_bound_whole_node_head(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	add_job(t, "g", 0, 20, 0, 8);
+	add_job(t, "a", 0, 10, 4, 1);
+	add_job(t, "h", 1, 5, 8, 0);
+	add_job(t, "d", 11, 100, 4, 8);
+	add_job(t, "e", 12, 8, 2, 2);
+	tu_trace_finish(t);
+	struct sim_flavor_spec f = flavor_cpu("f", 2, 4, 8);
+	struct easy_backfill_reservation *r = NULL;
+	size_t nr = 0;
+	CU_ASSERT_EQUAL_FATAL(simulate(t, &f, 1, "easy_backfill", "{\"record_reservations\": true}", &r, &nr,
+				       NULL, 0), 0);
+	const char *ids[] = { "g", "a", "h", "d", "e" };
+	double want[] = { 0, 0, 20, 25, 12 };
+	assert_starts(t, ids, want, 5);
+	CU_ASSERT_EQUAL(job_of(t, "g")->alloc.flavor, 0);
+	const struct easy_backfill_reservation *rh = res_of(r, nr, job_of(t, "h"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rh);
+	CU_ASSERT_EQUAL(rh->decided_ns, S(1));
+	CU_ASSERT_EQUAL(rh->shadow_ns, S(20));
+	const struct easy_backfill_reservation *rd = res_of(r, nr, job_of(t, "d"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+	CU_ASSERT_EQUAL(rd->decided_ns, S(20));
+	CU_ASSERT_EQUAL(rd->shadow_ns, S(25));
+	free(r);
+
+	sim_trace_reset(t);
+	CU_ASSERT_EQUAL_FATAL(simulate(t, &f, 1, "fifo", NULL, NULL, NULL, NULL, 0), 0);
+	double want_fifo[] = { 0, 0, 20, 25, 25 };
+	assert_starts(t, ids, want_fifo, 5);
+	sim_trace_destroy(t);
+}
+
 /* Random workload: Poisson arrivals (mean gap gap_s), 1..max_gpu GPUs, 1..100 s. */
 static struct sim_trace *random_trace(unsigned long seed, size_t n, int max_gpu, double gap_s)
 {
@@ -412,6 +529,51 @@ static void test_backfill_head_never_later_than_reservation(void)
 	}
 	CU_ASSERT(checked > 100); /* the workloads do block heads */
 	CU_ASSERT(improved >= 10); /* and backfilling does something */
+}
+
+/* (5b) The same guarantee when cpus bind too: 4 nodes of 8 GPUs and 16 cpus, jobs of
+ * 1-8 GPUs and 1-16 cpus (cpus run out about as often as GPUs), exact estimates. */
+static void test_backfill_cpu_head_never_later_than_reservation(void)
+{
+	size_t checked = 0, backfilled = 0;
+	struct sim_flavor_spec f = flavor_cpu("f", 4, 8, 16);
+	for (unsigned long seed = 1; seed <= 5; seed++) {
+		gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+		gsl_rng_set(rng, seed);
+		struct sim_trace *t = sim_trace_create();
+		double at = 0;
+		for (size_t i = 0; i < 200; i++) {
+			char id[32];
+			snprintf(id, sizeof id, "j%zu", i);
+			at += floor(gsl_ran_exponential(rng, 5));
+			int gpus = 1 + (int)gsl_rng_uniform_int(rng, 8);
+			int cpus = 1 + (int)gsl_rng_uniform_int(rng, 16);
+			add_job(t, id, at, 1 + (double)gsl_rng_uniform_int(rng, 100), gpus, cpus);
+		}
+		gsl_rng_free(rng);
+		tu_trace_finish(t);
+		struct easy_backfill_reservation *r = NULL;
+		size_t nr = 0;
+		CU_ASSERT_EQUAL_FATAL(simulate(t, &f, 1, "easy_backfill", "{\"record_reservations\": true}", &r,
+					       &nr, NULL, 0), 0);
+		for (size_t i = 0; i < t->n_jobs; i++) {
+			CU_ASSERT_EQUAL(t->jobs[i].state, SIM_JOB_COMPLETED);
+			backfilled += i > 0 && t->jobs[i].start_ns < t->jobs[i - 1].start_ns;
+		}
+		for (size_t i = 0; i < nr; i++) {
+			const struct sim_job *j = &t->jobs[r[i].job];
+			CU_ASSERT(r[i].shadow_ns != SIM_TIME_MAX);
+			if (j->start_ns > r[i].shadow_ns)
+				fprintf(stderr, "\n  seed %lu: job %u starts %.0f s > shadow %.0f s\n", seed, j->idx,
+					sim_time_to_s(j->start_ns), sim_time_to_s(r[i].shadow_ns));
+			CU_ASSERT(j->start_ns <= r[i].shadow_ns);
+			checked++;
+		}
+		free(r);
+		sim_trace_destroy(t);
+	}
+	CU_ASSERT(checked > 100);
+	CU_ASSERT(backfilled > 20);
 }
 
 /* Identical jobs: when the head does not fit, no job behind it fits either, so
@@ -622,10 +784,11 @@ static void test_backfill_matches_reference(void)
 
 /* ---- a second reference, node by node ----
  * The same EASY on one flavor of several nodes, with fragmented partial nodes and
- * whole-node jobs. It places jobs with its own cluster of the same shape and
- * placement, calling place and release in the engine's order (so the placement
- * index evolves identically), and recomputes the projection from scratch over
- * every node at each pass: O(nodes x running) a pass, for small tests only. */
+ * whole-node jobs, over the whole resource vector (GPUs, and cpus when the flavor has
+ * them). It places jobs with its own cluster of the same shape and placement,
+ * calling place and release in the engine's order (so the placement index evolves
+ * identically), and recomputes the projection from scratch over every node and
+ * resource at each pass: O(nodes x running) a pass, for small tests only. */
 struct nref_job {
 	sim_time_t submit, dur, est;
 	sim_qty_t req[SIM_MAX_RES];
@@ -634,38 +797,48 @@ struct nref_job {
 	struct sim_alloc alloc;
 };
 
-/* Does a head of `need` GPUs fit the projection? */
-static int nref_fits(const sim_qty_t *proj, uint32_t n, sim_qty_t node_gpu, sim_qty_t need)
+/* Does a head requesting need fit the projection (nodes x SIM_MAX_RES free vectors
+ * at the shadow time, nodes of shape cap)? One node with need free in every
+ * resource, or k = ceil(gpu / node gpu) nodes with every resource free. */
+static int nref_fits(const sim_qty_t *proj, uint32_t n, const sim_qty_t *cap, const sim_qty_t *need)
 {
-	if (need <= node_gpu) {
-		for (uint32_t i = 0; i < n; i++)
-			if (proj[i] >= need)
-				return 1;
-		return 0;
+	sim_qty_t node_gpu = cap[SIM_RES_GPU], gpu = need[SIM_RES_GPU];
+	sim_qty_t k = gpu <= node_gpu ? 1 : (gpu + node_gpu - 1) / node_gpu, got = 0;
+	const sim_qty_t *thr = gpu <= node_gpu ? need : cap;
+	for (uint32_t i = 0; i < n; i++) {
+		int ok = 1;
+		for (int r = 0; r < SIM_MAX_RES; r++)
+			ok &= proj[i * SIM_MAX_RES + r] >= thr[r];
+		got += ok;
 	}
-	sim_qty_t k = (need + node_gpu - 1) / node_gpu, full = 0;
-	for (uint32_t i = 0; i < n; i++)
-		full += proj[i] == node_gpu;
-	return full >= k;
+	return got >= k;
 }
 
-static void nref_apply(sim_qty_t *proj, const struct nref_job *j, sim_qty_t node_gpu, int sign)
+/* Adds (sign +1) or takes (-1) what j holds on each of its nodes: its request, or
+ * for whole nodes every resource of the node. */
+static void nref_apply(sim_qty_t *proj, const struct nref_job *j, const sim_qty_t *cap, int sign)
 {
-	sim_qty_t amount = j->alloc.whole ? node_gpu : j->req[SIM_RES_GPU];
-	for (uint32_t i = 0; i < j->alloc.n_nodes; i++)
-		proj[j->alloc.n_nodes > 1 ? j->alloc.nodes[i] : j->alloc.node] += sign * amount;
+	const sim_qty_t *amount = j->alloc.whole ? cap : j->req;
+	for (uint32_t i = 0; i < j->alloc.n_nodes; i++) {
+		uint32_t node = j->alloc.n_nodes > 1 ? j->alloc.nodes[i] : j->alloc.node;
+		for (int r = 0; r < SIM_MAX_RES; r++)
+			proj[node * SIM_MAX_RES + r] += sign * amount[r];
+	}
 }
 
-static void nref_easy(struct nref_job *j, size_t n, uint32_t nodes, sim_qty_t node_gpu, size_t max_cand)
+/* spec: the one flavor "f"; resources gpu, and cpu when spec->node_cap[CPU] > 0. */
+static void nref_easy(struct nref_job *j, size_t n, const struct sim_flavor_spec *spec, size_t max_cand)
 {
 	struct sim_resources rs;
 	sim_resources_init(&rs);
-	struct sim_flavor_spec spec = { .name = "f", .nodes = nodes, .speed = 1.0 };
-	spec.node_cap[SIM_RES_GPU] = node_gpu;
-	struct sim_cluster *c = sim_cluster_create(&rs, &spec, 1, SIM_PLACE_BEST_FIT);
+	if (spec->node_cap[CPU] > 0)
+		sim_resources_add(&rs, "cpu");
+	const uint32_t nodes = spec->nodes;
+	const sim_qty_t *cap = spec->node_cap;
+	struct sim_cluster *c = sim_cluster_create(&rs, spec, 1, SIM_PLACE_BEST_FIT);
 	size_t *queue = malloc(n * sizeof *queue), *run = malloc(n * sizeof *run);
 	struct ref_end *sorted = malloc((n + 1) * sizeof *sorted);
-	sim_qty_t *proj = malloc(nodes * sizeof *proj);
+	sim_qty_t *proj = malloc((size_t)nodes * SIM_MAX_RES * sizeof *proj);
 	size_t nq = 0, nr = 0, next = 0;
 	uint64_t seq = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -703,18 +876,21 @@ static void nref_easy(struct nref_job *j, size_t n, uint32_t nodes, sim_qty_t no
 		nq -= qi;
 		if (!nq)
 			continue;
-		for (uint32_t i = 0; i < nodes; i++)
-			proj[i] = sim_cluster_node_free(c, 0, i)[SIM_RES_GPU];
+		for (uint32_t i = 0; i < nodes; i++) {
+			const sim_qty_t *fr = sim_cluster_node_free(c, 0, i);
+			for (int r = 0; r < SIM_MAX_RES; r++)
+				proj[i * SIM_MAX_RES + r] = r < rs.n ? fr[r] : 0;
+		}
 		for (size_t r = 0; r < nr; r++)
 			sorted[r] = (struct ref_end){ j[run[r]].end_est > t ? j[run[r]].end_est : t, run[r] };
 		qsort(sorted, nr, sizeof *sorted, ref_by_end);
-		sim_qty_t need = j[queue[0]].req[SIM_RES_GPU];
-		sim_time_t shadow = SIM_TIME_MAX;
+		const sim_qty_t *need = j[queue[0]].req;
+		sim_time_t shadow = nref_fits(proj, nodes, cap, need) ? t : SIM_TIME_MAX;
 		for (size_t r = 0; r < nr; r++) {
 			if (shadow != SIM_TIME_MAX && sorted[r].end > shadow)
 				break;
-			nref_apply(proj, &j[sorted[r].idx], node_gpu, +1);
-			if (shadow == SIM_TIME_MAX && nref_fits(proj, nodes, node_gpu, need))
+			nref_apply(proj, &j[sorted[r].idx], cap, +1);
+			if (shadow == SIM_TIME_MAX && nref_fits(proj, nodes, cap, need))
 				shadow = sorted[r].end;
 		}
 		size_t out = 1;
@@ -725,10 +901,10 @@ static void nref_easy(struct nref_job *j, size_t n, uint32_t nodes, sim_qty_t no
 				if (shadow == SIM_TIME_MAX || t + cj->est <= shadow) {
 					go = 1;
 				} else {
-					nref_apply(proj, cj, node_gpu, -1);
-					go = nref_fits(proj, nodes, node_gpu, need);
+					nref_apply(proj, cj, cap, -1);
+					go = nref_fits(proj, nodes, cap, need);
 					if (!go) {
-						nref_apply(proj, cj, node_gpu, +1);
+						nref_apply(proj, cj, cap, +1);
 						sim_cluster_release(c, &cj->alloc, cj->req);
 					}
 				}
@@ -752,14 +928,24 @@ static void nref_easy(struct nref_job *j, size_t n, uint32_t nodes, sim_qty_t no
 	sim_cluster_destroy(c);
 }
 
-/* 4 nodes of 8 GPUs, jobs of 1..max_gpu GPUs (above 8: whole nodes); with `milli`,
- * of 0.001..max_gpu GPUs (thousands of distinct requests). */
-static void nref_compare(unsigned long seed, int max_gpu, int milli, int exact, size_t max_cand,
-			 size_t *n_mismatch, size_t *n_starts_checked)
+/* How the random jobs of nref_compare ask for cpus (nodes have 16 when they do). */
+enum nref_cpu {
+	NREF_GPU_ONLY = 0, /* no cpu resource at all */
+	NREF_CPU_COARSE,   /* 0, 4, 8, 12 or 16 cpus a node the job spans (few request classes) */
+	NREF_CPU_MILLI,    /* 0.001 .. 16 cpus a node (thousands of classes) */
+};
+
+/* 4 nodes of 8 GPUs (and 16 cpus unless GPU-only), jobs of 1..max_gpu GPUs (above 8:
+ * whole nodes); with `milli`, of 0.001..max_gpu GPUs (thousands of distinct requests).
+ * With cpus, one job in 8 is GPU-less (cpus only), and a whole-node job asks for at
+ * most 16 cpus a node it takes. Returns the starts that came before an earlier
+ * job's (out-of-order starts: backfills) in *n_backfilled. */
+static void nref_compare(unsigned long seed, int max_gpu, int milli, enum nref_cpu cpu, int exact,
+			 size_t max_cand, size_t *n_mismatch, size_t *n_starts_checked, size_t *n_backfilled)
 {
 	const size_t n = 250;
 	const uint32_t nodes = 4;
-	const int node_gpus = 8;
+	const int node_gpus = 8, node_cpus = cpu == NREF_GPU_ONLY ? 0 : 16;
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(rng, seed);
 	struct nref_job *rj = calloc(n, sizeof *rj);
@@ -773,27 +959,46 @@ static void nref_compare(unsigned long seed, int max_gpu, int milli, int exact, 
 				      : G(1 + (int)gsl_rng_uniform_int(rng, (unsigned long)max_gpu));
 		double dur = 1 + (double)gsl_rng_uniform_int(rng, 100);
 		double est = exact ? dur : ceil(dur * gsl_ran_flat(rng, 0.3, 3.0));
+		sim_qty_t cpus = 0;
+		if (cpu != NREF_GPU_ONLY) {
+			sim_qty_t span = gpu <= G(node_gpus) ? 1 : (gpu + G(node_gpus) - 1) / G(node_gpus);
+			if (cpu == NREF_CPU_COARSE)
+				cpus = G(4) * (sim_qty_t)gsl_rng_uniform_int(rng, 5) * span;
+			else
+				cpus = (sim_qty_t)gsl_rng_uniform_int(rng, (unsigned long)(G(node_cpus) * span + 1));
+			if (gsl_rng_uniform_int(rng, 8) == 0) { /* GPU-less */
+				gpu = 0;
+				if (cpus == 0 || cpus > G(node_cpus))
+					cpus = G(node_cpus) / 2;
+			}
+		}
 		size_t row = tu_trace_add(t, id, at, dur, gpu, "f", 0);
+		if (cpu != NREF_GPU_ONLY)
+			add_cpu(t, row, cpus);
 		t->jobs[row].estimate_ns = S(est);
 		rj[i] = (struct nref_job){ .submit = S(at), .dur = S(dur), .est = S(est) };
 		rj[i].req[SIM_RES_GPU] = gpu;
+		rj[i].req[CPU] = cpus;
 	}
 	t->has_estimates = !exact;
 	gsl_rng_free(rng);
 	tu_trace_finish(t);
-	nref_easy(rj, n, nodes, G(node_gpus), max_cand);
+	struct sim_flavor_spec spec = flavor_cpu("f", nodes, node_gpus, node_cpus);
+	nref_easy(rj, n, &spec, max_cand);
 	char params[64];
 	snprintf(params, sizeof params, "{\"max_candidates\": %zu}", max_cand);
-	CU_ASSERT_EQUAL_FATAL(run1(t, nodes, node_gpus, "easy_backfill", params, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(simulate(t, &spec, 1, "easy_backfill", params, NULL, NULL, NULL, 0), 0);
 	for (size_t i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(t->jobs[i].state, SIM_JOB_COMPLETED);
 		if (t->jobs[i].start_ns != rj[i].start) {
 			if (*n_mismatch < 3)
-				fprintf(stderr, "\n  seed %lu (max %d GPUs, milli %d, exact %d, max_candidates %zu) "
-					"job %zu: start %.0f s, reference %.0f s\n", seed, max_gpu, milli, exact, max_cand, i,
-					sim_time_to_s(t->jobs[i].start_ns), sim_time_to_s(rj[i].start));
+				fprintf(stderr, "\n  seed %lu (max %d GPUs, milli %d, cpu %d, exact %d, max_candidates %zu) "
+					"job %zu: start %.0f s, reference %.0f s\n", seed, max_gpu, milli, (int)cpu, exact,
+					max_cand, i, sim_time_to_s(t->jobs[i].start_ns), sim_time_to_s(rj[i].start));
 			(*n_mismatch)++;
 		}
 		(*n_starts_checked)++;
+		*n_backfilled += i > 0 && rj[i].start < rj[i - 1].start;
 	}
 	free(rj);
 	sim_trace_destroy(t);
@@ -801,20 +1006,41 @@ static void nref_compare(unsigned long seed, int max_gpu, int milli, int exact, 
 
 /* Every start time equals the node-by-node reference's: partial nodes, whole-node
  * heads, exact and wrong estimates, unlimited and limited scans, few request classes
- * (the merged scan) and thousands (the linear one). */
+ * (the merged scan) and thousands (the linear one); GPUs only, and GPUs with cpus
+ * (cpu-bound heads and candidates, GPU-less jobs beside whole-node ones). */
 static void test_backfill_matches_node_reference(void)
 {
-	size_t mism = 0, checked = 0;
+	size_t mism = 0, checked = 0, bf = 0;
 	for (unsigned long seed = 21; seed <= 26; seed++)
 		for (int exact = 1; exact >= 0; exact--) {
-			nref_compare(seed, 8, 0, exact, 0, &mism, &checked);
-			nref_compare(seed, 20, 0, exact, 0, &mism, &checked);
-			nref_compare(seed, 20, 0, exact, 2, &mism, &checked);
-			nref_compare(seed, 12, 1, exact, 0, &mism, &checked);
-			nref_compare(seed, 12, 1, exact, 3, &mism, &checked);
+			nref_compare(seed, 8, 0, NREF_GPU_ONLY, exact, 0, &mism, &checked, &bf);
+			nref_compare(seed, 20, 0, NREF_GPU_ONLY, exact, 0, &mism, &checked, &bf);
+			nref_compare(seed, 20, 0, NREF_GPU_ONLY, exact, 2, &mism, &checked, &bf);
+			nref_compare(seed, 12, 1, NREF_GPU_ONLY, exact, 0, &mism, &checked, &bf);
+			nref_compare(seed, 12, 1, NREF_GPU_ONLY, exact, 3, &mism, &checked, &bf);
 		}
 	CU_ASSERT_EQUAL(mism, 0);
 	CU_ASSERT_EQUAL(checked, 6 * 2 * 5 * 250);
+	CU_ASSERT(bf > 100);
+}
+
+/* The same with cpus: a GPU-only projection would let candidates take the cpus the
+ * head waits for (or reserve too early), and differ from the reference. */
+static void test_backfill_matches_node_reference_cpu(void)
+{
+	size_t mism = 0, checked = 0, bf = 0;
+	for (unsigned long seed = 31; seed <= 36; seed++)
+		for (int exact = 1; exact >= 0; exact--) {
+			nref_compare(seed, 8, 0, NREF_CPU_COARSE, exact, 0, &mism, &checked, &bf);
+			nref_compare(seed, 20, 0, NREF_CPU_COARSE, exact, 0, &mism, &checked, &bf);
+			nref_compare(seed, 20, 0, NREF_CPU_COARSE, exact, 2, &mism, &checked, &bf);
+			nref_compare(seed, 8, 0, NREF_CPU_MILLI, exact, 0, &mism, &checked, &bf);
+			nref_compare(seed, 12, 1, NREF_CPU_MILLI, exact, 0, &mism, &checked, &bf);
+			nref_compare(seed, 12, 1, NREF_CPU_MILLI, exact, 3, &mism, &checked, &bf);
+		}
+	CU_ASSERT_EQUAL(mism, 0);
+	CU_ASSERT_EQUAL(checked, 6 * 2 * 6 * 250);
+	CU_ASSERT(bf > 100);
 }
 
 /* Bad params are refused with their JSON path. */
@@ -873,10 +1099,15 @@ static CU_TestInfo backfill_tests[] = {
 	{ "test_backfill_overestimates_start_head_early", test_backfill_overestimates_start_head_early },
 	{ "test_backfill_overrun_assumed_ending_now", test_backfill_overrun_assumed_ending_now },
 	{ "test_backfill_any_flavor_head", test_backfill_any_flavor_head },
+	{ "test_backfill_cpu_bound_head", test_backfill_cpu_bound_head },
+	{ "test_backfill_cpu_bound_whole_node_head", test_backfill_cpu_bound_whole_node_head },
 	{ "test_backfill_head_never_later_than_reservation", test_backfill_head_never_later_than_reservation },
+	{ "test_backfill_cpu_head_never_later_than_reservation",
+	  test_backfill_cpu_head_never_later_than_reservation },
 	{ "test_backfill_identical_jobs_equal_fifo", test_backfill_identical_jobs_equal_fifo },
 	{ "test_backfill_matches_reference", test_backfill_matches_reference },
 	{ "test_backfill_matches_node_reference", test_backfill_matches_node_reference },
+	{ "test_backfill_matches_node_reference_cpu", test_backfill_matches_node_reference_cpu },
 	{ "test_backfill_bad_params", test_backfill_bad_params },
 	{ "test_backfill_recording_off_by_default", test_backfill_recording_off_by_default },
 	CU_TEST_INFO_NULL,
