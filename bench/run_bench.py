@@ -56,9 +56,9 @@ def sh(cmd, **kw):
         die("command failed (exit %d): %s" % (r.returncode, " ".join(cmd)))
 
 
-def build(build_dir):
+def build(build_dir, cmake_args):
     sh(["cmake", "-S", ROOT, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
-        "-DSIM_WERROR=OFF", "-DSIM_SANITIZE=OFF"],
+        "-DSIM_WERROR=OFF", "-DSIM_SANITIZE=OFF"] + cmake_args,
        stdout=subprocess.DEVNULL)
     sh(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2),
         "--target", "gpusched", "gen_workload"], stdout=subprocess.DEVNULL)
@@ -187,6 +187,9 @@ def main():
     ap.add_argument("--runs", type=int, default=None, help="runs per (policy, size) (default 3)")
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build-bench"))
     ap.add_argument("--no-build", action="store_true", help="use the binaries already built")
+    ap.add_argument("--cmake-arg", action="append", default=[], metavar="ARG",
+                    help="extra argument for the cmake configure step (repeatable), e.g. "
+                         "--cmake-arg=-DCMAKE_C_COMPILER=clang")
     ap.add_argument("--policies", default=",".join(POLICIES),
                     help="comma-separated order policies (default: %(default)s)")
     ap.add_argument("--diurnal", type=float, default=0.0,
@@ -204,7 +207,7 @@ def main():
         die("--diurnal must be in [0, 1]")
 
     if not a.no_build:
-        build(build_dir)
+        build(build_dir, a.cmake_arg)
     gpusched = os.path.join(build_dir, "gpusched")
     for exe in (gpusched, os.path.join(build_dir, "gen_workload")):
         if not os.access(exe, os.X_OK):

@@ -4,6 +4,11 @@
  * as interned); binding rewrites them in place into the cluster's, and a later bind
  * (another cluster of a sweep) first undoes the previous one, so one loaded trace
  * serves every variant.
+ *
+ * Cost: one pass over the options (remap and the could-ever-fit check together; an
+ * identity mapping, the usual case of one flavor named like the trace's, only
+ * clears entries past the trace's resources, which readers leave 0 anyway), and a
+ * pass over the jobs only when some option can never fit, to name its row.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +21,18 @@ static void unbind(struct sim_trace *t, const struct sim_cluster *c_prev_unused)
 	(void)c_prev_unused;
 	if (!t->bound)
 		return;
+	/* An identity binding changed nothing but the entries past the trace's
+	 * resources, which it left 0, as the loop below would (options are immutable
+	 * while bound): nothing to undo, and no pass over the options. */
+	int identity = 1;
+	for (size_t i = 0; i < t->n_flavors; i++)
+		identity &= t->bind_flavor[i] == (int32_t)i;
+	for (int r = 0; r < t->res.n; r++)
+		identity &= t->bind_res[r] == r;
+	if (identity) {
+		t->bound = 0;
+		return;
+	}
 	int max_fl = -1;
 	for (size_t i = 0; i < t->n_flavors; i++)
 		if (t->bind_flavor[i] > max_fl)
@@ -96,31 +113,9 @@ static int option_could_fit(const struct sim_cluster *c, const struct sim_job_op
 	return 0;
 }
 
-int sim_trace_bind(struct sim_trace *t, const struct sim_cluster *c, struct sim_diag *diag)
+/* Reports every job with an option no flavor can ever hold (first such option a job). */
+static int report_misfits(const struct sim_trace *t, const struct sim_cluster *c, struct sim_diag *diag)
 {
-	unbind(t, NULL);
-	int32_t *fmap = malloc((t->n_flavors + 1) * sizeof *fmap);
-	if (!fmap)
-		return -SIM_ENOMEM;
-	int rmap[SIM_MAX_RES] = { 0 };
-	if (map_names(t, c, fmap, rmap, diag)) {
-		free(fmap);
-		return -SIM_EPARSE;
-	}
-	for (size_t k = 0; k < t->n_opts; k++) {
-		struct sim_job_option *o = &t->opts[k];
-		if (o->flavor_id != SIM_FLAVOR_ANY)
-			o->flavor_id = fmap[o->flavor_id];
-		sim_qty_t q[SIM_MAX_RES] = { 0 };
-		for (int r = 0; r < t->res.n; r++)
-			q[rmap[r]] = o->req[r];
-		memcpy(o->req, q, sizeof q);
-	}
-	free(t->bind_flavor);
-	t->bind_flavor = fmap;
-	memcpy(t->bind_res, rmap, sizeof rmap);
-	t->bound = 1;
-
 	int errors = 0;
 	for (size_t i = 0; i < t->n_jobs; i++) {
 		const struct sim_job *j = &t->jobs[i];
@@ -141,5 +136,54 @@ int sim_trace_bind(struct sim_trace *t, const struct sim_cluster *c, struct sim_
 			break;
 		}
 	}
-	return errors ? -SIM_EPARSE : 0;
+	return errors;
+}
+
+int sim_trace_bind(struct sim_trace *t, const struct sim_cluster *c, struct sim_diag *diag)
+{
+	unbind(t, NULL);
+	int32_t *fmap = malloc((t->n_flavors + 1) * sizeof *fmap);
+	if (!fmap)
+		return -SIM_ENOMEM;
+	int rmap[SIM_MAX_RES] = { 0 };
+	if (map_names(t, c, fmap, rmap, diag)) {
+		free(fmap);
+		return -SIM_EPARSE;
+	}
+	int identity = 1;
+	for (size_t i = 0; i < t->n_flavors; i++)
+		identity &= fmap[i] == (int32_t)i;
+	for (int r = 0; r < t->res.n; r++)
+		identity &= rmap[r] == r;
+	/* Remap each option in place and check that it could ever fit, in one pass. A
+	 * run of equal options (same flavor and request) is checked once. */
+	size_t misfits = 0;
+	const struct sim_job_option *last = NULL;
+	int last_fits = 0;
+	for (size_t k = 0; k < t->n_opts; k++) {
+		struct sim_job_option *o = &t->opts[k];
+		if (identity) {
+			for (int r = t->res.n; r < SIM_MAX_RES; r++)
+				if (o->req[r]) /* readers leave them 0: no store, no dirty line */
+					o->req[r] = 0;
+		} else {
+			if (o->flavor_id != SIM_FLAVOR_ANY)
+				o->flavor_id = fmap[o->flavor_id];
+			sim_qty_t q[SIM_MAX_RES] = { 0 };
+			for (int r = 0; r < t->res.n; r++)
+				q[rmap[r]] = o->req[r];
+			memcpy(o->req, q, sizeof q);
+		}
+		if (!last || last->flavor_id != o->flavor_id || memcmp(last->req, o->req, sizeof o->req) != 0)
+			last_fits = option_could_fit(c, o);
+		last = o;
+		misfits += !last_fits;
+	}
+	free(t->bind_flavor);
+	t->bind_flavor = fmap;
+	memcpy(t->bind_res, rmap, sizeof rmap);
+	t->bound = 1;
+	if (!misfits)
+		return 0;
+	return report_misfits(t, c, diag) ? -SIM_EPARSE : 0;
 }

@@ -5,25 +5,36 @@
  * below are indexed by node. Per flavor there are two indexes over the free GPU
  * milli-units of each node:
  *
+ *  - A max segment tree over node index of free GPU milli-units (leaves padded to a
+ *    power of two with -1), for first_fit's leftmost search. Its leaves, one int32
+ *    a node in node order, are also where the buckets below read a node's GPUs;
+ *    the inner maxima are kept only under first_fit (the other strategies, and
+ *    sim_cluster_fits, find what they need in the buckets).
  *  - Buckets: bucket g (0 <= g <= node_cap[gpu]) holds the nodes with exactly g free
- *    GPU milli-units, as an intrusive doubly-linked list (prev/next) kept in
- *    increasing node index. A two-level bitmap marks the non-empty buckets, so the
+ *    GPU milli-units. A two-level bitmap marks the non-empty buckets, so the
  *    nearest non-empty bucket above or below g is found with ctz/clz over
  *    (buckets / 64) words at level 0 reached through (buckets / 4096) words at
- *    level 1. To insert a node at its place in an ordered list in O(log n), each
- *    bucket also keeps a treap over node index (tl/tr arrays; priority = a fixed
- *    bijective hash of the node index, so the shape depends only on the set of
- *    nodes in the bucket); the treap only answers "predecessor of node i".
- *  - A max segment tree over node index of free GPU milli-units (leaves padded to a
- *    power of two with -1), for first_fit's leftmost search.
+ *    level 1. Within a bucket, nodes are visited in increasing index: nodes are
+ *    grouped 32 by 32 in index order, each bucket keeps a hierarchical bitset of
+ *    the groups holding one of its nodes, and a group is scanned (32 leaves at
+ *    most, 128 contiguous bytes) for the bucket's value.
  *
- * Moving a node between buckets costs O(log n) expected (treap) + O(1) (list,
- * bitmap); the segment tree update costs O(log n).
+ * Moving a node between buckets costs one group scan (to learn whether the group
+ * still holds another node of the old bucket) and O(levels) word updates, with
+ * levels = log64(nodes / 32) rounded up (1 up to 2048 nodes, 2 up to 131,072, 3 up
+ * to 8.4 million); nothing is allocated after create. The segment tree update
+ * costs O(log n), under first_fit only. Memory: per bucket, ceil(nodes / 2048)
+ * words plus the levels above (one word a bucket up to 2048 nodes: 64 KB for
+ * 8-GPU nodes, whose 8001 buckets count milli-GPUs; 3 MB for 100,000 such nodes).
+ * Groups of 64 nodes halve that memory for 5% more time in the event loop of the
+ * 10,000-GPU benchmark; groups of 16 double it for 4% less. (Until this version
+ * each bucket was a linked list ordered through a treap: the same order, O(log n)
+ * pointer chasing a move.)
  *
  * Tie-breaks are deterministic and depend only on node state: among equally good
- * nodes the lowest node index wins (best_fit and spread: the head of the ordered
- * bucket list; first_fit: by definition; whole nodes: the lowest-index fully free
- * nodes, taken from the ordered "fully free GPU" bucket).
+ * nodes the lowest node index wins (best_fit and spread: the lowest-index node of
+ * the chosen bucket; first_fit: by definition; whole nodes: the lowest-index fully
+ * free nodes, taken in index order from the "all GPUs free" bucket).
  */
 #include "cluster.h"
 
@@ -37,22 +48,26 @@
  * sizes the bucket arrays (1 + cap entries), node indexes are int32. */
 #define NODE_CAP_GPU_MAX ((sim_qty_t)1 << 20) /* milli-units: 1048 GPUs a node */
 #define FLAVOR_NODES_MAX ((uint32_t)1 << 30)
+/* Levels of a bucket's group summary: 2^30 nodes are 2^25 groups, 5 levels. */
+#define SUM_LEVELS_MAX 6
 
 struct flavor {
 	struct sim_flavor_spec spec;
 	uint32_t n;           /* nodes */
 	sim_qty_t cap_gpu;    /* spec.node_cap[SIM_RES_GPU], milli-units */
 	sim_qty_t *free;      /* n * nres, milli-units; node i at free[i * nres] */
-	int32_t *prev, *next; /* bucket list links, NIL at the ends */
-	int32_t *tl, *tr;     /* treap children within the node's bucket */
 	size_t n_buckets;     /* cap_gpu + 1 */
-	int32_t *head;        /* per bucket: lowest-index node, NIL when empty */
-	int32_t *root;        /* per bucket: treap root */
+	uint64_t *sum;        /* per bucket, sum_words words: its group summary */
+	size_t sum_words;     /* words a bucket: every level */
+	int sum_levels;       /* 1 .. SUM_LEVELS_MAX; the last level is one word */
+	size_t sum_off[SUM_LEVELS_MAX];      /* first word of each level in a summary */
+	size_t sum_words_at[SUM_LEVELS_MAX]; /* words of each level */
 	uint64_t *bm0;        /* bit g set = bucket g non-empty */
 	uint64_t *bm1;        /* bit w set = bm0[w] != 0 */
 	size_t bm0_words, bm1_words;
 	size_t seg_size;      /* leaves: power of two >= n (1 when n == 0) */
 	int32_t *seg;         /* 2 * seg_size; seg[1] = max free GPU over all nodes */
+	int seg_inner;        /* 1: seg[1 .. seg_size) are kept (first_fit), else stale */
 	uint32_t n_full;      /* nodes with every resource free */
 	sim_qty_t gpu_busy;   /* milli-units allocated */
 	sim_qty_t gpu_total;  /* n * cap_gpu */
@@ -153,130 +168,142 @@ static size_t bm_prev_le(const struct flavor *f, size_t b)
 	return (w << 6) + 63 - (size_t)__builtin_clzll(f->bm0[w]);
 }
 
-/* ---- per-bucket treap over node index (finds list predecessors) ---- */
+/* ---- per-bucket summaries over node groups ----
+ *
+ * Node i is in group i / 32. Bucket b's summary has bit g set exactly when group g
+ * holds a node with b free GPU milli-units; which nodes those are is found by
+ * scanning the group's (at most 32) free GPU values in the segment tree leaves,
+ * which are contiguous int32s. The summary is a hierarchical bitset: level 0 has
+ * one bit a group, level l + 1 one bit a non-zero word of level l, up to a single
+ * word, so the lowest group >= g is found with one ctz a level. */
 
-/* Bijective 32-bit mix (lowbias32): distinct nodes get distinct priorities. */
-static uint32_t treap_prio(int32_t i)
+#define GROUP_SHIFT 5
+#define GROUP_NODES (1u << GROUP_SHIFT)
+
+static uint64_t *bucket_sum(const struct flavor *f, size_t b)
 {
-	uint32_t x = (uint32_t)i;
-	x ^= x >> 16;
-	x *= 0x7feb352dU;
-	x ^= x >> 15;
-	x *= 0x846ca68bU;
-	x ^= x >> 16;
-	return x;
+	return f->sum + b * f->sum_words;
 }
 
-/* Splits subtree v into keys < key (*l) and keys > key (*r). */
-static void treap_split(struct flavor *f, int32_t v, int32_t key, int32_t *l, int32_t *r)
+/* Free GPU milli-units of node i (its segment tree leaf). */
+static int32_t node_gpu(const struct flavor *f, uint32_t i)
 {
-	while (v != NIL) {
-		if (v < key) {
-			*l = v;
-			l = &f->tr[v];
-			v = f->tr[v];
-		} else {
-			*r = v;
-			r = &f->tl[v];
-			v = f->tl[v];
-		}
+	return f->seg[f->seg_size + i];
+}
+
+/* Lowest node in [from, end of from's group) with b free GPU milli-units, or NIL. */
+static int32_t group_find(const struct flavor *f, uint32_t from, int32_t b)
+{
+	const int32_t *leaf = f->seg + f->seg_size;
+	uint32_t end = (from | (GROUP_NODES - 1)) + 1;
+	if (end > f->n)
+		end = f->n;
+	for (uint32_t i = from; i < end; i++)
+		if (leaf[i] == b)
+			return (int32_t)i;
+	return NIL;
+}
+
+static void sum_set(const struct flavor *f, uint64_t *s, size_t g)
+{
+	for (int l = 0; l < f->sum_levels; l++) {
+		uint64_t *w = &s[f->sum_off[l] + (g >> 6)];
+		uint64_t was = *w;
+		*w = was | 1ULL << (g & 63);
+		if (was)
+			return;
+		g >>= 6;
 	}
-	*l = NIL;
-	*r = NIL;
 }
 
-/* Joins a and b, every key of a below every key of b. */
-static int32_t treap_merge(struct flavor *f, int32_t a, int32_t b)
+/* Clears group g; returns 1 when the bucket has no group left. */
+static int sum_clear(const struct flavor *f, uint64_t *s, size_t g)
 {
-	int32_t res = NIL;
-	int32_t *slot = &res;
-	while (a != NIL && b != NIL) {
-		if (treap_prio(a) > treap_prio(b)) {
-			*slot = a;
-			slot = &f->tr[a];
-			a = f->tr[a];
-		} else {
-			*slot = b;
-			slot = &f->tl[b];
-			b = f->tl[b];
-		}
+	for (int l = 0; l < f->sum_levels; l++) {
+		uint64_t *w = &s[f->sum_off[l] + (g >> 6)];
+		*w &= ~(1ULL << (g & 63));
+		if (*w)
+			return 0;
+		g >>= 6;
 	}
-	*slot = a != NIL ? a : b;
-	return res;
+	return 1;
 }
 
-/* Inserts node x (absent) into the treap at *root; returns its predecessor or NIL. */
-static int32_t treap_insert(struct flavor *f, int32_t *root, int32_t x)
+/* Lowest group >= g in the summary, or BUCKET_NONE. */
+static size_t sum_next_ge(const struct flavor *f, const uint64_t *s, size_t g)
 {
-	int32_t pred = NIL;
-	for (int32_t v = *root; v != NIL;) {
-		if (v < x) {
-			pred = v;
-			v = f->tr[v];
-		} else {
-			v = f->tl[v];
+	int l = 0;
+	for (;;) {
+		if (l == f->sum_levels)
+			return BUCKET_NONE;
+		size_t w = g >> 6;
+		if (w >= f->sum_words_at[l])
+			return BUCKET_NONE;
+		uint64_t m = s[f->sum_off[l] + w] & (~0ULL << (g & 63));
+		if (m) {
+			g = (w << 6) + (size_t)__builtin_ctzll(m);
+			break;
 		}
+		g = w + 1; /* the next word of level l, as a bit of level l + 1 */
+		l++;
 	}
-	uint32_t px = treap_prio(x);
-	int32_t *slot = root;
-	while (*slot != NIL && treap_prio(*slot) > px)
-		slot = *slot < x ? &f->tr[*slot] : &f->tl[*slot];
-	treap_split(f, *slot, x, &f->tl[x], &f->tr[x]);
-	*slot = x;
-	return pred;
-}
-
-static void treap_erase(struct flavor *f, int32_t *root, int32_t x)
-{
-	int32_t *slot = root;
-	while (*slot != x)
-		slot = *slot < x ? &f->tr[*slot] : &f->tl[*slot];
-	*slot = treap_merge(f, f->tl[x], f->tr[x]);
-	f->tl[x] = NIL;
-	f->tr[x] = NIL;
+	while (l > 0) {
+		l--;
+		g = (g << 6) + (size_t)__builtin_ctzll(s[f->sum_off[l] + g]);
+	}
+	return g;
 }
 
 /* ---- buckets ---- */
 
-static void bucket_insert(struct flavor *f, int32_t i, size_t b)
+/* Lowest node >= from in bucket b, or NIL. */
+static int32_t bucket_next(const struct flavor *f, size_t b, uint32_t from)
 {
-	int32_t pred = treap_insert(f, &f->root[b], i);
-	int32_t nx = pred == NIL ? f->head[b] : f->next[pred];
-	f->prev[i] = pred;
-	f->next[i] = nx;
-	if (nx != NIL)
-		f->prev[nx] = i;
-	if (pred == NIL)
-		f->head[b] = i;
-	else
-		f->next[pred] = i;
+	if (from >= f->n)
+		return NIL;
+	int32_t i = group_find(f, from, (int32_t)b);
+	if (i != NIL)
+		return i;
+	size_t g = sum_next_ge(f, bucket_sum(f, b), (size_t)(from >> GROUP_SHIFT) + 1);
+	if (g == BUCKET_NONE)
+		return NIL;
+	return group_find(f, (uint32_t)(g << GROUP_SHIFT), (int32_t)b); /* found: the summary is exact */
+}
+
+/* Node i now has b free GPU milli-units (its leaf already says so). */
+static void bucket_enter(struct flavor *f, uint32_t i, size_t b)
+{
+	sum_set(f, bucket_sum(f, b), i >> GROUP_SHIFT);
 	bm_set(f, b);
 }
 
-static void bucket_remove(struct flavor *f, int32_t i, size_t b)
+/* Node i left bucket b (its leaf no longer says b): clears the group's bit when no
+ * other node of the group is in b, and the bucket's bit when it emptied. */
+static void bucket_leave(struct flavor *f, uint32_t i, size_t b)
 {
-	treap_erase(f, &f->root[b], i);
-	if (f->prev[i] != NIL)
-		f->next[f->prev[i]] = f->next[i];
-	else
-		f->head[b] = f->next[i];
-	if (f->next[i] != NIL)
-		f->prev[f->next[i]] = f->prev[i];
-	f->prev[i] = NIL;
-	f->next[i] = NIL;
-	if (f->head[b] == NIL)
+	uint32_t g = i >> GROUP_SHIFT;
+	if (group_find(f, g << GROUP_SHIFT, (int32_t)b) != NIL)
+		return;
+	if (sum_clear(f, bucket_sum(f, b), g))
 		bm_clear(f, b);
 }
 
 /* ---- segment tree ---- */
 
+/* Sets leaf i and the maxima above it, stopping at the first one that does not
+ * change (its ancestors do not either): usually a level or two, not log2(n). */
 static void seg_set(struct flavor *f, uint32_t i, sim_qty_t gpu)
 {
 	size_t v = f->seg_size + i;
 	f->seg[v] = (int32_t)gpu;
+	if (!f->seg_inner)
+		return;
 	for (v >>= 1; v; v >>= 1) {
 		int32_t a = f->seg[2 * v], b = f->seg[2 * v + 1];
-		f->seg[v] = a > b ? a : b;
+		int32_t m = a > b ? a : b;
+		if (f->seg[v] == m)
+			break;
+		f->seg[v] = m;
 	}
 }
 
@@ -312,9 +339,9 @@ static void node_reindex(const struct sim_cluster *c, struct flavor *f, uint32_t
 {
 	sim_qty_t g = node_free(c, f, i)[SIM_RES_GPU];
 	if (g != old_gpu) {
-		bucket_remove(f, (int32_t)i, (size_t)old_gpu);
-		bucket_insert(f, (int32_t)i, (size_t)g);
-		seg_set(f, i, g);
+		seg_set(f, i, g); /* first: the bucket scans read the leaves */
+		bucket_leave(f, i, (size_t)old_gpu);
+		bucket_enter(f, i, (size_t)g);
 	}
 	int is_full = node_full(c, f, i);
 	if (is_full && !was_full)
@@ -334,12 +361,7 @@ static void *zalloc(size_t n, size_t size)
 static void flavor_fini(struct flavor *f)
 {
 	free(f->free);
-	free(f->prev);
-	free(f->next);
-	free(f->tl);
-	free(f->tr);
-	free(f->head);
-	free(f->root);
+	free(f->sum);
 	free(f->bm0);
 	free(f->bm1);
 	free(f->seg);
@@ -375,39 +397,39 @@ static int flavor_init(struct flavor *f, const struct sim_cluster *c, const stru
 	f->seg_size = 1;
 	while (f->seg_size < f->n)
 		f->seg_size <<= 1;
+	/* Group summary levels: one bit a group at level 0, up to a single word. */
+	size_t words = ((size_t)f->n + GROUP_NODES - 1) / GROUP_NODES; /* groups, as bits */
+	do {
+		words = (words + 63) / 64;
+		if (!words)
+			words = 1;
+		f->sum_off[f->sum_levels] = f->sum_words;
+		f->sum_words_at[f->sum_levels] = words;
+		f->sum_words += words;
+		f->sum_levels++;
+	} while (words > 1 && f->sum_levels < SUM_LEVELS_MAX);
 
 	f->free = zalloc((size_t)f->n * c->nres, sizeof *f->free);
-	f->prev = zalloc(f->n, sizeof *f->prev);
-	f->next = zalloc(f->n, sizeof *f->next);
-	f->tl = zalloc(f->n, sizeof *f->tl);
-	f->tr = zalloc(f->n, sizeof *f->tr);
-	f->head = zalloc(f->n_buckets, sizeof *f->head);
-	f->root = zalloc(f->n_buckets, sizeof *f->root);
+	f->sum = zalloc(f->n_buckets * f->sum_words, sizeof *f->sum);
 	f->bm0 = zalloc(f->bm0_words, sizeof *f->bm0);
 	f->bm1 = zalloc(f->bm1_words, sizeof *f->bm1);
 	f->seg = zalloc(2 * f->seg_size, sizeof *f->seg);
-	if (!f->free || !f->prev || !f->next || !f->tl || !f->tr || !f->head || !f->root ||
-	    !f->bm0 || !f->bm1 || !f->seg) {
+	if (!f->free || !f->sum || !f->bm0 || !f->bm1 || !f->seg) {
 		flavor_fini(f);
 		return -SIM_ENOMEM;
 	}
-	for (size_t b = 0; b < f->n_buckets; b++) {
-		f->head[b] = NIL;
-		f->root[b] = NIL;
-	}
 	for (size_t v = 0; v < 2 * f->seg_size; v++)
 		f->seg[v] = NIL; /* padding leaves stay -1: below any need */
-	/* Every node starts fully free, in the top bucket in index order. */
+	/* Every node starts fully free, in the top bucket. */
 	for (uint32_t i = 0; i < f->n; i++) {
 		sim_qty_t *fr = f->free + (size_t)i * c->nres;
 		for (size_t r = 0; r < c->nres; r++)
 			fr[r] = s->node_cap[r];
-		f->tl[i] = NIL;
-		f->tr[i] = NIL;
-		bucket_insert(f, (int32_t)i, (size_t)f->cap_gpu);
 		f->seg[f->seg_size + i] = (int32_t)f->cap_gpu;
+		bucket_enter(f, i, (size_t)f->cap_gpu);
 	}
-	for (size_t v = f->seg_size - 1; v >= 1; v--) {
+	f->seg_inner = c->placement == SIM_PLACE_FIRST_FIT;
+	for (size_t v = f->seg_size - 1; f->seg_inner && v >= 1; v--) {
 		int32_t a = f->seg[2 * v], b = f->seg[2 * v + 1];
 		f->seg[v] = a > b ? a : b;
 	}
@@ -617,12 +639,12 @@ static int32_t seg_first(const struct sim_cluster *c, const struct flavor *f, si
 }
 
 /* First node of bucket b (lowest index) whose other resources fit. When the request
- * asks only for GPUs this is the head; multi-resource misfits make the walk longer
- * (O(nodes in the bucket) at worst). */
+ * asks only for GPUs this is the bucket's first node; multi-resource misfits make the
+ * walk longer (O(nodes in the bucket) at worst). */
 static int32_t bucket_first_fit(const struct sim_cluster *c, const struct flavor *f, size_t b,
 				const sim_qty_t *req)
 {
-	for (int32_t i = f->head[b]; i != NIL; i = f->next[i])
+	for (int32_t i = bucket_next(f, b, 0); i != NIL; i = bucket_next(f, b, (uint32_t)i + 1))
 		if (node_fits(c, f, (uint32_t)i, req))
 			return i;
 	return NIL;
@@ -677,7 +699,9 @@ static int find_whole(const struct sim_cluster *c, const struct flavor *f, sim_q
 	if ((sim_qty_t)f->n_full < k)
 		return -SIM_ENOFIT;
 	sim_qty_t got = 0;
-	for (int32_t i = f->head[f->n_buckets - 1]; i != NIL && got < k; i = f->next[i])
+	size_t top = f->n_buckets - 1;
+	for (int32_t i = bucket_next(f, top, 0); i != NIL && got < k;
+	     i = bucket_next(f, top, (uint32_t)i + 1))
 		if (node_full(c, f, (uint32_t)i))
 			out[got++] = (uint32_t)i;
 	return got == k ? 0 : -SIM_ENOFIT; /* got < k means n_full is wrong */
@@ -691,9 +715,11 @@ int sim_cluster_fits(const struct sim_cluster *c, int flavor, const sim_qty_t *r
 	sim_qty_t k = whole_nodes(f, req);
 	if (k)
 		return k <= (sim_qty_t)f->n_full && whole_other_fit(c, f, req, k);
-	if (req_gpu_only(c, req))
-		return f->seg[1] >= req[SIM_RES_GPU]; /* some node has the GPUs */
-	return seg_first(c, f, 1, 0, f->seg_size, req) != NIL;
+	if (req_gpu_only(c, req)) { /* some node has the GPUs: the highest non-empty bucket */
+		size_t top = bm_prev_le(f, f->n_buckets - 1);
+		return top != BUCKET_NONE && top >= (size_t)req[SIM_RES_GPU];
+	}
+	return find_node(c, f, c->placement, req) != NIL;
 }
 
 /* ---- place / release ---- */
@@ -802,26 +828,6 @@ void sim_cluster_release(struct sim_cluster *c, struct sim_alloc *a, const sim_q
 
 /* ---- consistency check (tests) ---- */
 
-/* Checks the treap under v: keys in (lo, hi), heap order, and counts nodes. */
-static int treap_check(const struct flavor *f, int32_t v, int64_t lo, int64_t hi, size_t b,
-		       const struct sim_cluster *c, uint32_t *count, int depth)
-{
-	if (v == NIL)
-		return 0;
-	if (depth > 200 || v <= lo || v >= hi || (uint32_t)v >= f->n)
-		return -1;
-	if (node_free(c, f, (uint32_t)v)[SIM_RES_GPU] != (sim_qty_t)b)
-		return -1;
-	if (f->tl[v] != NIL && treap_prio(f->tl[v]) > treap_prio(v))
-		return -1;
-	if (f->tr[v] != NIL && treap_prio(f->tr[v]) > treap_prio(v))
-		return -1;
-	(*count)++;
-	if (treap_check(f, f->tl[v], lo, v, b, c, count, depth + 1) < 0)
-		return -1;
-	return treap_check(f, f->tr[v], v, hi, b, c, count, depth + 1);
-}
-
 static int flavor_check(const struct sim_cluster *c, const struct flavor *f)
 {
 	sim_qty_t free_gpu = 0;
@@ -842,31 +848,42 @@ static int flavor_check(const struct sim_cluster *c, const struct flavor *f)
 	for (size_t v = f->seg_size + f->n; v < 2 * f->seg_size; v++)
 		if (f->seg[v] != NIL)
 			return -1;
-	for (size_t v = f->seg_size - 1; v >= 1; v--) {
+	for (size_t v = f->seg_size - 1; f->seg_inner && v >= 1; v--) {
 		int32_t a = f->seg[2 * v], b = f->seg[2 * v + 1];
 		if (f->seg[v] != (a > b ? a : b))
 			return -1;
 	}
+	/* Rebuild every bucket's summary from the leaves and compare word for word, then
+	 * walk each bucket in index order: it must list exactly its nodes, ascending. */
+	uint64_t *want = calloc(f->n_buckets * f->sum_words, sizeof *want);
+	if (!want)
+		return -1;
+	struct flavor shadow = *f;
+	shadow.sum = want;
+	for (uint32_t i = 0; i < f->n; i++)
+		sum_set(&shadow, bucket_sum(&shadow, (size_t)node_gpu(f, i)), i >> GROUP_SHIFT);
+	int bad = memcmp(want, f->sum, f->n_buckets * f->sum_words * sizeof *want) != 0;
+	free(want);
+	if (bad)
+		return -1;
 	uint32_t listed = 0;
 	for (size_t b = 0; b < f->n_buckets; b++) {
-		int nonempty = f->head[b] != NIL;
+		const uint64_t *s = bucket_sum(f, b);
+		int nonempty = s[f->sum_off[f->sum_levels - 1]] != 0;
 		int bit = (int)((f->bm0[b >> 6] >> (b & 63)) & 1);
 		if (bit != nonempty)
 			return -1;
-		uint32_t in_list = 0, in_treap = 0;
+		if (!nonempty)
+			continue; /* the summary matched: no node has b free */
 		int32_t prev = NIL;
-		for (int32_t i = f->head[b]; i != NIL; i = f->next[i]) {
-			if ((uint32_t)i >= f->n || i <= prev || f->prev[i] != prev ||
+		for (int32_t i = bucket_next(f, b, 0); i != NIL; i = bucket_next(f, b, (uint32_t)i + 1)) {
+			if ((uint32_t)i >= f->n || i <= prev ||
 			    node_free(c, f, (uint32_t)i)[SIM_RES_GPU] != (sim_qty_t)b)
 				return -1;
 			prev = i;
-			if (++in_list > f->n)
+			if (++listed > f->n)
 				return -1;
 		}
-		if (treap_check(f, f->root[b], -1, (int64_t)f->n, b, c, &in_treap, 0) < 0 ||
-		    in_treap != in_list)
-			return -1;
-		listed += in_list;
 	}
 	if (listed != f->n)
 		return -1;

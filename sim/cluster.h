@@ -4,10 +4,12 @@
  * node's free vector is tracked; per flavor the cluster keeps
  *   - buckets of nodes by free GPU milli-units, with a bitmap of non-empty buckets
  *     (best_fit = lowest bucket >= need, spread = highest bucket, whole nodes = the
- *     bucket "fully free"), and
- *   - a max segment tree over node index of free GPU (first_fit = lowest index).
+ *     bucket "fully free"); within a bucket nodes are found in index order, and
+ *   - under first_fit, a max segment tree over node index of free GPU (first_fit =
+ *     lowest index).
  * Allocation and release are O(log nodes) plus the bucket move. No call scans all
- * nodes, except sim_cluster_check (a test helper).
+ * nodes, except sim_cluster_check (a test helper) and a placement whose other
+ * resources (cpu, memory) do not fit the nodes that have the GPUs: it walks those.
  *
  * A job of up to one node's GPUs is placed on one node; a larger one takes
  * ceil(gpu / node_gpu) whole nodes (all their resources), as Slurm's exclusive

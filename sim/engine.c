@@ -394,6 +394,10 @@ static int apply_due_events(struct sim_engine *e)
 static void mark_unfinished(struct sim_engine *e)
 {
 	struct sim_trace *t = e->p.trace;
+	/* Every job submitted and none queued or running: no job is in a state to mark
+	 * (this skips a pass over every job after a run that drained). */
+	if (e->next_submit == t->n_jobs && e->n_queued == 0 && e->n_running == 0)
+		return;
 	for (size_t i = 0; i < t->n_jobs; i++) {
 		struct sim_job *j = &t->jobs[i];
 		if (j->state == SIM_JOB_QUEUED || j->state == SIM_JOB_RUNNING ||

@@ -9,6 +9,18 @@
  * a compound row has a fixed size). Tables larger than SMALL_BYTES are chunked
  * (about CHUNK_BYTES a chunk) and compressed with shuffle + deflate level 1;
  * smaller ones are contiguous, which costs less for the many tiny runs of a sweep.
+ *
+ * The jobs table is the bulk of a file (about 100 bytes a job). Built with zlib
+ * (SIM_HAVE_ZLIB), it is not pushed through HDF5's filter pipeline: rows are packed,
+ * shuffled and deflated chunk by chunk on up to ZIP_THREADS threads (each takes the
+ * next chunk left; only zlib and reads of the finished run happen there), then
+ * the main thread stores the chunks in order with H5Dwrite_chunk. The chunks are
+ * exactly what the dataset's filter pipeline (shuffle, then deflate) decodes, so
+ * readers see no difference; deflate uses zlib's run-length strategy (Z_RLE), which
+ * on shuffled rows is 1.6x as fast as the default strategy for a file 1.5% larger
+ * (still level 1, as far as the file says: Z_RLE ignores the level).
+ * The bytes written do not depend on the number of threads. Without zlib, HDF5
+ * filters the table itself, on one thread.
  */
 #include "h5out.h"
 
@@ -21,12 +33,19 @@
 
 #include <hdf5.h>
 
+#ifdef SIM_HAVE_ZLIB
+#include <pthread.h>
+#include <stdatomic.h>
+#include <zlib.h>
+#endif
+
 #include "metrics_job.h"
 
 #define SMALL_BYTES (64u * 1024u)
 #define CHUNK_BYTES (1024u * 1024u)
 #define WRITE_BLOCK_ROWS 65536u /* rows packed per H5Dwrite of the job table */
 #define DEFLATE_LEVEL 1 /* level 4 cost ~0.5 s on 1M jobs for ~10% smaller files */
+#define ZIP_THREADS 4   /* most threads deflating the jobs table (at most the online CPUs) */
 
 struct sum_row {
 	char *run;
@@ -186,6 +205,28 @@ out_close:
 	H5Pclose(p);
 	return -1;
 }
+
+#ifdef SIM_HAVE_ZLIB
+/* 1 if d is a 1-D chunked dataset whose filters are exactly shuffle then deflate (what
+ * make_dcpl sets up for a large table); *chunk_rows gets the chunk length. */
+static int dataset_deflated(hid_t d, hsize_t *chunk_rows)
+{
+	hid_t p = H5Dget_create_plist(d);
+	int ok = 0;
+	if (p < 0)
+		return 0;
+	if (H5Pget_layout(p) == H5D_CHUNKED && H5Pget_chunk(p, 1, chunk_rows) == 1 && *chunk_rows > 0 &&
+	    H5Pget_nfilters(p) == 2) {
+		unsigned flags, cd[4];
+		size_t ncd = 4;
+		ok = H5Pget_filter2(p, 0, &flags, &ncd, cd, 0, NULL, NULL) == H5Z_FILTER_SHUFFLE;
+		ncd = 4;
+		ok = ok && H5Pget_filter2(p, 1, &flags, &ncd, cd, 0, NULL, NULL) == H5Z_FILTER_DEFLATE;
+	}
+	H5Pclose(p);
+	return ok;
+}
+#endif
 
 /* Writes a dataset of doubles (rank 1: n; rank 2: n x m, row-major) with units and description. */
 static int write_doubles(hid_t grp, const char *name, const double *x, int rank, size_t n, size_t m,
@@ -562,6 +603,215 @@ static void fill_job_row(char *row, const struct ctype *c, const struct sim_trac
 	put(row, c, JF_STATE, &st, sizeof st);
 }
 
+#ifdef SIM_HAVE_ZLIB
+/* ---- the jobs table, deflated by our own threads ---- */
+
+/* One chunk of the jobs table after shuffle + deflate; buf is malloc'd. */
+struct zchunk {
+	unsigned char *buf;
+	size_t len;
+};
+
+/* What the threads share: the table and the next chunk nobody has taken yet. */
+struct zwork {
+	const struct ctype *c;
+	const struct h5out_run *run;
+	size_t chunk_rows, n_chunks;
+	struct zchunk *chunks; /* chunk k is written by the one thread that took k */
+	atomic_size_t next;
+};
+
+/* One thread. */
+struct zshare {
+	struct zwork *w;
+	int err;
+	pthread_t tid;
+};
+
+/* 8 x 8 byte transpose of x[0..7]: byte k of x[r] becomes byte r of x[k] (three rounds
+ * of swapping half blocks between words d apart). */
+static void transpose8(uint64_t *x)
+{
+	static const uint64_t mask[3] = { 0x00000000FFFFFFFFull, 0x0000FFFF0000FFFFull,
+					  0x00FF00FF00FF00FFull };
+	for (int level = 0, d = 4; d >= 1; level++, d /= 2) {
+		unsigned sh = (unsigned)(8 * d);
+		for (int r = 0; r < 8; r++) {
+			if (r & d)
+				continue;
+			uint64_t t = ((x[r] >> sh) ^ x[r + d]) & mask[level];
+			x[r] ^= t << sh;
+			x[r + d] ^= t;
+		}
+	}
+}
+
+/* HDF5's shuffle filter: byte j of element i goes to j * n + i (n elements of `size`
+ * bytes; a chunk holds whole elements, so there is no remainder). On a little-endian
+ * host 8 rows x 8 bytes move as one 8 x 8 transpose of 64-bit words (a quarter of
+ * the time of a byte loop); the leftover rows and columns go byte by byte. */
+static void shuffle_rows(const unsigned char *in, unsigned char *out, size_t n, size_t size)
+{
+	const uint16_t one = 1;
+	unsigned char low;
+	memcpy(&low, &one, 1);
+	size_t i0 = 0;
+	if (low == 1) {
+		for (; i0 + 8 <= n; i0 += 8) {
+			size_t j = 0;
+			for (; j + 8 <= size; j += 8) {
+				uint64_t x[8];
+				for (int r = 0; r < 8; r++)
+					memcpy(&x[r], in + (i0 + (size_t)r) * size + j, 8);
+				transpose8(x);
+				for (int k = 0; k < 8; k++)
+					memcpy(out + (j + (size_t)k) * n + i0, &x[k], 8);
+			}
+			for (; j < size; j++)
+				for (size_t r = 0; r < 8; r++)
+					out[j * n + i0 + r] = in[(i0 + r) * size + j];
+		}
+	}
+	for (; i0 < n; i0++)
+		for (size_t j = 0; j < size; j++)
+			out[j * n + i0] = in[i0 * size + j];
+}
+
+/* Takes chunks until none is left, and packs, shuffles and deflates each (a thread's
+ * start routine). Taking them one at a time from a shared counter, not a fixed
+ * share, lets a thread that got a core to itself do more when the others share
+ * theirs. The last chunk is padded with zero rows: HDF5 chunks are always whole. */
+static void *zshare_run(void *arg)
+{
+	struct zshare *z = arg;
+	struct zwork *w = z->w;
+	const struct sim_trace *t = w->run->trace;
+	size_t row = w->c->size, bytes = w->chunk_rows * row;
+	unsigned char *rows = malloc(bytes), *shuf = malloc(bytes);
+	z_stream zs;
+	memset(&zs, 0, sizeof zs);
+	int zok = 0;
+	if (!rows || !shuf || deflateInit2(&zs, DEFLATE_LEVEL, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK)
+		goto out_free;
+	zok = 1;
+	for (;;) {
+		size_t k = atomic_fetch_add(&w->next, 1);
+		if (k >= w->n_chunks)
+			break;
+		size_t r0 = k * w->chunk_rows;
+		size_t cnt = t->n_jobs - r0 < w->chunk_rows ? t->n_jobs - r0 : w->chunk_rows;
+		for (size_t i = 0; i < cnt; i++)
+			fill_job_row((char *)rows + i * row, w->c, t, w->run->cluster, &t->jobs[r0 + i]);
+		memset(rows + cnt * row, 0, bytes - cnt * row);
+		shuffle_rows(rows, shuf, w->chunk_rows, row);
+		uLong bound = deflateBound(&zs, (uLong)bytes);
+		unsigned char *out = malloc(bound);
+		if (!out || deflateReset(&zs) != Z_OK) {
+			free(out);
+			goto out_free;
+		}
+		zs.next_in = shuf;
+		zs.avail_in = (uInt)bytes;
+		zs.next_out = out;
+		zs.avail_out = (uInt)bound;
+		if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
+			free(out);
+			goto out_free;
+		}
+		w->chunks[k].buf = out;
+		w->chunks[k].len = (size_t)(bound - zs.avail_out);
+	}
+	z->err = 0;
+out_free:
+	if (zok)
+		deflateEnd(&zs);
+	free(rows);
+	free(shuf);
+	return NULL;
+}
+
+/* Threads for n_chunks chunks: up to ZIP_THREADS, the online CPUs and the chunks. */
+static size_t zip_threads(size_t n_chunks)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t n = cpus > 0 ? (size_t)cpus : 1;
+	if (n > ZIP_THREADS)
+		n = ZIP_THREADS;
+	return n < n_chunks ? n : (n_chunks ? n_chunks : 1);
+}
+
+/* Writes the rows of dataset d (chunked, chunk_rows a chunk, with the shuffle and
+ * deflate filters) chunk by chunk. Returns 0 or -1. */
+static int write_jobs_chunks(hid_t d, const struct ctype *c, const struct h5out_run *run,
+			     size_t chunk_rows)
+{
+	size_t n = run->trace->n_jobs;
+	size_t n_chunks = (n + chunk_rows - 1) / chunk_rows;
+	size_t n_thr = zip_threads(n_chunks);
+	struct zwork w = { .c = c, .run = run, .chunk_rows = chunk_rows, .n_chunks = n_chunks,
+			   .chunks = calloc(n_chunks, sizeof *w.chunks) };
+	atomic_init(&w.next, 0);
+	struct zchunk *chunks = w.chunks;
+	struct zshare *sh = calloc(n_thr, sizeof *sh);
+	int *started = calloc(n_thr, sizeof *started);
+	int r = -1;
+	if (!chunks || !sh || !started)
+		goto out_free;
+	for (size_t k = 0; k < n_thr; k++)
+		sh[k] = (struct zshare){ .w = &w, .err = 1 };
+	/* This thread works too; a thread that could not start is simply not there (the
+	 * others take its chunks), but it still counts as done without error. */
+	for (size_t k = 1; k < n_thr; k++) {
+		started[k] = pthread_create(&sh[k].tid, NULL, zshare_run, &sh[k]) == 0;
+		if (!started[k])
+			sh[k].err = 0;
+	}
+	zshare_run(&sh[0]);
+	for (size_t k = 1; k < n_thr; k++)
+		if (started[k])
+			pthread_join(sh[k].tid, NULL);
+	for (size_t k = 0; k < n_thr; k++)
+		if (sh[k].err)
+			goto out_free;
+	for (size_t k = 0; k < n_chunks; k++) {
+		hsize_t off = (hsize_t)(k * chunk_rows);
+		if (H5Dwrite_chunk(d, H5P_DEFAULT, 0, &off, chunks[k].len, chunks[k].buf) < 0)
+			goto out_free;
+	}
+	r = 0;
+out_free:
+	for (size_t k = 0; chunks && k < n_chunks; k++)
+		free(chunks[k].buf);
+	free(chunks);
+	free(sh);
+	free(started);
+	return r;
+}
+#endif
+
+/* Writes every row with H5Dwrite, WRITE_BLOCK_ROWS rows at a time (HDF5 runs the
+ * filters). Returns 0 or -1. */
+static int write_jobs_rows(hid_t d, const struct ctype *c, const struct h5out_run *run)
+{
+	const struct sim_trace *t = run->trace;
+	size_t block = t->n_jobs < WRITE_BLOCK_ROWS ? t->n_jobs : WRITE_BLOCK_ROWS;
+	char *buf = calloc(block ? block : 1, c->size);
+	int r = -1;
+	if (!buf)
+		return -1;
+	for (size_t first = 0; first < t->n_jobs; first += block) {
+		size_t cnt = t->n_jobs - first < block ? t->n_jobs - first : block;
+		for (size_t k = 0; k < cnt; k++)
+			fill_job_row(buf + k * c->size, c, t, run->cluster, &t->jobs[first + k]);
+		if (write_rows(d, c->mem, first, cnt, buf) < 0)
+			goto out_buf;
+	}
+	r = 0;
+out_buf:
+	free(buf);
+	return r;
+}
+
 static int write_jobs(hid_t grp, const struct h5out_run *run)
 {
 	const struct sim_trace *t = run->trace;
@@ -572,23 +822,16 @@ static int write_jobs(hid_t grp, const struct h5out_run *run)
 	hid_t d = ctype_dataset(&c, grp, "jobs", t->n_jobs);
 	if (d < 0)
 		goto out_type;
-	size_t block = t->n_jobs < WRITE_BLOCK_ROWS ? t->n_jobs : WRITE_BLOCK_ROWS;
-	char *buf = calloc(block ? block : 1, c.size);
-	if (!buf)
-		goto out_dset;
-	for (size_t first = 0; first < t->n_jobs; first += block) {
-		size_t cnt = t->n_jobs - first < block ? t->n_jobs - first : block;
-		for (size_t k = 0; k < cnt; k++)
-			fill_job_row(buf + k * c.size, &c, t, run->cluster, &t->jobs[first + k]);
-		if (write_rows(d, c.mem, first, cnt, buf) < 0)
-			goto out_buf;
-	}
-	if (ctype_attrs(&c, d, "one row a job, in trace order (submit time, then trace row)") < 0)
-		goto out_buf;
-	r = 0;
-out_buf:
-	free(buf);
-out_dset:
+	int w;
+#ifdef SIM_HAVE_ZLIB
+	hsize_t chunk_rows = 0;
+	if (dataset_deflated(d, &chunk_rows))
+		w = write_jobs_chunks(d, &c, run, (size_t)chunk_rows);
+	else
+#endif
+		w = write_jobs_rows(d, &c, run);
+	if (w == 0 && ctype_attrs(&c, d, "one row a job, in trace order (submit time, then trace row)") == 0)
+		r = 0;
 	if (H5Dclose(d) < 0)
 		r = -1;
 out_type:

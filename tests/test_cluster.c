@@ -500,6 +500,11 @@ static void test_cluster_zero_node_flavor(void)
 #define RND_OPS 10000
 #define RND_GPU G(8)
 #define RND_CPU G(64)
+/* A larger cluster: 4500 nodes are 141 groups of 32, so bucket summaries have two
+ * levels and a bucket's nodes spread over many groups. */
+#define RND_BIG_NODES 4500
+#define RND_BIG_OPS 30000
+#define RND_NODES_MAX RND_BIG_NODES
 
 struct live {
 	struct sim_alloc a;
@@ -519,7 +524,7 @@ static int brute_single(const struct sim_cluster *c, enum sim_placement p, const
 {
 	int best = -1;
 	sim_qty_t best_gpu = 0;
-	for (uint32_t n = 0; n < RND_NODES; n++) {
+	for (uint32_t n = 0; n < sim_cluster_n_nodes(c, 0); n++) {
 		if (!fits_node(c, n, req))
 			continue;
 		sim_qty_t g = sim_cluster_node_free(c, 0, n)[0];
@@ -538,7 +543,7 @@ static int brute_single(const struct sim_cluster *c, enum sim_placement p, const
 static uint32_t brute_whole(const struct sim_cluster *c, uint32_t k, uint32_t *out)
 {
 	uint32_t got = 0;
-	for (uint32_t n = 0; n < RND_NODES && got < k; n++) {
+	for (uint32_t n = 0; n < sim_cluster_n_nodes(c, 0) && got < k; n++) {
 		const sim_qty_t *fr = sim_cluster_node_free(c, 0, n);
 		if (fr[0] == RND_GPU && fr[1] == RND_CPU)
 			out[got++] = n;
@@ -567,28 +572,32 @@ static void random_request(gsl_rng *r, sim_qty_t *req)
 		req[1] = 1;
 }
 
-static void random_run(enum sim_placement p, unsigned long seed)
+/* ops random placements (probability p_place) and releases on `nodes` nodes; every
+ * placement is compared with the brute-force choice, and the indexes are checked
+ * against the node state every check_every operations. */
+static void random_run(enum sim_placement p, unsigned long seed, uint32_t nodes, int ops, double p_place,
+		       int check_every)
 {
-	struct sim_cluster *c = mk1(RND_NODES, RND_GPU, RND_CPU, p);
+	struct sim_cluster *c = mk1(nodes, RND_GPU, RND_CPU, p);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	gsl_rng_set(r, seed);
-	struct live *live = calloc(RND_OPS, sizeof *live);
+	struct live *live = calloc((size_t)ops, sizeof *live);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(live);
 	size_t n_live = 0;
 	sim_qty_t busy = 0;
 	unsigned long placed = 0, nofit = 0, whole = 0, mismatches = 0, bad_checks = 0;
 
-	for (int op = 0; op < RND_OPS; op++) {
-		if (n_live == 0 || gsl_rng_uniform(r) < 0.6) {
+	for (int op = 0; op < ops; op++) {
+		if (n_live == 0 || gsl_rng_uniform(r) < p_place) {
 			struct live *l = &live[n_live];
 			random_request(r, l->req);
 			sim_qty_t k = l->req[0] > RND_GPU ? (l->req[0] + RND_GPU - 1) / RND_GPU : 0;
-			int could = k ? (k <= RND_NODES && l->req[1] <= k * RND_CPU)
+			int could = k ? (k <= (sim_qty_t)nodes && l->req[1] <= k * RND_CPU)
 				      : l->req[1] <= RND_CPU;
 			int want = -1;
-			uint32_t want_nodes[RND_NODES];
+			uint32_t want_nodes[RND_NODES_MAX];
 			if (k && could)
 				want = brute_whole(c, (uint32_t)k, want_nodes) == k ? (int)want_nodes[0] : -1;
 			else if (could)
@@ -630,7 +639,7 @@ static void random_run(enum sim_placement p, unsigned long seed)
 				mismatches++;
 			live[i] = live[--n_live];
 		}
-		if (sim_cluster_check(c) != 0)
+		if ((op % check_every == 0 || op == ops - 1) && sim_cluster_check(c) != 0)
 			bad_checks++;
 		if (sim_cluster_gpu_busy(c, 0) != busy || sim_cluster_gpu_busy(c, -1) != busy)
 			mismatches++;
@@ -641,14 +650,14 @@ static void random_run(enum sim_placement p, unsigned long seed)
 	CU_ASSERT(placed > 1000);
 	CU_ASSERT(nofit > 100);
 	CU_ASSERT(whole > 50);
-	CU_ASSERT_EQUAL(sim_cluster_gpu_total(c, -1), RND_NODES * RND_GPU);
+	CU_ASSERT_EQUAL(sim_cluster_gpu_total(c, -1), (sim_qty_t)nodes * RND_GPU);
 	while (n_live > 0) {
 		n_live--;
 		sim_cluster_release(c, &live[n_live].a, live[n_live].req);
 	}
 	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, -1), 0);
 	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
-	for (uint32_t n = 0; n < RND_NODES; n++)
+	for (uint32_t n = 0; n < nodes; n++)
 		CU_ASSERT_EQUAL(sim_cluster_node_free(c, 0, n)[1], RND_CPU);
 	free(live);
 	gsl_rng_free(r);
@@ -657,17 +666,29 @@ static void random_run(enum sim_placement p, unsigned long seed)
 
 static void test_cluster_random_best_fit(void)
 {
-	random_run(SIM_PLACE_BEST_FIT, 20240601UL);
+	random_run(SIM_PLACE_BEST_FIT, 20240601UL, RND_NODES, RND_OPS, 0.6, 1);
 }
 
 static void test_cluster_random_first_fit(void)
 {
-	random_run(SIM_PLACE_FIRST_FIT, 20240602UL);
+	random_run(SIM_PLACE_FIRST_FIT, 20240602UL, RND_NODES, RND_OPS, 0.6, 1);
 }
 
 static void test_cluster_random_spread(void)
 {
-	random_run(SIM_PLACE_SPREAD, 20240603UL);
+	random_run(SIM_PLACE_SPREAD, 20240603UL, RND_NODES, RND_OPS, 0.6, 1);
+}
+
+/* The same comparison on 4500 nodes (two summary levels, buckets spread over many
+ * groups); placements outnumber releases so the cluster fills and fragments. */
+static void test_cluster_random_big_best_fit(void)
+{
+	random_run(SIM_PLACE_BEST_FIT, 20240604UL, RND_BIG_NODES, RND_BIG_OPS, 0.75, 97);
+}
+
+static void test_cluster_random_big_spread(void)
+{
+	random_run(SIM_PLACE_SPREAD, 20240605UL, RND_BIG_NODES, RND_BIG_OPS, 0.75, 97);
 }
 
 /* 100,000 nodes: creation, many placements and a 100-node job stay cheap and consistent. */
@@ -701,6 +722,45 @@ static void test_cluster_large(void)
 	sim_cluster_destroy(c);
 }
 
+/* 300,000 nodes: bucket summaries have three levels (9375 groups). A whole-node job
+ * takes nodes 0..269,999, so the first fully free node (270,000) is found through
+ * every level; then the buckets' lowest-index nodes move as jobs come and go. */
+static void test_cluster_three_levels(void)
+{
+	enum { NODES = 300000, TAKEN = 270000 };
+	struct sim_cluster *c = mk1(NODES, G(8), 0, SIM_PLACE_BEST_FIT);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	sim_qty_t most[SIM_MAX_RES] = { G(8) * TAKEN }, one[SIM_MAX_RES] = { G(1) };
+	sim_qty_t two[SIM_MAX_RES] = { G(2) * 4 }; /* 8 GPUs: one whole free node */
+	struct sim_alloc w, a1, a2, a3, a4;
+	CU_ASSERT_EQUAL_FATAL(sim_cluster_place(c, 0, most, &w), 0);
+	CU_ASSERT_EQUAL(w.n_nodes, TAKEN);
+	CU_ASSERT_EQUAL(w.nodes[TAKEN - 1], TAKEN - 1);
+	CU_ASSERT_EQUAL(put(c, &a1, G(1), 0), TAKEN); /* fullest that fits: the first free */
+	CU_ASSERT_EQUAL(put(c, &a2, G(1), 0), TAKEN); /* bucket 7 (one node) before 8 */
+	CU_ASSERT_EQUAL(put(c, &a3, two[0], 0), TAKEN + 1);
+	drop(c, &a1, G(1), 0);
+	sim_cluster_release(c, &w, most);
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+	/* free: 8 x 270,000, then 7 at 270,000, 0 at 270,001, 8 after */
+	CU_ASSERT_EQUAL(put(c, &a4, G(8), 0), 0);
+	drop(c, &a4, G(8), 0);
+	CU_ASSERT_EQUAL(put(c, &a1, G(7), 0), TAKEN); /* bucket 7 holds only node 270,000 */
+	drop(c, &a1, G(7), 0);
+	drop(c, &a2, G(1), 0);
+	sim_cluster_release(c, &a3, two);
+	/* Every node free again; a job of all but the last node leaves exactly that one. */
+	sim_qty_t all_but_one[SIM_MAX_RES] = { G(8) * (NODES - 1) };
+	CU_ASSERT_EQUAL_FATAL(sim_cluster_place(c, 0, all_but_one, &w), 0);
+	CU_ASSERT_EQUAL(put(c, &a1, one[0], 0), NODES - 1);
+	CU_ASSERT_EQUAL(put(c, &a2, G(8), 0), -1);
+	drop(c, &a1, one[0], 0);
+	sim_cluster_release(c, &w, all_but_one);
+	CU_ASSERT_EQUAL(sim_cluster_gpu_busy(c, -1), 0);
+	CU_ASSERT_EQUAL(sim_cluster_check(c), 0);
+	sim_cluster_destroy(c);
+}
+
 static CU_TestInfo cluster_tests[] = {
 	{ "test_cluster_placement_names", test_cluster_placement_names },
 	{ "test_cluster_create_rejects_bad_specs", test_cluster_create_rejects_bad_specs },
@@ -719,6 +779,9 @@ static CU_TestInfo cluster_tests[] = {
 	{ "test_cluster_random_best_fit", test_cluster_random_best_fit },
 	{ "test_cluster_random_first_fit", test_cluster_random_first_fit },
 	{ "test_cluster_random_spread", test_cluster_random_spread },
+	{ "test_cluster_random_big_best_fit", test_cluster_random_big_best_fit },
+	{ "test_cluster_random_big_spread", test_cluster_random_big_spread },
+	{ "test_cluster_three_levels", test_cluster_three_levels },
 	{ "test_cluster_large", test_cluster_large },
 	CU_TEST_INFO_NULL,
 };

@@ -2,12 +2,25 @@
  * reference in traces/README.md).
  *
  * Speed: a million-row trace must load in well under a second. The whole file is
- * read into one buffer and parsed with pointer scans (memchr per field, no
- * strtok/sscanf, no allocation per row). Job, option and id arrays are sized from
- * the newline count up front and grow geometrically if that was short. Ids are
- * checked for uniqueness with an open-addressing hash table; queue, user and
- * flavor names go through small hash tables too, so sim_trace_intern_*() (a linear
- * scan) runs once per distinct name, not once per row.
+ * mapped (or read into one buffer) and parsed with pointer scans (memchr per line,
+ * an inline byte loop per field, no strtok/sscanf, no allocation per row). Job,
+ * option and id arrays are sized from the newline count up front and grow
+ * geometrically if that was short. Queue, user and flavor names go through small
+ * hash tables (after a check against the previous row's name), so
+ * sim_trace_intern_*() (a linear scan) runs once per distinct name, not once per
+ * row. A job's idx and run state are set as its row is parsed (what
+ * sim_trace_sort() and sim_trace_reset() would set), so a trace already in submit
+ * order needs no later pass over the jobs.
+ *
+ * Two passes, of which a valid trace needs only the first. The fast pass keeps a
+ * 64-bit hash of every id and, once the file is read, looks for two equal hashes
+ * (ids_maybe_dup: sequential passes, no large table); none means no two ids are
+ * equal. (A probe of a 16 MiB hash table per row was a cache miss per row, about a
+ * seventh of the load.) The fast pass only counts errors. When it counts any, or
+ * two hashes are equal (a duplicate id, or a collision, about once in 2^65 / n^2
+ * traces of n jobs), the file is parsed again by the exact pass: ids checked row
+ * by row in an open-addressing hash table, every error reported in file order with
+ * its place, as the messages below describe.
  *
  * Errors: every problem is reported as "FILE:LINE: column X: expected ..., found
  * '...'" and parsing goes on to the end of the file, so one run shows every error
@@ -20,6 +33,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 enum col {
 	COL_ID,
@@ -90,6 +105,7 @@ struct hmap {
 	struct hslot *slots;
 	size_t cap; /* power of two */
 	size_t n;
+	uint32_t last; /* value of the last intern() hit, HMAP_EMPTY before any */
 };
 
 typedef const char *(*key_fn)(const void *ctx, uint32_t val);
@@ -100,6 +116,16 @@ static uint32_t hash_bytes(const char *s, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		h ^= (unsigned char)s[i];
 		h *= 16777619u;
+	}
+	return h;
+}
+
+static uint64_t hash_bytes64(const char *s, size_t len)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a, 64-bit */
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
 	}
 	return h;
 }
@@ -115,6 +141,7 @@ static int hmap_init(struct hmap *m, size_t expect)
 	memset(m->slots, 0xff, cap * sizeof *m->slots);
 	m->cap = cap;
 	m->n = 0;
+	m->last = HMAP_EMPTY;
 	return 0;
 }
 
@@ -122,6 +149,17 @@ static void hmap_fini(struct hmap *m)
 {
 	free(m->slots);
 	m->slots = NULL;
+}
+
+/* 1 if the NUL-terminated k equals [key, key+len). key holds no NUL, so a shorter k
+ * differs at its terminator, before any byte past it is read. Inline: the keys are
+ * a few bytes, and a strncmp call cost more than the comparison. */
+static int key_eq(const char *k, const char *key, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (k[i] != key[i])
+			return 0;
+	return k[len] == '\0';
 }
 
 /* The slot holding key [key, key+len), or the empty slot where it would go.
@@ -137,7 +175,7 @@ static struct hslot *hmap_probe(const struct hmap *m, uint32_t h, const char *ke
 			return s;
 		if (s->hash == h) {
 			const char *k = kf(ctx, s->val);
-			if (strncmp(k, key, len) == 0 && k[len] == '\0')
+			if (key_eq(k, key, len))
 				return s;
 		}
 	}
@@ -178,6 +216,10 @@ struct parser {
 	const char *name; /* for messages */
 	struct sim_diag *diag;
 	size_t n_err; /* errors found by this parse */
+	int fast;     /* fast pass: count errors only, hash ids into id_hash (see the top) */
+	int unsorted; /* some row's submit_s is below the previous row's */
+	uint64_t *id_hash; /* fast pass: 64-bit hash of job i's id */
+	size_t cap_id_hash;
 	struct sim_trace *t;
 	size_t cap_jobs, cap_opts, cap_str;
 	struct hmap ids;    /* id -> job index */
@@ -218,6 +260,9 @@ __attribute__((format(printf, 4, 5))) static void row_err(struct parser *ps, uin
 	char where[512];
 	va_list ap;
 
+	ps->n_err++;
+	if (ps->fast)
+		return; /* the exact pass reports it */
 	if (col)
 		snprintf(where, sizeof where, "%s:%u: column %s", ps->name, (unsigned)line, col);
 	else
@@ -225,10 +270,19 @@ __attribute__((format(printf, 4, 5))) static void row_err(struct parser *ps, uin
 	va_start(ap, fmt);
 	sim_diag_vadd(ps->diag, where, fmt, ap);
 	va_end(ap);
-	ps->n_err++;
 }
 
 static int is_blank(char c) { return c == ' ' || c == '\t'; }
+
+/* First c in [p, end), or NULL. Fields are a few bytes long: a loop costs less than
+ * a memchr call there (memchr stays for lines). */
+static const char *find_char(const char *p, const char *end, char c)
+{
+	for (; p < end; p++)
+		if (*p == c)
+			return p;
+	return NULL;
+}
 
 /* Splits one line [p, end) into fields (RFC 4180 quoting; a quoted field ends on
  * the same line). Blanks around unquoted fields are trimmed. Stores at most `max`
@@ -281,7 +335,7 @@ static int split_row(struct parser *ps, uint32_t line, const char *p, const char
 				return -1;
 			}
 		} else {
-			const char *c = p < end ? memchr(p, ',', (size_t)(end - p)) : NULL;
+			const char *c = find_char(p, end, ',');
 			const char *fe = c ? c : end;
 			v.p = p;
 			while (fe > p && is_blank(fe[-1]))
@@ -375,11 +429,16 @@ static int intern(struct parser *ps, struct hmap *m, key_fn kf, int (*add)(struc
 		  struct fld v)
 {
 	char buf[NAME_MAX_LEN + 1];
+	/* Rows often repeat the previous row's name (one flavor, a few queues). */
+	if (m->last != HMAP_EMPTY && key_eq(kf(ps->t, m->last), v.p, v.len))
+		return (int)m->last;
 	uint32_t h = hash_bytes(v.p, v.len);
 	struct hslot *s = hmap_probe(m, h, v.p, v.len, kf, ps->t);
 
-	if (s->val != HMAP_EMPTY)
+	if (s->val != HMAP_EMPTY) {
+		m->last = s->val;
 		return (int)s->val;
+	}
 	memcpy(buf, v.p, v.len);
 	buf[v.len] = '\0';
 	int idx = add(ps->t, buf);
@@ -394,7 +453,7 @@ static int res_index(struct sim_resources *res, const char *p, size_t len)
 {
 	char buf[SIM_NAME_MAX];
 	for (int i = 0; i < res->n; i++)
-		if (strncmp(res->names[i], p, len) == 0 && res->names[i][len] == '\0')
+		if (key_eq(res->names[i], p, len))
 			return i;
 	if (len >= SIM_NAME_MAX)
 		return -SIM_ERANGE;
@@ -415,7 +474,7 @@ static int parse_option(struct parser *ps, uint32_t line, const char *col, struc
 {
 	const char *p = v.p, *end = v.p + v.len;
 	const char *syntax = dur_out ? PREF_SYNTAX : OPT_SYNTAX;
-	const char *colon = memchr(p, ':', v.len);
+	const char *colon = find_char(p, end, ':');
 	uint8_t seen[SIM_MAX_RES] = { 0 };
 	int any_positive = 0;
 
@@ -449,12 +508,12 @@ static int parse_option(struct parser *ps, uint32_t line, const char *col, struc
 	}
 
 	p = colon + 1;
-	const char *at = dur_out ? memchr(p, '@', (size_t)(end - p)) : NULL;
+	const char *at = dur_out ? find_char(p, end, '@') : NULL;
 	const char *rend = at ? at : end;
 	for (;;) {
-		const char *c = memchr(p, ',', (size_t)(rend - p));
+		const char *c = find_char(p, rend, ',');
 		const char *ie = c ? c : rend;
-		const char *eq = memchr(p, '=', (size_t)(ie - p));
+		const char *eq = find_char(p, ie, '=');
 		struct fld item = { p, (size_t)(ie - p) };
 		if (!eq || eq == p) {
 			row_err(ps, line, col, "expected %s, found '%.*s%s' in '%.*s%s'", syntax, SHOW(item),
@@ -567,7 +626,7 @@ static int parse_request(struct parser *ps, uint32_t line, struct sim_job *j)
 	}
 	const char *p = prefs.p, *end = prefs.p + prefs.len;
 	for (size_t k = 0; k < n; k++) {
-		const char *sc = memchr(p, ';', (size_t)(end - p));
+		const char *sc = find_char(p, end, ';');
 		struct fld v = { p, (size_t)((sc ? sc : end) - p) };
 		sim_time_t d;
 		if ((r = parse_option(ps, line, "prefs", v, prefs, &o[k], &d)) != 0)
@@ -626,22 +685,35 @@ static int parse_row(struct parser *ps, uint32_t line)
 	int r;
 
 	if (grow((void **)&t->jobs, &ps->cap_jobs, t->n_jobs + 1, sizeof *t->jobs) < 0 ||
-	    grow((void **)&t->opts, &ps->cap_opts, t->n_opts + SIM_MAX_OPTIONS, sizeof *t->opts) < 0)
+	    grow((void **)&t->opts, &ps->cap_opts, t->n_opts + SIM_MAX_OPTIONS, sizeof *t->opts) < 0 ||
+	    (ps->fast &&
+	     grow((void **)&ps->id_hash, &ps->cap_id_hash, t->n_jobs + 1, sizeof *ps->id_hash) < 0))
 		return -SIM_ENOMEM;
 	struct sim_job *j = &t->jobs[t->n_jobs];
 	memset(j, 0, sizeof *j);
+	j->idx = (uint32_t)t->n_jobs; /* row order; presort_jobs renumbers if it moves jobs */
 	j->line = line;
 	j->user = -1;
 	j->preemptible = 1;
+	/* Run state as sim_trace_reset() sets it (eff_priority below, with priority). */
+	j->state = SIM_JOB_UNSUBMITTED;
+	j->opt_chosen = -1;
+	j->start_ns = SIM_TIME_NONE;
+	j->last_start_ns = SIM_TIME_NONE;
+	j->end_ns = SIM_TIME_NONE;
+	j->alloc.flavor = -1;
 
-	/* id: unique across the trace, stored in t->strings. The id table is large
-	 * (16 MiB for a million jobs), so its probe is a cache miss: hash now, prefetch
-	 * the slot, parse the other columns, and probe last. */
+	/* id: unique across the trace, stored in t->strings. In the exact pass the id
+	 * table is large (16 MiB for a million jobs), so its probe is a cache miss: hash
+	 * now, prefetch the slot, parse the other columns, and probe last. */
 	struct fld id = get(ps, COL_ID);
-	uint32_t id_hash = hash_bytes(id.p, id.len);
+	uint32_t id_hash = 0;
+	if (!ps->fast) {
+		id_hash = hash_bytes(id.p, id.len);
 #ifdef __GNUC__
-	__builtin_prefetch(&ps->ids.slots[id_hash & (ps->ids.cap - 1)]);
+		__builtin_prefetch(&ps->ids.slots[id_hash & (ps->ids.cap - 1)]);
 #endif
+	}
 
 	struct fld v = get(ps, COL_SUBMIT);
 	if (parse_secs(v, 0, &j->submit_ns) < 0)
@@ -649,6 +721,8 @@ static int parse_row(struct parser *ps, uint32_t line)
 			"expected seconds >= 0 (decimal, at most 9 fractional digits, at "
 			"most 1e9), found '%.*s%s'",
 			SHOW(v));
+	if (t->n_jobs && j->submit_ns < j[-1].submit_ns)
+		ps->unsorted = 1;
 	v = get(ps, COL_DURATION);
 	int dur_ok = parse_secs(v, 1, &j->duration_ns) == 0;
 	if (!dur_ok)
@@ -690,6 +764,7 @@ static int parse_row(struct parser *ps, uint32_t line)
 	if (v.len && parse_int32(v, &j->priority) < 0)
 		row_err(ps, line, "priority", "expected an integer in [%ld, %ld] or empty, found '%.*s%s'",
 			(long)INT32_MIN, (long)INT32_MAX, SHOW(v));
+	j->eff_priority = j->priority;
 
 	/* Options need the duration (option 0 runs for duration_s); skip them when it
 	 * is bad rather than report a second, confusing error. */
@@ -725,8 +800,10 @@ static int parse_row(struct parser *ps, uint32_t line)
 	} else if (t->strings_len + id.len + 1 > UINT32_MAX) {
 		row_err(ps, line, "id", "expected ids totalling under 4 GiB, found more");
 	} else {
-		struct hslot *s = hmap_probe(&ps->ids, id_hash, id.p, id.len, id_key, t);
-		if (s->val != HMAP_EMPTY) {
+		struct hslot *s = NULL;
+		if (!ps->fast)
+			s = hmap_probe(&ps->ids, id_hash, id.p, id.len, id_key, t);
+		if (s && s->val != HMAP_EMPTY) {
 			row_err(ps, line, "id", "expected a unique id, found '%.*s%s' again (first at %s:%u)",
 				SHOW(id), ps->name, (unsigned)t->jobs[s->val].line);
 		} else {
@@ -736,7 +813,9 @@ static int parse_row(struct parser *ps, uint32_t line)
 			memcpy(t->strings + t->strings_len, id.p, id.len);
 			t->strings[t->strings_len + id.len] = '\0';
 			t->strings_len += id.len + 1;
-			if (hmap_fill(&ps->ids, s, id_hash, (uint32_t)t->n_jobs) < 0)
+			if (ps->fast)
+				ps->id_hash[t->n_jobs] = hash_bytes64(id.p, id.len);
+			else if (hmap_fill(&ps->ids, s, id_hash, (uint32_t)t->n_jobs) < 0)
 				return -SIM_ENOMEM;
 		}
 	}
@@ -787,8 +866,10 @@ out_free_hf:
 	return 0;
 }
 
-/* Puts jobs in (submit_ns, line) order before sim_trace_sort(), which then only
- * checks the order and renumbers idx. Why not let it qsort: a job is 160 bytes,
+/* Puts jobs in (submit_ns, line) order and numbers idx, as sim_trace_sort() would.
+ * Rows were appended in line order with idx = row, and `unsorted` says whether a
+ * row's submit_s was below the one before, so a trace already in order (the common
+ * case) is left as it is. Why not let sim_trace_sort() qsort: a job is 160 bytes,
  * and qsort of a million of them takes about 0.4 s here. Instead the keys
  * (submit, row) are radix-sorted as 16-byte records and the jobs moved once, in
  * place along the permutation's cycles (a second job array would cost 160 MB of
@@ -802,16 +883,13 @@ struct sort_key {
 	uint64_t row;
 };
 
-static int presort_jobs(struct sim_trace *t)
+static int presort_jobs(struct sim_trace *t, int unsorted)
 {
 	size_t n = t->n_jobs;
 	size_t i;
 
-	for (i = 1; i < n; i++)
-		if (t->jobs[i].submit_ns < t->jobs[i - 1].submit_ns)
-			break;
-	if (i >= n)
-		return 0; /* already sorted (the common case for generated traces) */
+	if (!unsorted)
+		return 0; /* rows came in submit order (the common case for generated traces) */
 
 	struct sort_key *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
 	int err = -SIM_ENOMEM;
@@ -865,6 +943,8 @@ static int presort_jobs(struct sim_trace *t)
 		t->jobs[k] = held;
 		perm[k] = (uint32_t)k;
 	}
+	for (i = 0; i < n; i++)
+		t->jobs[i].idx = (uint32_t)i;
 	err = 0;
 out_free:
 	free(b);
@@ -872,14 +952,74 @@ out_free:
 	return err;
 }
 
+/* Fast pass: sets *maybe to 1 when two of the n 64-bit id hashes are equal. The
+ * hashes are split on their top 11 bits into 2048 runs (a counting pass and a
+ * scatter pass), and each run, a few KB, goes through a small open-addressing set
+ * that stays in L1; O(n) with no random access to a large table. Returns 0 or
+ * -SIM_ENOMEM. */
+#define DUP_TOP_BITS 11
+
+static int ids_maybe_dup(const uint64_t *h, size_t n, int *maybe)
+{
+	size_t nb = (size_t)1 << DUP_TOP_BITS;
+	size_t *start = calloc(nb + 1, sizeof *start), *pos = malloc(nb * sizeof *pos);
+	uint64_t *part = malloc((n ? n : 1) * sizeof *part);
+	uint64_t *set = NULL;
+	uint32_t *gen = NULL;
+	int err = -SIM_ENOMEM;
+
+	*maybe = 0;
+	if (!start || !pos || !part)
+		goto out_free;
+	for (size_t i = 0; i < n; i++)
+		start[(h[i] >> (64 - DUP_TOP_BITS)) + 1]++;
+	size_t most = 0;
+	for (size_t b = 0; b < nb; b++) {
+		if (start[b + 1] > most)
+			most = start[b + 1];
+		start[b + 1] += start[b];
+		pos[b] = start[b];
+	}
+	for (size_t i = 0; i < n; i++)
+		part[pos[h[i] >> (64 - DUP_TOP_BITS)]++] = h[i];
+	size_t cap = 16;
+	while (cap < 2 * most)
+		cap *= 2;
+	set = malloc(cap * sizeof *set);
+	gen = calloc(cap, sizeof *gen); /* slot s holds a hash of run b when gen[s] == b + 1 */
+	if (!set || !gen)
+		goto out_free;
+	for (size_t b = 0; b < nb && !*maybe; b++) {
+		for (size_t i = start[b]; i < start[b + 1]; i++) {
+			uint64_t x = part[i];
+			size_t s = (size_t)(x ^ x >> 29) & (cap - 1);
+			while (gen[s] == b + 1 && set[s] != x)
+				s = (s + 1) & (cap - 1);
+			if (gen[s] == b + 1) {
+				*maybe = 1;
+				break;
+			}
+			gen[s] = (uint32_t)(b + 1);
+			set[s] = x;
+		}
+	}
+	err = 0;
+out_free:
+	free(gen);
+	free(set);
+	free(part);
+	free(pos);
+	free(start);
+	return err;
+}
+
+/* Newlines plus one. A counting loop (the compiler vectorizes it), not a memchr
+ * call a line. */
 static size_t count_lines(const char *buf, size_t len)
 {
 	size_t n = 1;
-	const char *p = buf, *end = buf + len;
-	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		n++;
-		p++;
-	}
+	for (size_t i = 0; i < len; i++)
+		n += buf[i] == '\n';
 	return n;
 }
 
@@ -889,12 +1029,16 @@ static void parser_fini(struct parser *ps)
 	hmap_fini(&ps->queues);
 	hmap_fini(&ps->users);
 	hmap_fini(&ps->flavors);
+	free(ps->id_hash);
 	free(ps->f);
 	free(ps->scratch);
 }
 
-int trace_native_parse(const char *name, const char *buf, size_t len, struct sim_trace **out,
-		       struct sim_diag *diag)
+/* One pass over the file (see the top): fast = 1 counts errors only and checks ids
+ * by hash. Returns 0 and *out, -SIM_EPARSE (errors; reported unless fast),
+ * -SIM_ENOMEM, or in the fast pass 1: parse again with the exact pass. */
+static int parse_pass(const char *name, const char *buf, size_t len, struct sim_trace **out,
+		      struct sim_diag *diag, int fast)
 {
 	struct parser ps;
 	const char *p = buf, *end = buf + len;
@@ -906,6 +1050,7 @@ int trace_native_parse(const char *name, const char *buf, size_t len, struct sim
 	memset(&ps, 0, sizeof ps);
 	ps.name = name;
 	ps.diag = diag;
+	ps.fast = fast;
 	for (int c = 0; c < COL_COUNT_; c++)
 		ps.col_of[c] = -1;
 	ps.t = sim_trace_create();
@@ -923,8 +1068,9 @@ int trace_native_parse(const char *name, const char *buf, size_t len, struct sim
 	if (grow((void **)&ps.t->jobs, &ps.cap_jobs, n_lines, sizeof *ps.t->jobs) < 0 ||
 	    grow((void **)&ps.t->opts, &ps.cap_opts, n_lines + SIM_MAX_OPTIONS, sizeof *ps.t->opts) < 0 ||
 	    grow((void **)&ps.t->strings, &ps.cap_str, n_lines * 12 + 64, 1) < 0 ||
-	    hmap_init(&ps.ids, n_lines) < 0 || hmap_init(&ps.queues, 8) < 0 || hmap_init(&ps.users, 8) < 0 ||
-	    hmap_init(&ps.flavors, 8) < 0) {
+	    (fast ? grow((void **)&ps.id_hash, &ps.cap_id_hash, n_lines, sizeof *ps.id_hash)
+		  : hmap_init(&ps.ids, n_lines)) < 0 ||
+	    hmap_init(&ps.queues, 8) < 0 || hmap_init(&ps.users, 8) < 0 || hmap_init(&ps.flavors, 8) < 0) {
 		err = -SIM_ENOMEM;
 		goto out_free_parser;
 	}
@@ -980,13 +1126,22 @@ int trace_native_parse(const char *name, const char *buf, size_t len, struct sim
 		row_err(&ps, line ? line : 1, NULL,
 			"expected a header row naming the columns (" COL_LIST "), found none");
 	if (ps.n_err) {
-		err = -SIM_EPARSE;
+		err = fast ? 1 : -SIM_EPARSE;
 		goto out_free_parser;
 	}
-	if ((err = presort_jobs(ps.t)) < 0)
+	if (fast) {
+		int maybe;
+		if ((err = ids_maybe_dup(ps.id_hash, ps.t->n_jobs, &maybe)) < 0)
+			goto out_free_parser;
+		if (maybe) {
+			err = 1;
+			goto out_free_parser;
+		}
+	}
+	/* Rows set idx and the run state as they were read; presort orders and
+	 * renumbers, so sim_trace_sort() and sim_trace_reset() would change nothing. */
+	if ((err = presort_jobs(ps.t, ps.unsorted)) < 0)
 		goto out_free_parser;
-	sim_trace_sort(ps.t);
-	sim_trace_reset(ps.t);
 	parser_fini(&ps);
 	*out = ps.t;
 	return 0;
@@ -995,6 +1150,15 @@ out_free_parser:
 	parser_fini(&ps);
 out_free_trace:
 	sim_trace_destroy(ps.t);
+	return err;
+}
+
+int trace_native_parse(const char *name, const char *buf, size_t len, struct sim_trace **out,
+		       struct sim_diag *diag)
+{
+	int err = parse_pass(name, buf, len, out, diag, 1);
+	if (err == 1)
+		err = parse_pass(name, buf, len, out, diag, 0);
 	return err;
 }
 
@@ -1011,6 +1175,23 @@ int trace_native_read(const char *path, struct sim_trace **out, struct sim_diag 
 		err = errno == ENOENT ? -SIM_ENOENT : -SIM_EIO;
 		sim_diag_add(diag, path, "cannot open trace: %s", strerror(errno));
 		return err;
+	}
+	/* A regular file is mapped, not read: its pages are the page cache's, so there
+	 * is no copy and no fresh page to fault in and zero (a tenth of the load time
+	 * for 40 MB). The parser never reads past len, so no NUL is needed. Anything
+	 * else (a pipe, an empty file, a failed map) is read into a buffer. */
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uintmax_t)st.st_size <= SIZE_MAX) {
+		size_t len = (size_t)st.st_size;
+		void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+		if (map != MAP_FAILED) {
+			(void)posix_madvise(map, len, POSIX_MADV_SEQUENTIAL);
+			err = trace_native_parse(path, map, len, out, diag);
+			munmap(map, len);
+			fclose(f);
+			return err;
+		}
 	}
 	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
 		sim_diag_add(diag, path, "cannot read trace: %s", strerror(errno));
