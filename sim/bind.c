@@ -139,6 +139,60 @@ static int report_misfits(const struct sim_trace *t, const struct sim_cluster *c
 	return errors;
 }
 
+/* Largest scaled time of one base time (duration or estimate) of option k over the
+ * flavors it may land on. */
+static double worst_scaled_ns(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j,
+			      sim_time_t base, int k, int *flavor_out)
+{
+	const struct sim_job_option *o = sim_job_opt(t, j, k);
+	double worst = 0;
+	for (size_t f = 0; f < sim_cluster_n_flavors(c); f++) {
+		if (o->flavor_id != SIM_FLAVOR_ANY && o->flavor_id != (int32_t)f)
+			continue;
+		double ns = sim_scaled_time_ns(t, c, j, base, k, (int)f);
+		if (ns > worst) {
+			worst = ns;
+			*flavor_out = (int)f;
+		}
+	}
+	return worst;
+}
+
+/* Refuses run times that scaling by a slow flavor (or a smaller option) pushes past
+ * SIM_RUNTIME_MAX_NS, where sim_time_t arithmetic would overflow. Only options that
+ * scale need a look: a named option 0 runs its trace duration, which readers bound
+ * already, and a "*" option 0 only grows on flavors slower than 1.0. */
+static int check_scaled_times(const struct sim_trace *t, const struct sim_cluster *c, struct sim_diag *diag)
+{
+	double min_speed = 1.0;
+	for (size_t f = 0; f < sim_cluster_n_flavors(c); f++)
+		if (sim_cluster_flavor(c, (int)f)->speed < min_speed)
+			min_speed = sim_cluster_flavor(c, (int)f)->speed;
+	int errors = 0;
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		if (j->n_opts == 1 && (sim_job_opt(t, j, 0)->flavor_id != SIM_FLAVOR_ANY || min_speed >= 1.0))
+			continue;
+		for (int k = 0; k < j->n_opts; k++) {
+			int f = -1;
+			double d = worst_scaled_ns(t, c, j, j->duration_ns, k, &f);
+			double e = worst_scaled_ns(t, c, j, j->estimate_ns, k, &f);
+			if (d <= (double)SIM_RUNTIME_MAX_NS && e <= (double)SIM_RUNTIME_MAX_NS)
+				continue;
+			char w[512];
+			where_of(t, j, w, sizeof w);
+			sim_diag_add(diag, w,
+				     "column %s: expected a run time of at most 1e9 s on every flavor the job "
+				     "may use, found %.4g s on flavor %s (option %d, speed %g)",
+				     d >= e ? "duration_s" : "estimate_s", (d >= e ? d : e) / 1e9,
+				     sim_cluster_flavor(c, f)->name, k + 1, sim_cluster_flavor(c, f)->speed);
+			errors++;
+			break;
+		}
+	}
+	return errors;
+}
+
 int sim_trace_bind(struct sim_trace *t, const struct sim_cluster *c, struct sim_diag *diag)
 {
 	unbind(t, NULL);
@@ -183,7 +237,7 @@ int sim_trace_bind(struct sim_trace *t, const struct sim_cluster *c, struct sim_
 	t->bind_flavor = fmap;
 	memcpy(t->bind_res, rmap, sizeof rmap);
 	t->bound = 1;
-	if (!misfits)
-		return 0;
-	return report_misfits(t, c, diag) ? -SIM_EPARSE : 0;
+	int errors = misfits ? report_misfits(t, c, diag) : 0;
+	errors += check_scaled_times(t, c, diag);
+	return errors ? -SIM_EPARSE : 0;
 }

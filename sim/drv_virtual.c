@@ -27,6 +27,8 @@ static int virtual_advance(void *priv, struct sim_engine *e, sim_time_t t)
 static int virtual_start(void *priv, struct sim_engine *e, struct sim_job *job)
 {
 	struct drv_virtual *d = priv;
+	if (job->runtime_ns > SIM_TIME_MAX - d->now)
+		return -SIM_ERANGE; /* a finish beyond ~292 years of simulated time */
 	struct sim_event ev = { .t = d->now + job->runtime_ns, .phase = EV_FINISH, .job = job->idx };
 	return sim_engine_post(e, &ev, &job->finish_ev);
 }

@@ -30,6 +30,7 @@ struct sim_engine {
 	struct sim_engine_counters ctr;
 	sim_time_t now;
 	sim_time_t next_sample;  /* next grid time of the time series */
+	sim_time_t sample_ns;    /* its step: p.sample_ns, doubled each time it is thinned */
 	size_t next_submit;      /* index of the next job to submit (trace is sorted) */
 	size_t n_queued, n_running, n_done;
 	int changed;             /* an event since the last decision pass */
@@ -67,13 +68,37 @@ static void ts_free(struct sim_timeseries *ts)
 	memset(ts, 0, sizeof *ts);
 }
 
+/* Keeps every other sample (times 0, 2 step, 4 step...) and doubles the step, so a
+ * run much longer than the step expected (a long job after the last submit, a tiny
+ * sample_s) keeps at most SIM_TS_MAX_SAMPLES rows. */
+static void ts_thin(struct sim_engine *e)
+{
+	struct sim_timeseries *ts = &e->ts;
+	size_t kept = (ts->n + 1) / 2, nf = ts->n_flavors;
+	for (size_t i = 1; i < kept; i++) {
+		ts->t_s[i] = ts->t_s[2 * i];
+		ts->gpus_busy[i] = ts->gpus_busy[2 * i];
+		ts->jobs_queued[i] = ts->jobs_queued[2 * i];
+		ts->jobs_running[i] = ts->jobs_running[2 * i];
+		memmove(&ts->gpus_busy_by_flavor[i * nf], &ts->gpus_busy_by_flavor[2 * i * nf],
+			nf * sizeof *ts->gpus_busy_by_flavor);
+	}
+	ts->n = kept;
+	e->sample_ns *= 2;
+	e->next_sample = (sim_time_t)kept * e->sample_ns;
+}
+
 /* Records the state in force for every grid time in [e->next_sample, until). */
 static int ts_sample_until(struct sim_engine *e, sim_time_t until)
 {
-	if (e->p.sample_ns <= 0)
+	if (e->sample_ns <= 0)
 		return 0;
 	while (e->next_sample < until) {
 		struct sim_timeseries *ts = &e->ts;
+		if (ts->n == SIM_TS_MAX_SAMPLES)
+			ts_thin(e);
+		if (e->next_sample >= until)
+			break;
 		int rc = ts_reserve(ts);
 		if (rc)
 			return rc;
@@ -85,7 +110,10 @@ static int ts_sample_until(struct sim_engine *e, sim_time_t until)
 			ts->gpus_busy_by_flavor[ts->n * ts->n_flavors + f] =
 				(double)sim_cluster_gpu_busy(e->p.cluster, (int)f) / SIM_MILLI;
 		ts->n++;
-		e->next_sample += e->p.sample_ns;
+		if (e->next_sample > SIM_TIME_MAX - e->sample_ns)
+			e->next_sample = SIM_TIME_MAX; /* the grid ends at the end of time */
+		else
+			e->next_sample += e->sample_ns;
 	}
 	return 0;
 }
@@ -154,25 +182,32 @@ static double flavor_speed(const struct sim_cluster *c, int flavor)
  * flavor it was measured there). A "*" option 0 is taken at the reference speed and
  * divided by the speed of the flavor chosen. Option k > 0 without its own duration
  * scales by (count_0 x speed_0) / (count_k x speed_k). */
-static sim_time_t scale_time(const struct sim_view *v, const struct sim_job *job, sim_time_t base,
-			     int opt, int flavor)
+double sim_scaled_time_ns(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *job,
+			  sim_time_t base, int opt, int flavor)
 {
-	const struct sim_trace *t = v->e->p.trace;
-	const struct sim_cluster *c = v->e->p.cluster;
 	const struct sim_job_option *o0 = sim_job_opt(t, job, 0);
 	if (opt <= 0) {
 		if (o0->flavor_id != SIM_FLAVOR_ANY)
-			return base;
-		return (sim_time_t)llround((double)base / flavor_speed(c, flavor));
+			return (double)base;
+		return (double)base / flavor_speed(c, flavor);
 	}
 	const struct sim_job_option *ok = sim_job_opt(t, job, opt);
 	if (ok->duration_ns > 0 && base == job->duration_ns)
-		return ok->duration_ns;
+		return (double)ok->duration_ns;
 	double s0 = flavor_speed(c, o0->flavor_id), sk = flavor_speed(c, flavor);
 	double n0 = (double)o0->req[SIM_RES_GPU], nk = (double)ok->req[SIM_RES_GPU];
 	if (n0 <= 0 || nk <= 0) /* GPU-less options scale by speed alone */
 		n0 = nk = 1;
-	return (sim_time_t)llround((double)base * (n0 * s0) / (nk * sk));
+	return (double)base * (n0 * s0) / (nk * sk);
+}
+
+/* sim_trace_bind refuses jobs whose scaled times exceed SIM_RUNTIME_MAX_NS, so the
+ * rounding below stays in range. */
+static sim_time_t scale_time(const struct sim_view *v, const struct sim_job *job, sim_time_t base,
+			     int opt, int flavor)
+{
+	double ns = sim_scaled_time_ns(v->e->p.trace, v->e->p.cluster, job, base, opt, flavor);
+	return ns < (double)SIM_RUNTIME_MAX_NS ? (sim_time_t)llround(ns) : SIM_RUNTIME_MAX_NS;
 }
 
 sim_time_t sim_view_runtime(const struct sim_view *v, const struct sim_job *job, int opt, int flavor)
@@ -412,6 +447,7 @@ int sim_engine_run(struct sim_engine *e)
 	int rc = 0;
 	e->now = drv->ops->now(drv->priv);
 	e->next_sample = 0;
+	e->sample_ns = e->p.sample_ns;
 	for (;;) {
 		sim_time_t t = next_time(e);
 		if (t == SIM_TIME_MAX && e->n_running == 0)

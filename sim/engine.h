@@ -47,7 +47,10 @@ int sim_driver_virtual_init(struct sim_driver *drv);
 void sim_driver_virtual_fini(struct sim_driver *drv);
 
 /* Sampled time series, one row per sample time (step function: the state in force
- * from that time on). busy_gpu_by_flavor is row-major [n][n_flavors]. */
+ * from that time on), at times 0, step, 2 step... busy_gpu_by_flavor is row-major
+ * [n][n_flavors]. When a run would record more than SIM_TS_MAX_SAMPLES rows, every
+ * other row is dropped and the step doubles, as often as needed. */
+#define SIM_TS_MAX_SAMPLES 20000
 struct sim_timeseries {
 	size_t n, cap, n_flavors;
 	double *t_s;
@@ -100,6 +103,13 @@ const struct sim_job *sim_view_job(const struct sim_view *v, uint32_t idx);
  * the option's own duration if stated, else duration x (count_0 x speed_0)/(count_k x speed_k).
  * For option 0 on flavor f: duration / speed_f. */
 sim_time_t sim_view_runtime(const struct sim_view *v, const struct sim_job *job, int opt, int flavor);
+/* The scaling itself, unrounded, for any base time (duration or estimate); also
+ * used by sim_trace_bind to refuse times that would not fit sim_time_t. */
+double sim_scaled_time_ns(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *job,
+			  sim_time_t base, int opt, int flavor);
+/* The longest run time (and estimate) a job may have on any flavor it may use:
+ * 1e9 s, about 31.7 years, like the trace's own bound on duration_s. */
+#define SIM_RUNTIME_MAX_NS (1000000000LL * SIM_NS_PER_S)
 /* Same scaling for the job's runtime estimate (estimate_s, else duration). */
 sim_time_t sim_view_estimate(const struct sim_view *v, const struct sim_job *job, int opt, int flavor);
 /* 1 if the job's option (-1 = let the fallback policy choose; strict: option 0)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../policies/policy.h"
 #include "../sim/engine.h"
 #include "testutil.h"
 
@@ -252,7 +253,77 @@ static void test_engine_any_flavor_job_keeps_flavor(void)
 	sim_trace_destroy(t);
 }
 
+/* A run far longer than the sample step keeps at most SIM_TS_MAX_SAMPLES rows, evenly
+ * spaced from 0, covering the whole run (it used to keep one row a step: 10^7 here). */
+static void test_engine_timeseries_thinned(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	tu_trace_add(t, "short", 0, 10, G(1), "f", 0);
+	tu_trace_add(t, "long", 0, 1e7, G(2), "f", 0);
+	tu_trace_finish(t);
+	struct sim_resources res;
+	sim_resources_init(&res);
+	struct sim_flavor_spec spec = { .name = "f", .nodes = 1, .speed = 1.0 };
+	spec.node_cap[SIM_RES_GPU] = G(8);
+	struct sim_cluster *c = sim_cluster_create(&res, &spec, 1, SIM_PLACE_BEST_FIT);
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, c, &d), 0);
+	struct sim_driver drv;
+	sim_driver_virtual_init(&drv);
+	struct sim_policy pol = { .ops = &fifo_policy_ops };
+	struct sim_engine_params ep = { .trace = t, .cluster = c, .driver = drv, .sample_ns = SIM_NS_PER_S };
+	ep.policies[SIM_FAM_ORDER] = &pol;
+	struct sim_engine *e = sim_engine_create(&ep);
+	struct sim_policy_env env = { .view = sim_engine_view(e), .file = "t", .json_path = "$" };
+	CU_ASSERT_EQUAL_FATAL(sim_policy_create(&pol, &fifo_policy_ops, &env, NULL, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_engine_run(e), 0);
+	const struct sim_timeseries *ts = sim_engine_timeseries(e);
+	CU_ASSERT(ts->n <= SIM_TS_MAX_SAMPLES && ts->n >= SIM_TS_MAX_SAMPLES / 2);
+	double step = ts->t_s[1] - ts->t_s[0];
+	CU_ASSERT(step >= 1e7 / SIM_TS_MAX_SAMPLES);
+	size_t uneven = 0;
+	for (size_t i = 0; i < ts->n; i++)
+		uneven += fabs(ts->t_s[i] - (double)i * step) > 1e-6;
+	CU_ASSERT_EQUAL(uneven, 0);
+	CU_ASSERT(ts->t_s[ts->n - 1] >= 1e7 - step && ts->t_s[ts->n - 1] <= 1e7);
+	CU_ASSERT_DOUBLE_EQUAL(ts->gpus_busy[0], 3, 1e-9);  /* both jobs at t = 0 */
+	CU_ASSERT_DOUBLE_EQUAL(ts->gpus_busy[ts->n - 1], 2, 1e-9); /* the long one */
+	sim_policy_destroy(&pol);
+	sim_engine_destroy(e);
+	sim_driver_virtual_fini(&drv);
+	sim_cluster_destroy(c);
+	sim_diag_fini(&d);
+	sim_trace_destroy(t);
+}
+
+/* A "*" job whose duration, divided by a slow flavor's speed, would pass 1e9 s (and
+ * overflow int64 ns further on) is refused at bind with its row. It used to run for
+ * 1 ns. */
+static void test_engine_scaled_runtime_bounded(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	tu_trace_add(t, "ok", 0, 1e8, G(1), "*", 0);
+	tu_trace_add(t, "huge", 0, 1e9, G(1), "*", 0);
+	tu_trace_finish(t);
+	struct sim_resources res;
+	sim_resources_init(&res);
+	struct sim_flavor_spec spec = { .name = "slow", .nodes = 1, .speed = 0.1 };
+	spec.node_cap[SIM_RES_GPU] = G(8);
+	struct sim_cluster *c = sim_cluster_create(&res, &spec, 1, SIM_PLACE_BEST_FIT);
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(sim_trace_bind(t, c, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "trace:3: column duration_s: expected a run time of at most 1e9 s"));
+	CU_ASSERT_EQUAL(d.count, 1); /* "ok" runs 1e9 s exactly: allowed */
+	sim_cluster_destroy(c);
+	sim_diag_fini(&d);
+	sim_trace_destroy(t);
+}
+
 static CU_TestInfo engine_tests[] = {
+	{ "test_engine_timeseries_thinned", test_engine_timeseries_thinned },
+	{ "test_engine_scaled_runtime_bounded", test_engine_scaled_runtime_bounded },
 	{ "test_engine_any_flavor_job_keeps_flavor", test_engine_any_flavor_job_keeps_flavor },
 	{ "test_engine_fifo_hand_computed", test_engine_fifo_hand_computed },
 	{ "test_engine_priority_hand_computed", test_engine_priority_hand_computed },
