@@ -6,7 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_statistics_double.h>
+#include <stdio.h>
+
 #include "results_fixture.h"
+#include "testutil.h"
 #include "sim/metrics.h"
 #include "sim/metrics_job.h"
 
@@ -191,7 +197,68 @@ static void test_metrics_replicate_single_run(void)
 	}
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The summary's order statistics (its own radix sort) equal qsort + GSL bit for bit on
+ * 100,000 random waits with many ties and zeros. */
+static void test_metrics_quantiles_match_qsort_reference(void)
+{
+	enum { N = 100000 };
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 99);
+	struct sim_trace *t = sim_trace_create();
+	char id[32];
+	for (size_t i = 0; i < N; i++) {
+		snprintf(id, sizeof id, "m%zu", i);
+		tu_trace_add(t, id, (double)gsl_rng_uniform_int(r, 100000), 1 + gsl_rng_uniform_int(r, 5000),
+			     SIM_MILLI, "f", 0);
+	}
+	tu_trace_finish(t);
+	sim_trace_reset(t);
+	double *w = malloc(N * sizeof *w);
+	for (size_t i = 0; i < N; i++) {
+		struct sim_job *j = &t->jobs[i];
+		/* A third start at once; the rest wait a heavy-tailed, often repeated time. */
+		double wait_s = gsl_rng_uniform(r) < 0.33 ? 0 : floor(gsl_ran_lognormal(r, 5, 2));
+		j->state = SIM_JOB_COMPLETED;
+		j->start_ns = j->submit_ns + (sim_time_t)(wait_s * 1e9);
+		j->last_start_ns = j->start_ns;
+		j->runtime_ns = j->duration_ns;
+		j->end_ns = j->start_ns + j->duration_ns;
+		j->opt_chosen = 0;
+		j->alloc.flavor = 0;
+		w[i] = sim_job_wait_s(j);
+	}
+	struct sim_resources res;
+	sim_resources_init(&res);
+	struct sim_flavor_spec spec = { .name = "f", .nodes = 1, .speed = 1.0 };
+	spec.node_cap[SIM_RES_GPU] = 8 * SIM_MILLI;
+	struct sim_cluster *c = sim_cluster_create(&res, &spec, 1, SIM_PLACE_BEST_FIT);
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, c, &d), 0);
+	struct sim_summary sum;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, (sim_time_t)1e15, &sum), 0);
+	qsort(w, N, sizeof *w, cmp_dbl);
+	CU_ASSERT(sum.v[SIM_SUM_p50_wait_s] == gsl_stats_quantile_from_sorted_data(w, 1, N, 0.50));
+	CU_ASSERT(sum.v[SIM_SUM_p95_wait_s] == gsl_stats_quantile_from_sorted_data(w, 1, N, 0.95));
+	CU_ASSERT(sum.v[SIM_SUM_p99_wait_s] == gsl_stats_quantile_from_sorted_data(w, 1, N, 0.99));
+	CU_ASSERT(sum.v[SIM_SUM_max_wait_s] == w[N - 1]);
+	CU_ASSERT(sum.v[SIM_SUM_mean_wait_s] == gsl_stats_mean(w, 1, N));
+	CU_ASSERT(sum.v[SIM_SUM_p95_wait_s] > sum.v[SIM_SUM_p50_wait_s]); /* not degenerate */
+	free(w);
+	sim_cluster_destroy(c);
+	sim_diag_fini(&d);
+	sim_trace_destroy(t);
+	gsl_rng_free(r);
+}
+
 static CU_TestInfo metrics_tests[] = {
+	{ "test_metrics_quantiles_match_qsort_reference", test_metrics_quantiles_match_qsort_reference },
 	{ "test_metrics_field_names", test_metrics_field_names },
 	{ "test_metrics_per_job", test_metrics_per_job },
 	{ "test_metrics_job_flavor_and_alloc", test_metrics_job_flavor_and_alloc },
