@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -55,16 +56,23 @@ static herr_t first_err_cb(unsigned n, const H5E_error2_t *e, void *arg)
 	return 0;
 }
 
+/* Adds "where: what (HDF5: innermost message)", clears HDF5's error stack and
+ * returns -SIM_EPARSE. The reader only reads, and only a file that exists, is a
+ * regular file and starts with the HDF5 signature gets this far; so an HDF5
+ * failure means the file is truncated, damaged or not laid out as gpusched writes
+ * it: bad input (exit 2), not a runtime failure. The innermost message is the
+ * specific one ("truncated file: eof = ..."); the outer ones only repeat "unable to
+ * open file". */
 static int h5err(struct sim_diag *diag, const char *where, const char *what)
 {
 	char msg[256] = "";
-	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, first_err_cb, msg);
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_err_cb, msg);
 	H5Eclear2(H5E_DEFAULT);
 	if (msg[0])
 		sim_diag_add(diag, where, "%s (HDF5: %s)", what, msg);
 	else
 		sim_diag_add(diag, where, "%s", what);
-	return -SIM_EHDF5;
+	return -SIM_EPARSE;
 }
 
 /* Reads a scalar string attribute (fixed or variable length). Returns 0, 1 when
@@ -212,6 +220,14 @@ int h5read_open(const char *path, struct h5read_file **out, struct sim_diag *dia
 		sim_diag_add(diag, path, "cannot open results file: %s", strerror(errno));
 		return errno == ENOENT ? -SIM_ENOENT : -SIM_EIO;
 	}
+	/* A file we may not read is a runtime failure, not "not an HDF5 file". */
+	FILE *probe = S_ISREG(st.st_mode) ? fopen(path, "rb") : NULL;
+	if (S_ISREG(st.st_mode) && !probe) {
+		sim_diag_add(diag, path, "cannot open results file: %s", strerror(errno));
+		return -SIM_EIO;
+	}
+	if (probe)
+		fclose(probe);
 	if (!S_ISREG(st.st_mode) || H5Fis_hdf5(path) <= 0) {
 		H5Eclear2(H5E_DEFAULT);
 		sim_diag_add(diag, path, "not an HDF5 file (expected a results file written by gpusched run)");
@@ -226,7 +242,7 @@ int h5read_open(const char *path, struct h5read_file **out, struct sim_diag *dia
 	int r;
 	f->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	if (f->file < 0) {
-		r = h5err(diag, path, "cannot open HDF5 file");
+		r = h5err(diag, path, "not a readable results file: truncated or damaged");
 		goto out_close;
 	}
 	for (int i = 0; i < N_ROOT_ATTRS; i++) {
@@ -950,8 +966,9 @@ int h5read_timeseries(const struct h5read_file *f, const char *run, struct h5rea
 	for (size_t k = 0; k < 5 && r == 0; k++) {
 		hsize_t dims[2];
 		if (read_doubles(g, names[k], dst[k], dims) < 0) {
-			r = h5err(diag, where, "cannot read a dataset");
-			sim_diag_add(diag, where, "dataset '%s' is missing or unreadable", names[k]);
+			char what[128];
+			snprintf(what, sizeof what, "dataset '%s' is missing or unreadable", names[k]);
+			r = h5err(diag, where, what);
 			break;
 		}
 		if (k == 0)

@@ -7,8 +7,11 @@
  *
  * Every function returns 0 or -SIM_E*, with a located message in diag:
  *   -SIM_ENOENT  the file (or the named run) does not exist,
- *   -SIM_EPARSE  not an HDF5 file, not a gpusched file, unsupported schema_version,
- *   -SIM_EHDF5   a read failed, -SIM_ENOMEM.
+ *   -SIM_EPARSE  not a readable gpusched results file: not a regular file, not HDF5,
+ *                truncated or damaged (any HDF5 failure reading it), not laid out as
+ *                gpusched writes it, unsupported schema_version,
+ *   -SIM_EIO     the file exists but may not be read (permissions), -SIM_ENOMEM.
+ * (The CLI maps ENOENT and EPARSE to exit code 2, bad input.)
  * Results are owned by the caller and freed with the matching _free (which also
  * accepts a zeroed struct).
  */

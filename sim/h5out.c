@@ -3,7 +3,9 @@
  * HDF5 runs in return-code mode (H5Eset_auto2 off): every hid_t / herr_t is
  * checked, and the innermost message of HDF5's error stack goes into the diag.
  * The file is written as PATH.tmp and renamed on commit, so a reader never sees a
- * half-written PATH (git's lockfile.h pattern).
+ * half-written PATH (git's lockfile.h pattern). Root attributes are written at
+ * create, except "seeds", which is collected from the runs and written at commit
+ * (h5out_meta does not carry the seeds).
  *
  * Strings are fixed-length, NUL-terminated, UTF-8 (sized to the longest value, so
  * a compound row has a fixed size). Tables larger than SMALL_BYTES are chunked
@@ -80,7 +82,7 @@ static herr_t first_err_cb(unsigned n, const H5E_error2_t *e, void *arg)
 static int h5err(struct sim_diag *diag, const char *where, const char *what)
 {
 	char msg[256] = "";
-	H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, first_err_cb, msg);
+	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_err_cb, msg);
 	H5Eclear2(H5E_DEFAULT);
 	if (msg[0])
 		sim_diag_add(diag, where, "%s (HDF5: %s)", what, msg);
@@ -176,6 +178,19 @@ static int attr_u64(hid_t obj, const char *name, uint64_t v)
 static int attr_f64(hid_t obj, const char *name, double v)
 {
 	return attr_scalar(obj, name, H5T_NATIVE_DOUBLE, &v);
+}
+
+/* A 1-D uint64 attribute of n values (n may be 0: an empty array). */
+static int attr_u64_array(hid_t obj, const char *name, const uint64_t *vals, size_t n)
+{
+	static const uint64_t none; /* a valid buffer for an empty array */
+	hsize_t dim = n;
+	hid_t s = H5Screate_simple(1, &dim, NULL);
+	if (s < 0)
+		return -1;
+	int r = attr_write(obj, name, H5T_NATIVE_UINT64, s, n ? (const void *)vals : (const void *)&none);
+	H5Sclose(s);
+	return r;
 }
 
 /* ---- datasets ---- */
@@ -1014,6 +1029,29 @@ out_type:
 	return r;
 }
 
+/* The root attribute "seeds": every distinct seed of the runs written, in the
+ * order first seen. The runner writes runs in config order (variants outer or
+ * inner, seeds in the config's order either way), so this is the config's seed
+ * list; the per-run "seed" attribute and /summary's seed column say which run had
+ * which. O(runs x distinct seeds): a few thousand runs of tens of seeds at most. */
+static int write_seeds(struct h5out *o)
+{
+	uint64_t *seeds = malloc((o->n_rows ? o->n_rows : 1) * sizeof *seeds);
+	if (!seeds)
+		return -1;
+	size_t n = 0;
+	for (size_t i = 0; i < o->n_rows; i++) {
+		size_t k = 0;
+		while (k < n && seeds[k] != o->rows[i].seed)
+			k++;
+		if (k == n)
+			seeds[n++] = o->rows[i].seed;
+	}
+	int r = attr_u64_array(o->file, "seeds", seeds, n);
+	free(seeds);
+	return r;
+}
+
 /* Closes the HDF5 handles; returns -1 if a close failed. */
 static int close_file(struct h5out *o)
 {
@@ -1034,6 +1072,12 @@ int h5out_commit(struct h5out *o, struct sim_diag *diag)
 	o->state = H5OUT_DONE;
 	if (write_summary(o) < 0) {
 		int r = h5err(diag, o->tmp_path, "cannot write /summary");
+		close_file(o);
+		unlink(o->tmp_path);
+		return r;
+	}
+	if (write_seeds(o) < 0) {
+		int r = h5err(diag, o->tmp_path, "cannot write the root attribute seeds");
 		close_file(o);
 		unlink(o->tmp_path);
 		return r;

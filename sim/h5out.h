@@ -15,14 +15,15 @@
 struct h5out;
 
 /* Root attributes written at create: schema_version, software, software_version,
- * created_utc, experiment_json (verbatim), config_path. */
+ * created_utc, experiment_json (verbatim), config_path; at commit: seeds (every
+ * run's seed once, in the order written). */
 struct h5out_meta {
 	const char *experiment_json; /* verbatim config text */
 	const char *config_path;
 	const char *software_version;
 };
 
-#define H5OUT_SCHEMA_VERSION "1.0"
+#define H5OUT_SCHEMA_VERSION "1.1" /* 1.1: root attribute seeds */
 
 /* Opens PATH.tmp for writing (truncates). NULL on failure with a message in diag. */
 struct h5out *h5out_create(const char *path, const struct h5out_meta *meta, struct sim_diag *diag);

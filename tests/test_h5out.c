@@ -1,10 +1,11 @@
 /* tests/test_h5out.c: sim/h5out.c and analysis/h5read.c: a written run read back field
  * by field (NaN kept, units present), the tmp file gone after commit and abort,
- * big (chunked) tables, empty runs, and the reader's refusals (missing file, not
- * HDF5, wrong schema). */
+ * big (chunked) tables, empty runs, the reader's refusals (missing file, a folder,
+ * not HDF5, wrong schema) and the root attribute seeds. */
 #include <CUnit/CUnit.h>
 #include <hdf5.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,6 +491,91 @@ static void test_h5out_large_tables(void)
 	sim_diag_fini(&d);
 }
 
+/* Reads the root attribute "seeds" (a 1-D uint64 array) with the HDF5 API into
+ * out[cap]; returns its length, or -1 when it is missing or not a 1-D uint64 array. */
+static long read_root_seeds(const char *path, uint64_t *out, size_t cap)
+{
+	long n = -1;
+	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (file < 0)
+		return -1;
+	hid_t a = H5Aexists(file, "seeds") > 0 ? H5Aopen(file, "seeds", H5P_DEFAULT) : -1;
+	hid_t t = a >= 0 ? H5Aget_type(a) : -1, sp = a >= 0 ? H5Aget_space(a) : -1;
+	hsize_t dim = 0;
+	if (t >= 0 && sp >= 0 && H5Tget_class(t) == H5T_INTEGER && H5Tget_sign(t) == H5T_SGN_NONE &&
+	    H5Tget_size(t) == 8 && H5Sget_simple_extent_ndims(sp) == 1 &&
+	    H5Sget_simple_extent_dims(sp, &dim, NULL) == 1 && dim <= cap &&
+	    (dim == 0 || H5Aread(a, H5T_NATIVE_UINT64, out) >= 0))
+		n = (long)dim;
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	if (a >= 0)
+		H5Aclose(a);
+	H5Fclose(file);
+	return n;
+}
+
+/* The root attribute "seeds" holds every seed of the experiment once, in the order
+ * the runs first used them (the runner's order: each variant runs the config's
+ * seeds in order), as exact uint64 values; the per-run seed stays. A file with no
+ * run has an empty list. */
+static void test_h5out_root_seeds(void)
+{
+	const char *path = tmp_path("seeds.h5");
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	struct sim_timeseries ts;
+	CU_ASSERT_FATAL(t && c && fx_timeseries(&ts, 5) == 0);
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5out *o = h5out_create(path, NULL, &d);
+	CU_ASSERT_FATAL(o != NULL);
+	/* seeds 7, 3, UINT64_MAX - 1 (not a double), for two variants */
+	const uint64_t seeds[3] = { 7, 3, UINT64_MAX - 1 };
+	const char *const variants[2] = { "fifo", "easy" };
+	for (int v = 0; v < 2; v++)
+		for (int k = 0; k < 3; k++) {
+			char name[64];
+			snprintf(name, sizeof name, "%s-s%llu", variants[v], (unsigned long long)seeds[k]);
+			struct h5out_run run = { .name = name, .policy = variants[v], .seed = seeds[k],
+						 .trace = t, .cluster = c, .ts = &ts };
+			CU_ASSERT_EQUAL(h5out_write_run(o, &run, &d), 0);
+		}
+	CU_ASSERT_EQUAL(h5out_commit(o, &d), 0);
+	h5out_destroy(o);
+
+	uint64_t got[8] = { 0 };
+	CU_ASSERT_EQUAL(read_root_seeds(path, got, 8), 3);
+	CU_ASSERT_EQUAL(got[0], 7);
+	CU_ASSERT_EQUAL(got[1], 3);
+	CU_ASSERT(got[2] == UINT64_MAX - 1);
+	/* the per-run seed and /summary's seed are still there */
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	double v = 0;
+	CU_ASSERT_EQUAL(h5read_run_attr_num(f, "easy-s3", "seed", &v, &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(v, 3, 0);
+	struct h5read_summary s;
+	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &s, &d), 0);
+	CU_ASSERT(s.n_rows == 6 && s.seed[4] == 3 && s.seed[5] == UINT64_MAX - 1);
+	h5read_summary_free(&s);
+	h5read_close(f);
+
+	/* no run: an empty list */
+	o = h5out_create(path, NULL, &d);
+	CU_ASSERT_FATAL(o != NULL);
+	CU_ASSERT_EQUAL(h5out_commit(o, &d), 0);
+	h5out_destroy(o);
+	CU_ASSERT_EQUAL(read_root_seeds(path, got, 8), 0);
+	sim_diag_print(&d, stderr);
+	sim_diag_fini(&d);
+	fx_timeseries_free(&ts);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+}
+
 static void test_h5out_reader_refuses_bad_files(void)
 {
 	struct sim_diag d;
@@ -500,6 +586,9 @@ static void test_h5out_reader_refuses_bad_files(void)
 	CU_ASSERT_EQUAL(h5read_open(missing, &f, &d), -SIM_ENOENT);
 	CU_ASSERT(f == NULL);
 	CU_ASSERT(sim_diag_contains(&d, "missing.h5"));
+
+	CU_ASSERT_EQUAL(h5read_open(tu_tmpdir(), &f, &d), -SIM_EPARSE); /* a folder */
+	CU_ASSERT(f == NULL);
 
 	const char *txt = tu_write_file("not.h5", "id,submit_s\n");
 	CU_ASSERT_EQUAL(h5read_open(txt, &f, &d), -SIM_EPARSE);
@@ -542,6 +631,7 @@ static CU_TestInfo h5out_tests[] = {
 	{ "test_h5out_empty_trace", test_h5out_empty_trace },
 	{ "test_h5out_large_tables", test_h5out_large_tables },
 	{ "test_h5out_reader_refuses_bad_files", test_h5out_reader_refuses_bad_files },
+	{ "test_h5out_root_seeds", test_h5out_root_seeds },
 	CU_TEST_INFO_NULL,
 };
 

@@ -1,10 +1,17 @@
 /* tests/test_native.c: the native CSV trace: every column parsed, sorting with
  * ties by row, comments, quoting, located errors for malformed traces, the error
- * limit, and the writer round trip. */
+ * limit, the writer round trip, and paths that are not regular files (a directory,
+ * a FIFO, a pipe). */
 #include <CUnit/CUnit.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "sim/job.h"
 #include "testutil.h"
@@ -505,6 +512,89 @@ static void test_native_bundled_sample(void)
 	sim_diag_fini(&d);
 }
 
+/* A trace of n one-GPU jobs "jK,K,60" (about 16 bytes a row), malloc'd. */
+static char *make_trace_text(size_t n)
+{
+	size_t cap = 64 + n * 40, len;
+	char *buf = malloc(cap);
+	if (!buf)
+		return NULL;
+	len = (size_t)snprintf(buf, cap, "id,submit_s,duration_s\n");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "j%zu,%zu,60\n", i, i);
+	return buf;
+}
+
+/* A directory is refused as bad input (it once read as LONG_MAX bytes: "out of
+ * memory", exit 1); a FIFO and a pipe, which have no size, are read to their end
+ * (they once failed with "Illegal seek"). The FIFO's trace is larger than the
+ * reader's first buffer, so the buffer has to grow. */
+static void test_native_read_not_regular(void)
+{
+	struct sim_diag d;
+	struct sim_trace *t = NULL;
+	char want[600], args[1200], *txt = NULL;
+
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(trace_native_read(tu_tmpdir(), &t, &d), -SIM_EPARSE);
+	CU_ASSERT_PTR_NULL(t);
+	snprintf(want, sizeof want, "%s: cannot read trace: Is a directory", tu_tmpdir());
+	CU_ASSERT_STRING_EQUAL(sim_diag_last(&d), want);
+	sim_diag_fini(&d);
+	snprintf(args, sizeof args, "trace validate %s", tu_tmpdir());
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
+	CU_ASSERT(txt && strstr(txt, want));
+	free(txt);
+
+	const size_t n_jobs = 20000; /* about 300 KB */
+	char *text = make_trace_text(n_jobs);
+	CU_ASSERT_FATAL(text != NULL);
+	size_t text_len = strlen(text);
+	CU_ASSERT(text_len > 256 * 1024);
+	char fifo[512];
+	snprintf(fifo, sizeof fifo, "%s/trace.fifo", tu_tmpdir());
+	CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+	pid_t child = fork();
+	CU_ASSERT_FATAL(child >= 0);
+	if (child == 0) {
+		alarm(20); /* never hang the suite if the reader does not open the FIFO */
+		int fd = open(fifo, O_WRONLY);
+		size_t off = 0;
+		while (fd >= 0 && off < text_len) {
+			ssize_t w = write(fd, text + off, text_len - off);
+			if (w < 0 && errno != EINTR)
+				_exit(1);
+			off += w > 0 ? (size_t)w : 0;
+		}
+		_exit(fd >= 0 ? 0 : 1);
+	}
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(trace_native_read(fifo, &t, &d), 0);
+	sim_diag_print(&d, stderr);
+	CU_ASSERT(t && t->n_jobs == n_jobs);
+	if (t)
+		CU_ASSERT_EQUAL(t->jobs[n_jobs - 1].submit_ns, S(n_jobs - 1));
+	sim_trace_destroy(t);
+	sim_diag_fini(&d);
+	int st = 0;
+	CU_ASSERT(waitpid(child, &st, 0) == child && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	unlink(fifo);
+
+	/* A pipe through the CLI: `cat FILE | gpusched trace validate /dev/stdin`. */
+	const char *path = tu_write_file("native_pipe.csv", text);
+	char cmd[1400];
+	snprintf(cmd, sizeof cmd, "cat '%s' | %s trace validate /dev/stdin 2>&1", path, GPUSCHED_BIN);
+	FILE *p = popen(cmd, "r");
+	CU_ASSERT_FATAL(p != NULL);
+	char msg[1024] = "";
+	size_t got = fread(msg, 1, sizeof msg - 1, p);
+	msg[got] = 0;
+	st = pclose(p);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CU_ASSERT(strstr(msg, "/dev/stdin: 20000 jobs OK") != NULL);
+	free(text);
+}
+
 /* The CLI verbs on a good and a bad trace. */
 static void test_native_cli_validate_stats(void)
 {
@@ -547,6 +637,7 @@ static CU_TestInfo native_tests[] = {
 	{ "test_native_all_errors_in_a_row", test_native_all_errors_in_a_row },
 	{ "test_native_error_limit", test_native_error_limit },
 	{ "test_native_read_file", test_native_read_file },
+	{ "test_native_read_not_regular", test_native_read_not_regular },
 	{ "test_native_write_round_trip", test_native_write_round_trip },
 	{ "test_native_bundled_sample", test_native_bundled_sample },
 	{ "test_native_cli_validate_stats", test_native_cli_validate_stats },

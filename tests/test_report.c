@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "analysis/h5read.h"
 #include "analysis/plot.h"
@@ -556,6 +557,57 @@ static void test_report_cli_bad_input(void)
 	free(out);
 }
 
+/* A results file cut in the middle (a copy of a good one, truncated to half its
+ * size) is not a results file: exit 2 from report and plot, the file named, nothing
+ * on stdout (it once exited 1 as an HDF5 runtime failure). */
+static void test_report_cli_truncated(void)
+{
+	size_t len = 0;
+	char *bytes = tu_read_file(fx_path, &len);
+	CU_ASSERT_FATAL(bytes != NULL && len > 1024);
+	char path[600];
+	snprintf(path, sizeof path, "%s/cut_in_half.h5", tu_tmpdir());
+	FILE *f = fopen(path, "wb");
+	CU_ASSERT_FATAL(f != NULL);
+	CU_ASSERT(fwrite(bytes, 1, len, f) == len);
+	CU_ASSERT(fclose(f) == 0);
+	free(bytes);
+	CU_ASSERT_FATAL(truncate(path, (off_t)(len / 2)) == 0);
+
+	struct sim_diag d;
+	struct h5read_file *h = NULL;
+	sim_diag_init(&d, 10);
+	CU_ASSERT_EQUAL(h5read_open(path, &h, &d), -SIM_EPARSE);
+	CU_ASSERT_PTR_NULL(h);
+	CU_ASSERT(sim_diag_contains(&d, path) && sim_diag_contains(&d, "truncated"));
+	sim_diag_fini(&d);
+
+	char args[1400], *out = NULL;
+	snprintf(args, sizeof args, "report %s --json", path);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT(out && strstr(out, "cut_in_half.h5: not a readable results file: truncated or damaged"));
+	CU_ASSERT(out && strstr(out, "[") == NULL); /* nothing on stdout */
+	free(out);
+	snprintf(args, sizeof args, "report %s --jobs", path);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT(out && strstr(out, "cut_in_half.h5: not a readable results file"));
+	free(out);
+	snprintf(args, sizeof args, "plot %s -o %s/cut_plots", path, tu_tmpdir());
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT(out && strstr(out, "cut_in_half.h5: not a readable results file: truncated or damaged"));
+	free(out);
+	/* a file that is not HDF5 at all, and a folder, are refused by plot too */
+	const char *plain = tu_write_file("plain2.txt", "x\n");
+	snprintf(args, sizeof args, "plot %s -o %s/cut_plots", plain, tu_tmpdir());
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT(out && strstr(out, "plain2.txt: not an HDF5 file"));
+	free(out);
+	snprintf(args, sizeof args, "plot %s -o %s/cut_plots", tu_tmpdir(), tu_tmpdir());
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	free(out);
+	remove(path);
+}
+
 static void test_report_cli_plot(void)
 {
 	char dir[600], args[1400], *out = NULL;
@@ -620,6 +672,7 @@ static CU_TestInfo report_tests[] = {
 	{ "test_report_cdf_points", test_report_cdf_points },
 	{ "test_report_cli_json_and_jobs", test_report_cli_json_and_jobs },
 	{ "test_report_cli_bad_input", test_report_cli_bad_input },
+	{ "test_report_cli_truncated", test_report_cli_truncated },
 	{ "test_report_cli_plot", test_report_cli_plot },
 	CU_TEST_INFO_NULL,
 };
