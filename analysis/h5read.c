@@ -17,6 +17,8 @@
 
 #include <hdf5.h>
 
+#include "../sim/h5diag.h"
+
 #define READ_BLOCK_ROWS 65536u
 #define N_ROOT_ATTRS 6
 
@@ -49,29 +51,14 @@ static char *dup_str(const char *s)
 	return dup_n(s, strlen(s));
 }
 
-static herr_t first_err_cb(unsigned n, const H5E_error2_t *e, void *arg)
-{
-	if (n == 0 && e->desc)
-		snprintf(arg, 256, "%s", e->desc);
-	return 0;
-}
-
-/* Adds "where: what (HDF5: innermost message)", clears HDF5's error stack and
- * returns -SIM_EPARSE. The reader only reads, and only a file that exists, is a
- * regular file and starts with the HDF5 signature gets this far; so an HDF5
- * failure means the file is truncated, damaged or not laid out as gpusched writes
- * it: bad input (exit 2), not a runtime failure. The innermost message is the
- * specific one ("truncated file: eof = ..."); the outer ones only repeat "unable to
- * open file". */
+/* Adds "where: what (HDF5: innermost message)" and returns -SIM_EPARSE. The reader
+ * only reads, and only a file that exists, is a regular file and starts with the
+ * HDF5 signature gets this far; so an HDF5 failure means the file is truncated,
+ * damaged or not laid out as gpusched writes it: bad input (exit 2), not a runtime
+ * failure. */
 static int h5err(struct sim_diag *diag, const char *where, const char *what)
 {
-	char msg[256] = "";
-	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_err_cb, msg);
-	H5Eclear2(H5E_DEFAULT);
-	if (msg[0])
-		sim_diag_add(diag, where, "%s (HDF5: %s)", what, msg);
-	else
-		sim_diag_add(diag, where, "%s", what);
+	sim_h5_diag(diag, where, what);
 	return -SIM_EPARSE;
 }
 

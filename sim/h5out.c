@@ -26,6 +26,8 @@
  */
 #include "h5out.h"
 
+#include "h5diag.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -70,24 +72,10 @@ struct h5out {
 
 /* ---- error reporting ---- */
 
-static herr_t first_err_cb(unsigned n, const H5E_error2_t *e, void *arg)
-{
-	char *buf = arg;
-	if (n == 0 && e->desc)
-		snprintf(buf, 256, "%s", e->desc);
-	return 0;
-}
-
-/* Adds "where: what (HDF5: innermost message)" and clears HDF5's error stack. */
+/* Adds "where: what (HDF5: ...)"; a failed write is a runtime failure. */
 static int h5err(struct sim_diag *diag, const char *where, const char *what)
 {
-	char msg[256] = "";
-	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, first_err_cb, msg);
-	H5Eclear2(H5E_DEFAULT);
-	if (msg[0])
-		sim_diag_add(diag, where, "%s (HDF5: %s)", what, msg);
-	else
-		sim_diag_add(diag, where, "%s", what);
+	sim_h5_diag(diag, where, what);
 	return -SIM_EHDF5;
 }
 
