@@ -1,4 +1,4 @@
-/* cli/cmd_run.c: gpusched run CONFIG [-o OUT.h5] [-q] [--no-progress] */
+/* cli/cmd_run.c: gpusched run CONFIG [-o OUT.h5] [--log FILE] [-q] [--no-progress] */
 #include <stdio.h>
 #include <string.h>
 
@@ -7,13 +7,15 @@
 #include "cmd.h"
 
 static const char run_usage[] =
-	"usage: gpusched run CONFIG.json [-o OUT.h5] [-q] [--no-progress]\n"
+	"usage: gpusched run CONFIG.json [-o OUT.h5] [--log FILE] [-q] [--no-progress]\n"
 	"\n"
 	"Runs every sweep variant and seed of an experiment config (keys: experiments/README.md)\n"
 	"and writes one HDF5 results file (layout: analysis/SCHEMA.md). The file is written\n"
 	"under OUT.h5.tmp and renamed when complete; on any error nothing is left behind.\n"
 	"\n"
 	"  -o OUT.h5        results file (default: the config's \"output\")\n"
+	"  --log FILE       write every run's event log to FILE: one line a submit, start and\n"
+	"                   finish, \"[T] job=ID event=start flavor=F node=N runtime_s=R\"\n"
 	"  -q               print nothing but errors\n"
 	"  --no-progress    no progress line (shown only on a terminal anyway)\n"
 	"\n"
@@ -29,6 +31,8 @@ int cmd_run(int argc, char **argv)
 			return GPUSCHED_EXIT_OK;
 		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
 			opts.output = argv[++i];
+		} else if (strcmp(argv[i], "--log") == 0 && i + 1 < argc) {
+			opts.log_path = argv[++i];
 		} else if (strcmp(argv[i], "-q") == 0) {
 			opts.quiet = 1;
 		} else if (strcmp(argv[i], "--no-progress") == 0) {

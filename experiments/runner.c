@@ -283,17 +283,19 @@ static int check_variants(const struct exp_config *cfg, struct sim_trace *trace,
 
 static int run_one(const struct exp_config *cfg, const struct exp_variant *v, uint64_t seed,
 		   struct sim_trace *trace, struct h5out *out, struct progress *prog,
-		   const struct exp_run_opts *opts, struct sim_diag *diag)
+		   const struct exp_run_opts *opts, FILE *log, struct sim_diag *diag)
 {
 	char name[256];
 	run_name(cfg, v, seed, name, sizeof name);
+	if (log)
+		fprintf(log, "# run %s\n", name);
 	prog->run = name;
 	struct sim_driver drv;
 	int rc = sim_driver_virtual_init(&drv);
 	if (rc)
 		return rc;
 	struct sim_engine_params ep = { .driver = drv, .sample_ns = auto_sample_ns(cfg, trace),
-					.progress = progress_cb, .progress_arg = prog };
+					.progress = progress_cb, .progress_arg = prog, .log = log };
 	struct run_stack s;
 	struct sim_engine *e = NULL;
 	if ((rc = stack_create(&s, cfg, v, trace, &e, &ep, diag)))
@@ -353,12 +355,23 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 		goto out_unguard;
 	}
 	struct progress prog = { .on = opts->progress && isatty(2), .runs = cfg->n_variants * cfg->n_seeds };
+	FILE *log = NULL;
+	if (opts->log_path && !(log = fopen(opts->log_path, "w"))) {
+		sim_diag_add(diag, opts->log_path, "cannot write the event log: %s", strerror(errno));
+		rc = -SIM_EIO;
+	}
 	for (size_t i = 0; i < cfg->n_variants && !rc; i++) {
 		for (size_t k = 0; k < cfg->n_seeds && !rc; k++) {
 			prog.run_no = i * cfg->n_seeds + k + 1;
-			rc = run_one(cfg, &cfg->variants[i], cfg->seeds[k], trace, out, &prog, opts, diag);
+			rc = run_one(cfg, &cfg->variants[i], cfg->seeds[k], trace, out, &prog, opts, log, diag);
 		}
 	}
+	if (log && fclose(log) && !rc) {
+		sim_diag_add(diag, opts->log_path, "cannot write the event log: %s", strerror(errno));
+		rc = -SIM_EIO;
+	}
+	if (log && rc)
+		unlink(opts->log_path); /* no half-written output, the log included */
 	if (rc) {
 		h5out_abort(out);
 		goto out_unguard;

@@ -8,6 +8,8 @@ struct exp_run_opts {
 	const char *output;   /* overrides cfg->output when non-NULL */
 	int progress;         /* 1: show a progress line on stderr (terminal) */
 	int quiet;            /* 1: print nothing on success */
+	const char *log_path; /* when non-NULL, the engine's event log of every run goes here
+			       * (sim/engine.h), each run after a line "# run NAME" */
 };
 
 /* Loads the trace, checks it against every variant, runs all, writes the file.

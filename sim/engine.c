@@ -309,8 +309,38 @@ static void notify(struct sim_engine *e, size_t hook_off, const struct sim_job *
 
 #define NOTIFY(e, hook, job) notify((e), offsetof(struct sim_policy_ops, hook), (job))
 
+/* ---- the event log (params.log) ---- */
+
+enum log_kind { LOG_SUBMIT, LOG_START, LOG_FINISH };
+
+static void log_event(const struct sim_engine *e, const struct sim_job *job, enum log_kind kind)
+{
+	static const char *const names[] = { "submit", "start", "finish" };
+	const struct sim_trace *t = e->p.trace;
+	FILE *f = e->p.log;
+	fprintf(f, "[%.3f] job=%s event=%s", sim_time_to_s(e->now), sim_job_id(t, job), names[kind]);
+	if (kind == LOG_SUBMIT) {
+		char g[32];
+		sim_qty_format(sim_job_opt(t, job, 0)->req[SIM_RES_GPU], g, sizeof g);
+		fprintf(f, " gpus=%s queue=%s", g, t->queues[job->queue]);
+	} else if (kind == LOG_START) {
+		const struct sim_alloc *a = &job->alloc;
+		fprintf(f, " flavor=%s", sim_cluster_flavor(e->p.cluster, a->flavor)->name);
+		if (a->n_nodes == 1) {
+			fprintf(f, " node=%u", a->node);
+		} else {
+			for (uint32_t k = 0; k < a->n_nodes; k++)
+				fprintf(f, "%s%u", k ? "," : " nodes=", a->nodes[k]);
+		}
+		fprintf(f, " runtime_s=%.3f", sim_time_to_s(job->runtime_ns));
+	}
+	fputc('\n', f);
+}
+
 static void apply_submit(struct sim_engine *e, struct sim_job *job)
 {
+	if (e->p.log)
+		log_event(e, job, LOG_SUBMIT);
 	job->state = SIM_JOB_QUEUED;
 	job->eff_priority = job->priority;
 	e->n_queued++;
@@ -331,6 +361,8 @@ static void apply_finish(struct sim_engine *e, struct sim_job *job)
 	job->finish_ev = 0;
 	e->n_running--;
 	e->n_done++;
+	if (e->p.log)
+		log_event(e, job, LOG_FINISH);
 	NOTIFY(e, on_finish, job);
 }
 
@@ -365,6 +397,8 @@ static int commit_proposals(struct sim_engine *e)
 		int rc = e->p.driver.ops->start(e->p.driver.priv, e, job);
 		if (rc)
 			return rc;
+		if (e->p.log)
+			log_event(e, job, LOG_START);
 		NOTIFY(e, on_start, job);
 	}
 	e->buf.n = 0;

@@ -77,6 +77,13 @@ struct sim_engine_params {
 	sim_time_t sample_ns;            /* time series step; 0 = none recorded */
 	sim_progress_fn progress;        /* optional, called about once per 2^16 events */
 	void *progress_arg;
+	/* Optional event log, borrowed: one line an event, in the order applied:
+	 *   [T] job=ID event=submit gpus=G queue=Q
+	 *   [T] job=ID event=start flavor=F node=N | nodes=N1,N2,... runtime_s=R
+	 *   [T] job=ID event=finish
+	 * T and R in seconds with 3 decimals. Golden logs in tests/data/golden/ are
+	 * compared byte for byte. */
+	FILE *log;
 };
 
 /* The engine resets the trace's run state. Returns NULL on no memory. */

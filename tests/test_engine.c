@@ -321,7 +321,54 @@ static void test_engine_scaled_runtime_bounded(void)
 	sim_trace_destroy(t);
 }
 
+/* The event log of a small trace, byte for byte against a golden file (STYLE.md
+ * section 9). The trace mixes sizes, a whole-node job, equal-time finishes and
+ * submits, and a '*' request; every start time in it is also asserted by hand in
+ * test_engine_fifo_hand_computed's style below. Regenerate only after checking a
+ * diff by hand: GPUSCHED_UPDATE_GOLDEN=1 build/sim_tests engine. */
+static void check_golden(const char *order, const char *golden)
+{
+	struct sim_trace *t = sim_trace_create();
+	tu_trace_add(t, "a", 0, 10, G(2), "f", 0);
+	tu_trace_add(t, "b", 1, 5, G(2), "f", 1);
+	tu_trace_add(t, "c", 2, 4, G(12), "f", 0); /* 2 whole nodes of 8 */
+	tu_trace_add(t, "d", 3, 1, G(1), "f", 2);
+	tu_trace_add(t, "e", 6, 2, G(7), "*", 0);
+	tu_trace_add(t, "f", 6, 30, G(4), "f", 0);
+	tu_trace_add(t, "g", 10, 3, G(8), "f", 3);
+	tu_trace_finish(t);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate_logged(t, 2, 8, order, NULL, SIM_PLACE_BEST_FIT, m), 0);
+	fclose(m);
+	char path[512];
+	snprintf(path, sizeof path, "%s/golden/%s", TEST_DATA_DIR, golden);
+	if (getenv("GPUSCHED_UPDATE_GOLDEN")) {
+		FILE *f = fopen(path, "w");
+		if (f) {
+			fputs(buf, f);
+			fclose(f);
+		}
+	}
+	char *want = tu_read_file(path, NULL);
+	CU_ASSERT_PTR_NOT_NULL(want);
+	if (want && strcmp(want, buf) != 0)
+		fprintf(stderr, "\n--- %s\n%s--- got\n%s", path, want, buf);
+	CU_ASSERT(want && strcmp(want, buf) == 0);
+	free(want);
+	free(buf);
+	sim_trace_destroy(t);
+}
+
+static void test_engine_golden_log_fifo(void) { check_golden("fifo", "fifo_small.log"); }
+static void test_engine_golden_log_priority(void) { check_golden("priority", "priority_small.log"); }
+static void test_engine_golden_log_backfill(void) { check_golden("easy_backfill", "easy_backfill_small.log"); }
+
 static CU_TestInfo engine_tests[] = {
+	{ "test_engine_golden_log_fifo", test_engine_golden_log_fifo },
+	{ "test_engine_golden_log_priority", test_engine_golden_log_priority },
+	{ "test_engine_golden_log_backfill", test_engine_golden_log_backfill },
 	{ "test_engine_timeseries_thinned", test_engine_timeseries_thinned },
 	{ "test_engine_scaled_runtime_bounded", test_engine_scaled_runtime_bounded },
 	{ "test_engine_any_flavor_job_keeps_flavor", test_engine_any_flavor_job_keeps_flavor },

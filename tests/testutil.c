@@ -177,6 +177,12 @@ void tu_trace_finish(struct sim_trace *t)
 int tu_simulate(struct sim_trace *t, uint32_t nodes, int node_gpus, const char *order,
 		const char *params_json, enum sim_placement placement)
 {
+	return tu_simulate_logged(t, nodes, node_gpus, order, params_json, placement, NULL);
+}
+
+int tu_simulate_logged(struct sim_trace *t, uint32_t nodes, int node_gpus, const char *order,
+		       const char *params_json, enum sim_placement placement, FILE *log)
+{
 	struct sim_resources res;
 	sim_resources_init(&res);
 	struct sim_flavor_spec spec = { .name = "f", .nodes = nodes, .speed = 1.0 };
@@ -189,7 +195,7 @@ int tu_simulate(struct sim_trace *t, uint32_t nodes, int node_gpus, const char *
 	struct sim_driver drv;
 	sim_driver_virtual_init(&drv);
 	struct sim_policy pol = { 0 };
-	struct sim_engine_params ep = { .trace = t, .cluster = c, .driver = drv };
+	struct sim_engine_params ep = { .trace = t, .cluster = c, .driver = drv, .log = log };
 	ep.policies[SIM_FAM_ORDER] = &pol;
 	pol.ops = sim_policy_lookup(SIM_FAM_ORDER, order);
 	struct sim_engine *e = rc ? NULL : sim_engine_create(&ep);

@@ -3,6 +3,7 @@
 #define TESTS_TESTUTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Writes text to a fresh file under a per-process temporary folder and returns its
  * path (static storage, valid until the next call with the same name). */
@@ -35,5 +36,8 @@ void tu_trace_finish(struct sim_trace *t);
  * engine's result code. The trace keeps the run state. */
 int tu_simulate(struct sim_trace *t, uint32_t nodes, int node_gpus, const char *order,
 		const char *params_json, enum sim_placement placement);
+/* Same, writing the engine's event log to `log` (may be NULL). */
+int tu_simulate_logged(struct sim_trace *t, uint32_t nodes, int node_gpus, const char *order,
+		       const char *params_json, enum sim_placement placement, FILE *log);
 /* Start time of job by id, in seconds (NaN if it never started). */
 double tu_start_s(const struct sim_trace *t, const char *id);
