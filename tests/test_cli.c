@@ -49,6 +49,15 @@ static void test_cli_run_report_plot(void)
 	CU_ASSERT(txt && strstr(txt, "j4"));
 	CU_ASSERT(txt && strstr(txt, "completed"));
 	free(txt);
+	char log[512];
+	snprintf(log, sizeof log, "%s/good.log", tu_tmpdir());
+	snprintf(args, sizeof args, "run %s -q -o %s --log %s", cfg, out, log);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, NULL), 0);
+	char *lg = tu_read_file(log, NULL);
+	const char *head = "# run fifo-s1\n[0.000] job=j1 event=submit gpus=8 queue=a\n";
+	CU_ASSERT(lg && strncmp(lg, head, strlen(head)) == 0);
+	CU_ASSERT(lg && strstr(lg, "[30.000] job=j4 event=start flavor=v100 nodes="));
+	free(lg);
 	snprintf(args, sizeof args, "report %s --json", out);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 0);
 	CU_ASSERT(txt && strstr(txt, "\"completed\""));
