@@ -192,7 +192,7 @@ static void check_mmc(double rho, size_t n)
 	double se = gsl_stats_sd(means, 1, B) / sqrt((double)B);
 	double wq = erlang_c(c, lambda) / (c - lambda);
 	double half = gsl_cdf_tdist_Pinv(0.995, B - 1) * se; /* 99% two-sided */
-	printf("\n    M/M/16 rho=%.2f: simulated mean wait %.4f h +- %.4f (99%%), Erlang C %.4f h",
+	printf("\n    M/M/16 rho=%.2f: simulated mean wait %.4f h +- %.4f (99%%), Erlang C %.4f h ",
 	       rho, mean, half, wq);
 	CU_ASSERT(fabs(mean - wq) <= half);
 	CU_ASSERT(half < 0.5 * wq); /* the check has teeth: the interval is narrow */
