@@ -19,6 +19,23 @@
  *    the groups holding one of its nodes, and a group is scanned (32 leaves at
  *    most, 128 contiguous bytes) for the bucket's value.
  *
+ * For the non-GPU resources (cpu, memory, custom) each 32-node group keeps, per GPU
+ * class (class floor(free GPU * 15 / cap): 16 classes, the top one "all GPUs free"),
+ * the largest free amount of each resource over its nodes of that class; super groups
+ * of 64 groups keep the maxima of their groups. A request with a non-GPU part skips
+ * every super group and group whose maxima cannot hold it: in a bucket's walk (the
+ * bucket's class), in first_fit's descent (the classes at or above the request's, at
+ * the subtrees that are one super group or one group) and in the whole-node search
+ * (the top class, against the node caps). Without them a placement whose cpu is short
+ * walked every node of every bucket with enough GPUs: on 1250 8-GPU nodes, a cpu-bound
+ * 200k-job trace under easy_backfill went from 9.5 s to 1.4 s in the loop. Classes
+ * matter: nodes whose GPUs are all taken keep their cpu, and plain per-group maxima
+ * let them hide the shortage. The maxima move only when a node's class or non-GPU
+ * free amounts do: a rise is a compare, a fall from a maximum rescans the group's
+ * class (32 leaves) and, if the group's maximum falls, the super group (64 groups).
+ * GPU-only resource sets never touch them; GPU-only requests skip the checks. Memory:
+ * 16 x 8 bytes a group and non-GPU resource (4 bytes a node), 1/64 more for supers.
+ *
  * Moving a node between buckets costs one group scan (to learn whether the group
  * still holds another node of the old bucket) and O(levels) word updates, with
  * levels = log64(nodes / 32) rounded up (1 up to 2048 nodes, 2 up to 131,072, 3 up
@@ -68,6 +85,11 @@ struct flavor {
 	size_t seg_size;      /* leaves: power of two >= n (1 when n == 0) */
 	int32_t *seg;         /* 2 * seg_size; seg[1] = max free GPU over all nodes */
 	int seg_inner;        /* 1: seg[1 .. seg_size) are kept (first_fit), else stale */
+	sim_qty_t *cmax;      /* n_groups * N_CLASSES * (nres - 1), see class_max */
+	sim_qty_t *smax;      /* n_super * N_CLASSES * (nres - 1): the same over super groups */
+	size_t n_super;       /* ceil(n_groups / 64) */
+	uint8_t *cls_of;      /* n_buckets: the GPU class of a free GPU amount */
+	size_t n_groups;      /* ceil(n / 32) */
 	uint32_t n_full;      /* nodes with every resource free */
 	sim_qty_t gpu_busy;   /* milli-units allocated */
 	sim_qty_t gpu_total;  /* n * cap_gpu */
@@ -179,6 +201,13 @@ static size_t bm_prev_le(const struct flavor *f, size_t b)
 
 #define GROUP_SHIFT 5
 #define GROUP_NODES (1u << GROUP_SHIFT)
+/* GPU classes of the per-group maxima: class floor(free_gpu * 15 / cap), so class 15 is
+ * "all GPUs free" and, for 8-GPU nodes, whole GPU counts fall in distinct classes. */
+#define N_CLASSES 16
+/* Super groups of 64 groups (2048 nodes) keep the maxima of their groups, so a walk
+ * skips 64 groups at once. */
+#define SUPER_SHIFT 6
+#define SUPER_NODES ((size_t)GROUP_NODES << SUPER_SHIFT)
 
 static uint64_t *bucket_sum(const struct flavor *f, size_t b)
 {
@@ -314,6 +343,107 @@ static sim_qty_t *node_free(const struct sim_cluster *c, const struct flavor *f,
 	return f->free + (size_t)i * c->nres;
 }
 
+/* ---- per-group, per-GPU-class maxima of the non-GPU resources ---- */
+
+/* Maxima of unit u (a group in cmax, a super group of 64 groups in smax), class k:
+ * entry r - 1 for resource r >= 1. Only used when nres > 1. */
+static sim_qty_t *class_max(const struct sim_cluster *c, sim_qty_t *base, size_t u, size_t k)
+{
+	return base + (u * N_CLASSES + k) * (c->nres - 1);
+}
+
+/* Super group sg's class k maximum of resource r (>= 1), recomputed over its groups. */
+static sim_qty_t super_max_scan(const struct sim_cluster *c, const struct flavor *f, size_t sg, size_t k,
+				size_t r)
+{
+	size_t lo = sg << SUPER_SHIFT, end = lo + ((size_t)1 << SUPER_SHIFT);
+	if (end > f->n_groups)
+		end = f->n_groups;
+	sim_qty_t m = 0;
+	for (size_t g = lo; g < end; g++) {
+		sim_qty_t v = class_max(c, f->cmax, g, k)[r - 1];
+		if (v > m)
+			m = v;
+	}
+	return m;
+}
+
+/* Group g's class k maximum of resource r went from old to new: the super group's follows. */
+static void super_max_note(const struct sim_cluster *c, struct flavor *f, size_t g, size_t k, size_t r,
+			   sim_qty_t old, sim_qty_t new_)
+{
+	size_t sg = g >> SUPER_SHIFT;
+	sim_qty_t *m = &class_max(c, f->smax, sg, k)[r - 1];
+	if (new_ > *m)
+		*m = new_;
+	else if (new_ < old && old == *m)
+		*m = super_max_scan(c, f, sg, k, r); /* the maximum may have left */
+}
+
+/* Recomputes the maxima of classes k1 and k2 (may be equal) of group g from its nodes:
+ * one pass over the group's (at most 32) leaves, nres - 1 reads a node of either; then
+ * the super group's maxima that changed. */
+static void class_max_scan(const struct sim_cluster *c, struct flavor *f, size_t g, size_t k1, size_t k2)
+{
+	size_t no = c->nres - 1;
+	sim_qty_t *m1 = class_max(c, f->cmax, g, k1), *m2 = class_max(c, f->cmax, g, k2);
+	sim_qty_t old1[SIM_MAX_RES], old2[SIM_MAX_RES];
+	for (size_t r = 0; r < no; r++) {
+		old1[r] = m1[r];
+		old2[r] = m2[r];
+		m1[r] = m2[r] = 0; /* free amounts are >= 0 */
+	}
+	uint32_t lo = (uint32_t)g << GROUP_SHIFT, end = lo + GROUP_NODES;
+	if (end > f->n)
+		end = f->n;
+	const int32_t *leaf = f->seg + f->seg_size;
+	for (uint32_t i = lo; i < end; i++) {
+		size_t k = f->cls_of[leaf[i]];
+		if (k != k1 && k != k2)
+			continue;
+		sim_qty_t *m = k == k1 ? m1 : m2;
+		const sim_qty_t *fr = f->free + (size_t)i * c->nres + 1;
+		for (size_t r = 0; r < no; r++)
+			if (fr[r] > m[r])
+				m[r] = fr[r];
+	}
+	for (size_t r = 0; r < no; r++) {
+		if (m1[r] != old1[r])
+			super_max_note(c, f, g, k1, r + 1, old1[r], m1[r]);
+		if (k2 != k1 && m2[r] != old2[r])
+			super_max_note(c, f, g, k2, r + 1, old2[r], m2[r]);
+	}
+}
+
+/* 1 unless some non-GPU resource of req exceeds every node of unit u (of base) whose
+ * GPU class is in [k_lo, N_CLASSES). */
+static int may_fit_from(const struct sim_cluster *c, sim_qty_t *base, size_t u, size_t k_lo,
+			const sim_qty_t *req)
+{
+	for (size_t r = 1; r < c->nres; r++) {
+		sim_qty_t best = 0;
+		for (size_t k = k_lo; k < N_CLASSES; k++) {
+			sim_qty_t v = class_max(c, base, u, k)[r - 1];
+			if (v > best)
+				best = v;
+		}
+		if (best < req[r])
+			return 0;
+	}
+	return 1;
+}
+
+/* 1 unless some non-GPU resource of req exceeds every node of unit u (of base) in class k. */
+static int fits_class(const struct sim_cluster *c, sim_qty_t *base, size_t u, size_t k,
+		      const sim_qty_t *req)
+{
+	const sim_qty_t *m = class_max(c, base, u, k);
+	for (size_t r = 1; r < c->nres; r++)
+		if (m[r - 1] < req[r])
+			return 0;
+	return 1;
+}
+
 static int node_fits(const struct sim_cluster *c, const struct flavor *f, uint32_t i,
 		     const sim_qty_t *req)
 {
@@ -333,9 +463,39 @@ static int node_full(const struct sim_cluster *c, const struct flavor *f, uint32
 	return 1;
 }
 
-/* Re-indexes node i after its free vector changed (old_gpu and was_full: before). */
+/* Node i moved from GPU class k_old to k_new and its non-GPU free amounts from old[1..]
+ * (NULL: unchanged) to their current values: rises only raise the class maxima, and
+ * the group's old class is rescanned only when the node held one of its maxima and
+ * left the class or dropped below it. */
+static void class_max_move(const struct sim_cluster *c, struct flavor *f, uint32_t i, size_t k_old,
+			   const sim_qty_t *old, size_t k_new)
+{
+	if (!old && k_old == k_new)
+		return;
+	const sim_qty_t *fr = node_free(c, f, i);
+	size_t g = i >> GROUP_SHIFT;
+	sim_qty_t *mo = class_max(c, f->cmax, g, k_old), *mn = class_max(c, f->cmax, g, k_new);
+	int rescan = 0;
+	for (size_t r = 1; r < c->nres; r++) {
+		sim_qty_t was = old ? old[r] : fr[r];
+		if ((k_old != k_new || fr[r] < was) && was > 0 && was == mo[r - 1])
+			rescan = 1;
+	}
+	for (size_t r = 1; r < c->nres; r++) {
+		sim_qty_t prev = mn[r - 1];
+		if (fr[r] > prev) {
+			mn[r - 1] = fr[r];
+			super_max_note(c, f, g, k_new, r, prev, fr[r]);
+		}
+	}
+	if (rescan)
+		class_max_scan(c, f, g, k_old, k_old);
+}
+
+/* Re-indexes node i after its free vector changed (old_gpu and was_full: before;
+ * old_other: the whole free vector before when a non-GPU amount changed, else NULL). */
 static void node_reindex(const struct sim_cluster *c, struct flavor *f, uint32_t i,
-			 sim_qty_t old_gpu, int was_full)
+			 sim_qty_t old_gpu, int was_full, const sim_qty_t *old_other)
 {
 	sim_qty_t g = node_free(c, f, i)[SIM_RES_GPU];
 	if (g != old_gpu) {
@@ -343,6 +503,8 @@ static void node_reindex(const struct sim_cluster *c, struct flavor *f, uint32_t
 		bucket_leave(f, i, (size_t)old_gpu);
 		bucket_enter(f, i, (size_t)g);
 	}
+	if (c->nres > 1)
+		class_max_move(c, f, i, f->cls_of[old_gpu], old_other, f->cls_of[g]);
 	int is_full = node_full(c, f, i);
 	if (is_full && !was_full)
 		f->n_full++;
@@ -361,6 +523,9 @@ static void *zalloc(size_t n, size_t size)
 static void flavor_fini(struct flavor *f)
 {
 	free(f->free);
+	free(f->cmax);
+	free(f->smax);
+	free(f->cls_of);
 	free(f->sum);
 	free(f->bm0);
 	free(f->bm1);
@@ -410,11 +575,16 @@ static int flavor_init(struct flavor *f, const struct sim_cluster *c, const stru
 	} while (words > 1 && f->sum_levels < SUM_LEVELS_MAX);
 
 	f->free = zalloc((size_t)f->n * c->nres, sizeof *f->free);
+	f->n_groups = ((size_t)f->n + GROUP_NODES - 1) / GROUP_NODES;
+	f->cmax = zalloc(f->n_groups * N_CLASSES * (c->nres - 1), sizeof *f->cmax);
+	f->cls_of = zalloc(f->n_buckets, sizeof *f->cls_of);
+	f->n_super = (f->n_groups + ((size_t)1 << SUPER_SHIFT) - 1) >> SUPER_SHIFT;
+	f->smax = zalloc(f->n_super * N_CLASSES * (c->nres - 1), sizeof *f->smax);
 	f->sum = zalloc(f->n_buckets * f->sum_words, sizeof *f->sum);
 	f->bm0 = zalloc(f->bm0_words, sizeof *f->bm0);
 	f->bm1 = zalloc(f->bm1_words, sizeof *f->bm1);
 	f->seg = zalloc(2 * f->seg_size, sizeof *f->seg);
-	if (!f->free || !f->sum || !f->bm0 || !f->bm1 || !f->seg) {
+	if (!f->free || !f->cmax || !f->smax || !f->cls_of || !f->sum || !f->bm0 || !f->bm1 || !f->seg) {
 		flavor_fini(f);
 		return -SIM_ENOMEM;
 	}
@@ -428,6 +598,14 @@ static int flavor_init(struct flavor *f, const struct sim_cluster *c, const stru
 		f->seg[f->seg_size + i] = (int32_t)f->cap_gpu;
 		bucket_enter(f, i, (size_t)f->cap_gpu);
 	}
+	for (size_t b = 0; b < f->n_buckets; b++) /* floor(b * 15 / cap): the top class is cap only */
+		f->cls_of[b] = (uint8_t)((sim_qty_t)b * (N_CLASSES - 1) / f->cap_gpu);
+	for (size_t g = 0; g < f->n_groups; g++) /* every node full: its class holds the caps */
+		for (size_t r = 1; r < c->nres; r++)
+			class_max(c, f->cmax, g, N_CLASSES - 1)[r - 1] = s->node_cap[r];
+	for (size_t sg = 0; sg < f->n_super; sg++)
+		for (size_t r = 1; r < c->nres; r++)
+			class_max(c, f->smax, sg, N_CLASSES - 1)[r - 1] = s->node_cap[r];
 	f->seg_inner = c->placement == SIM_PLACE_FIRST_FIT;
 	for (size_t v = f->seg_size - 1; f->seg_inner && v >= 1; v--) {
 		int32_t a = f->seg[2 * v], b = f->seg[2 * v + 1];
@@ -621,64 +799,59 @@ int sim_cluster_could_fit(const struct sim_cluster *c, int flavor, const sim_qty
 /* ---- search ---- */
 
 /* Leftmost node in subtree v (covering [lo, lo + width)) with free GPU >= need whose
- * other resources fit too. The max prunes subtrees without GPU room; a leaf whose other
- * resources misfit makes the search back up and try the next candidate, so each
- * misfit costs up to O(log n) more. */
+ * other resources fit too. The max prunes subtrees without GPU room; with other set
+ * (the request has a non-GPU part) so do the group maxima, at the subtree that is one
+ * group (or the root, when the tree is smaller than a group). A leaf whose other
+ * resources still misfit makes the search back up and try the next candidate. */
 static int32_t seg_first(const struct sim_cluster *c, const struct flavor *f, size_t v,
-			 uint32_t lo, size_t width, const sim_qty_t *req)
+			 uint32_t lo, size_t width, const sim_qty_t *req, int other)
 {
 	if (f->seg[v] < req[SIM_RES_GPU])
+		return NIL; /* also every all-padding subtree: its max is -1 */
+	if (other && (width == SUPER_NODES || (v == 1 && width < SUPER_NODES)) &&
+	    !may_fit_from(c, f->smax, lo >> (GROUP_SHIFT + SUPER_SHIFT), f->cls_of[req[SIM_RES_GPU]], req))
+		return NIL;
+	if (other && (width == GROUP_NODES || (v == 1 && width < GROUP_NODES)) &&
+	    !may_fit_from(c, f->cmax, lo >> GROUP_SHIFT, f->cls_of[req[SIM_RES_GPU]], req))
 		return NIL;
 	if (width == 1)
 		return node_fits(c, f, lo, req) ? (int32_t)lo : NIL;
 	size_t half = width / 2;
-	int32_t r = seg_first(c, f, 2 * v, lo, half, req);
+	int32_t r = seg_first(c, f, 2 * v, lo, half, req, other);
 	if (r != NIL)
 		return r;
-	return seg_first(c, f, 2 * v + 1, lo + (uint32_t)half, half, req);
+	return seg_first(c, f, 2 * v + 1, lo + (uint32_t)half, half, req, other);
 }
 
 /* First node of bucket b (lowest index) whose other resources fit. When the request
- * asks only for GPUs this is the bucket's first node; multi-resource misfits make the
- * walk longer (O(nodes in the bucket) at worst). */
+ * asks only for GPUs (other == 0) this is the bucket's first node. Otherwise the walk
+ * goes group by group through the bucket's summary, skipping the groups whose maxima
+ * cannot hold the request, and scans the others' leaves for nodes of the bucket that
+ * fit: O(groups of the bucket) plus 32 leaves a group that may fit. */
 static int32_t bucket_first_fit(const struct sim_cluster *c, const struct flavor *f, size_t b,
-				const sim_qty_t *req)
+				const sim_qty_t *req, int other)
 {
-	for (int32_t i = bucket_next(f, b, 0); i != NIL; i = bucket_next(f, b, (uint32_t)i + 1))
-		if (node_fits(c, f, (uint32_t)i, req))
-			return i;
-	return NIL;
-}
-
-/* The node the placement strategy picks for a single-node request, or NIL. */
-static int32_t find_node(const struct sim_cluster *c, const struct flavor *f,
-			 enum sim_placement p, const sim_qty_t *req)
-{
-	size_t need = (size_t)req[SIM_RES_GPU];
-	if (f->n == 0 || req[SIM_RES_GPU] > f->cap_gpu)
-		return NIL;
-	switch (p) {
-	case SIM_PLACE_BEST_FIT:
-		/* Fullest first: buckets upward from the request. */
-		for (size_t b = bm_next_ge(f, need); b != BUCKET_NONE; b = bm_next_ge(f, b + 1)) {
-			int32_t i = bucket_first_fit(c, f, b, req);
-			if (i != NIL)
-				return i;
+	if (!other)
+		return bucket_next(f, b, 0); /* node_fits holds: b >= the GPUs asked */
+	const uint64_t *s = bucket_sum(f, b);
+	const int32_t *leaf = f->seg + f->seg_size;
+	size_t k = f->cls_of[b];
+	for (size_t g = sum_next_ge(f, s, 0); g != BUCKET_NONE;) {
+		if (!fits_class(c, f->smax, g >> SUPER_SHIFT, k, req)) { /* the next super group */
+			g = sum_next_ge(f, s, ((g >> SUPER_SHIFT) + 1) << SUPER_SHIFT);
+			continue;
 		}
-		return NIL;
-	case SIM_PLACE_SPREAD:
-		/* Emptiest first: buckets downward from the top, down to the request. */
-		for (size_t b = bm_prev_le(f, f->n_buckets - 1); b != BUCKET_NONE && b >= need;
-		     b = b ? bm_prev_le(f, b - 1) : BUCKET_NONE) {
-			int32_t i = bucket_first_fit(c, f, b, req);
-			if (i != NIL)
-				return i;
+		if (fits_class(c, f->cmax, g, k, req)) {
+			uint32_t lo = (uint32_t)g << GROUP_SHIFT, end = lo + GROUP_NODES;
+			if (end > f->n)
+				end = f->n;
+			for (uint32_t i = lo; i < end; i++)
+				if (leaf[i] == (int32_t)b && node_fits(c, f, i, req))
+					return (int32_t)i;
 		}
-		return NIL;
-	case SIM_PLACE_FIRST_FIT:
-	default:
-		return seg_first(c, f, 1, 0, f->seg_size, req);
+		g = sum_next_ge(f, s, g + 1);
 	}
+	return NIL;
 }
 
 /* 1 if the only nonzero entry of req is the GPU one. */
@@ -690,9 +863,42 @@ static int req_gpu_only(const struct sim_cluster *c, const sim_qty_t *req)
 	return 1;
 }
 
+/* The node the placement strategy picks for a single-node request, or NIL. */
+static int32_t find_node(const struct sim_cluster *c, const struct flavor *f,
+			 enum sim_placement p, const sim_qty_t *req)
+{
+	size_t need = (size_t)req[SIM_RES_GPU];
+	if (f->n == 0 || req[SIM_RES_GPU] > f->cap_gpu)
+		return NIL;
+	int other = !req_gpu_only(c, req);
+	switch (p) {
+	case SIM_PLACE_BEST_FIT:
+		/* Fullest first: buckets upward from the request. */
+		for (size_t b = bm_next_ge(f, need); b != BUCKET_NONE; b = bm_next_ge(f, b + 1)) {
+			int32_t i = bucket_first_fit(c, f, b, req, other);
+			if (i != NIL)
+				return i;
+		}
+		return NIL;
+	case SIM_PLACE_SPREAD:
+		/* Emptiest first: buckets downward from the top, down to the request. */
+		for (size_t b = bm_prev_le(f, f->n_buckets - 1); b != BUCKET_NONE && b >= need;
+		     b = b ? bm_prev_le(f, b - 1) : BUCKET_NONE) {
+			int32_t i = bucket_first_fit(c, f, b, req, other);
+			if (i != NIL)
+				return i;
+		}
+		return NIL;
+	case SIM_PLACE_FIRST_FIT:
+	default:
+		return seg_first(c, f, 1, 0, f->seg_size, req, other);
+	}
+}
+
 /* Fills out[0..k) with the k lowest-index fully free nodes; 0, or -SIM_ENOFIT.
  * Walks the ordered "all GPUs free" bucket; nodes there whose other resources are in
- * use (GPU-less jobs) are skipped, which lengthens the walk. */
+ * use (GPU-less jobs) are skipped, and with non-GPU resources so is every group whose
+ * maxima say no node of it is fully free. */
 static int find_whole(const struct sim_cluster *c, const struct flavor *f, sim_qty_t k,
 		      uint32_t *out)
 {
@@ -700,10 +906,29 @@ static int find_whole(const struct sim_cluster *c, const struct flavor *f, sim_q
 		return -SIM_ENOFIT;
 	sim_qty_t got = 0;
 	size_t top = f->n_buckets - 1;
-	for (int32_t i = bucket_next(f, top, 0); i != NIL && got < k;
-	     i = bucket_next(f, top, (uint32_t)i + 1))
-		if (node_full(c, f, (uint32_t)i))
-			out[got++] = (uint32_t)i;
+	if (c->nres == 1) {
+		for (int32_t i = bucket_next(f, top, 0); i != NIL && got < k;
+		     i = bucket_next(f, top, (uint32_t)i + 1))
+			out[got++] = (uint32_t)i; /* GPUs all free: the node is full */
+		return got == k ? 0 : -SIM_ENOFIT; /* got < k means n_full is wrong */
+	}
+	const uint64_t *s = bucket_sum(f, top);
+	const int32_t *leaf = f->seg + f->seg_size;
+	for (size_t g = sum_next_ge(f, s, 0); g != BUCKET_NONE && got < k;) {
+		if (!fits_class(c, f->smax, g >> SUPER_SHIFT, N_CLASSES - 1, f->spec.node_cap)) {
+			g = sum_next_ge(f, s, ((g >> SUPER_SHIFT) + 1) << SUPER_SHIFT);
+			continue;
+		}
+		if (fits_class(c, f->cmax, g, N_CLASSES - 1, f->spec.node_cap)) {
+			uint32_t lo = (uint32_t)g << GROUP_SHIFT, end = lo + GROUP_NODES;
+			if (end > f->n)
+				end = f->n;
+			for (uint32_t i = lo; i < end && got < k; i++)
+				if (leaf[i] == (int32_t)top && node_full(c, f, i))
+					out[got++] = i;
+		}
+		g = sum_next_ge(f, s, g + 1);
+	}
 	return got == k ? 0 : -SIM_ENOFIT; /* got < k means n_full is wrong */
 }
 
@@ -759,7 +984,7 @@ int sim_cluster_place(struct sim_cluster *c, int flavor, const sim_qty_t *req,
 			sim_qty_t *fr = node_free(c, f, nodes[j]);
 			for (size_t r = 0; r < c->nres; r++)
 				fr[r] = 0;
-			node_reindex(c, f, nodes[j], f->cap_gpu, 1);
+			node_reindex(c, f, nodes[j], f->cap_gpu, 1, f->spec.node_cap);
 		}
 		alloc_reset(out);
 		out->flavor = flavor;
@@ -776,11 +1001,13 @@ int sim_cluster_place(struct sim_cluster *c, int flavor, const sim_qty_t *req,
 	if (i == NIL)
 		return -SIM_ENOFIT;
 	sim_qty_t *fr = node_free(c, f, (uint32_t)i);
-	sim_qty_t old_gpu = fr[SIM_RES_GPU];
+	sim_qty_t old_gpu = fr[SIM_RES_GPU], old[SIM_MAX_RES];
 	int was_full = node_full(c, f, (uint32_t)i);
-	for (size_t r = 0; r < c->nres; r++)
+	for (size_t r = 0; r < c->nres; r++) {
+		old[r] = fr[r];
 		fr[r] -= req[r];
-	node_reindex(c, f, (uint32_t)i, old_gpu, was_full);
+	}
+	node_reindex(c, f, (uint32_t)i, old_gpu, was_full, req_gpu_only(c, req) ? NULL : old);
 	alloc_reset(out);
 	out->flavor = flavor;
 	out->n_nodes = 1;
@@ -804,21 +1031,25 @@ void sim_cluster_release(struct sim_cluster *c, struct sim_alloc *a, const sim_q
 		for (uint32_t j = 0; j < a->n_nodes; j++) {
 			uint32_t i = a->nodes ? a->nodes[j] : a->node;
 			sim_qty_t *fr = node_free(c, f, i);
-			sim_qty_t old_gpu = fr[SIM_RES_GPU];
+			sim_qty_t old_gpu = fr[SIM_RES_GPU], old[SIM_MAX_RES];
 			int was_full = node_full(c, f, i);
-			for (size_t r = 0; r < c->nres; r++)
+			for (size_t r = 0; r < c->nres; r++) {
+				old[r] = fr[r];
 				fr[r] = f->spec.node_cap[r];
-			node_reindex(c, f, i, old_gpu, was_full);
+			}
+			node_reindex(c, f, i, old_gpu, was_full, old);
 		}
 		f->gpu_busy -= (sim_qty_t)a->n_nodes * f->cap_gpu;
 		c->gpu_busy -= (sim_qty_t)a->n_nodes * f->cap_gpu;
 	} else {
 		sim_qty_t *fr = node_free(c, f, a->node);
-		sim_qty_t old_gpu = fr[SIM_RES_GPU];
+		sim_qty_t old_gpu = fr[SIM_RES_GPU], old[SIM_MAX_RES];
 		int was_full = node_full(c, f, a->node);
-		for (size_t r = 0; r < c->nres; r++)
+		for (size_t r = 0; r < c->nres; r++) {
+			old[r] = fr[r];
 			fr[r] += req[r];
-		node_reindex(c, f, a->node, old_gpu, was_full);
+		}
+		node_reindex(c, f, a->node, old_gpu, was_full, req_gpu_only(c, req) ? NULL : old);
 		f->gpu_busy -= req[SIM_RES_GPU];
 		c->gpu_busy -= req[SIM_RES_GPU];
 	}
@@ -827,6 +1058,17 @@ void sim_cluster_release(struct sim_cluster *c, struct sim_alloc *a, const sim_q
 }
 
 /* ---- consistency check (tests) ---- */
+
+/* Group g's class k maximum of resource r, from the nodes (the check's reference). */
+static sim_qty_t class_max_want(const struct sim_cluster *c, const struct flavor *f, size_t g, size_t k,
+				size_t r)
+{
+	sim_qty_t m = 0;
+	for (uint32_t i = (uint32_t)g << GROUP_SHIFT; i < f->n && i >> GROUP_SHIFT == g; i++)
+		if (f->cls_of[node_gpu(f, i)] == k && node_free(c, f, i)[r] > m)
+			m = node_free(c, f, i)[r];
+	return m;
+}
 
 static int flavor_check(const struct sim_cluster *c, const struct flavor *f)
 {
@@ -848,6 +1090,23 @@ static int flavor_check(const struct sim_cluster *c, const struct flavor *f)
 	for (size_t v = f->seg_size + f->n; v < 2 * f->seg_size; v++)
 		if (f->seg[v] != NIL)
 			return -1;
+	if (f->n_groups != ((size_t)f->n + GROUP_NODES - 1) / GROUP_NODES)
+		return -1;
+	for (size_t b = 0; b < f->n_buckets; b++)
+		if (f->cls_of[b] != (sim_qty_t)b * (N_CLASSES - 1) / f->cap_gpu)
+			return -1;
+	for (size_t g = 0; g < f->n_groups && c->nres > 1; g++) /* each group's maxima, recomputed */
+		for (size_t k = 0; k < N_CLASSES; k++)
+			for (size_t r = 1; r < c->nres; r++)
+				if (class_max(c, f->cmax, g, k)[r - 1] != class_max_want(c, f, g, k, r))
+					return -1;
+	if (f->n_super != (f->n_groups + ((size_t)1 << SUPER_SHIFT) - 1) >> SUPER_SHIFT)
+		return -1;
+	for (size_t sg = 0; sg < f->n_super; sg++)
+		for (size_t k = 0; k < N_CLASSES; k++)
+			for (size_t r = 1; r < c->nres; r++)
+				if (class_max(c, f->smax, sg, k)[r - 1] != super_max_scan(c, f, sg, k, r))
+					return -1;
 	for (size_t v = f->seg_size - 1; f->seg_inner && v >= 1; v--) {
 		int32_t a = f->seg[2 * v], b = f->seg[2 * v + 1];
 		if (f->seg[v] != (a > b ? a : b))

@@ -551,8 +551,38 @@ static uint32_t brute_whole(const struct sim_cluster *c, uint32_t k, uint32_t *o
 	return got;
 }
 
-static void random_request(gsl_rng *r, sim_qty_t *req)
+/* Mixes of random requests: MIX_ANY covers every path; MIX_CPU asks mostly for much cpu
+ * and few GPUs, so most nodes run out of cpu while their GPUs are free (the placement
+ * then skips whole groups of nodes by their cpu maxima). */
+enum mix { MIX_ANY, MIX_CPU };
+
+static void random_request_cpu(gsl_rng *r, sim_qty_t *req)
 {
+	static const sim_qty_t whole_gpus[] = { G(9), G(16), G(24) };
+	static const sim_qty_t small_gpus[] = { 10, 500, G(1), G(2), G(4) };
+	static const sim_qty_t cpu_gpus[] = { 0, 125, G(1), G(1), G(2) };
+	memset(req, 0, SIM_MAX_RES * sizeof *req);
+	unsigned long kind = gsl_rng_uniform_int(r, 10);
+	if (kind == 0) { /* whole nodes, with or without cpu */
+		req[0] = whole_gpus[gsl_rng_uniform_int(r, 3)];
+		if (gsl_rng_uniform_int(r, 2))
+			req[1] = (sim_qty_t)gsl_rng_uniform_int(r, (unsigned long)G(100));
+	} else if (kind == 1) { /* GPU-only */
+		req[0] = small_gpus[gsl_rng_uniform_int(r, 5)];
+	} else { /* cpu-heavy: 12..64 of a node's 64 cpus, one in 20 past a node */
+		req[0] = cpu_gpus[gsl_rng_uniform_int(r, 5)];
+		req[1] = G(12) + (sim_qty_t)gsl_rng_uniform_int(r, (unsigned long)G(52) + 1);
+		if (gsl_rng_uniform_int(r, 20) == 0)
+			req[1] = RND_CPU + 1;
+	}
+}
+
+static void random_request(gsl_rng *r, sim_qty_t *req, enum mix mix)
+{
+	if (mix == MIX_CPU) {
+		random_request_cpu(r, req);
+		return;
+	}
 	/* Sizes below 64 milli put several non-empty buckets in one bitmap word. */
 	static const sim_qty_t gpus[] = { 0,    10,   40,   60,    125,   250,   500,   G(1),
 					  G(2), G(3), G(4), G(5),  G(7),  G(8),  G(8),  G(9),
@@ -576,7 +606,7 @@ static void random_request(gsl_rng *r, sim_qty_t *req)
  * placement is compared with the brute-force choice, and the indexes are checked
  * against the node state every check_every operations. */
 static void random_run(enum sim_placement p, unsigned long seed, uint32_t nodes, int ops, double p_place,
-		       int check_every)
+		       int check_every, enum mix mix)
 {
 	struct sim_cluster *c = mk1(nodes, RND_GPU, RND_CPU, p);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
@@ -588,11 +618,12 @@ static void random_run(enum sim_placement p, unsigned long seed, uint32_t nodes,
 	size_t n_live = 0;
 	sim_qty_t busy = 0;
 	unsigned long placed = 0, nofit = 0, whole = 0, mismatches = 0, bad_checks = 0;
+	uint32_t cpu_short_max = 0; /* most nodes seen at once with GPUs free but cpu short */
 
 	for (int op = 0; op < ops; op++) {
 		if (n_live == 0 || gsl_rng_uniform(r) < p_place) {
 			struct live *l = &live[n_live];
-			random_request(r, l->req);
+			random_request(r, l->req, mix);
 			sim_qty_t k = l->req[0] > RND_GPU ? (l->req[0] + RND_GPU - 1) / RND_GPU : 0;
 			int could = k ? (k <= (sim_qty_t)nodes && l->req[1] <= k * RND_CPU)
 				      : l->req[1] <= RND_CPU;
@@ -639,8 +670,15 @@ static void random_run(enum sim_placement p, unsigned long seed, uint32_t nodes,
 				mismatches++;
 			live[i] = live[--n_live];
 		}
-		if ((op % check_every == 0 || op == ops - 1) && sim_cluster_check(c) != 0)
-			bad_checks++;
+		if (op % check_every == 0 || op == ops - 1) {
+			if (sim_cluster_check(c) != 0)
+				bad_checks++;
+			uint32_t short_now = 0;
+			for (uint32_t n = 0; n < nodes; n++)
+				short_now += free_gpu(c, n) >= G(2) && free_cpu(c, n) < G(12);
+			if (short_now > cpu_short_max)
+				cpu_short_max = short_now;
+		}
 		if (sim_cluster_gpu_busy(c, 0) != busy || sim_cluster_gpu_busy(c, -1) != busy)
 			mismatches++;
 	}
@@ -650,6 +688,9 @@ static void random_run(enum sim_placement p, unsigned long seed, uint32_t nodes,
 	CU_ASSERT(placed > 1000);
 	CU_ASSERT(nofit > 100);
 	CU_ASSERT(whole > 50);
+	/* Under MIX_CPU most nodes were cpu-short (no cpu-heavy request fits them) at once. */
+	if (mix == MIX_CPU)
+		CU_ASSERT(cpu_short_max > nodes / 2);
 	CU_ASSERT_EQUAL(sim_cluster_gpu_total(c, -1), (sim_qty_t)nodes * RND_GPU);
 	while (n_live > 0) {
 		n_live--;
@@ -666,29 +707,52 @@ static void random_run(enum sim_placement p, unsigned long seed, uint32_t nodes,
 
 static void test_cluster_random_best_fit(void)
 {
-	random_run(SIM_PLACE_BEST_FIT, 20240601UL, RND_NODES, RND_OPS, 0.6, 1);
+	random_run(SIM_PLACE_BEST_FIT, 20240601UL, RND_NODES, RND_OPS, 0.6, 1, MIX_ANY);
 }
 
 static void test_cluster_random_first_fit(void)
 {
-	random_run(SIM_PLACE_FIRST_FIT, 20240602UL, RND_NODES, RND_OPS, 0.6, 1);
+	random_run(SIM_PLACE_FIRST_FIT, 20240602UL, RND_NODES, RND_OPS, 0.6, 1, MIX_ANY);
 }
 
 static void test_cluster_random_spread(void)
 {
-	random_run(SIM_PLACE_SPREAD, 20240603UL, RND_NODES, RND_OPS, 0.6, 1);
+	random_run(SIM_PLACE_SPREAD, 20240603UL, RND_NODES, RND_OPS, 0.6, 1, MIX_ANY);
 }
 
 /* The same comparison on 4500 nodes (two summary levels, buckets spread over many
  * groups); placements outnumber releases so the cluster fills and fragments. */
 static void test_cluster_random_big_best_fit(void)
 {
-	random_run(SIM_PLACE_BEST_FIT, 20240604UL, RND_BIG_NODES, RND_BIG_OPS, 0.75, 97);
+	random_run(SIM_PLACE_BEST_FIT, 20240604UL, RND_BIG_NODES, RND_BIG_OPS, 0.75, 97, MIX_ANY);
 }
 
 static void test_cluster_random_big_spread(void)
 {
-	random_run(SIM_PLACE_SPREAD, 20240605UL, RND_BIG_NODES, RND_BIG_OPS, 0.75, 97);
+	random_run(SIM_PLACE_SPREAD, 20240605UL, RND_BIG_NODES, RND_BIG_OPS, 0.75, 97, MIX_ANY);
+}
+
+/* The cpu-heavy mix: most nodes keep free GPUs but too little cpu, so placements skip
+ * groups by their cpu maxima (in buckets, first_fit's descent and the whole-node
+ * search); every choice must still be brute force's. 4500 nodes (141 groups, the last
+ * one partial), 10 nodes (a segment tree smaller than a group) and 64 nodes. */
+static void test_cluster_random_cpu_best_fit(void)
+{
+	random_run(SIM_PLACE_BEST_FIT, 20240611UL, RND_BIG_NODES, RND_BIG_OPS, 0.7, 97, MIX_CPU);
+	random_run(SIM_PLACE_BEST_FIT, 20240612UL, RND_NODES, RND_OPS, 0.6, 1, MIX_CPU);
+}
+
+static void test_cluster_random_cpu_first_fit(void)
+{
+	random_run(SIM_PLACE_FIRST_FIT, 20240613UL, RND_BIG_NODES, RND_BIG_OPS, 0.7, 97, MIX_CPU);
+	random_run(SIM_PLACE_FIRST_FIT, 20240614UL, 10, RND_OPS, 0.6, 1, MIX_CPU);
+	random_run(SIM_PLACE_FIRST_FIT, 20240615UL, RND_NODES, RND_OPS, 0.6, 1, MIX_CPU);
+}
+
+static void test_cluster_random_cpu_spread(void)
+{
+	random_run(SIM_PLACE_SPREAD, 20240616UL, RND_BIG_NODES, RND_BIG_OPS, 0.7, 97, MIX_CPU);
+	random_run(SIM_PLACE_SPREAD, 20240617UL, RND_NODES, RND_OPS, 0.55, 1, MIX_CPU);
 }
 
 /* 100,000 nodes: creation, many placements and a 100-node job stay cheap and consistent. */
@@ -781,6 +845,9 @@ static CU_TestInfo cluster_tests[] = {
 	{ "test_cluster_random_spread", test_cluster_random_spread },
 	{ "test_cluster_random_big_best_fit", test_cluster_random_big_best_fit },
 	{ "test_cluster_random_big_spread", test_cluster_random_big_spread },
+	{ "test_cluster_random_cpu_best_fit", test_cluster_random_cpu_best_fit },
+	{ "test_cluster_random_cpu_first_fit", test_cluster_random_cpu_first_fit },
+	{ "test_cluster_random_cpu_spread", test_cluster_random_cpu_spread },
 	{ "test_cluster_three_levels", test_cluster_three_levels },
 	{ "test_cluster_large", test_cluster_large },
 	CU_TEST_INFO_NULL,
