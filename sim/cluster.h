@@ -8,8 +8,10 @@
  *   - under first_fit, a max segment tree over node index of free GPU (first_fit =
  *     lowest index).
  * Allocation and release are O(log nodes) plus the bucket move. No call scans all
- * nodes, except sim_cluster_check (a test helper) and a placement whose other
- * resources (cpu, memory) do not fit the nodes that have the GPUs: it walks those.
+ * nodes, except sim_cluster_check (a test helper). For requests with other resources
+ * (cpu, memory), 32-node groups and 2048-node super groups keep the largest free
+ * amount of each per class of free GPUs, so a placement skips whole groups that
+ * cannot hold the request (details in cluster.c).
  *
  * A job of up to one node's GPUs is placed on one node; a larger one takes
  * ceil(gpu / node_gpu) whole nodes (all their resources), as Slurm's exclusive
