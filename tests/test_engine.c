@@ -261,11 +261,7 @@ static void test_engine_timeseries_thinned(void)
 	tu_trace_add(t, "short", 0, 10, G(1), "f", 0);
 	tu_trace_add(t, "long", 0, 1e7, G(2), "f", 0);
 	tu_trace_finish(t);
-	struct sim_resources res;
-	sim_resources_init(&res);
-	struct sim_flavor_spec spec = { .name = "f", .nodes = 1, .speed = 1.0 };
-	spec.node_cap[SIM_RES_GPU] = G(8);
-	struct sim_cluster *c = sim_cluster_create(&res, &spec, 1, SIM_PLACE_BEST_FIT);
+	struct sim_cluster *c = tu_cluster(1, 8, 1.0, SIM_PLACE_BEST_FIT);
 	struct sim_diag d;
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, c, &d), 0);
@@ -306,11 +302,7 @@ static void test_engine_scaled_runtime_bounded(void)
 	tu_trace_add(t, "ok", 0, 1e8, G(1), "*", 0);
 	tu_trace_add(t, "huge", 0, 1e9, G(1), "*", 0);
 	tu_trace_finish(t);
-	struct sim_resources res;
-	sim_resources_init(&res);
-	struct sim_flavor_spec spec = { .name = "slow", .nodes = 1, .speed = 0.1 };
-	spec.node_cap[SIM_RES_GPU] = G(8);
-	struct sim_cluster *c = sim_cluster_create(&res, &spec, 1, SIM_PLACE_BEST_FIT);
+	struct sim_cluster *c = tu_cluster(1, 8, 0.1, SIM_PLACE_BEST_FIT);
 	struct sim_diag d;
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL(sim_trace_bind(t, c, &d), -SIM_EPARSE);

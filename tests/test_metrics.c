@@ -233,11 +233,7 @@ static void test_metrics_quantiles_match_qsort_reference(void)
 		j->alloc.flavor = 0;
 		w[i] = sim_job_wait_s(j);
 	}
-	struct sim_resources res;
-	sim_resources_init(&res);
-	struct sim_flavor_spec spec = { .name = "f", .nodes = 1, .speed = 1.0 };
-	spec.node_cap[SIM_RES_GPU] = 8 * SIM_MILLI;
-	struct sim_cluster *c = sim_cluster_create(&res, &spec, 1, SIM_PLACE_BEST_FIT);
+	struct sim_cluster *c = tu_cluster(1, 8, 1.0, SIM_PLACE_BEST_FIT);
 	struct sim_diag d;
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, c, &d), 0);

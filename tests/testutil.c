@@ -174,6 +174,15 @@ void tu_trace_finish(struct sim_trace *t)
 	sim_trace_sort(t);
 }
 
+struct sim_cluster *tu_cluster(uint32_t nodes, int node_gpus, double speed, enum sim_placement placement)
+{
+	struct sim_resources res;
+	sim_resources_init(&res);
+	struct sim_flavor_spec spec = { .name = "f", .nodes = nodes, .speed = speed };
+	spec.node_cap[SIM_RES_GPU] = (sim_qty_t)node_gpus * SIM_MILLI;
+	return sim_cluster_create(&res, &spec, 1, placement);
+}
+
 int tu_simulate(struct sim_trace *t, uint32_t nodes, int node_gpus, const char *order,
 		const char *params_json, enum sim_placement placement)
 {
@@ -183,11 +192,7 @@ int tu_simulate(struct sim_trace *t, uint32_t nodes, int node_gpus, const char *
 int tu_simulate_logged(struct sim_trace *t, uint32_t nodes, int node_gpus, const char *order,
 		       const char *params_json, enum sim_placement placement, FILE *log)
 {
-	struct sim_resources res;
-	sim_resources_init(&res);
-	struct sim_flavor_spec spec = { .name = "f", .nodes = nodes, .speed = 1.0 };
-	spec.node_cap[SIM_RES_GPU] = (sim_qty_t)node_gpus * SIM_MILLI;
-	struct sim_cluster *c = sim_cluster_create(&res, &spec, 1, placement);
+	struct sim_cluster *c = tu_cluster(nodes, node_gpus, 1.0, placement);
 	struct sim_diag diag;
 	sim_diag_init(&diag, 20);
 	diag.echo = stderr;

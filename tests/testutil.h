@@ -31,6 +31,9 @@ size_t tu_trace_add(struct sim_trace *t, const char *id, double submit_s, double
 /* Sorts the trace (as a reader would). */
 void tu_trace_finish(struct sim_trace *t);
 
+/* A GPU-only cluster of one flavor "f": `nodes` nodes of `node_gpus` GPUs. */
+struct sim_cluster *tu_cluster(uint32_t nodes, int node_gpus, double speed, enum sim_placement placement);
+
 /* One simulated run of a bound trace with one order policy (params may be NULL) on
  * a cluster of one flavor "f" with `nodes` nodes of `node_gpus` GPUs. Returns the
  * engine's result code. The trace keeps the run state. */
