@@ -130,23 +130,30 @@ int sim_diag_contains(const struct sim_diag *d, const char *needle)
 	return 0;
 }
 
+/* v = v * 10 + d, or -SIM_ERANGE when that would pass INT64_MAX (checked before the
+ * multiplication: signed overflow is undefined). */
+static int push_digit(int64_t *v, int d)
+{
+	if (*v > (INT64_MAX - d) / 10)
+		return -SIM_ERANGE;
+	*v = *v * 10 + d;
+	return 0;
+}
+
 /* Fixed-point decimal: [0-9]+(.[0-9]{1,frac_max})?, scaled by 10^frac_max. */
 static int parse_fixed(const char *s, size_t len, int frac_max, int64_t *out)
 {
 	size_t i = 0;
 	int64_t v = 0;
 	int digits = 0;
-	const int64_t lim = INT64_MAX / 10;
 
 	if (len == 0)
 		return -SIM_EPARSE;
 	if (s[0] == '+')
 		i++;
-	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
-		if (v > lim)
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits++)
+		if (push_digit(&v, s[i] - '0'))
 			return -SIM_ERANGE;
-		v = v * 10 + (s[i] - '0');
-	}
 	int frac = 0;
 	if (i < len && s[i] == '.') {
 		i++;
@@ -156,19 +163,16 @@ static int parse_fixed(const char *s, size_t len, int frac_max, int64_t *out)
 					return -SIM_EPARSE; /* finer than allowed */
 				continue;           /* trailing zeros are harmless */
 			}
-			if (v > lim)
+			if (push_digit(&v, s[i] - '0'))
 				return -SIM_ERANGE;
-			v = v * 10 + (s[i] - '0');
 			digits++;
 		}
 	}
 	if (i != len || digits == 0)
 		return -SIM_EPARSE;
-	for (int k = frac < frac_max ? frac : frac_max; k < frac_max; k++) {
-		if (v > lim)
+	for (int k = frac < frac_max ? frac : frac_max; k < frac_max; k++)
+		if (push_digit(&v, 0))
 			return -SIM_ERANGE;
-		v *= 10;
-	}
 	*out = v;
 	return 0;
 }

@@ -46,6 +46,24 @@ static void test_sim_time_parse(void)
 	CU_ASSERT_EQUAL(sim_time_parse_s("inf", 3, &t), -SIM_EPARSE);
 }
 
+/* Regression: 922337203685477580 passed the "v > INT64_MAX / 10" guard and the next
+ * digit 8 or 9 overflowed (undefined; wrapped to a negative time that the trace
+ * reader then accepted). */
+static void test_sim_parse_overflow_refused(void)
+{
+	sim_time_t t;
+	sim_qty_t q;
+	CU_ASSERT_EQUAL(sim_time_parse_s("9223372036854775809", 19, &t), -SIM_ERANGE);
+	CU_ASSERT_EQUAL(sim_time_parse_s("9223372037", 10, &t), -SIM_ERANGE); /* x 1e9 ns */
+	CU_ASSERT_EQUAL(sim_time_parse_s("9223372036.854775807", 20, &t), 0);
+	CU_ASSERT_EQUAL(t, INT64_MAX);
+	CU_ASSERT_EQUAL(sim_time_parse_s("9223372036.854775808", 20, &t), -SIM_ERANGE);
+	CU_ASSERT_EQUAL(sim_qty_parse("9223372036854775.807", 20, &q), 0);
+	CU_ASSERT_EQUAL(q, INT64_MAX);
+	CU_ASSERT_EQUAL(sim_qty_parse("9223372036854775.809", 20, &q), -SIM_ERANGE);
+	CU_ASSERT_EQUAL(sim_qty_parse("9223372036854776", 16, &q), -SIM_ERANGE);
+}
+
 static void test_sim_qty_format(void)
 {
 	char b[32];
@@ -142,6 +160,7 @@ static void test_sim_bind_unknown_flavor_located(void)
 static CU_TestInfo sim_tests[] = {
 	{ "test_sim_qty_parse", test_sim_qty_parse },
 	{ "test_sim_time_parse", test_sim_time_parse },
+	{ "test_sim_parse_overflow_refused", test_sim_parse_overflow_refused },
 	{ "test_sim_qty_format", test_sim_qty_format },
 	{ "test_sim_diag_limit_and_lines", test_sim_diag_limit_and_lines },
 	{ "test_sim_bind_maps_and_rebinds", test_sim_bind_maps_and_rebinds },
