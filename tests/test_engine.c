@@ -301,13 +301,14 @@ static void test_engine_scaled_runtime_bounded(void)
 	struct sim_trace *t = sim_trace_create();
 	tu_trace_add(t, "ok", 0, 1e8, G(1), "*", 0);
 	tu_trace_add(t, "huge", 0, 1e9, G(1), "*", 0);
+	tu_trace_add(t, "named", 0, 1e9, G(1), "f", 0); /* runs 1e9 s as written: fine */
 	tu_trace_finish(t);
 	struct sim_cluster *c = tu_cluster(1, 8, 0.1, SIM_PLACE_BEST_FIT);
 	struct sim_diag d;
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL(sim_trace_bind(t, c, &d), -SIM_EPARSE);
 	CU_ASSERT(sim_diag_contains(&d, "trace:3: column duration_s: expected a run time of at most 1e9 s"));
-	CU_ASSERT_EQUAL(d.count, 1); /* "ok" runs 1e9 s exactly: allowed */
+	CU_ASSERT_EQUAL(d.count, 1); /* "ok" runs 1e9 s exactly: allowed; "named" is not scaled */
 	sim_cluster_destroy(c);
 	sim_diag_fini(&d);
 	sim_trace_destroy(t);
