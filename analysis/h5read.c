@@ -62,51 +62,6 @@ static int h5err(struct sim_diag *diag, const char *where, const char *what)
 	return -SIM_EPARSE;
 }
 
-/* Reads a scalar string attribute (fixed or variable length). Returns 0, 1 when
- * absent, -1 on error. */
-static int read_str_attr(hid_t obj, const char *name, char **out)
-{
-	htri_t ex = H5Aexists(obj, name);
-	if (ex == 0)
-		return 1;
-	if (ex < 0)
-		return -1;
-	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-	if (a < 0)
-		return -1;
-	int r = -1;
-	hid_t ft = H5Aget_type(a);
-	hid_t mt = H5Tcopy(H5T_C_S1);
-	/* HDF5 does not convert between ASCII and UTF-8: read in the file's cset. */
-	if (ft < 0 || mt < 0 || H5Tget_class(ft) != H5T_STRING || H5Tset_cset(mt, H5Tget_cset(ft)) < 0)
-		goto out_types;
-	htri_t vl = H5Tis_variable_str(ft);
-	if (vl > 0) {
-		char *p = NULL;
-		if (H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Aread(a, mt, &p) < 0)
-			goto out_types;
-		*out = dup_str(p ? p : "");
-		H5free_memory(p);
-		r = *out ? 0 : -1;
-	} else if (vl == 0) {
-		size_t w = H5Tget_size(ft);
-		char *buf = calloc(w + 1, 1);
-		if (!buf || H5Tset_size(mt, w) < 0 || H5Aread(a, mt, buf) < 0) {
-			free(buf);
-			goto out_types;
-		}
-		*out = buf;
-		r = 0;
-	}
-out_types:
-	if (mt >= 0)
-		H5Tclose(mt);
-	if (ft >= 0)
-		H5Tclose(ft);
-	H5Aclose(a);
-	return r;
-}
-
 /* Reads a 1-D string array attribute into a NULL-terminated array. 0, 1 absent, -1 error. */
 static int read_str_array_attr(hid_t obj, const char *name, char ***out, size_t *n_out)
 {
@@ -176,6 +131,25 @@ void h5read_strings_free(char **s)
 		free(s[i]);
 	free(s);
 }
+
+/* Reads a scalar string attribute (fixed or variable length): a string array of
+ * one element. Returns 0, 1 when absent, -1 on error (or more than one element). */
+static int read_str_attr(hid_t obj, const char *name, char **out)
+{
+	char **arr = NULL;
+	size_t n = 0;
+	int r = read_str_array_attr(obj, name, &arr, &n);
+	if (r != 0)
+		return r;
+	if (n != 1) {
+		h5read_strings_free(arr);
+		return -1;
+	}
+	*out = arr[0];
+	free(arr);
+	return 0;
+}
+
 
 /* ---- open ---- */
 
