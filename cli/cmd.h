@@ -11,6 +11,7 @@ int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 
 /* Maps a -SIM_E* to an exit code: PARSE/NOENT/INVAL/RANGE -> 2, others -> 1. */
 int cmd_exit_code(int err);

@@ -13,6 +13,7 @@ static const char usage[] =
 	"  report RESULTS.h5 [--json | --jobs]  summary table, JSON metrics, or per-job CSV\n"
 	"  plot RESULTS.h5 -o DIR        PNG plots through gnuplot\n"
 	"  trace validate|stats|import   check, describe or convert job traces\n"
+	"  explain SCENARIO.json [--json]  decide one scheduling cycle of a scenario and say why\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input\n";
 
@@ -39,6 +40,7 @@ int main(int argc, char **argv)
 		{ "report", cmd_report },
 		{ "plot", cmd_plot },
 		{ "trace", cmd_trace },
+		{ "explain", cmd_explain },
 	};
 	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
 		if (strcmp(verb, verbs[i].name) == 0)

@@ -15,10 +15,17 @@ struct sim_view {
 	struct sim_engine *e;
 };
 
+struct victim_proposal {
+	uint32_t victim, preemptor;
+	uint8_t reason, requeue;
+};
+
 struct sim_placement_buf {
 	struct sim_engine *e;
 	uint32_t *jobs; /* accepted proposals of the current pass, in order */
 	size_t n, cap;
+	struct victim_proposal *victims; /* preemptions of the current pass, in order */
+	size_t n_victims, cap_victims;
 };
 
 struct sim_engine {
@@ -34,6 +41,11 @@ struct sim_engine {
 	size_t next_submit;      /* index of the next job to submit (trace is sorted) */
 	size_t n_queued, n_running, n_done;
 	int changed;             /* an event since the last decision pass */
+	struct sim_policy *driver_pol; /* whose pick runs: the quota policy's if it has one */
+	struct sim_decisions decisions;
+	struct sim_queue_acct *qacct; /* per trace queue */
+	struct sim_queue_stats qstats; /* scratch for the quota policy's queue_stats */
+	int oom;
 };
 
 /* ---- time series ---- */
@@ -54,6 +66,13 @@ static int ts_reserve(struct sim_timeseries *ts)
 	if (!nf && ts->n_flavors)
 		return -SIM_ENOMEM;
 	ts->gpus_busy_by_flavor = nf;
+	double **qcols[] = { &ts->q_usage, &ts->q_nominal, &ts->q_borrowed, &ts->q_lent };
+	for (size_t i = 0; i < 4 && ts->n_queues; i++) {
+		double *nc = realloc(*qcols[i], ncap * ts->n_queues * sizeof *nc);
+		if (!nc)
+			return -SIM_ENOMEM;
+		*qcols[i] = nc;
+	}
 	ts->cap = ncap;
 	return 0;
 }
@@ -65,6 +84,10 @@ static void ts_free(struct sim_timeseries *ts)
 	free(ts->jobs_queued);
 	free(ts->jobs_running);
 	free(ts->gpus_busy_by_flavor);
+	free(ts->q_usage);
+	free(ts->q_nominal);
+	free(ts->q_borrowed);
+	free(ts->q_lent);
 	memset(ts, 0, sizeof *ts);
 }
 
@@ -82,10 +105,38 @@ static void ts_thin(struct sim_engine *e)
 		ts->jobs_running[i] = ts->jobs_running[2 * i];
 		memmove(&ts->gpus_busy_by_flavor[i * nf], &ts->gpus_busy_by_flavor[2 * i * nf],
 			nf * sizeof *ts->gpus_busy_by_flavor);
+		double *qcols[] = { ts->q_usage, ts->q_nominal, ts->q_borrowed, ts->q_lent };
+		for (size_t k = 0; k < 4 && ts->n_queues; k++)
+			memmove(&qcols[k][i * ts->n_queues], &qcols[k][2 * i * ts->n_queues],
+				ts->n_queues * sizeof(double));
 	}
 	ts->n = kept;
 	e->sample_ns *= 2;
 	e->next_sample = (sim_time_t)kept * e->sample_ns;
+}
+
+/* Per-queue columns of sample row i: the engine's own usage, and the quota
+ * policy's view of nominal, borrowed and lent when it reports one. */
+static void ts_sample_queues(struct sim_engine *e, size_t i)
+{
+	struct sim_timeseries *ts = &e->ts;
+	size_t nq = ts->n_queues;
+	if (!nq)
+		return;
+	double *u = &ts->q_usage[i * nq], *nom = &ts->q_nominal[i * nq];
+	double *bor = &ts->q_borrowed[i * nq], *lent = &ts->q_lent[i * nq];
+	struct sim_policy *qp = e->p.policies[SIM_FAM_QUOTA];
+	if (ts->has_quota_stats) {
+		qp->ops->queue_stats(qp, &e->view, &e->qstats);
+		memcpy(nom, e->qstats.nominal, nq * sizeof *nom);
+		memcpy(bor, e->qstats.borrowed, nq * sizeof *bor);
+		memcpy(lent, e->qstats.lent, nq * sizeof *lent);
+	} else {
+		for (size_t q = 0; q < nq; q++)
+			nom[q] = bor[q] = lent[q] = 0;
+	}
+	for (size_t q = 0; q < nq; q++)
+		u[q] = (double)e->qacct[q].gpus / SIM_MILLI;
 }
 
 /* Records the state in force for every grid time in [e->next_sample, until). */
@@ -109,6 +160,7 @@ static int ts_sample_until(struct sim_engine *e, sim_time_t until)
 		for (size_t f = 0; f < ts->n_flavors; f++)
 			ts->gpus_busy_by_flavor[ts->n * ts->n_flavors + f] =
 				(double)sim_cluster_gpu_busy(e->p.cluster, (int)f) / SIM_MILLI;
+		ts_sample_queues(e, ts->n);
 		ts->n++;
 		if (e->next_sample > SIM_TIME_MAX - e->sample_ns)
 			e->next_sample = SIM_TIME_MAX; /* the grid ends at the end of time */
@@ -135,6 +187,16 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 		return NULL;
 	}
 	e->ts.n_flavors = sim_cluster_n_flavors(p->cluster);
+	e->ts.n_queues = p->trace->n_queues;
+	size_t nq = p->trace->n_queues ? p->trace->n_queues : 1;
+	e->qacct = calloc(nq, sizeof *e->qacct);
+	double *qs = calloc(4 * nq, sizeof *qs);
+	if (!e->qacct || !qs) {
+		free(qs);
+		sim_engine_destroy(e);
+		return NULL;
+	}
+	e->qstats = (struct sim_queue_stats){ qs, qs + nq, qs + 2 * nq, qs + 3 * nq };
 	sim_trace_reset(p->trace);
 	return e;
 }
@@ -145,6 +207,10 @@ void sim_engine_destroy(struct sim_engine *e)
 		return;
 	sim_evq_destroy(e->evq);
 	free(e->buf.jobs);
+	free(e->buf.victims);
+	free(e->decisions.v);
+	free(e->qacct);
+	free(e->qstats.usage);
 	ts_free(&e->ts);
 	free(e);
 }
@@ -152,6 +218,8 @@ void sim_engine_destroy(struct sim_engine *e)
 const struct sim_timeseries *sim_engine_timeseries(const struct sim_engine *e) { return &e->ts; }
 const struct sim_engine_counters *sim_engine_counters(const struct sim_engine *e) { return &e->ctr; }
 const struct sim_view *sim_engine_view(const struct sim_engine *e) { return &e->view; }
+const struct sim_decisions *sim_engine_decisions(const struct sim_engine *e) { return &e->decisions; }
+const struct sim_queue_acct *sim_engine_queue_acct(const struct sim_engine *e) { return e->qacct; }
 sim_time_t sim_engine_now(const struct sim_engine *e) { return e->now; }
 
 int sim_engine_post(struct sim_engine *e, const struct sim_event *ev, uint64_t *id_out)
@@ -166,6 +234,19 @@ void sim_engine_cancel(struct sim_engine *e, uint64_t id) { sim_evq_cancel(e->ev
 sim_time_t sim_view_now(const struct sim_view *v) { return v->e->now; }
 const struct sim_trace *sim_view_trace(const struct sim_view *v) { return v->e->p.trace; }
 const struct sim_cluster *sim_view_cluster(const struct sim_view *v) { return v->e->p.cluster; }
+
+const struct sim_policy *sim_view_policy(const struct sim_view *v, enum sim_policy_family fam)
+{
+	return (unsigned)fam < SIM_FAM_COUNT_ ? v->e->p.policies[fam] : NULL;
+}
+
+int sim_view_post_event(const struct sim_view *v, sim_time_t t, enum sim_policy_family fam, uint32_t handle)
+{
+	if (t < v->e->now || (unsigned)fam >= SIM_FAM_COUNT_)
+		return -SIM_EINVAL;
+	struct sim_event ev = { .t = t, .phase = EV_CAPACITY, .job = handle, .arg = fam };
+	return sim_evq_push(v->e->evq, &ev, NULL);
+}
 
 const struct sim_job *sim_view_job(const struct sim_view *v, uint32_t idx)
 {
@@ -240,7 +321,49 @@ int sim_view_fits(const struct sim_view *v, uint32_t idx, int opt)
 	return 0;
 }
 
+static int place_job(struct sim_engine *e, struct sim_job *job, const struct sim_job_option *o, int flavor)
+{
+	struct sim_cluster *c = e->p.cluster;
+	if (flavor >= 0)
+		return sim_cluster_place(c, flavor, o->req, &job->alloc);
+	if (o->flavor_id != SIM_FLAVOR_ANY)
+		return sim_cluster_place(c, o->flavor_id, o->req, &job->alloc);
+	int rc = -SIM_ENOFIT;
+	for (size_t f = 0; f < sim_cluster_n_flavors(c) && rc == -SIM_ENOFIT; f++)
+		rc = sim_cluster_place(c, (int)f, o->req, &job->alloc);
+	return rc;
+}
+
 int sim_placement_buf_try(struct sim_placement_buf *out, uint32_t idx, int opt)
+{
+	return sim_placement_buf_try_flavor(out, idx, opt, -1);
+}
+
+int sim_placement_buf_preempt(struct sim_placement_buf *out, uint32_t victim, uint32_t preemptor,
+			      enum sim_preempt_reason reason, int requeue)
+{
+	struct sim_trace *t = out->e->p.trace;
+	if (victim >= t->n_jobs || preemptor >= t->n_jobs || (unsigned)reason >= SIM_PR_COUNT_)
+		return -SIM_EINVAL;
+	if (t->jobs[victim].state != SIM_JOB_RUNNING)
+		return -SIM_ESTATE;
+	for (size_t i = 0; i < out->n_victims; i++)
+		if (out->victims[i].victim == victim)
+			return -SIM_ESTATE;
+	if (out->n_victims == out->cap_victims) {
+		size_t nc = out->cap_victims ? out->cap_victims * 2 : 16;
+		struct victim_proposal *nv = realloc(out->victims, nc * sizeof *nv);
+		if (!nv)
+			return -SIM_ENOMEM;
+		out->victims = nv;
+		out->cap_victims = nc;
+	}
+	out->victims[out->n_victims++] =
+		(struct victim_proposal){ victim, preemptor, (uint8_t)reason, (uint8_t)(requeue != 0) };
+	return 0;
+}
+
+int sim_placement_buf_try_flavor(struct sim_placement_buf *out, uint32_t idx, int opt, int flavor)
 {
 	struct sim_engine *e = out->e;
 	struct sim_trace *t = e->p.trace;
@@ -262,13 +385,9 @@ int sim_placement_buf_try(struct sim_placement_buf *out, uint32_t idx, int opt)
 		out->cap = ncap;
 	}
 	const struct sim_job_option *o = sim_job_opt(t, job, k);
-	int rc = -SIM_ENOFIT;
-	if (o->flavor_id != SIM_FLAVOR_ANY) {
-		rc = sim_cluster_place(c, o->flavor_id, o->req, &job->alloc);
-	} else {
-		for (size_t f = 0; f < sim_cluster_n_flavors(c) && rc == -SIM_ENOFIT; f++)
-			rc = sim_cluster_place(c, (int)f, o->req, &job->alloc);
-	}
+	if (flavor >= (int)sim_cluster_n_flavors(c))
+		return -SIM_EINVAL;
+	int rc = place_job(e, job, o, flavor);
 	if (rc) {
 		e->ctr.proposals_rejected++;
 		return rc;
@@ -337,20 +456,96 @@ static void log_event(const struct sim_engine *e, const struct sim_job *job, enu
 	fputc('\n', f);
 }
 
+/* ---- per-queue accounting ---- */
+
+/* Integrates queue q's totals up to now; call before changing its usage, pending
+ * count or nominal. */
+static void q_touch(struct sim_engine *e, int32_t q)
+{
+	struct sim_queue_acct *a = &e->qacct[q];
+	double dt = sim_time_to_s(e->now - a->last_t);
+	a->last_t = e->now;
+	if (dt <= 0)
+		return;
+	double gpus = (double)a->gpus / SIM_MILLI;
+	a->busy_gpu_s += gpus * dt;
+	if (gpus > a->nominal)
+		a->borrowed_gpu_s += (gpus - a->nominal) * dt;
+	if (a->pending && gpus < a->nominal)
+		a->below_nominal_demanding_s += dt;
+}
+
+static sim_qty_t alloc_gpus(const struct sim_engine *e, const struct sim_job *job)
+{
+	const struct sim_job_option *o = sim_job_opt(e->p.trace, job, job->opt_chosen);
+	return sim_cluster_alloc_gpu(e->p.cluster, job->alloc.flavor, o->req);
+}
+
+/* Refreshes every queue's nominal from the quota policy (at start and after a
+ * quota change). */
+static void q_refresh_nominal(struct sim_engine *e)
+{
+	struct sim_policy *qp = e->p.policies[SIM_FAM_QUOTA];
+	if (!e->ts.has_quota_stats)
+		return;
+	qp->ops->queue_stats(qp, &e->view, &e->qstats);
+	for (size_t q = 0; q < e->p.trace->n_queues; q++) {
+		q_touch(e, (int32_t)q);
+		e->qacct[q].nominal = e->qstats.nominal[q];
+	}
+}
+
+/* ---- events ---- */
+
 static void apply_submit(struct sim_engine *e, struct sim_job *job)
 {
 	if (e->p.log)
 		log_event(e, job, LOG_SUBMIT);
-	job->state = SIM_JOB_QUEUED;
 	job->eff_priority = job->priority;
+	struct sim_policy *qp = e->p.policies[SIM_FAM_QUOTA];
+	if (qp && qp->ops && qp->ops->admit && qp->ops->admit(qp, job, &e->view) == SIM_REJECT) {
+		job->state = SIM_JOB_REJECTED; /* can never fit its queue's quota */
+		job->end_ns = e->now;
+		e->n_done++;
+		return;
+	}
+	job->state = SIM_JOB_QUEUED;
+	q_touch(e, job->queue);
+	e->qacct[job->queue].pending++;
 	e->n_queued++;
 	NOTIFY(e, on_submit, job);
+}
+
+/* Number of checkpoints a segment of `work` ns takes (none at the very end). */
+static sim_time_t ckpt_count(const struct sim_job *job, sim_time_t work)
+{
+	sim_time_t c = job->checkpoint_ns;
+	if (c == SIM_TIME_NONE || c <= 0 || work <= 0)
+		return 0;
+	return (work - 1) / c;
+}
+
+/* The job's whole work on the flavor it holds, ns (at least 1). */
+static sim_time_t full_work(struct sim_engine *e, const struct sim_job *job)
+{
+	sim_time_t w = sim_view_runtime(&e->view, job, job->opt_chosen, job->alloc.flavor);
+	return w < 1 ? 1 : w;
+}
+
+static sim_time_t remaining_work(struct sim_engine *e, const struct sim_job *job)
+{
+	sim_time_t r = (sim_time_t)llround((1.0 - job->progress) * (double)full_work(e, job));
+	return r < 1 ? 1 : r;
 }
 
 static void apply_finish(struct sim_engine *e, struct sim_job *job)
 {
 	assert(job->state == SIM_JOB_RUNNING);
 	const struct sim_job_option *o = sim_job_opt(e->p.trace, job, job->opt_chosen);
+	job->ckpt_overhead_s += (double)ckpt_count(job, remaining_work(e, job)) *
+				sim_time_to_s(e->p.cost.ckpt_overhead_ns);
+	q_touch(e, job->queue);
+	e->qacct[job->queue].gpus -= alloc_gpus(e, job);
 	/* The release empties the alloc; the flavor it ran on stays for the results
 	 * (a "*" request has no other record of it). */
 	int32_t ran_on = job->alloc.flavor;
@@ -368,14 +563,34 @@ static void apply_finish(struct sim_engine *e, struct sim_job *job)
 
 static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 {
-	struct sim_job *job = &e->p.trace->jobs[ev->job];
 	switch (ev->phase) {
 	case EV_FINISH:
-		apply_finish(e, job);
+		apply_finish(e, &e->p.trace->jobs[ev->job]);
 		return 0;
+	case EV_CAPACITY: {
+		struct sim_policy *pol = (unsigned)ev->arg < SIM_FAM_COUNT_ ? e->p.policies[ev->arg] : NULL;
+		if (!pol || !pol->ops || !pol->ops->on_event)
+			return -SIM_EINVAL;
+		pol->ops->on_event(pol, &e->view, ev->job);
+		if (ev->arg == SIM_FAM_QUOTA)
+			q_refresh_nominal(e);
+		return 0;
+	}
 	default:
 		return -SIM_EINVAL; /* no other event kind exists yet */
 	}
+}
+
+/* Segment wall time: restore (after a preemption that left saved work), the
+ * remaining work, and one checkpoint overhead per checkpoint interval of it. */
+static sim_time_t segment_runtime(struct sim_engine *e, struct sim_job *job)
+{
+	sim_time_t work = remaining_work(e, job);
+	job->seg_restore_ns = job->progress > 0 ? e->p.cost.restore_ns : 0;
+	job->restore_s += sim_time_to_s(job->seg_restore_ns);
+	double wall = (double)job->seg_restore_ns + (double)work +
+		      (double)ckpt_count(job, work) * (double)e->p.cost.ckpt_overhead_ns;
+	return wall < (double)SIM_RUNTIME_MAX_NS ? (sim_time_t)wall : SIM_RUNTIME_MAX_NS;
 }
 
 /* Starts every accepted proposal, in order. */
@@ -388,9 +603,12 @@ static int commit_proposals(struct sim_engine *e)
 		if (job->start_ns == SIM_TIME_NONE)
 			job->start_ns = e->now;
 		job->last_start_ns = e->now;
-		job->runtime_ns = sim_view_runtime(&e->view, job, job->opt_chosen, job->alloc.flavor);
+		job->runtime_ns = segment_runtime(e, job);
 		if (job->runtime_ns < 1)
 			job->runtime_ns = 1;
+		q_touch(e, job->queue);
+		e->qacct[job->queue].pending--;
+		e->qacct[job->queue].gpus += alloc_gpus(e, job);
 		e->n_queued--;
 		e->n_running++;
 		e->ctr.starts++;
@@ -405,14 +623,109 @@ static int commit_proposals(struct sim_engine *e)
 	return 0;
 }
 
-static int decision_pass(struct sim_engine *e)
+/* Work saved and lost when a running job stops at now (DESIGN.md section 2): the
+ * checkpoints completed in this segment are kept; the work since the last one (or
+ * since the segment's restore ended) is lost, in GPU-seconds. */
+static double stop_progress(struct sim_engine *e, struct sim_job *job)
 {
-	struct sim_policy *order = e->p.policies[SIM_FAM_ORDER];
-	e->ctr.decision_passes++;
-	e->buf.n = 0;
-	int rc = order->ops->pick(order, &e->view, &e->buf);
+	sim_time_t work_start = job->last_start_ns + job->seg_restore_ns;
+	if (e->now <= work_start)
+		return 0;
+	sim_time_t elapsed = e->now - work_start, saved_until = work_start;
+	sim_time_t c = job->checkpoint_ns;
+	if (c != SIM_TIME_NONE && c > 0) {
+		sim_time_t period = c + e->p.cost.ckpt_overhead_ns;
+		sim_time_t k = elapsed / period, kmax = ckpt_count(job, remaining_work(e, job));
+		if (k > kmax)
+			k = kmax;
+		double w = (double)full_work(e, job);
+		job->progress += (double)(k * c) / w;
+		if (job->progress > 1.0 - 1e-12)
+			job->progress = 1.0 - 1e-12;
+		job->ckpt_overhead_s += (double)k * sim_time_to_s(e->p.cost.ckpt_overhead_ns);
+		saved_until = work_start + k * period;
+	}
+	return (double)alloc_gpus(e, job) / SIM_MILLI * sim_time_to_s(e->now - saved_until);
+}
+
+static int record_decision(struct sim_engine *e, const struct sim_decision *d)
+{
+	struct sim_decisions *ds = &e->decisions;
+	if (ds->n == ds->cap) {
+		size_t nc = ds->cap ? ds->cap * 2 : 256;
+		struct sim_decision *nv = realloc(ds->v, nc * sizeof *nv);
+		if (!nv)
+			return -SIM_ENOMEM;
+		ds->v = nv;
+		ds->cap = nc;
+	}
+	ds->v[ds->n++] = *d;
+	return 0;
+}
+
+static int apply_preemption(struct sim_engine *e, const struct victim_proposal *vp)
+{
+	struct sim_trace *t = e->p.trace;
+	struct sim_job *job = &t->jobs[vp->victim], *by = &t->jobs[vp->preemptor];
+	if (job->state != SIM_JOB_RUNNING)
+		return 0; /* ended earlier in this pass */
+	int rc = e->p.driver.ops->stop(e->p.driver.priv, e, job);
 	if (rc)
 		return rc;
+	double lost = stop_progress(e, job);
+	const struct sim_job_option *o = sim_job_opt(t, job, job->opt_chosen);
+	q_touch(e, job->queue);
+	struct sim_queue_acct *qa = &e->qacct[job->queue];
+	qa->gpus -= alloc_gpus(e, job);
+	qa->lost_gpu_s += lost;
+	qa->preempted++;
+	e->qacct[by->queue].caused++;
+	int32_t ran_on = job->alloc.flavor;
+	sim_cluster_release(e->p.cluster, &job->alloc, o->req);
+	job->alloc.flavor = ran_on;
+	job->finish_ev = 0;
+	job->preemptions++;
+	job->lost_gpu_s += lost;
+	by->preemptions_caused++;
+	e->n_running--;
+	e->ctr.preemptions++;
+	if (vp->requeue) {
+		job->state = SIM_JOB_QUEUED;
+		qa->pending++;
+		e->n_queued++;
+	} else {
+		job->state = SIM_JOB_PREEMPTED_OUT;
+		job->end_ns = e->now;
+		e->n_done++;
+	}
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] job=%s event=preempt by=%s reason=%s lost_gpu_s=%.3f%s\n",
+			sim_time_to_s(e->now), sim_job_id(t, job), sim_job_id(t, by),
+			sim_preempt_reason_name((enum sim_preempt_reason)vp->reason), lost,
+			vp->requeue ? "" : " final=preempted_out");
+	struct sim_decision d = { .t = e->now, .preemptor = vp->preemptor, .victim = vp->victim,
+				  .reason = vp->reason, .requeued = vp->requeue, .lost_gpu_s = lost };
+	if ((rc = record_decision(e, &d)))
+		return rc;
+	NOTIFY(e, on_preempt, job);
+	return 0;
+}
+
+/* One pass: the driving policy proposes; victims stop first, then the starts. */
+static int decision_pass(struct sim_engine *e)
+{
+	struct sim_policy *pol = e->driver_pol;
+	e->ctr.decision_passes++;
+	e->buf.n = 0;
+	e->buf.n_victims = 0;
+	int rc = pol->ops->pick(pol, &e->view, &e->buf);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < e->buf.n_victims; i++)
+		if ((rc = apply_preemption(e, &e->buf.victims[i])))
+			return rc;
+	if (e->buf.n_victims)
+		e->changed = 1; /* the freed capacity is offered in another pass at this time */
 	return commit_proposals(e);
 }
 
@@ -480,6 +793,12 @@ int sim_engine_run(struct sim_engine *e)
 	const struct sim_driver *drv = &e->p.driver;
 	int rc = 0;
 	e->now = drv->ops->now(drv->priv);
+	struct sim_policy *qp = e->p.policies[SIM_FAM_QUOTA];
+	e->driver_pol = qp && qp->ops && qp->ops->pick ? qp : e->p.policies[SIM_FAM_ORDER];
+	e->ts.has_quota_stats = qp && qp->ops && qp->ops->queue_stats;
+	for (size_t q = 0; q < e->p.trace->n_queues; q++)
+		e->qacct[q].last_t = e->now;
+	q_refresh_nominal(e);
 	e->next_sample = 0;
 	e->sample_ns = e->p.sample_ns;
 	for (;;) {
@@ -495,12 +814,21 @@ int sim_engine_run(struct sim_engine *e)
 		e->now = now;
 		if ((rc = apply_due_events(e)))
 			break;
-		if (e->changed && e->n_queued) {
-			if ((rc = decision_pass(e)))
-				break;
+		/* Passes repeat at this time while a pass preempted (its victims' capacity
+		 * goes to the preemptors in the next). */
+		for (unsigned passes = 0; e->changed && e->n_queued && !rc; passes++) {
+			e->changed = 0;
+			if (passes == 100000)
+				rc = -SIM_ESTATE; /* a policy that preempts without end */
+			else
+				rc = decision_pass(e);
 		}
+		if (rc)
+			break;
 		e->changed = 0;
 	}
+	for (size_t q = 0; q < e->p.trace->n_queues; q++)
+		q_touch(e, (int32_t)q);
 	if (!rc)
 		rc = ts_sample_until(e, e->now + 1);
 	mark_unfinished(e);

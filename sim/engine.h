@@ -52,12 +52,54 @@ void sim_driver_virtual_fini(struct sim_driver *drv);
  * other row is dropped and the step doubles, as often as needed. */
 #define SIM_TS_MAX_SAMPLES 20000
 struct sim_timeseries {
-	size_t n, cap, n_flavors;
+	size_t n, cap, n_flavors, n_queues;
 	double *t_s;
 	double *gpus_busy;        /* GPUs allocated, all flavors */
 	double *jobs_queued;
 	double *jobs_running;
 	double *gpus_busy_by_flavor;
+	/* Per queue, row-major [n][n_queues], GPUs: allocated (always), and when the
+	 * quota policy reports them (has_quota_stats), nominal, borrowed, lent. */
+	int has_quota_stats;
+	double *q_usage, *q_nominal, *q_borrowed, *q_lent;
+};
+
+/* One preemption, in the order issued. */
+struct sim_decision {
+	sim_time_t t;
+	uint32_t preemptor, victim; /* job indices */
+	uint8_t reason;             /* enum sim_preempt_reason */
+	uint8_t requeued;           /* 0: the victim reached its retry limit and stopped */
+	double lost_gpu_s;          /* work the victim lost */
+};
+
+struct sim_decisions {
+	struct sim_decision *v;
+	size_t n, cap;
+};
+
+/* Exact per-queue totals over the run (integrated at every change of the queue). */
+struct sim_queue_acct {
+	double busy_gpu_s;                /* allocated GPU-seconds */
+	double borrowed_gpu_s;            /* GPU-seconds above nominal */
+	double below_nominal_demanding_s; /* time with jobs pending and usage below nominal */
+	double lost_gpu_s;                /* work its jobs lost to preemption */
+	double restore_s;                 /* restore time its jobs paid */
+	uint64_t preempted;               /* preemptions its jobs suffered */
+	uint64_t caused;                  /* preemptions its jobs caused */
+	/* integration state */
+	sim_qty_t gpus;                   /* allocated now, milli-GPUs */
+	double nominal;                   /* GPUs, from the quota policy (0 without one) */
+	uint64_t pending;                 /* queued jobs now */
+	sim_time_t last_t;
+};
+
+/* The cost of preemption (DESIGN.md section 2): a checkpoint every job->checkpoint_ns
+ * of work costs ckpt_overhead_ns of wall time; a restart from a checkpoint first
+ * pays restore_ns. */
+struct sim_preempt_cost {
+	sim_time_t ckpt_overhead_ns;
+	sim_time_t restore_ns;
 };
 
 struct sim_engine_counters {
@@ -65,6 +107,7 @@ struct sim_engine_counters {
 	uint64_t decision_passes;
 	uint64_t proposals_rejected; /* sim_placement_buf_try calls that did not fit */
 	uint64_t starts;
+	uint64_t preemptions;
 };
 
 typedef void (*sim_progress_fn)(void *arg, size_t jobs_done, size_t jobs_total, sim_time_t now);
@@ -84,6 +127,7 @@ struct sim_engine_params {
 	 * T and R in seconds with 3 decimals. Golden logs in tests/data/golden/ are
 	 * compared byte for byte. */
 	FILE *log;
+	struct sim_preempt_cost cost;
 };
 
 /* The engine resets the trace's run state. Returns NULL on no memory. */
@@ -98,6 +142,9 @@ void sim_engine_cancel(struct sim_engine *e, uint64_t id);
 const struct sim_timeseries *sim_engine_timeseries(const struct sim_engine *e);
 const struct sim_engine_counters *sim_engine_counters(const struct sim_engine *e);
 const struct sim_view *sim_engine_view(const struct sim_engine *e);
+const struct sim_decisions *sim_engine_decisions(const struct sim_engine *e);
+/* Array of trace->n_queues entries, final once sim_engine_run returns. */
+const struct sim_queue_acct *sim_engine_queue_acct(const struct sim_engine *e);
 /* Time of the last event applied (the run's end once sim_engine_run returns). */
 sim_time_t sim_engine_now(const struct sim_engine *e);
 
@@ -123,12 +170,28 @@ sim_time_t sim_view_estimate(const struct sim_view *v, const struct sim_job *job
  * fits the free capacity now. */
 int sim_view_fits(const struct sim_view *v, uint32_t job, int opt);
 
+/* Another family's policy (read-only), or NULL. */
+const struct sim_policy *sim_view_policy(const struct sim_view *v, enum sim_policy_family fam);
+/* Schedules a timed change for the calling policy: at time t (>= now) the engine
+ * calls on_event(handle) of family fam's policy, in phase EV_CAPACITY. Returns 0
+ * or -SIM_E*. */
+int sim_view_post_event(const struct sim_view *v, sim_time_t t, enum sim_policy_family fam, uint32_t handle);
+
 /* Proposes to start a queued job. On success its capacity is taken at once, so
  * later proposals in the same pass see it; the engine starts every accepted
  * proposal, in order, after pick returns. Returns 0, -SIM_ENOFIT (nothing
  * changes), or -SIM_ESTATE (the job is not queued or already proposed). */
 int sim_placement_buf_try(struct sim_placement_buf *out, uint32_t job, int opt);
 size_t sim_placement_buf_count(const struct sim_placement_buf *out);
+/* Same on one flavor (for a "*" request, or a flavor a quota policy assigned). */
+int sim_placement_buf_try_flavor(struct sim_placement_buf *out, uint32_t job, int opt, int flavor);
+/* Proposes to stop a running job for `preemptor` (a queued job). The engine stops
+ * it after pick returns, before the starts, records the decision and the work
+ * lost, and requeues it (requeue = 1) or ends it as SIM_JOB_PREEMPTED_OUT; then it
+ * runs another decision pass at the same time. Returns 0, -SIM_ESTATE (not
+ * running, or already a victim in this pass) or -SIM_ENOMEM. */
+int sim_placement_buf_preempt(struct sim_placement_buf *out, uint32_t victim, uint32_t preemptor,
+			      enum sim_preempt_reason reason, int requeue);
 /* Withdraws the most recent accepted proposal, which must be `job` (a policy that
  * placed a job to inspect where it landed, e.g. backfill, and found it unwanted).
  * Its capacity is freed and the job is queued again. Returns 0 or -SIM_ESTATE. */

@@ -9,6 +9,14 @@ const char *sim_policy_family_name(enum sim_policy_family f)
 	return (unsigned)f < SIM_FAM_COUNT_ ? names[f] : "invalid";
 }
 
+const char *sim_preempt_reason_name(enum sim_preempt_reason r)
+{
+	static const char *const names[SIM_PR_COUNT_] = { "in_queue", "cohort_reclamation",
+							  "cohort_reclaim_while_borrowing",
+							  "cohort_fair_sharing", "quota_shrink" };
+	return (unsigned)r < SIM_PR_COUNT_ ? names[r] : "invalid";
+}
+
 int sim_policy_ops_validate(const struct sim_policy_ops *ops, struct sim_diag *diag)
 {
 	if (!ops || !ops->name || !ops->name[0])
@@ -21,9 +29,6 @@ int sim_policy_ops_validate(const struct sim_policy_ops *ops, struct sim_diag *d
 		return sim_diag_add(diag, ops->name, "an order policy must have pick"), -SIM_EINVAL;
 	if (ops->family == SIM_FAM_QUOTA && !ops->admit)
 		return sim_diag_add(diag, ops->name, "a quota policy must have admit"), -SIM_EINVAL;
-	if (ops->family == SIM_FAM_PREEMPT && !ops->select_victims)
-		return sim_diag_add(diag, ops->name, "a preemption policy must have select_victims"),
-		       -SIM_EINVAL;
 	if (ops->tick_period < 0 || (ops->tick_period > 0 && !ops->on_tick))
 		return sim_diag_add(diag, ops->name, "tick_period needs on_tick"), -SIM_EINVAL;
 	return 0;

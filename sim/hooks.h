@@ -34,6 +34,24 @@ const char *sim_policy_family_name(enum sim_policy_family f); /* "order", ... */
 
 enum sim_admit { SIM_ADMIT, SIM_DEFER, SIM_REJECT };
 
+/* Why a running job was stopped for another (DESIGN.md section 2). */
+enum sim_preempt_reason {
+	SIM_PR_IN_QUEUE = 0,
+	SIM_PR_COHORT_RECLAMATION,
+	SIM_PR_COHORT_RECLAIM_WHILE_BORROWING,
+	SIM_PR_COHORT_FAIR_SHARING,
+	SIM_PR_QUOTA_SHRINK,
+	SIM_PR_COUNT_
+};
+const char *sim_preempt_reason_name(enum sim_preempt_reason r); /* "in_queue", ... */
+
+/* Per-queue quota state a quota policy reports for the results (GPUs, summed over
+ * flavors): usage, nominal, borrowed (usage above nominal) and lent (nominal of
+ * this queue in use by others). Arrays of trace->n_queues. */
+struct sim_queue_stats {
+	double *usage, *nominal, *borrowed, *lent;
+};
+
 /* What init gets: the view (trace and cluster are known), and where its params
  * came from, for messages ("exp.json", "$.policies.order"). */
 struct sim_policy_env {
@@ -56,12 +74,21 @@ struct sim_policy_ops {
 	void (*on_finish)(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job);
 	void (*on_preempt)(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *victim);
 	void (*on_tick)(struct sim_policy *pol, const struct sim_view *v, sim_time_t now);
+	/* A timed event the policy posted with sim_view_post_event (quota and priority
+	 * changes); applied in phase EV_CAPACITY, before the submits of its time. */
+	void (*on_event)(struct sim_policy *pol, const struct sim_view *v, uint32_t handle);
+	/* Quota state for the per-queue results (optional; quota family). */
+	void (*queue_stats)(struct sim_policy *pol, const struct sim_view *v, struct sim_queue_stats *out);
 	/* Decisions. admit: quota family; optional. */
 	enum sim_admit (*admit)(struct sim_policy *pol, const struct sim_job *job, const struct sim_view *v);
 	/* pick: order family; required there. Proposes starts with sim_placement_buf_try()
-	 * in the order they should happen. Returns 0 or -SIM_E*. */
+	 * in the order they should happen. Returns 0 or -SIM_E*. A quota policy may
+	 * have pick too (Kueue's cycle orders jobs itself): then the engine calls the
+	 * quota policy's pick instead of the order policy's, and it may also propose
+	 * preemptions with sim_placement_buf_preempt(). */
 	int (*pick)(struct sim_policy *pol, const struct sim_view *v, struct sim_placement_buf *out);
-	/* select_victims: preemption family; optional. */
+	/* select_victims: preemption family; optional (the Kueue preemption policies
+	 * hold settings that the cohort quota policy applies in its own cycle). */
 	int (*select_victims)(struct sim_policy *pol, const struct sim_job *waiting,
 			      const struct sim_view *v, struct sim_job_buf *out);
 	sim_time_t tick_period;            /* ns; 0 = no on_tick */

@@ -15,6 +15,7 @@ const char *sim_job_state_name(enum sim_job_state s)
 		[SIM_JOB_TIMED_OUT_PENDING] = "timed_out_pending",
 		[SIM_JOB_FAILED] = "failed",
 		[SIM_JOB_UNFINISHED] = "unfinished",
+		[SIM_JOB_PREEMPTED_OUT] = "preempted_out",
 	};
 	return (unsigned)s < SIM_JOB_STATE_COUNT_ ? names[s] : "invalid";
 }
@@ -66,7 +67,8 @@ static int run_state_clean(const struct sim_job *j)
 	       j->eff_priority == j->priority && j->start_ns == SIM_TIME_NONE &&
 	       j->last_start_ns == SIM_TIME_NONE && j->end_ns == SIM_TIME_NONE && j->runtime_ns == 0 &&
 	       j->finish_ev == 0 && a->flavor == -1 && a->n_nodes == 0 && a->node == 0 && a->whole == 0 &&
-	       a->nodes == NULL;
+	       a->nodes == NULL && j->progress == 0 && j->seg_restore_ns == 0 && j->lost_gpu_s == 0 &&
+	       j->restore_s == 0 && j->ckpt_overhead_s == 0 && j->preemptions_caused == 0;
 }
 
 /* Jobs already reset (a trace fresh from a reader, or reset twice) are only read:
@@ -87,6 +89,10 @@ void sim_trace_reset(struct sim_trace *t)
 		j->end_ns = SIM_TIME_NONE;
 		j->runtime_ns = 0;
 		j->finish_ev = 0;
+		j->progress = 0;
+		j->seg_restore_ns = 0;
+		j->lost_gpu_s = j->restore_s = j->ckpt_overhead_s = 0;
+		j->preemptions_caused = 0;
 		alloc_free(&j->alloc);
 	}
 }

@@ -29,6 +29,7 @@ enum sim_job_state {
 	SIM_JOB_TIMED_OUT_PENDING,
 	SIM_JOB_FAILED,
 	SIM_JOB_UNFINISHED,      /* still queued or running when the run stopped */
+	SIM_JOB_PREEMPTED_OUT,   /* stopped for good: preempted more often than its queue's retry limit */
 	SIM_JOB_STATE_COUNT_
 };
 const char *sim_job_state_name(enum sim_job_state s); /* "completed", ... */
@@ -70,7 +71,16 @@ struct sim_job {
 	sim_time_t start_ns;   /* first start, SIM_TIME_NONE before */
 	sim_time_t last_start_ns;
 	sim_time_t end_ns;     /* completion or final state time, SIM_TIME_NONE before */
-	sim_time_t runtime_ns; /* run time on the chosen option at its speed */
+	sim_time_t runtime_ns; /* wall time of the current (or last) run segment: restore,
+				* remaining work and checkpoint overheads */
+	/* Preemption cost (DESIGN.md section 2). Work is measured in fractions of the
+	 * job's whole work, so a restart on another flavor scales it by that speed. */
+	double progress;       /* work saved by completed checkpoints, 0..1 */
+	sim_time_t seg_restore_ns; /* restore time at the start of the current segment */
+	double lost_gpu_s;     /* GPU-seconds of work lost to preemptions */
+	double restore_s;      /* restore time paid on restarts, s */
+	double ckpt_overhead_s; /* checkpoint overhead paid, s (completed checkpoints) */
+	uint32_t preemptions_caused; /* victims this job's admission preempted */
 	uint64_t finish_ev;    /* event id of its pending EV_FINISH, 0 = none */
 	struct sim_alloc alloc;
 };

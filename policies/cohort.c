@@ -1,0 +1,728 @@
+/* policies/cohort.c: the quota policies `cohort` (Kueue's quota tree with borrowing,
+ * lending and preemption) and `hard` (each queue capped at its nominal quota), in
+ * `gpusched run`.
+ *
+ * The decisions are kq_cycle's (policies/kq_cycle.c), the same code `gpusched
+ * explain` runs on a scenario. This file keeps a kq_sched in step with the engine:
+ * per queue a pending heap ordered as Kueue orders a ClusterQueue (priority, then
+ * submit time, then trace order), the running workloads booked in the tree, and the
+ * timed quota and priority changes. Each decision pass runs cycles (one head a
+ * queue each) until a cycle admits nothing; a cycle that preempts ends the pass so
+ * the engine can stop the victims first.
+ *
+ * Ownership: the policy owns the kq_sched, the workload pool and the heaps; the
+ * engine owns the jobs. Memory is proportional to queued + running jobs.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kq.h"
+#include "kq_policy.h"
+#include "policy.h"
+#include "scenario.h"
+
+#define NONE_U32 UINT32_MAX
+
+/* A queued or running job's workload; `wl` first so a kq_wl* converts back. */
+struct entry {
+	struct kq_wl wl;
+	uint32_t job;   /* job index */
+	uint32_t hpos;  /* position in its queue's heap, NONE_U32 when not in it */
+	uint8_t running, parked;
+};
+
+struct qstate {
+	int node;                /* kq node of this trace queue */
+	uint32_t *heap;          /* entry indices */
+	size_t n, cap;
+	uint32_t *parked;        /* entries set aside as inadmissible (BestEffortFIFO) */
+	size_t n_parked, cap_parked;
+	int strict_fifo;         /* StrictFIFO: a head that does not fit blocks the queue */
+	int32_t retry_limit;     /* -1 = requeue forever */
+	double max_preempt_per_hour; /* < 0 = no cap */
+	sim_time_t *recent;      /* times of the preemptions it caused in the last hour (ring) */
+	size_t n_recent, cap_recent, head_recent;
+	int parked_this_pass;
+};
+
+struct cohort {
+	struct kq_sched *kq;
+	int hard;
+	int order_by_priority;   /* 0 with order policy fifo: submit order only */
+	int configured;          /* preemption settings applied */
+	struct qstate *qs;       /* per trace queue */
+	size_t n_queues;
+	struct entry *pool;
+	uint32_t *job_entry;     /* per job: entry index or NONE_U32 */
+	size_t n_pool, cap_pool;
+	uint32_t *free_list;
+	size_t n_free, cap_free;
+	struct timed_change *changes;
+	size_t n_changes;
+	int shrink_check;        /* a quota went down: evict what no longer fits */
+	int max_heads_per_queue; /* heads a queue may set aside in one pass */
+	struct kq_decision dec;
+	struct kq_wl **heads;
+	struct sim_placement_buf *buf; /* during pick, for the place callback */
+	const struct sim_view *view;
+	int oom;
+	uint8_t *managed_res;    /* per cluster resource: some quota names it */
+	uint8_t *explicit_pre;   /* per kq node: preemption keys the queue set itself */
+};
+
+/* ---- the workload pool ---- */
+
+static uint32_t entry_new(struct cohort *c)
+{
+	if (c->n_free)
+		return c->free_list[--c->n_free];
+	if (c->n_pool == c->cap_pool) {
+		size_t nc = c->cap_pool ? c->cap_pool * 2 : 1024;
+		struct entry *np = realloc(c->pool, nc * sizeof *np);
+		if (!np)
+			return NONE_U32;
+		c->pool = np;
+		c->cap_pool = nc;
+	}
+	return (uint32_t)c->n_pool++;
+}
+
+static void entry_free(struct cohort *c, uint32_t ei)
+{
+	if (c->n_free == c->cap_free) {
+		size_t nc = c->cap_free ? c->cap_free * 2 : 1024;
+		uint32_t *nf = realloc(c->free_list, nc * sizeof *nf);
+		if (!nf) {
+			c->oom = 1;
+			return;
+		}
+		c->free_list = nf;
+		c->cap_free = nc;
+	}
+	c->job_entry[c->pool[ei].job] = NONE_U32;
+	c->free_list[c->n_free++] = ei;
+}
+
+/* ---- per-queue heaps: Kueue's ClusterQueue order ---- */
+
+static int before(const struct cohort *c, uint32_t a, uint32_t b)
+{
+	const struct kq_wl *x = &c->pool[a].wl, *y = &c->pool[b].wl;
+	if (c->order_by_priority && x->priority != y->priority)
+		return x->priority > y->priority;
+	if (x->created != y->created)
+		return x->created < y->created;
+	return x->tie < y->tie;
+}
+
+static void heap_set(struct cohort *c, struct qstate *q, size_t i, uint32_t ei)
+{
+	q->heap[i] = ei;
+	c->pool[ei].hpos = (uint32_t)i;
+}
+
+static void sift_up(struct cohort *c, struct qstate *q, size_t i)
+{
+	uint32_t ei = q->heap[i];
+	while (i > 0 && before(c, ei, q->heap[(i - 1) / 2])) {
+		heap_set(c, q, i, q->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(c, q, i, ei);
+}
+
+static void sift_down(struct cohort *c, struct qstate *q, size_t i)
+{
+	uint32_t ei = q->heap[i];
+	for (;;) {
+		size_t l = 2 * i + 1, best = i;
+		uint32_t bv = ei;
+		if (l < q->n && before(c, q->heap[l], bv))
+			best = l, bv = q->heap[l];
+		if (l + 1 < q->n && before(c, q->heap[l + 1], bv))
+			best = l + 1, bv = q->heap[l + 1];
+		if (best == i)
+			break;
+		heap_set(c, q, i, bv);
+		i = best;
+	}
+	heap_set(c, q, i, ei);
+}
+
+static int heap_push(struct cohort *c, struct qstate *q, uint32_t ei)
+{
+	if (q->n == q->cap) {
+		size_t nc = q->cap ? q->cap * 2 : 64;
+		uint32_t *nh = realloc(q->heap, nc * sizeof *nh);
+		if (!nh)
+			return -SIM_ENOMEM;
+		q->heap = nh;
+		q->cap = nc;
+	}
+	q->heap[q->n++] = ei;
+	sift_up(c, q, q->n - 1);
+	return 0;
+}
+
+static void heap_remove(struct cohort *c, struct qstate *q, uint32_t ei)
+{
+	size_t i = c->pool[ei].hpos;
+	c->pool[ei].hpos = NONE_U32;
+	uint32_t last = q->heap[--q->n];
+	if (i == q->n)
+		return;
+	heap_set(c, q, i, last);
+	sift_up(c, q, i);
+	sift_down(c, q, c->pool[last].hpos);
+}
+
+static void heap_fix(struct cohort *c, struct qstate *q, uint32_t ei)
+{
+	size_t i = c->pool[ei].hpos;
+	sift_up(c, q, i);
+	sift_down(c, q, c->pool[ei].hpos);
+}
+
+/* Parked heads come back on a change that may let them fit: a finish, a
+ * preemption, a quota change (Kueue requeues inadmissible workloads then). */
+static void unpark_all(struct cohort *c)
+{
+	for (size_t qi = 0; qi < c->n_queues; qi++) {
+		struct qstate *q = &c->qs[qi];
+		for (size_t k = 0; k < q->n_parked; k++) {
+			c->pool[q->parked[k]].parked = 0;
+			if (heap_push(c, q, q->parked[k]))
+				c->oom = 1;
+		}
+		q->n_parked = 0;
+	}
+}
+
+static void park(struct cohort *c, struct qstate *q, uint32_t ei)
+{
+	if (q->n_parked == q->cap_parked) {
+		size_t nc = q->cap_parked ? q->cap_parked * 2 : 64;
+		uint32_t *np = realloc(q->parked, nc * sizeof *np);
+		if (!np) {
+			c->oom = 1;
+			return;
+		}
+		q->parked = np;
+		q->cap_parked = nc;
+	}
+	heap_remove(c, q, ei);
+	c->pool[ei].parked = 1;
+	q->parked[q->n_parked++] = ei;
+}
+
+/* ---- notifications ---- */
+
+static void fill_request(const struct cohort *c, const struct sim_view *v, const struct sim_job *job,
+			 struct kq_wl *wl)
+{
+	const struct sim_job_option *o = sim_job_opt(sim_view_trace(v), job, 0);
+	for (int r = 0; r < c->kq->n_res; r++)
+		wl->req[r] = c->managed_res[r] ? o->req[r] : 0;
+	wl->only_flavor1 = (int16_t)(o->flavor_id == SIM_FLAVOR_ANY ? 0 : o->flavor_id + 1);
+}
+
+static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+{
+	struct cohort *c = pol->priv;
+	uint32_t ei = entry_new(c);
+	if (ei == NONE_U32) {
+		c->oom = 1;
+		return;
+	}
+	struct entry *e = &c->pool[ei];
+	memset(e, 0, sizeof *e);
+	e->job = job->idx;
+	e->hpos = NONE_U32;
+	e->wl.tie = job->idx;
+	e->wl.name = sim_job_id(sim_view_trace(v), job);
+	e->wl.queue = c->qs[job->queue].node;
+	e->wl.priority = job->eff_priority;
+	e->wl.created = job->submit_ns; /* Kueue keeps the creation time across evictions */
+	e->wl.preemptible = job->preemptible;
+	for (int r = 0; r < SIM_MAX_RES; r++)
+		e->wl.flavor[r] = -1;
+	fill_request(c, v, job, &e->wl);
+	c->job_entry[job->idx] = ei;
+	if (heap_push(c, &c->qs[job->queue], ei))
+		c->oom = 1;
+}
+
+static void leave_running(struct cohort *c, uint32_t ei)
+{
+	struct entry *e = &c->pool[ei];
+	if (e->running) {
+		kq_remove_running(c->kq, &e->wl);
+		e->running = 0;
+	}
+}
+
+static void co_on_finish(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+{
+	(void)v;
+	struct cohort *c = pol->priv;
+	uint32_t ei = c->job_entry[job->idx];
+	if (ei == NONE_U32)
+		return;
+	leave_running(c, ei);
+	entry_free(c, ei);
+	unpark_all(c);
+}
+
+/* Victims leave the tree when they are proposed (so the rest of the pass sees the
+ * quota they free); here a requeued one goes back to its queue. */
+static void co_on_preempt(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+{
+	(void)v;
+	struct cohort *c = pol->priv;
+	uint32_t ei = c->job_entry[job->idx];
+	if (ei == NONE_U32)
+		return;
+	leave_running(c, ei);
+	if (job->state == SIM_JOB_QUEUED) {
+		c->pool[ei].wl.evicted = 0;
+		if (heap_push(c, &c->qs[job->queue], ei))
+			c->oom = 1;
+	} else {
+		entry_free(c, ei);
+	}
+	unpark_all(c);
+}
+
+/* ---- timed changes ---- */
+
+static void set_priority(struct cohort *c, const struct sim_view *v, uint32_t job, int32_t prio)
+{
+	struct sim_job *j = (struct sim_job *)sim_view_job(v, job); /* eff_priority is policy-writable */
+	j->eff_priority = prio;
+	uint32_t ei = c->job_entry[job];
+	if (ei == NONE_U32)
+		return;
+	struct entry *e = &c->pool[ei];
+	e->wl.priority = prio;
+	if (e->hpos != NONE_U32)
+		heap_fix(c, &c->qs[j->queue], ei);
+}
+
+static void co_on_event(struct sim_policy *pol, const struct sim_view *v, uint32_t handle)
+{
+	struct cohort *c = pol->priv;
+	const struct timed_change *ch = &c->changes[handle];
+	if (ch->kind == 0) {
+		struct kq_node *n = &c->kq->nodes[ch->node];
+		if (ch->nominal < n->nominal[ch->fr])
+			c->shrink_check = 1;
+		n->nominal[ch->fr] = ch->nominal;
+		n->has_quota[ch->fr] = 1;
+		kq_requota(c->kq);
+		unpark_all(c);
+	} else {
+		set_priority(c, v, ch->job, ch->priority);
+	}
+}
+
+/* ---- preemption settings from the preemption policy ---- */
+
+static void configure(struct cohort *c, const struct sim_view *v)
+{
+	if (c->configured)
+		return;
+	c->configured = 1;
+	const struct sim_policy *pp = sim_view_policy(v, SIM_FAM_PREEMPT);
+	const struct kq_preempt_params *pr = pp && pp->ops ? kq_preempt_params_of(pp) : NULL;
+	struct kq_sched *kq = c->kq;
+	kq->fair = pr && pr->fair;
+	kq->fair_le_final = pr ? pr->le_final : 0;
+	kq->fair_lt_initial = pr ? pr->lt_initial : 0;
+	kq->fair_first_is_initial = pr ? pr->first_is_initial : 0;
+	for (size_t i = 0; i < kq->n_nodes; i++) {
+		struct kq_node *n = &kq->nodes[i];
+		if (!n->is_queue)
+			continue;
+		if (!pr) { /* preemption "none" */
+			n->cfg.within = KQ_NEVER;
+			n->cfg.reclaim = KQ_NEVER;
+			n->cfg.bwc = 0;
+			continue;
+		}
+		kq_preempt_params_apply(pr, c->kq, (int)i, c->explicit_pre[i]);
+	}
+}
+
+/* ---- decisions ---- */
+
+static int place_cb(void *arg, struct kq_wl *wl, const int16_t *flavor)
+{
+	struct cohort *c = arg;
+	struct entry *e = (struct entry *)wl;
+	int f = flavor[SIM_RES_GPU];
+	for (int r = 0; f < 0 && r < c->kq->n_res; r++)
+		f = flavor[r];
+	int rc = sim_placement_buf_try_flavor(c->buf, e->job, 0, f);
+	return rc ? -1 : 0;
+}
+
+/* The cap on preemptions a queue causes an hour (beyond Kueue): forget those older
+ * than an hour, and block preemption for the queue while it is at the cap. */
+static void apply_preempt_caps(struct cohort *c, sim_time_t now)
+{
+	for (size_t qi = 0; qi < c->n_queues; qi++) {
+		struct qstate *q = &c->qs[qi];
+		if (q->max_preempt_per_hour < 0)
+			continue;
+		while (q->n_recent && q->recent[q->head_recent] <= now - 3600 * SIM_NS_PER_S) {
+			q->head_recent = (q->head_recent + 1) % q->cap_recent;
+			q->n_recent--;
+		}
+		c->kq->nodes[q->node].cfg.no_preemption = (double)q->n_recent >= q->max_preempt_per_hour;
+	}
+}
+
+static void note_preemption(struct cohort *c, struct qstate *q, sim_time_t now)
+{
+	if (q->max_preempt_per_hour < 0)
+		return;
+	if (q->n_recent == q->cap_recent) {
+		size_t nc = q->cap_recent ? q->cap_recent * 2 : 16;
+		sim_time_t *nr = malloc(nc * sizeof *nr);
+		if (!nr) {
+			c->oom = 1;
+			return;
+		}
+		for (size_t i = 0; i < q->n_recent; i++)
+			nr[i] = q->recent[(q->head_recent + i) % q->cap_recent];
+		free(q->recent);
+		q->recent = nr;
+		q->cap_recent = nc;
+		q->head_recent = 0;
+	}
+	q->recent[(q->head_recent + q->n_recent++) % q->cap_recent] = now;
+}
+
+static int propose_victim(struct cohort *c, struct entry *victim, uint32_t preemptor, enum kq_reason reason)
+{
+	const struct sim_job *vj = sim_view_job(c->view, victim->job);
+	struct qstate *vq = &c->qs[vj->queue];
+	int requeue = vq->retry_limit < 0 || vj->preemptions < (uint32_t)vq->retry_limit;
+	int rc = sim_placement_buf_preempt(c->buf, victim->job, preemptor, (enum sim_preempt_reason)reason,
+					   requeue);
+	if (rc && rc != -SIM_ESTATE)
+		return rc;
+	leave_running(c, (uint32_t)(victim - c->pool)); /* already a victim: it is gone either way */
+	return 0;
+}
+
+/* After a quota went down: while a queue's quota is overdrawn on some
+ * flavor-resource (available < 0), stop its lowest-priority, most recently
+ * admitted job there (reason quota_shrink). */
+static int evict_overdrawn(struct cohort *c)
+{
+	struct kq_sched *kq = c->kq;
+	c->shrink_check = 0;
+	for (size_t qi = 0; qi < kq->n_nodes; qi++) {
+		struct kq_node *n = &kq->nodes[qi];
+		if (!n->is_queue)
+			continue;
+		for (int fr = 0; fr < kq->n_fr; fr++) {
+			while (kq_available(kq, (int)qi, fr) < 0 && n->n_running) {
+				struct kq_wl *worst = NULL;
+				for (size_t k = 0; k < n->n_running; k++) {
+					struct kq_wl *w = n->running[k];
+					int r = fr % kq->n_res;
+					if (w->req[r] <= 0 || w->flavor[r] != fr / kq->n_res)
+						continue;
+					if (!worst || w->priority < worst->priority ||
+					    (w->priority == worst->priority && w->admitted > worst->admitted))
+						worst = w;
+				}
+				if (!worst)
+					break;
+				struct entry *e = (struct entry *)worst;
+				int rc = propose_victim(c, e, e->job, KQ_R_QUOTA_SHRINK);
+				if (rc)
+					return rc;
+			}
+		}
+	}
+	return 0;
+}
+
+static size_t collect_heads(struct cohort *c)
+{
+	size_t n = 0;
+	for (size_t qi = 0; qi < c->n_queues; qi++)
+		if (c->qs[qi].n)
+			c->heads[n++] = &c->pool[c->qs[qi].heap[0]].wl;
+	return n;
+}
+
+static void mark_running(struct cohort *c, const struct kq_assign *a, sim_time_t now)
+{
+	struct entry *e = (struct entry *)a->wl;
+	const struct sim_job *j = sim_view_job(c->view, e->job);
+	heap_remove(c, &c->qs[j->queue], (uint32_t)(e - c->pool));
+	memcpy(e->wl.flavor, a->flavor, sizeof e->wl.flavor);
+	e->wl.admitted = now;
+	e->wl.last_ckpt = now; /* the engine adds restore time; a checkpoint is at least that late */
+	e->wl.ckpt_period = 0;
+	if (j->checkpoint_ns != SIM_TIME_NONE && j->checkpoint_ns > 0)
+		e->wl.ckpt_period = j->checkpoint_ns;
+	e->running = 1;
+	kq_add_running(c->kq, &e->wl);
+}
+
+/* Applies one cycle's outcome. Returns 1 if it changed anything (admitted,
+ * preempted or parked), 0 if quiescent, or -SIM_E*. */
+static int apply_decision(struct cohort *c, sim_time_t now, int *preempted)
+{
+	int changed = 0;
+	for (size_t i = 0; i < c->dec.admitted.n; i++) {
+		mark_running(c, &c->dec.admitted.v[i], now);
+		changed = 1;
+	}
+	for (size_t i = 0; i < c->dec.victims.n; i++) {
+		const struct kq_victim *v = &c->dec.victims.v[i];
+		struct entry *by = (struct entry *)v->by;
+		int rc = propose_victim(c, (struct entry *)v->wl, by->job, v->reason);
+		if (rc)
+			return rc;
+		note_preemption(c, &c->qs[sim_view_job(c->view, by->job)->queue], now);
+		*preempted = 1;
+		changed = 1;
+	}
+	for (size_t i = 0; i < c->dec.waiting.n; i++) {
+		const struct kq_waiting *w = &c->dec.waiting.v[i];
+		if (w->why != KQ_W_EXCEEDS_MAX_QUOTA && w->why != KQ_W_NO_QUOTA && w->why != KQ_W_NO_CANDIDATES &&
+		    w->why != KQ_W_NO_NODES)
+			continue;
+		struct entry *e = (struct entry *)w->wl;
+		struct qstate *q = &c->qs[sim_view_job(c->view, e->job)->queue];
+		if (q->strict_fifo || q->parked_this_pass >= c->max_heads_per_queue)
+			continue;
+		park(c, q, (uint32_t)(e - c->pool));
+		q->parked_this_pass++;
+		changed = 1;
+	}
+	return changed;
+}
+
+static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_placement_buf *out)
+{
+	struct cohort *c = pol->priv;
+	configure(c, v);
+	if (c->oom)
+		return -SIM_ENOMEM;
+	c->buf = out;
+	c->view = v;
+	sim_time_t now = sim_view_now(v);
+	int rc = 0, preempted = 0;
+	if (c->shrink_check && (rc = evict_overdrawn(c)))
+		return rc;
+	apply_preempt_caps(c, now);
+	for (size_t qi = 0; qi < c->n_queues; qi++)
+		c->qs[qi].parked_this_pass = 0;
+	for (;;) {
+		size_t n = collect_heads(c);
+		if (!n)
+			break;
+		if ((rc = kq_cycle(c->kq, c->heads, n, now, place_cb, c, &c->dec)))
+			break;
+		rc = apply_decision(c, now, &preempted);
+		if (rc <= 0 || preempted)
+			break;
+	}
+	if (c->oom)
+		return -SIM_ENOMEM;
+	return rc < 0 ? rc : 0;
+}
+
+/* Submit-time check: reject a job no flavor of its queue can ever hold. */
+static enum sim_admit co_admit(struct sim_policy *pol, const struct sim_job *job, const struct sim_view *v)
+{
+	struct cohort *c = pol->priv;
+	configure(c, v);
+	struct kq_wl wl = { .queue = c->qs[job->queue].node };
+	fill_request(c, v, job, &wl);
+	const struct kq_node *q = &c->kq->nodes[wl.queue];
+	for (int g = 0; g < q->cfg.n_groups; g++) {
+		const struct kq_group *grp = &q->cfg.groups[g];
+		int needed = 0, some_flavor = 0;
+		for (int k = 0; k < grp->n_res; k++)
+			needed |= wl.req[grp->res[k]] > 0;
+		if (!needed)
+			continue;
+		for (int i = 0; i < grp->n_flavors && !some_flavor; i++) {
+			int f = grp->flavors[i], ok = 1;
+			if (wl.only_flavor1 && f != wl.only_flavor1 - 1)
+				continue;
+			for (int k = 0; k < grp->n_res && ok; k++) {
+				int r = grp->res[k], fr = kq_fr(c->kq, f, r);
+				if (wl.req[r] > 0 && (!q->has_quota[fr] || wl.req[r] > kq_potential(c->kq, wl.queue, fr)))
+					ok = 0;
+			}
+			some_flavor = ok;
+		}
+		if (!some_flavor)
+			return SIM_REJECT;
+	}
+	return SIM_ADMIT;
+}
+
+/* Per trace queue: usage, nominal, borrowed and lent GPUs. Lent: a cohort's
+ * borrowing is attributed to the queues under it with unused nominal, in
+ * proportion to that unused nominal (Kueue keeps no per-lender record). */
+static void co_queue_stats(struct sim_policy *pol, const struct sim_view *v, struct sim_queue_stats *out)
+{
+	(void)v;
+	struct cohort *c = pol->priv;
+	const struct kq_sched *kq = c->kq;
+	for (size_t qi = 0; qi < c->n_queues; qi++) {
+		const struct kq_node *n = &kq->nodes[c->qs[qi].node];
+		double u = 0, nom = 0, bor = 0, lent = 0;
+		for (int f = 0; f < kq->n_flavors; f++) {
+			int fr = kq_fr(kq, f, SIM_RES_GPU);
+			double uf = (double)n->usage[fr] / SIM_MILLI, nf = (double)n->nominal[fr] / SIM_MILLI;
+			u += uf;
+			nom += nf;
+			if (uf > nf)
+				bor += uf - nf;
+			if (n->parent >= 0 && uf < nf) {
+				const struct kq_node *p = &kq->nodes[n->parent];
+				double b = 0, unused = 0;
+				for (size_t k = 0; k < p->n_children; k++) {
+					const struct kq_node *s = &kq->nodes[p->children[k]];
+					double us = (double)s->usage[fr] / SIM_MILLI;
+					double qs = (double)(s->subtree[fr] - s->local[fr]) / SIM_MILLI;
+					if (us > qs)
+						b += us - qs;
+					else
+						unused += qs - us;
+				}
+				if (unused > 0)
+					lent += (nf - uf) * (b < unused ? b / unused : 1.0);
+			}
+		}
+		out->usage[qi] = u;
+		out->nominal[qi] = nom;
+		out->borrowed[qi] = bor;
+		out->lent[qi] = lent;
+	}
+}
+
+/* ---- lifecycle ---- */
+
+static void co_fini(struct sim_policy *pol)
+{
+	struct cohort *c = pol->priv;
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_queues; i++) {
+		free(c->qs[i].heap);
+		free(c->qs[i].parked);
+		free(c->qs[i].recent);
+	}
+	free(c->qs);
+	kq_destroy(c->kq);
+	free(c->pool);
+	free(c->job_entry);
+	free(c->free_list);
+	free(c->changes);
+	free(c->heads);
+	free(c->managed_res);
+	free(c->explicit_pre);
+	kq_decision_free(&c->dec);
+	free(c);
+	pol->priv = NULL;
+}
+
+static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *env, const cJSON *params,
+			  struct sim_diag *diag, int hard)
+{
+	struct cohort *c = calloc(1, sizeof *c);
+	if (!c)
+		return -SIM_ENOMEM;
+	pol->priv = c;
+	c->hard = hard;
+	const struct sim_trace *t = sim_view_trace(env->view);
+	struct cohort_setup setup = { .file = env->file, .json_path = env->json_path, .params = params,
+				      .trace = t, .cluster = sim_view_cluster(env->view), .hard = hard };
+	int rc = cohort_setup_read(&setup, diag);
+	if (rc)
+		return rc;
+	c->kq = setup.kq;
+	c->n_queues = t->n_queues;
+	c->qs = calloc(t->n_queues ? t->n_queues : 1, sizeof *c->qs);
+	c->job_entry = malloc((t->n_jobs ? t->n_jobs : 1) * sizeof *c->job_entry);
+	c->heads = malloc((t->n_queues ? t->n_queues : 1) * sizeof *c->heads);
+	c->managed_res = setup.managed_res;
+	c->explicit_pre = setup.explicit_pre;
+	setup.managed_res = NULL;
+	setup.explicit_pre = NULL;
+	setup.kq = NULL;
+	if (!c->qs || !c->job_entry || !c->heads) {
+		cohort_setup_free(&setup);
+		return -SIM_ENOMEM;
+	}
+	memset(c->job_entry, 0xff, (t->n_jobs ? t->n_jobs : 1) * sizeof *c->job_entry);
+	for (size_t q = 0; q < t->n_queues; q++) {
+		c->qs[q].node = setup.queue_node[q];
+		c->qs[q].strict_fifo = setup.knobs[q].strict_fifo;
+		c->qs[q].retry_limit = setup.knobs[q].retry_limit;
+		c->qs[q].max_preempt_per_hour = setup.knobs[q].max_preempt_per_hour;
+	}
+	c->order_by_priority = 1;
+	c->max_heads_per_queue = setup.max_heads_per_queue;
+	c->changes = setup.changes;
+	c->n_changes = setup.n_changes;
+	setup.changes = NULL;
+	cohort_setup_free(&setup);
+	for (size_t i = 0; i < c->n_changes; i++)
+		if ((rc = sim_view_post_event(env->view, c->changes[i].t, SIM_FAM_QUOTA, (uint32_t)i)))
+			return rc;
+	return 0;
+}
+
+static int co_init(struct sim_policy *pol, const struct sim_policy_env *env, const cJSON *params,
+		   struct sim_diag *diag)
+{
+	return co_init_common(pol, env, params, diag, 0);
+}
+
+static int hard_init(struct sim_policy *pol, const struct sim_policy_env *env, const cJSON *params,
+		     struct sim_diag *diag)
+{
+	return co_init_common(pol, env, params, diag, 1);
+}
+
+const struct sim_policy_ops cohort_policy_ops = {
+	.name = "cohort",
+	.family = SIM_FAM_QUOTA,
+	.init = co_init,
+	.fini = co_fini,
+	.on_submit = co_on_submit,
+	.on_finish = co_on_finish,
+	.on_preempt = co_on_preempt,
+	.on_event = co_on_event,
+	.admit = co_admit,
+	.pick = co_pick,
+	.queue_stats = co_queue_stats,
+};
+
+const struct sim_policy_ops hard_quota_policy_ops = {
+	.name = "hard",
+	.family = SIM_FAM_QUOTA,
+	.init = hard_init,
+	.fini = co_fini,
+	.on_submit = co_on_submit,
+	.on_finish = co_on_finish,
+	.on_preempt = co_on_preempt,
+	.on_event = co_on_event,
+	.admit = co_admit,
+	.pick = co_pick,
+	.queue_stats = co_queue_stats,
+};

@@ -1,0 +1,218 @@
+/* policies/kq.h: Kueue's quota tree, flavor assignment, preemption (classical and
+ * fair sharing) and scheduling cycle, as ../shared/KUEUE.md states them.
+ *
+ * One implementation serves `gpusched explain` (a scenario file builds a kq_sched,
+ * one kq_cycle decides) and `gpusched run` (policies/cohort.c keeps a kq_sched in
+ * step with the engine and runs kq_cycle in each decision pass).
+ *
+ * Model. Nodes are ClusterQueues ("queues") and cohorts, in a forest. Quantities
+ * are milli-units, indexed per flavor-resource fr = flavor * n_res + res. Limits
+ * are KQ_UNSET when not given. Workloads (struct kq_wl) are owned by the caller;
+ * kq_sched borrows the running ones between kq_add_running and kq_remove_running.
+ *
+ * Deciding changes no state: kq_cycle and kq_incoming books usage in place while
+ * they simulate and undo every change before they return.
+ */
+#ifndef POLICIES_KQ_H
+#define POLICIES_KQ_H
+
+#include "../sim/sim.h"
+
+#define KQ_UNSET (-1)       /* a borrowing or lending limit not given */
+#define KQ_MAX_GROUPS 4     /* resource groups of a queue's flavor_order */
+#define KQ_MAX_GROUP_FLAVORS 16
+
+enum kq_policy { /* within_queue and reclaim_within_cohort values */
+	KQ_NEVER = 0,
+	KQ_LOWER_PRIORITY,
+	KQ_LOWER_OR_NEWER_EQUAL, /* within_queue only */
+	KQ_ANY,                  /* reclaim_within_cohort only */
+};
+const char *kq_policy_name(enum kq_policy p);
+int kq_policy_from_name(const char *name); /* -1 if unknown */
+
+/* Flavor assignment modes, worst first (Kueue's order). */
+enum kq_mode { KQ_NOFIT = 0, KQ_NO_CANDIDATES, KQ_PREEMPT, KQ_RECLAIM, KQ_FIT };
+const char *kq_mode_name(enum kq_mode m); /* "NoFit", "Preempt" (for no-candidates too)... */
+
+enum kq_reason { /* why a job was preempted (DESIGN.md section 2) */
+	KQ_R_IN_QUEUE = 0,
+	KQ_R_RECLAIM,
+	KQ_R_RECLAIM_WHILE_BORROWING,
+	KQ_R_FAIR_SHARING,
+	KQ_R_QUOTA_SHRINK,
+	KQ_R_COUNT_
+};
+const char *kq_reason_name(enum kq_reason r); /* "in_queue", ... */
+
+enum kq_wait { /* why a head was not admitted this cycle */
+	KQ_W_EXCEEDS_MAX_QUOTA = 0, /* above potentialAvailable: never fits without a config change */
+	KQ_W_NO_QUOTA,              /* no flavor has quota now and preemption may not help */
+	KQ_W_NO_CANDIDATES,         /* needs preemption, no set of victims frees enough */
+	KQ_W_PREEMPTING,            /* issued preemptions, waits for the victims */
+	KQ_W_DEFERRED,              /* fits once this cycle's victims are gone */
+	KQ_W_OVERLAP,               /* its victims overlap an earlier entry's, and again after recompute */
+	KQ_W_NO_LONGER_FITS,        /* earlier admissions this cycle took the quota */
+	KQ_W_NOT_HEAD,              /* behind its queue's head (one head a queue a cycle) */
+	KQ_W_NO_NODES,              /* quota fits, the cluster has no free nodes of the flavor */
+	KQ_W_COUNT_
+};
+const char *kq_wait_text(enum kq_wait w); /* a sentence for people */
+
+struct kq_group {
+	int n_res, n_flavors;
+	int res[SIM_MAX_RES];
+	int flavors[KQ_MAX_GROUP_FLAVORS]; /* in preference order */
+};
+
+struct kq_queue_cfg {
+	struct kq_group groups[KQ_MAX_GROUPS];
+	int n_groups;
+	enum kq_policy within, reclaim;
+	int bwc;                  /* borrow_within_cohort LowerPriority */
+	int bwc_has_threshold;
+	int32_t bwc_threshold;    /* max_priority_threshold */
+	int fung_borrow_try_next; /* when_can_borrow: TryNextFlavor (default MayStopSearch) */
+	int fung_preempt_try_next; /* when_can_preempt: TryNextFlavor (the API default) */
+	int fung_preemption_over_borrowing; /* preference (default BorrowingOverPreemption) */
+	/* Beyond Kueue (DESIGN.md section 2), off by default. */
+	sim_time_t min_runtime_ns; /* a job of this queue younger than this is not a victim */
+	int checkpoint_aware;      /* as preemptor: prefer victims that lose the least work */
+	int no_preemption;         /* may not preempt now (run mode: preemptions-per-hour cap) */
+};
+
+struct kq_wl {
+	uint64_t tie;         /* last tie-break (Kueue's UID): scenario id rank, job index */
+	const char *name;     /* borrowed, for messages */
+	int32_t queue;        /* node index of its queue */
+	int32_t priority;
+	sim_time_t created;   /* queue-order timestamp, ns */
+	sim_time_t admitted;  /* running: quota reserved at, ns */
+	sim_time_t last_ckpt; /* running: end of its last checkpoint (or its work start), ns */
+	sim_time_t ckpt_period; /* running: a checkpoint completes every this many ns after
+				 * last_ckpt (interval + overhead); 0 = none */
+	sim_qty_t req[SIM_MAX_RES];
+	int16_t flavor[SIM_MAX_RES]; /* running: flavor per resource (-1 where req is 0) */
+	uint8_t evicted;      /* already being evicted (listed first as a candidate) */
+	uint8_t preemptible;  /* 0: never a victim */
+	int16_t only_flavor1; /* 1 + the one flavor its request names; 0 = any (zeroed = any) */
+	/* owned by kq while running */
+	uint32_t slot;        /* index in its queue's running array */
+	uint32_t mark;        /* cycle scratch */
+};
+
+struct kq_node {
+	char name[SIM_NAME_MAX];
+	int32_t parent;       /* -1 for a root */
+	int is_queue;
+	int32_t *children;    /* sorted by name after kq_finalize; owned */
+	size_t n_children;
+	int height;           /* queue 0; cohort: distance to its furthest leaf */
+	int64_t weight_milli; /* fair_weight x 1000 (default 1000) */
+	/* per fr, n_fr entries each, one block owned by the node */
+	sim_qty_t *nominal, *borrow_limit, *lend_limit;
+	uint8_t *has_quota;   /* an entry exists (nominal may be 0) */
+	sim_qty_t *subtree, *local, *usage;
+	uint8_t *subtree_has; /* some node of the subtree has an entry for fr */
+	/* queues only */
+	struct kq_queue_cfg cfg;
+	struct kq_wl **running;
+	size_t n_running, cap_running;
+};
+
+struct kq_sched {
+	int n_res, n_flavors, n_fr;
+	char res_names[SIM_MAX_RES][SIM_NAME_MAX];
+	char (*flavor_names)[SIM_NAME_MAX];
+	struct kq_node *nodes;
+	size_t n_nodes, cap_nodes;
+	int fair;                 /* fair sharing on */
+	int fair_le_final;        /* strategy LessThanOrEqualToFinalShare on */
+	int fair_lt_initial;      /* strategy LessThanInitialShare on */
+	int fair_first_is_initial; /* strategies listed as [LessThanInitialShare, ...] */
+	int finalized;
+	uint32_t epoch;           /* mark generation */
+	uint32_t skip_mark;       /* during a cycle: workloads with this mark (its victims)
+				   * are no longer candidates; 0 = none */
+	void *scratch;            /* owned buffers for decisions */
+};
+
+/* ---- building ---- */
+struct kq_sched *kq_create(int n_res, const char (*res_names)[SIM_NAME_MAX], int n_flavors,
+			   const char (*flavor_names)[SIM_NAME_MAX]);
+void kq_destroy(struct kq_sched *s); /* NULL is a no-op */
+/* Adds a queue or cohort named `name`; returns its index, -SIM_EINVAL for a
+ * duplicate name, or -SIM_ENOMEM. Parent is set later (names may be forward). */
+int kq_add_node(struct kq_sched *s, const char *name, int is_queue);
+int kq_find(const struct kq_sched *s, const char *name); /* -1 if absent */
+int kq_flavor_find(const struct kq_sched *s, const char *name);
+int kq_res_find(const struct kq_sched *s, const char *name);
+/* Sets an entry of the quota table (limits KQ_UNSET when not given). */
+void kq_set_quota(struct kq_sched *s, int node, int flavor, int res, sim_qty_t nominal,
+		  sim_qty_t borrow_limit, sim_qty_t lend_limit);
+/* Links children, checks the parent graph is a forest of cohorts, computes heights
+ * and the derived quotas. Returns 0 or -SIM_EPARSE with a message ("cohort X: ...")
+ * in diag. */
+int kq_finalize(struct kq_sched *s, struct sim_diag *diag);
+/* Recomputes SubtreeQuota and localQuota after nominal or limits changed, and
+ * re-books every running workload's usage. */
+void kq_requota(struct kq_sched *s);
+
+/* ---- usage and arithmetic (resource_node.go) ---- */
+static inline int kq_fr(const struct kq_sched *s, int flavor, int res) { return flavor * s->n_res + res; }
+void kq_add_running(struct kq_sched *s, struct kq_wl *wl);    /* books usage; wl->flavor set */
+void kq_remove_running(struct kq_sched *s, struct kq_wl *wl); /* unbooks */
+void kq_usage_add(struct kq_sched *s, int node, int fr, sim_qty_t v);
+void kq_usage_remove(struct kq_sched *s, int node, int fr, sim_qty_t v);
+sim_qty_t kq_available(const struct kq_sched *s, int node, int fr);
+sim_qty_t kq_potential(const struct kq_sched *s, int node, int fr);
+int kq_borrowing(const struct kq_sched *s, int node, int fr); /* usage > SubtreeQuota */
+/* Dominant resource share of a node with `req` (per fr, NULL = none) added to its
+ * usage. Returns INFINITY for a weight-0 borrower; *unweighted gets the share
+ * before the weight (for comparing two infinite shares). */
+double kq_drs(const struct kq_sched *s, int node, const sim_qty_t *req_fr, double *unweighted);
+
+/* ---- decisions ---- */
+struct kq_assign {
+	struct kq_wl *wl;
+	int16_t flavor[SIM_MAX_RES];
+	enum kq_mode mode;
+	int borrow_level;
+};
+struct kq_victim {
+	struct kq_wl *wl, *by;
+	enum kq_reason reason;
+};
+struct kq_waiting {
+	struct kq_wl *wl;
+	enum kq_wait why;
+};
+#define KQ_ARRAY(T, name) struct { T *v; size_t n, cap; } name
+struct kq_decision {
+	KQ_ARRAY(struct kq_assign, admitted);
+	KQ_ARRAY(struct kq_assign, preempting);
+	KQ_ARRAY(struct kq_victim, victims);
+	KQ_ARRAY(struct kq_assign, deferred);
+	KQ_ARRAY(struct kq_waiting, waiting);
+};
+void kq_decision_reset(struct kq_decision *d); /* empties, keeps memory */
+void kq_decision_free(struct kq_decision *d);
+
+/* Physical placement for run mode: called as a Fit entry is admitted, with the
+ * flavors chosen; returns 0 when it was placed (the admission stands) or -1 (left
+ * waiting, KQ_W_NO_NODES). NULL = quota only (explain). */
+typedef int (*kq_place_fn)(void *arg, struct kq_wl *wl, const int16_t *flavor);
+
+/* One scheduling cycle (KUEUE.md "Scheduling cycle semantics"): heads[] holds at
+ * most one pending workload per queue. Writes the outcome into out (reset first).
+ * Running workloads are not changed; the caller applies the outcome. Returns 0 or
+ * -SIM_ENOMEM. */
+int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_t now,
+	     kq_place_fn place, void *place_arg, struct kq_decision *out);
+
+/* "Whom would it preempt?": flavor assignment (or the fixed one: flavor[] per
+ * resource and mode KQ_FIT or KQ_PREEMPT) and the victims, into *a and out->victims. */
+int kq_incoming(struct kq_sched *s, struct kq_wl *wl, const int16_t *fixed_flavor, enum kq_mode fixed_mode,
+		sim_time_t now, struct kq_assign *a, struct kq_decision *out);
+
+#endif

@@ -1,0 +1,707 @@
+/* policies/kq_cycle.c: flavor assignment and the scheduling cycle (KUEUE.md
+ * "Flavor assignment", "Scheduling cycle semantics", corrections 1, 2 and 5).
+ *
+ * A cycle nominates every head on the live usage, orders the entries (classical:
+ * not borrowing, priority, FIFO; fair sharing: a tournament through the cohort
+ * tree), then processes them in order, booking what each admission, preemption
+ * and reservation takes. Every booking is journaled and undone before kq_cycle
+ * returns: deciding changes no state.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kq_impl.h"
+
+/* ---- the journal of bookings made while a cycle runs ---- */
+
+struct jentry {
+	int node, fr;
+	sim_qty_t v; /* > 0 booked, < 0 unbooked */
+};
+
+struct journal {
+	struct jentry *v;
+	size_t n, cap;
+	int oom;
+};
+
+static void jbook(struct kq_sched *s, struct journal *j, int node, int fr, sim_qty_t v)
+{
+	if (v == 0)
+		return;
+	if (j->n == j->cap) {
+		size_t nc = j->cap ? j->cap * 2 : 64;
+		struct jentry *nv = realloc(j->v, nc * sizeof *nv);
+		if (!nv) {
+			j->oom = 1;
+			return;
+		}
+		j->v = nv;
+		j->cap = nc;
+	}
+	j->v[j->n++] = (struct jentry){ node, fr, v };
+	if (v > 0)
+		kq_usage_add(s, node, fr, v);
+	else
+		kq_usage_remove(s, node, fr, -v);
+}
+
+static void jbook_wl(struct kq_sched *s, struct journal *j, const struct kq_wl *wl, const int16_t *flavor,
+		     int sign)
+{
+	for (int r = 0; r < s->n_res; r++)
+		if (wl->req[r] > 0 && flavor[r] >= 0)
+			jbook(s, j, wl->queue, kq_fr(s, flavor[r], r), sign * wl->req[r]);
+}
+
+static void journal_undo(struct kq_sched *s, struct journal *j)
+{
+	while (j->n) {
+		struct jentry *e = &j->v[--j->n];
+		if (e->v > 0)
+			kq_usage_remove(s, e->node, e->fr, e->v);
+		else
+			kq_usage_add(s, e->node, e->fr, -e->v);
+	}
+}
+
+/* ---- flavor assignment (flavorassigner.go) ---- */
+
+/* FindHeightOfLowestSubtreeThatFits: 0 when the queue's own quota holds it. */
+static int borrow_height(const struct kq_sched *s, int qi, int fr, sim_qty_t v)
+{
+	const struct kq_node *q = &s->nodes[qi];
+	if (!(q->usage[fr] + v > q->subtree[fr]) || q->parent < 0)
+		return 0;
+	sim_qty_t la = q->local[fr] - q->usage[fr];
+	sim_qty_t remaining = v - (la > 0 ? la : 0);
+	int n = q->parent;
+	for (;;) {
+		const struct kq_node *c = &s->nodes[n];
+		if (!(c->usage[fr] + remaining > c->subtree[fr]) || c->parent < 0)
+			return c->height;
+		la = c->local[fr] - c->usage[fr];
+		remaining -= la > 0 ? la : 0;
+		n = c->parent;
+	}
+}
+
+/* Could the queue reach the request by preempting in a subtree it is entitled to
+ * (a cohort below the root whose own quota would hold what its local quota cannot)? */
+static int hier_advantage(const struct kq_sched *s, int qi, int fr, sim_qty_t v)
+{
+	const struct kq_node *q = &s->nodes[qi];
+	sim_qty_t la = q->local[fr] - q->usage[fr];
+	sim_qty_t remaining = v - (la > 0 ? la : 0);
+	for (int n = q->parent; n >= 0 && s->nodes[n].parent >= 0; n = s->nodes[n].parent) {
+		const struct kq_node *c = &s->nodes[n];
+		if (c->usage[fr] + remaining <= c->subtree[fr])
+			return 1;
+		la = c->local[fr] - c->usage[fr];
+		remaining -= la > 0 ? la : 0;
+	}
+	return 0;
+}
+
+struct flavor_try {
+	int flavor;
+	enum kq_mode mode;
+	int level;
+	int exceeds;        /* NoFit because above potentialAvailable */
+	struct kq_targets targets;
+};
+
+/* Mode of one resource on one flavor before any preemption is simulated. */
+static enum kq_mode resource_mode(const struct kq_sched *s, const struct kq_wl *wl, int fr, sim_qty_t v,
+				  int *level, int *exceeds)
+{
+	const struct kq_node *q = &s->nodes[wl->queue];
+	if (!q->has_quota[fr] || v > kq_potential(s, wl->queue, fr)) {
+		*exceeds = q->has_quota[fr];
+		return KQ_NOFIT;
+	}
+	if (v <= kq_available(s, wl->queue, fr)) {
+		int h = borrow_height(s, wl->queue, fr, v);
+		if (h > *level)
+			*level = h;
+		return KQ_FIT;
+	}
+	const struct kq_queue_cfg *cfg = &q->cfg;
+	if (q->nominal[fr] >= v || cfg->bwc || (s->fair && cfg->reclaim != KQ_NEVER) ||
+	    hier_advantage(s, wl->queue, fr, v))
+		return KQ_PREEMPT;
+	return KQ_NOFIT;
+}
+
+/* Borrowing level once targets are gone (correction 5). */
+static int level_after(struct kq_sched *s, const struct kq_wl *wl, const int16_t *flavor,
+		       const struct kq_targets *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		kq_unbook_running(s, t->v[i].wl);
+	int level = 0;
+	for (int r = 0; r < s->n_res; r++) {
+		if (wl->req[r] <= 0 || flavor[r] < 0)
+			continue;
+		int h = borrow_height(s, wl->queue, kq_fr(s, flavor[r], r), wl->req[r]);
+		if (h > level)
+			level = h;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		kq_rebook_running(s, t->v[i].wl);
+	return level;
+}
+
+/* Tries one flavor for a group: fills ft (mode, level, targets). `flavor` holds
+ * the assignment so far; the group's resources are set to f here. */
+static int try_flavor(struct kq_sched *s, struct kq_wl *wl, const struct kq_group *g, int f, int16_t *flavor,
+		      sim_time_t now, struct flavor_try *ft)
+{
+	uint8_t *contested = calloc((size_t)s->n_fr, 1);
+	if (!contested)
+		return -SIM_ENOMEM;
+	ft->flavor = f;
+	ft->mode = KQ_FIT;
+	ft->level = 0;
+	ft->exceeds = 0;
+	ft->targets.n = 0;
+	int any_preempt = 0;
+	for (int k = 0; k < g->n_res; k++) {
+		int r = g->res[k];
+		if (wl->req[r] <= 0)
+			continue;
+		flavor[r] = (int16_t)f;
+		int fr = kq_fr(s, f, r), exceeds = 0;
+		enum kq_mode m = resource_mode(s, wl, fr, wl->req[r], &ft->level, &exceeds);
+		if (m == KQ_PREEMPT) {
+			contested[fr] = 1;
+			any_preempt = 1;
+		}
+		if (m < ft->mode)
+			ft->mode = m;
+		ft->exceeds |= exceeds;
+	}
+	int rc = 0;
+	if (ft->mode == KQ_PREEMPT && s->nodes[wl->queue].cfg.no_preemption) {
+		ft->mode = KQ_NO_CANDIDATES;
+	} else if (ft->mode == KQ_PREEMPT && any_preempt) {
+		rc = kq_find_targets(s, wl, flavor, contested, now, &ft->targets);
+		if (!rc && ft->targets.n == 0) {
+			ft->mode = KQ_NO_CANDIDATES;
+		} else if (!rc) {
+			ft->mode = KQ_RECLAIM;
+			for (size_t i = 0; i < ft->targets.n; i++)
+				if (ft->targets.v[i].wl->queue == wl->queue)
+					ft->mode = KQ_PREEMPT;
+			ft->level = level_after(s, wl, flavor, &ft->targets);
+		}
+	}
+	free(contested);
+	return rc;
+}
+
+static int should_try_next(const struct kq_queue_cfg *cfg, const struct flavor_try *ft)
+{
+	if (ft->mode == KQ_NOFIT || ft->mode == KQ_NO_CANDIDATES)
+		return 1;
+	if ((ft->mode == KQ_PREEMPT || ft->mode == KQ_RECLAIM) && cfg->fung_preempt_try_next)
+		return 1;
+	if (ft->level > 0 && cfg->fung_borrow_try_next)
+		return 1;
+	return 0;
+}
+
+static int mode_class(enum kq_mode m) { return m == KQ_NOFIT ? 0 : m == KQ_NO_CANDIDATES ? 1 : 2; }
+
+/* isPreferred: is a strictly better than b (b is earlier; ties keep b)? */
+static int is_preferred(const struct kq_queue_cfg *cfg, const struct flavor_try *a, const struct flavor_try *b)
+{
+	int ca = mode_class(a->mode), cb = mode_class(b->mode);
+	if (ca != cb)
+		return ca > cb;
+	if (ca < 2)
+		return 0;
+	if (cfg->fung_preemption_over_borrowing) {
+		if (a->level != b->level)
+			return a->level < b->level;
+		return a->mode > b->mode;
+	}
+	if (a->mode != b->mode)
+		return a->mode > b->mode;
+	return a->level < b->level;
+}
+
+static void ft_swap(struct flavor_try *a, struct flavor_try *b)
+{
+	struct flavor_try t = *a;
+	*a = *b;
+	*b = t;
+}
+
+/* Result of nominating one workload. */
+struct nomination {
+	struct kq_wl *wl;
+	int16_t flavor[SIM_MAX_RES];
+	enum kq_mode mode;
+	int level;
+	int exceeds;
+	struct kq_targets targets;
+};
+
+static int assign_group(struct kq_sched *s, struct kq_wl *wl, const struct kq_group *g, sim_time_t now,
+			struct nomination *nom)
+{
+	const struct kq_queue_cfg *cfg = &s->nodes[wl->queue].cfg;
+	struct flavor_try best = { .flavor = -1, .mode = KQ_NOFIT }, cur = { 0 };
+	int rc = 0, all_exceed = 1, have_best = 0;
+	for (int i = 0; i < g->n_flavors && !rc; i++) {
+		if (wl->only_flavor1 && g->flavors[i] != wl->only_flavor1 - 1)
+			continue; /* the request names another flavor */
+		int16_t trial[SIM_MAX_RES];
+		memcpy(trial, nom->flavor, sizeof trial);
+		rc = try_flavor(s, wl, g, g->flavors[i], trial, now, &cur);
+		if (rc)
+			break;
+		all_exceed &= cur.exceeds;
+		int stop = !should_try_next(cfg, &cur);
+		if (!have_best || is_preferred(cfg, &cur, &best) || stop) {
+			ft_swap(&best, &cur);
+			have_best = 1;
+		}
+		if (stop)
+			break;
+	}
+	free(cur.targets.v);
+	if (rc) {
+		free(best.targets.v);
+		return rc;
+	}
+	if (!have_best || best.mode == KQ_NOFIT) {
+		nom->mode = KQ_NOFIT;
+		nom->exceeds |= all_exceed && g->n_flavors > 0;
+		free(best.targets.v);
+		return 0;
+	}
+	for (int k = 0; k < g->n_res; k++)
+		if (wl->req[g->res[k]] > 0)
+			nom->flavor[g->res[k]] = (int16_t)best.flavor;
+	if (best.mode < nom->mode)
+		nom->mode = best.mode;
+	if (best.level > nom->level)
+		nom->level = best.level;
+	free(nom->targets.v);
+	nom->targets = best.targets; /* the group that needs preemption (one group in practice) */
+	return 0;
+}
+
+/* Which group covers resource r in the queue's flavor_order, or -1. */
+static int group_of(const struct kq_queue_cfg *cfg, int r)
+{
+	for (int g = 0; g < cfg->n_groups; g++)
+		for (int k = 0; k < cfg->groups[g].n_res; k++)
+			if (cfg->groups[g].res[k] == r)
+				return g;
+	return -1;
+}
+
+static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct nomination *nom)
+{
+	const struct kq_queue_cfg *cfg = &s->nodes[wl->queue].cfg;
+	nom->wl = wl;
+	nom->mode = KQ_FIT;
+	nom->level = 0;
+	nom->exceeds = 0;
+	nom->targets.n = 0;
+	for (int r = 0; r < SIM_MAX_RES; r++)
+		nom->flavor[r] = -1;
+	for (int r = 0; r < s->n_res; r++)
+		if (wl->req[r] > 0 && group_of(cfg, r) < 0) {
+			nom->mode = KQ_NOFIT; /* the queue offers no flavor for this resource */
+			return 0;
+		}
+	for (int g = 0; g < cfg->n_groups && nom->mode != KQ_NOFIT; g++) {
+		const struct kq_group *grp = &cfg->groups[g];
+		int needed = 0;
+		for (int k = 0; k < grp->n_res; k++)
+			needed |= wl->req[grp->res[k]] > 0;
+		if (!needed)
+			continue;
+		int rc = assign_group(s, wl, grp, now, nom);
+		if (rc)
+			return rc;
+	}
+	if (nom->mode == KQ_NOFIT)
+		nom->targets.n = 0;
+	return 0;
+}
+
+/* ---- ordering ---- */
+
+static int classical_cmp(const struct nomination *a, const struct nomination *b)
+{
+	if (a->level != b->level)
+		return a->level < b->level ? -1 : 1;
+	if (a->wl->priority != b->wl->priority)
+		return a->wl->priority > b->wl->priority ? -1 : 1;
+	if (a->wl->created != b->wl->created)
+		return a->wl->created < b->wl->created ? -1 : 1;
+	return a->wl->tie < b->wl->tie ? -1 : a->wl->tie > b->wl->tie;
+}
+
+static int classical_qsort(const void *a, const void *b)
+{
+	return classical_cmp(*(struct nomination *const *)a, *(struct nomination *const *)b);
+}
+
+/* Fair-sharing tournament: the best entry in the subtree of `node`, or NULL. */
+struct fs_pick {
+	struct nomination *e;
+	double drs, unweighted;
+	int borrows;
+};
+
+static void entry_request_fr(const struct kq_sched *s, const struct nomination *e, sim_qty_t *out)
+{
+	memset(out, 0, (size_t)s->n_fr * sizeof *out);
+	for (int r = 0; r < s->n_res; r++)
+		if (e->wl->req[r] > 0 && e->flavor[r] >= 0)
+			out[kq_fr(s, e->flavor[r], r)] += e->wl->req[r];
+}
+
+static int node_borrows_with(const struct kq_sched *s, int node, const sim_qty_t *req)
+{
+	const struct kq_node *n = &s->nodes[node];
+	for (int fr = 0; fr < s->n_fr; fr++)
+		if (req[fr] > 0 && n->usage[fr] + req[fr] > n->subtree[fr])
+			return 1;
+	return 0;
+}
+
+/* a beats b: not borrowing first, then lower share, priority, FIFO, tie. */
+static int fs_beats(const struct fs_pick *a, const struct fs_pick *b)
+{
+	if (a->borrows != b->borrows)
+		return !a->borrows;
+	if (a->drs != b->drs) {
+		if (isinf(a->drs) && isinf(b->drs))
+			return a->unweighted < b->unweighted;
+		return a->drs < b->drs;
+	}
+	return classical_cmp(a->e, b->e) < 0;
+}
+
+static struct fs_pick tournament(const struct kq_sched *s, int node, struct nomination **pending, size_t n,
+				 sim_qty_t *buf)
+{
+	const struct kq_node *nd = &s->nodes[node];
+	struct fs_pick best = { 0 };
+	if (nd->is_queue) {
+		for (size_t i = 0; i < n; i++)
+			if (pending[i] && pending[i]->wl->queue == node) {
+				best.e = pending[i];
+				break;
+			}
+		return best;
+	}
+	for (size_t k = 0; k < nd->n_children; k++) {
+		struct fs_pick p = tournament(s, nd->children[k], pending, n, buf);
+		if (!p.e)
+			continue;
+		entry_request_fr(s, p.e, buf);
+		p.drs = kq_drs(s, nd->children[k], buf, &p.unweighted);
+		p.borrows = node_borrows_with(s, nd->children[k], buf);
+		if (!best.e || fs_beats(&p, &best))
+			best = p;
+	}
+	return best;
+}
+
+static int root_of(const struct kq_sched *s, int n)
+{
+	while (s->nodes[n].parent >= 0)
+		n = s->nodes[n].parent;
+	return n;
+}
+
+/* The next entry to process under fair sharing: each root's tournament winner;
+ * among roots, classical order. Removes it from pending. */
+static struct nomination *fair_next(const struct kq_sched *s, struct nomination **pending, size_t n, sim_qty_t *buf)
+{
+	struct nomination *best = NULL;
+	size_t best_i = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!pending[i])
+			continue;
+		if (pending[i]->mode == KQ_NOFIT) { /* changes nothing: take it at once */
+			best = pending[i];
+			best_i = i;
+			break;
+		}
+		int root = root_of(s, pending[i]->wl->queue);
+		struct fs_pick p = tournament(s, root, pending, n, buf);
+		if (p.e && (!best || classical_cmp(p.e, best) < 0)) {
+			best = p.e;
+			for (size_t k = 0; k < n; k++)
+				if (pending[k] == best)
+					best_i = k;
+		}
+	}
+	if (best)
+		pending[best_i] = NULL;
+	return best;
+}
+
+/* ---- decisions ---- */
+
+#define PUSH(arr, val)                                                                          \
+	do {                                                                                    \
+		if ((arr).n == (arr).cap) {                                                     \
+			size_t nc_ = (arr).cap ? (arr).cap * 2 : 16;                            \
+			void *nv_ = realloc((arr).v, nc_ * sizeof *(arr).v);                    \
+			if (!nv_)                                                               \
+				return -SIM_ENOMEM;                                             \
+			(arr).v = nv_;                                                          \
+			(arr).cap = nc_;                                                        \
+		}                                                                               \
+		(arr).v[(arr).n++] = (val);                                                     \
+	} while (0)
+
+void kq_decision_reset(struct kq_decision *d)
+{
+	d->admitted.n = d->preempting.n = d->victims.n = d->deferred.n = d->waiting.n = 0;
+}
+
+void kq_decision_free(struct kq_decision *d)
+{
+	free(d->admitted.v);
+	free(d->preempting.v);
+	free(d->victims.v);
+	free(d->deferred.v);
+	free(d->waiting.v);
+	memset(d, 0, sizeof *d);
+}
+
+static int wait_on(struct kq_decision *d, struct kq_wl *wl, enum kq_wait why)
+{
+	PUSH(d->waiting, ((struct kq_waiting){ .wl = wl, .why = why }));
+	return 0;
+}
+
+static struct kq_assign assign_of(const struct nomination *e)
+{
+	struct kq_assign a = { .wl = e->wl, .mode = e->mode, .borrow_level = e->level };
+	memcpy(a.flavor, e->flavor, sizeof a.flavor);
+	return a;
+}
+
+struct cycle {
+	struct kq_sched *s;
+	struct journal j;
+	struct kq_decision *out;
+	uint32_t victim_mark; /* wl->mark value of victims issued this cycle */
+	sim_time_t now;
+};
+
+static int targets_overlap(const struct cycle *c, const struct kq_targets *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].wl->mark == c->victim_mark)
+			return 1;
+	return 0;
+}
+
+/* Correction 2: a queue that cannot always reclaim holds back what it could use. */
+static void reserve_capacity(struct cycle *c, const struct nomination *e)
+{
+	struct kq_sched *s = c->s;
+	const struct kq_node *q = &s->nodes[e->wl->queue];
+	if (q->cfg.reclaim == KQ_ANY)
+		return;
+	for (int r = 0; r < s->n_res; r++) {
+		sim_qty_t v = e->wl->req[r];
+		if (v <= 0 || e->flavor[r] < 0)
+			continue;
+		int fr = kq_fr(s, e->flavor[r], r);
+		sim_qty_t room;
+		if (e->level == 0)
+			room = q->nominal[fr] - q->usage[fr];
+		else if (q->borrow_limit[fr] != KQ_UNSET)
+			room = q->nominal[fr] + q->borrow_limit[fr] - q->usage[fr];
+		else
+			room = v;
+		sim_qty_t res = v < room ? v : room;
+		if (res > 0)
+			jbook(s, &c->j, e->wl->queue, fr, res);
+	}
+}
+
+/* Issues e's victims (unbooked for the rest of the cycle) and books e. */
+static int issue_preemption(struct cycle *c, struct nomination *e)
+{
+	struct kq_decision *d = c->out;
+	for (size_t i = 0; i < e->targets.n; i++) {
+		struct kq_wl *v = e->targets.v[i].wl;
+		v->mark = c->victim_mark;
+		jbook_wl(c->s, &c->j, v, v->flavor, -1);
+		PUSH(d->victims, ((struct kq_victim){ .wl = v, .by = e->wl, .reason = e->targets.v[i].reason }));
+	}
+	jbook_wl(c->s, &c->j, e->wl, e->flavor, +1);
+	PUSH(d->preempting, assign_of(e));
+	return wait_on(d, e->wl, KQ_W_PREEMPTING);
+}
+
+/* Unbooks targets not yet issued to test the fit, then books them back. */
+static int fits_without(struct cycle *c, struct nomination *e)
+{
+	struct kq_sched *s = c->s;
+	for (size_t i = 0; i < e->targets.n; i++)
+		if (e->targets.v[i].wl->mark != c->victim_mark)
+			kq_unbook_running(s, e->targets.v[i].wl);
+	int fits = kq_fits_quota(s, e->wl, e->flavor, 1);
+	for (size_t i = 0; i < e->targets.n; i++)
+		if (e->targets.v[i].wl->mark != c->victim_mark)
+			kq_rebook_running(s, e->targets.v[i].wl);
+	return fits;
+}
+
+static int process_preempting(struct cycle *c, struct nomination *e)
+{
+	struct kq_decision *d = c->out;
+	if (targets_overlap(c, &e->targets)) {
+		/* Correction 1: recompute on the snapshot without earlier victims. */
+		if (kq_fits_quota(c->s, e->wl, e->flavor, 1)) {
+			jbook_wl(c->s, &c->j, e->wl, e->flavor, +1);
+			PUSH(d->deferred, assign_of(e));
+			return wait_on(d, e->wl, KQ_W_DEFERRED);
+		}
+		uint8_t *contested = calloc((size_t)c->s->n_fr, 1);
+		if (!contested)
+			return -SIM_ENOMEM;
+		for (int r = 0; r < c->s->n_res; r++)
+			if (e->wl->req[r] > 0 && e->flavor[r] >= 0)
+				contested[kq_fr(c->s, e->flavor[r], r)] = 1;
+		int rc = kq_find_targets(c->s, e->wl, e->flavor, contested, c->now, &e->targets);
+		free(contested);
+		if (rc)
+			return rc;
+		if (e->targets.n == 0 || targets_overlap(c, &e->targets))
+			return wait_on(d, e->wl, KQ_W_OVERLAP);
+	}
+	if (!fits_without(c, e))
+		return wait_on(d, e->wl, KQ_W_NO_LONGER_FITS);
+	return issue_preemption(c, e);
+}
+
+static int process_fit(struct cycle *c, struct nomination *e, kq_place_fn place, void *arg)
+{
+	struct kq_decision *d = c->out;
+	if (!kq_fits_quota(c->s, e->wl, e->flavor, 1))
+		return wait_on(d, e->wl, KQ_W_NO_LONGER_FITS);
+	if (place && place(arg, e->wl, e->flavor))
+		return wait_on(d, e->wl, KQ_W_NO_NODES);
+	jbook_wl(c->s, &c->j, e->wl, e->flavor, +1);
+	PUSH(d->admitted, assign_of(e));
+	return 0;
+}
+
+static int process_entry(struct cycle *c, struct nomination *e, kq_place_fn place, void *arg)
+{
+	switch (e->mode) {
+	case KQ_NOFIT:
+		return wait_on(c->out, e->wl, e->exceeds ? KQ_W_EXCEEDS_MAX_QUOTA : KQ_W_NO_QUOTA);
+	case KQ_NO_CANDIDATES:
+		reserve_capacity(c, e);
+		return wait_on(c->out, e->wl, KQ_W_NO_CANDIDATES);
+	case KQ_PREEMPT:
+	case KQ_RECLAIM:
+		return process_preempting(c, e);
+	default:
+		return process_fit(c, e, place, arg);
+	}
+}
+
+static void free_noms(struct nomination *noms, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(noms[i].targets.v);
+	free(noms);
+}
+
+int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_t now, kq_place_fn place,
+	     void *place_arg, struct kq_decision *out)
+{
+	kq_decision_reset(out);
+	struct nomination *noms = calloc(n_heads ? n_heads : 1, sizeof *noms);
+	struct nomination **order = calloc(n_heads ? n_heads : 1, sizeof *order);
+	sim_qty_t *buf = malloc((size_t)(s->n_fr ? s->n_fr : 1) * sizeof *buf);
+	struct cycle c = { .s = s, .out = out, .victim_mark = ++s->epoch, .now = now };
+	int rc = noms && order && buf ? 0 : -SIM_ENOMEM;
+	for (size_t i = 0; i < n_heads && !rc; i++) {
+		rc = nominate(s, heads[i], now, &noms[i]);
+		order[i] = &noms[i];
+	}
+	if (!rc && !s->fair && n_heads > 1)
+		qsort(order, n_heads, sizeof *order, classical_qsort);
+	s->skip_mark = c.victim_mark;
+	for (size_t k = 0; k < n_heads && !rc; k++) {
+		struct nomination *e = s->fair ? fair_next(s, order, n_heads, buf) : order[k];
+		rc = process_entry(&c, e, place, place_arg);
+		if (!rc && c.j.oom)
+			rc = -SIM_ENOMEM;
+	}
+	s->skip_mark = 0;
+	journal_undo(s, &c.j);
+	free(c.j.v);
+	free(buf);
+	free(order);
+	if (noms)
+		free_noms(noms, n_heads);
+	return rc;
+}
+
+int kq_incoming(struct kq_sched *s, struct kq_wl *wl, const int16_t *fixed_flavor, enum kq_mode fixed_mode,
+		sim_time_t now, struct kq_assign *a, struct kq_decision *out)
+{
+	kq_decision_reset(out);
+	struct nomination nom = { 0 };
+	int rc;
+	if (fixed_flavor) {
+		nom.wl = wl;
+		memcpy(nom.flavor, fixed_flavor, sizeof nom.flavor);
+		nom.mode = fixed_mode;
+		if (fixed_mode != KQ_FIT) {
+			uint8_t *contested = calloc((size_t)s->n_fr, 1);
+			if (!contested)
+				return -SIM_ENOMEM;
+			for (int r = 0; r < s->n_res; r++)
+				if (wl->req[r] > 0 && fixed_flavor[r] >= 0)
+					contested[kq_fr(s, fixed_flavor[r], r)] = 1;
+			rc = kq_find_targets(s, wl, fixed_flavor, contested, now, &nom.targets);
+			free(contested);
+			if (rc)
+				return rc;
+			nom.mode = nom.targets.n ? KQ_PREEMPT : KQ_NO_CANDIDATES;
+		}
+	} else if ((rc = nominate(s, wl, now, &nom))) {
+		free(nom.targets.v);
+		return rc;
+	}
+	*a = assign_of(&nom);
+	for (size_t i = 0; i < nom.targets.n; i++) {
+		struct kq_victim *v = &nom.targets.v[i];
+		if (out->victims.n == out->victims.cap) {
+			size_t nc = out->victims.cap ? out->victims.cap * 2 : 16;
+			struct kq_victim *nv = realloc(out->victims.v, nc * sizeof *nv);
+			if (!nv) {
+				free(nom.targets.v);
+				return -SIM_ENOMEM;
+			}
+			out->victims.v = nv;
+			out->victims.cap = nc;
+		}
+		out->victims.v[out->victims.n++] = *v;
+	}
+	free(nom.targets.v);
+	return 0;
+}

@@ -1,0 +1,30 @@
+/* policies/kq_impl.h: what kq_cycle.c and kq_preempt.c share; not for other modules. */
+#ifndef POLICIES_KQ_IMPL_H
+#define POLICIES_KQ_IMPL_H
+
+#include "kq.h"
+
+/* A growable list of victims (with reasons) that one preemption simulation found. */
+struct kq_targets {
+	struct kq_victim *v;
+	size_t n, cap;
+};
+int kq_targets_push(struct kq_targets *t, struct kq_wl *wl, struct kq_wl *by, enum kq_reason reason);
+
+/* 1 if wl's request fits the queue's quota now on the given flavors; without
+ * allow_borrow it must also stay within the queue's own quota. */
+int kq_fits_quota(const struct kq_sched *s, const struct kq_wl *wl, const int16_t *flavor, int allow_borrow);
+/* Books or unbooks wl's request on the given flavors in its queue. */
+void kq_book(struct kq_sched *s, const struct kq_wl *wl, const int16_t *flavor, int sign);
+/* Running workloads are unbooked while a simulation removes them. */
+void kq_unbook_running(struct kq_sched *s, const struct kq_wl *wl);
+void kq_rebook_running(struct kq_sched *s, const struct kq_wl *wl);
+
+/* Finds a locally minimal victim set for wl on `flavor`, whose contested
+ * flavor-resources are contested[fr] = 1 (classical or fair sharing, as s->fair
+ * says). Usage is the same on return. Returns 0 (out->n = 0: no candidates) or
+ * -SIM_ENOMEM. */
+int kq_find_targets(struct kq_sched *s, struct kq_wl *wl, const int16_t *flavor, const uint8_t *contested,
+		    sim_time_t now, struct kq_targets *out);
+
+#endif

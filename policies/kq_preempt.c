@@ -1,0 +1,744 @@
+/* policies/kq_preempt.c: choosing victims, classical and fair sharing (KUEUE.md
+ * "Classical preemption algorithm", "Fair sharing" and corrections 3, 4, 6, 7).
+ *
+ * Both strategies simulate on the live usage: a candidate's usage is unbooked when
+ * it is tried and rebooked before returning, so the tree is the same afterwards.
+ * Candidates come from the running lists of the queues in the preemptor's tree;
+ * nothing scans jobs outside it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kq_impl.h"
+
+enum variant { V_WITHIN_CQ = 1, V_HIERARCHY, V_RECLAIM_NO_BORROW, V_RECLAIM_WHILE_BORROW };
+
+struct cand {
+	struct kq_wl *wl;
+	int lca;          /* cohort where the search found it (-1 for the own queue) */
+	enum variant var;
+	double lost;      /* work lost if preempted now (GPU milli-units x s), checkpoint-aware order */
+};
+
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+};
+
+static int cands_push(struct cands *c, struct kq_wl *wl, int lca, enum variant var, double lost)
+{
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 32;
+		struct cand *nv = realloc(c->v, nc * sizeof *nv);
+		if (!nv)
+			return -SIM_ENOMEM;
+		c->v = nv;
+		c->cap = nc;
+	}
+	c->v[c->n++] = (struct cand){ wl, lca, var, lost };
+	return 0;
+}
+
+int kq_targets_push(struct kq_targets *t, struct kq_wl *wl, struct kq_wl *by, enum kq_reason reason)
+{
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 16;
+		struct kq_victim *nv = realloc(t->v, nc * sizeof *nv);
+		if (!nv)
+			return -SIM_ENOMEM;
+		t->v = nv;
+		t->cap = nc;
+	}
+	t->v[t->n++] = (struct kq_victim){ wl, by, reason };
+	return 0;
+}
+
+/* ---- booking helpers ---- */
+
+void kq_book(struct kq_sched *s, const struct kq_wl *wl, const int16_t *flavor, int sign)
+{
+	for (int r = 0; r < s->n_res; r++) {
+		if (wl->req[r] <= 0 || flavor[r] < 0)
+			continue;
+		int fr = kq_fr(s, flavor[r], r);
+		if (sign > 0)
+			kq_usage_add(s, wl->queue, fr, wl->req[r]);
+		else
+			kq_usage_remove(s, wl->queue, fr, wl->req[r]);
+	}
+}
+
+void kq_unbook_running(struct kq_sched *s, const struct kq_wl *wl) { kq_book(s, wl, wl->flavor, -1); }
+void kq_rebook_running(struct kq_sched *s, const struct kq_wl *wl) { kq_book(s, wl, wl->flavor, +1); }
+
+int kq_fits_quota(const struct kq_sched *s, const struct kq_wl *wl, const int16_t *flavor, int allow_borrow)
+{
+	const struct kq_node *q = &s->nodes[wl->queue];
+	for (int r = 0; r < s->n_res; r++) {
+		sim_qty_t v = wl->req[r];
+		if (v <= 0)
+			continue;
+		if (flavor[r] < 0)
+			return 0;
+		int fr = kq_fr(s, flavor[r], r);
+		if (!allow_borrow && q->usage[fr] + v > q->subtree[fr])
+			return 0;
+		if (v > kq_available(s, wl->queue, fr))
+			return 0;
+	}
+	return 1;
+}
+
+/* ---- candidate predicates ---- */
+
+static int uses_contested(const struct kq_sched *s, const struct kq_wl *c, const uint8_t *contested)
+{
+	for (int r = 0; r < s->n_res; r++)
+		if (c->req[r] > 0 && c->flavor[r] >= 0 && contested[kq_fr(s, c->flavor[r], r)])
+			return 1;
+	return 0;
+}
+
+/* IsWithinNominalInResources: not borrowing on any contested flavor-resource. */
+static int within_nominal(const struct kq_sched *s, int node, const uint8_t *contested)
+{
+	for (int fr = 0; fr < s->n_fr; fr++)
+		if (contested[fr] && kq_borrowing(s, node, fr))
+			return 0;
+	return 1;
+}
+
+/* May `pre` preempt `c` under policy p (the policy of the preemptor's queue)? */
+static int policy_allows(enum kq_policy p, const struct kq_wl *pre, const struct kq_wl *c)
+{
+	switch (p) {
+	case KQ_LOWER_PRIORITY:
+		return c->priority < pre->priority;
+	case KQ_LOWER_OR_NEWER_EQUAL:
+		return c->priority < pre->priority || (c->priority == pre->priority && pre->created < c->created);
+	case KQ_ANY:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Beyond Kueue: a non-preemptible job, or one younger than its queue's minimum
+ * runtime, is never a candidate. */
+static int protected_now(const struct kq_sched *s, const struct kq_wl *c, sim_time_t now)
+{
+	if (!c->preemptible || (s->skip_mark && c->mark == s->skip_mark))
+		return 1; /* (or already a victim of this cycle) */
+	sim_time_t min_rt = s->nodes[c->queue].cfg.min_runtime_ns;
+	return min_rt > 0 && now - c->admitted < min_rt;
+}
+
+static double lost_work(const struct kq_wl *c, sim_time_t now)
+{
+	sim_time_t since = c->last_ckpt == SIM_TIME_NONE ? c->admitted : c->last_ckpt;
+	if (c->ckpt_period > 0 && now > since)
+		since += (now - since) / c->ckpt_period * c->ckpt_period;
+	double secs = now > since ? sim_time_to_s(now - since) : 0;
+	return (double)c->req[0] * secs;
+}
+
+/* ---- candidate ordering (CandidatesOrdering) ---- */
+
+static int cmp_preemptor_queue; /* qsort context: the preemptor's queue */
+static int cmp_ckpt_aware;
+
+static int cand_cmp(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+	if (a->wl->evicted != b->wl->evicted)
+		return a->wl->evicted ? -1 : 1;
+	int a_own = a->wl->queue == cmp_preemptor_queue, b_own = b->wl->queue == cmp_preemptor_queue;
+	if (a_own != b_own)
+		return a_own ? 1 : -1;
+	if (a->wl->priority != b->wl->priority)
+		return a->wl->priority < b->wl->priority ? -1 : 1;
+	if (cmp_ckpt_aware && a->lost != b->lost)
+		return a->lost < b->lost ? -1 : 1;
+	if (a->wl->admitted != b->wl->admitted)
+		return a->wl->admitted > b->wl->admitted ? -1 : 1; /* most recently admitted first */
+	return a->wl->tie < b->wl->tie ? -1 : a->wl->tie > b->wl->tie;
+}
+
+static void sort_cands(struct cand *v, size_t n, const struct kq_wl *pre, const struct kq_sched *s)
+{
+	cmp_preemptor_queue = pre->queue;
+	cmp_ckpt_aware = s->nodes[pre->queue].cfg.checkpoint_aware;
+	if (n > 1)
+		qsort(v, n, sizeof *v, cand_cmp);
+}
+
+/* ---- classical candidates (classical/hierarchical_preemption.go) ---- */
+
+struct classical_ctx {
+	struct kq_sched *s;
+	struct kq_wl *pre;
+	const int16_t *flavor;
+	const uint8_t *contested;
+	sim_time_t now;
+	struct cands hier, prio, same;
+};
+
+static enum variant classify(const struct classical_ctx *x, const struct kq_wl *c, int advantage)
+{
+	const struct kq_queue_cfg *cfg = &x->s->nodes[x->pre->queue].cfg;
+	if (c->queue == x->pre->queue)
+		return policy_allows(cfg->within, x->pre, c) ? V_WITHIN_CQ : 0;
+	if (!policy_allows(cfg->reclaim, x->pre, c))
+		return 0;
+	if (advantage)
+		return V_HIERARCHY;
+	if (!cfg->bwc)
+		return V_RECLAIM_NO_BORROW;
+	if (c->priority >= x->pre->priority || (cfg->bwc_has_threshold && c->priority > cfg->bwc_threshold))
+		return V_RECLAIM_NO_BORROW;
+	return V_RECLAIM_WHILE_BORROW;
+}
+
+static int collect_from_queue(struct classical_ctx *x, int qi, int lca, int advantage, struct cands *out)
+{
+	const struct kq_node *q = &x->s->nodes[qi];
+	for (size_t k = 0; k < q->n_running; k++) {
+		struct kq_wl *c = q->running[k];
+		if (!uses_contested(x->s, c, x->contested) || protected_now(x->s, c, x->now))
+			continue;
+		enum variant v = classify(x, c, advantage);
+		if (!v)
+			continue;
+		if (cands_push(out, c, lca, v, lost_work(c, x->now)))
+			return -SIM_ENOMEM;
+	}
+	return 0;
+}
+
+/* Queues of `cohort`'s subtree over their quota on contested resources, skipping
+ * the subtree already searched and subtrees within their quota. */
+static int collect_in_subtree(struct classical_ctx *x, int cohort, int lca, int skip, int advantage,
+			      struct cands *out)
+{
+	const struct kq_node *n = &x->s->nodes[cohort];
+	for (size_t k = 0; k < n->n_children; k++) {
+		int ch = n->children[k];
+		if (ch == skip || ch == x->pre->queue)
+			continue;
+		if (within_nominal(x->s, ch, x->contested))
+			continue;
+		int rc = x->s->nodes[ch].is_queue ? collect_from_queue(x, ch, lca, advantage, out)
+						  : collect_in_subtree(x, ch, lca, skip, advantage, out);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* QuantitiesFitInQuota: does `req` (per fr) fit the node's own subtree quota, and
+ * what remains for the parent once the node's local quota is used. */
+static int fits_in_node_quota(const struct kq_sched *s, int node, sim_qty_t *req)
+{
+	const struct kq_node *n = &s->nodes[node];
+	int fits = 1;
+	for (int fr = 0; fr < s->n_fr; fr++) {
+		if (req[fr] <= 0)
+			continue;
+		if (n->usage[fr] + req[fr] > n->subtree[fr])
+			fits = 0;
+		sim_qty_t la = n->local[fr] - n->usage[fr];
+		req[fr] -= la > 0 ? la : 0;
+		if (req[fr] < 0)
+			req[fr] = 0;
+	}
+	return fits;
+}
+
+static void request_fr(const struct kq_sched *s, const struct kq_wl *wl, const int16_t *flavor, sim_qty_t *out)
+{
+	memset(out, 0, (size_t)s->n_fr * sizeof *out);
+	for (int r = 0; r < s->n_res; r++)
+		if (wl->req[r] > 0 && flavor[r] >= 0)
+			out[kq_fr(s, flavor[r], r)] += wl->req[r];
+}
+
+static int collect_classical(struct classical_ctx *x)
+{
+	struct kq_sched *s = x->s;
+	const struct kq_node *q = &s->nodes[x->pre->queue];
+	int rc = 0;
+	if (q->cfg.within != KQ_NEVER)
+		rc = collect_from_queue(x, x->pre->queue, -1, 0, &x->same);
+	if (rc || q->parent < 0 || q->cfg.reclaim == KQ_NEVER)
+		return rc;
+	sim_qty_t *remaining = malloc((size_t)s->n_fr * sizeof *remaining);
+	if (!remaining)
+		return -SIM_ENOMEM;
+	request_fr(s, x->pre, x->flavor, remaining);
+	int advantage = fits_in_node_quota(s, x->pre->queue, remaining);
+	int prev = -1;
+	for (int cur = q->parent; cur >= 0 && !rc; prev = cur, cur = s->nodes[cur].parent) {
+		rc = collect_in_subtree(x, cur, cur, prev, advantage, advantage ? &x->hier : &x->prio);
+		advantage = fits_in_node_quota(s, cur, remaining) || advantage;
+	}
+	free(remaining);
+	return rc;
+}
+
+/* candidateIsValid: same-queue candidates always; others only while their queue
+ * and its cohorts below the LCA still borrow on a contested resource. */
+static int cand_valid(const struct classical_ctx *x, const struct cand *c, int allow_borrow)
+{
+	if (c->var == V_WITHIN_CQ)
+		return 1;
+	if (allow_borrow && c->var == V_RECLAIM_NO_BORROW)
+		return 0;
+	const struct kq_sched *s = x->s;
+	int qi = c->wl->queue;
+	if (within_nominal(s, qi, x->contested))
+		return 0;
+	for (int n = s->nodes[qi].parent; n >= 0 && n != c->lca; n = s->nodes[n].parent)
+		if (within_nominal(s, n, x->contested))
+			return 0;
+	return 1;
+}
+
+static enum kq_reason variant_reason(enum variant v)
+{
+	switch (v) {
+	case V_WITHIN_CQ:
+		return KQ_R_IN_QUEUE;
+	case V_RECLAIM_WHILE_BORROW:
+		return KQ_R_RECLAIM_WHILE_BORROWING;
+	default:
+		return KQ_R_RECLAIM;
+	}
+}
+
+/* Fill-back: walk the removed list backwards, skipping the last, and put back
+ * every target whose return keeps the fit. The kept targets stay unbooked. */
+static void fill_back(struct kq_sched *s, struct kq_wl *pre, const int16_t *flavor, int allow_borrow,
+		      struct kq_targets *t)
+{
+	if (t->n < 2)
+		return;
+	for (size_t i = t->n - 1; i-- > 0;) {
+		kq_rebook_running(s, t->v[i].wl);
+		if (kq_fits_quota(s, pre, flavor, allow_borrow)) {
+			memmove(&t->v[i], &t->v[i + 1], (t->n - i - 1) * sizeof *t->v);
+			t->n--;
+		} else {
+			kq_unbook_running(s, t->v[i].wl);
+		}
+	}
+}
+
+static void rebook_all(struct kq_sched *s, const struct kq_targets *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		kq_rebook_running(s, t->v[i].wl);
+}
+
+/* One attempt over the ordered candidates; 1 = fits (targets kept in out). */
+static int classical_attempt(struct classical_ctx *x, const struct cand *all, size_t n, int allow_borrow,
+			     struct kq_targets *out)
+{
+	out->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!cand_valid(x, &all[i], allow_borrow))
+			continue;
+		kq_unbook_running(x->s, all[i].wl);
+		if (kq_targets_push(out, all[i].wl, x->pre, variant_reason(all[i].var))) {
+			kq_rebook_running(x->s, all[i].wl);
+			rebook_all(x->s, out);
+			out->n = 0;
+			return -SIM_ENOMEM;
+		}
+		if (kq_fits_quota(x->s, x->pre, x->flavor, allow_borrow)) {
+			fill_back(x->s, x->pre, x->flavor, allow_borrow, out);
+			rebook_all(x->s, out);
+			return 1;
+		}
+	}
+	rebook_all(x->s, out);
+	out->n = 0;
+	return 0;
+}
+
+/* queueUnderNominalInResourcesNeedingPreemption: strictly below nominal. */
+static int strictly_under_nominal(const struct kq_sched *s, int qi, const uint8_t *contested)
+{
+	const struct kq_node *q = &s->nodes[qi];
+	for (int fr = 0; fr < s->n_fr; fr++)
+		if (contested[fr] && q->usage[fr] >= q->nominal[fr])
+			return 0;
+	return 1;
+}
+
+/* Concatenation order: evicted (hierarchy, priority, same queue), then the rest. */
+static int concat_candidates(struct classical_ctx *x, struct cands *all)
+{
+	struct cands *lists[3] = { &x->hier, &x->prio, &x->same };
+	for (int pass = 0; pass < 2; pass++)
+		for (int l = 0; l < 3; l++)
+			for (size_t i = 0; i < lists[l]->n; i++)
+				if ((lists[l]->v[i].wl->evicted != 0) == (pass == 0) &&
+				    cands_push(all, lists[l]->v[i].wl, lists[l]->v[i].lca, lists[l]->v[i].var, 0))
+					return -SIM_ENOMEM;
+	return 0;
+}
+
+static int classical_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *flavor,
+			     const uint8_t *contested, sim_time_t now, struct kq_targets *out)
+{
+	struct classical_ctx x = { .s = s, .pre = pre, .flavor = flavor, .contested = contested, .now = now };
+	struct cands all = { 0 };
+	int rc = collect_classical(&x);
+	if (!rc) {
+		sort_cands(x.hier.v, x.hier.n, pre, s);
+		sort_cands(x.prio.v, x.prio.n, pre, s);
+		sort_cands(x.same.v, x.same.n, pre, s);
+		rc = concat_candidates(&x, &all);
+	}
+	if (!rc) {
+		const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
+		int bwc_forbidden = !cfg->bwc;
+		int attempts[2], n_att;
+		if ((x.hier.n == 0 && x.prio.n == 0) ||
+		    (bwc_forbidden && !strictly_under_nominal(s, pre->queue, contested))) {
+			attempts[0] = 1;
+			n_att = 1;
+		} else if (bwc_forbidden && x.hier.n == 0) {
+			attempts[0] = 0;
+			attempts[1] = 1;
+			n_att = 2;
+		} else {
+			attempts[0] = 1;
+			attempts[1] = 0;
+			n_att = 2;
+		}
+		for (int a = 0; a < n_att; a++) {
+			rc = classical_attempt(&x, all.v, all.n, attempts[a], out);
+			if (rc)
+				break;
+		}
+		rc = rc < 0 ? rc : 0;
+	}
+	free(all.v);
+	free(x.hier.v);
+	free(x.prio.v);
+	free(x.same.v);
+	return rc;
+}
+
+/* ---- fair sharing (fair_strategy.go, fairsharing/ordering.go) ---- */
+
+struct share {
+	double v, unweighted; /* v = INFINITY for a weight-0 borrower */
+};
+
+static struct share node_share(const struct kq_sched *s, int node)
+{
+	struct share sh;
+	sh.v = kq_drs(s, node, NULL, &sh.unweighted);
+	return sh;
+}
+
+/* a < b, or a <= b; two infinite shares compare unweighted (correction 4). */
+static int share_lt(struct share a, struct share b, int or_equal)
+{
+	if (isinf(a.v) && isinf(b.v))
+		return or_equal ? a.unweighted <= b.unweighted : a.unweighted < b.unweighted;
+	return or_equal ? a.v <= b.v : a.v < b.v;
+}
+
+struct fair_ctx {
+	struct kq_sched *s;
+	struct kq_wl *pre;
+	const int16_t *flavor;
+	const uint8_t *contested;
+	sim_time_t now;
+	struct cands cand;     /* sorted; taken ones have wl == NULL */
+	size_t *first;         /* per node: index in cand of its queue's next candidate, or SIZE_MAX */
+	uint8_t *pruned;       /* per node */
+	uint8_t *on_path;      /* per node: ancestors of the preemptor's queue */
+	int root;
+	struct kq_targets *out;
+	int done;              /* fits: stop */
+	int allow_borrow;
+};
+
+static int fair_collect(struct fair_ctx *x)
+{
+	struct kq_sched *s = x->s;
+	const struct kq_queue_cfg *cfg = &s->nodes[x->pre->queue].cfg;
+	for (size_t qi = 0; qi < s->n_nodes; qi++) {
+		const struct kq_node *q = &s->nodes[qi];
+		if (!q->is_queue || !q->n_running)
+			continue;
+		int own = (int)qi == x->pre->queue;
+		if (!own) {
+			int r = (int)qi;
+			while (s->nodes[r].parent >= 0)
+				r = s->nodes[r].parent;
+			if (r != x->root || q->parent < 0 || cfg->reclaim == KQ_NEVER ||
+			    within_nominal(s, (int)qi, x->contested))
+				continue;
+		} else if (cfg->within == KQ_NEVER) {
+			continue;
+		}
+		for (size_t k = 0; k < q->n_running; k++) {
+			struct kq_wl *c = q->running[k];
+			if (!uses_contested(s, c, x->contested) || protected_now(s, c, x->now))
+				continue;
+			if (!policy_allows(own ? cfg->within : cfg->reclaim, x->pre, c))
+				continue;
+			if (cands_push(&x->cand, c, -1, own ? V_WITHIN_CQ : V_HIERARCHY, lost_work(c, x->now)))
+				return -SIM_ENOMEM;
+		}
+	}
+	sort_cands(x->cand.v, x->cand.n, x->pre, s);
+	return 0;
+}
+
+static int queue_has_cand(const struct fair_ctx *x, int qi)
+{
+	for (size_t i = 0; i < x->cand.n; i++)
+		if (x->cand.v[i].wl && x->cand.v[i].wl->queue == qi)
+			return 1;
+	return 0;
+}
+
+static struct kq_wl *pop_cand(struct fair_ctx *x, int qi)
+{
+	for (size_t i = 0; i < x->cand.n; i++)
+		if (x->cand.v[i].wl && x->cand.v[i].wl->queue == qi) {
+			struct kq_wl *w = x->cand.v[i].wl;
+			x->cand.v[i].wl = NULL;
+			return w;
+		}
+	return NULL;
+}
+
+/* nextTarget: from `cohort`, the child with the highest share among borrowing
+ * queues with candidates (and the preemptor's own queue), and cohorts that borrow
+ * or lie on the preemptor's path; a cohort wins a tie against a queue; among
+ * equal children the first by name. Returns a queue index, or -1 after pruning. */
+static int next_target(struct fair_ctx *x, int cohort)
+{
+	struct kq_sched *s = x->s;
+	const struct kq_node *n = &s->nodes[cohort];
+	int best_q = -1, best_c = -1;
+	struct share bq = { -1, -1 }, bc = { -1, -1 };
+	for (size_t k = 0; k < n->n_children; k++) {
+		int ch = n->children[k];
+		if (x->pruned[ch])
+			continue;
+		struct share sh = node_share(s, ch);
+		if (s->nodes[ch].is_queue) {
+			if ((sh.v == 0 && ch != x->pre->queue) || !queue_has_cand(x, ch)) {
+				x->pruned[ch] = 1;
+			} else if (best_q < 0 || share_lt(bq, sh, 0)) {
+				bq = sh;
+				best_q = ch;
+			}
+		} else {
+			if (sh.v == 0 && !x->on_path[ch]) {
+				x->pruned[ch] = 1;
+			} else if (best_c < 0 || share_lt(bc, sh, 0)) {
+				bc = sh;
+				best_c = ch;
+			}
+		}
+	}
+	if (best_q < 0 && best_c < 0) {
+		x->pruned[cohort] = 1;
+		return -1;
+	}
+	if (best_c >= 0 && (best_q < 0 || share_lt(bq, bc, 1)))
+		return next_target(x, best_c);
+	return best_q;
+}
+
+/* The children of the lowest common cohort on the paths to a and b. */
+static void almost_lca(const struct kq_sched *s, int a, int b, int *na, int *nb)
+{
+	for (int x = a; x >= 0; x = s->nodes[x].parent)
+		for (int y = b; y >= 0; y = s->nodes[y].parent)
+			if (s->nodes[x].parent >= 0 && s->nodes[x].parent == s->nodes[y].parent) {
+				*na = x;
+				*nb = y;
+				return;
+			}
+	*na = a;
+	*nb = b;
+}
+
+/* The preemptor's usage is booked while shares are computed; a fit check takes
+ * it out first (the wrapperYield of fair_strategy.go). */
+static int fair_take(struct fair_ctx *x, struct kq_wl *c, enum kq_reason reason)
+{
+	kq_unbook_running(x->s, c);
+	if (kq_targets_push(x->out, c, x->pre, reason)) {
+		kq_rebook_running(x->s, c);
+		return -SIM_ENOMEM;
+	}
+	kq_book(x->s, x->pre, x->flavor, -1);
+	if (kq_fits_quota(x->s, x->pre, x->flavor, 1)) {
+		fill_back(x->s, x->pre, x->flavor, 1, x->out);
+		x->done = 1;
+		return 0; /* preemptor stays unbooked */
+	}
+	kq_book(x->s, x->pre, x->flavor, +1);
+	return 0;
+}
+
+typedef int (*fs_strategy)(struct share pre_new, struct share tgt_old, struct share tgt_new);
+static int le_final(struct share p, struct share o, struct share n)
+{
+	(void)o;
+	return share_lt(p, n, 1);
+}
+static int lt_initial(struct share p, struct share o, struct share n)
+{
+	(void)n;
+	return share_lt(p, o, 0);
+}
+
+static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *retry)
+{
+	struct kq_sched *s = x->s;
+	int within = 1;
+	for (int fr = 0; fr < s->n_fr; fr++) /* incoming already booked */
+		if (x->contested[fr] && kq_borrowing(s, x->pre->queue, fr))
+			within = 0;
+	while (!x->done) {
+		int qi;
+		if (s->nodes[x->pre->queue].parent < 0) {
+			qi = queue_has_cand(x, x->pre->queue) ? x->pre->queue : -2;
+		} else {
+			if (x->pruned[x->root])
+				break;
+			qi = next_target(x, x->root);
+			if (qi < 0)
+				continue;
+		}
+		if (qi == -2)
+			break;
+		if (qi == x->pre->queue) {
+			int rc = fair_take(x, pop_cand(x, qi), KQ_R_IN_QUEUE);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (within) {
+			int rc = fair_take(x, pop_cand(x, qi), KQ_R_RECLAIM);
+			if (rc)
+				return rc;
+			continue;
+		}
+		int np, nt;
+		almost_lca(s, x->pre->queue, qi, &np, &nt);
+		struct share p_new = node_share(s, np), t_old = node_share(s, nt);
+		if (!strat(p_new, t_old, t_old) && strat == lt_initial) {
+			/* independent of the candidate: none here can pass */
+			for (struct kq_wl *c; (c = pop_cand(x, qi));)
+				if (cands_push(retry, c, -1, V_HIERARCHY, 0))
+					return -SIM_ENOMEM;
+			continue;
+		}
+		if (share_lt(t_old, p_new, 0)) { /* p_new > t_old: no removal can pass S2-a */
+			for (struct kq_wl *c; (c = pop_cand(x, qi));)
+				if (cands_push(retry, c, -1, V_HIERARCHY, 0))
+					return -SIM_ENOMEM;
+			continue;
+		}
+		for (struct kq_wl *c; (c = pop_cand(x, qi));) {
+			kq_unbook_running(s, c);
+			struct share t_new = node_share(s, nt);
+			kq_rebook_running(s, c);
+			if (strat(p_new, t_old, t_new)) {
+				int rc = fair_take(x, c, KQ_R_FAIR_SHARING);
+				if (rc)
+					return rc;
+				break;
+			}
+			if (cands_push(retry, c, -1, V_HIERARCHY, 0))
+				return -SIM_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Rule S2-b over the candidates the first strategy left: at most one a queue. */
+static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
+{
+	struct kq_sched *s = x->s;
+	free(x->cand.v);
+	x->cand = *retry;
+	memset(retry, 0, sizeof *retry);
+	memset(x->pruned, 0, s->n_nodes);
+	while (!x->done && !x->pruned[x->root]) {
+		int qi = next_target(x, x->root);
+		if (qi < 0)
+			continue;
+		int np, nt;
+		almost_lca(s, x->pre->queue, qi, &np, &nt);
+		struct share p_new = node_share(s, np), t_old = node_share(s, nt);
+		struct kq_wl *c = pop_cand(x, qi);
+		if (lt_initial(p_new, t_old, t_old)) {
+			int rc = fair_take(x, c, KQ_R_FAIR_SHARING);
+			if (rc)
+				return rc;
+		}
+		x->pruned[qi] = 1;
+	}
+	return 0;
+}
+
+static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *flavor, const uint8_t *contested,
+			sim_time_t now, struct kq_targets *out)
+{
+	struct fair_ctx x = { .s = s, .pre = pre, .flavor = flavor, .contested = contested, .now = now, .out = out };
+	struct cands retry = { 0 };
+	int rc = -SIM_ENOMEM;
+	out->n = 0;
+	x.root = pre->queue;
+	while (s->nodes[x.root].parent >= 0)
+		x.root = s->nodes[x.root].parent;
+	x.pruned = calloc(s->n_nodes, 1);
+	x.on_path = calloc(s->n_nodes, 1);
+	if (!x.pruned || !x.on_path)
+		goto out;
+	for (int n = s->nodes[pre->queue].parent; n >= 0; n = s->nodes[n].parent)
+		x.on_path[n] = 1;
+	if ((rc = fair_collect(&x)) || x.cand.n == 0)
+		goto out;
+	kq_book(s, pre, flavor, +1);
+	int two = s->fair_le_final && s->fair_lt_initial;
+	fs_strategy first = (s->fair_le_final && !s->fair_first_is_initial) ? le_final : lt_initial;
+	rc = fair_first_pass(&x, first, &retry);
+	if (!rc && !x.done && two && first == le_final)
+		rc = fair_second_pass(&x, &retry);
+	if (!x.done)
+		kq_book(s, pre, flavor, -1);
+	rebook_all(s, out);
+	if (!x.done)
+		out->n = 0;
+out:
+	free(retry.v);
+	free(x.cand.v);
+	free(x.pruned);
+	free(x.on_path);
+	return rc;
+}
+
+int kq_find_targets(struct kq_sched *s, struct kq_wl *wl, const int16_t *flavor, const uint8_t *contested,
+		    sim_time_t now, struct kq_targets *out)
+{
+	out->n = 0;
+	if (s->fair)
+		return fair_targets(s, wl, flavor, contested, now, out);
+	return classical_targets(s, wl, flavor, contested, now, out);
+}

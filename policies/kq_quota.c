@@ -1,0 +1,424 @@
+/* policies/kq_quota.c: the quota tree and its arithmetic (KUEUE.md "Quota arithmetic",
+ * after Kueue's pkg/cache/scheduler/resource_node.go), and the dominant resource share.
+ *
+ * Ownership: kq_sched owns its nodes and their per-fr blocks; running workloads are
+ * borrowed. Every function here is O(depth) per fr except kq_finalize and kq_requota.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kq.h"
+
+static const char *const policy_names[] = { "Never", "LowerPriority", "LowerOrNewerEqualPriority", "Any" };
+
+const char *kq_policy_name(enum kq_policy p) { return policy_names[p]; }
+
+int kq_policy_from_name(const char *name)
+{
+	for (int i = 0; i < 4; i++)
+		if (strcmp(policy_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+const char *kq_mode_name(enum kq_mode m)
+{
+	static const char *const n[] = { "NoFit", "Preempt", "Preempt", "Preempt", "Fit" };
+	return n[m];
+}
+
+const char *kq_reason_name(enum kq_reason r)
+{
+	static const char *const n[] = { "in_queue", "cohort_reclamation", "cohort_reclaim_while_borrowing",
+					 "cohort_fair_sharing", "quota_shrink" };
+	return n[r];
+}
+
+const char *kq_wait_text(enum kq_wait w)
+{
+	static const char *const n[] = {
+		"request exceeds the most quota its queue can ever have (potentialAvailable)",
+		"insufficient quota, and preemption is not allowed to help",
+		"insufficient quota, and no set of preemption candidates frees enough",
+		"waiting for preempted jobs to release capacity",
+		"fits once this cycle's victims are gone; keeps its quota and waits",
+		"its preemption targets overlap an earlier entry's in this cycle",
+		"no longer fits after earlier admissions in this cycle",
+		"not the head of its queue in this cycle",
+		"quota fits, but no nodes of the flavor are free",
+	};
+	return n[w];
+}
+
+/* ---- building ---- */
+
+struct kq_sched *kq_create(int n_res, const char (*res_names)[SIM_NAME_MAX], int n_flavors,
+			   const char (*flavor_names)[SIM_NAME_MAX])
+{
+	if (n_res < 1 || n_res > SIM_MAX_RES || n_flavors < 0 || n_flavors > INT16_MAX)
+		return NULL;
+	struct kq_sched *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->n_res = n_res;
+	s->n_flavors = n_flavors;
+	s->n_fr = n_res * n_flavors;
+	memcpy(s->res_names, res_names, (size_t)n_res * SIM_NAME_MAX);
+	s->flavor_names = calloc((size_t)n_flavors + 1, SIM_NAME_MAX);
+	if (!s->flavor_names) {
+		free(s);
+		return NULL;
+	}
+	memcpy(s->flavor_names, flavor_names, (size_t)n_flavors * SIM_NAME_MAX);
+	return s;
+}
+
+void kq_destroy(struct kq_sched *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		free(s->nodes[i].children);
+		free(s->nodes[i].nominal);
+		free(s->nodes[i].running);
+	}
+	free(s->nodes);
+	free(s->flavor_names);
+	free(s->scratch);
+	free(s);
+}
+
+int kq_find(const struct kq_sched *s, const char *name)
+{
+	for (size_t i = 0; i < s->n_nodes; i++)
+		if (strcmp(s->nodes[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int kq_flavor_find(const struct kq_sched *s, const char *name)
+{
+	for (int f = 0; f < s->n_flavors; f++)
+		if (strcmp(s->flavor_names[f], name) == 0)
+			return f;
+	return -1;
+}
+
+int kq_res_find(const struct kq_sched *s, const char *name)
+{
+	for (int r = 0; r < s->n_res; r++)
+		if (strcmp(s->res_names[r], name) == 0)
+			return r;
+	return -1;
+}
+
+/* One block for the per-fr arrays: 6 quantity arrays and 2 byte arrays. */
+static int node_alloc_blocks(struct kq_node *n, int n_fr)
+{
+	size_t q = (size_t)(n_fr ? n_fr : 1);
+	sim_qty_t *blk = calloc(q * 6 * sizeof(sim_qty_t) + q * 2, 1);
+	if (!blk)
+		return -SIM_ENOMEM;
+	n->nominal = blk;
+	n->borrow_limit = blk + q;
+	n->lend_limit = blk + 2 * q;
+	n->subtree = blk + 3 * q;
+	n->local = blk + 4 * q;
+	n->usage = blk + 5 * q;
+	n->has_quota = (uint8_t *)(blk + 6 * q);
+	n->subtree_has = n->has_quota + q;
+	for (size_t i = 0; i < q; i++)
+		n->borrow_limit[i] = n->lend_limit[i] = KQ_UNSET;
+	return 0;
+}
+
+int kq_add_node(struct kq_sched *s, const char *name, int is_queue)
+{
+	if (strlen(name) >= SIM_NAME_MAX || kq_find(s, name) >= 0)
+		return -SIM_EINVAL;
+	if (s->n_nodes == s->cap_nodes) {
+		size_t nc = s->cap_nodes ? s->cap_nodes * 2 : 16;
+		struct kq_node *nn = realloc(s->nodes, nc * sizeof *nn);
+		if (!nn)
+			return -SIM_ENOMEM;
+		s->nodes = nn;
+		s->cap_nodes = nc;
+	}
+	struct kq_node *n = &s->nodes[s->n_nodes];
+	memset(n, 0, sizeof *n);
+	strcpy(n->name, name);
+	n->parent = -1;
+	n->is_queue = is_queue;
+	n->weight_milli = 1000;
+	n->cfg.fung_preempt_try_next = 1; /* Kueue's API default for whenCanPreempt */
+	if (node_alloc_blocks(n, s->n_fr))
+		return -SIM_ENOMEM;
+	return (int)s->n_nodes++;
+}
+
+void kq_set_quota(struct kq_sched *s, int node, int flavor, int res, sim_qty_t nominal, sim_qty_t borrow_limit,
+		  sim_qty_t lend_limit)
+{
+	struct kq_node *n = &s->nodes[node];
+	int fr = kq_fr(s, flavor, res);
+	n->nominal[fr] = nominal;
+	n->borrow_limit[fr] = borrow_limit;
+	n->lend_limit[fr] = lend_limit;
+	n->has_quota[fr] = 1;
+}
+
+static const struct kq_sched *sort_ctx;
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(sort_ctx->nodes[*(const int32_t *)a].name, sort_ctx->nodes[*(const int32_t *)b].name);
+}
+
+static int link_children(struct kq_sched *s, struct sim_diag *diag)
+{
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		int32_t p = s->nodes[i].parent;
+		if (p < 0)
+			continue;
+		struct kq_node *pn = &s->nodes[p];
+		if (pn->is_queue)
+			return sim_diag_add(diag, s->nodes[i].name, "parent '%s' is a queue, expected a cohort",
+					    pn->name);
+		int32_t *nc = realloc(pn->children, (pn->n_children + 1) * sizeof *nc);
+		if (!nc)
+			return -SIM_ENOMEM;
+		pn->children = nc;
+		nc[pn->n_children++] = (int32_t)i;
+	}
+	sort_ctx = s;
+	for (size_t i = 0; i < s->n_nodes; i++)
+		if (s->nodes[i].n_children > 1)
+			qsort(s->nodes[i].children, s->nodes[i].n_children, sizeof(int32_t), by_name);
+	return 0;
+}
+
+/* Parent links must end at a root within n_nodes steps. */
+static int check_acyclic(const struct kq_sched *s, struct sim_diag *diag)
+{
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		int32_t p = s->nodes[i].parent;
+		for (size_t steps = 0; p >= 0; steps++, p = s->nodes[p].parent)
+			if (steps > s->n_nodes)
+				return sim_diag_add(diag, s->nodes[i].name, "cohort parents form a cycle");
+	}
+	return 0;
+}
+
+static int node_height(struct kq_sched *s, int i)
+{
+	struct kq_node *n = &s->nodes[i];
+	if (n->is_queue)
+		return n->height = 0;
+	int h = n->n_children ? 1 : 0;
+	for (size_t k = 0; k < n->n_children; k++)
+		if (!s->nodes[n->children[k]].is_queue) {
+			int ch = node_height(s, n->children[k]) + 1;
+			if (ch > h)
+				h = ch;
+		}
+	return n->height = h;
+}
+
+/* SubtreeQuota and localQuota, children before parents (post-order). */
+static void compute_subtree(struct kq_sched *s, int i)
+{
+	struct kq_node *n = &s->nodes[i];
+	for (size_t k = 0; k < n->n_children; k++)
+		compute_subtree(s, n->children[k]);
+	for (int fr = 0; fr < s->n_fr; fr++) {
+		sim_qty_t q = n->nominal[fr];
+		uint8_t has = n->has_quota[fr];
+		for (size_t k = 0; k < n->n_children; k++) {
+			const struct kq_node *c = &s->nodes[n->children[k]];
+			q += c->subtree[fr] - c->local[fr];
+			has |= c->subtree_has[fr];
+		}
+		n->subtree[fr] = q;
+		n->subtree_has[fr] = has;
+		sim_qty_t ll = n->lend_limit[fr];
+		n->local[fr] = ll == KQ_UNSET ? 0 : (q - ll > 0 ? q - ll : 0);
+	}
+}
+
+static void compute_all_quota(struct kq_sched *s)
+{
+	for (size_t i = 0; i < s->n_nodes; i++)
+		if (s->nodes[i].parent < 0)
+			compute_subtree(s, (int)i);
+}
+
+int kq_finalize(struct kq_sched *s, struct sim_diag *diag)
+{
+	int rc = check_acyclic(s, diag);
+	if (rc)
+		return rc;
+	if ((rc = link_children(s, diag)))
+		return rc;
+	for (size_t i = 0; i < s->n_nodes; i++)
+		if (s->nodes[i].parent < 0)
+			node_height(s, (int)i);
+	compute_all_quota(s);
+	s->finalized = 1;
+	return 0;
+}
+
+/* ---- usage ---- */
+
+static sim_qty_t local_available(const struct kq_node *n, int fr)
+{
+	sim_qty_t a = n->local[fr] - n->usage[fr];
+	return a > 0 ? a : 0;
+}
+
+void kq_usage_add(struct kq_sched *s, int node, int fr, sim_qty_t v)
+{
+	while (node >= 0 && v > 0) {
+		struct kq_node *n = &s->nodes[node];
+		sim_qty_t la = local_available(n, fr);
+		n->usage[fr] += v;
+		v -= la; /* the part above the local quota counts in the parent */
+		node = n->parent;
+	}
+}
+
+void kq_usage_remove(struct kq_sched *s, int node, int fr, sim_qty_t v)
+{
+	while (node >= 0 && v > 0) {
+		struct kq_node *n = &s->nodes[node];
+		sim_qty_t stored_in_parent = n->usage[fr] - n->local[fr];
+		n->usage[fr] -= v;
+		if (stored_in_parent <= 0)
+			return;
+		v = v < stored_in_parent ? v : stored_in_parent;
+		node = n->parent;
+	}
+}
+
+static void book(struct kq_sched *s, const struct kq_wl *wl, int sign)
+{
+	for (int r = 0; r < s->n_res; r++) {
+		if (wl->req[r] <= 0 || wl->flavor[r] < 0)
+			continue;
+		int fr = kq_fr(s, wl->flavor[r], r);
+		if (sign > 0)
+			kq_usage_add(s, wl->queue, fr, wl->req[r]);
+		else
+			kq_usage_remove(s, wl->queue, fr, wl->req[r]);
+	}
+}
+
+void kq_add_running(struct kq_sched *s, struct kq_wl *wl)
+{
+	struct kq_node *q = &s->nodes[wl->queue];
+	if (q->n_running == q->cap_running) {
+		size_t nc = q->cap_running ? q->cap_running * 2 : 16;
+		struct kq_wl **nr = realloc(q->running, nc * sizeof *nr);
+		if (!nr)
+			abort(); /* grows by doubling; a failure here leaves no consistent state */
+		q->running = nr;
+		q->cap_running = nc;
+	}
+	wl->slot = (uint32_t)q->n_running;
+	q->running[q->n_running++] = wl;
+	book(s, wl, +1);
+}
+
+void kq_remove_running(struct kq_sched *s, struct kq_wl *wl)
+{
+	struct kq_node *q = &s->nodes[wl->queue];
+	struct kq_wl *last = q->running[--q->n_running];
+	q->running[wl->slot] = last;
+	last->slot = wl->slot;
+	book(s, wl, -1);
+}
+
+void kq_requota(struct kq_sched *s)
+{
+	for (size_t i = 0; i < s->n_nodes; i++)
+		memset(s->nodes[i].usage, 0, (size_t)s->n_fr * sizeof(sim_qty_t));
+	compute_all_quota(s);
+	for (size_t i = 0; i < s->n_nodes; i++)
+		for (size_t k = 0; k < s->nodes[i].n_running; k++)
+			book(s, s->nodes[i].running[k], +1);
+}
+
+/* ---- arithmetic ---- */
+
+sim_qty_t kq_available(const struct kq_sched *s, int node, int fr)
+{
+	const struct kq_node *n = &s->nodes[node];
+	if (n->parent < 0)
+		return n->subtree[fr] - n->usage[fr];
+	sim_qty_t parent_avail = kq_available(s, n->parent, fr);
+	sim_qty_t bl = n->borrow_limit[fr];
+	if (bl != KQ_UNSET) {
+		sim_qty_t stored = n->subtree[fr] - n->local[fr];
+		sim_qty_t used = n->usage[fr] - n->local[fr];
+		if (used < 0)
+			used = 0;
+		sim_qty_t with_max = stored - used + bl;
+		if (with_max < parent_avail)
+			parent_avail = with_max;
+	}
+	return local_available(n, fr) + parent_avail;
+}
+
+sim_qty_t kq_potential(const struct kq_sched *s, int node, int fr)
+{
+	const struct kq_node *n = &s->nodes[node];
+	if (n->parent < 0)
+		return n->subtree[fr];
+	sim_qty_t v = n->local[fr] + kq_potential(s, n->parent, fr);
+	sim_qty_t bl = n->borrow_limit[fr];
+	if (bl != KQ_UNSET && n->subtree[fr] + bl < v)
+		v = n->subtree[fr] + bl;
+	return v;
+}
+
+int kq_borrowing(const struct kq_sched *s, int node, int fr)
+{
+	const struct kq_node *n = &s->nodes[node];
+	return n->usage[fr] > n->subtree[fr];
+}
+
+/* DRS (fair_sharing.go; KUEUE.md correction 4 and 8): per resource name, the
+ * borrowed amount summed over flavors, over what the parent could lend; the max
+ * over resources, divided by the weight. Roots have share 0. */
+double kq_drs(const struct kq_sched *s, int node, const sim_qty_t *req_fr, double *unweighted)
+{
+	const struct kq_node *n = &s->nodes[node];
+	double best = 0;
+	if (unweighted)
+		*unweighted = 0;
+	if (n->parent < 0)
+		return 0;
+	for (int r = 0; r < s->n_res; r++) {
+		sim_qty_t borrowed = 0, lendable = 0;
+		for (int f = 0; f < s->n_flavors; f++) {
+			int fr = kq_fr(s, f, r);
+			lendable += kq_potential(s, n->parent, fr);
+			if (!n->subtree_has[fr])
+				continue;
+			sim_qty_t b = n->usage[fr] + (req_fr ? req_fr[fr] : 0) - n->subtree[fr];
+			if (b > 0)
+				borrowed += b;
+		}
+		if (borrowed <= 0 || lendable <= 0)
+			continue;
+		double ratio = (double)borrowed * 1000.0 / (double)lendable;
+		if (ratio > best)
+			best = ratio;
+	}
+	if (unweighted)
+		*unweighted = best;
+	if (best == 0)
+		return 0;
+	if (n->weight_milli == 0)
+		return INFINITY;
+	return best * 1000.0 / (double)n->weight_milli;
+}
