@@ -441,7 +441,7 @@ static const char *const output_options_keys[] = { "sample_s", NULL };
  * each accepts so far (NULL = any registered name; the runner checks the registry). */
 static const char *const family_key[SIM_FAM_COUNT_] = { "order", "quota", "preemption", "fallback" };
 static const char *const family_default[SIM_FAM_COUNT_] = { "fifo", "none", "none", "strict" };
-static const char *const family_only[SIM_FAM_COUNT_] = { NULL, "none", "none", "strict" };
+static const char *const family_only[SIM_FAM_COUNT_] = { NULL, NULL, NULL, "strict" };
 
 static void check_trace(struct chk *c, struct exp_config *cfg, const cJSON *root)
 {

@@ -23,6 +23,10 @@
 #include "scenario.h"
 
 #define NONE_U32 UINT32_MAX
+/* on_event handle of a wake-up: something becomes possible at a known time (a
+ * victim outgrows min_runtime_s, a preemption leaves the hourly cap's window), so
+ * parked heads are offered again. */
+#define WAKE_HANDLE UINT32_MAX
 
 /* A queued or running job's workload; `wl` first so a kq_wl* converts back. */
 struct entry {
@@ -44,6 +48,7 @@ struct qstate {
 	sim_time_t *recent;      /* times of the preemptions it caused in the last hour (ring) */
 	size_t n_recent, cap_recent, head_recent;
 	int parked_this_pass;
+	sim_time_t wake_at;      /* a wake-up for the hourly cap is posted for this time */
 };
 
 struct cohort {
@@ -312,6 +317,10 @@ static void set_priority(struct cohort *c, const struct sim_view *v, uint32_t jo
 static void co_on_event(struct sim_policy *pol, const struct sim_view *v, uint32_t handle)
 {
 	struct cohort *c = pol->priv;
+	if (handle == WAKE_HANDLE) {
+		unpark_all(c);
+		return;
+	}
 	const struct timed_change *ch = &c->changes[handle];
 	if (ch->kind == 0) {
 		struct kq_node *n = &c->kq->nodes[ch->node];
@@ -333,6 +342,8 @@ static void configure(struct cohort *c, const struct sim_view *v)
 	if (c->configured)
 		return;
 	c->configured = 1;
+	const struct sim_policy *op = sim_view_policy(v, SIM_FAM_ORDER);
+	c->order_by_priority = !(op && op->ops && strcmp(op->ops->name, "fifo") == 0);
 	const struct sim_policy *pp = sim_view_policy(v, SIM_FAM_PREEMPT);
 	const struct kq_preempt_params *pr = pp && pp->ops ? kq_preempt_params_of(pp) : NULL;
 	struct kq_sched *kq = c->kq;
@@ -379,7 +390,14 @@ static void apply_preempt_caps(struct cohort *c, sim_time_t now)
 			q->head_recent = (q->head_recent + 1) % q->cap_recent;
 			q->n_recent--;
 		}
-		c->kq->nodes[q->node].cfg.no_preemption = (double)q->n_recent >= q->max_preempt_per_hour;
+		int blocked = (double)q->n_recent >= q->max_preempt_per_hour;
+		c->kq->nodes[q->node].cfg.no_preemption = blocked;
+		sim_time_t free_at = q->n_recent ? q->recent[q->head_recent] + 3600 * SIM_NS_PER_S : now;
+		if (blocked && q->wake_at != free_at) {
+			q->wake_at = free_at;
+			if (sim_view_post_event(c->view, free_at, SIM_FAM_QUOTA, WAKE_HANDLE))
+				c->oom = 1;
+		}
 	}
 }
 
@@ -474,6 +492,9 @@ static void mark_running(struct cohort *c, const struct kq_assign *a, sim_time_t
 		e->wl.ckpt_period = j->checkpoint_ns;
 	e->running = 1;
 	kq_add_running(c->kq, &e->wl);
+	sim_time_t min_rt = c->kq->nodes[e->wl.queue].cfg.min_runtime_ns;
+	if (min_rt > 0 && sim_view_post_event(c->view, now + min_rt, SIM_FAM_QUOTA, WAKE_HANDLE))
+		c->oom = 1; /* it becomes a candidate then */
 }
 
 /* Applies one cycle's outcome. Returns 1 if it changed anything (admitted,
@@ -643,6 +664,10 @@ static void co_fini(struct sim_policy *pol)
 static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *env, const cJSON *params,
 			  struct sim_diag *diag, int hard)
 {
+	static const char *const keys[] = { "cohorts", "queues", "queues_csv", "unlisted_queues", "quota_events",
+					    "priority_events", "max_heads_per_queue", NULL };
+	if (sim_policy_params_check_keys(env, params, keys, diag))
+		return -SIM_EPARSE;
 	struct cohort *c = calloc(1, sizeof *c);
 	if (!c)
 		return -SIM_ENOMEM;

@@ -424,22 +424,6 @@ static int cmp_change(const void *a, const void *b)
 
 /* ---- the whole section ---- */
 
-static int check_top_keys(struct cohort_setup *s, struct sim_diag *d)
-{
-	static const char *const keys[] = { "name", "cohorts", "queues", "queues_csv", "unlisted_queues",
-					    "quota_events", "priority_events", "max_heads_per_queue", NULL };
-	int bad = 0;
-	for (const cJSON *it = s->params ? s->params->child : NULL; it; it = it->next) {
-		int ok = 0;
-		for (int k = 0; keys[k]; k++)
-			ok |= strcmp(it->string, keys[k]) == 0;
-		if (!ok)
-			bad = err(s, d, "", ": unknown key '%s' (expected name, cohorts, queues, queues_csv, "
-				  "unlisted_queues, quota_events, priority_events, max_heads_per_queue)", it->string);
-	}
-	return bad;
-}
-
 /* The tree object handed to the scenario reader: cohorts, listed queues, CSV
  * queues, unlisted trace queues; for `hard`, no cohorts at all. */
 static int build_tree_json(struct cohort_setup *s, cJSON **out, struct sim_diag *d)
@@ -512,9 +496,7 @@ int cohort_setup_read(struct cohort_setup *s, struct sim_diag *d)
 		return -SIM_ENOMEM;
 	for (int f = 0; f < nf; f++)
 		strcpy(fl[f], sim_cluster_flavor(cl, f)->name);
-	int rc = check_top_keys(s, d);
-	if (!rc)
-		rc = build_tree_json(s, &tree, d);
+	int rc = build_tree_json(s, &tree, d); /* top-level keys were checked by the policy's init */
 	if (!rc)
 		rc = scn_read_quota_tree(s->file, s->json_path, tree, res->n, (const char(*)[SIM_NAME_MAX])res->names,
 					 nf, (const char(*)[SIM_NAME_MAX])fl, run_queue_keys, &s->kq, d);

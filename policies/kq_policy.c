@@ -7,6 +7,7 @@
  * (within_queue LowerPriority, reclaim_within_cohort Any); `none` turns preemption
  * off whatever the queues say.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,9 +82,10 @@ static int read_strategies(const struct sim_policy_env *env, const cJSON *params
 static int preempt_init(struct sim_policy *pol, const struct sim_policy_env *env, const cJSON *params,
 			struct sim_diag *diag, int fair)
 {
-	static const char *const classical_keys[] = { "within_queue", "reclaim_within_cohort",
-						      "borrow_within_cohort", NULL };
-	static const char *const fair_keys[] = { "within_queue", "reclaim_within_cohort", "strategies", NULL };
+	static const char *const classical_keys[] = { "within_queue", "reclaim_within_cohort", "borrow_within_cohort",
+						      "checkpoint_overhead_s", "restore_s", NULL };
+	static const char *const fair_keys[] = { "within_queue", "reclaim_within_cohort", "strategies",
+						 "checkpoint_overhead_s", "restore_s", NULL };
 	if (sim_policy_params_check_keys(env, params, fair ? fair_keys : classical_keys, diag))
 		return -SIM_EPARSE;
 	struct kq_preempt_params *p = calloc(1, sizeof *p);
@@ -96,6 +98,11 @@ static int preempt_init(struct sim_policy *pol, const struct sim_policy_env *env
 	int bad = want_policy(env, params, "within_queue", 1, 0, &p->within, diag) |
 		  want_policy(env, params, "reclaim_within_cohort", 0, 1, &p->reclaim, diag);
 	bad |= fair ? read_strategies(env, params, p, diag) : read_bwc(env, params, p, diag);
+	double ovh = 0, restore = 0; /* seconds, at most a year */
+	bad |= sim_policy_param_double(env, params, "checkpoint_overhead_s", 0, 3.15e7, &ovh, diag) |
+	       sim_policy_param_double(env, params, "restore_s", 0, 3.15e7, &restore, diag);
+	p->cost.ckpt_overhead_ns = (sim_time_t)llround(ovh * 1e9);
+	p->cost.restore_ns = (sim_time_t)llround(restore * 1e9);
 	return bad ? -SIM_EPARSE : 0;
 }
 

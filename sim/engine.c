@@ -41,6 +41,7 @@ struct sim_engine {
 	size_t next_submit;      /* index of the next job to submit (trace is sorted) */
 	size_t n_queued, n_running, n_done;
 	int changed;             /* an event since the last decision pass */
+	int policy_event;        /* a policy's timed change: pass even with nothing queued */
 	struct sim_policy *driver_pol; /* whose pick runs: the quota policy's if it has one */
 	struct sim_decisions decisions;
 	struct sim_queue_acct *qacct; /* per trace queue */
@@ -219,6 +220,7 @@ const struct sim_timeseries *sim_engine_timeseries(const struct sim_engine *e) {
 const struct sim_engine_counters *sim_engine_counters(const struct sim_engine *e) { return &e->ctr; }
 const struct sim_view *sim_engine_view(const struct sim_engine *e) { return &e->view; }
 const struct sim_decisions *sim_engine_decisions(const struct sim_engine *e) { return &e->decisions; }
+void sim_engine_set_cost(struct sim_engine *e, const struct sim_preempt_cost *cost) { e->p.cost = *cost; }
 const struct sim_queue_acct *sim_engine_queue_acct(const struct sim_engine *e) { return e->qacct; }
 sim_time_t sim_engine_now(const struct sim_engine *e) { return e->now; }
 
@@ -572,6 +574,7 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 		if (!pol || !pol->ops || !pol->ops->on_event)
 			return -SIM_EINVAL;
 		pol->ops->on_event(pol, &e->view, ev->job);
+		e->policy_event = 1; /* a quota shrink may stop running jobs */
 		if (ev->arg == SIM_FAM_QUOTA)
 			q_refresh_nominal(e);
 		return 0;
@@ -816,8 +819,9 @@ int sim_engine_run(struct sim_engine *e)
 			break;
 		/* Passes repeat at this time while a pass preempted (its victims' capacity
 		 * goes to the preemptors in the next). */
-		for (unsigned passes = 0; e->changed && e->n_queued && !rc; passes++) {
+		for (unsigned passes = 0; e->changed && (e->n_queued || e->policy_event) && !rc; passes++) {
 			e->changed = 0;
+			e->policy_event = 0;
 			if (passes == 100000)
 				rc = -SIM_ESTATE; /* a policy that preempts without end */
 			else
@@ -826,6 +830,7 @@ int sim_engine_run(struct sim_engine *e)
 		if (rc)
 			break;
 		e->changed = 0;
+		e->policy_event = 0;
 	}
 	for (size_t q = 0; q < e->p.trace->n_queues; q++)
 		q_touch(e, (int32_t)q);

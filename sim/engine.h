@@ -143,6 +143,8 @@ const struct sim_timeseries *sim_engine_timeseries(const struct sim_engine *e);
 const struct sim_engine_counters *sim_engine_counters(const struct sim_engine *e);
 const struct sim_view *sim_engine_view(const struct sim_engine *e);
 const struct sim_decisions *sim_engine_decisions(const struct sim_engine *e);
+/* Sets the cost of preemption before the run (the preemption policy's settings). */
+void sim_engine_set_cost(struct sim_engine *e, const struct sim_preempt_cost *cost);
 /* Array of trace->n_queues entries, final once sim_engine_run returns. */
 const struct sim_queue_acct *sim_engine_queue_acct(const struct sim_engine *e);
 /* Time of the last event applied (the run's end once sim_engine_run returns). */

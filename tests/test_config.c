@@ -500,7 +500,8 @@ static void test_config_bad_many(void)
 		"$.cluster.flavors[1].price_per_node_hour: expected number >= 0, got -3",
 		"$.policies.order: expected a policy name of lower-case letters, digits and '_' (1 to 63 "
 		"characters), got \"Fifo!\"",
-		"$.policies.quota: expected \"none\" (the only quota policy so far), got \"hard\"",
+		"$.policies.quota: expected a policy name of lower-case letters, digits and '_' (1 to 63 "
+		"characters), got \"Hard!\"",
 	};
 
 	snprintf(path, sizeof path, "%smany_errors.json", CFG_DIR);
