@@ -11,7 +11,7 @@
  *   - arrivals: Poisson, rate = load x gpus / E[gpus x duration]. Sizes and durations
  *     are drawn independently, so E[gpus x duration] = E[gpus] x E[min(D, cap)], both
  *     computed analytically (the +0.5 s mean of rounding up is included);
- *   - priority 0..3 uniform, queue q0..q3 uniform.
+ *   - priority 0..3 uniform, queue q0..q(Q-1) uniform (--queues Q, default 4).
  * One gsl_rng_mt19937 stream per purpose, each seeded from (seed, purpose) through
  * splitmix64, so changing one law never shifts the others. The realized offered load
  * (sum of gpus x duration over gpus x last submit time) goes to stderr.
@@ -41,11 +41,12 @@ static const double SIZE_W[N_SIZES] = {0.60, 0.12, 0.12, 0.10, 0.04, 0.02};
 #define DAY_S 86400.0
 #define TWO_PI 6.283185307179586
 #define N_PRIO 4
-#define N_QUEUES 4
+#define N_QUEUES 4 /* default of --queues */
 
 enum stream { ST_ARRIVALS, ST_DURATIONS, ST_SIZES, ST_PRIORITIES, ST_QUEUES, ST_COUNT_ };
 
 struct gen_args {
+	unsigned long queues; /* q0 .. q(queues-1) */
 	unsigned long jobs;
 	unsigned long long seed;
 	double gpus;
@@ -144,7 +145,7 @@ static double mean_gpus(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gen_workload --jobs N --seed S [--gpus 10000] [--load 0.7] "
-		   "[--diurnal 0] [--flavor gpu8] -o OUT.csv\n");
+		   "[--diurnal 0] [--flavor gpu8] [--queues 4] -o OUT.csv\n");
 }
 
 static int parse_ulong(const char *opt, const char *s, unsigned long long *out)
@@ -189,6 +190,7 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
 	a->load = 0.7;
 	a->diurnal = 0.0;
 	a->flavor = "gpu8";
+	a->queues = N_QUEUES;
 	a->out = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -224,6 +226,12 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
 						"found '%s'\n", val ? val : "");
 				return -1;
 			}
+		} else if (!strcmp(o, "--queues")) {
+			if (parse_ulong(o, val, &v) || v == 0 || v > 1000000) {
+				fprintf(stderr, "gen_workload: --queues: expected 1..1000000\n");
+				return -1;
+			}
+			a->queues = (unsigned long)v;
 		} else if (!strcmp(o, "--flavor")) {
 			if (!val || !*val || strpbrk(val, ",:\"\n\r")) {
 				fprintf(stderr, "gen_workload: --flavor: expected a name\n");
@@ -297,7 +305,7 @@ static void generate(const struct gen_args *a, gsl_rng **rng, const gsl_ran_disc
 		b->data[b->len++] = ',';
 		ob_u64(b, dur_s);
 		ob_str(b, ",q");
-		ob_u64(b, gsl_rng_uniform_int(rng[ST_QUEUES], N_QUEUES));
+		ob_u64(b, gsl_rng_uniform_int(rng[ST_QUEUES], a->queues));
 		b->data[b->len++] = ',';
 		ob_u64(b, gsl_rng_uniform_int(rng[ST_PRIORITIES], N_PRIO));
 		b->data[b->len++] = ',';

@@ -21,7 +21,10 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-POLICIES = ("fifo", "priority", "easy_backfill")
+POLICIES = ("fifo", "priority", "easy_backfill", "kueue")
+# "kueue": the cohort quota policy (Kueue's cycle) with N_QUEUES queues of equal nominal
+# quota in one cohort, lending and borrowing without limits, classical preemption.
+N_QUEUES = 20
 SEED = 20240601           # trace seed: fixed so every run of the benchmark sees the same jobs
 CLUSTER_GPUS = 10000      # 1250 nodes of 8 GPUs
 NODE_GPUS = 8
@@ -32,6 +35,7 @@ TARGET_FIFO_1M_WALL_S = 1.5
 TARGET_FIFO_1M_RSS_MB = 600.0
 TARGET_2X_JOBS_TIME_RATIO = 2.3
 TARGET_BACKFILL_OVER_FIFO = 3.0
+TARGET_KUEUE_OVER_FIFO = 3.0
 
 # `run NAME: JOBS jobs, EVENTS events, SIM_S s simulated in WALL_S s (EV_PER_S events/s)`,
 # printed on stderr by `gpusched run` (experiments/runner.c). Parsed tolerantly.
@@ -79,7 +83,8 @@ def generate(build_dir, data_dir, n_jobs, diurnal):
     stamp = path + ".args"
     gen = os.path.join(build_dir, "gen_workload")
     args = ["--jobs", str(n_jobs), "--seed", str(SEED), "--gpus", str(CLUSTER_GPUS),
-            "--load", str(LOAD), "--diurnal", str(diurnal), "--flavor", "gpu8"]
+            "--load", str(LOAD), "--diurnal", str(diurnal), "--flavor", "gpu8",
+            "--queues", str(N_QUEUES)]
     # Regenerate when the generator or its arguments changed.
     if (os.path.exists(path) and os.path.exists(stamp)
             and open(stamp).read() == " ".join(args)
@@ -92,6 +97,19 @@ def generate(build_dir, data_dir, n_jobs, diurnal):
     with open(stamp, "w") as f:
         f.write(" ".join(args))
     return path
+
+
+def kueue_policies():
+    """Quota, preemption and order of the "kueue" variant: 20 queues, one cohort."""
+    nominal = CLUSTER_GPUS // N_QUEUES
+    queues = [{"name": "q%d" % i, "cohort": "all", "share_strategy": "LEND_AND_BORROW",
+               "quota": {"gpu8": {"gpu": {"nominal": nominal}}}} for i in range(N_QUEUES)]
+    return {"order": "priority",
+            "quota": {"name": "cohort", "cohorts": [{"name": "all", "parent": None}],
+                      "queues": queues},
+            "preemption": {"name": "classical", "within_queue": "LowerPriority",
+                           "reclaim_within_cohort": "Any"},
+            "fallback": "strict", "placement": "best_fit"}
 
 
 def write_config(data_dir, policy, trace_path, n_jobs, diurnal):
@@ -107,6 +125,8 @@ def write_config(data_dir, policy, trace_path, n_jobs, diurnal):
         "seeds": [1],
         "output": os.path.join(data_dir, name + ".h5"),
     }
+    if policy == "kueue":
+        cfg["policies"] = kueue_policies()
     path = os.path.join(data_dir, name + ".json")
     with open(path, "w") as f:
         json.dump(cfg, f, indent=2)
@@ -303,6 +323,9 @@ def main():
         check("easy_backfill 1M wall / fifo 1M wall",
               eb["wall_s"] / f1["wall_s"] if eb and f1 else None,
               TARGET_BACKFILL_OVER_FIFO, "x", results)
+        kq = rows.get(("kueue", sizes[0]))
+        check("kueue 1M wall / fifo 1M wall", kq["wall_s"] / f1["wall_s"] if kq and f1 else None,
+              TARGET_KUEUE_OVER_FIFO, "x", results)
         if platform.system() == "Linux" and (os.cpu_count() or 0) != 2:
             print("note: the targets are set for the 2-core reference machine; this one has %d CPUs"
                   % (os.cpu_count() or 0))
