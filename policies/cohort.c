@@ -33,6 +33,7 @@ struct entry {
 	struct kq_wl wl;
 	uint32_t job;   /* job index */
 	uint32_t hpos;  /* position in its queue's heap, NONE_U32 when not in it */
+	uint32_t self;  /* its own index in the pool */
 	uint8_t running, parked;
 };
 
@@ -58,7 +59,8 @@ struct cohort {
 	int configured;          /* preemption settings applied */
 	struct qstate *qs;       /* per trace queue */
 	size_t n_queues;
-	struct entry *pool;
+	struct entry **chunks;   /* the pool, in chunks that never move: kq keeps pointers */
+	size_t n_chunks;
 	uint32_t *job_entry;     /* per job: entry index or NONE_U32 */
 	size_t n_pool, cap_pool;
 	uint32_t *free_list;
@@ -78,17 +80,26 @@ struct cohort {
 
 /* ---- the workload pool ---- */
 
+#define CHUNK_SHIFT 12 /* 4096 entries a chunk */
+
+static inline struct entry *ent(const struct cohort *c, uint32_t i)
+{
+	return &c->chunks[i >> CHUNK_SHIFT][i & ((1u << CHUNK_SHIFT) - 1)];
+}
+
 static uint32_t entry_new(struct cohort *c)
 {
 	if (c->n_free)
 		return c->free_list[--c->n_free];
 	if (c->n_pool == c->cap_pool) {
-		size_t nc = c->cap_pool ? c->cap_pool * 2 : 1024;
-		struct entry *np = realloc(c->pool, nc * sizeof *np);
-		if (!np)
+		struct entry **nc = realloc(c->chunks, (c->n_chunks + 1) * sizeof *nc);
+		if (!nc)
 			return NONE_U32;
-		c->pool = np;
-		c->cap_pool = nc;
+		c->chunks = nc;
+		if (!(nc[c->n_chunks] = malloc(sizeof(struct entry) << CHUNK_SHIFT)))
+			return NONE_U32;
+		c->n_chunks++;
+		c->cap_pool += (size_t)1 << CHUNK_SHIFT;
 	}
 	return (uint32_t)c->n_pool++;
 }
@@ -105,7 +116,7 @@ static void entry_free(struct cohort *c, uint32_t ei)
 		c->free_list = nf;
 		c->cap_free = nc;
 	}
-	c->job_entry[c->pool[ei].job] = NONE_U32;
+	c->job_entry[ent(c, ei)->job] = NONE_U32;
 	c->free_list[c->n_free++] = ei;
 }
 
@@ -113,7 +124,7 @@ static void entry_free(struct cohort *c, uint32_t ei)
 
 static int before(const struct cohort *c, uint32_t a, uint32_t b)
 {
-	const struct kq_wl *x = &c->pool[a].wl, *y = &c->pool[b].wl;
+	const struct kq_wl *x = &ent(c, a)->wl, *y = &ent(c, b)->wl;
 	if (c->order_by_priority && x->priority != y->priority)
 		return x->priority > y->priority;
 	if (x->created != y->created)
@@ -124,7 +135,7 @@ static int before(const struct cohort *c, uint32_t a, uint32_t b)
 static void heap_set(struct cohort *c, struct qstate *q, size_t i, uint32_t ei)
 {
 	q->heap[i] = ei;
-	c->pool[ei].hpos = (uint32_t)i;
+	ent(c, ei)->hpos = (uint32_t)i;
 }
 
 static void sift_up(struct cohort *c, struct qstate *q, size_t i)
@@ -172,21 +183,21 @@ static int heap_push(struct cohort *c, struct qstate *q, uint32_t ei)
 
 static void heap_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 {
-	size_t i = c->pool[ei].hpos;
-	c->pool[ei].hpos = NONE_U32;
+	size_t i = ent(c, ei)->hpos;
+	ent(c, ei)->hpos = NONE_U32;
 	uint32_t last = q->heap[--q->n];
 	if (i == q->n)
 		return;
 	heap_set(c, q, i, last);
 	sift_up(c, q, i);
-	sift_down(c, q, c->pool[last].hpos);
+	sift_down(c, q, ent(c, last)->hpos);
 }
 
 static void heap_fix(struct cohort *c, struct qstate *q, uint32_t ei)
 {
-	size_t i = c->pool[ei].hpos;
+	size_t i = ent(c, ei)->hpos;
 	sift_up(c, q, i);
-	sift_down(c, q, c->pool[ei].hpos);
+	sift_down(c, q, ent(c, ei)->hpos);
 }
 
 /* Parked heads come back on a change that may let them fit: a finish, a
@@ -196,7 +207,7 @@ static void unpark_all(struct cohort *c)
 	for (size_t qi = 0; qi < c->n_queues; qi++) {
 		struct qstate *q = &c->qs[qi];
 		for (size_t k = 0; k < q->n_parked; k++) {
-			c->pool[q->parked[k]].parked = 0;
+			ent(c, q->parked[k])->parked = 0;
 			if (heap_push(c, q, q->parked[k]))
 				c->oom = 1;
 		}
@@ -217,7 +228,7 @@ static void park(struct cohort *c, struct qstate *q, uint32_t ei)
 		q->cap_parked = nc;
 	}
 	heap_remove(c, q, ei);
-	c->pool[ei].parked = 1;
+	ent(c, ei)->parked = 1;
 	q->parked[q->n_parked++] = ei;
 }
 
@@ -240,8 +251,9 @@ static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const
 		c->oom = 1;
 		return;
 	}
-	struct entry *e = &c->pool[ei];
+	struct entry *e = ent(c, ei);
 	memset(e, 0, sizeof *e);
+	e->self = ei;
 	e->job = job->idx;
 	e->hpos = NONE_U32;
 	e->wl.tie = job->idx;
@@ -260,7 +272,7 @@ static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const
 
 static void leave_running(struct cohort *c, uint32_t ei)
 {
-	struct entry *e = &c->pool[ei];
+	struct entry *e = ent(c, ei);
 	if (e->running) {
 		kq_remove_running(c->kq, &e->wl);
 		e->running = 0;
@@ -290,7 +302,7 @@ static void co_on_preempt(struct sim_policy *pol, const struct sim_view *v, cons
 		return;
 	leave_running(c, ei);
 	if (job->state == SIM_JOB_QUEUED) {
-		c->pool[ei].wl.evicted = 0;
+		ent(c, ei)->wl.evicted = 0;
 		if (heap_push(c, &c->qs[job->queue], ei))
 			c->oom = 1;
 	} else {
@@ -308,7 +320,7 @@ static void set_priority(struct cohort *c, const struct sim_view *v, uint32_t jo
 	uint32_t ei = c->job_entry[job];
 	if (ei == NONE_U32)
 		return;
-	struct entry *e = &c->pool[ei];
+	struct entry *e = ent(c, ei);
 	e->wl.priority = prio;
 	if (e->hpos != NONE_U32)
 		heap_fix(c, &c->qs[j->queue], ei);
@@ -431,7 +443,7 @@ static int propose_victim(struct cohort *c, struct entry *victim, uint32_t preem
 					   requeue);
 	if (rc && rc != -SIM_ESTATE)
 		return rc;
-	leave_running(c, (uint32_t)(victim - c->pool)); /* already a victim: it is gone either way */
+	leave_running(c, victim->self); /* already a victim: it is gone either way */
 	return 0;
 }
 
@@ -475,7 +487,7 @@ static size_t collect_heads(struct cohort *c)
 	size_t n = 0;
 	for (size_t qi = 0; qi < c->n_queues; qi++)
 		if (c->qs[qi].n)
-			c->heads[n++] = &c->pool[c->qs[qi].heap[0]].wl;
+			c->heads[n++] = &ent(c, c->qs[qi].heap[0])->wl;
 	return n;
 }
 
@@ -483,7 +495,7 @@ static void mark_running(struct cohort *c, const struct kq_assign *a, sim_time_t
 {
 	struct entry *e = (struct entry *)a->wl;
 	const struct sim_job *j = sim_view_job(c->view, e->job);
-	heap_remove(c, &c->qs[j->queue], (uint32_t)(e - c->pool));
+	heap_remove(c, &c->qs[j->queue], e->self);
 	memcpy(e->wl.flavor, a->flavor, sizeof e->wl.flavor);
 	e->wl.admitted = now;
 	e->wl.last_ckpt = now; /* the engine adds restore time; a checkpoint is at least that late */
@@ -525,7 +537,7 @@ static int apply_decision(struct cohort *c, sim_time_t now, int *preempted)
 		struct qstate *q = &c->qs[sim_view_job(c->view, e->job)->queue];
 		if (q->strict_fifo || q->parked_this_pass >= c->max_heads_per_queue)
 			continue;
-		park(c, q, (uint32_t)(e - c->pool));
+		park(c, q, e->self);
 		q->parked_this_pass++;
 		changed = 1;
 	}
@@ -649,7 +661,9 @@ static void co_fini(struct sim_policy *pol)
 	}
 	free(c->qs);
 	kq_destroy(c->kq);
-	free(c->pool);
+	for (size_t i = 0; i < c->n_chunks; i++)
+		free(c->chunks[i]);
+	free(c->chunks);
 	free(c->job_entry);
 	free(c->free_list);
 	free(c->changes);

@@ -371,7 +371,27 @@ static void test_cohort_deterministic(void)
 	qrun_free(&r2);
 }
 
+/* More jobs waiting at once than one chunk of the policy's workload pool (4096):
+ * kq keeps pointers into the pool, so it must never move (it once did: realloc). */
+static void test_cohort_many_waiting_jobs(void)
+{
+	struct qrun r;
+	struct sim_trace *t = sim_trace_create();
+	char id[16];
+	for (int i = 0; i < 6000; i++) {
+		snprintf(id, sizeof id, "j%d", i);
+		add_job(t, id, i % 7, 10, 1, i % 2 ? "a" : "b", i % 3);
+	}
+	qrun(&r, t, 1, "priority", TWO_TEAMS("LEND_AND_BORROW"), "{\"name\": \"classical\"}");
+	size_t done = 0;
+	for (size_t i = 0; i < r.t->n_jobs; i++)
+		done += r.t->jobs[i].state == SIM_JOB_COMPLETED;
+	CU_ASSERT_EQUAL(done, 6000);
+	qrun_free(&r);
+}
+
 static CU_TestInfo cohort_tests[] = {
+	{ "many_waiting_jobs", test_cohort_many_waiting_jobs },
 	{ "lending_raises_utilization", test_cohort_lending_raises_utilization },
 	{ "lender_gets_nominal_back", test_cohort_lender_gets_nominal_back },
 	{ "retry_limit_zero", test_cohort_retry_limit_zero },
