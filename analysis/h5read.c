@@ -7,6 +7,7 @@
  */
 #include "h5read.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -589,16 +590,303 @@ out_close:
 	return r;
 }
 
-/* ---- jobs ---- */
+/* ---- tables read column by column (jobs, decisions) ---- */
 
-enum col_kind { COL_STR, COL_I32, COL_U32, COL_F64, COL_ENUM };
+enum col_kind { COL_STR, COL_I32, COL_U32, COL_U8, COL_F64, COL_ENUM };
 
 struct col {
 	const char *name;
 	enum col_kind kind;
-	size_t field;  /* offsetof the column pointer in struct h5read_jobs */
-	int aux;       /* COL_STR: index into strbuf_; COL_I32: the value when the field is absent */
+	size_t field;  /* offsetof the column pointer in the output struct */
+	int aux;       /* COL_STR: index into h5read_cols_.strbuf; COL_I32: the value of an absent field */
 };
+
+static size_t col_elem_size(enum col_kind k)
+{
+	switch (k) {
+	case COL_F64:
+		return sizeof(double);
+	case COL_I32:
+		return sizeof(int32_t);
+	case COL_U32:
+		return sizeof(uint32_t);
+	case COL_U8:
+		return sizeof(uint8_t);
+	default:
+		return sizeof(char *);
+	}
+}
+
+static void **col_ptr(void *out, const struct col *c)
+{
+	return (void **)((char *)out + c->field);
+}
+
+/* Frees every column and the buffers behind them (out's other fields are the caller's). */
+static void cols_free(const struct col *cols, size_t ncols, void *out, struct h5read_cols_ *p)
+{
+	for (size_t c = 0; c < ncols; c++) {
+		free(*col_ptr(out, &cols[c]));
+		*col_ptr(out, &cols[c]) = NULL;
+	}
+	for (size_t k = 0; k < H5READ_MAX_STR_COLS; k++)
+		free(p->strbuf[k]);
+	for (size_t k = 0; k < p->n_enum_names; k++)
+		free(p->enum_names[k]);
+	free(p->enum_names);
+	memset(p, 0, sizeof *p);
+}
+
+/* Per-column read plan. */
+struct plan {
+	int present;
+	size_t off;    /* in the memory row */
+	size_t width;  /* COL_STR: file string size; COL_ENUM: value size */
+	hid_t mtype;   /* memory type of the member (owned) */
+};
+
+/* Lower-cases the enum's member names and records their values, for lookup per row. */
+static int enum_table(struct h5read_cols_ *p, hid_t et, unsigned char **values, size_t vsize)
+{
+	int nm = H5Tget_nmembers(et);
+	if (nm < 0)
+		return -1;
+	p->enum_names = calloc((size_t)nm + 1, sizeof *p->enum_names);
+	*values = calloc((size_t)nm + 1, vsize);
+	if (!p->enum_names || !*values)
+		return -1;
+	for (int i = 0; i < nm; i++) {
+		char *name = H5Tget_member_name(et, (unsigned)i);
+		if (!name)
+			return -1;
+		char *low = dup_str(name);
+		H5free_memory(name);
+		if (!low)
+			return -1;
+		for (char *c = low; *c; c++)
+			if (*c >= 'A' && *c <= 'Z')
+				*c = (char)(*c - 'A' + 'a');
+		p->enum_names[i] = low;
+		p->n_enum_names = (size_t)i + 1;
+		if (H5Tget_member_value(et, (unsigned)i, *values + (size_t)i * vsize) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The memory type of one known field of file type ft; fills pl (mtype -1 when absent).
+ * Returns 0, or -1 when the field has a type this reader cannot take. */
+static int plan_col(hid_t ft, const struct col *c, struct plan *pl)
+{
+	int mi = H5Tget_member_index(ft, c->name);
+	if (mi < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return 0;
+	}
+	hid_t memb = H5Tget_member_type(ft, (unsigned)mi);
+	if (memb < 0)
+		return -1;
+	switch (c->kind) {
+	case COL_STR:
+		pl->width = fixed_str_size(memb);
+		pl->mtype = pl->width ? fixed_str_mem(pl->width, memb) : -1;
+		break;
+	case COL_I32:
+		pl->mtype = H5Tcopy(H5T_NATIVE_INT32);
+		pl->width = 4;
+		break;
+	case COL_U32:
+		pl->mtype = H5Tcopy(H5T_NATIVE_UINT32);
+		pl->width = 4;
+		break;
+	case COL_U8:
+		pl->mtype = H5Tcopy(H5T_NATIVE_UINT8);
+		pl->width = 1;
+		break;
+	case COL_F64:
+		pl->mtype = H5Tcopy(H5T_NATIVE_DOUBLE);
+		pl->width = 8;
+		break;
+	case COL_ENUM:
+		if (H5Tget_class(memb) == H5T_ENUM) {
+			pl->mtype = H5Tget_native_type(memb, H5T_DIR_DEFAULT);
+			pl->width = pl->mtype >= 0 ? H5Tget_size(pl->mtype) : 0;
+		}
+		break;
+	}
+	H5Tclose(memb);
+	if (pl->mtype < 0 || pl->width == 0 || pl->width > 8 * 1024)
+		return -1;
+	pl->present = 1;
+	return 0;
+}
+
+/* Copies field c of a memory row into row i of its column. */
+static void put_cell(void *out, const struct col *c, const struct plan *pl, struct h5read_cols_ *p,
+		     const unsigned char *enum_vals, const char *row, size_t i)
+{
+	const char *src = row + pl->off;
+	void *col = *col_ptr(out, c);
+	switch (c->kind) {
+	case COL_STR:
+		if (pl->present)
+			memcpy(p->strbuf[c->aux] + i * (pl->width + 1), src, strnlen(src, pl->width));
+		break;
+	case COL_I32: {
+		int32_t v = c->aux;
+		if (pl->present)
+			memcpy(&v, src, sizeof v);
+		((int32_t *)col)[i] = v;
+		break;
+	}
+	case COL_U32: {
+		uint32_t v = 0;
+		if (pl->present)
+			memcpy(&v, src, sizeof v);
+		((uint32_t *)col)[i] = v;
+		break;
+	}
+	case COL_U8: {
+		uint8_t v = 0;
+		if (pl->present)
+			memcpy(&v, src, sizeof v);
+		((uint8_t *)col)[i] = v;
+		break;
+	}
+	case COL_F64: {
+		double v = NAN;
+		if (pl->present)
+			memcpy(&v, src, sizeof v);
+		((double *)col)[i] = v;
+		break;
+	}
+	case COL_ENUM: {
+		const char *name = "";
+		for (size_t e = 0; pl->present && e < p->n_enum_names; e++)
+			if (memcmp(enum_vals + e * pl->width, src, pl->width) == 0) {
+				name = p->enum_names[e];
+				break;
+			}
+		((const char **)col)[i] = name;
+		break;
+	}
+	}
+}
+
+/* Reads compound dataset d into the columns of out (fields found by name; an absent
+ * field reads as NaN, 0, the column's default or ""). At most one COL_ENUM column.
+ * *n_out gets the rows. On failure the caller frees with cols_free. */
+static int read_cols(hid_t d, const char *where, const struct col *cols, size_t ncols, void *out,
+		     size_t *n_out, struct h5read_cols_ *p, struct sim_diag *diag)
+{
+	struct plan pl[32];
+	assert(ncols <= sizeof pl / sizeof pl[0]);
+	memset(pl, 0, sizeof pl);
+	for (size_t c = 0; c < ncols; c++)
+		pl[c].mtype = -1;
+	int r = -SIM_ENOMEM;
+	hid_t ft = H5Dget_type(d), sp = H5Dget_space(d), mt = -1;
+	char *buf = NULL;
+	unsigned char *enum_vals = NULL;
+	if (ft < 0 || sp < 0 || H5Tget_class(ft) != H5T_COMPOUND) {
+		r = h5err(diag, where, "not a compound table");
+		goto out_close;
+	}
+	hssize_t np = H5Sget_simple_extent_npoints(sp);
+	if (np < 0) {
+		r = h5err(diag, where, "cannot read the table size");
+		goto out_close;
+	}
+	size_t n = (size_t)np, size = 0;
+	for (size_t c = 0; c < ncols; c++) {
+		if (plan_col(ft, &cols[c], &pl[c]) < 0) {
+			H5Eclear2(H5E_DEFAULT);
+			sim_diag_add(diag, where, "field '%s' has an unexpected type", cols[c].name);
+			r = -SIM_EPARSE;
+			goto out_close;
+		}
+		pl[c].off = size;
+		size += pl[c].present ? pl[c].width : 0;
+	}
+	if (size == 0) {
+		sim_diag_add(diag, where, "no known field");
+		r = -SIM_EPARSE;
+		goto out_close;
+	}
+	mt = H5Tcreate(H5T_COMPOUND, size);
+	if (mt < 0) {
+		r = h5err(diag, where, "cannot build the memory type");
+		goto out_close;
+	}
+	for (size_t c = 0; c < ncols; c++)
+		if (pl[c].present && H5Tinsert(mt, cols[c].name, pl[c].off, pl[c].mtype) < 0) {
+			r = h5err(diag, where, "cannot build the memory type");
+			goto out_close;
+		}
+
+	/* Column storage; string columns point into one buffer each. */
+	*n_out = n;
+	for (size_t c = 0; c < ncols; c++) {
+		void **col = col_ptr(out, &cols[c]);
+		*col = calloc(n + 1, col_elem_size(cols[c].kind));
+		if (!*col)
+			goto out_close;
+		if (cols[c].kind == COL_STR) {
+			size_t w = pl[c].present ? pl[c].width + 1 : 1;
+			char *sb = calloc(n ? n : 1, w);
+			if (!sb)
+				goto out_close;
+			p->strbuf[cols[c].aux] = sb;
+			for (size_t i = 0; i < n; i++)
+				((char **)*col)[i] = sb + i * w;
+		}
+		if (cols[c].kind == COL_ENUM && pl[c].present &&
+		    enum_table(p, pl[c].mtype, &enum_vals, pl[c].width) < 0) {
+			char what[128];
+			snprintf(what, sizeof what, "cannot read the %s names", cols[c].name);
+			r = h5err(diag, where, what);
+			goto out_close;
+		}
+	}
+
+	size_t block = n < READ_BLOCK_ROWS ? n : READ_BLOCK_ROWS;
+	buf = malloc((block ? block : 1) * size);
+	if (!buf)
+		goto out_close;
+	for (size_t first = 0; first < n; first += block) {
+		hsize_t start = first, cnt = n - first < block ? n - first : block;
+		hid_t ms = H5Screate_simple(1, &cnt, NULL);
+		int ok = ms >= 0 && H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &cnt, NULL) >= 0 &&
+			 H5Dread(d, mt, ms, sp, H5P_DEFAULT, buf) >= 0;
+		if (ms >= 0)
+			H5Sclose(ms);
+		if (!ok) {
+			r = h5err(diag, where, "cannot read rows");
+			goto out_close;
+		}
+		for (size_t k = 0; k < cnt; k++)
+			for (size_t c = 0; c < ncols; c++)
+				put_cell(out, &cols[c], &pl[c], p, enum_vals, buf + k * size, first + k);
+	}
+	r = 0;
+out_close:
+	if (r == -SIM_ENOMEM)
+		sim_diag_add(diag, where, "out of memory");
+	free(buf);
+	free(enum_vals);
+	for (size_t c = 0; c < ncols; c++)
+		if (pl[c].mtype >= 0)
+			H5Tclose(pl[c].mtype);
+	if (mt >= 0)
+		H5Tclose(mt);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (ft >= 0)
+		H5Tclose(ft);
+	return r;
+}
+
+/* ---- jobs ---- */
 
 static const struct col job_cols[] = {
 	{ "id", COL_STR, offsetof(struct h5read_jobs, id), 0 },
@@ -617,6 +905,10 @@ static const struct col job_cols[] = {
 	{ "bsld", COL_F64, offsetof(struct h5read_jobs, bsld), 0 },
 	{ "priority", COL_I32, offsetof(struct h5read_jobs, priority), 0 },
 	{ "preemptions", COL_U32, offsetof(struct h5read_jobs, preemptions), 0 },
+	{ "preemptions_caused", COL_U32, offsetof(struct h5read_jobs, preemptions_caused), 0 },
+	{ "lost_gpu_s", COL_F64, offsetof(struct h5read_jobs, lost_gpu_s), 0 },
+	{ "restore_s", COL_F64, offsetof(struct h5read_jobs, restore_s), 0 },
+	{ "ckpt_overhead_s", COL_F64, offsetof(struct h5read_jobs, ckpt_overhead_s), 0 },
 	{ "final_state", COL_ENUM, offsetof(struct h5read_jobs, state), 0 },
 };
 #define N_JOB_COLS (sizeof job_cols / sizeof job_cols[0])
@@ -625,51 +917,8 @@ void h5read_jobs_free(struct h5read_jobs *j)
 {
 	if (!j)
 		return;
-	for (size_t c = 0; c < N_JOB_COLS; c++)
-		free(*(void **)((char *)j + job_cols[c].field));
-	for (int k = 0; k < 4; k++)
-		free(j->strbuf_[k]);
-	for (size_t k = 0; k < j->n_state_names_; k++)
-		free(j->state_names_[k]);
-	free(j->state_names_);
+	cols_free(job_cols, N_JOB_COLS, j, &j->priv_);
 	memset(j, 0, sizeof *j);
-}
-
-/* Per-column read plan. */
-struct plan {
-	int present;
-	size_t off;    /* in the memory row */
-	size_t width;  /* COL_STR: file string size; COL_ENUM: value size */
-	hid_t mtype;   /* memory type of the member (owned) */
-};
-
-/* Lower-cases the enum's member names and records their values, for lookup per row. */
-static int enum_table(struct h5read_jobs *out, hid_t et, unsigned char **values, size_t vsize)
-{
-	int nm = H5Tget_nmembers(et);
-	if (nm < 0)
-		return -1;
-	out->state_names_ = calloc((size_t)nm + 1, sizeof *out->state_names_);
-	*values = calloc((size_t)nm + 1, vsize);
-	if (!out->state_names_ || !*values)
-		return -1;
-	for (int i = 0; i < nm; i++) {
-		char *name = H5Tget_member_name(et, (unsigned)i);
-		if (!name)
-			return -1;
-		char *low = dup_str(name);
-		H5free_memory(name);
-		if (!low)
-			return -1;
-		for (char *p = low; *p; p++)
-			if (*p >= 'A' && *p <= 'Z')
-				*p = (char)(*p - 'A' + 'a');
-		out->state_names_[i] = low;
-		out->n_state_names_ = (size_t)i + 1;
-		if (H5Tget_member_value(et, (unsigned)i, *values + (size_t)i * vsize) < 0)
-			return -1;
-	}
-	return 0;
 }
 
 int h5read_jobs(const struct h5read_file *f, const char *run, struct h5read_jobs *out, struct sim_diag *diag)
@@ -681,183 +930,212 @@ int h5read_jobs(const struct h5read_file *f, const char *run, struct h5read_jobs
 		return err;
 	char where[512];
 	snprintf(where, sizeof where, "%s: /runs/%s/jobs", f->path, run);
-	struct plan pl[N_JOB_COLS];
-	memset(pl, 0, sizeof pl);
-	for (size_t c = 0; c < N_JOB_COLS; c++)
-		pl[c].mtype = -1;
+	int r = read_cols(d, where, job_cols, N_JOB_COLS, out, &out->n, &out->priv_, diag);
+	if (r != 0)
+		h5read_jobs_free(out);
+	H5Dclose(d);
+	return r;
+}
+
+/* ---- decisions ---- */
+
+static const struct col decision_cols[] = {
+	{ "time_s", COL_F64, offsetof(struct h5read_decisions, time_s), 0 },
+	{ "preemptor", COL_STR, offsetof(struct h5read_decisions, preemptor), 0 },
+	{ "victim", COL_STR, offsetof(struct h5read_decisions, victim), 1 },
+	{ "preemptor_queue", COL_STR, offsetof(struct h5read_decisions, preemptor_queue), 2 },
+	{ "victim_queue", COL_STR, offsetof(struct h5read_decisions, victim_queue), 3 },
+	{ "reason", COL_ENUM, offsetof(struct h5read_decisions, reason), 0 },
+	{ "requeued", COL_U8, offsetof(struct h5read_decisions, requeued), 0 },
+	{ "lost_gpu_s", COL_F64, offsetof(struct h5read_decisions, lost_gpu_s), 0 },
+};
+#define N_DECISION_COLS (sizeof decision_cols / sizeof decision_cols[0])
+
+void h5read_decisions_free(struct h5read_decisions *ds)
+{
+	if (!ds)
+		return;
+	cols_free(decision_cols, N_DECISION_COLS, ds, &ds->priv_);
+	memset(ds, 0, sizeof *ds);
+}
+
+/* 1 if /runs/<run>/<name> exists, 0 if not, -1 on error (run known to exist). */
+static int run_has(const struct h5read_file *f, const char *run, const char *name)
+{
+	char p[1024];
+	snprintf(p, sizeof p, "/runs/%s/%s", run, name);
+	htri_t ex = H5Lexists(f->file, p, H5P_DEFAULT);
+	if (ex < 0)
+		H5Eclear2(H5E_DEFAULT);
+	return ex > 0 ? 1 : ex == 0 ? 0 : -1;
+}
+
+int h5read_decisions(const struct h5read_file *f, const char *run, struct h5read_decisions *out,
+		     struct sim_diag *diag)
+{
+	memset(out, 0, sizeof *out);
+	if (h5read_run_find(f, run) < 0) {
+		sim_diag_add(diag, f->path, "no run named '%s'", run);
+		return -SIM_ENOENT;
+	}
+	if (run_has(f, run, "decisions") == 0)
+		return 0; /* schema 1.1: no decisions recorded */
+	int err = 0;
+	hid_t d = open_in_run(f, run, "decisions", 1, diag, &err);
+	if (d < 0)
+		return err;
+	char where[512];
+	snprintf(where, sizeof where, "%s: /runs/%s/decisions", f->path, run);
+	int r = read_cols(d, where, decision_cols, N_DECISION_COLS, out, &out->n, &out->priv_, diag);
+	if (r != 0)
+		h5read_decisions_free(out);
+	else
+		out->present = 1;
+	H5Dclose(d);
+	return r;
+}
+
+/* ---- queues ---- */
+
+void h5read_queues_free(struct h5read_queues *q)
+{
+	if (!q)
+		return;
+	h5read_strings_free(q->field);
+	h5read_strings_free(q->unit);
+	h5read_strings_free(q->queue);
+	free(q->v);
+	memset(q, 0, sizeof *q);
+}
+
+int h5read_queues_field(const struct h5read_queues *q, const char *name)
+{
+	for (size_t k = 0; k < q->n_fields; k++)
+		if (strcmp(q->field[k], name) == 0)
+			return (int)k;
+	return -1;
+}
+
+double h5read_queues_get(const struct h5read_queues *q, size_t row, const char *name)
+{
+	int k = h5read_queues_field(q, name);
+	if (k < 0 || row >= q->n_rows)
+		return NAN;
+	return q->v[row * q->n_fields + (size_t)k];
+}
+
+/* The memory layout of a queues row: the queue string, then every numeric field as
+ * a double. Fills out->field and out->unit; returns the memory type or -1. */
+static hid_t queues_mtype(hid_t ft, hid_t d, struct h5read_queues *out, size_t *qw, size_t *row_size)
+{
+	char **units = NULL;
+	size_t n_units = 0;
+	if (read_str_array_attr(d, "units", &units, &n_units) < 0)
+		units = NULL, n_units = 0;
+	int nm = H5Tget_nmembers(ft), qi = H5Tget_member_index(ft, "queue");
+	H5Eclear2(H5E_DEFAULT);
+	hid_t mt = -1, st = -1;
+	*qw = 0;
+	if (nm < 0)
+		goto out;
+	if (qi >= 0) {
+		hid_t t = H5Tget_member_type(ft, (unsigned)qi);
+		*qw = t >= 0 ? fixed_str_size(t) : 0;
+		if (*qw)
+			st = fixed_str_mem(*qw, t);
+		if (t >= 0)
+			H5Tclose(t);
+	}
+	out->field = calloc((size_t)nm + 1, sizeof *out->field);
+	out->unit = calloc((size_t)nm + 1, sizeof *out->unit);
+	if (!out->field || !out->unit)
+		goto out;
+	for (int i = 0; i < nm; i++) {
+		H5T_class_t cl = H5Tget_member_class(ft, (unsigned)i);
+		if (i == qi || (cl != H5T_FLOAT && cl != H5T_INTEGER))
+			continue;
+		char *nmz = H5Tget_member_name(ft, (unsigned)i);
+		if (!nmz)
+			goto out;
+		out->field[out->n_fields] = dup_str(nmz);
+		H5free_memory(nmz);
+		out->unit[out->n_fields] = dup_str((size_t)i < n_units ? units[i] : "");
+		if (!out->field[out->n_fields] || !out->unit[out->n_fields])
+			goto out;
+		out->n_fields++;
+	}
+	*row_size = *qw + out->n_fields * sizeof(double);
+	mt = H5Tcreate(H5T_COMPOUND, *row_size ? *row_size : 1);
+	int bad = mt < 0 || (*qw && (st < 0 || H5Tinsert(mt, "queue", 0, st) < 0));
+	for (size_t k = 0; !bad && k < out->n_fields; k++)
+		bad = H5Tinsert(mt, out->field[k], *qw + k * sizeof(double), H5T_NATIVE_DOUBLE) < 0;
+	if (bad) {
+		if (mt >= 0)
+			H5Tclose(mt);
+		mt = -1;
+	}
+out:
+	if (st >= 0)
+		H5Tclose(st);
+	h5read_strings_free(units);
+	return mt;
+}
+
+int h5read_queues(const struct h5read_file *f, const char *run, struct h5read_queues *out,
+		  struct sim_diag *diag)
+{
+	memset(out, 0, sizeof *out);
+	if (h5read_run_find(f, run) < 0) {
+		sim_diag_add(diag, f->path, "no run named '%s'", run);
+		return -SIM_ENOENT;
+	}
+	if (run_has(f, run, "queues") == 0)
+		return 0; /* schema 1.1 */
+	int err = 0;
+	hid_t d = open_in_run(f, run, "queues", 1, diag, &err);
+	if (d < 0)
+		return err;
+	char where[512];
+	snprintf(where, sizeof where, "%s: /runs/%s/queues", f->path, run);
 	int r = -SIM_ENOMEM;
 	hid_t ft = H5Dget_type(d), sp = H5Dget_space(d), mt = -1;
 	char *buf = NULL;
-	unsigned char *enum_vals = NULL;
+	size_t qw = 0, size = 0;
 	if (ft < 0 || sp < 0 || H5Tget_class(ft) != H5T_COMPOUND) {
 		r = h5err(diag, where, "not a compound table");
 		goto out_close;
 	}
 	hssize_t np = H5Sget_simple_extent_npoints(sp);
-	if (np < 0) {
-		r = h5err(diag, where, "cannot read the table size");
+	if (np < 0 || (mt = queues_mtype(ft, d, out, &qw, &size)) < 0) {
+		r = h5err(diag, where, "cannot read the table layout");
 		goto out_close;
 	}
-	size_t n = (size_t)np, size = 0;
-	for (size_t c = 0; c < N_JOB_COLS; c++) {
-		int mi = H5Tget_member_index(ft, job_cols[c].name);
-		if (mi < 0) {
-			H5Eclear2(H5E_DEFAULT);
-			continue;
-		}
-		hid_t memb = H5Tget_member_type(ft, (unsigned)mi);
-		if (memb < 0) {
-			r = h5err(diag, where, "cannot read a field type");
-			goto out_close;
-		}
-		switch (job_cols[c].kind) {
-		case COL_STR:
-			pl[c].width = fixed_str_size(memb);
-			pl[c].mtype = pl[c].width ? fixed_str_mem(pl[c].width, memb) : -1;
-			break;
-		case COL_I32:
-			pl[c].mtype = H5Tcopy(H5T_NATIVE_INT32);
-			pl[c].width = 4;
-			break;
-		case COL_U32:
-			pl[c].mtype = H5Tcopy(H5T_NATIVE_UINT32);
-			pl[c].width = 4;
-			break;
-		case COL_F64:
-			pl[c].mtype = H5Tcopy(H5T_NATIVE_DOUBLE);
-			pl[c].width = 8;
-			break;
-		case COL_ENUM:
-			if (H5Tget_class(memb) == H5T_ENUM) {
-				pl[c].mtype = H5Tget_native_type(memb, H5T_DIR_DEFAULT);
-				pl[c].width = pl[c].mtype >= 0 ? H5Tget_size(pl[c].mtype) : 0;
-			}
-			break;
-		}
-		H5Tclose(memb);
-		if (pl[c].mtype < 0 || pl[c].width == 0 || pl[c].width > 8 * 1024) {
-			sim_diag_add(diag, where, "field '%s' has an unexpected type", job_cols[c].name);
-			r = -SIM_EPARSE;
-			goto out_close;
-		}
-		pl[c].present = 1;
-		pl[c].off = size;
-		size += pl[c].width;
-	}
-	if (size == 0) {
-		sim_diag_add(diag, where, "no known field");
-		r = -SIM_EPARSE;
+	size_t n = (size_t)np;
+	buf = calloc(n ? n : 1, size ? size : 1);
+	out->queue = calloc(n + 1, sizeof *out->queue);
+	out->v = calloc((n ? n : 1) * (out->n_fields ? out->n_fields : 1), sizeof *out->v);
+	if (!buf || !out->queue || !out->v)
+		goto out_close;
+	if (n > 0 && size > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+		r = h5err(diag, where, "cannot read rows");
 		goto out_close;
 	}
-	mt = H5Tcreate(H5T_COMPOUND, size);
-	if (mt < 0) {
-		r = h5err(diag, where, "cannot build the memory type");
-		goto out_close;
-	}
-	for (size_t c = 0; c < N_JOB_COLS; c++)
-		if (pl[c].present && H5Tinsert(mt, job_cols[c].name, pl[c].off, pl[c].mtype) < 0) {
-			r = h5err(diag, where, "cannot build the memory type");
+	for (size_t i = 0; i < n; i++) {
+		const char *row = buf + i * size;
+		if (!(out->queue[i] = qw ? dup_n(row, strnlen(row, qw)) : dup_str("")))
 			goto out_close;
-		}
-
-	/* Column storage; string columns point into one buffer each. */
-	out->n = n;
-	for (size_t c = 0; c < N_JOB_COLS; c++) {
-		void **col = (void **)((char *)out + job_cols[c].field);
-		size_t esz = job_cols[c].kind == COL_F64 ? sizeof(double) :
-			     job_cols[c].kind == COL_I32 ? sizeof(int32_t) :
-			     job_cols[c].kind == COL_U32 ? sizeof(uint32_t) : sizeof(char *);
-		*col = calloc(n + 1, esz);
-		if (!*col)
-			goto out_close;
-		if (job_cols[c].kind == COL_STR) {
-			size_t w = pl[c].present ? pl[c].width + 1 : 1;
-			char *sb = calloc(n ? n : 1, w);
-			if (!sb)
-				goto out_close;
-			out->strbuf_[job_cols[c].aux] = sb;
-			for (size_t i = 0; i < n; i++)
-				((char **)*col)[i] = sb + i * w;
-		}
+		out->n_rows = i + 1;
+		memcpy(&out->v[i * out->n_fields], row + qw, out->n_fields * sizeof(double));
 	}
-	size_t enum_c = N_JOB_COLS - 1; /* final_state */
-	if (pl[enum_c].present && enum_table(out, pl[enum_c].mtype, &enum_vals, pl[enum_c].width) < 0) {
-		r = h5err(diag, where, "cannot read the final_state names");
-		goto out_close;
-	}
-
-	size_t block = n < READ_BLOCK_ROWS ? n : READ_BLOCK_ROWS;
-	buf = malloc((block ? block : 1) * size);
-	if (!buf)
-		goto out_close;
-	for (size_t first = 0; first < n; first += block) {
-		hsize_t start = first, cnt = n - first < block ? n - first : block;
-		hid_t ms = H5Screate_simple(1, &cnt, NULL);
-		int ok = ms >= 0 && H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &cnt, NULL) >= 0 &&
-			 H5Dread(d, mt, ms, sp, H5P_DEFAULT, buf) >= 0;
-		if (ms >= 0)
-			H5Sclose(ms);
-		if (!ok) {
-			r = h5err(diag, where, "cannot read rows");
-			goto out_close;
-		}
-		for (size_t k = 0; k < cnt; k++) {
-			const char *row = buf + k * size;
-			size_t i = first + k;
-			for (size_t c = 0; c < N_JOB_COLS; c++) {
-				const char *src = row + pl[c].off;
-				switch (job_cols[c].kind) {
-				case COL_STR:
-					if (pl[c].present)
-						memcpy(out->strbuf_[job_cols[c].aux] + i * (pl[c].width + 1), src,
-						       strnlen(src, pl[c].width));
-					break;
-				case COL_I32: {
-					int32_t v = job_cols[c].aux;
-					if (pl[c].present)
-						memcpy(&v, src, sizeof v);
-					(*(int32_t **)((char *)out + job_cols[c].field))[i] = v;
-					break;
-				}
-				case COL_U32: {
-					uint32_t v = 0;
-					if (pl[c].present)
-						memcpy(&v, src, sizeof v);
-					(*(uint32_t **)((char *)out + job_cols[c].field))[i] = v;
-					break;
-				}
-				case COL_F64: {
-					double v = NAN;
-					if (pl[c].present)
-						memcpy(&v, src, sizeof v);
-					(*(double **)((char *)out + job_cols[c].field))[i] = v;
-					break;
-				}
-				case COL_ENUM: {
-					const char *name = "";
-					for (size_t e = 0; pl[c].present && e < out->n_state_names_; e++)
-						if (memcmp(enum_vals + e * pl[c].width, src, pl[c].width) == 0) {
-							name = out->state_names_[e];
-							break;
-						}
-					out->state[i] = name;
-					break;
-				}
-				}
-			}
-		}
-	}
+	out->n_rows = n;
+	out->present = 1;
 	r = 0;
 out_close:
 	if (r == -SIM_ENOMEM)
 		sim_diag_add(diag, where, "out of memory");
 	if (r != 0)
-		h5read_jobs_free(out);
+		h5read_queues_free(out);
 	free(buf);
-	free(enum_vals);
-	for (size_t c = 0; c < N_JOB_COLS; c++)
-		if (pl[c].mtype >= 0)
-			H5Tclose(pl[c].mtype);
 	if (mt >= 0)
 		H5Tclose(mt);
 	if (sp >= 0)
@@ -880,6 +1158,11 @@ void h5read_timeseries_free(struct h5read_timeseries *ts)
 	free(ts->jobs_running);
 	free(ts->gpus_busy_by_flavor);
 	h5read_strings_free(ts->flavor_names);
+	free(ts->queue_usage);
+	free(ts->queue_nominal);
+	free(ts->queue_borrowed);
+	free(ts->queue_lent);
+	h5read_strings_free(ts->queue_names);
 	memset(ts, 0, sizeof *ts);
 }
 
@@ -906,6 +1189,47 @@ static int read_doubles(hid_t g, const char *name, double **out, hsize_t dims[2]
 	if (sp >= 0)
 		H5Sclose(sp);
 	H5Dclose(d);
+	return r;
+}
+
+/* The optional per-queue series (schema 1.2): queue_usage (which names the columns
+ * in queue_names), and queue_nominal / borrowed / lent when the run had quotas. Each
+ * must have out->n rows and the same columns. */
+static int read_queue_series(hid_t g, const char *where, struct h5read_timeseries *out, struct sim_diag *diag)
+{
+	static const char *const names[] = { "queue_usage", "queue_nominal", "queue_borrowed", "queue_lent" };
+	double **dst[] = { &out->queue_usage, &out->queue_nominal, &out->queue_borrowed, &out->queue_lent };
+	for (size_t k = 0; k < 4; k++) {
+		htri_t ex = H5Lexists(g, names[k], H5P_DEFAULT);
+		if (ex < 0)
+			return h5err(diag, where, "cannot list the time series");
+		if (ex == 0 || (k > 0 && !out->queue_usage))
+			continue;
+		hsize_t dims[2];
+		if (read_doubles(g, names[k], dst[k], dims) < 0) {
+			char what[128];
+			snprintf(what, sizeof what, "dataset '%s' is unreadable", names[k]);
+			return h5err(diag, where, what);
+		}
+		if (k == 0)
+			out->n_queues = (size_t)dims[1];
+		if ((size_t)dims[0] != out->n || (size_t)dims[1] != out->n_queues) {
+			sim_diag_add(diag, where, "'%s' is %llu x %llu, expected %zu x %zu", names[k],
+				     (unsigned long long)dims[0], (unsigned long long)dims[1], out->n,
+				     out->n_queues);
+			return -SIM_EPARSE;
+		}
+	}
+	if (!out->queue_usage)
+		return 0;
+	hid_t d = H5Dopen2(g, "queue_usage", H5P_DEFAULT);
+	size_t nn = 0;
+	int r = 0;
+	if (d < 0 || read_str_array_attr(d, "queue_names", &out->queue_names, &nn) != 0 ||
+	    nn != out->n_queues)
+		r = h5err(diag, where, "cannot read queue_names (or it does not match the columns)");
+	if (d >= 0)
+		H5Dclose(d);
 	return r;
 }
 
@@ -952,6 +1276,8 @@ int h5read_timeseries(const struct h5read_file *f, const char *run, struct h5rea
 		if (d >= 0)
 			H5Dclose(d);
 	}
+	if (r == 0)
+		r = read_queue_series(g, where, out, diag);
 	H5Gclose(g);
 	if (r != 0)
 		h5read_timeseries_free(out);

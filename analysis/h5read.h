@@ -72,29 +72,76 @@ double h5read_summary_get(const struct h5read_summary *s, size_t row, const char
 /* Row of a run name, or -1. */
 int h5read_summary_row(const struct h5read_summary *s, const char *run);
 
+/* Private to the reader: the buffers behind a table's string and enum columns. */
+#define H5READ_MAX_STR_COLS 6
+struct h5read_cols_ {
+	char *strbuf[H5READ_MAX_STR_COLS];
+	char **enum_names;
+	size_t n_enum_names;
+};
+
 /* /runs/<run>/jobs as columns. Strings point into buffers owned by the struct;
- * state is the final_state name in lower case ("completed"). */
+ * state is the final_state name in lower case ("completed"). A field an older file
+ * lacks reads as NaN (doubles), 0 (counts) or "". */
 struct h5read_jobs {
 	size_t n;
 	char **id, **queue, **user, **flavor;
 	const char **state;
 	int32_t *option, *priority;
-	uint32_t *preemptions;
+	uint32_t *preemptions, *preemptions_caused;
 	double *gpus, *alloc_gpus, *submit_s, *start_s, *end_s, *wait_s, *jct_s, *runtime_s, *bsld;
-	/* private */
-	char *strbuf_[4];
-	char **state_names_;
-	size_t n_state_names_;
+	double *lost_gpu_s, *restore_s, *ckpt_overhead_s; /* schema 1.2 */
+	struct h5read_cols_ priv_;
 };
 int h5read_jobs(const struct h5read_file *f, const char *run, struct h5read_jobs *out,
 		struct sim_diag *diag);
 void h5read_jobs_free(struct h5read_jobs *j);
 
-/* /runs/<run>/timeseries. gpus_busy_by_flavor is n x n_flavors, row-major. */
+/* /runs/<run>/decisions (schema 1.2): one row a preemption, in the order issued.
+ * present is 0 (and n 0) for a file without the table (schema 1.1). preemptor and
+ * preemptor_queue are "" when the preemption had no preemptor (a quota shrink);
+ * reason is the name of sim_preempt_reason ("in_queue", ...). */
+struct h5read_decisions {
+	size_t n;
+	int present;
+	double *time_s, *lost_gpu_s;
+	char **preemptor, **victim, **preemptor_queue, **victim_queue;
+	const char **reason;
+	uint8_t *requeued;
+	struct h5read_cols_ priv_;
+};
+int h5read_decisions(const struct h5read_file *f, const char *run, struct h5read_decisions *out,
+		     struct sim_diag *diag);
+void h5read_decisions_free(struct h5read_decisions *d);
+
+/* /runs/<run>/queues (schema 1.2): one row a trace queue. Numeric fields are every
+ * field but "queue", in file order, as doubles (as in h5read_summary). present is
+ * 0 for a file without the table. */
+struct h5read_queues {
+	int present;
+	size_t n_rows, n_fields;
+	char **queue;  /* n_rows, NULL-terminated */
+	char **field;  /* n_fields names, NULL-terminated */
+	char **unit;   /* n_fields units ("" when the file has none) */
+	double *v;     /* n_rows x n_fields, row-major */
+};
+int h5read_queues(const struct h5read_file *f, const char *run, struct h5read_queues *out,
+		  struct sim_diag *diag);
+void h5read_queues_free(struct h5read_queues *q);
+int h5read_queues_field(const struct h5read_queues *q, const char *name); /* index or -1 */
+/* Value of a field in a row; NaN when the field is absent. */
+double h5read_queues_get(const struct h5read_queues *q, size_t row, const char *name);
+
+/* /runs/<run>/timeseries. gpus_busy_by_flavor is n x n_flavors, row-major. The
+ * per-queue series (schema 1.2) are n x n_queues, row-major, or NULL when the file
+ * has none: queue_usage when the run recorded queues, the other three only when
+ * the run had a quota policy. */
 struct h5read_timeseries {
-	size_t n, n_flavors;
+	size_t n, n_flavors, n_queues;
 	double *t_s, *gpus_busy, *jobs_queued, *jobs_running, *gpus_busy_by_flavor;
 	char **flavor_names; /* n_flavors, NULL-terminated */
+	double *queue_usage, *queue_nominal, *queue_borrowed, *queue_lent;
+	char **queue_names;  /* n_queues, NULL-terminated; NULL without queue series */
 };
 int h5read_timeseries(const struct h5read_file *f, const char *run, struct h5read_timeseries *out,
 		      struct sim_diag *diag);

@@ -247,27 +247,29 @@ struct plot_vars {
 	double capacity;
 };
 
-/* Runs gnuplot on analysis_dir/NAME.gp with the variables; checks the PNG exists. */
+/* Runs gnuplot on analysis_dir/NAME.gp with the variables (and `extra`, more
+ * gnuplot assignments, or NULL) on OUTDIR/BASE.dat; checks OUTDIR/BASE.png exists. */
 static int run_template(const char *gnuplot, const char *adir, const char *outdir, const char *name,
-			const char *term, const struct plot_vars *pv, int quiet, struct sim_diag *diag)
+			const char *base, const char *term, const struct plot_vars *pv, const char *extra,
+			int quiet, struct sim_diag *diag)
 {
 	char tmpl[1024], dat[1024], png[1024];
 	snprintf(tmpl, sizeof tmpl, "%s/%s.gp", adir, name);
-	snprintf(dat, sizeof dat, "%s/%s.dat", outdir, name);
-	snprintf(png, sizeof png, "%s/%s.png", outdir, name);
+	snprintf(dat, sizeof dat, "%s/%s.dat", outdir, base);
+	snprintf(png, sizeof png, "%s/%s.png", outdir, base);
 	if (access(tmpl, R_OK) != 0) {
 		sim_diag_add(diag, tmpl, "plot template not found (set GPUSCHED_ANALYSIS_DIR to the analysis/ folder)");
 		return -SIM_EIO;
 	}
-	char qdat[2100], qpng[2100], qadir[2100], vars[8192];
+	char qdat[2100], qpng[2100], qadir[2100], vars[12288];
 	gp_quote(qdat, sizeof qdat, dat);
 	gp_quote(qpng, sizeof qpng, png);
 	gp_quote(qadir, sizeof qadir, adir);
 	snprintf(vars, sizeof vars,
 		 "datafile=%s; outfile=%s; analysis_dir=%s; term='%s'; nblocks=%ld; npoints=%ld; "
-		 "xunit='%s'; samecap=%d; capacity=%.9g",
+		 "xunit='%s'; samecap=%d; capacity=%.9g%s%s",
 		 qdat, qpng, qadir, term, pv->nblocks, pv->npoints, pv->xunit ? pv->xunit : "s", pv->samecap,
-		 pv->capacity);
+		 pv->capacity, extra ? "; " : "", extra ? extra : "");
 	char *argv[] = { (char *)"gnuplot", (char *)"-e", vars, tmpl, NULL };
 	char *msg = NULL;
 	unlink(png);
@@ -335,6 +337,359 @@ static int probe_gnuplot(const struct plot_opts *o, char **prog, const char **te
 	if (r) {
 		free(*prog);
 		*prog = NULL;
+	}
+	return r;
+}
+
+/* ---- per-run views: queue usage and preemptions ---- */
+
+/* Time axis unit for a span in seconds: minutes up to 2 h, hours up to 72 h, else days. */
+static double time_unit(double span_s, const char **name)
+{
+	if (span_s <= 2 * 3600.0) {
+		*name = "minutes";
+		return 60;
+	}
+	if (span_s <= 72 * 3600.0) {
+		*name = "hours";
+		return 3600;
+	}
+	*name = "days";
+	return 86400;
+}
+
+void plot_file_name(const char *prefix, const char *run, char *buf, size_t cap)
+{
+	int n = snprintf(buf, cap, "%s", prefix);
+	size_t k = n > 0 && (size_t)n < cap ? (size_t)n : 0, end = k + PLOT_NAME_MAX;
+	for (; *run && k + 1 < cap && k < end; run++) {
+		char c = *run;
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			 c == '.' || c == '_' || c == '-';
+		buf[k++] = ok ? c : '_';
+	}
+	if (k < cap)
+		buf[k] = 0;
+}
+
+/* A string as one field of a .dat header line: double-quoted, quotes, backslashes
+ * and line breaks replaced (gnuplot has no escape inside data-file strings). */
+static void dat_field(FILE *f, const char *name)
+{
+	fputc('"', f);
+	for (; *name; name++)
+		fputc(*name == '"' || *name == '\\' || *name == '\n' || *name == '\r' ? '\'' : *name, f);
+	fputc('"', f);
+}
+
+/* Which stacked series each queue goes into: queues in trace order while there are
+ * at most PLOT_MAX_QUEUES; else the PLOT_MAX_QUEUES - 1 that used the most
+ * GPU-time keep their own series and the rest are summed as "other" (the last).
+ * Fills series[q] and returns the number of series. */
+static size_t queue_series(const struct h5read_timeseries *ts, size_t *series)
+{
+	size_t nq = ts->n_queues;
+	if (nq <= PLOT_MAX_QUEUES) {
+		for (size_t q = 0; q < nq; q++)
+			series[q] = q;
+		return nq;
+	}
+	double *use = calloc(nq, sizeof *use);
+	size_t keep = PLOT_MAX_QUEUES - 1, n_kept = 0;
+	for (size_t i = 0; use && i < ts->n; i++) {
+		double dt = i + 1 < ts->n ? ts->t_s[i + 1] - ts->t_s[i] : 0.0;
+		for (size_t q = 0; q < nq; q++)
+			use[q] += ts->queue_usage[i * nq + q] * dt;
+	}
+	/* rank q: queues using more, or as much with a lower index, come before it */
+	for (size_t q = 0; q < nq; q++) {
+		size_t rank = 0;
+		for (size_t p = 0; use && p < nq; p++)
+			rank += use[p] > use[q] || (use[p] == use[q] && p < q);
+		series[q] = (use ? rank : q) < keep ? 0 : keep;
+	}
+	for (size_t q = 0; q < nq; q++)
+		if (series[q] == 0)
+			series[q] = n_kept++; /* kept queues in trace order */
+	free(use);
+	return keep + 1;
+}
+
+/* Writes OUTDIR/queues_<run>.dat: a header line naming each series, then rows
+ * "t base_1 mid_1 top_1 base_2 ...": series k is drawn from base_k to mid_k (within
+ * its nominal quota, or all of its usage without quotas) and from mid_k to top_k
+ * (above nominal: borrowed), stacked (base_k = top_(k-1)). A bucket of samples is
+ * drawn as its time-weighted mean; each point is written twice, at the previous and
+ * its own value, so the areas step. Returns the number of series, or -1. */
+static long queue_dat(FILE *f, const struct h5read_timeseries *ts, double unit_s)
+{
+	size_t nq = ts->n_queues, n = ts->n;
+	size_t *series = calloc(nq + 1, sizeof *series);
+	if (!series)
+		return -1;
+	size_t ns = queue_series(ts, series);
+	double *cur = calloc(2 * ns + 1, sizeof *cur), *prev = calloc(2 * ns + 1, sizeof *prev);
+	if (!cur || !prev) {
+		free(series);
+		free(cur);
+		free(prev);
+		return -1;
+	}
+	fprintf(f, "# %zu queues in %zu series, %zu samples\n", nq, ns, n);
+	dat_field(f, "time");
+	for (size_t k = 0; k < ns; k++) {
+		const char *name = "other";
+		for (size_t q = 0; q < nq; q++)
+			if (series[q] == k && !(k == ns - 1 && nq > PLOT_MAX_QUEUES)) {
+				name = ts->queue_names[q];
+				break;
+			}
+		for (int c = 0; c < 3; c++) {
+			fputc(' ', f);
+			dat_field(f, name);
+		}
+	}
+	fputc('\n', f);
+	size_t per = n <= PLOT_MAX_POINTS ? 1 : (n + PLOT_MAX_POINTS - 1) / PLOT_MAX_POINTS;
+	for (size_t a = 0; a < n; a += per) {
+		size_t b = a + per < n ? a + per : n;
+		double wsum = 0;
+		memset(cur, 0, 2 * ns * sizeof *cur);
+		for (size_t i = a; i < b; i++) {
+			double w = i + 1 < n ? ts->t_s[i + 1] - ts->t_s[i] : 0.0;
+			if (b - a == 1)
+				w = 1.0; /* one sample: its own value */
+			wsum += w;
+			for (size_t q = 0; q < nq; q++) {
+				double u = ts->queue_usage[i * nq + q];
+				double above = ts->queue_borrowed ? ts->queue_borrowed[i * nq + q] : 0.0;
+				above = above < 0 ? 0 : above > u ? u : above;
+				cur[2 * series[q]] += w * (u - above);
+				cur[2 * series[q] + 1] += w * above;
+			}
+		}
+		for (size_t k = 0; k < 2 * ns; k++)
+			cur[k] = wsum > 0 ? cur[k] / wsum : 0.0;
+		double t = ts->t_s[a] / unit_s;
+		for (int pass = a > 0 ? 0 : 1; pass < 2; pass++) {
+			const double *v = pass == 0 ? prev : cur;
+			double base = 0;
+			fprintf(f, "%.9g", t);
+			for (size_t k = 0; k < ns; k++) {
+				double mid = base + v[2 * k], top = mid + v[2 * k + 1];
+				fprintf(f, " %.9g %.9g %.9g", base, mid, top);
+				base = top;
+			}
+			fputc('\n', f);
+		}
+		memcpy(prev, cur, 2 * ns * sizeof *cur);
+	}
+	free(series);
+	free(cur);
+	free(prev);
+	return (long)ns;
+}
+
+/* Colours of the queue series and of the reasons (gnuplot word lists). */
+#define QUEUE_PALETTE                                                                                 \
+	"#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf #aec7e8 #393b79"
+/* A reason keeps its colour from plot to plot; a name this build does not know is grey. */
+static const char *const reason_names[] = { "in_queue", "cohort_reclamation",
+					    "cohort_reclaim_while_borrowing", "cohort_fair_sharing",
+					    "quota_shrink" };
+static const char *const reason_colors[] = { "#1f77b4", "#d62728", "#ff7f0e",
+					     "#2ca02c", "#9467bd", "#7f7f7f" };
+
+/* Writes OUTDIR/preemptions_<run>.dat: a header line ("time" and each reason that
+ * occurs), then one row a bin: its centre and the cumulative counts (reason 1, 1+2,
+ * ...), so each reason's box is drawn from the previous cumulative count. The bin
+ * is an hour for runs up to 14 days, else a day (or k days, at most PLOT_MAX_POINTS
+ * bins). Fills the variables for the template into extra. Returns 0 or -1. */
+static int preempt_dat(FILE *f, const struct h5read_decisions *d, double span_s, const char *run, char *extra,
+		       size_t cap)
+{
+	/* reasons as the file names them, in order of first appearance */
+	const char *names[16];
+	size_t nr = 0;
+	size_t *which = calloc(d->n + 1, sizeof *which);
+	if (!which)
+		return -1;
+	for (size_t i = 0; i < d->n; i++) {
+		size_t k = 0;
+		while (k < nr && strcmp(names[k], d->reason[i]) != 0)
+			k++;
+		if (k == nr && nr < 16)
+			names[nr++] = d->reason[i];
+		which[i] = k < nr ? k : nr - 1;
+	}
+	for (size_t i = 0; i < d->n; i++)
+		if (d->time_s[i] > span_s)
+			span_s = d->time_s[i];
+	double bin_s = 3600, unit_s = 3600;
+	const char *xunit = "hours";
+	char binname[32] = "hour";
+	if (span_s > 14 * 86400.0) {
+		double days = ceil(span_s / 86400.0 / PLOT_MAX_POINTS);
+		bin_s = 86400 * (days < 1 ? 1 : days);
+		unit_s = 86400;
+		xunit = "days";
+		if (days > 1)
+			snprintf(binname, sizeof binname, "%.0f days", days);
+		else
+			snprintf(binname, sizeof binname, "day");
+	}
+	size_t nbins = (size_t)floor(span_s / bin_s) + 1;
+	double *count = calloc(nbins * (nr ? nr : 1), sizeof *count);
+	if (!count) {
+		free(which);
+		return -1;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		double t = d->time_s[i] > 0 ? d->time_s[i] : 0;
+		size_t b = (size_t)floor(t / bin_s);
+		count[(b < nbins ? b : nbins - 1) * nr + which[i]]++;
+	}
+	fprintf(f, "# %zu preemptions, %zu bins of %.0f s\n", d->n, nbins, bin_s);
+	dat_field(f, "time");
+	for (size_t k = 0; k < nr; k++) {
+		fputc(' ', f);
+		dat_field(f, names[k]);
+	}
+	fputc('\n', f);
+	for (size_t b = 0; b < nbins; b++) {
+		fprintf(f, "%.9g", (((double)b + 0.5) * bin_s) / unit_s);
+		double cum = 0;
+		for (size_t k = 0; k < nr; k++) {
+			cum += count[b * nr + k];
+			fprintf(f, " %.9g", cum);
+		}
+		fputc('\n', f);
+	}
+	char colors[256] = "", qrun[600];
+	for (size_t k = 0; k < nr; k++) {
+		size_t c = 0;
+		size_t n_known = sizeof reason_names / sizeof reason_names[0];
+		while (c < n_known && strcmp(names[k], reason_names[c]) != 0)
+			c++;
+		snprintf(colors + strlen(colors), sizeof colors - strlen(colors), "%s%s", k ? " " : "",
+			 reason_colors[c]);
+	}
+	gp_quote(qrun, sizeof qrun, run);
+	snprintf(extra, cap, "runname=%s; nreasons=%zu; binwidth=%.9g; binname='%s'; colors='%s'; xunit='%s'",
+		 qrun, nr, bin_s / unit_s, binname, colors, xunit);
+	free(which);
+	free(count);
+	return 0;
+}
+
+/* The queue-usage plot of one run, when it has per-queue series worth a plot (more
+ * than one queue, or quotas). Returns 0 (done, or *skipped set), or -SIM_E*. */
+static int plot_queues(const struct h5read_file *f, const struct plot_opts *o, const char *run, double cap,
+		       const char *gp, const char *term, const char *adir, int *skipped,
+		       struct sim_diag *diag)
+{
+	struct h5read_timeseries ts;
+	int r = h5read_timeseries(f, run, &ts, diag);
+	if (r)
+		return r;
+	if (!ts.queue_usage || ts.n == 0 || (ts.n_queues < 2 && !ts.queue_nominal)) {
+		*skipped = 1;
+		goto out_ts;
+	}
+	char base[PLOT_NAME_MAX + 32], name[PLOT_NAME_MAX + 40], path[1024], extra[1024], qrun[600];
+	plot_file_name("queues_", run, base, sizeof base);
+	snprintf(name, sizeof name, "%s.dat", base);
+	FILE *df = open_dat(o->outdir, name, path, sizeof path, diag);
+	if (!df) {
+		r = -SIM_EIO;
+		goto out_ts;
+	}
+	struct plot_vars pv = { .nblocks = 1, .npoints = (long)ts.n, .capacity = isfinite(cap) ? cap : 0 };
+	double unit_s = time_unit(ts.t_s[ts.n - 1], &pv.xunit);
+	long ns = queue_dat(df, &ts, unit_s);
+	if ((r = close_dat(df, path, diag)))
+		goto out_ts;
+	if (ns < 0) {
+		sim_diag_add(diag, h5read_path(f), "out of memory");
+		r = -SIM_ENOMEM;
+		goto out_ts;
+	}
+	gp_quote(qrun, sizeof qrun, run);
+	snprintf(extra, sizeof extra, "runname=%s; nseries=%ld; hasquota=%d; palette='%s'", qrun, ns,
+		 ts.queue_borrowed != NULL, QUEUE_PALETTE);
+	r = run_template(gp, adir, o->outdir, "queue_usage", base, term, &pv, extra, o->quiet, diag);
+out_ts:
+	h5read_timeseries_free(&ts);
+	return r;
+}
+
+/* The preemptions plot of one run, when it has preemptions. */
+static int plot_preemptions(const struct h5read_file *f, const struct plot_opts *o, const char *run,
+			    double span_s, const char *gp, const char *term, const char *adir, int *skipped,
+			    struct sim_diag *diag)
+{
+	struct h5read_decisions d;
+	int r = h5read_decisions(f, run, &d, diag);
+	if (r)
+		return r;
+	if (d.n == 0) {
+		*skipped = 1;
+		goto out_d;
+	}
+	char base[PLOT_NAME_MAX + 32], name[PLOT_NAME_MAX + 40], path[1024], extra[2048];
+	plot_file_name("preemptions_", run, base, sizeof base);
+	snprintf(name, sizeof name, "%s.dat", base);
+	FILE *df = open_dat(o->outdir, name, path, sizeof path, diag);
+	if (!df) {
+		r = -SIM_EIO;
+		goto out_d;
+	}
+	int w = preempt_dat(df, &d, span_s, run, extra, sizeof extra);
+	if ((r = close_dat(df, path, diag)))
+		goto out_d;
+	if (w < 0) {
+		sim_diag_add(diag, h5read_path(f), "out of memory");
+		r = -SIM_ENOMEM;
+		goto out_d;
+	}
+	struct plot_vars pv = { .nblocks = 1, .npoints = (long)d.n };
+	r = run_template(gp, adir, o->outdir, "preemptions", base, term, &pv, extra, o->quiet, diag);
+out_d:
+	h5read_decisions_free(&d);
+	return r;
+}
+
+/* Per run: the queue-usage and preemption plots, for the runs that have the data;
+ * one note line names how many runs had none. */
+static int plot_run_views(const struct h5read_file *f, const struct plot_opts *o,
+			  const struct h5read_summary *s, const char *gp, const char *term, const char *adir,
+			  struct sim_diag *diag)
+{
+	size_t nr = h5read_n_runs(f), no_queues = 0, no_preempt = 0;
+	int r = 0;
+	for (size_t i = 0; i < nr && !r; i++) {
+		const char *run = h5read_run_name(f, i);
+		int row = h5read_summary_row(s, run);
+		double cap = row >= 0 ? h5read_summary_get(s, (size_t)row, "gpu_capacity") : NAN;
+		double span = row >= 0 ? h5read_summary_get(s, (size_t)row, "makespan_s") : NAN;
+		int skip_q = 0, skip_p = 0;
+		if (!isfinite(span))
+			span = 0;
+		r = plot_queues(f, o, run, cap, gp, term, adir, &skip_q, diag);
+		if (!r)
+			r = plot_preemptions(f, o, run, span, gp, term, adir, &skip_p, diag);
+		no_queues += (size_t)skip_q;
+		no_preempt += (size_t)skip_p;
+	}
+	if (!r && !o->quiet && (no_queues || no_preempt)) {
+		printf("note:");
+		if (no_queues)
+			printf(" no queue plot for %zu run%s (one queue and no quota, or no per-queue "
+			       "series)%s", no_queues, no_queues == 1 ? "" : "s", no_preempt ? ";" : "");
+		if (no_preempt)
+			printf(" no preemption plot for %zu run%s (nothing preempted)", no_preempt,
+			       no_preempt == 1 ? "" : "s");
+		printf("\n");
 	}
 	return r;
 }
@@ -429,12 +784,13 @@ out_files:
 		if (!r)
 			r = c1 ? c1 : c2 ? c2 : c3;
 	}
+	const char *const names[] = { "wait_cdf", "jct_cdf", "busy_gpus" };
+	const struct plot_vars *vars[] = { &vw, &vj, &vb };
+	for (size_t k = 0; k < 3 && !r; k++)
+		r = run_template(gp, adir, o->outdir, names[k], names[k], term, vars[k], NULL, o->quiet,
+				 diag);
 	if (!r)
-		r = run_template(gp, adir, o->outdir, "wait_cdf", term, &vw, o->quiet, diag);
-	if (!r)
-		r = run_template(gp, adir, o->outdir, "jct_cdf", term, &vj, o->quiet, diag);
-	if (!r)
-		r = run_template(gp, adir, o->outdir, "busy_gpus", term, &vb, o->quiet, diag);
+		r = plot_run_views(f, o, &s, gp, term, adir, diag);
 out_sum:
 	h5read_summary_free(&s);
 out_gp:

@@ -3,8 +3,14 @@
  * Writes OUTDIR/{wait_cdf,jct_cdf,busy_gpus}.dat from the HDF5 file alone (at most
  * PLOT_MAX_POINTS points a curve) and runs gnuplot, as an external program, on the
  * committed templates analysis/{wait_cdf,jct_cdf,busy_gpus}.gp, giving
- * OUTDIR/{wait_cdf,jct_cdf,busy_gpus}.png. gnuplot's exit status is checked; its
- * messages are shown only when it fails.
+ * OUTDIR/{wait_cdf,jct_cdf,busy_gpus}.png. Then, per run (names from
+ * plot_file_name): queues_<run>.png (analysis/queue_usage.gp: each queue's GPUs
+ * stacked over time, the part above its nominal quota hatched) for a run with
+ * per-queue series and more than one queue or a quota policy, and
+ * preemptions_<run>.png (analysis/preemptions.gp: preemptions per hour or day,
+ * stacked by reason) for a run with preemptions; one note line counts the runs
+ * without them. gnuplot's exit status is checked; its messages are shown only when
+ * it fails.
  */
 #ifndef ANALYSIS_PLOT_H
 #define ANALYSIS_PLOT_H
@@ -12,6 +18,8 @@
 #include "h5read.h"
 
 #define PLOT_MAX_POINTS 2000
+#define PLOT_MAX_QUEUES 12  /* series in a queue plot; beyond, the least used are "other" */
+#define PLOT_NAME_MAX 200   /* characters of a run name kept in a file name */
 
 struct plot_opts {
 	const char *outdir;       /* created if missing (one level) */
@@ -26,6 +34,11 @@ int plot_results(const struct h5read_file *f, const struct plot_opts *o, struct 
 
 /* The folder plot templates are read from (see plot_opts.analysis_dir). */
 const char *plot_analysis_dir(const struct plot_opts *o);
+
+/* The file name base for a per-run plot: prefix, then the run name with every
+ * character other than [A-Za-z0-9._-] replaced by '_' (at most PLOT_NAME_MAX of
+ * them): plot_file_name("queues_", "a b/c", ...) gives "queues_a_b_c". */
+void plot_file_name(const char *prefix, const char *run, char *buf, size_t cap);
 
 /* Reduces sorted values x[0..n) to a CDF of at most max_points (x, fraction <= x)
  * pairs, always keeping the first and last; returns the number of pairs written

@@ -1,5 +1,6 @@
 /* analysis/report.c: the summary table (with the replications table), the JSON summary
- * (per run, or per variant with mean and 95% CI) and the per-job CSV. */
+ * (per run, or per variant with mean and 95% CI), the per-job CSV, and the per-queue
+ * and preemption views (table, JSON, CSV). */
 #include "report.h"
 
 #include <math.h>
@@ -552,6 +553,196 @@ int report_jobs_csv(const struct h5read_file *f, const char *run, FILE *out, str
 			fputc('\n', out);
 		}
 		h5read_jobs_free(&j);
+	}
+	return 0;
+}
+
+/* ---- queues ---- */
+
+/* The per-queue table for people: a field of /runs/<run>/queues, its header with the
+ * unit, and how it is printed. */
+static const struct tcol queue_cols[] = {
+	{ "queue", NULL, 1, 0 },
+	{ "nominal[GPU]", "nominal_gpus", 1, 1 },
+	{ "jobs", "jobs", 1, 0 },
+	{ "completed", "completed", 1, 0 },
+	{ "wait_mean[s]", "mean_wait_s", 1, 1 },
+	{ "wait_p95[s]", "p95_wait_s", 1, 1 },
+	{ "busy[GPU*h]", "busy_gpu_h", 1, 2 },
+	{ "borrowed[GPU*h]", "borrowed_gpu_h", 1, 2 },
+	{ "lent[GPU*h]", "lent_gpu_h", 1, 2 },
+	{ "below_nominal[h]", "below_nominal_demanding_h", 1, 2 },
+	{ "preempted", "preemptions_suffered", 1, 0 },
+	{ "caused", "preemptions_caused", 1, 0 },
+	{ "lost[GPU*h]", "lost_gpu_h", 1, 2 },
+	{ "restore[h]", "restore_h", 1, 2 },
+	{ "share[%]", "share", 100, 1 },
+};
+#define N_QUEUE_COLS (sizeof queue_cols / sizeof queue_cols[0])
+
+/* Prints one run's block of the per-queue table; rows formatted first, so running
+ * out of memory prints nothing. */
+static int queues_block(const char *run, const struct h5read_queues *q, FILE *out)
+{
+	size_t rows = q->n_rows + 1;
+	char(*cells)[N_QUEUE_COLS][48] = calloc(rows, sizeof *cells);
+	if (!cells)
+		return -SIM_ENOMEM;
+	size_t width[N_QUEUE_COLS] = { 0 };
+	int quota = 0;
+	for (size_t c = 0; c < N_QUEUE_COLS; c++)
+		snprintf(cells[0][c], sizeof cells[0][c], "%s", queue_cols[c].head);
+	for (size_t i = 0; i < q->n_rows; i++) {
+		for (size_t c = 0; c < N_QUEUE_COLS; c++) {
+			char *cell = cells[i + 1][c];
+			if (!queue_cols[c].field) {
+				snprintf(cell, sizeof cells[0][c], "%s", q->queue[i]);
+				continue;
+			}
+			double v = h5read_queues_get(q, i, queue_cols[c].field);
+			if (isnan(v))
+				snprintf(cell, sizeof cells[0][c], "-");
+			else
+				snprintf(cell, sizeof cells[0][c], "%.*f", queue_cols[c].decimals,
+					 v * queue_cols[c].scale);
+		}
+		quota |= !isnan(h5read_queues_get(q, i, "nominal_gpus"));
+	}
+	for (size_t i = 0; i < rows; i++)
+		for (size_t c = 0; c < N_QUEUE_COLS; c++)
+			if (strlen(cells[i][c]) > width[c])
+				width[c] = strlen(cells[i][c]);
+	fprintf(out, "run %s: %zu queue%s%s\n", run, q->n_rows, q->n_rows == 1 ? "" : "s",
+		quota ? "" : " (no quota policy: nominal, borrowed, lent, below_nominal and share are -)");
+	for (size_t i = 0; i < rows; i++) {
+		for (size_t c = 0; c < N_QUEUE_COLS; c++) {
+			if (c == 0)
+				fprintf(out, "%-*s", (int)width[c], cells[i][c]);
+			else
+				fprintf(out, "  %*s", (int)width[c], cells[i][c]);
+		}
+		fputc('\n', out);
+	}
+	free(cells);
+	return 0;
+}
+
+int report_queues_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
+{
+	if (run && h5read_run_find(f, run) < 0) {
+		sim_diag_add(diag, h5read_path(f), "no run named '%s'", run);
+		return -SIM_ENOENT;
+	}
+	size_t shown = 0;
+	for (size_t r = 0; r < h5read_n_runs(f); r++) {
+		const char *name = h5read_run_name(f, r);
+		if (run && strcmp(name, run) != 0)
+			continue;
+		struct h5read_queues q;
+		int rc = h5read_queues(f, name, &q, diag);
+		if (rc)
+			return rc;
+		if (shown++)
+			fputc('\n', out);
+		if (!q.present)
+			fprintf(out, "run %s: no per-queue table (a file of schema 1.1)\n", name);
+		else
+			rc = queues_block(name, &q, out);
+		h5read_queues_free(&q);
+		if (rc) {
+			sim_diag_add(diag, h5read_path(f), "out of memory");
+			return rc;
+		}
+	}
+	if (shown == 0)
+		fprintf(out, "(no runs)\n");
+	return 0;
+}
+
+int report_queues_json(const struct h5read_file *f, const char *run, char **out, struct sim_diag *diag)
+{
+	*out = NULL;
+	if (run && h5read_run_find(f, run) < 0) {
+		sim_diag_add(diag, h5read_path(f), "no run named '%s'", run);
+		return -SIM_ENOENT;
+	}
+	cJSON *arr = cJSON_CreateArray();
+	int r = -SIM_ENOMEM;
+	if (!arr)
+		goto out_nomem;
+	for (size_t k = 0; k < h5read_n_runs(f); k++) {
+		const char *name = h5read_run_name(f, k);
+		if (run && strcmp(name, run) != 0)
+			continue;
+		struct h5read_queues q;
+		if ((r = h5read_queues(f, name, &q, diag))) {
+			cJSON_Delete(arr);
+			return r;
+		}
+		r = -SIM_ENOMEM;
+		for (size_t i = 0; i < q.n_rows; i++) {
+			cJSON *o = cJSON_CreateObject();
+			if (!o)
+				goto out_queues;
+			cJSON_AddItemToArray(arr, o);
+			if (!cJSON_AddStringToObject(o, "run", name) ||
+			    !cJSON_AddStringToObject(o, "queue", q.queue[i]))
+				goto out_queues;
+			for (size_t c = 0; c < q.n_fields; c++) {
+				cJSON *v = num_or_null(q.v[i * q.n_fields + c]);
+				if (!v)
+					goto out_queues;
+				cJSON_AddItemToObject(o, q.field[c], v);
+			}
+		}
+		r = 0;
+out_queues:
+		h5read_queues_free(&q);
+		if (r)
+			goto out_json;
+	}
+	*out = cJSON_Print(arr);
+	r = *out ? 0 : -SIM_ENOMEM;
+out_json:
+	cJSON_Delete(arr);
+out_nomem:
+	if (r == -SIM_ENOMEM)
+		sim_diag_add(diag, h5read_path(f), "out of memory");
+	return r;
+}
+
+/* ---- decisions ---- */
+
+int report_decisions_csv(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
+{
+	if (run && h5read_run_find(f, run) < 0) {
+		sim_diag_add(diag, h5read_path(f), "no run named '%s'", run);
+		return -SIM_ENOENT;
+	}
+	fputs("run,time_s,preemptor,victim,preemptor_queue,victim_queue,reason,requeued,lost_gpu_s\n", out);
+	for (size_t r = 0; r < h5read_n_runs(f); r++) {
+		const char *name = h5read_run_name(f, r);
+		if (run && strcmp(name, run) != 0)
+			continue;
+		struct h5read_decisions d;
+		int rc = h5read_decisions(f, name, &d, diag);
+		if (rc)
+			return rc;
+		for (size_t i = 0; i < d.n; i++) {
+			csv_str(out, name);
+			fputc(',', out);
+			csv_num(out, d.time_s[i]);
+			const char *strs[] = { d.preemptor[i], d.victim[i], d.preemptor_queue[i],
+					       d.victim_queue[i], d.reason[i] };
+			for (size_t k = 0; k < sizeof strs / sizeof strs[0]; k++) {
+				fputc(',', out);
+				csv_str(out, strs[k]);
+			}
+			fprintf(out, ",%u,", (unsigned)d.requeued[i]);
+			csv_num(out, d.lost_gpu_s[i]);
+			fputc('\n', out);
+		}
+		h5read_decisions_free(&d);
 	}
 	return 0;
 }

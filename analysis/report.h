@@ -40,4 +40,20 @@ size_t report_variant_len(const char *run, uint64_t seed);
  * Missing values (NaN, option -1) are empty fields; status is the final state in lower case. */
 int report_jobs_csv(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag);
 
+/* Per-queue table for people (/runs/<run>/queues): one block a run, headed
+ * "run NAME: N queues", one row a queue with nominal quota, jobs, completed, wait
+ * mean / p95 (s), busy, borrowed and lent GPU-hours, time below nominal while
+ * demanding (h), preemptions suffered and caused, lost GPU-hours, restore hours and
+ * share (%); "-" where a value is NaN. A run of a schema 1.1 file gets a one-line
+ * note instead. */
+int report_queues_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag);
+/* The same as a JSON array, one object a queue row: run, queue and every numeric
+ * field of the table by name (NaN is null). *out is malloc'd (caller frees). */
+int report_queues_json(const struct h5read_file *f, const char *run, char **out, struct sim_diag *diag);
+/* Preemptions as CSV with a header row:
+ * run,time_s,preemptor,victim,preemptor_queue,victim_queue,reason,requeued,lost_gpu_s
+ * (preemptor and preemptor_queue empty for a quota shrink; a schema 1.1 file gives
+ * the header alone). */
+int report_decisions_csv(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag);
+
 #endif

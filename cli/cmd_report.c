@@ -1,4 +1,4 @@
-/* cli/cmd_report.c: gpusched report RESULTS.h5 [--json | --jobs] [--run NAME] */
+/* cli/cmd_report.c: gpusched report RESULTS.h5 [--json | --jobs | --queues | --decisions] [--run NAME] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,8 @@
 #include "cmd.h"
 
 static const char report_usage[] =
-	"usage: gpusched report RESULTS.h5 [--json [--by-variant] | --jobs] [--run NAME]\n"
+	"usage: gpusched report RESULTS.h5 [--json [--by-variant | --queues] | --jobs | --queues |\n"
+	"                       --decisions] [--run NAME]\n"
 	"\n"
 	"Prints what a results file (written by gpusched run) holds; names, units and\n"
 	"formulas of every value are in analysis/SCHEMA.md.\n"
@@ -30,6 +31,16 @@ static const char report_usage[] =
 	"  --jobs        per-job CSV with a header row:\n"
 	"                run,id,queue,user,flavor,option,gpus,submit_s,start_s,end_s,wait_s,\n"
 	"                jct_s,runtime_s,preemptions,status (times in s; missing values empty)\n"
+	"  --queues      per-queue table, one block a run, one row a queue: nominal quota\n"
+	"                (GPU), jobs, completed, wait mean/p95 (s), busy, borrowed and lent\n"
+	"                GPU-hours, hours below nominal with jobs waiting, preemptions\n"
+	"                suffered and caused, lost GPU-hours, restore hours, share of the\n"
+	"                nominal quota used (%); \"-\" where there is no value (no quota)\n"
+	"                With --json: a JSON array, one object a queue row (run, queue and\n"
+	"                every field of /runs/<run>/queues by name)\n"
+	"  --decisions   preemptions as CSV with a header row: run,time_s,preemptor,victim,\n"
+	"                preemptor_queue,victim_queue,reason,requeued,lost_gpu_s (preemptor\n"
+	"                empty for a quota shrink; lost work in GPU-seconds)\n"
 	"  --run NAME    only the run NAME\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input (missing file, not a results file,\n"
@@ -38,7 +49,7 @@ static const char report_usage[] =
 int cmd_report(int argc, char **argv)
 {
 	const char *path = NULL, *run = NULL;
-	int json = 0, jobs = 0, by_variant = 0;
+	int json = 0, jobs = 0, by_variant = 0, queues = 0, decisions = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(report_usage, stdout);
@@ -49,6 +60,10 @@ int cmd_report(int argc, char **argv)
 			json = by_variant = 1;
 		} else if (strcmp(argv[i], "--jobs") == 0) {
 			jobs = 1;
+		} else if (strcmp(argv[i], "--queues") == 0) {
+			queues = 1;
+		} else if (strcmp(argv[i], "--decisions") == 0) {
+			decisions = 1;
 		} else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc) {
 			run = argv[++i];
 		} else if (argv[i][0] == '-' || path) {
@@ -58,9 +73,16 @@ int cmd_report(int argc, char **argv)
 			path = argv[i];
 		}
 	}
-	if (!path || (json && jobs)) {
-		fprintf(stderr, "gpusched report: %s\n%s",
-			path ? "--json and --jobs cannot be combined" : "no results file given", report_usage);
+	const char *clash = NULL;
+	if (jobs + queues + decisions > 1)
+		clash = "--jobs, --queues and --decisions cannot be combined";
+	else if (json && (jobs || decisions))
+		clash = "--json cannot be combined with --jobs or --decisions";
+	else if (by_variant && queues)
+		clash = "--by-variant and --queues cannot be combined";
+	if (!path || clash) {
+		fprintf(stderr, "gpusched report: %s\n%s", path ? clash : "no results file given",
+			report_usage);
 		return GPUSCHED_EXIT_BADINPUT;
 	}
 	struct sim_diag diag;
@@ -71,12 +93,17 @@ int cmd_report(int argc, char **argv)
 		if (json) {
 			char *text = NULL;
 			rc = by_variant ? report_json_by_variant(f, run, &text, &diag)
+			     : queues   ? report_queues_json(f, run, &text, &diag)
 					: report_json(f, run, &text, &diag);
 			if (!rc)
 				printf("%s\n", text);
 			free(text);
 		} else if (jobs) {
 			rc = report_jobs_csv(f, run, stdout, &diag);
+		} else if (queues) {
+			rc = report_queues_table(f, run, stdout, &diag);
+		} else if (decisions) {
+			rc = report_decisions_csv(f, run, stdout, &diag);
 		} else {
 			rc = report_table(f, run, stdout, &diag);
 		}

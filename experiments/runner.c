@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../policies/kq_policy.h"
 #include "../policies/policy.h"
 #include "../sim/engine.h"
 #include "../sim/h5out.h"
@@ -67,6 +68,24 @@ static int is_builtin_default(enum sim_policy_family fam, const char *name)
 	       (fam == SIM_FAM_FALLBACK && strcmp(name, "strict") == 0);
 }
 
+/* Preemption acts on queues' quota, so it needs a quota policy; a quota policy with
+ * its own cycle (cohort, hard) orders jobs as Kueue does, by priority or by submit
+ * time within a queue, so only fifo and priority make sense beside it. */
+static int check_policy_combination(const struct exp_config *cfg, const struct exp_variant *v,
+				    struct sim_diag *diag)
+{
+	int quota = strcmp(v->policy[SIM_FAM_QUOTA], "none") != 0;
+	if (!quota && strcmp(v->policy[SIM_FAM_PREEMPT], "none") != 0)
+		return sim_diag_add(diag, cfg->path, "%s: expected \"none\" without a quota policy (preemption "
+				    "acts on queues' quota: set $.policies.quota to cohort or hard), got \"%s\"",
+				    v->policy_path[SIM_FAM_PREEMPT], v->policy[SIM_FAM_PREEMPT]);
+	if (quota && strcmp(v->policy[SIM_FAM_ORDER], "fifo") != 0 && strcmp(v->policy[SIM_FAM_ORDER], "priority") != 0)
+		return sim_diag_add(diag, cfg->path, "%s: expected fifo or priority with quota %s (Kueue's cycle "
+				    "orders each queue itself), got \"%s\"", v->policy_path[SIM_FAM_ORDER],
+				    v->policy[SIM_FAM_QUOTA], v->policy[SIM_FAM_ORDER]);
+	return 0;
+}
+
 /* Builds the cluster, binds the trace, creates the policies. Errors go to diag. */
 static int stack_create(struct run_stack *s, const struct exp_config *cfg, const struct exp_variant *v,
 			struct sim_trace *trace, struct sim_engine **engine_out,
@@ -103,6 +122,8 @@ static int stack_create(struct run_stack *s, const struct exp_config *cfg, const
 		rc = sim_diag_add(diag, cfg->path, "$.policies.order: expected an order policy, got none");
 		goto out_destroy;
 	}
+	if ((rc = check_policy_combination(cfg, v, diag)))
+		goto out_destroy;
 	struct sim_engine *e = sim_engine_create(&ep);
 	if (!e) {
 		rc = -SIM_ENOMEM;
@@ -121,6 +142,10 @@ static int stack_create(struct run_stack *s, const struct exp_config *cfg, const
 		}
 		s->have[f] = 1;
 	}
+	const struct kq_preempt_params *pp = s->have[SIM_FAM_PREEMPT] ? kq_preempt_params_of(&s->pol[SIM_FAM_PREEMPT])
+								       : NULL;
+	if (pp)
+		sim_engine_set_cost(e, &pp->cost);
 	*engine_out = e;
 	return 0;
 out_destroy:
@@ -298,6 +323,7 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 					.progress = progress_cb, .progress_arg = prog, .log = log };
 	struct run_stack s;
 	struct sim_engine *e = NULL;
+	struct sim_queue_row *queues = NULL;
 	if ((rc = stack_create(&s, cfg, v, trace, &e, &ep, diag)))
 		goto out_driver;
 	double t0 = wall_now_s();
@@ -312,6 +338,18 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 	struct sim_summary sum;
 	if ((rc = sim_metrics_summarize(trace, s.cluster, sim_engine_now(e), &sum)))
 		goto out_engine;
+	/* Per-queue results; the summary's fairness (and, with preemption, its busy
+	 * GPU-seconds) come from them. */
+	const struct sim_queue_acct *acct = sim_engine_queue_acct(e);
+	queues = calloc(trace->n_queues ? trace->n_queues : 1, sizeof *queues);
+	if (!queues) {
+		rc = -SIM_ENOMEM;
+		goto out_engine;
+	}
+	if ((rc = sim_metrics_queues(trace, acct, sim_engine_timeseries(e), sim_engine_decisions(e),
+				     sim_engine_now(e), queues)))
+		goto out_engine;
+	sim_metrics_summarize_queues(trace, acct, queues, &sum);
 	const struct sim_engine_counters *ctr = sim_engine_counters(e);
 	if (!opts->quiet)
 		fprintf(stderr, "run %s: %zu jobs, %llu events, %.0f s simulated in %.3f s (%.0f events/s)\n",
@@ -320,10 +358,11 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 	struct h5out_run run = {
 		.name = name, .policy = v->policy[SIM_FAM_ORDER], .seed = seed, .trace = trace,
 		.cluster = s.cluster, .ts = sim_engine_timeseries(e), .counters = ctr, .summary = &sum,
-		.wall_s = sim_wall,
+		.wall_s = sim_wall, .decisions = sim_engine_decisions(e), .queues = queues,
 	};
 	rc = h5out_write_run(out, &run, diag);
 out_engine:
+	free(queues);
 	sim_engine_destroy(e);
 	stack_destroy(&s);
 out_driver:

@@ -555,6 +555,7 @@ static void apply_finish(struct sim_engine *e, struct sim_job *job)
 	job->alloc.flavor = ran_on;
 	job->state = SIM_JOB_COMPLETED;
 	job->end_ns = e->now;
+	job->held_s += sim_time_to_s(e->now - job->last_start_ns);
 	job->finish_ev = 0;
 	e->n_running--;
 	e->n_done++;
@@ -591,6 +592,7 @@ static sim_time_t segment_runtime(struct sim_engine *e, struct sim_job *job)
 	sim_time_t work = remaining_work(e, job);
 	job->seg_restore_ns = job->progress > 0 ? e->p.cost.restore_ns : 0;
 	job->restore_s += sim_time_to_s(job->seg_restore_ns);
+	e->qacct[job->queue].restore_s += sim_time_to_s(job->seg_restore_ns);
 	double wall = (double)job->seg_restore_ns + (double)work +
 		      (double)ckpt_count(job, work) * (double)e->p.cost.ckpt_overhead_ns;
 	return wall < (double)SIM_RUNTIME_MAX_NS ? (sim_time_t)wall : SIM_RUNTIME_MAX_NS;
@@ -682,14 +684,17 @@ static int apply_preemption(struct sim_engine *e, const struct victim_proposal *
 	qa->gpus -= alloc_gpus(e, job);
 	qa->lost_gpu_s += lost;
 	qa->preempted++;
-	e->qacct[by->queue].caused++;
+	if (by != job) /* a quota shrink has no preemptor (the victim is named twice) */
+		e->qacct[by->queue].caused++;
 	int32_t ran_on = job->alloc.flavor;
 	sim_cluster_release(e->p.cluster, &job->alloc, o->req);
 	job->alloc.flavor = ran_on;
 	job->finish_ev = 0;
 	job->preemptions++;
 	job->lost_gpu_s += lost;
-	by->preemptions_caused++;
+	job->held_s += sim_time_to_s(e->now - job->last_start_ns);
+	if (by != job)
+		by->preemptions_caused++;
 	e->n_running--;
 	e->ctr.preemptions++;
 	if (vp->requeue) {
@@ -785,6 +790,8 @@ static void mark_unfinished(struct sim_engine *e)
 		return;
 	for (size_t i = 0; i < t->n_jobs; i++) {
 		struct sim_job *j = &t->jobs[i];
+		if (j->state == SIM_JOB_RUNNING) /* its open segment counts to the end */
+			j->held_s += sim_time_to_s(e->now - j->last_start_ns);
 		if (j->state == SIM_JOB_QUEUED || j->state == SIM_JOB_RUNNING ||
 		    j->state == SIM_JOB_UNSUBMITTED)
 			j->state = SIM_JOB_UNFINISHED;

@@ -509,7 +509,8 @@ static hid_t state_enum_type(void)
 /* Offsets of the job row fields, in ctype order. */
 enum jf {
 	JF_ID, JF_QUEUE, JF_USER, JF_FLAVOR, JF_OPTION, JF_GPUS, JF_ALLOC_GPUS, JF_SUBMIT, JF_START,
-	JF_END, JF_WAIT, JF_JCT, JF_RUNTIME, JF_BSLD, JF_PRIORITY, JF_PREEMPTIONS, JF_STATE, JF_COUNT_
+	JF_END, JF_WAIT, JF_JCT, JF_RUNTIME, JF_BSLD, JF_PRIORITY, JF_PREEMPTIONS, JF_CAUSED, JF_LOST,
+	JF_RESTORE, JF_CKPT, JF_STATE, JF_COUNT_
 };
 
 static int jobs_ctype(struct ctype *c, const struct sim_trace *t, const struct sim_cluster *cl)
@@ -546,6 +547,14 @@ static int jobs_ctype(struct ctype *c, const struct sim_trace *t, const struct s
 		      "max(1, jct_s / max(runtime_s, 10 s))") < 0 ||
 	    ctype_add(c, "priority", copy_type(H5T_NATIVE_INT32), "1", "priority from the trace") < 0 ||
 	    ctype_add(c, "preemptions", copy_type(H5T_NATIVE_UINT32), "1", "times it was preempted") < 0 ||
+	    ctype_add(c, "preemptions_caused", copy_type(H5T_NATIVE_UINT32), "1",
+		      "running jobs stopped to admit it") < 0 ||
+	    ctype_add(c, "lost_gpu_s", copy_type(H5T_NATIVE_DOUBLE), "GPU*s",
+		      "work lost to preemptions: GPUs x time since its last checkpoint, summed") < 0 ||
+	    ctype_add(c, "restore_s", copy_type(H5T_NATIVE_DOUBLE), sec,
+		      "restore time paid on restarts from a checkpoint") < 0 ||
+	    ctype_add(c, "ckpt_overhead_s", copy_type(H5T_NATIVE_DOUBLE), sec,
+		      "checkpoint overhead paid (completed checkpoints)") < 0 ||
 	    ctype_add(c, "final_state", state_enum_type(), "", "state at the end of the run") < 0)
 		return -1;
 	return ctype_build(c);
@@ -556,12 +565,12 @@ static double ns_to_s_or_nan(sim_time_t t)
 	return t == SIM_TIME_NONE ? NAN : sim_time_to_s(t);
 }
 
-static void put(char *row, const struct ctype *c, enum jf f, const void *v, size_t n)
+static void put(char *row, const struct ctype *c, size_t f, const void *v, size_t n)
 {
 	memcpy(row + c->f[f].off, v, n);
 }
 
-static void put_str(char *row, const struct ctype *c, enum jf f, const char *s)
+static void put_str(char *row, const struct ctype *c, size_t f, const char *s)
 {
 	size_t w = c->f[f].size;
 	size_t l = strlen(s);
@@ -569,13 +578,15 @@ static void put_str(char *row, const struct ctype *c, enum jf f, const char *s)
 	memcpy(row + c->f[f].off, s, l < w ? l : w - 1);
 }
 
-static void put_f64(char *row, const struct ctype *c, enum jf f, double v)
+static void put_f64(char *row, const struct ctype *c, size_t f, double v)
 {
 	put(row, c, f, &v, sizeof v);
 }
 
+/* caused: preemptions each job caused, by job index (from the decisions), or NULL
+ * to take the job's own count. */
 static void fill_job_row(char *row, const struct ctype *c, const struct sim_trace *t,
-			 const struct sim_cluster *cl, const struct sim_job *j)
+			 const struct sim_cluster *cl, const uint32_t *caused, const struct sim_job *j)
 {
 	put_str(row, c, JF_ID, sim_job_id(t, j));
 	put_str(row, c, JF_QUEUE, name_or_empty(t->queues, t->n_queues, j->queue));
@@ -602,6 +613,11 @@ static void fill_job_row(char *row, const struct ctype *c, const struct sim_trac
 	put(row, c, JF_PRIORITY, &prio, sizeof prio);
 	uint32_t pre = j->preemptions;
 	put(row, c, JF_PREEMPTIONS, &pre, sizeof pre);
+	uint32_t cz = caused ? caused[j->idx] : j->preemptions_caused;
+	put(row, c, JF_CAUSED, &cz, sizeof cz);
+	put_f64(row, c, JF_LOST, j->lost_gpu_s);
+	put_f64(row, c, JF_RESTORE, j->restore_s);
+	put_f64(row, c, JF_CKPT, j->ckpt_overhead_s);
 	uint8_t st = j->state;
 	put(row, c, JF_STATE, &st, sizeof st);
 }
@@ -619,6 +635,7 @@ struct zchunk {
 struct zwork {
 	const struct ctype *c;
 	const struct h5out_run *run;
+	const uint32_t *caused;
 	size_t chunk_rows, n_chunks;
 	struct zchunk *chunks; /* chunk k is written by the one thread that took k */
 	atomic_size_t next;
@@ -704,7 +721,8 @@ static void *zshare_run(void *arg)
 		size_t r0 = k * w->chunk_rows;
 		size_t cnt = t->n_jobs - r0 < w->chunk_rows ? t->n_jobs - r0 : w->chunk_rows;
 		for (size_t i = 0; i < cnt; i++)
-			fill_job_row((char *)rows + i * row, w->c, t, w->run->cluster, &t->jobs[r0 + i]);
+			fill_job_row((char *)rows + i * row, w->c, t, w->run->cluster, w->caused,
+				     &t->jobs[r0 + i]);
 		memset(rows + cnt * row, 0, bytes - cnt * row);
 		shuffle_rows(rows, shuf, w->chunk_rows, row);
 		uLong bound = deflateBound(&zs, (uLong)bytes);
@@ -746,12 +764,13 @@ static size_t zip_threads(size_t n_chunks)
 /* Writes the rows of dataset d (chunked, chunk_rows a chunk, with the shuffle and
  * deflate filters) chunk by chunk. Returns 0 or -1. */
 static int write_jobs_chunks(hid_t d, const struct ctype *c, const struct h5out_run *run,
-			     size_t chunk_rows)
+			     const uint32_t *caused, size_t chunk_rows)
 {
 	size_t n = run->trace->n_jobs;
 	size_t n_chunks = (n + chunk_rows - 1) / chunk_rows;
 	size_t n_thr = zip_threads(n_chunks);
-	struct zwork w = { .c = c, .run = run, .chunk_rows = chunk_rows, .n_chunks = n_chunks,
+	struct zwork w = { .c = c, .run = run, .caused = caused, .chunk_rows = chunk_rows,
+			   .n_chunks = n_chunks,
 			   .chunks = calloc(n_chunks, sizeof *w.chunks) };
 	atomic_init(&w.next, 0);
 	struct zchunk *chunks = w.chunks;
@@ -794,7 +813,8 @@ out_free:
 
 /* Writes every row with H5Dwrite, WRITE_BLOCK_ROWS rows at a time (HDF5 runs the
  * filters). Returns 0 or -1. */
-static int write_jobs_rows(hid_t d, const struct ctype *c, const struct h5out_run *run)
+static int write_jobs_rows(hid_t d, const struct ctype *c, const struct h5out_run *run,
+			   const uint32_t *caused)
 {
 	const struct sim_trace *t = run->trace;
 	size_t block = t->n_jobs < WRITE_BLOCK_ROWS ? t->n_jobs : WRITE_BLOCK_ROWS;
@@ -805,7 +825,7 @@ static int write_jobs_rows(hid_t d, const struct ctype *c, const struct h5out_ru
 	for (size_t first = 0; first < t->n_jobs; first += block) {
 		size_t cnt = t->n_jobs - first < block ? t->n_jobs - first : block;
 		for (size_t k = 0; k < cnt; k++)
-			fill_job_row(buf + k * c->size, c, t, run->cluster, &t->jobs[first + k]);
+			fill_job_row(buf + k * c->size, c, t, run->cluster, caused, &t->jobs[first + k]);
 		if (write_rows(d, c->mem, first, cnt, buf) < 0)
 			goto out_buf;
 	}
@@ -815,12 +835,34 @@ out_buf:
 	return r;
 }
 
+/* Preemptions each job caused, counted from the decisions (a decision whose
+ * preemptor is its victim, a quota shrink, had none). NULL without decisions, or
+ * on no memory (*err set). */
+static uint32_t *caused_counts(const struct h5out_run *run, int *err)
+{
+	const struct sim_decisions *ds = run->decisions;
+	size_t n = run->trace->n_jobs;
+	*err = 0;
+	if (!ds)
+		return NULL;
+	uint32_t *caused = calloc(n ? n : 1, sizeof *caused);
+	if (!caused) {
+		*err = 1;
+		return NULL;
+	}
+	for (size_t k = 0; k < ds->n; k++)
+		if (ds->v[k].preemptor != ds->v[k].victim && ds->v[k].preemptor < n)
+			caused[ds->v[k].preemptor]++;
+	return caused;
+}
+
 static int write_jobs(hid_t grp, const struct h5out_run *run)
 {
 	const struct sim_trace *t = run->trace;
 	struct ctype c = { .mem = -1 };
-	int r = -1;
-	if (jobs_ctype(&c, t, run->cluster) < 0 || c.n != JF_COUNT_)
+	int r = -1, err;
+	uint32_t *caused = caused_counts(run, &err);
+	if (err || jobs_ctype(&c, t, run->cluster) < 0 || c.n != JF_COUNT_)
 		goto out_type;
 	hid_t d = ctype_dataset(&c, grp, "jobs", t->n_jobs);
 	if (d < 0)
@@ -829,17 +871,222 @@ static int write_jobs(hid_t grp, const struct h5out_run *run)
 #ifdef SIM_HAVE_ZLIB
 	hsize_t chunk_rows = 0;
 	if (dataset_deflated(d, &chunk_rows))
-		w = write_jobs_chunks(d, &c, run, (size_t)chunk_rows);
+		w = write_jobs_chunks(d, &c, run, caused, (size_t)chunk_rows);
 	else
 #endif
-		w = write_jobs_rows(d, &c, run);
+		w = write_jobs_rows(d, &c, run, caused);
 	if (w == 0 && ctype_attrs(&c, d, "one row a job, in trace order (submit time, then trace row)") == 0)
 		r = 0;
 	if (H5Dclose(d) < 0)
 		r = -1;
 out_type:
 	ctype_fini(&c);
+	free(caused);
 	return r;
+}
+
+/* ---- decisions: one row a preemption ---- */
+
+/* The reason enum: every sim_preempt_reason, named as sim_preempt_reason_name
+ * (lower case, as in the event log). */
+static hid_t reason_enum_type(void)
+{
+	hid_t t = H5Tenum_create(H5T_NATIVE_UINT8);
+	if (t < 0)
+		return t;
+	for (int r = 0; r < SIM_PR_COUNT_; r++) {
+		uint8_t v = (uint8_t)r;
+		if (H5Tenum_insert(t, sim_preempt_reason_name((enum sim_preempt_reason)r), &v) < 0) {
+			H5Tclose(t);
+			return -1;
+		}
+	}
+	return t;
+}
+
+/* Offsets of the decision row fields, in ctype order. */
+enum df {
+	DF_TIME, DF_PREEMPTOR, DF_VICTIM, DF_PQUEUE, DF_VQUEUE, DF_REASON, DF_REQUEUED, DF_LOST, DF_COUNT_
+};
+
+static const struct sim_job *job_at(const struct sim_trace *t, uint32_t idx)
+{
+	return idx < t->n_jobs ? &t->jobs[idx] : NULL;
+}
+
+static const char *job_queue_name(const struct sim_trace *t, const struct sim_job *j)
+{
+	return j ? name_or_empty(t->queues, t->n_queues, j->queue) : "";
+}
+
+static int decisions_ctype(struct ctype *c, const struct sim_trace *t, const struct sim_decisions *ds)
+{
+	size_t id_w = 0, n = ds ? ds->n : 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct sim_job *v = job_at(t, ds->v[k].victim), *p = job_at(t, ds->v[k].preemptor);
+		if (v && strlen(sim_job_id(t, v)) > id_w)
+			id_w = strlen(sim_job_id(t, v));
+		if (p && strlen(sim_job_id(t, p)) > id_w)
+			id_w = strlen(sim_job_id(t, p));
+	}
+	size_t q_w = max_len(t->queues, t->n_queues);
+	if (ctype_add(c, "time_s", copy_type(H5T_NATIVE_DOUBLE), "s", "time of the preemption") < 0 ||
+	    ctype_add(c, "preemptor", str_type(id_w + 1), "",
+		      "job admitted by it; \"\" when none (a quota shrink)") < 0 ||
+	    ctype_add(c, "victim", str_type(id_w + 1), "", "job stopped") < 0 ||
+	    ctype_add(c, "preemptor_queue", str_type(q_w + 1), "", "preemptor's queue, \"\" when none") < 0 ||
+	    ctype_add(c, "victim_queue", str_type(q_w + 1), "", "victim's queue") < 0 ||
+	    ctype_add(c, "reason", reason_enum_type(), "", "why (DESIGN.md section 2)") < 0 ||
+	    ctype_add(c, "requeued", copy_type(H5T_NATIVE_UINT8), "1",
+		      "1: the victim was queued again; 0: it reached its retry limit (preempted_out)") < 0 ||
+	    ctype_add(c, "lost_gpu_s", copy_type(H5T_NATIVE_DOUBLE), "GPU*s",
+		      "work the victim lost: GPUs x time since its last checkpoint") < 0)
+		return -1;
+	return ctype_build(c);
+}
+
+static void fill_decision_row(char *row, const struct ctype *c, const struct sim_trace *t,
+			      const struct sim_decision *d)
+{
+	const struct sim_job *v = job_at(t, d->victim);
+	const struct sim_job *p = d->preemptor != d->victim ? job_at(t, d->preemptor) : NULL;
+	put_f64(row, c, DF_TIME, sim_time_to_s(d->t));
+	put_str(row, c, DF_PREEMPTOR, p ? sim_job_id(t, p) : "");
+	put_str(row, c, DF_VICTIM, v ? sim_job_id(t, v) : "");
+	put_str(row, c, DF_PQUEUE, job_queue_name(t, p));
+	put_str(row, c, DF_VQUEUE, job_queue_name(t, v));
+	uint8_t reason = d->reason, requeued = d->requeued ? 1 : 0;
+	put(row, c, DF_REASON, &reason, sizeof reason);
+	put(row, c, DF_REQUEUED, &requeued, sizeof requeued);
+	put_f64(row, c, DF_LOST, d->lost_gpu_s);
+}
+
+/* Always written: 0 rows when the run preempted nothing (or recorded no decisions). */
+static int write_decisions(hid_t grp, const struct h5out_run *run)
+{
+	const struct sim_trace *t = run->trace;
+	const struct sim_decisions *ds = run->decisions;
+	size_t n = ds ? ds->n : 0;
+	struct ctype c = { .mem = -1 };
+	int r = -1;
+	char *buf = NULL;
+	if (decisions_ctype(&c, t, ds) < 0 || c.n != DF_COUNT_)
+		goto out_type;
+	size_t block = n < WRITE_BLOCK_ROWS ? n : WRITE_BLOCK_ROWS;
+	buf = calloc(block ? block : 1, c.size);
+	if (!buf)
+		goto out_type;
+	hid_t d = ctype_dataset(&c, grp, "decisions", n);
+	if (d < 0)
+		goto out_type;
+	int w = 0;
+	for (size_t first = 0; first < n && w == 0; first += block) {
+		size_t cnt = n - first < block ? n - first : block;
+		memset(buf, 0, cnt * c.size);
+		for (size_t k = 0; k < cnt; k++)
+			fill_decision_row(buf + k * c.size, &c, t, &ds->v[first + k]);
+		w = write_rows(d, c.mem, first, cnt, buf);
+	}
+	if (w == 0 && ctype_attrs(&c, d, "one row a preemption, in the order issued") == 0)
+		r = 0;
+	if (H5Dclose(d) < 0)
+		r = -1;
+out_type:
+	free(buf);
+	ctype_fini(&c);
+	return r;
+}
+
+/* ---- queues: one row a trace queue ---- */
+
+static int write_queues(hid_t grp, const struct h5out_run *run)
+{
+	const struct sim_trace *t = run->trace;
+	size_t nq = t->n_queues;
+	struct sim_queue_row *own = NULL;
+	const struct sim_queue_row *rows = run->queues;
+	struct ctype c = { .mem = -1 };
+	char *buf = NULL;
+	int r = -1;
+	if (!rows) {
+		own = calloc(nq ? nq : 1, sizeof *own);
+		if (!own || sim_metrics_queues(t, NULL, NULL, run->decisions, SIM_TIME_NONE, own) < 0)
+			goto out_free;
+		rows = own;
+	}
+	if (ctype_add(&c, "queue", str_type(max_len(t->queues, t->n_queues) + 1), "", "queue name") < 0)
+		goto out_free;
+	for (int f = 0; f < SIM_QF_COUNT_; f++)
+		if (ctype_add(&c, sim_queue_field_name((enum sim_queue_field)f), copy_type(H5T_NATIVE_DOUBLE),
+			      sim_queue_field_unit((enum sim_queue_field)f),
+			      sim_queue_field_description((enum sim_queue_field)f)) < 0)
+			goto out_free;
+	if (ctype_build(&c) < 0 || !(buf = calloc(nq ? nq : 1, c.size)))
+		goto out_free;
+	for (size_t q = 0; q < nq; q++) {
+		char *row = buf + q * c.size;
+		put_str(row, &c, 0, name_or_empty(t->queues, t->n_queues, (int32_t)q));
+		for (int f = 0; f < SIM_QF_COUNT_; f++)
+			put_f64(row, &c, 1 + (size_t)f, rows[q].v[f]);
+	}
+	hid_t d = ctype_dataset(&c, grp, "queues", nq);
+	if (d < 0)
+		goto out_free;
+	if (write_rows(d, c.mem, 0, nq, buf) == 0 &&
+	    ctype_attrs(&c, d, "one row a trace queue, in trace order (analysis/SCHEMA.md)") == 0)
+		r = 0;
+	if (H5Dclose(d) < 0)
+		r = -1;
+out_free:
+	free(buf);
+	ctype_fini(&c);
+	free(own);
+	return r;
+}
+
+/* A per-queue series [n][nq] with its column names in the attribute queue_names. */
+static int write_queue_series(hid_t g, const char *name, const double *x, size_t n, char **names, size_t nq,
+			      const char *desc)
+{
+	static const double none = 0.0;
+	if (write_doubles(g, name, n ? x : &none, 2, n, nq, "GPU", desc) < 0)
+		return -1;
+	hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+	if (d < 0)
+		return -1;
+	int r = attr_str_array(d, "queue_names", (const char *const *)names, nq);
+	if (H5Dclose(d) < 0)
+		r = -1;
+	return r;
+}
+
+/* queue_usage always (when the series has queue columns), nominal / borrowed / lent
+ * when the quota policy reported them. */
+static int write_queue_timeseries(hid_t g, const struct h5out_run *run)
+{
+	const struct sim_timeseries *ts = run->ts;
+	const struct sim_trace *t = run->trace;
+	if (!ts || ts->n_queues == 0)
+		return 0;
+	size_t n = ts->n, nq = ts->n_queues;
+	if (nq != t->n_queues || (n > 0 && !ts->q_usage))
+		return n > 0 ? -1 : 0; /* the series does not belong to this trace */
+	if (write_queue_series(g, "queue_usage", ts->q_usage, n, t->queues, nq,
+			       "GPUs allocated to each queue's jobs: [sample][queue], columns named by "
+			       "queue_names") < 0)
+		return -1;
+	if (!ts->has_quota_stats)
+		return 0;
+	if (n > 0 && (!ts->q_nominal || !ts->q_borrowed || !ts->q_lent))
+		return -1;
+	if (write_queue_series(g, "queue_nominal", ts->q_nominal, n, t->queues, nq,
+			       "each queue's nominal quota, all flavors: [sample][queue]") < 0 ||
+	    write_queue_series(g, "queue_borrowed", ts->q_borrowed, n, t->queues, nq,
+			       "GPUs each queue uses above its nominal: [sample][queue]") < 0 ||
+	    write_queue_series(g, "queue_lent", ts->q_lent, n, t->queues, nq,
+			       "GPUs of each queue's nominal in use by other queues: [sample][queue]") < 0)
+		return -1;
+	return 0;
 }
 
 static int write_timeseries(hid_t run_grp, const struct h5out_run *run)
@@ -876,6 +1123,8 @@ static int write_timeseries(hid_t run_grp, const struct h5out_run *run)
 	if (attr_str_array(d, "flavor_names", names, nf) == 0)
 		r = 0;
 	if (H5Dclose(d) < 0)
+		r = -1;
+	if (r == 0 && write_queue_timeseries(g, run) < 0)
 		r = -1;
 out_names:
 	free(names);
@@ -956,6 +1205,10 @@ int h5out_write_run(struct h5out *o, const struct h5out_run *run, struct sim_dia
 		r = h5err(diag, where, "cannot write run attributes");
 	else if (write_jobs(g, run) < 0)
 		r = h5err(diag, where, "cannot write jobs");
+	else if (write_decisions(g, run) < 0)
+		r = h5err(diag, where, "cannot write decisions");
+	else if (write_queues(g, run) < 0)
+		r = h5err(diag, where, "cannot write queues");
 	else if (write_timeseries(g, run) < 0)
 		r = h5err(diag, where, "cannot write timeseries");
 	if (H5Gclose(g) < 0 && r == 0)

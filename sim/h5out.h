@@ -23,7 +23,11 @@ struct h5out_meta {
 	const char *software_version;
 };
 
-#define H5OUT_SCHEMA_VERSION "1.1" /* 1.1: root attribute seeds */
+/* 1.1: root attribute seeds. 1.2: preemption and quota results: jobs fields
+ * preemptions_caused, lost_gpu_s, restore_s, ckpt_overhead_s; /runs/<run>/decisions,
+ * /runs/<run>/queues, per-queue time series; summary fields preemptions ...
+ * jain_fairness. */
+#define H5OUT_SCHEMA_VERSION "1.2"
 
 /* Opens PATH.tmp for writing (truncates). NULL on failure with a message in diag. */
 struct h5out *h5out_create(const char *path, const struct h5out_meta *meta, struct sim_diag *diag);
@@ -39,10 +43,17 @@ struct h5out_run {
 	const struct sim_engine_counters *counters;
 	const struct sim_summary *summary;
 	double wall_s;                 /* wall time of the run */
+	/* Preemptions in the order issued (sim_engine_decisions); NULL: none recorded
+	 * (the decisions table is written empty, and the jobs' preemptions_caused
+	 * comes from the jobs). */
+	const struct sim_decisions *decisions;
+	/* trace->n_queues rows from sim_metrics_queues; NULL: computed here from the
+	 * jobs alone (engine-only values NaN). */
+	const struct sim_queue_row *queues;
 };
 
-/* Writes /runs/<name>/{jobs,timeseries} and the run's attributes, and keeps the
- * summary row for /summary. Returns 0 or -SIM_EHDF5 / -SIM_ENOMEM. */
+/* Writes /runs/<name>/{jobs,decisions,queues,timeseries} and the run's attributes,
+ * and keeps the summary row for /summary. Returns 0 or -SIM_EHDF5 / -SIM_ENOMEM. */
 int h5out_write_run(struct h5out *o, const struct h5out_run *run, struct sim_diag *diag);
 /* Writes /summary, closes and renames PATH.tmp to PATH. */
 int h5out_commit(struct h5out *o, struct sim_diag *diag);

@@ -81,6 +81,7 @@ struct sim_job {
 	double restore_s;      /* restore time paid on restarts, s */
 	double ckpt_overhead_s; /* checkpoint overhead paid, s (completed checkpoints) */
 	uint32_t preemptions_caused; /* victims this job's admission preempted */
+	double held_s;         /* wall seconds it held its allocation, over ended segments */
 	uint64_t finish_ev;    /* event id of its pending EV_FINISH, 0 = none */
 	struct sim_alloc alloc;
 };

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
 static const char *const summary_names[SIM_SUM_COUNT_] = {
@@ -30,6 +31,37 @@ static const char *const summary_descs[SIM_SUM_COUNT_] = {
 	SIM_SUMMARY_FIELDS(SIM_SUM_DESC)
 #undef SIM_SUM_DESC
 };
+
+static const char *const queue_names[SIM_QF_COUNT_] = {
+#define SIM_QF_NAME(name, unit, desc) #name,
+	SIM_QUEUE_FIELDS(SIM_QF_NAME)
+#undef SIM_QF_NAME
+};
+static const char *const queue_units[SIM_QF_COUNT_] = {
+#define SIM_QF_UNIT(name, unit, desc) unit,
+	SIM_QUEUE_FIELDS(SIM_QF_UNIT)
+#undef SIM_QF_UNIT
+};
+static const char *const queue_descs[SIM_QF_COUNT_] = {
+#define SIM_QF_DESC(name, unit, desc) desc,
+	SIM_QUEUE_FIELDS(SIM_QF_DESC)
+#undef SIM_QF_DESC
+};
+
+const char *sim_queue_field_name(enum sim_queue_field f)
+{
+	return (unsigned)f < SIM_QF_COUNT_ ? queue_names[f] : "invalid";
+}
+
+const char *sim_queue_field_unit(enum sim_queue_field f)
+{
+	return (unsigned)f < SIM_QF_COUNT_ ? queue_units[f] : "";
+}
+
+const char *sim_queue_field_description(enum sim_queue_field f)
+{
+	return (unsigned)f < SIM_QF_COUNT_ ? queue_descs[f] : "";
+}
 
 const char *sim_summary_name(enum sim_summary_field f)
 {
@@ -200,9 +232,9 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	rb.tmp = buf + 3 * n;
 	double *waits = buf, *jcts = buf + n, *bslds = buf + 2 * n;
 	size_t n_wait = 0, n_jct = 0, n_bsld = 0;
-	size_t completed = 0, rejected = 0, unfinished = 0;
+	size_t completed = 0, rejected = 0, unfinished = 0, preempted_out = 0;
 	sim_time_t first_submit = SIM_TIME_MAX;
-	double busy_gpu_s = 0.0, cost = 0.0;
+	double busy_gpu_s = 0.0, cost = 0.0, preemptions = 0.0, lost_gpu_s = 0.0, restore_s = 0.0;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct sim_job *j = &t->jobs[i];
@@ -218,9 +250,15 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 		case SIM_JOB_UNFINISHED:
 			unfinished++;
 			break;
+		case SIM_JOB_PREEMPTED_OUT:
+			preempted_out++;
+			break;
 		default:
 			break;
 		}
+		preemptions += (double)j->preemptions;
+		lost_gpu_s += j->lost_gpu_s;
+		restore_s += j->restore_s;
 		double w = sim_job_wait_s(j);
 		if (!isnan(w))
 			waits[n_wait++] = w;
@@ -231,18 +269,18 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 		if (!isnan(b))
 			bslds[n_bsld++] = b;
 
-		/* Allocated GPU-seconds: one run per job in this version (no preemption
-		 * yet), from its start to its end, or to the end of the run when it was
-		 * still running. */
+		/* Allocated GPU-seconds: the time it held its allocation over every run
+		 * segment (held_s, kept by the engine; a segment still running when the
+		 * run stopped counts to the end). Preempted jobs pay only for the time
+		 * they ran. */
 		if (j->start_ns == SIM_TIME_NONE)
 			continue;
-		sim_time_t stop = j->end_ns != SIM_TIME_NONE ? j->end_ns : end_ns;
-		if (stop <= j->start_ns)
+		double run_s = j->held_s;
+		if (run_s <= 0)
 			continue;
 		sim_qty_t agpu = sim_metrics_job_alloc_gpu(t, c, j);
 		if (agpu <= 0)
 			continue;
-		double run_s = (double)(stop - j->start_ns) / (double)SIM_NS_PER_S;
 		double gpus = (double)agpu / (double)SIM_MILLI;
 		busy_gpu_s += gpus * run_s;
 		/* Cost: a job pays price_per_node_hour for the share of nodes it holds,
@@ -280,7 +318,168 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	out->v[SIM_SUM_utilization] = (makespan_s > 0 && cap > 0) ? busy_gpu_s / (cap * makespan_s) : NAN;
 	out->v[SIM_SUM_throughput_per_h] = makespan_s > 0 ? (double)completed / (makespan_s / 3600.0) : NAN;
 	out->v[SIM_SUM_cost] = cost;
+	out->v[SIM_SUM_preemptions] = preemptions;
+	out->v[SIM_SUM_lost_gpu_s] = lost_gpu_s;
+	out->v[SIM_SUM_restore_s] = restore_s;
+	out->v[SIM_SUM_preempted_out] = (double)preempted_out;
+	out->v[SIM_SUM_jain_fairness] = NAN; /* needs the queues: sim_metrics_summarize_queues */
 	return 0;
+}
+
+/* ---- per queue ---- */
+
+/* Time-weighted integral of column q of a [n][nq] step series, in value x hours:
+ * row i holds from t_s[i] until t_s[i+1], the last row until end_s. */
+static double ts_integral_h(const struct sim_timeseries *ts, const double *col, size_t q, double end_s)
+{
+	double sum = 0.0;
+	for (size_t i = 0; i < ts->n; i++) {
+		double t1 = i + 1 < ts->n ? ts->t_s[i + 1] : end_s;
+		double dt = t1 - ts->t_s[i];
+		if (dt > 0)
+			sum += col[i * ts->n_queues + q] * dt;
+	}
+	return sum / 3600.0;
+}
+
+/* Waits of each queue's started jobs, grouped: queue q's are w[off[q] .. off[q+1]),
+ * sorted. Returns the arrays (caller frees *w and *off) or -SIM_ENOMEM. */
+static int queue_waits(const struct sim_trace *t, double **w_out, size_t **off_out)
+{
+	size_t nq = t->n_queues;
+	size_t *off = calloc(nq + 2, sizeof *off), *fill = calloc(nq + 1, sizeof *fill);
+	double *w = malloc((t->n_jobs + 1) * sizeof *w);
+	if (!off || !fill || !w) {
+		free(off);
+		free(fill);
+		free(w);
+		return -SIM_ENOMEM;
+	}
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		int32_t q = t->jobs[i].queue;
+		if (q >= 0 && (size_t)q < nq && !isnan(sim_job_wait_s(&t->jobs[i])))
+			off[q + 1]++;
+	}
+	for (size_t q = 0; q < nq; q++)
+		off[q + 1] += off[q];
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		int32_t q = t->jobs[i].queue;
+		double x = sim_job_wait_s(&t->jobs[i]);
+		if (q >= 0 && (size_t)q < nq && !isnan(x))
+			w[off[q] + fill[q]++] = x;
+	}
+	for (size_t q = 0; q < nq; q++)
+		gsl_sort(w + off[q], 1, off[q + 1] - off[q]);
+	free(fill);
+	*w_out = w;
+	*off_out = off;
+	return 0;
+}
+
+int sim_metrics_queues(const struct sim_trace *t, const struct sim_queue_acct *acct,
+		       const struct sim_timeseries *ts, const struct sim_decisions *decisions,
+		       sim_time_t end_ns, struct sim_queue_row *rows)
+{
+	size_t nq = t->n_queues;
+	double *w;
+	size_t *off;
+	if (queue_waits(t, &w, &off))
+		return -SIM_ENOMEM;
+	int quota = ts && ts->has_quota_stats;
+	sim_time_t first_submit = SIM_TIME_MAX;
+	for (size_t i = 0; i < t->n_jobs; i++)
+		if (t->jobs[i].submit_ns < first_submit)
+			first_submit = t->jobs[i].submit_ns;
+	double end_s = end_ns != SIM_TIME_NONE ? sim_time_to_s(end_ns) : NAN;
+	double makespan_s = (t->n_jobs > 0 && end_ns != SIM_TIME_NONE && end_ns >= first_submit) ?
+				    sim_time_to_s(end_ns - first_submit) : NAN;
+	for (size_t q = 0; q < nq; q++) {
+		double *v = rows[q].v;
+		for (int f = 0; f < SIM_QF_COUNT_; f++)
+			v[f] = NAN;
+		v[SIM_QF_jobs] = v[SIM_QF_completed] = 0;
+		v[SIM_QF_preemptions_suffered] = v[SIM_QF_preemptions_caused] = 0;
+		v[SIM_QF_lost_gpu_h] = v[SIM_QF_restore_h] = 0;
+		size_t n = off[q + 1] - off[q];
+		if (n > 0) {
+			v[SIM_QF_mean_wait_s] = gsl_stats_mean(w + off[q], 1, n);
+			v[SIM_QF_p95_wait_s] = gsl_stats_quantile_from_sorted_data(w + off[q], 1, n, 0.95);
+		}
+		if (acct) {
+			v[SIM_QF_busy_gpu_h] = acct[q].busy_gpu_s / 3600.0;
+			if (quota) {
+				v[SIM_QF_nominal_gpus] = acct[q].nominal;
+				v[SIM_QF_borrowed_gpu_h] = acct[q].borrowed_gpu_s / 3600.0;
+				v[SIM_QF_below_nominal_demanding_h] =
+					acct[q].below_nominal_demanding_s / 3600.0;
+				if (acct[q].nominal > 0 && makespan_s > 0)
+					v[SIM_QF_share] = acct[q].busy_gpu_s / (acct[q].nominal * makespan_s);
+			}
+		}
+		if (quota && ts->n > 0 && ts->n_queues == nq && ts->q_lent && !isnan(end_s))
+			v[SIM_QF_lent_gpu_h] = ts_integral_h(ts, ts->q_lent, q, end_s);
+	}
+	/* Counts and costs from the jobs: exact, and present without the engine. */
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		if (j->queue < 0 || (size_t)j->queue >= nq)
+			continue;
+		double *v = rows[j->queue].v;
+		v[SIM_QF_jobs]++;
+		if (j->state == SIM_JOB_COMPLETED)
+			v[SIM_QF_completed]++;
+		v[SIM_QF_preemptions_suffered] += (double)j->preemptions;
+		v[SIM_QF_lost_gpu_h] += j->lost_gpu_s / 3600.0;
+		v[SIM_QF_restore_h] += j->restore_s / 3600.0;
+		if (!decisions)
+			v[SIM_QF_preemptions_caused] += (double)j->preemptions_caused;
+	}
+	/* A decision whose preemptor is its victim had no preemptor (a quota shrink). */
+	for (size_t k = 0; decisions && k < decisions->n; k++) {
+		const struct sim_decision *d = &decisions->v[k];
+		if (d->preemptor == d->victim || d->preemptor >= t->n_jobs)
+			continue;
+		int32_t q = t->jobs[d->preemptor].queue;
+		if (q >= 0 && (size_t)q < nq)
+			rows[q].v[SIM_QF_preemptions_caused]++;
+	}
+	free(w);
+	free(off);
+	return 0;
+}
+
+double sim_metrics_jain(const double *x, size_t n)
+{
+	double sum = 0.0, sq = 0.0;
+	for (size_t i = 0; i < n; i++) {
+		sum += x[i];
+		sq += x[i] * x[i];
+	}
+	if (n == 0 || !(sq > 0))
+		return NAN;
+	return sum * sum / ((double)n * sq);
+}
+
+void sim_metrics_summarize_queues(const struct sim_trace *t, const struct sim_queue_acct *acct,
+				  const struct sim_queue_row *rows, struct sim_summary *sum)
+{
+	size_t nq = t->n_queues, n = 0;
+	double *x = malloc((nq + 1) * sizeof *x);
+	for (size_t q = 0; x && rows && q < nq; q++)
+		if (rows[q].v[SIM_QF_nominal_gpus] > 0 && rows[q].v[SIM_QF_jobs] > 0)
+			x[n++] = rows[q].v[SIM_QF_share];
+	sum->v[SIM_SUM_jain_fairness] = x ? sim_metrics_jain(x, n) : NAN;
+	free(x);
+	/* Without preemption both ways give the same number; the jobs' sum is kept
+	 * then, so a run's summary does not change in its last bits. */
+	if (!acct || !(sum->v[SIM_SUM_preemptions] > 0))
+		return;
+	double busy = 0.0;
+	for (size_t q = 0; q < nq; q++)
+		busy += acct[q].busy_gpu_s;
+	double cap = sum->v[SIM_SUM_gpu_capacity], ms = sum->v[SIM_SUM_makespan_s];
+	sum->v[SIM_SUM_busy_gpu_s] = busy;
+	sum->v[SIM_SUM_utilization] = (ms > 0 && cap > 0) ? busy / (cap * ms) : NAN;
 }
 
 /* Mean and 95% CI half-width t_{0.975, m-1} * sd / sqrt(m) per field, over the m

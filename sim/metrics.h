@@ -34,7 +34,12 @@
 	X(busy_gpu_s, "GPU*s", "allocated GPU-seconds of all runs of all jobs")                      \
 	X(utilization, "1", "busy_gpu_s / (gpu_capacity * makespan_s)")                              \
 	X(throughput_per_h, "1/h", "completed / makespan in hours")                                  \
-	X(cost, "currency", "sum over jobs of nodes' price x node-hours used")
+	X(cost, "currency", "sum over jobs of nodes' price x node-hours used")                      \
+	X(preemptions, "1", "preemptions issued: running jobs stopped by the engine")                \
+	X(lost_gpu_s, "GPU*s", "work lost to preemptions, GPU-seconds since the last checkpoint")    \
+	X(restore_s, "s", "restore time paid by restarted jobs, summed over jobs")                   \
+	X(preempted_out, "1", "jobs stopped for good at their queue's preemption retry limit")       \
+	X(jain_fairness, "1", "Jain's index of queue shares over queues with nominal > 0 and jobs")
 
 enum sim_summary_field {
 #define SIM_SUM_ENUM(name, unit, desc) SIM_SUM_##name,
@@ -51,6 +56,40 @@ const char *sim_summary_name(enum sim_summary_field f);
 const char *sim_summary_unit(enum sim_summary_field f);
 const char *sim_summary_description(enum sim_summary_field f);
 
+/* The per-queue table /runs/<run>/queues: one row a trace queue, after its string
+ * field "queue". X(name, unit, description). "Exact" values are integrated by the
+ * engine at every change; lent_gpu_h is integrated over the time series samples. */
+#define SIM_QUEUE_FIELDS(X)                                                                        \
+	X(nominal_gpus, "GPU", "nominal quota at the end of the run, all flavors; NaN without quotas") \
+	X(jobs, "1", "jobs of the queue in the trace")                                              \
+	X(completed, "1", "its jobs that ran to completion")                                        \
+	X(mean_wait_s, "s", "mean of wait_s over its started jobs")                                 \
+	X(p95_wait_s, "s", "95th percentile of wait_s over its started jobs")                       \
+	X(busy_gpu_h, "GPU*h", "allocated GPU-hours, every run segment (exact)")                    \
+	X(borrowed_gpu_h, "GPU*h", "GPU-hours above its nominal (exact)")                           \
+	X(lent_gpu_h, "GPU*h", "GPU-hours of its nominal used by other queues (sampled)")           \
+	X(below_nominal_demanding_h, "h", "time with jobs pending while usage < nominal (exact)")    \
+	X(preemptions_suffered, "1", "preemptions of its jobs")                                     \
+	X(preemptions_caused, "1", "preemptions its jobs caused in any queue (quota shrinks not counted)") \
+	X(lost_gpu_h, "GPU*h", "work its jobs lost to preemptions")                                 \
+	X(restore_h, "h", "restore time its jobs paid on restarts")                                 \
+	X(share, "1", "busy_gpu_h x 3600 / (nominal_gpus x makespan_s); NaN when nominal is 0")
+
+enum sim_queue_field {
+#define SIM_QF_ENUM(name, unit, desc) SIM_QF_##name,
+	SIM_QUEUE_FIELDS(SIM_QF_ENUM)
+#undef SIM_QF_ENUM
+	SIM_QF_COUNT_
+};
+
+struct sim_queue_row {
+	double v[SIM_QF_COUNT_];
+};
+
+const char *sim_queue_field_name(enum sim_queue_field f);
+const char *sim_queue_field_unit(enum sim_queue_field f);
+const char *sim_queue_field_description(enum sim_queue_field f);
+
 /* Bounded-slowdown threshold, seconds (Feitelson's tau). */
 #define SIM_BSLD_TAU_S 10.0
 
@@ -63,6 +102,30 @@ double sim_job_bsld(const struct sim_job *j);
  * Returns 0 or -SIM_ENOMEM. */
 int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c,
 			  sim_time_t end_ns, struct sim_summary *out);
+
+/* Fills rows[0 .. t->n_queues) from a finished run (analysis/SCHEMA.md, "queues").
+ * Every input but the trace may be NULL: acct (sim_engine_queue_acct: nominal, busy,
+ * borrowed, below-nominal time), ts (its has_quota_stats and q_lent: lent) and
+ * decisions (preemptions caused). What they would give is then NaN, except
+ * preemptions_caused, which falls back to the jobs' counts. end_ns is the run's end
+ * (SIM_TIME_NONE: unknown; share and lent are then NaN). Without quota stats
+ * (ts->has_quota_stats 0) nominal, borrowed, lent, below-nominal time and share
+ * are NaN: there is no quota. Returns 0 or -SIM_ENOMEM. */
+int sim_metrics_queues(const struct sim_trace *t, const struct sim_queue_acct *acct,
+		       const struct sim_timeseries *ts, const struct sim_decisions *decisions,
+		       sim_time_t end_ns, struct sim_queue_row *rows);
+
+/* Jain's fairness index (sum x)^2 / (n sum x^2) of n values: 1 when all are equal,
+ * 1/n when one value holds everything. NaN when n = 0 or every x is 0. */
+double sim_metrics_jain(const double *x, size_t n);
+
+/* Completes a summary with the per-queue results: jain_fairness over the queues
+ * with nominal_gpus > 0 and at least one job (x = share; NaN when there is none),
+ * and, when the run had preemptions and acct is given, busy_gpu_s and utilization
+ * from the engine's exact integral (a preempted job holds no GPU while it waits
+ * again, which start_s..end_s would count). */
+void sim_metrics_summarize_queues(const struct sim_trace *t, const struct sim_queue_acct *acct,
+				  const struct sim_queue_row *rows, struct sim_summary *sum);
 
 /* Summary of several replications: mean and 95% CI half-width (Student t) of each
  * field over n runs. ci95 is 0 for n = 1. */

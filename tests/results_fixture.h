@@ -21,6 +21,29 @@
  *   busy_gpu_s 28800 + 7200 + 57600 + 20 + 18000 = 111620; makespan 10000;
  *   utilization 111620 / (20 x 10000) = 0.5581; throughput 4 / (10000/3600) = 1.44/h
  *   cost 16 + 4 + 32 + 8 x 5/3600 + 8 x 0.5 x 9000/3600 = 62.0111..
+ *
+ * Preemption (schema 1.2). Queues: "q" (every job but j2) and "research" (j2).
+ * Job run state: j2 lost_gpu_s 3600, restore_s 30, 2 preemptions; j4 lost 1.5;
+ * j1 ckpt_overhead_s 12; j7 has preemptions_caused 1 (the engine counts a quota
+ * shrink it suffered as caused by itself; the results must not). Summary:
+ * preemptions 2, lost_gpu_s 3601.5, restore_s 30, preempted_out 0.
+ * fx_decisions, in order:
+ *   t 1000  j1 -> j2  cohort_reclamation  requeued  lost 3600
+ *   t 2000  j7 -> j7  quota_shrink        requeued  lost 0      (no preemptor)
+ *   t 3000  j2 -> j4  cohort_fair_sharing out       lost 1.5
+ * fx_queue_acct: q nominal 12, busy 90000 GPU*s, borrowed 3600, below nominal 1800 s;
+ * research nominal 8, busy 7200, borrowed 0, below nominal 0.
+ * fx_timeseries_queues: q_lent research 2 GPUs in samples 0..4 (t 0..5000 s), q 3
+ * GPUs in sample 9 (9000..10000 s) and 5 in sample 10 (holds until the end, 10000 s:
+ * nothing); usage and borrowed from the flavor columns.
+ * Hand-computed queue rows (end 10000 s, makespan 10000 s):
+ *   q: jobs 6, completed 3, waits [0, 0, 400, 5200] (j1, j4, j7, odd) mean 1400,
+ *      p95 400 + 0.85 x 4800 = 4480; busy 25 GPU*h, borrowed 1, lent 3000/3600 = 0.8333, below 0.5 h,
+ *      suffered 0, caused 1, lost 1.5/3600 h, restore 0, share 90000/120000 = 0.75
+ *   research: jobs 1, completed 1, wait 3500 (mean = p95), busy 2, borrowed 0,
+ *      lent 10000/3600 = 2.7778, below 0, suffered 2, caused 1, lost 1, restore
+ *      30/3600, share 7200/80000 = 0.09
+ *   jain_fairness (0.75 + 0.09)^2 / (2 (0.75^2 + 0.09^2)) = 0.618296..
  */
 #ifndef TESTS_RESULTS_FIXTURE_H
 #define TESTS_RESULTS_FIXTURE_H
@@ -131,10 +154,47 @@ static inline struct sim_trace *fx_trace(void)
 		j->last_start_ns = j->start_ns;
 		j->end_ns = f->end >= 0 ? FX_S(f->end) : SIM_TIME_NONE;
 		j->runtime_ns = f->runtime >= 0 ? FX_S(f->runtime) : 0;
+		/* Time held: one segment, from start to end (or to the run's end for j7). */
+		if (f->start >= 0)
+			j->held_s = (double)((f->end >= 0 ? FX_S(f->end) : FX_END_NS) - j->start_ns) / SIM_NS_PER_S;
 		/* The engine releases allocs at the end: flavors come from the options. */
 		j->alloc.flavor = -1;
 	}
+	t->jobs[1].lost_gpu_s = 3600;
+	t->jobs[1].restore_s = 30;
+	t->jobs[3].lost_gpu_s = 1.5;
+	t->jobs[0].ckpt_overhead_s = 12;
+	t->jobs[6].preemptions_caused = 1;
 	return t;
+}
+
+#define FX_N_DECISIONS 3
+static const struct sim_decision fx_decision_rows[FX_N_DECISIONS] = {
+	{ .t = 1000 * SIM_NS_PER_S, .preemptor = 0, .victim = 1, .reason = SIM_PR_COHORT_RECLAMATION,
+	  .requeued = 1, .lost_gpu_s = 3600 },
+	{ .t = 2000 * SIM_NS_PER_S, .preemptor = 6, .victim = 6, .reason = SIM_PR_QUOTA_SHRINK, .requeued = 1,
+	  .lost_gpu_s = 0 },
+	{ .t = 3000 * SIM_NS_PER_S, .preemptor = 1, .victim = 3, .reason = SIM_PR_COHORT_FAIR_SHARING,
+	  .requeued = 0, .lost_gpu_s = 1.5 },
+};
+
+/* The fixture's decisions (borrowing the static rows). */
+static inline struct sim_decisions fx_decisions(void)
+{
+	struct sim_decisions d = { (struct sim_decision *)fx_decision_rows, FX_N_DECISIONS, FX_N_DECISIONS };
+	return d;
+}
+
+/* The fixture's per-queue totals, as the engine would leave them. */
+static inline void fx_queue_acct(struct sim_queue_acct acct[2])
+{
+	memset(acct, 0, 2 * sizeof *acct);
+	acct[0].nominal = 12;
+	acct[0].busy_gpu_s = 90000;
+	acct[0].borrowed_gpu_s = 3600;
+	acct[0].below_nominal_demanding_s = 1800;
+	acct[1].nominal = 8;
+	acct[1].busy_gpu_s = 7200;
 }
 
 /* A small time series for the fixture: n samples every 1000 s, 2 flavors. */
@@ -161,8 +221,39 @@ static inline int fx_timeseries(struct sim_timeseries *ts, size_t n)
 	return 0;
 }
 
+/* Adds the per-queue columns of a quota run to a fixture series (2 queues): usage
+ * the flavor columns (q: h100, research: a100), nominal 12 and 8, borrowed
+ * max(0, usage - nominal), and q_lent as in the comment at the top. */
+static inline int fx_timeseries_queues(struct sim_timeseries *ts)
+{
+	size_t n = ts->n;
+	ts->n_queues = 2;
+	ts->has_quota_stats = 1;
+	ts->q_usage = calloc(2 * n + 1, sizeof(double));
+	ts->q_nominal = calloc(2 * n + 1, sizeof(double));
+	ts->q_borrowed = calloc(2 * n + 1, sizeof(double));
+	ts->q_lent = calloc(2 * n + 1, sizeof(double));
+	if (!ts->q_usage || !ts->q_nominal || !ts->q_borrowed || !ts->q_lent)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		for (size_t q = 0; q < 2; q++) {
+			double u = ts->gpus_busy_by_flavor[2 * i + q], nom = q == 0 ? 12 : 8;
+			ts->q_usage[2 * i + q] = u;
+			ts->q_nominal[2 * i + q] = nom;
+			ts->q_borrowed[2 * i + q] = u > nom ? u - nom : 0;
+		}
+		ts->q_lent[2 * i + 1] = i < 5 ? 2 : 0;
+		ts->q_lent[2 * i] = i == 9 ? 3 : i == 10 ? 5 : 0;
+	}
+	return 0;
+}
+
 static inline void fx_timeseries_free(struct sim_timeseries *ts)
 {
+	free(ts->q_usage);
+	free(ts->q_nominal);
+	free(ts->q_borrowed);
+	free(ts->q_lent);
 	free(ts->t_s);
 	free(ts->gpus_busy);
 	free(ts->jobs_queued);

@@ -1,16 +1,19 @@
 /* tests/test_h5out.c: sim/h5out.c and analysis/h5read.c: a written run read back field
- * by field (NaN kept, units present), the tmp file gone after commit and abort,
- * big (chunked) tables, empty runs, the reader's refusals (missing file, a folder,
- * not HDF5, wrong schema) and the root attribute seeds. */
+ * by field (NaN kept, units present), the preemption and queue tables (1.2) and a
+ * 1.1 file without them, the tmp file gone after commit and abort, big (chunked)
+ * tables, empty runs, the reader's refusals (missing file, a folder, not HDF5,
+ * wrong schema) and the root attribute seeds. */
 #include <CUnit/CUnit.h>
 #include <hdf5.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/h5read.h"
+#include "analysis/report.h"
 #include "results_fixture.h"
 #include "sim/h5out.h"
 #include "sim/metrics.h"
@@ -43,19 +46,26 @@ static int tmp_exists(const char *path)
 	return tu_exists(t);
 }
 
-/* Writes the fixture run once per name (seeds 42, 43, ...) into path and commits it. */
+/* Writes the fixture run once per name (seeds 42, 43, ...) into path and commits it,
+ * with its quota time series, decisions and queue rows (sim_metrics_queues). */
 static int write_fixture(const char *path, const char *const *names, size_t n_names, const char *json,
 			 struct sim_summary *sum_out)
 {
 	struct sim_trace *t = fx_trace();
 	struct sim_cluster *c = fx_cluster();
 	struct sim_timeseries ts;
+	struct sim_queue_acct acct[2];
+	struct sim_decisions ds = fx_decisions();
+	struct sim_queue_row rows[2];
+	fx_queue_acct(acct);
 	int rc = -1;
-	if (!t || !c || fx_timeseries(&ts, 11) != 0)
+	if (!t || !c || fx_timeseries(&ts, 11) != 0 || fx_timeseries_queues(&ts) != 0)
 		goto out;
 	struct sim_summary sum;
-	if (sim_metrics_summarize(t, c, FX_END_NS, &sum) != 0)
+	if (sim_metrics_summarize(t, c, FX_END_NS, &sum) != 0 ||
+	    sim_metrics_queues(t, acct, &ts, &ds, FX_END_NS, rows) != 0)
 		goto out;
+	sim_metrics_summarize_queues(t, acct, rows, &sum);
 	if (sum_out)
 		*sum_out = sum;
 	struct sim_engine_counters k = { .events = 14, .decision_passes = 9, .proposals_rejected = 3, .starts = 5 };
@@ -69,7 +79,8 @@ static int write_fixture(const char *path, const char *const *names, size_t n_na
 	rc = 0;
 	for (size_t i = 0; i < n_names && rc == 0; i++) {
 		struct h5out_run run = { .name = names[i], .policy = "fifo", .seed = 42 + i, .trace = t,
-					 .cluster = c, .ts = &ts, .counters = &k, .summary = &sum, .wall_s = 0.5 };
+					 .cluster = c, .ts = &ts, .counters = &k, .summary = &sum,
+					 .wall_s = 0.5, .decisions = &ds, .queues = rows };
 		rc = h5out_write_run(o, &run, &d);
 	}
 	if (rc == 0)
@@ -113,6 +124,8 @@ static void test_h5out_round_trip_jobs(void)
 	static const double alloc[FX_N_JOBS] = { 8, 4, 16, 4, NAN, NAN, 2 };
 	static const char *const state[FX_N_JOBS] = { "completed", "completed", "completed", "completed",
 						      "rejected", "unfinished", "unfinished" };
+	/* from the decisions: j7's quota shrink (its own "preemptor") is not caused by it */
+	static const uint32_t caused[FX_N_JOBS] = { 1, 1, 0, 0, 0, 0, 0 };
 	for (size_t i = 0; i < FX_N_JOBS; i++) {
 		const struct fx_job *x = &fx_jobs[i];
 		const struct sim_job *sj = &t->jobs[i];
@@ -133,7 +146,14 @@ static void test_h5out_round_trip_jobs(void)
 		CU_ASSERT_EQUAL(j.priority[i], x->priority);
 		CU_ASSERT_EQUAL(j.preemptions[i], x->preemptions);
 		CU_ASSERT_STRING_EQUAL(j.state[i], state[i]);
+		CU_ASSERT_EQUAL(j.preemptions_caused[i], caused[i]);
+		CU_ASSERT(same_double(j.lost_gpu_s[i], sj->lost_gpu_s));
+		CU_ASSERT(same_double(j.restore_s[i], sj->restore_s));
+		CU_ASSERT(same_double(j.ckpt_overhead_s[i], sj->ckpt_overhead_s));
 	}
+	CU_ASSERT_DOUBLE_EQUAL(j.lost_gpu_s[1], 3600, 0);
+	CU_ASSERT_DOUBLE_EQUAL(j.restore_s[1], 30, 0);
+	CU_ASSERT_DOUBLE_EQUAL(j.ckpt_overhead_s[0], 12, 0);
 	/* missing values are NaN, never -1 */
 	CU_ASSERT(isnan(j.start_s[4]) && isnan(j.wait_s[4]) && isnan(j.jct_s[4]) && isnan(j.bsld[4]));
 	CU_ASSERT(isnan(j.end_s[5]) && isnan(j.runtime_s[5]));
@@ -192,7 +212,8 @@ static void test_h5out_round_trip_summary_and_attrs(void)
 		CU_ASSERT_STRING_EQUAL(s.unit[k], sim_summary_unit((enum sim_summary_field)k));
 		CU_ASSERT(same_double(s.v[s.n_fields + (size_t)k], sum.v[k]));
 	}
-	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "utilization"), 0.5581, 1e-12);
+	/* the fixture had preemptions: busy GPU-seconds from the queues' exact integrals */
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "utilization"), 97200.0 / 200000, 1e-12);
 	CU_ASSERT(isnan(h5read_summary_get(&s, 0, "no_such_metric")));
 	CU_ASSERT_EQUAL(h5read_summary_row(&s, "alpha"), 1);
 	h5read_summary_free(&s);
@@ -201,11 +222,13 @@ static void test_h5out_round_trip_summary_and_attrs(void)
 	char **units = NULL;
 	size_t n = 0;
 	CU_ASSERT_EQUAL_FATAL(h5read_strings_attr(f, "/runs/zeta/jobs", "units", &units, &n, &d), 0);
-	CU_ASSERT_EQUAL(n, 17);
+	CU_ASSERT_EQUAL(n, 21);
 	CU_ASSERT_STRING_EQUAL(units[0], "");    /* id */
 	CU_ASSERT_STRING_EQUAL(units[5], "GPU"); /* gpus */
 	CU_ASSERT_STRING_EQUAL(units[7], "s");   /* submit_s */
 	CU_ASSERT_STRING_EQUAL(units[13], "1");  /* bsld */
+	CU_ASSERT_STRING_EQUAL(units[17], "GPU*s"); /* lost_gpu_s */
+	CU_ASSERT_STRING_EQUAL(units[18], "s");     /* restore_s */
 	h5read_strings_free(units);
 	CU_ASSERT_EQUAL_FATAL(h5read_strings_attr(f, "/summary", "units", &units, &n, &d), 0);
 	CU_ASSERT_EQUAL(n, 3 + SIM_SUM_COUNT_);
@@ -622,9 +645,297 @@ static void test_h5out_reader_refuses_bad_files(void)
 	sim_diag_fini(&d);
 }
 
+
+/* The 1.2 tables of the fixture run read back: decisions (a quota shrink has no
+ * preemptor), queues (every field as sim_metrics_queues computed it), and the
+ * per-queue time series with their column names. */
+static void test_h5out_round_trip_preemption_tables(void)
+{
+	const char *path = tmp_path("pre.h5");
+	const char *names[] = { "r" };
+	struct sim_summary sum;
+	CU_ASSERT_EQUAL_FATAL(write_fixture(path, names, 1, "{}", &sum), 0);
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+
+	struct h5read_decisions ds;
+	CU_ASSERT_EQUAL_FATAL(h5read_decisions(f, "r", &ds, &d), 0);
+	CU_ASSERT(ds.present);
+	CU_ASSERT_EQUAL_FATAL(ds.n, FX_N_DECISIONS);
+	static const char *const pre[] = { "j1", "", "j2" }, *const vic[] = { "j2", "j7", "j4" };
+	static const char *const pq[] = { "q", "", "research" }, *const vq[] = { "research", "q", "q" };
+	static const char *const why[] = { "cohort_reclamation", "quota_shrink", "cohort_fair_sharing" };
+	for (size_t i = 0; i < FX_N_DECISIONS; i++) {
+		CU_ASSERT_DOUBLE_EQUAL(ds.time_s[i], 1000.0 * (double)(i + 1), 0);
+		CU_ASSERT_STRING_EQUAL(ds.preemptor[i], pre[i]);
+		CU_ASSERT_STRING_EQUAL(ds.victim[i], vic[i]);
+		CU_ASSERT_STRING_EQUAL(ds.preemptor_queue[i], pq[i]);
+		CU_ASSERT_STRING_EQUAL(ds.victim_queue[i], vq[i]);
+		CU_ASSERT_STRING_EQUAL(ds.reason[i], why[i]);
+		CU_ASSERT_EQUAL(ds.requeued[i], fx_decision_rows[i].requeued);
+		CU_ASSERT_DOUBLE_EQUAL(ds.lost_gpu_s[i], fx_decision_rows[i].lost_gpu_s, 0);
+	}
+	h5read_decisions_free(&ds);
+	h5read_decisions_free(&ds); /* zeroed: a no-op */
+
+	/* queues: the rows the writer was given, field by field */
+	struct sim_trace *t = fx_trace();
+	struct sim_timeseries ts;
+	CU_ASSERT_FATAL(t && fx_timeseries(&ts, 11) == 0 && fx_timeseries_queues(&ts) == 0);
+	struct sim_queue_acct acct[2];
+	fx_queue_acct(acct);
+	struct sim_decisions fd = fx_decisions();
+	struct sim_queue_row rows[2];
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_queues(t, acct, &ts, &fd, FX_END_NS, rows), 0);
+	struct h5read_queues q;
+	CU_ASSERT_EQUAL_FATAL(h5read_queues(f, "r", &q, &d), 0);
+	CU_ASSERT(q.present);
+	CU_ASSERT_EQUAL_FATAL(q.n_rows, 2);
+	CU_ASSERT_EQUAL(q.n_fields, SIM_QF_COUNT_);
+	CU_ASSERT_STRING_EQUAL(q.queue[0], "q");
+	CU_ASSERT_STRING_EQUAL(q.queue[1], "research");
+	for (int k = 0; k < SIM_QF_COUNT_ && (size_t)k < q.n_fields; k++) {
+		CU_ASSERT_STRING_EQUAL(q.field[k], sim_queue_field_name((enum sim_queue_field)k));
+		CU_ASSERT_STRING_EQUAL(q.unit[k], sim_queue_field_unit((enum sim_queue_field)k));
+		for (size_t r = 0; r < 2; r++)
+			CU_ASSERT(same_double(q.v[r * q.n_fields + (size_t)k], rows[r].v[k]));
+	}
+	CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, 0, "share"), 0.75, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, 1, "lent_gpu_h"), 10000.0 / 3600, 1e-12);
+	CU_ASSERT(isnan(h5read_queues_get(&q, 0, "no_such_field")));
+	h5read_queues_free(&q);
+
+	/* the summary's new fields */
+	struct h5read_summary s;
+	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &s, &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "preemptions"), 2, 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "lost_gpu_s"), 3601.5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "jain_fairness"),
+			       0.84 * 0.84 / (2 * (0.75 * 0.75 + 0.09 * 0.09)), 1e-12);
+	h5read_summary_free(&s);
+
+	/* per-queue series, named */
+	struct h5read_timeseries rts;
+	CU_ASSERT_EQUAL_FATAL(h5read_timeseries(f, "r", &rts, &d), 0);
+	CU_ASSERT_EQUAL(rts.n_queues, 2);
+	CU_ASSERT_FATAL(rts.queue_usage && rts.queue_nominal && rts.queue_borrowed && rts.queue_lent &&
+			rts.queue_names);
+	CU_ASSERT_STRING_EQUAL(rts.queue_names[0], "q");
+	CU_ASSERT_STRING_EQUAL(rts.queue_names[1], "research");
+	CU_ASSERT_PTR_NULL(rts.queue_names[2]);
+	CU_ASSERT_EQUAL(memcmp(rts.queue_usage, ts.q_usage, 2 * ts.n * sizeof(double)), 0);
+	CU_ASSERT_EQUAL(memcmp(rts.queue_lent, ts.q_lent, 2 * ts.n * sizeof(double)), 0);
+	CU_ASSERT_DOUBLE_EQUAL(rts.queue_nominal[2 * 3 + 1], 8, 0);
+	CU_ASSERT_EQUAL(memcmp(rts.queue_borrowed, ts.q_borrowed, 2 * ts.n * sizeof(double)), 0);
+	h5read_timeseries_free(&rts);
+	h5read_close(f);
+
+	/* units, descriptions and the reason enum, as written */
+	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	CU_ASSERT_FATAL(file >= 0);
+	const char *dsets[] = { "/runs/r/decisions", "/runs/r/queues", "/runs/r/timeseries/queue_usage",
+				"/runs/r/timeseries/queue_lent" };
+	for (size_t i = 0; i < sizeof dsets / sizeof dsets[0]; i++) {
+		hid_t dd = H5Dopen2(file, dsets[i], H5P_DEFAULT);
+		CU_ASSERT_FATAL(dd >= 0);
+		CU_ASSERT(H5Aexists(dd, "units") > 0 && H5Aexists(dd, "description") > 0);
+		CU_ASSERT(i >= 2 || H5Aexists(dd, "field_descriptions") > 0);
+		CU_ASSERT(i < 2 || H5Aexists(dd, "queue_names") > 0);
+		H5Dclose(dd);
+	}
+	hid_t dd = H5Dopen2(file, "/runs/r/decisions", H5P_DEFAULT);
+	hid_t dt = H5Dget_type(dd);
+	hid_t e = H5Tget_member_type(dt, (unsigned)H5Tget_member_index(dt, "reason"));
+	CU_ASSERT_EQUAL(H5Tget_class(e), H5T_ENUM);
+	char name[64];
+	for (uint8_t r = 0; r < SIM_PR_COUNT_; r++) {
+		CU_ASSERT(H5Tenum_nameof(e, &r, name, sizeof name) >= 0);
+		CU_ASSERT_STRING_EQUAL(name, sim_preempt_reason_name((enum sim_preempt_reason)r));
+	}
+	H5Tclose(e);
+	H5Tclose(dt);
+	H5Dclose(dd);
+	H5Fclose(file);
+	fx_timeseries_free(&ts);
+	sim_trace_destroy(t);
+	sim_diag_fini(&d);
+}
+
+/* A run written without the engine's extras (no decisions, no queue rows, a series
+ * without queue columns): an empty decisions table, queue rows from the jobs alone
+ * (engine values NaN), no per-queue series, and the jobs' own preemptions_caused. */
+static void test_h5out_without_engine_extras(void)
+{
+	const char *path = tmp_path("plain.h5");
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	struct sim_timeseries ts;
+	CU_ASSERT_FATAL(t && c && fx_timeseries(&ts, 4) == 0);
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5out *o = h5out_create(path, NULL, &d);
+	CU_ASSERT_FATAL(o != NULL);
+	struct h5out_run run = { .name = "p", .policy = "fifo", .trace = t, .cluster = c, .ts = &ts };
+	CU_ASSERT_EQUAL(h5out_write_run(o, &run, &d), 0);
+	CU_ASSERT_EQUAL(h5out_commit(o, &d), 0);
+	h5out_destroy(o);
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	struct h5read_decisions ds;
+	CU_ASSERT_EQUAL(h5read_decisions(f, "p", &ds, &d), 0);
+	CU_ASSERT(ds.present);
+	CU_ASSERT_EQUAL(ds.n, 0);
+	h5read_decisions_free(&ds);
+	struct h5read_queues q;
+	CU_ASSERT_EQUAL_FATAL(h5read_queues(f, "p", &q, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(q.n_rows, 2);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, 0, "jobs"), 6, 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, 1, "preemptions_suffered"), 2, 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, 0, "preemptions_caused"), 1, 0); /* j7's own count */
+	CU_ASSERT(isnan(h5read_queues_get(&q, 0, "busy_gpu_h")) && isnan(h5read_queues_get(&q, 1, "share")));
+	h5read_queues_free(&q);
+	struct h5read_timeseries rts;
+	CU_ASSERT_EQUAL_FATAL(h5read_timeseries(f, "p", &rts, &d), 0);
+	CU_ASSERT_EQUAL(rts.n, 4);
+	CU_ASSERT_EQUAL(rts.n_queues, 0);
+	CU_ASSERT_PTR_NULL(rts.queue_usage);
+	CU_ASSERT_PTR_NULL(rts.queue_names);
+	h5read_timeseries_free(&rts);
+	struct h5read_jobs j;
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "p", &j, &d), 0);
+	CU_ASSERT_EQUAL(j.preemptions_caused[6], 1);
+	h5read_jobs_free(&j);
+	CU_ASSERT_EQUAL(h5read_decisions(f, "nope", &ds, &d), -SIM_ENOENT);
+	CU_ASSERT_EQUAL(h5read_queues(f, "nope", &q, &d), -SIM_ENOENT);
+	h5read_close(f);
+	sim_diag_fini(&d);
+	fx_timeseries_free(&ts);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+}
+
+/* Rewrites a results file as schema 1.1 had it: no decisions, queues or per-queue
+ * series, a jobs table with only id, preemptions and final_state, schema_version
+ * "1.1". Returns 0 or -1. */
+static int make_schema_1_1(const char *path, const char *run)
+{
+	hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	if (file < 0)
+		return -1;
+	char p[256];
+	const char *gone[] = { "decisions",
+			       "queues",
+			       "jobs",
+			       "timeseries/queue_usage",
+			       "timeseries/queue_nominal",
+			       "timeseries/queue_borrowed",
+			       "timeseries/queue_lent" };
+	int bad = 0;
+	for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+		snprintf(p, sizeof p, "/runs/%s/%s", run, gone[i]);
+		bad |= H5Ldelete(file, p, H5P_DEFAULT) < 0;
+	}
+	/* jobs: { id "a" / "b", preemptions 1 / 0, final_state COMPLETED } */
+	struct row {
+		char id[4];
+		uint32_t pre;
+		uint8_t st;
+	} rows[2] = { { "a", 1, 0 }, { "b", 0, 0 } };
+	hid_t s4 = H5Tcopy(H5T_C_S1), en = H5Tenum_create(H5T_NATIVE_UINT8);
+	uint8_t v = 0;
+	H5Tset_size(s4, 4);
+	H5Tenum_insert(en, "COMPLETED", &v);
+	rows[0].st = rows[1].st = 0;
+	hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(struct row));
+	bad |= H5Tinsert(mt, "id", offsetof(struct row, id), s4) < 0 ||
+	       H5Tinsert(mt, "preemptions", offsetof(struct row, pre), H5T_NATIVE_UINT32) < 0 ||
+	       H5Tinsert(mt, "final_state", offsetof(struct row, st), en) < 0;
+	hsize_t dim = 2;
+	hid_t sp = H5Screate_simple(1, &dim, NULL);
+	snprintf(p, sizeof p, "/runs/%s/jobs", run);
+	hid_t d = H5Dcreate2(file, p, mt, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	bad |= d < 0 || H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0;
+	H5Dclose(d);
+	H5Sclose(sp);
+	H5Tclose(mt);
+	H5Tclose(en);
+	H5Tclose(s4);
+	bad |= H5Adelete(file, "schema_version") < 0;
+	hid_t st = H5Tcopy(H5T_C_S1);
+	H5Tset_size(st, 4);
+	hid_t ss = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(file, "schema_version", st, ss, H5P_DEFAULT, H5P_DEFAULT);
+	bad |= a < 0 || H5Awrite(a, st, "1.1") < 0;
+	H5Aclose(a);
+	H5Sclose(ss);
+	H5Tclose(st);
+	bad |= H5Fclose(file) < 0;
+	return bad ? -1 : 0;
+}
+
+/* A schema 1.1 file still reads: the 1.2 tables are reported absent, the new jobs
+ * fields read as NaN and 0, the time series has no queue columns; report's
+ * per-queue and decision views say so. */
+static void test_h5out_reads_schema_1_1(void)
+{
+	const char *path = tmp_path("old.h5");
+	const char *names[] = { "r" };
+	CU_ASSERT_EQUAL_FATAL(write_fixture(path, names, 1, "{}", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(make_schema_1_1(path, "r"), 0);
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "schema_version"), "1.1");
+	struct h5read_decisions ds;
+	CU_ASSERT_EQUAL(h5read_decisions(f, "r", &ds, &d), 0);
+	CU_ASSERT(!ds.present && ds.n == 0);
+	h5read_decisions_free(&ds);
+	struct h5read_queues q;
+	CU_ASSERT_EQUAL(h5read_queues(f, "r", &q, &d), 0);
+	CU_ASSERT(!q.present && q.n_rows == 0);
+	h5read_queues_free(&q);
+	struct h5read_timeseries ts;
+	CU_ASSERT_EQUAL_FATAL(h5read_timeseries(f, "r", &ts, &d), 0);
+	CU_ASSERT_EQUAL(ts.n, 11);
+	CU_ASSERT(ts.n_queues == 0 && !ts.queue_usage && !ts.queue_names);
+	h5read_timeseries_free(&ts);
+	struct h5read_jobs j;
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "r", &j, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(j.n, 2);
+	CU_ASSERT_STRING_EQUAL(j.id[0], "a");
+	CU_ASSERT_EQUAL(j.preemptions[0], 1);
+	CU_ASSERT_EQUAL(j.preemptions_caused[0], 0);
+	CU_ASSERT(isnan(j.lost_gpu_s[0]) && isnan(j.restore_s[1]) && isnan(j.ckpt_overhead_s[0]));
+	CU_ASSERT_STRING_EQUAL(j.queue[0], "");
+	CU_ASSERT_STRING_EQUAL(j.state[1], "completed");
+	h5read_jobs_free(&j);
+
+	/* the report views */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	CU_ASSERT_FATAL(mem != NULL);
+	CU_ASSERT_EQUAL(report_queues_table(f, NULL, mem, &d), 0);
+	CU_ASSERT_EQUAL(report_decisions_csv(f, NULL, mem, &d), 0);
+	fclose(mem);
+	CU_ASSERT_STRING_EQUAL(text, "run r: no per-queue table (a file of schema 1.1)\n"
+				     "run,time_s,preemptor,victim,preemptor_queue,victim_queue,reason,"
+				     "requeued,lost_gpu_s\n");
+	free(text);
+	h5read_close(f);
+	sim_diag_print(&d, stderr);
+	sim_diag_fini(&d);
+}
+
 static CU_TestInfo h5out_tests[] = {
 	{ "test_h5out_round_trip_jobs", test_h5out_round_trip_jobs },
 	{ "test_h5out_round_trip_summary_and_attrs", test_h5out_round_trip_summary_and_attrs },
+	{ "test_h5out_round_trip_preemption_tables", test_h5out_round_trip_preemption_tables },
+	{ "test_h5out_without_engine_extras", test_h5out_without_engine_extras },
+	{ "test_h5out_reads_schema_1_1", test_h5out_reads_schema_1_1 },
 	{ "test_h5out_enum_and_dataset_attrs", test_h5out_enum_and_dataset_attrs },
 	{ "test_h5out_abort_removes_tmp", test_h5out_abort_removes_tmp },
 	{ "test_h5out_bad_path_and_names", test_h5out_bad_path_and_names },

@@ -113,11 +113,136 @@ static void test_metrics_summary_hand_computed(void)
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_utilization], 0.5581, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_throughput_per_h], 1.44, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost], 16 + 4 + 32 + 8.0 * 5 / 3600 + 10, 1e-9);
-	/* every field was written */
+	/* preemption, from the job table */
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_preemptions], 2, 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_lost_gpu_s], 3601.5, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_restore_s], 30, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_preempted_out], 0, 0);
+	/* every field was written; fairness needs the queues (sim_metrics_summarize_queues) */
 	for (int f = 0; f < SIM_SUM_COUNT_; f++)
-		CU_ASSERT(isfinite(s.v[f]));
+		CU_ASSERT(isfinite(s.v[f]) || f == SIM_SUM_jain_fairness);
+	CU_ASSERT(isnan(s.v[SIM_SUM_jain_fairness]));
+	t->jobs[5].state = SIM_JOB_PREEMPTED_OUT;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_preempted_out], 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_unfinished], 1, 0);
 	sim_cluster_destroy(c);
 	sim_trace_destroy(t);
+}
+
+/* Jain's index by hand: equal shares 1, one share holding everything 1/n. */
+static void test_metrics_jain_hand_computed(void)
+{
+	const double one_one[] = { 1, 1 }, one_zero[] = { 1, 0 }, three[] = { 2, 1, 1 }, zeros[] = { 0, 0 };
+	const double alone[] = { 0.3 }, nan_in[] = { 1, NAN };
+	CU_ASSERT_DOUBLE_EQUAL(sim_metrics_jain(one_one, 2), 1.0, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(sim_metrics_jain(one_zero, 2), 0.5, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(sim_metrics_jain(three, 3), 16.0 / 18.0, EPS); /* 4^2 / (3 x 6) */
+	CU_ASSERT_DOUBLE_EQUAL(sim_metrics_jain(alone, 1), 1.0, EPS);
+	CU_ASSERT(isnan(sim_metrics_jain(zeros, 2)));
+	CU_ASSERT(isnan(sim_metrics_jain(one_one, 0)));
+	CU_ASSERT(isnan(sim_metrics_jain(nan_in, 2)));
+}
+
+/* The per-queue rows of the fixture (results_fixture.h has the hand computation). */
+static void test_metrics_queues_hand_computed(void)
+{
+	struct sim_trace *t = fx_trace();
+	struct sim_timeseries ts;
+	CU_ASSERT_FATAL(t != NULL && fx_timeseries(&ts, 11) == 0 && fx_timeseries_queues(&ts) == 0);
+	struct sim_queue_acct acct[2];
+	fx_queue_acct(acct);
+	struct sim_decisions ds = fx_decisions();
+	struct sim_queue_row rows[2];
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_queues(t, acct, &ts, &ds, FX_END_NS, rows), 0);
+	const double *q = rows[0].v, *r = rows[1].v;
+	CU_ASSERT_DOUBLE_EQUAL(q[SIM_QF_nominal_gpus], 12, 0);
+	CU_ASSERT_DOUBLE_EQUAL(q[SIM_QF_jobs], 6, 0);
+	CU_ASSERT_DOUBLE_EQUAL(q[SIM_QF_completed], 3, 0);
+	CU_ASSERT_DOUBLE_EQUAL(q[SIM_QF_mean_wait_s], 1400, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(q[SIM_QF_p95_wait_s], 4480, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(q[SIM_QF_busy_gpu_h], 25, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(q[SIM_QF_borrowed_gpu_h], 1, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(q[SIM_QF_lent_gpu_h], 3000.0 / 3600, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(q[SIM_QF_below_nominal_demanding_h], 0.5, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(q[SIM_QF_preemptions_suffered], 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(q[SIM_QF_preemptions_caused], 1, 0); /* j1; j7's quota shrink is not counted */
+	CU_ASSERT_DOUBLE_EQUAL(q[SIM_QF_lost_gpu_h], 1.5 / 3600, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(q[SIM_QF_restore_h], 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(q[SIM_QF_share], 0.75, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r[SIM_QF_nominal_gpus], 8, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r[SIM_QF_jobs], 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r[SIM_QF_completed], 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r[SIM_QF_mean_wait_s], 3500, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r[SIM_QF_p95_wait_s], 3500, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r[SIM_QF_busy_gpu_h], 2, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r[SIM_QF_borrowed_gpu_h], 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r[SIM_QF_lent_gpu_h], 10000.0 / 3600, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r[SIM_QF_preemptions_suffered], 2, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r[SIM_QF_preemptions_caused], 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r[SIM_QF_lost_gpu_h], 1, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r[SIM_QF_restore_h], 30.0 / 3600, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r[SIM_QF_share], 0.09, EPS);
+
+	/* the summary: fairness of shares 0.75 and 0.09 */
+	struct sim_cluster *c = fx_cluster();
+	CU_ASSERT_FATAL(c != NULL);
+	struct sim_summary s;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
+	double busy_jobs = s.v[SIM_SUM_busy_gpu_s];
+	sim_metrics_summarize_queues(t, acct, rows, &s);
+	double jain = 0.84 * 0.84 / (2 * (0.75 * 0.75 + 0.09 * 0.09));
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_jain_fairness], jain, EPS);
+	/* with preemptions, busy GPU-seconds are the engine's exact integral */
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_busy_gpu_s], 97200, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_utilization], 97200.0 / (20 * 10000), EPS);
+	/* without, the jobs' sum stays, to the bit */
+	for (size_t i = 0; i < t->n_jobs; i++)
+		t->jobs[i].preemptions = 0;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
+	sim_metrics_summarize_queues(t, acct, rows, &s);
+	CU_ASSERT(s.v[SIM_SUM_busy_gpu_s] == busy_jobs);
+	/* a queue without jobs, or with nominal 0, is left out: one queue left, index 1 */
+	rows[0].v[SIM_QF_jobs] = 0;
+	sim_metrics_summarize_queues(t, acct, rows, &s);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_jain_fairness], 1.0, EPS);
+	rows[1].v[SIM_QF_nominal_gpus] = 0;
+	sim_metrics_summarize_queues(t, acct, rows, &s);
+	CU_ASSERT(isnan(s.v[SIM_SUM_jain_fairness]));
+
+	/* without the engine's inputs: what the jobs give, NaN for the rest */
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_queues(t, NULL, NULL, NULL, SIM_TIME_NONE, rows), 0);
+	CU_ASSERT_DOUBLE_EQUAL(rows[0].v[SIM_QF_jobs], 6, 0);
+	CU_ASSERT_DOUBLE_EQUAL(rows[0].v[SIM_QF_mean_wait_s], 1400, EPS);
+	CU_ASSERT(isnan(rows[0].v[SIM_QF_nominal_gpus]) && isnan(rows[0].v[SIM_QF_busy_gpu_h]));
+	CU_ASSERT(isnan(rows[0].v[SIM_QF_lent_gpu_h]) && isnan(rows[0].v[SIM_QF_share]));
+	CU_ASSERT_DOUBLE_EQUAL(rows[0].v[SIM_QF_preemptions_caused], 1, 0); /* the jobs' own counts */
+	/* no quota policy: usage is exact, the quota values NaN */
+	ts.has_quota_stats = 0;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_queues(t, acct, &ts, &ds, FX_END_NS, rows), 0);
+	CU_ASSERT_DOUBLE_EQUAL(rows[0].v[SIM_QF_busy_gpu_h], 25, EPS);
+	CU_ASSERT(isnan(rows[0].v[SIM_QF_nominal_gpus]) && isnan(rows[0].v[SIM_QF_borrowed_gpu_h]));
+	CU_ASSERT(isnan(rows[1].v[SIM_QF_lent_gpu_h]) && isnan(rows[1].v[SIM_QF_share]));
+	CU_ASSERT(isnan(rows[1].v[SIM_QF_below_nominal_demanding_h]));
+	sim_cluster_destroy(c);
+	fx_timeseries_free(&ts);
+	sim_trace_destroy(t);
+}
+
+static void test_metrics_queue_field_names(void)
+{
+	CU_ASSERT_STRING_EQUAL(sim_queue_field_name(SIM_QF_nominal_gpus), "nominal_gpus");
+	CU_ASSERT_STRING_EQUAL(sim_queue_field_unit(SIM_QF_busy_gpu_h), "GPU*h");
+	CU_ASSERT_STRING_EQUAL(sim_queue_field_name(SIM_QF_share), "share");
+	CU_ASSERT_STRING_EQUAL(sim_queue_field_name(SIM_QF_COUNT_), "invalid");
+	CU_ASSERT_STRING_EQUAL(sim_summary_name(SIM_SUM_jain_fairness), "jain_fairness");
+	CU_ASSERT_STRING_EQUAL(sim_summary_unit(SIM_SUM_lost_gpu_s), "GPU*s");
+	for (int a = 0; a < SIM_QF_COUNT_; a++) {
+		CU_ASSERT(strlen(sim_queue_field_description((enum sim_queue_field)a)) > 0);
+		for (int b = a + 1; b < SIM_QF_COUNT_; b++)
+			CU_ASSERT(strcmp(sim_queue_field_name((enum sim_queue_field)a),
+					 sim_queue_field_name((enum sim_queue_field)b)) != 0);
+	}
 }
 
 static void test_metrics_summary_no_data_is_nan(void)
@@ -259,6 +384,9 @@ static CU_TestInfo metrics_tests[] = {
 	{ "test_metrics_per_job", test_metrics_per_job },
 	{ "test_metrics_job_flavor_and_alloc", test_metrics_job_flavor_and_alloc },
 	{ "test_metrics_summary_hand_computed", test_metrics_summary_hand_computed },
+	{ "test_metrics_jain_hand_computed", test_metrics_jain_hand_computed },
+	{ "test_metrics_queues_hand_computed", test_metrics_queues_hand_computed },
+	{ "test_metrics_queue_field_names", test_metrics_queue_field_names },
 	{ "test_metrics_summary_no_data_is_nan", test_metrics_summary_no_data_is_nan },
 	{ "test_metrics_summary_empty_trace", test_metrics_summary_empty_trace },
 	{ "test_metrics_replicate_student_t", test_metrics_replicate_student_t },

@@ -77,15 +77,22 @@ static int write_rep_file(const struct sim_trace *t, const struct sim_cluster *c
 }
 
 /* One results file for the suite: runs "fifo-s1" (seed 1) and "fifo-s2" (seed 2)
- * of the fixture; in fifo-s2 nothing completed (NaN JCT metrics). */
+ * of the fixture; in fifo-s2 nothing completed (NaN JCT metrics). fifo-s1 is a
+ * quota run with the fixture's decisions, queue rows and per-queue series;
+ * fifo-s2 has none of them (queue rows from the jobs alone, no preemptions). */
 static int init_report(void)
 {
 	snprintf(fx_path, sizeof fx_path, "%s/report.h5", tu_tmpdir());
 	struct sim_trace *t = fx_trace();
 	struct sim_cluster *c = fx_cluster();
-	struct sim_timeseries ts;
+	struct sim_timeseries ts = { 0 }, ts_q = { 0 };
+	struct sim_queue_acct acct[2];
+	struct sim_decisions ds = fx_decisions();
+	struct sim_queue_row rows[2];
+	fx_queue_acct(acct);
 	int rc = -1;
-	if (!t || !c || fx_timeseries(&ts, 25) != 0)
+	if (!t || !c || fx_timeseries(&ts, 25) != 0 || fx_timeseries(&ts_q, 11) != 0 ||
+	    fx_timeseries_queues(&ts_q) != 0)
 		goto out;
 	struct sim_diag d;
 	sim_diag_init(&d, 5);
@@ -93,10 +100,12 @@ static int init_report(void)
 	struct h5out *o = h5out_create(fx_path, &meta, &d);
 	if (!o)
 		goto out_diag;
-	if (sim_metrics_summarize(t, c, FX_END_NS, &fx_sum))
+	if (sim_metrics_summarize(t, c, FX_END_NS, &fx_sum) ||
+	    sim_metrics_queues(t, acct, &ts_q, &ds, FX_END_NS, rows))
 		goto out_abort;
+	sim_metrics_summarize_queues(t, acct, rows, &fx_sum);
 	struct h5out_run run = { .name = "fifo-s1", .policy = "fifo", .seed = 1, .trace = t, .cluster = c,
-				 .ts = &ts, .summary = &fx_sum };
+				 .ts = &ts_q, .summary = &fx_sum, .decisions = &ds, .queues = rows };
 	if (h5out_write_run(o, &run, &d))
 		goto out_abort;
 	struct sim_summary s2 = fx_sum;
@@ -105,6 +114,9 @@ static int init_report(void)
 	run.name = "fifo-s2";
 	run.seed = 2;
 	run.summary = &s2;
+	run.ts = &ts;
+	run.decisions = NULL;
+	run.queues = NULL;
 	if (h5out_write_run(o, &run, &d))
 		goto out_abort;
 	if ((rc = h5out_commit(o, &d)))
@@ -117,6 +129,7 @@ out_diag:
 	sim_diag_fini(&d);
 out:
 	fx_timeseries_free(&ts);
+	fx_timeseries_free(&ts_q);
 	sim_cluster_destroy(c);
 	sim_trace_destroy(t);
 	return rc ? -1 : 0;
@@ -158,7 +171,10 @@ static void check_json(const char *text)
 	}
 	CU_ASSERT_EQUAL(cJSON_GetArraySize(o), 3 + SIM_SUM_COUNT_);
 	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItemCaseSensitive(o, "mean_wait_s")->valuedouble, 1820, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItemCaseSensitive(o, "utilization")->valuedouble, 0.5581, 1e-12);
+	/* the fixture preempted: busy GPU-seconds are the queues' 90000 + 7200 */
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItemCaseSensitive(o, "utilization")->valuedouble, 0.486, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItemCaseSensitive(o, "jain_fairness")->valuedouble,
+			       0.84 * 0.84 / (2 * (0.75 * 0.75 + 0.09 * 0.09)), 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItemCaseSensitive(o, "jobs")->valuedouble, 7, 0);
 	/* NaN is null */
 	cJSON *o2 = cJSON_GetArrayItem(arr, 1);
@@ -261,8 +277,8 @@ static void test_report_table_aligned(void)
 	CU_ASSERT_EQUAL(strlen(lines[1]), strlen(lines[2]));
 	CU_ASSERT_EQUAL(strlen(lines[2]), strlen(lines[3]));
 	CU_ASSERT(strncmp(lines[2], "fifo-s1", 7) == 0);
-	/* util 55.8 %, mean wait 1820.0, p95 wait 4860.0; fifo-s2 has no JCT: "-" */
-	CU_ASSERT(strstr(lines[2], " 55.8") != NULL);
+	/* util 48.6 %, mean wait 1820.0, p95 wait 4860.0; fifo-s2 has no JCT: "-" */
+	CU_ASSERT(strstr(lines[2], " 48.6") != NULL);
 	CU_ASSERT(strstr(lines[2], " 1820.0 ") != NULL);
 	CU_ASSERT(strstr(lines[2], " 4860.0 ") != NULL);
 	CU_ASSERT(strstr(lines[3], " - ") != NULL);
@@ -608,17 +624,36 @@ static void test_report_cli_truncated(void)
 	remove(path);
 }
 
+/* 1 if a gnuplot is on PATH (the plot verb needs one; without it the PNG checks are
+ * skipped and only the "gnuplot not found" exit is checked). */
+static int have_gnuplot(void)
+{
+	return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
 static void test_report_cli_plot(void)
 {
 	char dir[600], args[1400], *out = NULL;
 	snprintf(dir, sizeof dir, "%s/plots", tu_tmpdir());
 	snprintf(args, sizeof args, "plot %s -o %s", fx_path, dir);
+	if (!have_gnuplot()) {
+		fprintf(stderr, "(no gnuplot on PATH: PNG checks skipped) ");
+		CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 1);
+		CU_ASSERT(out && strstr(out, "gnuplot not found"));
+		free(out);
+		return;
+	}
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
 	if (out && !strstr(out, "busy_gpus.png"))
 		fprintf(stderr, "%s\n", out);
-	free(out);
+	/* fifo-s1 has queues and preemptions, fifo-s2 neither (one note line) */
+	CU_ASSERT(out && strstr(out, "wrote ") && strstr(out, "/queues_fifo-s1.png\n") &&
+		  strstr(out, "/preemptions_fifo-s1.png\n"));
+	CU_ASSERT(out && strstr(out, "note: no queue plot for 1 run (") &&
+		  strstr(out, "; no preemption plot for 1 run (nothing preempted)\n"));
 	const char *files[] = { "wait_cdf.png", "jct_cdf.png", "busy_gpus.png", "wait_cdf.dat", "jct_cdf.dat",
-				"busy_gpus.dat" };
+				"busy_gpus.dat", "queues_fifo-s1.png", "queues_fifo-s1.dat",
+				"preemptions_fifo-s1.png", "preemptions_fifo-s1.dat" };
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		char p[700];
 		struct stat st;
@@ -632,6 +667,27 @@ static void test_report_cli_plot(void)
 	CU_ASSERT_FATAL(dat != NULL);
 	CU_ASSERT(strstr(dat, "\"fifo-s1\"\n") && strstr(dat, "\"fifo-s2\"\n"));
 	CU_ASSERT(strstr(dat, "\n5200 1\n") != NULL); /* the largest wait closes the CDF */
+	free(dat);
+	free(out);
+	struct stat st0;
+	snprintf(p, sizeof p, "%s/queues_fifo-s2.png", dir);
+	CU_ASSERT(stat(p, &st0) != 0);
+	snprintf(p, sizeof p, "%s/preemptions_fifo-s2.png", dir);
+	CU_ASSERT(stat(p, &st0) != 0);
+	/* preemptions by hour, cumulative by reason (all three in the first hour of a 10000 s run) */
+	snprintf(p, sizeof p, "%s/preemptions_fifo-s1.dat", dir);
+	dat = tu_read_file(p, NULL);
+	CU_ASSERT_FATAL(dat != NULL);
+	CU_ASSERT(strstr(dat, "\n\"time\" \"cohort_reclamation\" \"quota_shrink\" \"cohort_fair_sharing\"\n"
+			      "0.5 1 2 3\n1.5 0 0 0\n2.5 0 0 0\n") != NULL);
+	free(dat);
+	/* queue series stacked: q from 0, research on top of it; q (nominal 12) at 16
+	 * GPUs in sample 16 % 17 ... here sample 5: q 5 GPUs, research 0 */
+	snprintf(p, sizeof p, "%s/queues_fifo-s1.dat", dir);
+	dat = tu_read_file(p, NULL);
+	CU_ASSERT_FATAL(dat != NULL);
+	CU_ASSERT(strstr(dat, "\n\"time\" \"q\" \"q\" \"q\" \"research\" \"research\" "
+			      "\"research\"\n") != NULL);
 	free(dat);
 
 	/* gnuplot missing: a clear message, exit 1 */
@@ -662,6 +718,323 @@ static void test_report_cli_plot(void)
 	free(out);
 }
 
+
+/* Output of a report function on the suite's file into a string (malloc'd). */
+static char *capture_fx(int (*fn)(const struct h5read_file *, const char *, FILE *, struct sim_diag *),
+			const char *run, int *rc)
+{
+	struct sim_diag d;
+	struct h5read_file *f = open_fx(&d);
+	char *text = f ? capture(fn, f, run, &d, rc) : NULL;
+	h5read_close(f);
+	sim_diag_fini(&d);
+	return text;
+}
+
+static void expect_text(const char *got, const char *want)
+{
+	CU_ASSERT_FATAL(got != NULL);
+	CU_ASSERT_STRING_EQUAL(got, want);
+	if (strcmp(got, want) != 0)
+		fprintf(stderr, "\n--- got:\n%s--- want:\n%s---\n", got, want);
+}
+
+/* The per-queue table, byte for byte: fifo-s1 has quotas (values hand-computed in
+ * results_fixture.h), fifo-s2 none ("-" and a note). */
+static void test_report_queues_table(void)
+{
+	int rc;
+	char *text = capture_fx(report_queues_table, NULL, &rc);
+	CU_ASSERT_EQUAL(rc, 0);
+#define HEAD                                                                                       \
+	"queue     nominal[GPU]  jobs  completed  wait_mean[s]  wait_p95[s]  busy[GPU*h]"          \
+	"  borrowed[GPU*h]  lent[GPU*h]  below_nominal[h]  preempted  caused  lost[GPU*h]"          \
+	"  restore[h]  share[%]\n"
+	expect_text(text,
+		    "run fifo-s1: 2 queues\n" HEAD
+		    "q                 12.0     6          3        1400.0       4480.0        25.00"
+		    "             1.00         0.83              0.50          0       1         0.00"
+		    "        0.00      75.0\n"
+		    "research           8.0     1          1        3500.0       3500.0         2.00"
+		    "             0.00         2.78              0.00          2       1         1.00"
+		    "        0.01       9.0\n"
+		    "\n"
+		    "run fifo-s2: 2 queues (no quota policy: nominal, borrowed, lent, below_nominal and "
+		    "share are -)\n" HEAD
+		    "q                    -     6          3        1400.0       4480.0            -"
+		    "                -            -                 -          0       1         0.00"
+		    "        0.00         -\n"
+		    "research             -     1          1        3500.0       3500.0            -"
+		    "                -            -                 -          2       0         1.00"
+		    "        0.01         -\n");
+#undef HEAD
+	free(text);
+	text = capture_fx(report_queues_table, "nope", &rc);
+	CU_ASSERT_EQUAL(rc, -SIM_ENOENT);
+	free(text);
+}
+
+#define DECISIONS_HEAD "run,time_s,preemptor,victim,preemptor_queue,victim_queue,reason,requeued,lost_gpu_s\n"
+
+/* Decisions as CSV, byte for byte: the quota shrink has no preemptor. */
+static void test_report_decisions_csv(void)
+{
+	int rc;
+	char *text = capture_fx(report_decisions_csv, NULL, &rc);
+	CU_ASSERT_EQUAL(rc, 0);
+	expect_text(text, DECISIONS_HEAD
+			  "fifo-s1,1000,j1,j2,q,research,cohort_reclamation,1,3600\n"
+			  "fifo-s1,2000,,j7,,q,quota_shrink,1,0\n"
+			  "fifo-s1,3000,j2,j4,research,q,cohort_fair_sharing,0,1.5\n");
+	free(text);
+	text = capture_fx(report_decisions_csv, "fifo-s2", &rc);
+	CU_ASSERT_EQUAL(rc, 0);
+	expect_text(text, DECISIONS_HEAD);
+	free(text);
+}
+
+/* Checks `report --queues --json` output: one object a queue row, NaN as null. */
+static void check_queues_json(const char *text)
+{
+	cJSON *arr = cJSON_Parse(text);
+	CU_ASSERT_FATAL(arr != NULL && cJSON_IsArray(arr));
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(arr), 4);
+	cJSON *o = cJSON_GetArrayItem(arr, 0);
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(o, "run")->valuestring, "fifo-s1");
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(o, "queue")->valuestring, "q");
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(o), 2 + SIM_QF_COUNT_);
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItemCaseSensitive(o, "share")->valuedouble, 0.75, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItemCaseSensitive(o, "busy_gpu_h")->valuedouble, 25, 1e-12);
+	o = cJSON_GetArrayItem(arr, 3);
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(o, "run")->valuestring, "fifo-s2");
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItemCaseSensitive(o, "queue")->valuestring, "research");
+	CU_ASSERT(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "nominal_gpus")));
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItemCaseSensitive(o, "preemptions_suffered")->valuedouble, 2,
+			       0);
+	cJSON_Delete(arr);
+}
+
+static void test_report_queues_json(void)
+{
+	struct sim_diag d;
+	struct h5read_file *f = open_fx(&d);
+	CU_ASSERT_FATAL(f != NULL);
+	char *text = NULL;
+	CU_ASSERT_EQUAL_FATAL(report_queues_json(f, NULL, &text, &d), 0);
+	check_queues_json(text);
+	free(text);
+	CU_ASSERT_EQUAL(report_queues_json(f, "nope", &text, &d), -SIM_ENOENT);
+	CU_ASSERT_PTR_NULL(text);
+	h5read_close(f);
+	sim_diag_fini(&d);
+}
+
+/* The verbs: --queues, --queues --json, --decisions, and the combinations refused. */
+static void test_report_cli_queues_and_decisions(void)
+{
+	char args[1024], *out = NULL;
+	snprintf(args, sizeof args, "report %s --queues --run fifo-s1", fx_path);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT(out && strncmp(out, "run fifo-s1: 2 queues\nqueue ", 28) == 0 && !strstr(out, "fifo-s2"));
+	free(out);
+	snprintf(args, sizeof args, "report %s --json --queues", fx_path);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	check_queues_json(out);
+	free(out);
+	snprintf(args, sizeof args, "report %s --decisions", fx_path);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT(out && strstr(out, "fifo-s1,2000,,j7,,q,quota_shrink,1,0\n"));
+	free(out);
+	const char *bad[] = { "--queues --jobs", "--decisions --queues", "--json --decisions",
+			      "--by-variant --queues", "--queues --run nope" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(args, sizeof args, "report %s %s", fx_path, bad[i]);
+		CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+		CU_ASSERT(out && (strstr(out, "cannot be combined") || strstr(out, "no run named 'nope'")));
+		free(out);
+	}
+	snprintf(args, sizeof args, "report --help");
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT(out && strstr(out, "--queues") && strstr(out, "--decisions"));
+	free(out);
+}
+
+static void test_report_plot_file_name(void)
+{
+	char buf[64];
+	plot_file_name("queues_", "fifo-s1", buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "queues_fifo-s1");
+	plot_file_name("queues_", "a b/c\"d.e", buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "queues_a_b_c_d.e");
+	plot_file_name("p_", "0123456789012345678901234567890123456789", buf, 16);
+	CU_ASSERT_STRING_EQUAL(buf, "p_0123456789012");
+}
+
+
+/* 15 queues without quotas: the queue plot keeps the 11 most used (queue q uses q
+ * GPUs: x4 .. x14) in trace order and sums the rest (q, research, x2, x3: 0 + 1 + 2 +
+ * 3 = 6 GPUs) as "other", stacked without hatching. */
+static void test_report_plot_many_queues(void)
+{
+	if (!have_gnuplot())
+		return;
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	struct sim_timeseries ts;
+	CU_ASSERT_FATAL(t && c && fx_timeseries(&ts, 5) == 0);
+	for (int q = 2; q < 15; q++) {
+		char name[8];
+		snprintf(name, sizeof name, "x%d", q);
+		CU_ASSERT_FATAL(sim_trace_intern_queue(t, name) == q);
+	}
+	ts.n_queues = 15;
+	ts.q_usage = calloc(5 * 15, sizeof(double));
+	CU_ASSERT_FATAL(ts.q_usage != NULL);
+	for (size_t i = 0; i < 5; i++)
+		for (size_t q = 0; q < 15; q++)
+			ts.q_usage[i * 15 + q] = (double)q;
+	char path[600], dir[600], args[1400], *out = NULL;
+	snprintf(path, sizeof path, "%s/many.h5", tu_tmpdir());
+	snprintf(dir, sizeof dir, "%s/many_plots", tu_tmpdir());
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5out *o = h5out_create(path, NULL, &d);
+	CU_ASSERT_FATAL(o != NULL);
+	struct h5out_run run = { .name = "many", .policy = "fifo", .trace = t, .cluster = c, .ts = &ts,
+				 .summary = &fx_sum };
+	CU_ASSERT_EQUAL(h5out_write_run(o, &run, &d), 0);
+	CU_ASSERT_EQUAL(h5out_commit(o, &d), 0);
+	h5out_destroy(o);
+	sim_diag_fini(&d);
+	snprintf(args, sizeof args, "plot %s -o %s", path, dir);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT(out && strstr(out, "queues_many.png") && strstr(out, "no preemption plot for 1 run"));
+	free(out);
+	char p[700];
+	snprintf(p, sizeof p, "%s/queues_many.dat", dir);
+	char *dat = tu_read_file(p, NULL);
+	CU_ASSERT_FATAL(dat != NULL);
+	CU_ASSERT(strstr(dat, "# 15 queues in 12 series, 5 samples\n"
+			      "\"time\" \"x4\" \"x4\" \"x4\" \"x5\"") != NULL);
+	CU_ASSERT(strstr(dat, "\"x14\" \"x14\" \"x14\" \"other\" \"other\" \"other\"\n") != NULL);
+	CU_ASSERT(strstr(dat, "\"research\"") == NULL);
+	CU_ASSERT(strstr(dat, " 99 105 105\n") != NULL); /* other from 99 (4 + ... + 14) to 105 */
+	free(dat);
+	snprintf(p, sizeof p, "%s/queues_many.png", dir);
+	CU_ASSERT(tu_exists(p));
+	fx_timeseries_free(&ts);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+}
+
+
+/* A whole run through the runner with a cohort quota and preemption (the sample
+ * trace, research nominal 12 and prod 4 of 16 GPUs): the file's views agree with
+ * each other: one decisions row a preemption, as many as the jobs suffered and the
+ * summary counts; the queues' busy GPU-hours add up to the summary's busy_gpu_s;
+ * shares and Jain's index follow from them. The policy's own choices are not
+ * checked here (tests/test_kq.c does). */
+static void test_report_run_with_quotas(void)
+{
+	static const char queue_fmt[] =
+		"{\"name\": \"%s\", \"cohort\": \"all\", \"quota\": {\"v100\": {\"gpu\": {\"nominal\": %d, "
+		"\"borrowing_limit\": null, \"lending_limit\": null}}}, "
+		"\"flavor_order\": [{\"resources\": [\"gpu\"], \"flavors\": [\"v100\"]}], "
+		"\"within_queue\": \"LowerPriority\", \"reclaim_within_cohort\": \"Any\", "
+		"\"borrow_within_cohort\": null, \"fair_weight\": 1}";
+	char qa[600], qb[600], cfg[4096], out_h5[600], args[1400], *out = NULL;
+	snprintf(qa, sizeof qa, queue_fmt, "research", 12);
+	snprintf(qb, sizeof qb, queue_fmt, "prod", 4);
+	snprintf(out_h5, sizeof out_h5, "%s/quota_run.h5", tu_tmpdir());
+	snprintf(cfg, sizeof cfg,
+		 "{\"name\": \"quota\",\n"
+		 " \"trace\": {\"path\": \"%s/traces/data/sample.csv\", \"format\": \"native\"},\n"
+		 " \"cluster\": {\"flavors\": [{\"name\": \"v100\", \"nodes\": 2, \"node\": {\"gpu\": 8},"
+		 " \"speed\": 1.0, \"price_per_node_hour\": 1.0}]},\n"
+		 " \"policies\": {\"order\": \"fifo\",\n"
+		 "  \"quota\": {\"name\": \"cohort\", \"cohorts\": [{\"name\": \"all\", \"parent\": null}],"
+		 " \"queues\": [%s, %s]},\n"
+		 "  \"preemption\": \"classical\", \"fallback\": \"strict\", \"placement\": \"best_fit\"},\n"
+		 " \"seeds\": [1], \"output\": \"%s\"}\n",
+		 TEST_SOURCE_DIR, qa, qb, out_h5);
+	const char *cfg_path = tu_write_file("quota_run.json", cfg);
+	snprintf(args, sizeof args, "run %s -q", cfg_path);
+	int rc = tu_run_gpusched(args, &out);
+	CU_ASSERT_EQUAL(rc, 0);
+	if (rc != 0) {
+		fprintf(stderr, "\n%s\n", out ? out : "");
+		free(out);
+		return;
+	}
+	free(out);
+
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(out_h5, &f, &d), 0);
+	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "schema_version"), "1.2");
+	const char *run = h5read_run_name(f, 0);
+	struct h5read_summary s;
+	struct h5read_queues q;
+	struct h5read_decisions ds;
+	struct h5read_jobs j;
+	struct h5read_timeseries ts;
+	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &s, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_queues(f, run, &q, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_decisions(f, run, &ds, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, run, &j, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_timeseries(f, run, &ts, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(q.n_rows, 2);
+	CU_ASSERT_STRING_EQUAL(q.queue[0], "research");
+	CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, 0, "nominal_gpus"), 12, 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, 1, "nominal_gpus"), 4, 0);
+	CU_ASSERT(ts.n_queues == 2 && ts.queue_usage && ts.queue_nominal && ts.queue_lent);
+
+	double suffered = 0, caused = 0, busy_h = 0, jobs_pre = 0, jobs_caused = 0, lost = 0;
+	for (size_t k = 0; k < q.n_rows; k++) {
+		suffered += h5read_queues_get(&q, k, "preemptions_suffered");
+		caused += h5read_queues_get(&q, k, "preemptions_caused");
+		busy_h += h5read_queues_get(&q, k, "busy_gpu_h");
+	}
+	for (size_t i = 0; i < j.n; i++) {
+		jobs_pre += j.preemptions[i];
+		jobs_caused += j.preemptions_caused[i];
+		lost += j.lost_gpu_s[i];
+	}
+	size_t shrinks = 0;
+	double lost_d = 0;
+	for (size_t i = 0; i < ds.n; i++) {
+		shrinks += ds.preemptor[i][0] == 0;
+		lost_d += ds.lost_gpu_s[i];
+	}
+	double preempt = h5read_summary_get(&s, 0, "preemptions");
+	CU_ASSERT(preempt > 0); /* research reclaims what prod borrowed */
+	CU_ASSERT_DOUBLE_EQUAL(preempt, (double)ds.n, 0);
+	CU_ASSERT_DOUBLE_EQUAL(suffered, (double)ds.n, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jobs_pre, (double)ds.n, 0);
+	CU_ASSERT_DOUBLE_EQUAL(caused, (double)(ds.n - shrinks), 0);
+	CU_ASSERT_DOUBLE_EQUAL(jobs_caused, (double)(ds.n - shrinks), 0);
+	CU_ASSERT_DOUBLE_EQUAL(lost, lost_d, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "lost_gpu_s"), lost, 1e-6);
+	double busy = h5read_summary_get(&s, 0, "busy_gpu_s"), ms = h5read_summary_get(&s, 0, "makespan_s");
+	CU_ASSERT_DOUBLE_EQUAL(busy_h * 3600, busy, 1e-6 * busy);
+	double x[2];
+	for (size_t k = 0; k < 2; k++) {
+		double nom = h5read_queues_get(&q, k, "nominal_gpus");
+		x[k] = h5read_queues_get(&q, k, "busy_gpu_h") * 3600 / (nom * ms);
+		CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, k, "share"), x[k], 1e-12);
+	}
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "jain_fairness"),
+			       (x[0] + x[1]) * (x[0] + x[1]) / (2 * (x[0] * x[0] + x[1] * x[1])), 1e-12);
+	h5read_timeseries_free(&ts);
+	h5read_jobs_free(&j);
+	h5read_decisions_free(&ds);
+	h5read_queues_free(&q);
+	h5read_summary_free(&s);
+	h5read_close(f);
+	sim_diag_fini(&d);
+}
+
 static CU_TestInfo report_tests[] = {
 	{ "test_report_json_parses_back", test_report_json_parses_back },
 	{ "test_report_jobs_csv", test_report_jobs_csv },
@@ -674,6 +1047,13 @@ static CU_TestInfo report_tests[] = {
 	{ "test_report_cli_bad_input", test_report_cli_bad_input },
 	{ "test_report_cli_truncated", test_report_cli_truncated },
 	{ "test_report_cli_plot", test_report_cli_plot },
+	{ "test_report_queues_table", test_report_queues_table },
+	{ "test_report_decisions_csv", test_report_decisions_csv },
+	{ "test_report_queues_json", test_report_queues_json },
+	{ "test_report_cli_queues_and_decisions", test_report_cli_queues_and_decisions },
+	{ "test_report_plot_file_name", test_report_plot_file_name },
+	{ "test_report_plot_many_queues", test_report_plot_many_queues },
+	{ "test_report_run_with_quotas", test_report_run_with_quotas },
 	CU_TEST_INFO_NULL,
 };
 
