@@ -34,7 +34,9 @@ struct entry {
 	uint32_t job;   /* job index */
 	uint32_t hpos;  /* position in its queue's heap, NONE_U32 when not in it */
 	uint32_t self;  /* its own index in the pool */
-	uint8_t running, parked;
+	uint8_t running; /* quota reserved: booked in the kq tree (Kueue's "admitted") */
+	uint8_t placed;  /* on nodes (proposed or started); 0 while it waits for nodes */
+	uint8_t parked;
 };
 
 struct qstate {
@@ -69,6 +71,10 @@ struct cohort {
 	size_t n_changes;
 	int shrink_check;        /* a quota went down: evict what no longer fits */
 	int max_heads_per_queue; /* heads a queue may set aside in one pass */
+	uint32_t *awaiting;      /* entries holding quota but no nodes yet, in admission order */
+	size_t n_awaiting, cap_awaiting;
+	struct kq_wl **preemptors; /* issued preemptions in the last pass: tried first in the next */
+	size_t n_preemptors;
 	struct kq_decision dec;
 	struct kq_wl **heads;
 	struct sim_placement_buf *buf; /* during pick, for the place callback */
@@ -262,6 +268,7 @@ static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const
 	e->wl.priority = job->eff_priority;
 	e->wl.created = job->submit_ns; /* Kueue keeps the creation time across evictions */
 	e->wl.preemptible = job->preemptible;
+	e->wl.nom_gen = 0;
 	for (int r = 0; r < SIM_MAX_RES; r++)
 		e->wl.flavor[r] = -1;
 	fill_request(c, v, job, &e->wl);
@@ -270,13 +277,43 @@ static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const
 		c->oom = 1;
 }
 
+/* ---- jobs holding quota but waiting for nodes ---- */
+
+static void awaiting_push(struct cohort *c, uint32_t ei)
+{
+	if (c->n_awaiting == c->cap_awaiting) {
+		size_t nc = c->cap_awaiting ? c->cap_awaiting * 2 : 64;
+		uint32_t *na = realloc(c->awaiting, nc * sizeof *na);
+		if (!na) {
+			c->oom = 1;
+			return;
+		}
+		c->awaiting = na;
+		c->cap_awaiting = nc;
+	}
+	c->awaiting[c->n_awaiting++] = ei;
+}
+
+static void awaiting_remove(struct cohort *c, uint32_t ei)
+{
+	for (size_t i = 0; i < c->n_awaiting; i++)
+		if (c->awaiting[i] == ei) {
+			memmove(&c->awaiting[i], &c->awaiting[i + 1], (c->n_awaiting - i - 1) * sizeof *c->awaiting);
+			c->n_awaiting--;
+			return;
+		}
+}
+
 static void leave_running(struct cohort *c, uint32_t ei)
 {
 	struct entry *e = ent(c, ei);
 	if (e->running) {
 		kq_remove_running(c->kq, &e->wl);
 		e->running = 0;
+		if (!e->placed)
+			awaiting_remove(c, ei);
 	}
+	e->placed = 0;
 }
 
 static void co_on_finish(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
@@ -317,6 +354,7 @@ static void set_priority(struct cohort *c, const struct sim_view *v, uint32_t jo
 {
 	struct sim_job *j = (struct sim_job *)sim_view_job(v, job); /* eff_priority is policy-writable */
 	j->eff_priority = prio;
+	c->kq->gen++; /* priorities decide candidates: cached nominations are stale */
 	uint32_t ei = c->job_entry[job];
 	if (ei == NONE_U32)
 		return;
@@ -379,15 +417,37 @@ static void configure(struct cohort *c, const struct sim_view *v)
 
 /* ---- decisions ---- */
 
-static int place_cb(void *arg, struct kq_wl *wl, const int16_t *flavor)
+/* Places a quota-admitted job on nodes of its flavor, if any are free now. */
+static int try_place(struct cohort *c, struct entry *e, const int16_t *flavor)
 {
-	struct cohort *c = arg;
-	struct entry *e = (struct entry *)wl;
 	int f = flavor[SIM_RES_GPU];
 	for (int r = 0; f < 0 && r < c->kq->n_res; r++)
 		f = flavor[r];
-	int rc = sim_placement_buf_try_flavor(c->buf, e->job, 0, f);
-	return rc ? -1 : 0;
+	e->placed = sim_placement_buf_try_flavor(c->buf, e->job, 0, f) == 0;
+	return e->placed;
+}
+
+/* An admission stands on quota alone, as in Kueue: a job whose quota fits keeps it
+ * while it waits for free nodes (so the quota its victims freed is not taken back
+ * by them), and is placed as soon as nodes free up. */
+static int place_cb(void *arg, struct kq_wl *wl, const int16_t *flavor)
+{
+	try_place(arg, (struct entry *)wl, flavor);
+	return 0;
+}
+
+/* Jobs holding quota get nodes first, in the order they were admitted. */
+static void place_awaiting(struct cohort *c, sim_time_t now)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < c->n_awaiting; i++) {
+		struct entry *e = ent(c, c->awaiting[i]);
+		if (try_place(c, e, e->wl.flavor))
+			e->wl.last_ckpt = now; /* its work starts now */
+		else
+			c->awaiting[kept++] = c->awaiting[i];
+	}
+	c->n_awaiting = kept;
 }
 
 /* The cap on preemptions a queue causes an hour (beyond Kueue): forget those older
@@ -403,6 +463,8 @@ static void apply_preempt_caps(struct cohort *c, sim_time_t now)
 			q->n_recent--;
 		}
 		int blocked = (double)q->n_recent >= q->max_preempt_per_hour;
+		if (c->kq->nodes[q->node].cfg.no_preemption != blocked)
+			c->kq->gen++; /* cached nominations assumed the old setting */
 		c->kq->nodes[q->node].cfg.no_preemption = blocked;
 		sim_time_t free_at = q->n_recent ? q->recent[q->head_recent] + 3600 * SIM_NS_PER_S : now;
 		if (blocked && q->wake_at != free_at) {
@@ -482,6 +544,23 @@ static int evict_overdrawn(struct cohort *c)
 	return 0;
 }
 
+/* Kueue orders the entries whose victims are gone first ("quota reserved, second
+ * pass"): the preemptors of the last pass get the capacity their victims freed
+ * before any other head can take it (else a requeued head of the same queue or a
+ * victim could take it back, and the preemptor would preempt again, forever). */
+static size_t take_preemptors(struct cohort *c)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->n_preemptors; i++) {
+		struct entry *e = (struct entry *)c->preemptors[i];
+		const struct sim_job *j = sim_view_job(c->view, e->job);
+		if (j->state == SIM_JOB_QUEUED && !e->running && e->hpos != NONE_U32)
+			c->heads[n++] = &e->wl;
+	}
+	c->n_preemptors = 0;
+	return n;
+}
+
 static size_t collect_heads(struct cohort *c)
 {
 	size_t n = 0;
@@ -504,6 +583,8 @@ static void mark_running(struct cohort *c, const struct kq_assign *a, sim_time_t
 		e->wl.ckpt_period = j->checkpoint_ns;
 	e->running = 1;
 	kq_add_running(c->kq, &e->wl);
+	if (!e->placed)
+		awaiting_push(c, e->self);
 	sim_time_t min_rt = c->kq->nodes[e->wl.queue].cfg.min_runtime_ns;
 	if (min_rt > 0 && sim_view_post_event(c->view, now + min_rt, SIM_FAM_QUOTA, WAKE_HANDLE))
 		c->oom = 1; /* it becomes a candidate then */
@@ -518,6 +599,8 @@ static int apply_decision(struct cohort *c, sim_time_t now, int *preempted)
 		mark_running(c, &c->dec.admitted.v[i], now);
 		changed = 1;
 	}
+	for (size_t i = 0; i < c->dec.preempting.n && c->n_preemptors < c->n_queues; i++)
+		c->preemptors[c->n_preemptors++] = c->dec.preempting.v[i].wl;
 	for (size_t i = 0; i < c->dec.victims.n; i++) {
 		const struct kq_victim *v = &c->dec.victims.v[i];
 		struct entry *by = (struct entry *)v->by;
@@ -559,8 +642,11 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 	apply_preempt_caps(c, now);
 	for (size_t qi = 0; qi < c->n_queues; qi++)
 		c->qs[qi].parked_this_pass = 0;
-	for (;;) {
-		size_t n = collect_heads(c);
+	place_awaiting(c, now);
+	for (int first = 1;; first = 0) {
+		size_t n = first ? take_preemptors(c) : 0;
+		if (!n)
+			n = collect_heads(c);
 		if (!n)
 			break;
 		if ((rc = kq_cycle(c->kq, c->heads, n, now, place_cb, c, &c->dec)))
@@ -668,6 +754,8 @@ static void co_fini(struct sim_policy *pol)
 	free(c->free_list);
 	free(c->changes);
 	free(c->heads);
+	free(c->preemptors);
+	free(c->awaiting);
 	free(c->managed_res);
 	free(c->explicit_pre);
 	kq_decision_free(&c->dec);
@@ -698,12 +786,13 @@ static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *e
 	c->qs = calloc(t->n_queues ? t->n_queues : 1, sizeof *c->qs);
 	c->job_entry = malloc((t->n_jobs ? t->n_jobs : 1) * sizeof *c->job_entry);
 	c->heads = malloc((t->n_queues ? t->n_queues : 1) * sizeof *c->heads);
+	c->preemptors = malloc((t->n_queues ? t->n_queues : 1) * sizeof *c->preemptors);
 	c->managed_res = setup.managed_res;
 	c->explicit_pre = setup.explicit_pre;
 	setup.managed_res = NULL;
 	setup.explicit_pre = NULL;
 	setup.kq = NULL;
-	if (!c->qs || !c->job_entry || !c->heads) {
+	if (!c->qs || !c->job_entry || !c->heads || !c->preemptors) {
 		cohort_setup_free(&setup);
 		return -SIM_ENOMEM;
 	}

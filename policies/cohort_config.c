@@ -136,6 +136,8 @@ static int queues_from_csv(struct cohort_setup *s, const cJSON *spec, cJSON *que
 		return err(s, d, ".queues_csv.multiply", "expected a number > 0");
 	if (tmpl && !cJSON_IsObject(tmpl))
 		return err(s, d, ".queues_csv.template", "expected an object of queue keys");
+	if (tmpl && (cJSON_GetObjectItemCaseSensitive(tmpl, "name") || cJSON_GetObjectItemCaseSensitive(tmpl, "quota")))
+		return err(s, d, ".queues_csv.template", ": name and quota come from the CSV; expected neither here");
 	char *full = resolve(s->file, path);
 	if (!full)
 		return -SIM_ENOMEM;
@@ -220,6 +222,7 @@ static int add_unlisted(struct cohort_setup *s, const cJSON *spec, cJSON *queues
 static int read_knobs(struct cohort_setup *s, const cJSON *q, const char *sub, struct cohort_knobs *k,
 		      struct sim_diag *d)
 {
+	memset(k, 0, sizeof *k); /* BestEffortFIFO unless queueing_strategy says otherwise */
 	k->retry_limit = -1;
 	k->max_preempt_per_hour = -1;
 	const cJSON *v;

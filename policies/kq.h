@@ -99,6 +99,15 @@ struct kq_wl {
 	/* owned by kq while running */
 	uint32_t slot;        /* index in its queue's running array */
 	uint32_t mark;        /* cycle scratch */
+	/* owned by kq while pending: its last nomination, reused while the tree and the
+	 * time are the same (s->gen, now) and it admitted nothing (NoFit or no
+	 * preemption candidates): a head parked and offered again costs no new
+	 * preemption search. Zeroed = no cache. */
+	uint64_t nom_gen;
+	sim_time_t nom_now;
+	int16_t nom_flavor[SIM_MAX_RES];
+	int8_t nom_mode, nom_level;
+	uint8_t nom_exceeds;
 };
 
 struct kq_node {
@@ -132,6 +141,9 @@ struct kq_sched {
 	int fair_first_is_initial; /* strategies listed as [LessThanInitialShare, ...] */
 	int finalized;
 	uint32_t epoch;           /* mark generation */
+	uint64_t gen;             /* bumped at every change of running work, quota or settings
+				   * (kq_add_running, kq_remove_running, kq_requota; a caller
+				   * that changes a queue's cfg bumps it too); starts at 1 */
 	uint32_t skip_mark;       /* during a cycle: workloads with this mark (its victims)
 				   * are no longer candidates; 0 = none */
 	void *scratch;            /* owned buffers for decisions */

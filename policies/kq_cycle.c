@@ -109,8 +109,20 @@ struct flavor_try {
 	enum kq_mode mode;
 	int level;
 	int exceeds;        /* NoFit because above potentialAvailable */
+	int joint;          /* several contested resources: victims still to be found together */
 	struct kq_targets targets;
 };
+
+/* Mode from a victim set: reclaim when every target is in another queue. */
+static enum kq_mode targets_mode(const struct kq_wl *wl, const struct kq_targets *t)
+{
+	if (!t->n)
+		return KQ_NO_CANDIDATES;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].wl->queue == wl->queue)
+			return KQ_PREEMPT;
+	return KQ_RECLAIM;
+}
 
 /* Mode of one resource on one flavor before any preemption is simulated. */
 static enum kq_mode resource_mode(const struct kq_sched *s, const struct kq_wl *wl, int fr, sim_qty_t v,
@@ -134,68 +146,165 @@ static enum kq_mode resource_mode(const struct kq_sched *s, const struct kq_wl *
 	return KQ_NOFIT;
 }
 
-/* Borrowing level once targets are gone (correction 5). */
-static int level_after(struct kq_sched *s, const struct kq_wl *wl, const int16_t *flavor,
-		       const struct kq_targets *t)
+static int mode_class(enum kq_mode m) { return m == KQ_NOFIT ? 0 : m == KQ_NO_CANDIDATES ? 1 : 2; }
+
+/* isPreferred on (mode, borrowing level) pairs: is a strictly better than b? Ties
+ * keep b (the earlier flavor, or the resource seen first). */
+static int pair_preferred(const struct kq_queue_cfg *cfg, enum kq_mode am, int al, enum kq_mode bm, int bl)
 {
-	for (size_t i = 0; i < t->n; i++)
-		kq_unbook_running(s, t->v[i].wl);
-	int level = 0;
-	for (int r = 0; r < s->n_res; r++) {
-		if (wl->req[r] <= 0 || flavor[r] < 0)
-			continue;
-		int h = borrow_height(s, wl->queue, kq_fr(s, flavor[r], r), wl->req[r]);
-		if (h > level)
-			level = h;
+	int ca = mode_class(am), cb = mode_class(bm);
+	if (ca != cb)
+		return ca > cb;
+	if (ca == 0)
+		return 0;
+	if (ca == 1) /* two flavors without candidates: the lower borrowing level */
+		return al < bl;
+	if (cfg->fung_preemption_over_borrowing) {
+		if (al != bl)
+			return al < bl;
+		return am > bm;
 	}
-	for (size_t i = 0; i < t->n; i++)
-		kq_rebook_running(s, t->v[i].wl);
-	return level;
+	if (am != bm)
+		return am > bm;
+	return al < bl;
 }
 
-/* Tries one flavor for a group: fills ft (mode, level, targets). `flavor` holds
- * the assignment so far; the group's resources are set to f here. */
-static int try_flavor(struct kq_sched *s, struct kq_wl *wl, const struct kq_group *g, int f, int16_t *flavor,
-		      sim_time_t now, struct flavor_try *ft)
+/* A request of one resource: the oracle's simulation is the victim search
+ * itself; its targets are kept. */
+static int simulate_together(struct kq_sched *s, struct kq_wl *wl, const struct kq_group *g, int f,
+			     const int16_t *flavor, const uint8_t *contested, sim_time_t now, enum kq_mode *mode,
+			     int *level, struct flavor_try *ft)
+{
+	int rc = 0;
+	if (!s->nodes[wl->queue].cfg.no_preemption)
+		rc = kq_find_targets(s, wl, flavor, contested, now, &ft->targets);
+	enum kq_mode pm = targets_mode(wl, &ft->targets);
+	for (size_t i = 0; i < ft->targets.n; i++)
+		kq_unbook_running(s, ft->targets.v[i].wl);
+	for (int k = 0; k < g->n_res; k++) {
+		int r = g->res[k];
+		if (wl->req[r] > 0 && mode[r] == KQ_PREEMPT) {
+			mode[r] = pm;
+			level[r] = borrow_height(s, wl->queue, kq_fr(s, f, r), wl->req[r]);
+		}
+	}
+	for (size_t i = 0; i < ft->targets.n; i++)
+		kq_rebook_running(s, ft->targets.v[i].wl);
+	return rc;
+}
+
+/* A request of several resources: the oracle simulates each contested one alone,
+ * with only its quantity (Kueue's SimulatePreemption per flavor-resource), for
+ * its mode and level; the victims for the whole request are searched once the
+ * flavor is chosen (assign_group), and none there leaves the entry waiting. */
+static int simulate_each(struct kq_sched *s, struct kq_wl *wl, const struct kq_group *g, int f,
+			 const int16_t *flavor, sim_time_t now, enum kq_mode *mode, int *level)
+{
+	uint8_t *one = calloc((size_t)s->n_fr, 1);
+	struct kq_targets t = { 0 };
+	int rc = one ? 0 : -SIM_ENOMEM;
+	for (int k = 0; k < g->n_res && !rc; k++) {
+		int r = g->res[k];
+		if (wl->req[r] <= 0 || mode[r] != KQ_PREEMPT)
+			continue;
+		struct kq_wl alone = *wl; /* the request of this resource only */
+		for (int o = 0; o < s->n_res; o++)
+			if (o != r)
+				alone.req[o] = 0;
+		int fr = kq_fr(s, f, r);
+		one[fr] = 1;
+		t.n = 0;
+		if (!s->nodes[wl->queue].cfg.no_preemption)
+			rc = kq_find_targets(s, &alone, flavor, one, now, &t);
+		one[fr] = 0;
+		mode[r] = targets_mode(wl, &t);
+		for (size_t i = 0; i < t.n; i++)
+			kq_unbook_running(s, t.v[i].wl);
+		level[r] = borrow_height(s, wl->queue, fr, wl->req[r]);
+		for (size_t i = 0; i < t.n; i++)
+			kq_rebook_running(s, t.v[i].wl);
+	}
+	free(one);
+	free(t.v);
+	return rc;
+}
+
+/* The victims for every contested resource of the chosen flavor together; none
+ * leaves the entry without candidates (no other flavor is tried then). */
+static int search_joint(struct kq_sched *s, struct kq_wl *wl, const struct kq_group *g, const int16_t *flavor,
+			sim_time_t now, struct flavor_try *ft)
 {
 	uint8_t *contested = calloc((size_t)s->n_fr, 1);
 	if (!contested)
 		return -SIM_ENOMEM;
+	for (int k = 0; k < g->n_res; k++) {
+		int r = g->res[k];
+		if (wl->req[r] > 0) {
+			int fr = kq_fr(s, ft->flavor, r);
+			contested[fr] = wl->req[r] > kq_available(s, wl->queue, fr);
+		}
+	}
+	int rc = kq_find_targets(s, wl, flavor, contested, now, &ft->targets);
+	free(contested);
+	if (!rc)
+		ft->mode = targets_mode(wl, &ft->targets);
+	return rc;
+}
+
+/* Tries one flavor for a group: fills ft (mode, level, targets). `flavor` holds
+ * the assignment so far; the group's resources are set to f here. The flavor's
+ * representative mode is its worst (mode, level) pair over the group's resources
+ * under the queue's preference (flavorassigner's representative mode); preemption
+ * is simulated for the contested resources together, and a resource that needs it
+ * gets its borrowing level after the targets are gone (correction 5), or on the
+ * current usage when there are none. */
+static int try_flavor(struct kq_sched *s, struct kq_wl *wl, const struct kq_group *g, int f, int16_t *flavor,
+		      sim_time_t now, struct flavor_try *ft)
+{
+	const struct kq_queue_cfg *cfg = &s->nodes[wl->queue].cfg;
+	uint8_t *contested = calloc((size_t)s->n_fr, 1);
+	if (!contested)
+		return -SIM_ENOMEM;
+	enum kq_mode mode[SIM_MAX_RES];
+	int level[SIM_MAX_RES], any_preempt = 0, any_nofit = 0;
 	ft->flavor = f;
-	ft->mode = KQ_FIT;
-	ft->level = 0;
 	ft->exceeds = 0;
 	ft->targets.n = 0;
-	int any_preempt = 0;
 	for (int k = 0; k < g->n_res; k++) {
 		int r = g->res[k];
 		if (wl->req[r] <= 0)
 			continue;
 		flavor[r] = (int16_t)f;
 		int fr = kq_fr(s, f, r), exceeds = 0;
-		enum kq_mode m = resource_mode(s, wl, fr, wl->req[r], &ft->level, &exceeds);
-		if (m == KQ_PREEMPT) {
-			contested[fr] = 1;
-			any_preempt = 1;
-		}
-		if (m < ft->mode)
-			ft->mode = m;
+		level[r] = 0;
+		mode[r] = resource_mode(s, wl, fr, wl->req[r], &level[r], &exceeds);
+		contested[fr] = mode[r] == KQ_PREEMPT;
+		any_preempt |= mode[r] == KQ_PREEMPT;
+		any_nofit |= mode[r] == KQ_NOFIT;
 		ft->exceeds |= exceeds;
 	}
 	int rc = 0;
-	if (ft->mode == KQ_PREEMPT && s->nodes[wl->queue].cfg.no_preemption) {
-		ft->mode = KQ_NO_CANDIDATES;
-	} else if (ft->mode == KQ_PREEMPT && any_preempt) {
-		rc = kq_find_targets(s, wl, flavor, contested, now, &ft->targets);
-		if (!rc && ft->targets.n == 0) {
-			ft->mode = KQ_NO_CANDIDATES;
-		} else if (!rc) {
-			ft->mode = KQ_RECLAIM;
-			for (size_t i = 0; i < ft->targets.n; i++)
-				if (ft->targets.v[i].wl->queue == wl->queue)
-					ft->mode = KQ_PREEMPT;
-			ft->level = level_after(s, wl, flavor, &ft->targets);
+	int n_requested = 0; /* a one-resource request: its simulation is the victim search */
+	for (int r = 0; r < s->n_res; r++)
+		n_requested += wl->req[r] > 0;
+	ft->joint = 0;
+	if (!any_nofit && any_preempt && n_requested == 1)
+		rc = simulate_together(s, wl, g, f, flavor, contested, now, mode, level, ft);
+	else if (!any_nofit && any_preempt)
+		rc = simulate_each(s, wl, g, f, flavor, now, mode, level);
+	ft->joint = !rc && !any_nofit && any_preempt && n_requested > 1;
+	int have = 0;
+	ft->mode = KQ_FIT;
+	ft->level = 0;
+	for (int k = 0; k < g->n_res; k++) {
+		int r = g->res[k];
+		if (wl->req[r] <= 0)
+			continue;
+		if (!have || pair_preferred(cfg, ft->mode, ft->level, mode[r], level[r])) {
+			ft->mode = mode[r];
+			ft->level = level[r];
 		}
+		have = 1;
 	}
 	free(contested);
 	return rc;
@@ -212,24 +321,10 @@ static int should_try_next(const struct kq_queue_cfg *cfg, const struct flavor_t
 	return 0;
 }
 
-static int mode_class(enum kq_mode m) { return m == KQ_NOFIT ? 0 : m == KQ_NO_CANDIDATES ? 1 : 2; }
-
-/* isPreferred: is a strictly better than b (b is earlier; ties keep b)? */
+/* isPreferred between two flavors: is a strictly better than b (b is earlier)? */
 static int is_preferred(const struct kq_queue_cfg *cfg, const struct flavor_try *a, const struct flavor_try *b)
 {
-	int ca = mode_class(a->mode), cb = mode_class(b->mode);
-	if (ca != cb)
-		return ca > cb;
-	if (ca < 2)
-		return 0;
-	if (cfg->fung_preemption_over_borrowing) {
-		if (a->level != b->level)
-			return a->level < b->level;
-		return a->mode > b->mode;
-	}
-	if (a->mode != b->mode)
-		return a->mode > b->mode;
-	return a->level < b->level;
+	return pair_preferred(cfg, a->mode, a->level, b->mode, b->level);
 }
 
 static void ft_swap(struct flavor_try *a, struct flavor_try *b)
@@ -286,12 +381,21 @@ static int assign_group(struct kq_sched *s, struct kq_wl *wl, const struct kq_gr
 	for (int k = 0; k < g->n_res; k++)
 		if (wl->req[g->res[k]] > 0)
 			nom->flavor[g->res[k]] = (int16_t)best.flavor;
+	if (best.joint && (best.mode == KQ_PREEMPT || best.mode == KQ_RECLAIM) &&
+	    (rc = search_joint(s, wl, g, nom->flavor, now, &best))) {
+		free(best.targets.v);
+		return rc;
+	}
 	if (best.mode < nom->mode)
 		nom->mode = best.mode;
 	if (best.level > nom->level)
 		nom->level = best.level;
-	free(nom->targets.v);
-	nom->targets = best.targets; /* the group that needs preemption (one group in practice) */
+	if (best.targets.n) { /* the group that needs preemption (one group in practice) */
+		free(nom->targets.v);
+		nom->targets = best.targets;
+	} else {
+		free(best.targets.v);
+	}
 	return 0;
 }
 
@@ -305,7 +409,33 @@ static int group_of(const struct kq_queue_cfg *cfg, int r)
 	return -1;
 }
 
+static int nominate_uncached(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct nomination *nom);
+
 static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct nomination *nom)
+{
+	if (wl->nom_gen == s->gen && wl->nom_now == now) {
+		nom->wl = wl;
+		nom->mode = (enum kq_mode)wl->nom_mode;
+		nom->level = wl->nom_level;
+		nom->exceeds = wl->nom_exceeds;
+		nom->targets.n = 0;
+		memcpy(nom->flavor, wl->nom_flavor, sizeof nom->flavor);
+		return 0;
+	}
+	int rc = nominate_uncached(s, wl, now, nom);
+	wl->nom_gen = 0;
+	if (!rc && (nom->mode == KQ_NOFIT || nom->mode == KQ_NO_CANDIDATES)) {
+		wl->nom_gen = s->gen;
+		wl->nom_now = now;
+		wl->nom_mode = (int8_t)nom->mode;
+		wl->nom_level = (int8_t)nom->level;
+		wl->nom_exceeds = (uint8_t)nom->exceeds;
+		memcpy(wl->nom_flavor, nom->flavor, sizeof wl->nom_flavor);
+	}
+	return rc;
+}
+
+static int nominate_uncached(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct nomination *nom)
 {
 	const struct kq_queue_cfg *cfg = &s->nodes[wl->queue].cfg;
 	nom->wl = wl;
@@ -369,13 +499,30 @@ static void entry_request_fr(const struct kq_sched *s, const struct nomination *
 			out[kq_fr(s, e->flavor[r], r)] += e->wl->req[r];
 }
 
-static int node_borrows_with(const struct kq_sched *s, int node, const sim_qty_t *req)
+/* Is the node over its quota, on a flavor-resource the request uses? */
+static int node_borrows_on(const struct kq_sched *s, int node, const sim_qty_t *req)
 {
 	const struct kq_node *n = &s->nodes[node];
 	for (int fr = 0; fr < s->n_fr; fr++)
-		if (req[fr] > 0 && n->usage[fr] + req[fr] > n->subtree[fr])
+		if (req[fr] > 0 && n->usage[fr] > n->subtree[fr])
 			return 1;
 	return 0;
+}
+
+/* A child's share and borrowing with the entry admitted: its request is booked at
+ * its queue and bubbles up through the lending limits as usage does, then taken
+ * back. */
+static void share_with_entry(struct kq_sched *s, int child, const struct nomination *e, const sim_qty_t *req,
+			     struct fs_pick *p)
+{
+	for (int fr = 0; fr < s->n_fr; fr++)
+		if (req[fr] > 0)
+			kq_usage_add(s, e->wl->queue, fr, req[fr]);
+	p->drs = kq_drs(s, child, NULL, &p->unweighted);
+	p->borrows = node_borrows_on(s, child, req);
+	for (int fr = 0; fr < s->n_fr; fr++)
+		if (req[fr] > 0)
+			kq_usage_remove(s, e->wl->queue, fr, req[fr]);
 }
 
 /* a beats b: not borrowing first, then lower share, priority, FIFO, tie. */
@@ -388,10 +535,15 @@ static int fs_beats(const struct fs_pick *a, const struct fs_pick *b)
 			return a->unweighted < b->unweighted;
 		return a->drs < b->drs;
 	}
-	return classical_cmp(a->e, b->e) < 0;
+	const struct kq_wl *x = a->e->wl, *y = b->e->wl; /* then priority, FIFO, id: not the level */
+	if (x->priority != y->priority)
+		return x->priority > y->priority;
+	if (x->created != y->created)
+		return x->created < y->created;
+	return x->tie < y->tie;
 }
 
-static struct fs_pick tournament(const struct kq_sched *s, int node, struct nomination **pending, size_t n,
+static struct fs_pick tournament(struct kq_sched *s, int node, struct nomination **pending, size_t n,
 				 sim_qty_t *buf)
 {
 	const struct kq_node *nd = &s->nodes[node];
@@ -409,8 +561,7 @@ static struct fs_pick tournament(const struct kq_sched *s, int node, struct nomi
 		if (!p.e)
 			continue;
 		entry_request_fr(s, p.e, buf);
-		p.drs = kq_drs(s, nd->children[k], buf, &p.unweighted);
-		p.borrows = node_borrows_with(s, nd->children[k], buf);
+		share_with_entry(s, nd->children[k], p.e, buf, &p);
 		if (!best.e || fs_beats(&p, &best))
 			best = p;
 	}
@@ -426,7 +577,7 @@ static int root_of(const struct kq_sched *s, int n)
 
 /* The next entry to process under fair sharing: each root's tournament winner;
  * among roots, classical order. Removes it from pending. */
-static struct nomination *fair_next(const struct kq_sched *s, struct nomination **pending, size_t n, sim_qty_t *buf)
+static struct nomination *fair_next(struct kq_sched *s, struct nomination **pending, size_t n, sim_qty_t *buf)
 {
 	struct nomination *best = NULL;
 	size_t best_i = 0;
@@ -501,7 +652,33 @@ struct cycle {
 	struct kq_decision *out;
 	uint32_t victim_mark; /* wl->mark value of victims issued this cycle */
 	sim_time_t now;
+	/* Victims issued so far. They stay booked in the cycle's snapshot (shares and
+	 * reservations still see them) and are taken out only for each fit check
+	 * (correction 2). */
+	struct kq_wl **issued;
+	size_t n_issued, cap_issued;
 };
+
+static void victims_out(struct cycle *c)
+{
+	for (size_t i = 0; i < c->n_issued; i++)
+		kq_unbook_running(c->s, c->issued[i]);
+}
+
+static void victims_back(struct cycle *c)
+{
+	for (size_t i = 0; i < c->n_issued; i++)
+		kq_rebook_running(c->s, c->issued[i]);
+}
+
+/* The fit test of the cycle: on the snapshot without this cycle's victims. */
+static int cycle_fits(struct cycle *c, const struct nomination *e)
+{
+	victims_out(c);
+	int fits = kq_fits_quota(c->s, e->wl, e->flavor, 1);
+	victims_back(c);
+	return fits;
+}
 
 static int targets_overlap(const struct cycle *c, const struct kq_targets *t)
 {
@@ -543,22 +720,30 @@ static int issue_preemption(struct cycle *c, struct nomination *e)
 	for (size_t i = 0; i < e->targets.n; i++) {
 		struct kq_wl *v = e->targets.v[i].wl;
 		v->mark = c->victim_mark;
-		jbook_wl(c->s, &c->j, v, v->flavor, -1);
 		PUSH(d->victims, ((struct kq_victim){ .wl = v, .by = e->wl, .reason = e->targets.v[i].reason }));
+		if (c->n_issued == c->cap_issued) {
+			size_t nc = c->cap_issued ? c->cap_issued * 2 : 16;
+			struct kq_wl **ni = realloc(c->issued, nc * sizeof *ni);
+			if (!ni)
+				return -SIM_ENOMEM;
+			c->issued = ni;
+			c->cap_issued = nc;
+		}
+		c->issued[c->n_issued++] = v;
 	}
 	jbook_wl(c->s, &c->j, e->wl, e->flavor, +1);
 	PUSH(d->preempting, assign_of(e));
 	return wait_on(d, e->wl, KQ_W_PREEMPTING);
 }
 
-/* Unbooks targets not yet issued to test the fit, then books them back. */
+/* Does e fit once its own targets and this cycle's victims are gone? */
 static int fits_without(struct cycle *c, struct nomination *e)
 {
 	struct kq_sched *s = c->s;
 	for (size_t i = 0; i < e->targets.n; i++)
 		if (e->targets.v[i].wl->mark != c->victim_mark)
 			kq_unbook_running(s, e->targets.v[i].wl);
-	int fits = kq_fits_quota(s, e->wl, e->flavor, 1);
+	int fits = cycle_fits(c, e);
 	for (size_t i = 0; i < e->targets.n; i++)
 		if (e->targets.v[i].wl->mark != c->victim_mark)
 			kq_rebook_running(s, e->targets.v[i].wl);
@@ -570,7 +755,7 @@ static int process_preempting(struct cycle *c, struct nomination *e)
 	struct kq_decision *d = c->out;
 	if (targets_overlap(c, &e->targets)) {
 		/* Correction 1: recompute on the snapshot without earlier victims. */
-		if (kq_fits_quota(c->s, e->wl, e->flavor, 1)) {
+		if (cycle_fits(c, e)) {
 			jbook_wl(c->s, &c->j, e->wl, e->flavor, +1);
 			PUSH(d->deferred, assign_of(e));
 			return wait_on(d, e->wl, KQ_W_DEFERRED);
@@ -581,7 +766,9 @@ static int process_preempting(struct cycle *c, struct nomination *e)
 		for (int r = 0; r < c->s->n_res; r++)
 			if (e->wl->req[r] > 0 && e->flavor[r] >= 0)
 				contested[kq_fr(c->s, e->flavor[r], r)] = 1;
+		victims_out(c);
 		int rc = kq_find_targets(c->s, e->wl, e->flavor, contested, c->now, &e->targets);
+		victims_back(c);
 		free(contested);
 		if (rc)
 			return rc;
@@ -596,7 +783,7 @@ static int process_preempting(struct cycle *c, struct nomination *e)
 static int process_fit(struct cycle *c, struct nomination *e, kq_place_fn place, void *arg)
 {
 	struct kq_decision *d = c->out;
-	if (!kq_fits_quota(c->s, e->wl, e->flavor, 1))
+	if (!cycle_fits(c, e))
 		return wait_on(d, e->wl, KQ_W_NO_LONGER_FITS);
 	if (place && place(arg, e->wl, e->flavor))
 		return wait_on(d, e->wl, KQ_W_NO_NODES);
@@ -653,6 +840,7 @@ int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_
 	s->skip_mark = 0;
 	journal_undo(s, &c.j);
 	free(c.j.v);
+	free(c.issued);
 	free(buf);
 	free(order);
 	if (noms)

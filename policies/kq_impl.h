@@ -12,7 +12,8 @@ struct kq_targets {
 int kq_targets_push(struct kq_targets *t, struct kq_wl *wl, struct kq_wl *by, enum kq_reason reason);
 
 /* 1 if wl's request fits the queue's quota now on the given flavors; without
- * allow_borrow it must also stay within the queue's own quota. */
+ * allow_borrow it must also stay within the queue's own quota. Resources with no
+ * flavor yet (flavor -1: a later resource group) are not checked. */
 int kq_fits_quota(const struct kq_sched *s, const struct kq_wl *wl, const int16_t *flavor, int allow_borrow);
 /* Books or unbooks wl's request on the given flavors in its queue. */
 void kq_book(struct kq_sched *s, const struct kq_wl *wl, const int16_t *flavor, int sign);

@@ -19,6 +19,7 @@ struct cand {
 	int lca;          /* cohort where the search found it (-1 for the own queue) */
 	enum variant var;
 	double lost;      /* work lost if preempted now (GPU milli-units x s), checkpoint-aware order */
+	uint8_t valid;    /* scratch of attempt_feasible */
 };
 
 struct cands {
@@ -36,7 +37,7 @@ static int cands_push(struct cands *c, struct kq_wl *wl, int lca, enum variant v
 		c->v = nv;
 		c->cap = nc;
 	}
-	c->v[c->n++] = (struct cand){ wl, lca, var, lost };
+	c->v[c->n++] = (struct cand){ wl, lca, var, lost, 0 };
 	return 0;
 }
 
@@ -80,7 +81,7 @@ int kq_fits_quota(const struct kq_sched *s, const struct kq_wl *wl, const int16_
 		if (v <= 0)
 			continue;
 		if (flavor[r] < 0)
-			return 0;
+			continue; /* a later resource group, not assigned yet */
 		int fr = kq_fr(s, flavor[r], r);
 		if (!allow_borrow && q->usage[fr] + v > q->subtree[fr])
 			return 0;
@@ -237,13 +238,15 @@ static int collect_in_subtree(struct classical_ctx *x, int cohort, int lca, int 
 }
 
 /* QuantitiesFitInQuota: does `req` (per fr) fit the node's own subtree quota, and
- * what remains for the parent once the node's local quota is used. */
-static int fits_in_node_quota(const struct kq_sched *s, int node, sim_qty_t *req)
+ * what remains for the parent once the node's local quota is used. Every
+ * requested fr counts, also one whose remainder is already 0: a node over its
+ * quota there does not fit. */
+static int fits_in_node_quota(const struct kq_sched *s, int node, sim_qty_t *req, const uint8_t *requested)
 {
 	const struct kq_node *n = &s->nodes[node];
 	int fits = 1;
 	for (int fr = 0; fr < s->n_fr; fr++) {
-		if (req[fr] <= 0)
+		if (!requested[fr])
 			continue;
 		if (n->usage[fr] + req[fr] > n->subtree[fr])
 			fits = 0;
@@ -272,15 +275,18 @@ static int collect_classical(struct classical_ctx *x)
 		rc = collect_from_queue(x, x->pre->queue, -1, 0, &x->same);
 	if (rc || q->parent < 0 || q->cfg.reclaim == KQ_NEVER)
 		return rc;
-	sim_qty_t *remaining = malloc((size_t)s->n_fr * sizeof *remaining);
+	sim_qty_t *remaining = malloc((size_t)s->n_fr * (sizeof *remaining + 1));
 	if (!remaining)
 		return -SIM_ENOMEM;
+	uint8_t *requested = (uint8_t *)(remaining + s->n_fr);
 	request_fr(s, x->pre, x->flavor, remaining);
-	int advantage = fits_in_node_quota(s, x->pre->queue, remaining);
+	for (int fr = 0; fr < s->n_fr; fr++)
+		requested[fr] = remaining[fr] > 0;
+	int advantage = fits_in_node_quota(s, x->pre->queue, remaining, requested);
 	int prev = -1;
 	for (int cur = q->parent; cur >= 0 && !rc; prev = cur, cur = s->nodes[cur].parent) {
 		rc = collect_in_subtree(x, cur, cur, prev, advantage, advantage ? &x->hier : &x->prio);
-		advantage = fits_in_node_quota(s, cur, remaining) || advantage;
+		advantage = fits_in_node_quota(s, cur, remaining, requested) || advantage;
 	}
 	free(remaining);
 	return rc;
@@ -366,6 +372,27 @@ static int classical_attempt(struct classical_ctx *x, const struct cand *all, si
 	return 0;
 }
 
+/* Could an attempt succeed at all? Validity only shrinks as victims go and the fit
+ * only grows, so if the preemptor does not fit with every candidate valid now
+ * removed, no subset fits: the attempt is skipped without ordering anything. This
+ * is what keeps a full cluster cheap, where most heads find no victims. */
+static int attempt_feasible(struct classical_ctx *x, struct cands *const lists[3], int allow_borrow)
+{
+	for (int l = 0; l < 3; l++)
+		for (size_t i = 0; i < lists[l]->n; i++)
+			lists[l]->v[i].valid = (uint8_t)cand_valid(x, &lists[l]->v[i], allow_borrow);
+	for (int l = 0; l < 3; l++)
+		for (size_t i = 0; i < lists[l]->n; i++)
+			if (lists[l]->v[i].valid)
+				kq_unbook_running(x->s, lists[l]->v[i].wl);
+	int fits = kq_fits_quota(x->s, x->pre, x->flavor, allow_borrow);
+	for (int l = 0; l < 3; l++)
+		for (size_t i = 0; i < lists[l]->n; i++)
+			if (lists[l]->v[i].valid)
+				kq_rebook_running(x->s, lists[l]->v[i].wl);
+	return fits;
+}
+
 /* queueUnderNominalInResourcesNeedingPreemption: strictly below nominal. */
 static int strictly_under_nominal(const struct kq_sched *s, int qi, const uint8_t *contested)
 {
@@ -394,7 +421,10 @@ static int classical_targets(struct kq_sched *s, struct kq_wl *pre, const int16_
 {
 	struct classical_ctx x = { .s = s, .pre = pre, .flavor = flavor, .contested = contested, .now = now };
 	struct cands all = { 0 };
+	struct cands *const lists[3] = { &x.hier, &x.prio, &x.same };
 	int rc = collect_classical(&x);
+	if (!rc && !attempt_feasible(&x, lists, 1) && !attempt_feasible(&x, lists, 0))
+		goto out; /* no victims can make room: no candidates */
 	if (!rc) {
 		sort_cands(x.hier.v, x.hier.n, pre, s);
 		sort_cands(x.prio.v, x.prio.n, pre, s);
@@ -425,6 +455,7 @@ static int classical_targets(struct kq_sched *s, struct kq_wl *pre, const int16_
 		}
 		rc = rc < 0 ? rc : 0;
 	}
+out:
 	free(all.v);
 	free(x.hier.v);
 	free(x.prio.v);

@@ -61,6 +61,7 @@ struct kq_sched *kq_create(int n_res, const char (*res_names)[SIM_NAME_MAX], int
 	struct kq_sched *s = calloc(1, sizeof *s);
 	if (!s)
 		return NULL;
+	s->gen = 1;
 	s->n_res = n_res;
 	s->n_flavors = n_flavors;
 	s->n_fr = n_res * n_flavors;
@@ -326,6 +327,7 @@ void kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 	wl->slot = (uint32_t)q->n_running;
 	q->running[q->n_running++] = wl;
 	book(s, wl, +1);
+	s->gen++;
 }
 
 void kq_remove_running(struct kq_sched *s, struct kq_wl *wl)
@@ -335,10 +337,12 @@ void kq_remove_running(struct kq_sched *s, struct kq_wl *wl)
 	q->running[wl->slot] = last;
 	last->slot = wl->slot;
 	book(s, wl, -1);
+	s->gen++;
 }
 
 void kq_requota(struct kq_sched *s)
 {
+	s->gen++;
 	for (size_t i = 0; i < s->n_nodes; i++)
 		memset(s->nodes[i].usage, 0, (size_t)s->n_fr * sizeof(sim_qty_t));
 	compute_all_quota(s);

@@ -347,7 +347,7 @@ int sim_placement_buf_preempt(struct sim_placement_buf *out, uint32_t victim, ui
 	struct sim_trace *t = out->e->p.trace;
 	if (victim >= t->n_jobs || preemptor >= t->n_jobs || (unsigned)reason >= SIM_PR_COUNT_)
 		return -SIM_EINVAL;
-	if (t->jobs[victim].state != SIM_JOB_RUNNING)
+	if (t->jobs[victim].state != SIM_JOB_RUNNING && t->jobs[victim].state != SIM_JOB_QUEUED)
 		return -SIM_ESTATE;
 	for (size_t i = 0; i < out->n_victims; i++)
 		if (out->victims[i].victim == victim)
@@ -668,10 +668,55 @@ static int record_decision(struct sim_engine *e, const struct sim_decision *d)
 	return 0;
 }
 
+/* A victim that held quota but had not started (a quota policy admitted it and it
+ * waits for nodes, or it was placed earlier in this pass): nothing runs, nothing is
+ * lost; its proposed start, if any, is withdrawn. */
+static int evict_queued(struct sim_engine *e, const struct victim_proposal *vp)
+{
+	struct sim_trace *t = e->p.trace;
+	struct sim_job *job = &t->jobs[vp->victim], *by = &t->jobs[vp->preemptor];
+	for (size_t i = 0; i < e->buf.n; i++) {
+		if (e->buf.jobs[i] != vp->victim)
+			continue;
+		sim_cluster_release(e->p.cluster, &job->alloc, sim_job_opt(t, job, job->opt_chosen)->req);
+		job->opt_chosen = -1;
+		memmove(&e->buf.jobs[i], &e->buf.jobs[i + 1], (e->buf.n - i - 1) * sizeof *e->buf.jobs);
+		e->buf.n--;
+		break;
+	}
+	q_touch(e, job->queue);
+	struct sim_queue_acct *qa = &e->qacct[job->queue];
+	qa->preempted++;
+	if (by != job)
+		e->qacct[by->queue].caused++, by->preemptions_caused++;
+	job->preemptions++;
+	e->ctr.preemptions++;
+	if (!vp->requeue) {
+		job->state = SIM_JOB_PREEMPTED_OUT;
+		job->end_ns = e->now;
+		qa->pending--;
+		e->n_queued--;
+		e->n_done++;
+	}
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] job=%s event=preempt by=%s reason=%s lost_gpu_s=0.000 (not started)%s\n",
+			sim_time_to_s(e->now), sim_job_id(t, job), sim_job_id(t, by),
+			sim_preempt_reason_name((enum sim_preempt_reason)vp->reason),
+			vp->requeue ? "" : " final=preempted_out");
+	struct sim_decision d = { .t = e->now, .preemptor = vp->preemptor, .victim = vp->victim,
+				  .reason = vp->reason, .requeued = vp->requeue, .lost_gpu_s = 0 };
+	int rc = record_decision(e, &d);
+	if (!rc)
+		NOTIFY(e, on_preempt, job);
+	return rc;
+}
+
 static int apply_preemption(struct sim_engine *e, const struct victim_proposal *vp)
 {
 	struct sim_trace *t = e->p.trace;
 	struct sim_job *job = &t->jobs[vp->victim], *by = &t->jobs[vp->preemptor];
+	if (job->state == SIM_JOB_QUEUED)
+		return evict_queued(e, vp);
 	if (job->state != SIM_JOB_RUNNING)
 		return 0; /* ended earlier in this pass */
 	int rc = e->p.driver.ops->stop(e->p.driver.priv, e, job);

@@ -190,8 +190,10 @@ int sim_placement_buf_try_flavor(struct sim_placement_buf *out, uint32_t job, in
 /* Proposes to stop a running job for `preemptor` (a queued job). The engine stops
  * it after pick returns, before the starts, records the decision and the work
  * lost, and requeues it (requeue = 1) or ends it as SIM_JOB_PREEMPTED_OUT; then it
- * runs another decision pass at the same time. Returns 0, -SIM_ESTATE (not
- * running, or already a victim in this pass) or -SIM_ENOMEM. */
+ * runs another decision pass at the same time. A queued victim (it held quota in a
+ * quota policy but had not started; a start proposed for it in this pass is
+ * withdrawn) loses nothing. Returns 0, -SIM_ESTATE (neither running nor queued,
+ * or already a victim in this pass) or -SIM_ENOMEM. */
 int sim_placement_buf_preempt(struct sim_placement_buf *out, uint32_t victim, uint32_t preemptor,
 			      enum sim_preempt_reason reason, int requeue);
 /* Withdraws the most recent accepted proposal, which must be `job` (a policy that
