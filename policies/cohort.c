@@ -692,9 +692,38 @@ static enum sim_admit co_admit(struct sim_policy *pol, const struct sim_job *job
 	return SIM_ADMIT;
 }
 
-/* Per trace queue: usage, nominal, borrowed and lent GPUs. Lent: a cohort's
- * borrowing is attributed to the queues under it with unused nominal, in
- * proportion to that unused nominal (Kueue keeps no per-lender record). */
+/* What a node has in its parent's pool and does not use: its quota above the local
+ * (guaranteed) part, less its usage there. A node that may lend nothing (lending
+ * limit 0) has none. GPUs. */
+static double unused_lendable(const struct kq_node *n, int fr)
+{
+	double stored = (double)(n->subtree[fr] - n->local[fr]);
+	double used = (double)(n->usage[fr] - n->local[fr]);
+	double u = stored - (used > 0 ? used : 0);
+	return u > 0 ? u / SIM_MILLI : 0;
+}
+
+/* Lent by n on fr: its parent cohort's children borrow B above their quota; it is
+ * attributed to the children with unused lendable quota in proportion to it (Kueue
+ * keeps no per-lender record). GPUs. */
+static double lent_share(const struct kq_sched *kq, const struct kq_node *n, int fr)
+{
+	double mine = unused_lendable(n, fr);
+	if (mine <= 0)
+		return 0;
+	const struct kq_node *p = &kq->nodes[n->parent];
+	double b = 0, unused = 0;
+	for (size_t k = 0; k < p->n_children; k++) {
+		const struct kq_node *s = &kq->nodes[p->children[k]];
+		double over = (double)(s->usage[fr] - s->subtree[fr]) / SIM_MILLI;
+		if (over > 0)
+			b += over;
+		unused += unused_lendable(s, fr);
+	}
+	return unused > 0 ? mine * (b < unused ? b / unused : 1.0) : 0;
+}
+
+/* Per trace queue: usage, nominal, borrowed and lent GPUs (lent: lent_share). */
 static void co_queue_stats(struct sim_policy *pol, const struct sim_view *v, struct sim_queue_stats *out)
 {
 	(void)v;
@@ -710,21 +739,8 @@ static void co_queue_stats(struct sim_policy *pol, const struct sim_view *v, str
 			nom += nf;
 			if (uf > nf)
 				bor += uf - nf;
-			if (n->parent >= 0 && uf < nf) {
-				const struct kq_node *p = &kq->nodes[n->parent];
-				double b = 0, unused = 0;
-				for (size_t k = 0; k < p->n_children; k++) {
-					const struct kq_node *s = &kq->nodes[p->children[k]];
-					double us = (double)s->usage[fr] / SIM_MILLI;
-					double qs = (double)(s->subtree[fr] - s->local[fr]) / SIM_MILLI;
-					if (us > qs)
-						b += us - qs;
-					else
-						unused += qs - us;
-				}
-				if (unused > 0)
-					lent += (nf - uf) * (b < unused ? b / unused : 1.0);
-			}
+			if (n->parent >= 0)
+				lent += lent_share(kq, n, fr);
 		}
 		out->usage[qi] = u;
 		out->nominal[qi] = nom;

@@ -57,7 +57,8 @@ static void qrun(struct qrun *r, struct sim_trace *t, uint32_t nodes, const char
 	d.echo = stderr;
 	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, r->c, &d), 0);
 	sim_driver_virtual_init(&r->drv);
-	struct sim_engine_params ep = { .trace = t, .cluster = r->c, .driver = r->drv };
+	struct sim_engine_params ep = { .trace = t, .cluster = r->c, .driver = r->drv,
+					.sample_ns = 100 * SIM_NS_PER_S };
 	const char *names[SIM_FAM_COUNT_] = { order, "cohort", preempt ? "x" : NULL, NULL };
 	const char *params[SIM_FAM_COUNT_] = { NULL, quota, preempt, NULL };
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
@@ -143,6 +144,16 @@ static void test_cohort_lending_raises_utilization(void)
 	int qa_idx = sim_trace_intern_queue(lend.t, "a");
 	CU_ASSERT_DOUBLE_EQUAL(qa[qa_idx].borrowed_gpu_s, 8000.0, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(sim_engine_queue_acct(res.e)[qa_idx].borrowed_gpu_s, 0.0, 1e-9);
+	/* At 500 s (sample 5) a runs 16 GPUs: b lends 8 under lending, nothing under
+	 * RESERVE (its lending limit is 0, so it has nothing in the pool to lend). */
+	int qb_idx = sim_trace_intern_queue(lend.t, "b");
+	const struct sim_timeseries *ts = sim_engine_timeseries(lend.e);
+	CU_ASSERT_FATAL(ts->n > 5 && ts->has_quota_stats);
+	CU_ASSERT_DOUBLE_EQUAL(ts->q_lent[5 * ts->n_queues + (size_t)qb_idx], 8.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(ts->q_lent[5 * ts->n_queues + (size_t)qa_idx], 0.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(ts->q_borrowed[5 * ts->n_queues + (size_t)qa_idx], 8.0, 1e-9);
+	ts = sim_engine_timeseries(res.e);
+	CU_ASSERT_DOUBLE_EQUAL(ts->q_lent[5 * ts->n_queues + (size_t)qb_idx], 0.0, 1e-9);
 	qrun_free(&res);
 	qrun_free(&lend);
 }
