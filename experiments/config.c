@@ -1017,8 +1017,9 @@ static int sweep_parse(struct chk *c, cJSON *root, struct sweep_key **out, size_
 	return 0;
 }
 
-/* Name piece of one swept value: strings as-is, numbers %g, objects by "name", else the
- * value's position in its list; characters outside [A-Za-z0-9_.+-] become '-'. */
+/* Name piece of one swept value: strings as-is, numbers %g, null and booleans by
+ * their JSON spelling, objects by "name", else the value's position in its list;
+ * characters outside [A-Za-z0-9_.+-] become '-'. */
 static void value_label(const cJSON *v, size_t pos, char *buf, size_t n)
 {
 	const cJSON *nm = cJSON_IsObject(v) ? get(v, "name") : NULL;
@@ -1029,6 +1030,10 @@ static void value_label(const cJSON *v, size_t pos, char *buf, size_t n)
 		snprintf(buf, n, "%g", v->valuedouble);
 	else if (cJSON_IsString(nm))
 		snprintf(buf, n, "%s", nm->valuestring);
+	else if (cJSON_IsNull(v))
+		snprintf(buf, n, "null");
+	else if (cJSON_IsBool(v))
+		snprintf(buf, n, "%s", cJSON_IsTrue(v) ? "true" : "false");
 	else
 		snprintf(buf, n, "%zu", pos);
 	/* Names become HDF5 group and file names: keep them to a safe set. */
