@@ -127,6 +127,16 @@ struct kq_node {
 	struct kq_queue_cfg cfg;
 	struct kq_wl **running;
 	size_t n_running, cap_running;
+	/* Its running workloads' quantities by priority, ascending (the queue's own,
+	 * not bubbled): a preemption search first checks that the candidates a policy
+	 * allows could free enough at all, without looking at each job. */
+	struct kq_band {
+		int32_t prio;
+		uint32_t jobs;
+		sim_qty_t *qty; /* n_fr, owned */
+	} *bands;
+	size_t n_bands, cap_bands;
+	sim_qty_t *max_req;  /* n_fr: the largest quantity one running workload ever had (a bound) */
 };
 
 struct kq_sched {

@@ -416,9 +416,118 @@ static int concat_candidates(struct classical_ctx *x, struct cands *all)
 	return 0;
 }
 
+/* What the policy lets pre take from queue q on fr at most: its running quantity in
+ * the priority bands the policy allows. */
+static sim_qty_t band_allowance(const struct kq_node *q, int fr, const struct kq_wl *pre, enum kq_policy p)
+{
+	sim_qty_t sum = 0;
+	for (size_t b = 0; b < q->n_bands; b++) {
+		int32_t prio = q->bands[b].prio;
+		if (p == KQ_ANY || (p == KQ_LOWER_PRIORITY && prio < pre->priority) ||
+		    (p == KQ_LOWER_OR_NEWER_EQUAL && prio <= pre->priority))
+			sum += q->bands[b].qty[fr];
+	}
+	return sum;
+}
+
+/* A bound before any job is looked at: take from the preemptor's queue all its
+ * policy allows, and from every queue of its tree now over quota (the only ones
+ * whose jobs can be candidates) what the policy allows up to its excess plus its
+ * largest job (a queue's jobs stop being candidates once it is back within quota),
+ * in aggregate. If the preemptor still does not fit, even borrowing, no victim
+ * set exists. O(queues). */
+/* What queue o may lose to pre on fr in one attempt (see hopeless_classical). */
+static sim_qty_t attempt_allowance(const struct kq_sched *s, const struct kq_node *o, int own, int fr,
+				   const struct kq_wl *pre, int allow_borrow, int advantage)
+{
+	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
+	if (own)
+		return band_allowance(o, fr, pre, cfg->within);
+	sim_qty_t v;
+	if (!allow_borrow || advantage) {
+		v = band_allowance(o, fr, pre, cfg->reclaim);
+	} else if (cfg->bwc && cfg->reclaim != KQ_NEVER) { /* only ReclaimWhileBorrowing victims */
+		v = 0;
+		for (size_t b = 0; b < o->n_bands; b++) {
+			int32_t prio = o->bands[b].prio;
+			if (prio < pre->priority && (!cfg->bwc_has_threshold || prio <= cfg->bwc_threshold))
+				v += o->bands[b].qty[fr];
+		}
+	} else {
+		return 0; /* ReclaimWithoutBorrowing victims are not valid when borrowing */
+	}
+	/* its jobs stop being candidates once it is back within quota */
+	sim_qty_t over = o->usage[fr] - o->subtree[fr] + (o->max_req ? o->max_req[fr] : 0);
+	return v < over ? v : over;
+}
+
+/* One attempt's bound: remove in aggregate all that every queue may lose, then test
+ * the attempt's fit. */
+static int attempt_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+			      const uint8_t *contested, int allow_borrow, int advantage, int root)
+{
+	struct taken { int node, fr; sim_qty_t v; } *tk = malloc(s->n_nodes * (size_t)s->n_fr * sizeof *tk);
+	if (!tk)
+		return 1; /* no bound: search in full */
+	size_t n = 0;
+	int has_parent = s->nodes[pre->queue].parent >= 0;
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct kq_node *o = &s->nodes[i];
+		if (!o->is_queue || !o->n_running)
+			continue;
+		int own = (int)i == pre->queue, r = (int)i;
+		while (s->nodes[r].parent >= 0)
+			r = s->nodes[r].parent;
+		if (!own && (r != root || !has_parent))
+			continue;
+		for (int fr = 0; fr < s->n_fr; fr++) {
+			if (!contested[fr] || (!own && !kq_borrowing(s, (int)i, fr)))
+				continue;
+			sim_qty_t v = attempt_allowance(s, o, own, fr, pre, allow_borrow, advantage);
+			if (v > 0) {
+				kq_usage_remove(s, (int)i, fr, v);
+				tk[n++] = (struct taken){ (int)i, fr, v };
+			}
+		}
+	}
+	int fits = kq_fits_quota(s, pre, flavor, allow_borrow);
+	while (n--)
+		kq_usage_add(s, tk[n].node, tk[n].fr, tk[n].v);
+	free(tk);
+	return fits;
+}
+
+/* A bound before any job is looked at, per attempt (the one that may borrow takes
+ * no ReclaimWithoutBorrowing victim; the one that may not must end within the
+ * queue's own quota): from the preemptor's queue all its policy allows, from every
+ * queue of its tree now over quota what the policy allows up to its excess plus
+ * its largest job, in aggregate. If neither attempt fits then, no victim set
+ * exists. O(queues). */
+static int hopeless_classical(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+			      const uint8_t *contested)
+{
+	int root = pre->queue;
+	while (s->nodes[root].parent >= 0)
+		root = s->nodes[root].parent;
+	const struct kq_node *q = &s->nodes[pre->queue];
+	int advantage = 1; /* it would fit its own quota: hierarchy candidates are possible */
+	for (int r = 0; r < s->n_res; r++)
+		if (pre->req[r] > 0 && flavor[r] >= 0) {
+			int fr = kq_fr(s, flavor[r], r);
+			if (q->usage[fr] + pre->req[r] > q->subtree[fr])
+				advantage = 0;
+		}
+	if (s->n_nodes && (q->parent >= 0 && s->nodes[q->parent].parent >= 0))
+		advantage = 1; /* nested cohorts: hierarchy is subtler; no bound from it */
+	return !attempt_bound_fits(s, pre, flavor, contested, 1, advantage, root) &&
+	       !attempt_bound_fits(s, pre, flavor, contested, 0, advantage, root);
+}
+
 static int classical_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *flavor,
 			     const uint8_t *contested, sim_time_t now, struct kq_targets *out)
 {
+	if (hopeless_classical(s, pre, flavor, contested))
+		return 0;
 	struct classical_ctx x = { .s = s, .pre = pre, .flavor = flavor, .contested = contested, .now = now };
 	struct cands all = { 0 };
 	struct cands *const lists[3] = { &x.hier, &x.prio, &x.same };

@@ -83,6 +83,10 @@ void kq_destroy(struct kq_sched *s)
 		free(s->nodes[i].children);
 		free(s->nodes[i].nominal);
 		free(s->nodes[i].running);
+		for (size_t b = 0; b < s->nodes[i].n_bands; b++)
+			free(s->nodes[i].bands[b].qty);
+		free(s->nodes[i].bands);
+		free(s->nodes[i].max_req);
 	}
 	free(s->nodes);
 	free(s->flavor_names);
@@ -313,6 +317,48 @@ static void book(struct kq_sched *s, const struct kq_wl *wl, int sign)
 	}
 }
 
+/* The band of priority `prio` in queue q, created (in order) when missing. */
+static struct kq_band *band_of(struct kq_sched *s, struct kq_node *q, int32_t prio)
+{
+	size_t i = 0;
+	while (i < q->n_bands && q->bands[i].prio < prio)
+		i++;
+	if (i < q->n_bands && q->bands[i].prio == prio)
+		return &q->bands[i];
+	if (q->n_bands == q->cap_bands) {
+		size_t nc = q->cap_bands ? q->cap_bands * 2 : 4;
+		struct kq_band *nb = realloc(q->bands, nc * sizeof *nb);
+		if (!nb)
+			abort(); /* as kq_add_running: no consistent state to return to */
+		q->bands = nb;
+		q->cap_bands = nc;
+	}
+	sim_qty_t *qty = calloc((size_t)(s->n_fr ? s->n_fr : 1), sizeof *qty);
+	if (!qty)
+		abort();
+	memmove(&q->bands[i + 1], &q->bands[i], (q->n_bands - i) * sizeof *q->bands);
+	q->bands[i] = (struct kq_band){ prio, 0, qty };
+	q->n_bands++;
+	return &q->bands[i];
+}
+
+static void band_update(struct kq_sched *s, const struct kq_wl *wl, int sign)
+{
+	struct kq_band *b = band_of(s, &s->nodes[wl->queue], wl->priority);
+	struct kq_node *q = &s->nodes[wl->queue];
+	b->jobs = (uint32_t)((int64_t)b->jobs + sign);
+	for (int r = 0; r < s->n_res; r++) {
+		if (wl->req[r] <= 0 || wl->flavor[r] < 0)
+			continue;
+		int fr = kq_fr(s, wl->flavor[r], r);
+		b->qty[fr] += sign * wl->req[r];
+		if (!q->max_req && !(q->max_req = calloc((size_t)s->n_fr, sizeof *q->max_req)))
+			abort();
+		if (wl->req[r] > q->max_req[fr])
+			q->max_req[fr] = wl->req[r];
+	}
+}
+
 void kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 {
 	struct kq_node *q = &s->nodes[wl->queue];
@@ -327,6 +373,7 @@ void kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 	wl->slot = (uint32_t)q->n_running;
 	q->running[q->n_running++] = wl;
 	book(s, wl, +1);
+	band_update(s, wl, +1);
 	s->gen++;
 }
 
@@ -337,6 +384,7 @@ void kq_remove_running(struct kq_sched *s, struct kq_wl *wl)
 	q->running[wl->slot] = last;
 	last->slot = wl->slot;
 	book(s, wl, -1);
+	band_update(s, wl, -1);
 	s->gen++;
 }
 
