@@ -346,25 +346,64 @@ static void rebook_all(struct kq_sched *s, const struct kq_targets *t)
 		kq_rebook_running(s, t->v[i].wl);
 }
 
-/* One attempt over the ordered candidates; 1 = fits (targets kept in out). */
-static int classical_attempt(struct classical_ctx *x, const struct cand *all, size_t n, int allow_borrow,
+/* Candidates are ordered lazily: a search usually stops after a few victims, so
+ * each group is a binary heap popped in CandidatesOrdering order instead of being
+ * sorted whole. A pop moves the least to the end of the heap's range, so the
+ * group keeps its elements for the next attempt. */
+static void cand_sift(struct cand *v, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && cand_cmp(&v[l], &v[m]) < 0)
+			m = l;
+		if (l + 1 < n && cand_cmp(&v[l + 1], &v[m]) < 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		struct cand t = v[i];
+		v[i] = v[m];
+		v[m] = t;
+		i = m;
+	}
+}
+
+static struct cand *cand_pop(struct cand *v, size_t n)
+{
+	struct cand t = v[0];
+	v[0] = v[n - 1];
+	v[n - 1] = t;
+	cand_sift(v, n - 1, 0);
+	return &v[n - 1];
+}
+
+#define CAND_GROUPS 6 /* evicted (hierarchy, priority, same queue), then the others */
+
+/* One attempt over the candidates in order; 1 = fits (targets kept in out). */
+static int classical_attempt(struct classical_ctx *x, struct cand *all, const size_t *seg, int allow_borrow,
 			     struct kq_targets *out)
 {
 	out->n = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!cand_valid(x, &all[i], allow_borrow))
-			continue;
-		kq_unbook_running(x->s, all[i].wl);
-		if (kq_targets_push(out, all[i].wl, x->pre, variant_reason(all[i].var))) {
-			kq_rebook_running(x->s, all[i].wl);
-			rebook_all(x->s, out);
-			out->n = 0;
-			return -SIM_ENOMEM;
-		}
-		if (kq_fits_quota(x->s, x->pre, x->flavor, allow_borrow)) {
-			fill_back(x->s, x->pre, x->flavor, allow_borrow, out);
-			rebook_all(x->s, out);
-			return 1;
+	for (int g = 0; g < CAND_GROUPS; g++) {
+		struct cand *v = all + seg[g];
+		size_t n = seg[g + 1] - seg[g];
+		for (size_t i = n / 2; i-- > 0;)
+			cand_sift(v, n, i);
+		for (; n; n--) {
+			const struct cand *c = cand_pop(v, n);
+			if (!cand_valid(x, c, allow_borrow))
+				continue;
+			kq_unbook_running(x->s, c->wl);
+			if (kq_targets_push(out, c->wl, x->pre, variant_reason(c->var))) {
+				kq_rebook_running(x->s, c->wl);
+				rebook_all(x->s, out);
+				out->n = 0;
+				return -SIM_ENOMEM;
+			}
+			if (kq_fits_quota(x->s, x->pre, x->flavor, allow_borrow)) {
+				fill_back(x->s, x->pre, x->flavor, allow_borrow, out);
+				rebook_all(x->s, out);
+				return 1;
+			}
 		}
 	}
 	rebook_all(x->s, out);
@@ -403,16 +442,22 @@ static int strictly_under_nominal(const struct kq_sched *s, int qi, const uint8_
 	return 1;
 }
 
-/* Concatenation order: evicted (hierarchy, priority, same queue), then the rest. */
-static int concat_candidates(struct classical_ctx *x, struct cands *all)
+/* Concatenation order: evicted (hierarchy, priority, same queue), then the rest;
+ * seg[g] .. seg[g + 1] is group g (unordered: classical_attempt orders it). */
+static int concat_candidates(struct classical_ctx *x, struct cands *all, size_t *seg)
 {
 	struct cands *lists[3] = { &x->hier, &x->prio, &x->same };
+	int g = 0;
 	for (int pass = 0; pass < 2; pass++)
-		for (int l = 0; l < 3; l++)
-			for (size_t i = 0; i < lists[l]->n; i++)
-				if ((lists[l]->v[i].wl->evicted != 0) == (pass == 0) &&
-				    cands_push(all, lists[l]->v[i].wl, lists[l]->v[i].lca, lists[l]->v[i].var, 0))
+		for (int l = 0; l < 3; l++) {
+			seg[g++] = all->n;
+			for (size_t i = 0; i < lists[l]->n; i++) {
+				const struct cand *c = &lists[l]->v[i];
+				if ((c->wl->evicted != 0) == (pass == 0) && cands_push(all, c->wl, c->lca, c->var, c->lost))
 					return -SIM_ENOMEM;
+			}
+		}
+	seg[g] = all->n;
 	return 0;
 }
 
@@ -534,11 +579,11 @@ static int classical_targets(struct kq_sched *s, struct kq_wl *pre, const int16_
 	int rc = collect_classical(&x);
 	if (!rc && !attempt_feasible(&x, lists, 1) && !attempt_feasible(&x, lists, 0))
 		goto out; /* no victims can make room: no candidates */
+	size_t seg[CAND_GROUPS + 1];
 	if (!rc) {
-		sort_cands(x.hier.v, x.hier.n, pre, s);
-		sort_cands(x.prio.v, x.prio.n, pre, s);
-		sort_cands(x.same.v, x.same.n, pre, s);
-		rc = concat_candidates(&x, &all);
+		cmp_preemptor_queue = pre->queue; /* the ordering's context (cand_cmp) */
+		cmp_ckpt_aware = s->nodes[pre->queue].cfg.checkpoint_aware;
+		rc = concat_candidates(&x, &all, seg);
 	}
 	if (!rc) {
 		const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
@@ -558,7 +603,7 @@ static int classical_targets(struct kq_sched *s, struct kq_wl *pre, const int16_
 			n_att = 2;
 		}
 		for (int a = 0; a < n_att; a++) {
-			rc = classical_attempt(&x, all.v, all.n, attempts[a], out);
+			rc = classical_attempt(&x, all.v, seg, attempts[a], out);
 			if (rc)
 				break;
 		}
