@@ -349,7 +349,7 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 	if ((rc = sim_metrics_queues(trace, acct, sim_engine_timeseries(e), sim_engine_decisions(e),
 				     sim_engine_now(e), queues)))
 		goto out_engine;
-	sim_metrics_summarize_queues(trace, acct, queues, &sum);
+	sim_metrics_summarize_queues(trace, queues, &sum);
 	const struct sim_engine_counters *ctr = sim_engine_counters(e);
 	if (!opts->quiet)
 		fprintf(stderr, "run %s: %zu jobs, %llu events, %.0f s simulated in %.3f s (%.0f events/s)\n",

@@ -477,6 +477,13 @@ static void q_touch(struct sim_engine *e, int32_t q)
 		a->below_nominal_demanding_s += dt;
 }
 
+/* GPUs a queue's quota counts for a job: its request (a multi-node job may hold
+ * more, whole nodes; utilization counts those, quota does not). */
+static sim_qty_t quota_gpus(const struct sim_engine *e, const struct sim_job *job)
+{
+	return sim_job_opt(e->p.trace, job, job->opt_chosen)->req[SIM_RES_GPU];
+}
+
 static sim_qty_t alloc_gpus(const struct sim_engine *e, const struct sim_job *job)
 {
 	const struct sim_job_option *o = sim_job_opt(e->p.trace, job, job->opt_chosen);
@@ -547,7 +554,7 @@ static void apply_finish(struct sim_engine *e, struct sim_job *job)
 	job->ckpt_overhead_s += (double)ckpt_count(job, remaining_work(e, job)) *
 				sim_time_to_s(e->p.cost.ckpt_overhead_ns);
 	q_touch(e, job->queue);
-	e->qacct[job->queue].gpus -= alloc_gpus(e, job);
+	e->qacct[job->queue].gpus -= quota_gpus(e, job);
 	/* The release empties the alloc; the flavor it ran on stays for the results
 	 * (a "*" request has no other record of it). */
 	int32_t ran_on = job->alloc.flavor;
@@ -613,7 +620,7 @@ static int commit_proposals(struct sim_engine *e)
 			job->runtime_ns = 1;
 		q_touch(e, job->queue);
 		e->qacct[job->queue].pending--;
-		e->qacct[job->queue].gpus += alloc_gpus(e, job);
+		e->qacct[job->queue].gpus += quota_gpus(e, job);
 		e->n_queued--;
 		e->n_running++;
 		e->ctr.starts++;
@@ -726,7 +733,7 @@ static int apply_preemption(struct sim_engine *e, const struct victim_proposal *
 	const struct sim_job_option *o = sim_job_opt(t, job, job->opt_chosen);
 	q_touch(e, job->queue);
 	struct sim_queue_acct *qa = &e->qacct[job->queue];
-	qa->gpus -= alloc_gpus(e, job);
+	qa->gpus -= quota_gpus(e, job);
 	qa->lost_gpu_s += lost;
 	qa->preempted++;
 	if (by != job) /* a quota shrink has no preemptor (the victim is named twice) */

@@ -80,7 +80,7 @@ struct sim_decisions {
 
 /* Exact per-queue totals over the run (integrated at every change of the queue). */
 struct sim_queue_acct {
-	double busy_gpu_s;                /* allocated GPU-seconds */
+	double busy_gpu_s;                /* GPU-seconds its running jobs requested (quota's measure) */
 	double borrowed_gpu_s;            /* GPU-seconds above nominal */
 	double below_nominal_demanding_s; /* time with jobs pending and usage below nominal */
 	double lost_gpu_s;                /* work its jobs lost to preemption */
@@ -88,7 +88,7 @@ struct sim_queue_acct {
 	uint64_t preempted;               /* preemptions its jobs suffered */
 	uint64_t caused;                  /* preemptions its jobs caused */
 	/* integration state */
-	sim_qty_t gpus;                   /* allocated now, milli-GPUs */
+	sim_qty_t gpus;                   /* requested by its running jobs now, milli-GPUs */
 	double nominal;                   /* GPUs, from the quota policy (0 without one) */
 	uint64_t pending;                 /* queued jobs now */
 	sim_time_t last_t;

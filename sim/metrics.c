@@ -460,8 +460,8 @@ double sim_metrics_jain(const double *x, size_t n)
 	return sum * sum / ((double)n * sq);
 }
 
-void sim_metrics_summarize_queues(const struct sim_trace *t, const struct sim_queue_acct *acct,
-				  const struct sim_queue_row *rows, struct sim_summary *sum)
+void sim_metrics_summarize_queues(const struct sim_trace *t, const struct sim_queue_row *rows,
+				  struct sim_summary *sum)
 {
 	size_t nq = t->n_queues, n = 0;
 	double *x = malloc((nq + 1) * sizeof *x);
@@ -470,16 +470,6 @@ void sim_metrics_summarize_queues(const struct sim_trace *t, const struct sim_qu
 			x[n++] = rows[q].v[SIM_QF_share];
 	sum->v[SIM_SUM_jain_fairness] = x ? sim_metrics_jain(x, n) : NAN;
 	free(x);
-	/* Without preemption both ways give the same number; the jobs' sum is kept
-	 * then, so a run's summary does not change in its last bits. */
-	if (!acct || !(sum->v[SIM_SUM_preemptions] > 0))
-		return;
-	double busy = 0.0;
-	for (size_t q = 0; q < nq; q++)
-		busy += acct[q].busy_gpu_s;
-	double cap = sum->v[SIM_SUM_gpu_capacity], ms = sum->v[SIM_SUM_makespan_s];
-	sum->v[SIM_SUM_busy_gpu_s] = busy;
-	sum->v[SIM_SUM_utilization] = (ms > 0 && cap > 0) ? busy / (cap * ms) : NAN;
 }
 
 /* Mean and 95% CI half-width t_{0.975, m-1} * sd / sqrt(m) per field, over the m

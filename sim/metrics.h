@@ -120,12 +120,9 @@ int sim_metrics_queues(const struct sim_trace *t, const struct sim_queue_acct *a
 double sim_metrics_jain(const double *x, size_t n);
 
 /* Completes a summary with the per-queue results: jain_fairness over the queues
- * with nominal_gpus > 0 and at least one job (x = share; NaN when there is none),
- * and, when the run had preemptions and acct is given, busy_gpu_s and utilization
- * from the engine's exact integral (a preempted job holds no GPU while it waits
- * again, which start_s..end_s would count). */
-void sim_metrics_summarize_queues(const struct sim_trace *t, const struct sim_queue_acct *acct,
-				  const struct sim_queue_row *rows, struct sim_summary *sum);
+ * with nominal_gpus > 0 and at least one job (x = share; NaN when there is none). */
+void sim_metrics_summarize_queues(const struct sim_trace *t, const struct sim_queue_row *rows,
+				  struct sim_summary *sum);
 
 /* Summary of several replications: mean and 95% CI half-width (Student t) of each
  * field over n runs. ci95 is 0 for n = 1. */

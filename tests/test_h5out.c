@@ -65,7 +65,7 @@ static int write_fixture(const char *path, const char *const *names, size_t n_na
 	if (sim_metrics_summarize(t, c, FX_END_NS, &sum) != 0 ||
 	    sim_metrics_queues(t, acct, &ts, &ds, FX_END_NS, rows) != 0)
 		goto out;
-	sim_metrics_summarize_queues(t, acct, rows, &sum);
+	sim_metrics_summarize_queues(t, rows, &sum);
 	if (sum_out)
 		*sum_out = sum;
 	struct sim_engine_counters k = { .events = 14, .decision_passes = 9, .proposals_rejected = 3, .starts = 5 };
@@ -212,8 +212,8 @@ static void test_h5out_round_trip_summary_and_attrs(void)
 		CU_ASSERT_STRING_EQUAL(s.unit[k], sim_summary_unit((enum sim_summary_field)k));
 		CU_ASSERT(same_double(s.v[s.n_fields + (size_t)k], sum.v[k]));
 	}
-	/* the fixture had preemptions: busy GPU-seconds from the queues' exact integrals */
-	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "utilization"), 97200.0 / 200000, 1e-12);
+	/* busy GPU-seconds: the time each job held its GPUs (held_s) */
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "utilization"), 111620.0 / 200000, 1e-12);
 	CU_ASSERT(isnan(h5read_summary_get(&s, 0, "no_such_metric")));
 	CU_ASSERT_EQUAL(h5read_summary_row(&s, "alpha"), 1);
 	h5read_summary_free(&s);
