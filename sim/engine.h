@@ -58,7 +58,7 @@ struct sim_timeseries {
 	double *jobs_queued;
 	double *jobs_running;
 	double *gpus_busy_by_flavor;
-	/* Per queue, row-major [n][n_queues], GPUs: allocated (always), and when the
+	/* Per queue, row-major [n][n_queues], GPUs: requested by running jobs (always), and when the
 	 * quota policy reports them (has_quota_stats), nominal, borrowed, lent. */
 	int has_quota_stats;
 	double *q_usage, *q_nominal, *q_borrowed, *q_lent;
