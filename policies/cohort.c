@@ -500,7 +500,9 @@ static int propose_victim(struct cohort *c, struct entry *victim, uint32_t preem
 {
 	const struct sim_job *vj = sim_view_job(c->view, victim->job);
 	struct qstate *vq = &c->qs[vj->queue];
-	int requeue = vq->retry_limit < 0 || vj->preemptions < (uint32_t)vq->retry_limit;
+	/* A job evicted before it got nodes lost nothing: it is always requeued (its
+	 * count of preemptions still grows, and later counts against the limit). */
+	int requeue = !victim->placed || vq->retry_limit < 0 || vj->preemptions < (uint32_t)vq->retry_limit;
 	int rc = sim_placement_buf_preempt(c->buf, victim->job, preemptor, (enum sim_preempt_reason)reason,
 					   requeue);
 	if (rc && rc != -SIM_ESTATE)
