@@ -36,6 +36,7 @@ struct entry {
 	uint32_t self;  /* its own index in the pool */
 	uint8_t running; /* quota reserved: booked in the kq tree (Kueue's "admitted") */
 	uint8_t placed;  /* on nodes (proposed or started); 0 while it waits for nodes */
+	sim_time_t evicted_at; /* when it was last preempted (SIM_TIME_NONE: never) */
 	uint8_t parked;
 };
 
@@ -260,6 +261,7 @@ static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const
 	struct entry *e = ent(c, ei);
 	memset(e, 0, sizeof *e);
 	e->self = ei;
+	e->evicted_at = SIM_TIME_NONE;
 	e->job = job->idx;
 	e->hpos = NONE_U32;
 	e->wl.tie = job->idx;
@@ -332,7 +334,6 @@ static void co_on_finish(struct sim_policy *pol, const struct sim_view *v, const
  * quota they free); here a requeued one goes back to its queue. */
 static void co_on_preempt(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
 {
-	(void)v;
 	struct cohort *c = pol->priv;
 	uint32_t ei = c->job_entry[job->idx];
 	if (ei == NONE_U32)
@@ -340,6 +341,7 @@ static void co_on_preempt(struct sim_policy *pol, const struct sim_view *v, cons
 	leave_running(c, ei);
 	if (job->state == SIM_JOB_QUEUED) {
 		ent(c, ei)->wl.evicted = 0;
+		ent(c, ei)->evicted_at = sim_view_now(v);
 		if (heap_push(c, &c->qs[job->queue], ei))
 			c->oom = 1;
 	} else {
@@ -556,19 +558,28 @@ static size_t take_preemptors(struct cohort *c)
 	for (size_t i = 0; i < c->n_preemptors; i++) {
 		struct entry *e = (struct entry *)c->preemptors[i];
 		const struct sim_job *j = sim_view_job(c->view, e->job);
-		if (j->state == SIM_JOB_QUEUED && !e->running && e->hpos != NONE_U32)
+		if (j->state == SIM_JOB_QUEUED && !e->running && e->hpos != NONE_U32) {
+			e->wl.no_preempt = 0; /* a preemptor was queued, not a victim, at this time */
 			c->heads[n++] = &e->wl;
+		}
 	}
 	c->n_preemptors = 0;
 	return n;
 }
 
-static size_t collect_heads(struct cohort *c)
+/* A job preempted at this instant may be admitted into free quota but may not
+ * preempt others before time moves on: chains of victims reclaiming from one
+ * another would otherwise cycle within one timestamp (in a real cluster the
+ * victims' termination takes time). */
+static size_t collect_heads(struct cohort *c, sim_time_t now)
 {
 	size_t n = 0;
 	for (size_t qi = 0; qi < c->n_queues; qi++)
-		if (c->qs[qi].n)
-			c->heads[n++] = &ent(c, c->qs[qi].heap[0])->wl;
+		if (c->qs[qi].n) {
+			struct entry *e = ent(c, c->qs[qi].heap[0]);
+			e->wl.no_preempt = e->evicted_at == now;
+			c->heads[n++] = &e->wl;
+		}
 	return n;
 }
 
@@ -648,7 +659,7 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 	for (int first = 1;; first = 0) {
 		size_t n = first ? take_preemptors(c) : 0;
 		if (!n)
-			n = collect_heads(c);
+			n = collect_heads(c, now);
 		if (!n)
 			break;
 		if ((rc = kq_cycle(c->kq, c->heads, n, now, place_cb, c, &c->dec)))

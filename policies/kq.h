@@ -96,6 +96,7 @@ struct kq_wl {
 	uint8_t evicted;      /* already being evicted (listed first as a candidate) */
 	uint8_t preemptible;  /* 0: never a victim */
 	int16_t only_flavor1; /* 1 + the one flavor its request names; 0 = any (zeroed = any) */
+	uint8_t no_preempt;   /* may not preempt now (run mode: it was itself preempted at this time) */
 	/* owned by kq while running */
 	uint32_t slot;        /* index in its queue's running array */
 	uint32_t mark;        /* cycle scratch */

@@ -176,7 +176,7 @@ static int simulate_together(struct kq_sched *s, struct kq_wl *wl, const struct 
 			     int *level, struct flavor_try *ft)
 {
 	int rc = 0;
-	if (!s->nodes[wl->queue].cfg.no_preemption)
+	if (!s->nodes[wl->queue].cfg.no_preemption && !wl->no_preempt)
 		rc = kq_find_targets(s, wl, flavor, contested, now, &ft->targets);
 	enum kq_mode pm = targets_mode(wl, &ft->targets);
 	for (size_t i = 0; i < ft->targets.n; i++)
@@ -214,7 +214,7 @@ static int simulate_each(struct kq_sched *s, struct kq_wl *wl, const struct kq_g
 		int fr = kq_fr(s, f, r);
 		one[fr] = 1;
 		t.n = 0;
-		if (!s->nodes[wl->queue].cfg.no_preemption)
+		if (!s->nodes[wl->queue].cfg.no_preemption && !wl->no_preempt)
 			rc = kq_find_targets(s, &alone, flavor, one, now, &t);
 		one[fr] = 0;
 		mode[r] = targets_mode(wl, &t);
@@ -244,7 +244,7 @@ static int search_joint(struct kq_sched *s, struct kq_wl *wl, const struct kq_gr
 			contested[fr] = wl->req[r] > kq_available(s, wl->queue, fr);
 		}
 	}
-	int rc = kq_find_targets(s, wl, flavor, contested, now, &ft->targets);
+	int rc = wl->no_preempt ? 0 : kq_find_targets(s, wl, flavor, contested, now, &ft->targets);
 	free(contested);
 	if (!rc)
 		ft->mode = targets_mode(wl, &ft->targets);
