@@ -4,6 +4,7 @@
  * the comments. */
 #include <CUnit/CUnit.h>
 #include <cjson/cJSON.h>
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,7 +402,48 @@ static void test_cohort_many_waiting_jobs(void)
 	qrun_free(&r);
 }
 
+/* A contended random run (3 queues, random priorities and sizes, classical
+ * preemption): no job preempts at the instant it was itself preempted, and every
+ * job ends. (The rule exists because chains of victims reclaiming from one another
+ * once cycled forever within one timestamp, in the 2M-job diurnal benchmark; this
+ * small run does not reproduce that chain, it checks the rule.) */
+static void test_cohort_no_preemption_chains_at_one_instant(void)
+{
+	struct qrun r;
+	struct sim_trace *t = sim_trace_create();
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 7);
+	static const char *const qs[] = { "a", "b", "c" };
+	char id[16];
+	for (int i = 0; i < 3000; i++) {
+		snprintf(id, sizeof id, "j%d", i);
+		add_job(t, id, (double)(i / 4), 1 + (double)gsl_rng_uniform_int(rng, 400),
+			1 + (int)gsl_rng_uniform_int(rng, 8), qs[gsl_rng_uniform_int(rng, 3)],
+			(int)gsl_rng_uniform_int(rng, 4));
+	}
+	gsl_rng_free(rng);
+	qrun(&r, t, 2,
+	     "priority",
+	     "{\"name\": \"cohort\", \"cohorts\": [{\"name\": \"co\", \"parent\": null}],"
+	     " \"queues\": [{\"name\": \"a\", \"cohort\": \"co\", \"quota\": {\"f\": {\"gpu\": {\"nominal\": 6}}}},"
+	     "              {\"name\": \"b\", \"cohort\": \"co\", \"quota\": {\"f\": {\"gpu\": {\"nominal\": 5}}}},"
+	     "              {\"name\": \"c\", \"cohort\": \"co\", \"quota\": {\"f\": {\"gpu\": {\"nominal\": 5}}}}],"
+	     " \"unlisted_queues\": {\"cohort\": null}}",
+	     "{\"name\": \"classical\"}");
+	const struct sim_decisions *ds = sim_engine_decisions(r.e);
+	CU_ASSERT(ds->n > 0);
+	for (size_t i = 0; i < ds->n; i++)
+		for (size_t k = i; k-- > 0 && ds->v[k].t == ds->v[i].t;)
+			CU_ASSERT(ds->v[k].victim != ds->v[i].preemptor || ds->v[i].reason == SIM_PR_QUOTA_SHRINK);
+	size_t done = 0;
+	for (size_t i = 0; i < r.t->n_jobs; i++)
+		done += r.t->jobs[i].state == SIM_JOB_COMPLETED;
+	CU_ASSERT_EQUAL(done, r.t->n_jobs);
+	qrun_free(&r);
+}
+
 static CU_TestInfo cohort_tests[] = {
+	{ "no_preemption_chains_at_one_instant", test_cohort_no_preemption_chains_at_one_instant },
 	{ "many_waiting_jobs", test_cohort_many_waiting_jobs },
 	{ "lending_raises_utilization", test_cohort_lending_raises_utilization },
 	{ "lender_gets_nominal_back", test_cohort_lender_gets_nominal_back },
