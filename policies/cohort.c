@@ -594,8 +594,11 @@ static void mark_running(struct cohort *c, const struct kq_assign *a, sim_time_t
 	e->wl.ckpt_period = 0;
 	if (j->checkpoint_ns != SIM_TIME_NONE && j->checkpoint_ns > 0)
 		e->wl.ckpt_period = j->checkpoint_ns;
+	if (kq_add_running(c->kq, &e->wl)) {
+		c->oom = 1; /* the pass reports -SIM_ENOMEM */
+		return;
+	}
 	e->running = 1;
-	kq_add_running(c->kq, &e->wl);
 	if (!e->placed)
 		awaiting_push(c, e->self);
 	sim_time_t min_rt = c->kq->nodes[e->wl.queue].cfg.min_runtime_ns;

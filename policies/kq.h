@@ -183,8 +183,10 @@ void kq_requota(struct kq_sched *s);
 
 /* ---- usage and arithmetic (resource_node.go) ---- */
 static inline int kq_fr(const struct kq_sched *s, int flavor, int res) { return flavor * s->n_res + res; }
-void kq_add_running(struct kq_sched *s, struct kq_wl *wl);    /* books usage; wl->flavor set */
-void kq_remove_running(struct kq_sched *s, struct kq_wl *wl); /* unbooks */
+/* Books a running workload (wl->flavor set). Returns 0, or -SIM_ENOMEM with
+ * nothing changed. */
+int kq_add_running(struct kq_sched *s, struct kq_wl *wl);
+void kq_remove_running(struct kq_sched *s, struct kq_wl *wl); /* unbooks; never fails */
 void kq_usage_add(struct kq_sched *s, int node, int fr, sim_qty_t v);
 void kq_usage_remove(struct kq_sched *s, int node, int fr, sim_qty_t v);
 sim_qty_t kq_available(const struct kq_sched *s, int node, int fr);

@@ -317,7 +317,8 @@ static void book(struct kq_sched *s, const struct kq_wl *wl, int sign)
 	}
 }
 
-/* The band of priority `prio` in queue q, created (in order) when missing. */
+/* The band of priority `prio` in queue q, created (in order) when missing; NULL
+ * when out of memory (nothing changed then). */
 static struct kq_band *band_of(struct kq_sched *s, struct kq_node *q, int32_t prio)
 {
 	size_t i = 0;
@@ -329,22 +330,23 @@ static struct kq_band *band_of(struct kq_sched *s, struct kq_node *q, int32_t pr
 		size_t nc = q->cap_bands ? q->cap_bands * 2 : 4;
 		struct kq_band *nb = realloc(q->bands, nc * sizeof *nb);
 		if (!nb)
-			abort(); /* as kq_add_running: no consistent state to return to */
+			return NULL;
 		q->bands = nb;
 		q->cap_bands = nc;
 	}
 	sim_qty_t *qty = calloc((size_t)(s->n_fr ? s->n_fr : 1), sizeof *qty);
 	if (!qty)
-		abort();
+		return NULL;
 	memmove(&q->bands[i + 1], &q->bands[i], (q->n_bands - i) * sizeof *q->bands);
 	q->bands[i] = (struct kq_band){ prio, 0, qty };
 	q->n_bands++;
 	return &q->bands[i];
 }
 
-static void band_update(struct kq_sched *s, const struct kq_wl *wl, int sign)
+/* Adds (sign +1) or takes back (-1) wl's quantities in its priority band. The band
+ * exists: kq_add_running made sure of it before changing anything. */
+static void band_update(struct kq_sched *s, const struct kq_wl *wl, struct kq_band *b, int sign)
 {
-	struct kq_band *b = band_of(s, &s->nodes[wl->queue], wl->priority);
 	struct kq_node *q = &s->nodes[wl->queue];
 	b->jobs = (uint32_t)((int64_t)b->jobs + sign);
 	for (int r = 0; r < s->n_res; r++) {
@@ -352,29 +354,34 @@ static void band_update(struct kq_sched *s, const struct kq_wl *wl, int sign)
 			continue;
 		int fr = kq_fr(s, wl->flavor[r], r);
 		b->qty[fr] += sign * wl->req[r];
-		if (!q->max_req && !(q->max_req = calloc((size_t)s->n_fr, sizeof *q->max_req)))
-			abort();
 		if (wl->req[r] > q->max_req[fr])
 			q->max_req[fr] = wl->req[r];
 	}
 }
 
-void kq_add_running(struct kq_sched *s, struct kq_wl *wl)
+int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 {
 	struct kq_node *q = &s->nodes[wl->queue];
+	/* Every allocation first, so that a failure changes nothing. */
 	if (q->n_running == q->cap_running) {
 		size_t nc = q->cap_running ? q->cap_running * 2 : 16;
 		struct kq_wl **nr = realloc(q->running, nc * sizeof *nr);
 		if (!nr)
-			abort(); /* grows by doubling; a failure here leaves no consistent state */
+			return -SIM_ENOMEM;
 		q->running = nr;
 		q->cap_running = nc;
 	}
+	if (!q->max_req && !(q->max_req = calloc((size_t)(s->n_fr ? s->n_fr : 1), sizeof *q->max_req)))
+		return -SIM_ENOMEM;
+	struct kq_band *b = band_of(s, q, wl->priority);
+	if (!b)
+		return -SIM_ENOMEM;
 	wl->slot = (uint32_t)q->n_running;
 	q->running[q->n_running++] = wl;
 	book(s, wl, +1);
-	band_update(s, wl, +1);
+	band_update(s, wl, b, +1);
 	s->gen++;
+	return 0;
 }
 
 void kq_remove_running(struct kq_sched *s, struct kq_wl *wl)
@@ -384,7 +391,7 @@ void kq_remove_running(struct kq_sched *s, struct kq_wl *wl)
 	q->running[wl->slot] = last;
 	last->slot = wl->slot;
 	book(s, wl, -1);
-	band_update(s, wl, -1);
+	band_update(s, wl, band_of(s, q, wl->priority), -1); /* exists: it was added */
 	s->gen++;
 }
 

@@ -1482,7 +1482,8 @@ static int build(struct ctx *c, const cJSON *root)
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < s->n_running; i++)
-		kq_add_running(c->kq, &s->jobs[i]);
+		if ((rc = kq_add_running(c->kq, &s->jobs[i])))
+			return rc;
 	return 0;
 }
 

@@ -52,7 +52,7 @@ static void test_kq_lending_example(void)
 	CU_ASSERT_EQUAL(kq_available(s, l1, 0), G(8));
 	/* 3 GPUs in lend1: 2 stay local, 1 goes to the cohort pool. */
 	struct kq_wl w = { .queue = l1, .req = { G(3) }, .flavor = { 0 } };
-	kq_add_running(s, &w);
+	CU_ASSERT_EQUAL(kq_add_running(s, &w), 0);
 	CU_ASSERT_EQUAL(s->nodes[l1].usage[0], G(3));
 	CU_ASSERT_EQUAL(s->nodes[co].usage[0], G(1));
 	CU_ASSERT_EQUAL(kq_available(s, l1, 0), G(5));
@@ -82,7 +82,7 @@ static void test_kq_borrowing_limit_and_nested(void)
 	CU_ASSERT_EQUAL(kq_potential(s, b, 0), G(10));
 	CU_ASSERT_EQUAL(kq_available(s, a, 0), G(3));
 	struct kq_wl w = { .queue = c, .req = { G(9) }, .flavor = { 0 } };
-	kq_add_running(s, &w);
+	CU_ASSERT_EQUAL(kq_add_running(s, &w), 0);
 	CU_ASSERT_EQUAL(kq_available(s, a, 0), G(1));
 	CU_ASSERT_EQUAL(kq_available(s, b, 0), G(1));
 	CU_ASSERT(kq_borrowing(s, c, 0));
@@ -98,7 +98,7 @@ static void test_kq_drs_weights(void)
 	int b = add_queue(s, "b", co, G(5), KQ_UNSET, KQ_UNSET);
 	CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
 	struct kq_wl w = { .queue = a, .req = { G(7) }, .flavor = { 0 } };
-	kq_add_running(s, &w);
+	CU_ASSERT_EQUAL(kq_add_running(s, &w), 0);
 	double u;
 	CU_ASSERT_DOUBLE_EQUAL(kq_drs(s, a, NULL, &u), 200.0, 1e-9); /* 2 of 10 lendable, x1000 */
 	CU_ASSERT_DOUBLE_EQUAL(kq_drs(s, b, NULL, NULL), 0.0, 1e-12);
@@ -264,7 +264,7 @@ static void check_minimal(struct kq_sched *s, struct kq_wl *pre, const struct kq
 	int fits_nominal = kq_fits_quota(s, pre, a->flavor, 0);
 	CU_ASSERT(fits_borrow);
 	for (size_t k = 0; k < d->victims.n; k++) {
-		kq_add_running(s, d->victims.v[k].wl);
+		CU_ASSERT_EQUAL(kq_add_running(s, d->victims.v[k].wl), 0);
 		int still = kq_fits_quota(s, pre, a->flavor, 1);
 		if (still) { /* only if the attempt was the one that may not borrow */
 			CU_ASSERT(fits_nominal && !kq_fits_quota(s, pre, a->flavor, 0));
@@ -272,7 +272,7 @@ static void check_minimal(struct kq_sched *s, struct kq_wl *pre, const struct kq
 		kq_remove_running(s, d->victims.v[k].wl);
 	}
 	for (size_t i = 0; i < d->victims.n; i++)
-		kq_add_running(s, d->victims.v[i].wl);
+		CU_ASSERT_EQUAL(kq_add_running(s, d->victims.v[i].wl), 0);
 }
 
 static void property_run(int fair, unsigned long seed)
@@ -315,7 +315,7 @@ static void property_run(int fair, unsigned long seed)
 			if (kq_fits_quota(s, pre, a.flavor, 1)) {
 				memcpy(pre->flavor, a.flavor, sizeof pre->flavor);
 				pre->admitted = now;
-				kq_add_running(s, pre);
+				CU_ASSERT_EQUAL(kq_add_running(s, pre), 0);
 			}
 		}
 		check_tree(&wd);
@@ -373,7 +373,7 @@ static void test_kq_cycle_changes_no_state(void)
 			struct kq_wl *w = world_new_job(&wd, r, 0);
 			w->flavor[0] = (int16_t)gsl_rng_uniform_int(r, 2);
 			if (kq_fits_quota(s, w, w->flavor, 1))
-				kq_add_running(s, w);
+				CU_ASSERT_EQUAL(kq_add_running(s, w), 0);
 		}
 		struct kq_wl *heads[8];
 		size_t n = 0;
@@ -392,7 +392,7 @@ static void test_kq_cycle_changes_no_state(void)
 		for (size_t i = 0; i < d.admitted.n; i++) {
 			struct kq_wl *w = d.admitted.v[i].wl;
 			memcpy(w->flavor, d.admitted.v[i].flavor, sizeof w->flavor);
-			kq_add_running(s, w);
+			CU_ASSERT_EQUAL(kq_add_running(s, w), 0);
 		}
 		check_tree(&wd);
 		free(before);
