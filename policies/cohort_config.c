@@ -49,6 +49,14 @@ static int err(struct cohort_setup *s, struct sim_diag *d, const char *sub, cons
 	return sim_diag_add(d, where, "%s", msg);
 }
 
+/* An error at key `key` of the object at `sub` (e.g. ".queues[2]"). */
+static int err_key(struct cohort_setup *s, struct sim_diag *d, const char *sub, const char *key, const char *msg)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s.%s", sub, key);
+	return err(s, d, path, "%s", msg);
+}
+
 /* ---- small CSV reader for the side files (header row, # comments) ---- */
 
 struct csv {
@@ -137,7 +145,7 @@ static int queues_from_csv(struct cohort_setup *s, const cJSON *spec, cJSON *que
 	if (tmpl && !cJSON_IsObject(tmpl))
 		return err(s, d, ".queues_csv.template", "expected an object of queue keys");
 	if (tmpl && (cJSON_GetObjectItemCaseSensitive(tmpl, "name") || cJSON_GetObjectItemCaseSensitive(tmpl, "quota")))
-		return err(s, d, ".queues_csv.template", ": name and quota come from the CSV; expected neither here");
+		return err(s, d, ".queues_csv.template", "name and quota come from the CSV; expected neither here");
 	char *full = resolve(s->file, path);
 	if (!full)
 		return -SIM_ENOMEM;
@@ -229,19 +237,19 @@ static int read_knobs(struct cohort_setup *s, const cJSON *q, const char *sub, s
 	if ((v = cJSON_GetObjectItemCaseSensitive(q, "queueing_strategy"))) {
 		if (!cJSON_IsString(v) || (strcmp(v->valuestring, "BestEffortFIFO") != 0 &&
 					   strcmp(v->valuestring, "StrictFIFO") != 0))
-			return err(s, d, sub, ".queueing_strategy: expected BestEffortFIFO or StrictFIFO");
+			return err_key(s, d, sub, "queueing_strategy", "expected BestEffortFIFO or StrictFIFO");
 		k->strict_fifo = strcmp(v->valuestring, "StrictFIFO") == 0;
 	}
 	if ((v = cJSON_GetObjectItemCaseSensitive(q, "preemption_retry_limit")) && !cJSON_IsNull(v)) {
 		if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 1e6 ||
 		    v->valuedouble != floor(v->valuedouble))
-			return err(s, d, sub, ".preemption_retry_limit: expected null (requeue forever) or an "
+			return err_key(s, d, sub, "preemption_retry_limit", "expected null (requeue forever) or an "
 				   "integer in [0, 1000000]");
 		k->retry_limit = (int32_t)v->valuedouble;
 	}
 	if ((v = cJSON_GetObjectItemCaseSensitive(q, "max_preemptions_per_hour")) && !cJSON_IsNull(v)) {
 		if (!cJSON_IsNumber(v) || v->valuedouble < 0)
-			return err(s, d, sub, ".max_preemptions_per_hour: expected null (no cap) or a number >= 0");
+			return err_key(s, d, sub, "max_preemptions_per_hour", "expected null (no cap) or a number >= 0");
 		k->max_preempt_per_hour = v->valuedouble;
 	}
 	return 0;
@@ -259,13 +267,13 @@ static int apply_share_strategy(struct cohort_setup *s, const cJSON *q, const ch
 		return 0;
 	if (!cJSON_IsString(st) || (strcmp(st->valuestring, "RESERVE") && strcmp(st->valuestring, "LEND") &&
 				    strcmp(st->valuestring, "LEND_AND_BORROW")))
-		return err(s, d, sub, ".share_strategy: expected RESERVE, LEND or LEND_AND_BORROW");
+		return err_key(s, d, sub, "share_strategy", "expected RESERVE, LEND or LEND_AND_BORROW");
 	double p = -1;
 	if (pct) {
 		if (strcmp(st->valuestring, "LEND_AND_BORROW") != 0)
-			return err(s, d, sub, ".borrow_limit_percent: only with share_strategy LEND_AND_BORROW");
+			return err_key(s, d, sub, "borrow_limit_percent", "only with share_strategy LEND_AND_BORROW");
 		if (!cJSON_IsNumber(pct) || (pct->valuedouble < 0 && pct->valuedouble != -1))
-			return err(s, d, sub, ".borrow_limit_percent: expected -1 (unlimited) or a number >= 0");
+			return err_key(s, d, sub, "borrow_limit_percent", "expected -1 (unlimited) or a number >= 0");
 		p = pct->valuedouble;
 	}
 	struct kq_node *n = &s->kq->nodes[node];
@@ -273,7 +281,8 @@ static int apply_share_strategy(struct cohort_setup *s, const cJSON *q, const ch
 		if (!n->has_quota[fr])
 			continue;
 		if (n->borrow_limit[fr] != KQ_UNSET || n->lend_limit[fr] != KQ_UNSET)
-			return err(s, d, sub, ": share_strategy and borrowing_limit/lending_limit are exclusive");
+			return err_key(s, d, sub, "share_strategy",
+				       "share_strategy and borrowing_limit/lending_limit are exclusive");
 		if (strcmp(st->valuestring, "RESERVE") == 0) {
 			n->borrow_limit[fr] = 0;
 			n->lend_limit[fr] = 0;
@@ -441,12 +450,12 @@ static int build_tree_json(struct cohort_setup *s, cJSON **out, struct sim_diag 
 	const cJSON *qs = p ? cJSON_GetObjectItemCaseSensitive(p, "queues") : NULL;
 	const cJSON *cs = p ? cJSON_GetObjectItemCaseSensitive(p, "cohorts") : NULL;
 	if (qs && !cJSON_IsArray(qs))
-		return cJSON_Delete(queues), err(s, d, ".queues", ": expected a list of queue objects");
+		return cJSON_Delete(queues), err(s, d, ".queues", "expected a list of queue objects");
 	for (const cJSON *it = qs ? qs->child : NULL; it; it = it->next)
 		cJSON_AddItemToArray(queues, cJSON_Duplicate(it, 1));
 	const cJSON *csv = p ? cJSON_GetObjectItemCaseSensitive(p, "queues_csv") : NULL;
 	int rc = 0;
-	if (csv && !(rc = cJSON_IsObject(csv) ? 0 : err(s, d, ".queues_csv", ": expected an object")))
+	if (csv && !(rc = cJSON_IsObject(csv) ? 0 : err(s, d, ".queues_csv", "expected an object")))
 		rc = queues_from_csv(s, csv, queues, d);
 	if (!rc)
 		rc = add_unlisted(s, p ? cJSON_GetObjectItemCaseSensitive(p, "unlisted_queues") : NULL, queues, d);
@@ -527,7 +536,7 @@ int cohort_setup_read(struct cohort_setup *s, struct sim_diag *d)
 	if (mh) {
 		if (!cJSON_IsNumber(mh) || mh->valuedouble < 1 || mh->valuedouble > 1e6 ||
 		    mh->valuedouble != floor(mh->valuedouble)) {
-			rc = err(s, d, ".max_heads_per_queue", ": expected an integer in [1, 1000000]");
+			rc = err(s, d, ".max_heads_per_queue", "expected an integer in [1, 1000000]");
 			goto out;
 		}
 		s->max_heads_per_queue = (int)mh->valuedouble;

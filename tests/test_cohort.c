@@ -442,7 +442,56 @@ static void test_cohort_no_preemption_chains_at_one_instant(void)
 	qrun_free(&r);
 }
 
+/* Bad quota params: located messages (file: $.path.key: expected ...), init fails. */
+static void expect_quota_error(const char *params, const char *want)
+{
+	struct sim_trace *t = sim_trace_create();
+	add_job(t, "j", 0, 10, 1, "a", 0);
+	tu_trace_finish(t);
+	struct sim_cluster *c = tu_cluster(1, 8, 1.0, SIM_PLACE_BEST_FIT);
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, c, &d), 0);
+	struct sim_driver drv;
+	sim_driver_virtual_init(&drv);
+	struct sim_policy order = { .ops = sim_policy_lookup(SIM_FAM_ORDER, "priority") }, quota = { 0 };
+	struct sim_engine_params ep = { .trace = t, .cluster = c, .driver = drv };
+	ep.policies[SIM_FAM_ORDER] = &order;
+	struct sim_engine *e = sim_engine_create(&ep);
+	cJSON *pj = cJSON_Parse(params);
+	struct sim_policy_env env = { .view = sim_engine_view(e), .file = "exp.json", .json_path = "$.policies.quota" };
+	CU_ASSERT_NOT_EQUAL(sim_policy_create(&quota, &cohort_policy_ops, &env, pj, &d), 0);
+	if (!sim_diag_contains(&d, want)) {
+		sim_diag_print(&d, stderr);
+		CU_FAIL("expected message missing");
+	}
+	cJSON_Delete(pj);
+	sim_diag_fini(&d);
+	sim_engine_destroy(e);
+	sim_driver_virtual_fini(&drv);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+}
+
+static void test_cohort_config_errors(void)
+{
+	expect_quota_error("{\"queues\": [{\"name\": \"a\", \"share_strategy\": \"SHARE\","
+			   " \"quota\": {\"f\": {\"gpu\": {\"nominal\": 8}}}}], \"unlisted_queues\": {}}",
+			   "exp.json: $.policies.quota.queues[0].share_strategy: expected RESERVE, LEND or LEND_AND_BORROW");
+	expect_quota_error("{\"queues\": [{\"name\": \"a\", \"preemption_retry_limit\": -1,"
+			   " \"quota\": {\"f\": {\"gpu\": {\"nominal\": 8}}}}], \"unlisted_queues\": {}}",
+			   "exp.json: $.policies.quota.queues[0].preemption_retry_limit: expected null");
+	expect_quota_error("{\"queues\": [{\"name\": \"a\", \"bogus\": 1,"
+			   " \"quota\": {\"f\": {\"gpu\": {\"nominal\": 8}}}}], \"unlisted_queues\": {}}",
+			   "$.policies.quota.queues[0].bogus: unknown key");
+	expect_quota_error("{\"queues\": []}", "trace queue 'a' has no quota");
+	expect_quota_error("{\"queues\": [{\"name\": \"a\", \"quota\": {\"f\": {\"gpu\": {\"nominal\": 8}}}}],"
+			   " \"max_heads_per_queue\": 0, \"unlisted_queues\": {}}",
+			   "exp.json: $.policies.quota.max_heads_per_queue: expected an integer in [1, 1000000]");
+}
+
 static CU_TestInfo cohort_tests[] = {
+	{ "config_errors", test_cohort_config_errors },
 	{ "no_preemption_chains_at_one_instant", test_cohort_no_preemption_chains_at_one_instant },
 	{ "many_waiting_jobs", test_cohort_many_waiting_jobs },
 	{ "lending_raises_utilization", test_cohort_lending_raises_utilization },
