@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/jsonmsg.h"
+
 #define PATH_MAX_     512                /* JSON paths in messages; longer ones are truncated */
 #define MAX_VARIANTS  100000             /* a sweep larger than this is almost surely a mistake */
 /* Limits of the cluster index (sim/cluster.c sizes its buckets by GPU milli-units). */
@@ -93,99 +95,6 @@ static void err(struct chk *c, const char *path, const char *fmt, ...)
 
 /* ---- rendering values and paths for messages --------------------------- */
 
-/* Shortest decimal that reads back as v ("0.0001", not "0.00010000000000000001"). */
-static void fmt_double(double v, char *buf, size_t n)
-{
-	snprintf(buf, n, "%.15g", v);
-	if (strtod(buf, NULL) != v)
-		snprintf(buf, n, "%.17g", v);
-}
-
-/* "got ..." text for a JSON value: numbers and strings verbatim-ish, containers by kind. */
-static void describe(const cJSON *v, char *buf, size_t n)
-{
-	if (!v) {
-		snprintf(buf, n, "nothing");
-	} else if (cJSON_IsNumber(v)) {
-		fmt_double(v->valuedouble, buf, n);
-	} else if (cJSON_IsString(v)) {
-		size_t o = 0;
-		const char *s = v->valuestring;
-		if (n < 8) {
-			snprintf(buf, n, "\"...\"");
-			return;
-		}
-		buf[o++] = '"';
-		for (; *s && o + 6 < n && o < 48; s++) {
-			unsigned char ch = (unsigned char)*s;
-			if (ch == '"' || ch == '\\') {
-				buf[o++] = '\\';
-				buf[o++] = (char)ch;
-			} else if (ch < 0x20) {
-				buf[o++] = '?';
-			} else {
-				buf[o++] = (char)ch;
-			}
-		}
-		if (*s) {
-			memcpy(buf + o, "...", 3);
-			o += 3;
-		}
-		buf[o++] = '"';
-		buf[o] = 0;
-	} else if (cJSON_IsObject(v)) {
-		snprintf(buf, n, "an object");
-	} else if (cJSON_IsArray(v)) {
-		snprintf(buf, n, "a list");
-	} else if (cJSON_IsTrue(v)) {
-		snprintf(buf, n, "true");
-	} else if (cJSON_IsFalse(v)) {
-		snprintf(buf, n, "false");
-	} else if (cJSON_IsNull(v)) {
-		snprintf(buf, n, "null");
-	} else {
-		snprintf(buf, n, "an invalid value");
-	}
-}
-
-static int is_ident(const char *s)
-{
-	if (!*s || !(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
-		return 0;
-	for (; *s; s++)
-		if (!(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
-		      (*s >= '0' && *s <= '9')))
-			return 0;
-	return 1;
-}
-
-/* parent + ".key", or parent + "[\"key\"]" when key is not an identifier. */
-static void path_key(char *out, size_t n, const char *parent, const char *key)
-{
-	if (is_ident(key)) {
-		snprintf(out, n, "%s.%s", parent, key);
-		return;
-	}
-	size_t o = (size_t)snprintf(out, n, "%s[\"", parent);
-	for (const char *s = key; *s && o + 4 < n; s++) {
-		if (*s == '"' || *s == '\\')
-			out[o++] = '\\';
-		out[o++] = (unsigned char)*s < 0x20 ? '?' : *s;
-	}
-	if (o + 3 <= n) {
-		out[o++] = '"';
-		out[o++] = ']';
-		out[o] = 0;
-	}
-}
-
-static void path_idx(char *out, size_t n, const char *parent, size_t i)
-{
-	/* Paths are bounded by the buffer; a longer one is cut, never overrun. */
-	if (snprintf(out, n, "%s[%zu]", parent, i) >= (int)n)
-		out[n - 1] = 0;
-}
-
 /* ---- generic checks ------------------------------------------------------ */
 
 /* Duplicate keys anywhere in the tree (cJSON keeps both; GetObjectItem would see the first). */
@@ -196,14 +105,14 @@ static void check_dups(struct chk *c, const cJSON *node, const char *path)
 
 	for (const cJSON *ch = node->child; ch; ch = ch->next, i++) {
 		if (cJSON_IsObject(node)) {
-			path_key(sub, sizeof sub, path, ch->string ? ch->string : "");
+			sim_json_path_key(sub, sizeof sub, path, ch->string ? ch->string : "");
 			for (const cJSON *p = node->child; p != ch; p = p->next)
 				if (p->string && ch->string && strcmp(p->string, ch->string) == 0) {
 					err(c, sub, "duplicate key; expected each key once per object");
 					break;
 				}
 		} else {
-			path_idx(sub, sizeof sub, path, i);
+			sim_json_path_idx(sub, sizeof sub, path, i);
 		}
 		if (cJSON_IsObject(ch) || cJSON_IsArray(ch))
 			check_dups(c, ch, sub);
@@ -265,7 +174,7 @@ static void check_keys(struct chk *c, const cJSON *obj, const char *path, const 
 		hint[0] = 0;
 		if (best)
 			snprintf(hint, sizeof hint, " (did you mean \"%s\"?)", best);
-		path_key(sub, sizeof sub, path, key);
+		sim_json_path_key(sub, sizeof sub, path, key);
 		err(c, sub, "unknown key; expected one of %s%s", list, hint);
 	}
 }
@@ -321,7 +230,7 @@ static const char *want_string(struct chk *c, const cJSON *v, const char *path, 
 	if (!v && !required)
 		return NULL;
 	if (!cJSON_IsString(v) || !v->valuestring) {
-		describe(v, got, sizeof got);
+		sim_json_describe(v, got, sizeof got);
 		err(c, path, "expected string%s, got %s", required ? " (required)" : "", got);
 		return NULL;
 	}
@@ -337,7 +246,7 @@ static const char *want_name(struct chk *c, const cJSON *v, const char *path, in
 	if (!s)
 		return NULL;
 	if (!name_ok(s, kind) || strlen(s) >= max_len) {
-		describe(v, got, sizeof got);
+		sim_json_describe(v, got, sizeof got);
 		err(c, path, "expected %s (1 to %zu characters), got %s", name_rule(kind), max_len - 1, got);
 		return NULL;
 	}
@@ -349,7 +258,7 @@ static int want_int(struct chk *c, const cJSON *v, const char *path, double min,
 {
 	char got[96];
 
-	describe(v, got, sizeof got);
+	sim_json_describe(v, got, sizeof got);
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble != floor(v->valuedouble) ||
 	    v->valuedouble < min) {
 		err(c, path, "expected integer >= %.0f, got %s", min, got);
@@ -373,8 +282,8 @@ static int want_number(struct chk *c, const cJSON *v, const char *path, double m
 		*out = v->valuedouble;
 		return 0;
 	}
-	describe(v, got, sizeof got);
-	fmt_double(min, lo, sizeof lo);
+	sim_json_describe(v, got, sizeof got);
+	sim_json_fmt_double(min, lo, sizeof lo);
 	err(c, path, "expected number %s %s, got %s", strict ? ">" : ">=", lo, got);
 	return -1;
 }
@@ -386,7 +295,7 @@ static int want_qty(struct chk *c, const cJSON *v, const char *path, int positiv
 {
 	char got[96];
 
-	describe(v, got, sizeof got);
+	sim_json_describe(v, got, sizeof got);
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
 	    (positive && v->valuedouble <= 0)) {
 		err(c, path, "expected decimal %s 0, got %s", positive ? ">" : ">=", got);
@@ -454,7 +363,7 @@ static void check_trace(struct chk *c, struct exp_config *cfg, const cJSON *root
 		return;
 	}
 	if (!cJSON_IsObject(t)) {
-		describe(t, got, sizeof got);
+		sim_json_describe(t, got, sizeof got);
 		err(c, "$.trace", "expected object {\"path\": ...}, got %s", got);
 		return;
 	}
@@ -466,7 +375,7 @@ static void check_trace(struct chk *c, struct exp_config *cfg, const cJSON *root
 		c->nomem = 1;
 	s = want_string(c, get(t, "format"), "$.trace.format", 0);
 	if (get(t, "format") && s && strcmp(s, "native") != 0) {
-		describe(get(t, "format"), got, sizeof got);
+		sim_json_describe(get(t, "format"), got, sizeof got);
 		err(c, "$.trace.format", "expected \"native\" (the only format so far), got %s", got);
 	}
 	if (!(cfg->trace_format = xstrdup("native")))
@@ -491,7 +400,7 @@ static void check_seeds(struct chk *c, struct exp_config *cfg, const cJSON *root
 	}
 	n = cJSON_IsArray(s) ? (size_t)cJSON_GetArraySize(s) : 0;
 	if (n == 0) {
-		describe(s, got, sizeof got);
+		sim_json_describe(s, got, sizeof got);
 		err(c, "$.seeds", "expected a non-empty list of integers >= 0, got %s%s", got,
 		    cJSON_IsArray(s) ? " (empty)" : "");
 		return;
@@ -503,7 +412,7 @@ static void check_seeds(struct chk *c, struct exp_config *cfg, const cJSON *root
 	}
 	for (const cJSON *e = s->child; e; e = e->next, i++) {
 		double v;
-		path_idx(path, sizeof path, "$.seeds", i);
+		sim_json_path_idx(path, sizeof path, "$.seeds", i);
 		if (want_int(c, e, path, 0, SEED_MAX, &v) < 0)
 			continue;
 		for (size_t j = 0; j < cfg->n_seeds; j++)
@@ -543,7 +452,7 @@ static void check_output(struct chk *c, struct exp_config *cfg, const cJSON *roo
 	if (!oo)
 		return;
 	if (!cJSON_IsObject(oo)) {
-		describe(oo, got, sizeof got);
+		sim_json_describe(oo, got, sizeof got);
 		err(c, "$.output_options", "expected object, got %s", got);
 		return;
 	}
@@ -575,7 +484,7 @@ static void check_node(struct chk *c, const cJSON *node, const char *path, const
 	size_t o = 0;
 
 	if (!cJSON_IsObject(node)) {
-		describe(node, got, sizeof got);
+		sim_json_describe(node, got, sizeof got);
 		err(c, path, "expected object {\"gpu\": N, ...} (required), got %s", got);
 		return;
 	}
@@ -584,7 +493,7 @@ static void check_node(struct chk *c, const cJSON *node, const char *path, const
 		o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", r ? ", " : "", res->names[r]);
 	for (const cJSON *ch = node->child; ch; ch = ch->next) {
 		int r = sim_resources_find(res, ch->string ? ch->string : "");
-		path_key(sub, sizeof sub, path, ch->string ? ch->string : "");
+		sim_json_path_key(sub, sizeof sub, path, ch->string ? ch->string : "");
 		if (r < 0) {
 			err(c, sub,
 			    "undeclared resource; expected one of %s (declare others in $.cluster.resources)",
@@ -593,13 +502,13 @@ static void check_node(struct chk *c, const cJSON *node, const char *path, const
 		}
 		if (want_qty(c, ch, sub, r == SIM_RES_GPU, &f->node_cap[r]) == 0 && r == SIM_RES_GPU &&
 		    f->node_cap[r] > NODE_GPU_MAX_MILLI) {
-			describe(ch, got, sizeof got);
+			sim_json_describe(ch, got, sizeof got);
 			err(c, sub, "expected at most %g GPUs per node, got %s",
 			    (double)NODE_GPU_MAX_MILLI / SIM_MILLI, got);
 		}
 	}
 	if (!get(node, "gpu")) {
-		path_key(sub, sizeof sub, path, "gpu");
+		sim_json_path_key(sub, sizeof sub, path, "gpu");
 		err(c, sub, "expected decimal > 0 (required: GPUs per node), got nothing");
 	}
 }
@@ -613,13 +522,13 @@ static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const
 	double v;
 
 	if (!cJSON_IsObject(fl)) {
-		describe(fl, got, sizeof got);
+		sim_json_describe(fl, got, sizeof got);
 		err(c, path, "expected flavor object {\"name\", \"nodes\", \"node\", ...}, got %s", got);
 		return;
 	}
 	check_keys(c, fl, path, flavor_keys);
 
-	path_key(sub, sizeof sub, path, "name");
+	sim_json_path_key(sub, sizeof sub, path, "name");
 	s = want_name(c, get(fl, "name"), sub, 1, NAME_FILE, SIM_NAME_MAX);
 	if (s) {
 		for (size_t j = 0; j < idx; j++)
@@ -633,29 +542,29 @@ static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const
 		snprintf(f->name, sizeof f->name, "%s", s);
 	}
 
-	path_key(sub, sizeof sub, path, "nodes");
+	sim_json_path_key(sub, sizeof sub, path, "nodes");
 	if (!get(fl, "nodes"))
 		err(c, sub, "expected integer >= 0 (required), got nothing");
 	else if (want_int(c, get(fl, "nodes"), sub, 0, (double)CLUSTER_NODES_MAX, &v) == 0)
 		f->nodes = (uint32_t)v;
 
-	path_key(sub, sizeof sub, path, "node");
+	sim_json_path_key(sub, sizeof sub, path, "node");
 	if (!get(fl, "node"))
 		err(c, sub, "expected object {\"gpu\": N, ...} (required), got nothing");
 	else
 		check_node(c, get(fl, "node"), sub, res, f);
 
 	f->speed = 1.0;
-	path_key(sub, sizeof sub, path, "speed");
+	sim_json_path_key(sub, sizeof sub, path, "speed");
 	if (get(fl, "speed"))
 		if (want_number(c, get(fl, "speed"), sub, 0, 1, &f->speed) == 0 &&
 		    (f->speed < SPEED_MIN || f->speed > SPEED_MAX)) {
-			describe(get(fl, "speed"), got, sizeof got);
+			sim_json_describe(get(fl, "speed"), got, sizeof got);
 			err(c, sub, "expected number in [%g, %g], got %s", SPEED_MIN, SPEED_MAX, got);
 		}
 
 	f->price_per_node_hour = 0;
-	path_key(sub, sizeof sub, path, "price_per_node_hour");
+	sim_json_path_key(sub, sizeof sub, path, "price_per_node_hour");
 	if (get(fl, "price_per_node_hour"))
 		want_number(c, get(fl, "price_per_node_hour"), sub, 0, 0, &f->price_per_node_hour);
 
@@ -680,7 +589,7 @@ static void check_cluster(struct chk *c, const cJSON *cl, struct exp_variant *v)
 		return;
 	}
 	if (!cJSON_IsObject(cl)) {
-		describe(cl, got, sizeof got);
+		sim_json_describe(cl, got, sizeof got);
 		err(c, "$.cluster", "expected object {\"flavors\": [...]}, got %s", got);
 		return;
 	}
@@ -688,13 +597,13 @@ static void check_cluster(struct chk *c, const cJSON *cl, struct exp_variant *v)
 
 	rs = get(cl, "resources");
 	if (rs && !cJSON_IsArray(rs)) {
-		describe(rs, got, sizeof got);
+		sim_json_describe(rs, got, sizeof got);
 		err(c, "$.cluster.resources", "expected a list of resource names, got %s", got);
 	} else if (rs) {
 		i = 0;
 		for (const cJSON *e = rs->child; e; e = e->next, i++) {
 			const char *s;
-			path_idx(path, sizeof path, "$.cluster.resources", i);
+			sim_json_path_idx(path, sizeof path, "$.cluster.resources", i);
 			s = want_name(c, e, path, 1, NAME_RES, SIM_NAME_MAX);
 			if (!s)
 				continue;
@@ -713,7 +622,7 @@ static void check_cluster(struct chk *c, const cJSON *cl, struct exp_variant *v)
 
 	fls = get(cl, "flavors");
 	if (!cJSON_IsArray(fls) || cJSON_GetArraySize(fls) == 0) {
-		describe(fls, got, sizeof got);
+		sim_json_describe(fls, got, sizeof got);
 		err(c, "$.cluster.flavors", "expected a non-empty list of flavors%s, got %s%s",
 		    fls ? "" : " (required)", got, cJSON_IsArray(fls) ? " (empty)" : "");
 		return;
@@ -727,7 +636,7 @@ static void check_cluster(struct chk *c, const cJSON *cl, struct exp_variant *v)
 	}
 	i = 0;
 	for (const cJSON *e = fls->child; e; e = e->next, i++) {
-		path_idx(path, sizeof path, "$.cluster.flavors", i);
+		sim_json_path_idx(path, sizeof path, "$.cluster.flavors", i);
 		check_flavor(c, e, path, &v->res, v->flavors, i);
 	}
 }
@@ -745,7 +654,7 @@ static void check_policy(struct chk *c, const cJSON *p, enum sim_policy_family f
 	snprintf(path, sizeof path, "$.policies.%s", family_key[fam]);
 	if (family_only[fam]) {
 		if (!cJSON_IsString(p) || strcmp(p->valuestring, family_only[fam]) != 0) {
-			describe(p, got, sizeof got);
+			sim_json_describe(p, got, sizeof got);
 			err(c, path, "expected \"%s\" (the only %s policy so far), got %s", family_only[fam],
 			    family_key[fam], got);
 		}
@@ -753,13 +662,13 @@ static void check_policy(struct chk *c, const cJSON *p, enum sim_policy_family f
 	}
 	if (cJSON_IsObject(p)) {
 		/* The object is the policy's params; its init ignores "name". */
-		path_key(sub, sizeof sub, path, "name");
+		sim_json_path_key(sub, sizeof sub, path, "name");
 		name = want_name(c, get(p, "name"), sub, 1, NAME_POLICY, SIM_NAME_MAX);
 		v->policy_params[fam] = p;
 	} else if (cJSON_IsString(p)) {
 		name = want_name(c, p, path, 1, NAME_POLICY, SIM_NAME_MAX);
 	} else {
-		describe(p, got, sizeof got);
+		sim_json_describe(p, got, sizeof got);
 		err(c, path, "expected a policy name or an object {\"name\": ..., params}, got %s", got);
 		return;
 	}
@@ -774,7 +683,7 @@ static void check_policies(struct chk *c, const cJSON *pol, struct exp_variant *
 
 	v->placement = SIM_PLACE_BEST_FIT;
 	if (pol && !cJSON_IsObject(pol)) {
-		describe(pol, got, sizeof got);
+		sim_json_describe(pol, got, sizeof got);
 		err(c, "$.policies", "expected object, got %s", got);
 		pol = NULL;
 	}
@@ -786,7 +695,7 @@ static void check_policies(struct chk *c, const cJSON *pol, struct exp_variant *
 	if (pl) {
 		int p = cJSON_IsString(pl) ? sim_placement_from_name(pl->valuestring) : -1;
 		if (p < 0) {
-			describe(pl, got, sizeof got);
+			sim_json_describe(pl, got, sizeof got);
 			err(c, "$.policies.placement",
 			    "expected \"best_fit\", \"first_fit\" or \"spread\", got %s", got);
 		} else {
@@ -898,7 +807,7 @@ static cJSON *sweep_follow(cJSON *root, const struct comp *comps, size_t n, char
 					 cJSON_IsObject(cur) ? at : comps[i].key);
 				return NULL;
 			}
-			path_key(next, sizeof next, at, comps[i].key);
+			sim_json_path_key(next, sizeof next, at, comps[i].key);
 		} else {
 			nx = cJSON_IsArray(cur) ? cJSON_GetArrayItem(cur, (int)comps[i].idx) : NULL;
 			if (!nx) {
@@ -910,7 +819,7 @@ static cJSON *sweep_follow(cJSON *root, const struct comp *comps, size_t n, char
 						 comps[i].idx);
 				return NULL;
 			}
-			path_idx(next, sizeof next, at, comps[i].idx);
+			sim_json_path_idx(next, sizeof next, at, comps[i].idx);
 		}
 		memcpy(at, next, sizeof at);
 		cur = nx;
@@ -947,7 +856,7 @@ static int sweep_parse(struct chk *c, cJSON *root, struct sweep_key **out, size_
 	if (!sw)
 		return 0;
 	if (!cJSON_IsObject(sw)) {
-		describe(sw, got, sizeof got);
+		sim_json_describe(sw, got, sizeof got);
 		err(c, "$.sweep", "expected object {\"path\": [values...]}, got %s", got);
 		return -1;
 	}
@@ -963,7 +872,7 @@ static int sweep_parse(struct chk *c, cJSON *root, struct sweep_key **out, size_
 		struct sweep_key *k = &sk[i];
 		int rc;
 		k->text = e->string ? e->string : "";
-		path_key(k->where, sizeof k->where, "$.sweep", k->text);
+		sim_json_path_key(k->where, sizeof k->where, "$.sweep", k->text);
 		rc = sweep_path_parse(k->text, k);
 		if (rc == -2) {
 			c->nomem = 1;
@@ -990,7 +899,7 @@ static int sweep_parse(struct chk *c, cJSON *root, struct sweep_key **out, size_
 			continue;
 		}
 		if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) == 0) {
-			describe(e, got, sizeof got);
+			sim_json_describe(e, got, sizeof got);
 			err(c, k->where, "expected a non-empty list of values, got %s%s", got,
 			    cJSON_IsArray(e) ? " (empty)" : "");
 			continue;
@@ -1320,7 +1229,7 @@ int exp_config_parse(const char *path, const char *text, size_t len, struct exp_
 
 	if (!cJSON_IsObject(root)) {
 		char got[96];
-		describe(root, got, sizeof got);
+		sim_json_describe(root, got, sizeof got);
 		err(&base, "$",
 		    "expected an object {\"name\": ..., \"trace\": ..., \"cluster\": ...}, got %s", got);
 		goto out_report;
@@ -1382,41 +1291,12 @@ out_destroy:
 
 int exp_config_load(const char *path, struct exp_config **out, struct sim_diag *diag)
 {
-	FILE *f;
-	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
-	int rc;
-
+	char *buf;
+	size_t len;
 	*out = NULL;
-	f = fopen(path, "rb");
-	if (!f) {
-		int e = errno;
-		sim_diag_add(diag, path, "cannot open: %s", strerror(e));
-		return e == ENOENT || e == ENOTDIR ? -SIM_ENOENT : -SIM_EIO;
-	}
-	do {
-		if (cap - len < 4096) {
-			size_t ncap = cap ? 2 * cap : 16384;
-			char *p = realloc(buf, ncap);
-			if (!p) {
-				free(buf);
-				fclose(f);
-				return -SIM_ENOMEM;
-			}
-			buf = p;
-			cap = ncap;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-	} while (got > 0);
-	if (ferror(f)) {
-		int e = errno;
-		sim_diag_add(diag, path, "cannot read: %s", strerror(e));
-		free(buf);
-		fclose(f);
-		return -SIM_EIO;
-	}
-	fclose(f);
+	int rc = sim_read_file(path, &buf, &len, diag);
+	if (rc)
+		return rc;
 	rc = exp_config_parse(path, buf, len, out, diag);
 	free(buf);
 	return rc;

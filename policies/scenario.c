@@ -16,11 +16,12 @@
  */
 #include "scenario.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../sim/jsonmsg.h"
 
 #define PATH_MAX_ 512 /* JSON paths in messages; longer ones are cut */
 #define QTY_MAX_MILLI (1000000000LL * SIM_MILLI) /* 1e9 units, as experiment configs */
@@ -77,76 +78,6 @@ static void see_time(struct ctx *c, sim_time_t t)
 
 /* ---- paths and values in messages ------------------------------------------ */
 
-static int is_ident(const char *s)
-{
-	if (!*s || (*s >= '0' && *s <= '9'))
-		return 0;
-	for (; *s; s++)
-		if (!(*s == '_' || (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
-		      (*s >= '0' && *s <= '9')))
-			return 0;
-	return 1;
-}
-
-/* parent.key, or parent["key"] when key is not an identifier ("a100-80g"). */
-static void path_key(char *out, size_t n, const char *parent, const char *key)
-{
-	if (is_ident(key)) {
-		snprintf(out, n, "%s.%s", parent, key);
-		return;
-	}
-	size_t o = (size_t)snprintf(out, n, "%s[\"", parent);
-	for (; *key && o + 4 < n; key++) {
-		if (*key == '"' || *key == '\\')
-			out[o++] = '\\';
-		out[o++] = (unsigned char)*key < 0x20 ? '?' : *key;
-	}
-	if (o + 3 <= n) {
-		out[o++] = '"';
-		out[o++] = ']';
-		out[o] = 0;
-	}
-}
-
-static void path_idx(char *out, size_t n, const char *parent, size_t i)
-{
-	if (snprintf(out, n, "%s[%zu]", parent, i) >= (int)n)
-		out[n - 1] = 0;
-}
-
-/* Shortest decimal text that reads back as v. */
-static void fmt_double(double v, char *buf, size_t n)
-{
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, n, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
-}
-
-/* "got ..." text for a JSON value. */
-static void describe(const cJSON *v, char *buf, size_t n)
-{
-	if (!v)
-		snprintf(buf, n, "nothing");
-	else if (cJSON_IsNumber(v))
-		fmt_double(v->valuedouble, buf, n);
-	else if (cJSON_IsString(v))
-		snprintf(buf, n, "\"%.40s%s\"", v->valuestring, strlen(v->valuestring) > 40 ? "..." : "");
-	else if (cJSON_IsObject(v))
-		snprintf(buf, n, "an object");
-	else if (cJSON_IsArray(v))
-		snprintf(buf, n, "a list");
-	else if (cJSON_IsTrue(v))
-		snprintf(buf, n, "true");
-	else if (cJSON_IsFalse(v))
-		snprintf(buf, n, "false");
-	else if (cJSON_IsNull(v))
-		snprintf(buf, n, "null");
-	else
-		snprintf(buf, n, "an invalid value");
-}
-
 /* ---- generic checks ------------------------------------------------------- */
 
 static const cJSON *get(const cJSON *obj, const char *key)
@@ -162,14 +93,14 @@ static void check_dups(struct ctx *c, const cJSON *node, const char *path)
 
 	for (const cJSON *ch = node->child; ch; ch = ch->next, i++) {
 		if (cJSON_IsObject(node)) {
-			path_key(sub, sizeof sub, path, ch->string ? ch->string : "");
+			sim_json_path_key(sub, sizeof sub, path, ch->string ? ch->string : "");
 			for (const cJSON *p = node->child; p != ch; p = p->next)
 				if (p->string && ch->string && strcmp(p->string, ch->string) == 0) {
 					err(c, sub, "duplicate key; expected each key once per object");
 					break;
 				}
 		} else {
-			path_idx(sub, sizeof sub, path, i);
+			sim_json_path_idx(sub, sizeof sub, path, i);
 		}
 		if (cJSON_IsObject(ch) || cJSON_IsArray(ch))
 			check_dups(c, ch, sub);
@@ -200,7 +131,7 @@ static void check_keys2(struct ctx *c, const cJSON *obj, const char *path, const
 			o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", k++ ? ", " : "", known[i]);
 		for (size_t i = 0; extra && extra[i] && o < sizeof list; i++)
 			o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", k++ ? ", " : "", extra[i]);
-		path_key(sub, sizeof sub, path, key);
+		sim_json_path_key(sub, sizeof sub, path, key);
 		err(c, sub, "unknown key; expected one of %s", list);
 	}
 }
@@ -216,7 +147,7 @@ static int want_object(struct ctx *c, const cJSON *v, const char *path, const ch
 
 	if (cJSON_IsObject(v))
 		return 0;
-	describe(v, got, sizeof got);
+	sim_json_describe(v, got, sizeof got);
 	err(c, path, "expected an object %s, got %s", shape, got);
 	return -1;
 }
@@ -239,7 +170,7 @@ static const char *want_name(struct ctx *c, const cJSON *v, const char *path)
 
 	if (cJSON_IsString(v) && name_ok(v->valuestring))
 		return v->valuestring;
-	describe(v, got, sizeof got);
+	sim_json_describe(v, got, sizeof got);
 	err(c, path, "expected a name of letters, digits, '_', '.' and '-' (1 to %d characters), got %s",
 	    SIM_NAME_MAX - 1, got);
 	return NULL;
@@ -252,7 +183,7 @@ static const char *want_id(struct ctx *c, const cJSON *v, const char *path)
 
 	if (cJSON_IsString(v) && v->valuestring[0])
 		return v->valuestring;
-	describe(v, got, sizeof got);
+	sim_json_describe(v, got, sizeof got);
 	err(c, path, "expected a non-empty string (required), got %s", got);
 	return NULL;
 }
@@ -267,7 +198,7 @@ static int want_int32(struct ctx *c, const cJSON *v, const char *path, int32_t *
 		*out = (int32_t)v->valuedouble;
 		return 0;
 	}
-	describe(v, got, sizeof got);
+	sim_json_describe(v, got, sizeof got);
 	err(c, path, "expected an integer in [%d, %d], got %s", INT32_MIN, INT32_MAX, got);
 	return -1;
 }
@@ -280,7 +211,7 @@ static int want_bool(struct ctx *c, const cJSON *v, const char *path, int *out)
 		*out = cJSON_IsTrue(v);
 		return 0;
 	}
-	describe(v, got, sizeof got);
+	sim_json_describe(v, got, sizeof got);
 	err(c, path, "expected true or false, got %s", got);
 	return -1;
 }
@@ -292,14 +223,14 @@ static int want_qty(struct ctx *c, const cJSON *v, const char *path, sim_qty_t *
 	int rc = -SIM_EPARSE;
 
 	if (cJSON_IsNumber(v) && isfinite(v->valuedouble)) {
-		fmt_double(v->valuedouble, text, sizeof text);
+		sim_json_fmt_double(v->valuedouble, text, sizeof text);
 		rc = sim_qty_parse(text, strlen(text), out);
 		if (rc == 0 && *out > QTY_MAX_MILLI)
 			rc = -SIM_ERANGE;
 	}
 	if (rc == 0)
 		return 0;
-	describe(v, got, sizeof got);
+	sim_json_describe(v, got, sizeof got);
 	if (rc == -SIM_ERANGE)
 		err(c, path, "expected a decimal <= %lld, got %s", QTY_MAX_MILLI / SIM_MILLI, got);
 	else
@@ -329,7 +260,7 @@ static int want_time(struct ctx *c, const cJSON *v, const char *path, int null_o
 		see_time(c, *out);
 		return 0;
 	}
-	describe(v, got, sizeof got);
+	sim_json_describe(v, got, sizeof got);
 	if (rc == -SIM_ERANGE)
 		err(c, path, "expected seconds below 9.2e9, got %s", got);
 	else
@@ -349,7 +280,7 @@ static int want_enum(struct ctx *c, const cJSON *v, const char *path, const char
 	list[0] = 0;
 	for (int i = 0; names[i] && o < sizeof list; i++)
 		o += (size_t)snprintf(list + o, sizeof list - o, "%s\"%s\"", i ? ", " : "", names[i]);
-	describe(v, got, sizeof got);
+	sim_json_describe(v, got, sizeof got);
 	err(c, path, "expected one of %s, got %s", list, got);
 	return -1;
 }
@@ -418,7 +349,7 @@ static int find_node(struct ctx *c, const cJSON *v, const char *path, int is_que
 	int i;
 
 	if (!cJSON_IsString(v)) {
-		describe(v, got, sizeof got);
+		sim_json_describe(v, got, sizeof got);
 		err(c, path, "expected a %s name, got %s", kind, got);
 		return -1;
 	}
@@ -449,13 +380,13 @@ static int read_name_list(struct ctx *c, const cJSON *list, const char *path, ch
 	size_t i = 0;
 
 	if (!cJSON_IsArray(list) || !list->child) {
-		describe(list, got, sizeof got);
+		sim_json_describe(list, got, sizeof got);
 		err(c, path, "expected a non-empty list of names, got %s%s", got,
 		    cJSON_IsArray(list) ? " (empty)" : "");
 		return -1;
 	}
 	for (const cJSON *e = list->child; e; e = e->next, i++) {
-		path_idx(sub, sizeof sub, path, i);
+		sim_json_path_idx(sub, sizeof sub, path, i);
 		const char *s = want_name(c, e, sub);
 		if (!s) {
 			bad = 1;
@@ -527,7 +458,7 @@ static void add_nodes(struct ctx *c, const cJSON *root, const char *key, int is_
 	if (!list || (!is_queue && cJSON_IsNull(list)))
 		return;
 	if (!cJSON_IsArray(list)) {
-		describe(list, got, sizeof got);
+		sim_json_describe(list, got, sizeof got);
 		err(c, path, "expected a list of %s objects, got %s", is_queue ? "queue" : "cohort", got);
 		return;
 	}
@@ -540,11 +471,11 @@ static void add_nodes(struct ctx *c, const cJSON *root, const char *key, int is_
 	*n_out = n;
 	for (const cJSON *e = list->child; e; e = e->next, i++) {
 		(*idx)[i] = -1;
-		path_idx(sub, sizeof sub, path, i);
+		sim_json_path_idx(sub, sizeof sub, path, i);
 		if (want_object(c, e, sub, is_queue ? "{\"name\", \"cohort\", \"quota\", ...}"
 						     : "{\"name\", \"parent\", ...}"))
 			continue;
-		path_key(npath, sizeof npath, sub, "name");
+		sim_json_path_key(npath, sizeof npath, sub, "name");
 		const char *name = want_name(c, get(e, "name"), npath);
 		if (!name)
 			continue;
@@ -587,16 +518,16 @@ static void read_quota_entry(struct ctx *c, const cJSON *e, const char *path, in
 			"{\"nominal\": N, \"borrowing_limit\": N|null, \"lending_limit\": N|null}"))
 		return;
 	check_keys(c, e, path, limit_keys);
-	path_key(sub, sizeof sub, path, "nominal");
+	sim_json_path_key(sub, sizeof sub, path, "nominal");
 	if (!get(e, "nominal")) {
 		err(c, sub, "expected a decimal >= 0 (required), got nothing");
 		bad = 1;
 	} else {
 		bad |= want_qty(c, get(e, "nominal"), sub, &nominal) < 0;
 	}
-	path_key(sub, sizeof sub, path, "borrowing_limit");
+	sim_json_path_key(sub, sizeof sub, path, "borrowing_limit");
 	bad |= want_limit(c, get(e, "borrowing_limit"), sub, &bl) < 0;
-	path_key(sub, sizeof sub, path, "lending_limit");
+	sim_json_path_key(sub, sizeof sub, path, "lending_limit");
 	bad |= want_limit(c, get(e, "lending_limit"), sub, &ll) < 0;
 	if (!bad && node >= 0 && f >= 0 && r >= 0)
 		kq_set_quota(c->kq, node, f, r, nominal, bl, ll);
@@ -612,12 +543,12 @@ static void read_quota(struct ctx *c, const cJSON *q, const char *path, int node
 	if (want_object(c, q, path, "{FLAVOR: {RESOURCE: {\"nominal\": N, ...}}}"))
 		return;
 	for (const cJSON *fl = q->child; fl; fl = fl->next) {
-		path_key(fpath, sizeof fpath, path, fl->string);
+		sim_json_path_key(fpath, sizeof fpath, path, fl->string);
 		int f = find_flavor(c, fl->string, fpath);
 		if (want_object(c, fl, fpath, "{RESOURCE: {\"nominal\": N, ...}}"))
 			continue;
 		for (const cJSON *re = fl->child; re; re = re->next) {
-			path_key(rpath, sizeof rpath, fpath, re->string);
+			sim_json_path_key(rpath, sizeof rpath, fpath, re->string);
 			int r = find_res(c, re->string, rpath);
 			read_quota_entry(c, re, rpath, node, f, r);
 		}
@@ -632,7 +563,7 @@ static void read_weight(struct ctx *c, const cJSON *obj, const char *path, int n
 
 	if (!v)
 		return;
-	path_key(sub, sizeof sub, path, "fair_weight");
+	sim_json_path_key(sub, sizeof sub, path, "fair_weight");
 	if (want_qty(c, v, sub, &w) == 0 && node >= 0)
 		c->kq->nodes[node].weight_milli = w;
 }
@@ -645,7 +576,7 @@ static void read_cohort(struct ctx *c, const cJSON *e, const char *path, int nod
 	const cJSON *p = get(e, "parent");
 
 	check_keys(c, e, path, cohort_keys);
-	path_key(sub, sizeof sub, path, "parent");
+	sim_json_path_key(sub, sizeof sub, path, "parent");
 	if (p && !cJSON_IsNull(p)) {
 		int k = find_node(c, p, sub, 0);
 		if (k >= 0 && k == node)
@@ -654,7 +585,7 @@ static void read_cohort(struct ctx *c, const cJSON *e, const char *path, int nod
 		else if (k >= 0 && node >= 0)
 			c->kq->nodes[node].parent = k;
 	}
-	path_key(sub, sizeof sub, path, "quota");
+	sim_json_path_key(sub, sizeof sub, path, "quota");
 	read_quota(c, get(e, "quota"), sub, node);
 	read_weight(c, e, path, node);
 }
@@ -687,14 +618,14 @@ static void read_group(struct ctx *c, const cJSON *g, const char *path, struct k
 	check_keys(c, g, path, group_keys);
 	rl = get(g, "resources");
 	fl = get(g, "flavors");
-	path_key(sub, sizeof sub, path, "resources");
+	sim_json_path_key(sub, sizeof sub, path, "resources");
 	if (!cJSON_IsArray(rl) || !rl->child) {
-		describe(rl, got, sizeof got);
+		sim_json_describe(rl, got, sizeof got);
 		err(c, sub, "expected a non-empty list of resource names (required), got %s", got);
 	} else {
 		i = 0;
 		for (const cJSON *e = rl->child; e; e = e->next, i++) {
-			path_idx(el, sizeof el, sub, i);
+			sim_json_path_idx(el, sizeof el, sub, i);
 			const char *s = want_name(c, e, el);
 			int r = s ? find_res(c, s, el) : -1;
 			if (r < 0)
@@ -710,15 +641,15 @@ static void read_group(struct ctx *c, const cJSON *g, const char *path, struct k
 			out->res[out->n_res++] = r;
 		}
 	}
-	path_key(sub, sizeof sub, path, "flavors");
+	sim_json_path_key(sub, sizeof sub, path, "flavors");
 	if (!cJSON_IsArray(fl) || !fl->child) {
-		describe(fl, got, sizeof got);
+		sim_json_describe(fl, got, sizeof got);
 		err(c, sub, "expected a non-empty list of flavor names (required), got %s", got);
 		return;
 	}
 	i = 0;
 	for (const cJSON *e = fl->child; e; e = e->next, i++) {
-		path_idx(el, sizeof el, sub, i);
+		sim_json_path_idx(el, sizeof el, sub, i);
 		const char *s = want_name(c, e, el);
 		int f = s ? find_flavor(c, s, el) : -1;
 		if (f < 0)
@@ -749,13 +680,13 @@ static void read_flavor_order(struct ctx *c, const cJSON *fo, const char *path, 
 		return;
 	}
 	if (!cJSON_IsArray(fo)) {
-		describe(fo, got, sizeof got);
+		sim_json_describe(fo, got, sizeof got);
 		err(c, path, "expected a list of groups {\"resources\": [...], \"flavors\": [...]}, got %s",
 		    got);
 		goto out_free;
 	}
 	for (const cJSON *g = fo->child; g; g = g->next, i++) {
-		path_idx(sub, sizeof sub, path, i);
+		sim_json_path_idx(sub, sizeof sub, path, i);
 		if (cfg->n_groups == KQ_MAX_GROUPS) {
 			err(c, sub, "expected at most %d resource groups", KQ_MAX_GROUPS);
 			break;
@@ -799,11 +730,11 @@ static void read_bwc(struct ctx *c, const cJSON *b, const char *path, struct kq_
 	if (want_object(c, b, path, "{\"policy\": \"LowerPriority\", \"max_priority_threshold\": N} or null"))
 		return;
 	check_keys(c, b, path, bwc_keys);
-	path_key(sub, sizeof sub, path, "policy");
+	sim_json_path_key(sub, sizeof sub, path, "policy");
 	p = want_enum(c, get(b, "policy"), sub, bwc_names);
 	cfg->bwc = p == 1;
 	t = get(b, "max_priority_threshold");
-	path_key(sub, sizeof sub, path, "max_priority_threshold");
+	sim_json_path_key(sub, sizeof sub, path, "max_priority_threshold");
 	if (t && !cJSON_IsNull(t) && want_int32(c, t, sub, &cfg->bwc_threshold) == 0)
 		cfg->bwc_has_threshold = 1;
 }
@@ -818,15 +749,15 @@ static void read_fungibility(struct ctx *c, const cJSON *ff, const char *path, s
 	if (want_object(c, ff, path, "{\"when_can_borrow\", \"when_can_preempt\", \"preference\"}"))
 		return;
 	check_keys(c, ff, path, fung_keys);
-	path_key(sub, sizeof sub, path, "when_can_borrow");
+	sim_json_path_key(sub, sizeof sub, path, "when_can_borrow");
 	if (get(ff, "when_can_borrow") &&
 	    (v = want_enum(c, get(ff, "when_can_borrow"), sub, borrow_names)) >= 0)
 		cfg->fung_borrow_try_next = v == 1;
-	path_key(sub, sizeof sub, path, "when_can_preempt");
+	sim_json_path_key(sub, sizeof sub, path, "when_can_preempt");
 	if (get(ff, "when_can_preempt") &&
 	    (v = want_enum(c, get(ff, "when_can_preempt"), sub, preempt_names)) >= 0)
 		cfg->fung_preempt_try_next = v == 1;
-	path_key(sub, sizeof sub, path, "preference");
+	sim_json_path_key(sub, sizeof sub, path, "preference");
 	if (get(ff, "preference") && (v = want_enum(c, get(ff, "preference"), sub, pref_names)) >= 0)
 		cfg->fung_preemption_over_borrowing = v == 1;
 }
@@ -845,34 +776,34 @@ static void read_queue(struct ctx *c, const cJSON *e, const char *path, int node
 	cfg.fung_preempt_try_next = 1; /* TryNextFlavor */
 	check_keys2(c, e, path, queue_keys, c->extra_queue_keys);
 
-	path_key(sub, sizeof sub, path, "cohort");
+	sim_json_path_key(sub, sizeof sub, path, "cohort");
 	v = get(e, "cohort");
 	if (v && !cJSON_IsNull(v) && (k = find_node(c, v, sub, 0)) >= 0 && node >= 0)
 		c->kq->nodes[node].parent = k;
 
-	path_key(sub, sizeof sub, path, "quota");
+	sim_json_path_key(sub, sizeof sub, path, "quota");
 	read_quota(c, get(e, "quota"), sub, node);
 	read_weight(c, e, path, node);
 
-	path_key(sub, sizeof sub, path, "flavor_order");
+	sim_json_path_key(sub, sizeof sub, path, "flavor_order");
 	if ((v = get(e, "flavor_order")))
 		read_flavor_order(c, v, sub, &cfg);
 
-	path_key(sub, sizeof sub, path, "within_queue");
+	sim_json_path_key(sub, sizeof sub, path, "within_queue");
 	if ((v = get(e, "within_queue")) && (k = want_enum(c, v, sub, within_names)) >= 0)
 		cfg.within = (enum kq_policy)kq_policy_from_name(within_names[k]);
-	path_key(sub, sizeof sub, path, "reclaim_within_cohort");
+	sim_json_path_key(sub, sizeof sub, path, "reclaim_within_cohort");
 	if ((v = get(e, "reclaim_within_cohort")) && (k = want_enum(c, v, sub, reclaim_names)) >= 0)
 		cfg.reclaim = (enum kq_policy)kq_policy_from_name(reclaim_names[k]);
-	path_key(sub, sizeof sub, path, "borrow_within_cohort");
+	sim_json_path_key(sub, sizeof sub, path, "borrow_within_cohort");
 	read_bwc(c, get(e, "borrow_within_cohort"), sub, &cfg);
-	path_key(sub, sizeof sub, path, "flavor_fungibility");
+	sim_json_path_key(sub, sizeof sub, path, "flavor_fungibility");
 	read_fungibility(c, get(e, "flavor_fungibility"), sub, &cfg);
 
-	path_key(sub, sizeof sub, path, "min_runtime_s");
+	sim_json_path_key(sub, sizeof sub, path, "min_runtime_s");
 	if ((v = get(e, "min_runtime_s")))
 		want_time(c, v, sub, 0, &cfg.min_runtime_ns);
-	path_key(sub, sizeof sub, path, "checkpoint_aware");
+	sim_json_path_key(sub, sizeof sub, path, "checkpoint_aware");
 	if ((v = get(e, "checkpoint_aware")))
 		want_bool(c, v, sub, &cfg.checkpoint_aware);
 
@@ -894,14 +825,14 @@ static void read_nodes(struct ctx *c, const cJSON *root)
 	snprintf(base, sizeof base, "%s.cohorts", c->root);
 	e = cJSON_IsArray(get(root, "cohorts")) ? get(root, "cohorts")->child : NULL;
 	for (i = 0; e && i < c->n_cohorts; e = e->next, i++) {
-		path_idx(path, sizeof path, base, i);
+		sim_json_path_idx(path, sizeof path, base, i);
 		if (cJSON_IsObject(e))
 			read_cohort(c, e, path, c->cohort_node[i]);
 	}
 	e = cJSON_IsArray(get(root, "queues")) ? get(root, "queues")->child : NULL;
 	snprintf(base, sizeof base, "%s.queues", c->root);
 	for (i = 0; e && i < c->n_queues; e = e->next, i++) {
-		path_idx(path, sizeof path, base, i);
+		sim_json_path_idx(path, sizeof path, base, i);
 		if (cJSON_IsObject(e))
 			read_queue(c, e, path, c->queue_node[i]);
 	}
@@ -954,8 +885,8 @@ static void check_cycles(struct ctx *c)
 						      kq->nodes[p].name);
 		} while (p != start);
 		snprintf(base, sizeof base, "%s.cohorts", c->root);
-		path_idx(item, sizeof item, base, i);
-		path_key(path, sizeof path, item, "parent");
+		sim_json_path_idx(item, sizeof item, base, i);
+		sim_json_path_key(path, sizeof path, item, "parent");
 		err(c, path, "cohort parents form a cycle (%s); expected a tree", chain);
 	}
 }
@@ -982,7 +913,7 @@ static void read_request(struct ctx *c, const cJSON *rq, const char *path, struc
 	if (want_object(c, rq, path, "{RESOURCE: quantity}"))
 		return;
 	for (const cJSON *e = rq->child; e; e = e->next) {
-		path_key(sub, sizeof sub, path, e->string);
+		sim_json_path_key(sub, sizeof sub, path, e->string);
 		int r = find_res(c, e->string, sub);
 		sim_qty_t q;
 		if (want_qty(c, e, sub, &q) == 0 && r >= 0)
@@ -1005,7 +936,7 @@ static void read_flavor_map(struct ctx *c, const cJSON *m, const char *path, con
 	if (want_object(c, m, path, "{RESOURCE: FLAVOR}"))
 		return;
 	for (const cJSON *e = m->child; e; e = e->next) {
-		path_key(sub, sizeof sub, path, e->string);
+		sim_json_path_key(sub, sizeof sub, path, e->string);
 		int r = find_res(c, e->string, sub);
 		const char *s = want_name(c, e, sub);
 		int f = s ? find_flavor(c, s, sub) : -1;
@@ -1014,7 +945,7 @@ static void read_flavor_map(struct ctx *c, const cJSON *m, const char *path, con
 	}
 	for (int r = 0; r < c->kq->n_res; r++)
 		if (wl->req[r] > 0 && !get(m, c->kq->res_names[r])) {
-			path_key(sub, sizeof sub, path, c->kq->res_names[r]);
+			sim_json_path_key(sub, sizeof sub, path, c->kq->res_names[r]);
 			err(c, sub, "expected the flavor of requested resource \"%s\", got nothing",
 			    c->kq->res_names[r]);
 		}
@@ -1028,18 +959,18 @@ static void read_job_common(struct ctx *c, const cJSON *e, const char *path, str
 	int q;
 
 	wl->queue = -1;
-	path_key(sub, sizeof sub, path, "queue");
+	sim_json_path_key(sub, sizeof sub, path, "queue");
 	if (!(v = get(e, "queue")))
 		err(c, sub, "expected a queue name (required), got nothing");
 	else if ((q = find_node(c, v, sub, 1)) >= 0)
 		wl->queue = q;
-	path_key(sub, sizeof sub, path, "priority");
+	sim_json_path_key(sub, sizeof sub, path, "priority");
 	if ((v = get(e, "priority")))
 		want_int32(c, v, sub, &wl->priority);
-	path_key(sub, sizeof sub, path, "request");
+	sim_json_path_key(sub, sizeof sub, path, "request");
 	read_request(c, get(e, "request"), sub, wl);
 	wl->created = SIM_TIME_NONE; /* absent or null: before every other time */
-	path_key(sub, sizeof sub, path, "created_at");
+	sim_json_path_key(sub, sizeof sub, path, "created_at");
 	if ((v = get(e, "created_at")))
 		want_time(c, v, sub, 1, &wl->created);
 	wl->admitted = SIM_TIME_NONE;
@@ -1057,21 +988,21 @@ static void read_running(struct ctx *c, const cJSON *e, const char *path, struct
 
 	check_keys(c, e, path, running_keys);
 	read_job_common(c, e, path, wl);
-	path_key(sub, sizeof sub, path, "flavor");
+	sim_json_path_key(sub, sizeof sub, path, "flavor");
 	read_flavor_map(c, get(e, "flavor"), sub, wl, wl->flavor);
-	path_key(sub, sizeof sub, path, "admitted_at");
+	sim_json_path_key(sub, sizeof sub, path, "admitted_at");
 	if (!(v = get(e, "admitted_at")))
 		err(c, sub, "expected seconds >= 0 (required), got nothing");
 	else
 		want_time(c, v, sub, 0, &wl->admitted);
 	wl->last_ckpt = wl->admitted;
-	path_key(sub, sizeof sub, path, "last_checkpoint_at");
+	sim_json_path_key(sub, sizeof sub, path, "last_checkpoint_at");
 	if ((v = get(e, "last_checkpoint_at")))
 		want_time(c, v, sub, 0, &wl->last_ckpt);
-	path_key(sub, sizeof sub, path, "evicted");
+	sim_json_path_key(sub, sizeof sub, path, "evicted");
 	if ((v = get(e, "evicted")) && want_bool(c, v, sub, &b) == 0)
 		wl->evicted = (uint8_t)b;
-	path_key(sub, sizeof sub, path, "preemptible");
+	sim_json_path_key(sub, sizeof sub, path, "preemptible");
 	if ((v = get(e, "preemptible")) && want_bool(c, v, sub, &b) == 0)
 		wl->preemptible = (uint8_t)b;
 }
@@ -1092,16 +1023,16 @@ static void read_incoming(struct ctx *c, const cJSON *e, const char *path, struc
 	read_job_common(c, e, path, wl);
 	for (int r = 0; r < SIM_MAX_RES; r++)
 		c->s->inc_flavor[r] = -1;
-	path_key(sub, sizeof sub, path, "assignment");
+	sim_json_path_key(sub, sizeof sub, path, "assignment");
 	a = get(e, "assignment");
 	if (!a || cJSON_IsNull(a))
 		return;
 	if (want_object(c, a, sub, "{\"flavor\": {RESOURCE: FLAVOR}, \"mode\": \"Fit\"|\"Preempt\"}"))
 		return;
 	check_keys(c, a, sub, assignment_keys);
-	path_key(mpath, sizeof mpath, sub, "flavor");
+	sim_json_path_key(mpath, sizeof mpath, sub, "flavor");
 	read_flavor_map(c, get(a, "flavor"), mpath, wl, c->s->inc_flavor);
-	path_key(mpath, sizeof mpath, sub, "mode");
+	sim_json_path_key(mpath, sizeof mpath, sub, "mode");
 	m = want_enum(c, get(a, "mode"), mpath, mode_names);
 	c->s->inc_mode = m == 1 ? KQ_PREEMPT : KQ_FIT;
 	c->s->inc_fixed = 1;
@@ -1137,12 +1068,12 @@ static struct job_src *collect_jobs(struct ctx *c, const cJSON *root, size_t *n_
 	if (inc && cJSON_IsArray(inc) && cJSON_GetArraySize(inc) == 1)
 		inc = inc->child; /* a list of one job is the job */
 	if (run && !cJSON_IsNull(run) && !cJSON_IsArray(run)) {
-		describe(run, got, sizeof got);
+		sim_json_describe(run, got, sizeof got);
 		err(c, "$.running", "expected a list of running jobs, got %s", got);
 		run = NULL;
 	}
 	if (pend && !cJSON_IsNull(pend) && !cJSON_IsArray(pend)) {
-		describe(pend, got, sizeof got);
+		sim_json_describe(pend, got, sizeof got);
 		err(c, "$.pending", "expected a list of pending jobs, got %s", got);
 		pend = NULL;
 	}
@@ -1156,13 +1087,13 @@ static struct job_src *collect_jobs(struct ctx *c, const cJSON *root, size_t *n_
 	for (const cJSON *e = cJSON_IsArray(run) ? run->child : NULL; e; e = e->next, i++) {
 		src[n].e = e;
 		src[n].kind = 0;
-		path_idx(src[n++].path, sizeof src->path, "$.running", i);
+		sim_json_path_idx(src[n++].path, sizeof src->path, "$.running", i);
 	}
 	i = 0;
 	for (const cJSON *e = cJSON_IsArray(pend) ? pend->child : NULL; e; e = e->next, i++) {
 		src[n].e = e;
 		src[n].kind = 1;
-		path_idx(src[n++].path, sizeof src->path, "$.pending", i);
+		sim_json_path_idx(src[n++].path, sizeof src->path, "$.pending", i);
 	}
 	if (inc) {
 		src[n].e = inc;
@@ -1209,7 +1140,7 @@ static void read_jobs(struct ctx *c, const cJSON *root)
 		s->incoming |= src[i].kind == 2;
 		if (want_object(c, src[i].e, src[i].path, job_shape(src[i].kind)))
 			continue;
-		path_key(sub, sizeof sub, src[i].path, "id");
+		sim_json_path_key(sub, sizeof sub, src[i].path, "id");
 		id = want_id(c, get(src[i].e, "id"), sub);
 		/* O(n^2) over the jobs: scenario files are written by hand (tens of jobs) */
 		for (size_t k = 0; id && k < i; k++)
@@ -1274,13 +1205,13 @@ static void read_fair_sharing(struct ctx *c, const cJSON *fs)
 		return;
 	}
 	if (!cJSON_IsArray(st) || !st->child) {
-		describe(st, got, sizeof got);
+		sim_json_describe(st, got, sizeof got);
 		err(c, "$.fair_sharing.strategies", "expected a non-empty list of strategy names, got %s",
 		    got);
 		return;
 	}
 	for (const cJSON *e = st->child; e; e = e->next, i++) {
-		path_idx(sub, sizeof sub, "$.fair_sharing.strategies", i);
+		sim_json_path_idx(sub, sizeof sub, "$.fair_sharing.strategies", i);
 		int k = want_enum(c, e, sub, strategy_names);
 		if (k < 0)
 			continue;
@@ -1306,7 +1237,7 @@ static void read_gates(struct ctx *c, const cJSON *g)
 	if (want_object(c, g, "$.feature_gates", "{GATE: true|false}"))
 		return;
 	for (const cJSON *e = g->child; e; e = e->next) {
-		path_key(sub, sizeof sub, "$.feature_gates", e->string);
+		sim_json_path_key(sub, sizeof sub, "$.feature_gates", e->string);
 		int k;
 		for (k = 0; gate_names[k]; k++)
 			if (strcmp(gate_names[k], e->string) == 0)
@@ -1326,7 +1257,7 @@ static void read_top(struct ctx *c, const cJSON *root)
 
 	if (v && !cJSON_IsNull(v)) {
 		if (!cJSON_IsString(v)) {
-			describe(v, got, sizeof got);
+			sim_json_describe(v, got, sizeof got);
 			err(c, "$.id", "expected a string, got %s", got);
 		} else if (!(c->s->id = xstrdup(v->valuestring))) {
 			c->nomem = 1;
@@ -1334,7 +1265,7 @@ static void read_top(struct ctx *c, const cJSON *root)
 	}
 	v = get(root, "description");
 	if (v && !cJSON_IsString(v)) {
-		describe(v, got, sizeof got);
+		sim_json_describe(v, got, sizeof got);
 		err(c, "$.description", "expected a string, got %s", got);
 	}
 	read_fair_sharing(c, get(root, "fair_sharing"));
@@ -1453,7 +1384,7 @@ static int build(struct ctx *c, const cJSON *root)
 	char got[96];
 
 	if (!cJSON_IsObject(root)) {
-		describe(root, got, sizeof got);
+		sim_json_describe(root, got, sizeof got);
 		err(c, "$", "expected an object {\"resources\", \"flavors\", \"queues\", ...}, got %s", got);
 		return -SIM_EPARSE;
 	}
@@ -1565,42 +1496,13 @@ int scn_read_quota_tree(const char *file, const char *json_path, const cJSON *tr
 
 int scn_load(const char *path, struct scn **out, struct sim_diag *diag)
 {
-	FILE *f;
-	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
-	int rc;
-
+	char *buf;
+	size_t len;
 	*out = NULL;
-	f = fopen(path, "rb");
-	if (!f) {
-		int e = errno;
-		sim_diag_add(diag, path, "cannot open: %s", strerror(e));
-		return e == ENOENT || e == ENOTDIR ? -SIM_ENOENT : -SIM_EIO;
-	}
-	do {
-		if (cap - len < 4096) {
-			size_t ncap = cap ? 2 * cap : 16384;
-			char *p = realloc(buf, ncap);
-			if (!p) {
-				free(buf);
-				fclose(f);
-				return -SIM_ENOMEM;
-			}
-			buf = p;
-			cap = ncap;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-	} while (got > 0);
-	if (ferror(f)) {
-		int e = errno;
-		sim_diag_add(diag, path, "cannot read: %s", strerror(e));
-		free(buf);
-		fclose(f);
-		return -SIM_EIO;
-	}
-	fclose(f);
-	rc = scn_parse(path, buf ? buf : "", len, out, diag);
+	int rc = sim_read_file(path, &buf, &len, diag);
+	if (rc)
+		return rc;
+	rc = scn_parse(path, buf, len, out, diag);
 	free(buf);
 	return rc;
 }

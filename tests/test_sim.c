@@ -1,4 +1,4 @@
-/* tests/test_sim.c: sim/sim.c (errors, diagnostics, decimal parsing) and sim/bind.c. */
+/* tests/test_sim.c: sim/sim.c (errors, diagnostics, decimal parsing), sim/jsonmsg.c and sim/bind.c. */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +6,7 @@
 
 #include "../sim/cluster.h"
 #include "../sim/engine.h"
+#include "../sim/jsonmsg.h"
 #include "../sim/sim.h"
 #include "testutil.h"
 
@@ -157,7 +158,50 @@ static void test_sim_bind_unknown_flavor_located(void)
 	sim_trace_destroy(t);
 }
 
+/* The JSON readers' shared message pieces and file reading. */
+static void test_sim_jsonmsg(void)
+{
+	char buf[64];
+	sim_json_path_key(buf, sizeof buf, "$.quota", "h100");
+	CU_ASSERT_STRING_EQUAL(buf, "$.quota.h100");
+	sim_json_path_key(buf, sizeof buf, "$.quota", "a100-80g");
+	CU_ASSERT_STRING_EQUAL(buf, "$.quota[\"a100-80g\"]");
+	sim_json_path_key(buf, sizeof buf, "$", "9x");
+	CU_ASSERT_STRING_EQUAL(buf, "$[\"9x\"]");
+	sim_json_path_idx(buf, sizeof buf, "$.queues", 3);
+	CU_ASSERT_STRING_EQUAL(buf, "$.queues[3]");
+	cJSON *v = cJSON_Parse("[0.1, \"a\\\"b\", null, {}, \"0123456789012345678901234567890123456789012345678\"]");
+	sim_json_describe(cJSON_GetArrayItem(v, 0), buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "0.1");
+	sim_json_describe(cJSON_GetArrayItem(v, 1), buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "\"a\\\"b\"");
+	sim_json_describe(cJSON_GetArrayItem(v, 2), buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "null");
+	sim_json_describe(cJSON_GetArrayItem(v, 3), buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "an object");
+	sim_json_describe(cJSON_GetArrayItem(v, 4), buf, sizeof buf);
+	CU_ASSERT(strlen(buf) < 56 && strstr(buf, "...\"") != NULL); /* cut, quoted */
+	sim_json_describe(NULL, buf, sizeof buf);
+	CU_ASSERT_STRING_EQUAL(buf, "nothing");
+	cJSON_Delete(v);
+
+	char *text;
+	size_t len;
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	const char *p = tu_write_file("jsonmsg.txt", "{\"a\": 1}");
+	CU_ASSERT_EQUAL(sim_read_file(p, &text, &len, &d), 0);
+	CU_ASSERT_EQUAL(len, 8);
+	CU_ASSERT_STRING_EQUAL(text, "{\"a\": 1}");
+	free(text);
+	CU_ASSERT_EQUAL(sim_read_file("/nonexistent/x.json", &text, &len, &d), -SIM_ENOENT);
+	CU_ASSERT_PTR_NULL(text);
+	CU_ASSERT(sim_diag_contains(&d, "/nonexistent/x.json: cannot open"));
+	sim_diag_fini(&d);
+}
+
 static CU_TestInfo sim_tests[] = {
+	{ "test_sim_jsonmsg", test_sim_jsonmsg },
 	{ "test_sim_qty_parse", test_sim_qty_parse },
 	{ "test_sim_time_parse", test_sim_time_parse },
 	{ "test_sim_parse_overflow_refused", test_sim_parse_overflow_refused },
