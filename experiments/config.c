@@ -97,26 +97,10 @@ static void err(struct chk *c, const char *path, const char *fmt, ...)
 
 /* ---- generic checks ------------------------------------------------------ */
 
-/* Duplicate keys anywhere in the tree (cJSON keeps both; GetObjectItem would see the first). */
-static void check_dups(struct chk *c, const cJSON *node, const char *path)
+/* Duplicate keys anywhere: cJSON keeps both and GetObjectItem sees the first. */
+static void report_dup(void *arg, const char *path)
 {
-	char sub[PATH_MAX_];
-	size_t i = 0;
-
-	for (const cJSON *ch = node->child; ch; ch = ch->next, i++) {
-		if (cJSON_IsObject(node)) {
-			sim_json_path_key(sub, sizeof sub, path, ch->string ? ch->string : "");
-			for (const cJSON *p = node->child; p != ch; p = p->next)
-				if (p->string && ch->string && strcmp(p->string, ch->string) == 0) {
-					err(c, sub, "duplicate key; expected each key once per object");
-					break;
-				}
-		} else {
-			sim_json_path_idx(sub, sizeof sub, path, i);
-		}
-		if (cJSON_IsObject(ch) || cJSON_IsArray(ch))
-			check_dups(c, ch, sub);
-	}
+	err(arg, path, "duplicate key; expected each key once per object");
 }
 
 static size_t edit_distance(const char *a, const char *b)
@@ -1234,7 +1218,7 @@ int exp_config_parse(const char *path, const char *text, size_t len, struct exp_
 		    "expected an object {\"name\": ..., \"trace\": ..., \"cluster\": ...}, got %s", got);
 		goto out_report;
 	}
-	check_dups(&base, root, "$");
+	sim_json_duplicate_keys(root, "$", report_dup, &base);
 	check_top(&base, cfg, root);
 	if (sweep_parse(&base, root, &sk, &n_keys, &nv) < 0) {
 		n_keys = 0; /* still check the base's cluster and policies, for every error at once */

@@ -85,26 +85,10 @@ static const cJSON *get(const cJSON *obj, const char *key)
 	return cJSON_GetObjectItemCaseSensitive(obj, key);
 }
 
-/* Duplicate keys anywhere (cJSON keeps both and GetObjectItem sees the first). */
-static void check_dups(struct ctx *c, const cJSON *node, const char *path)
+/* Duplicate keys anywhere: cJSON keeps both and GetObjectItem sees the first. */
+static void report_dup(void *arg, const char *path)
 {
-	char sub[PATH_MAX_];
-	size_t i = 0;
-
-	for (const cJSON *ch = node->child; ch; ch = ch->next, i++) {
-		if (cJSON_IsObject(node)) {
-			sim_json_path_key(sub, sizeof sub, path, ch->string ? ch->string : "");
-			for (const cJSON *p = node->child; p != ch; p = p->next)
-				if (p->string && ch->string && strcmp(p->string, ch->string) == 0) {
-					err(c, sub, "duplicate key; expected each key once per object");
-					break;
-				}
-		} else {
-			sim_json_path_idx(sub, sizeof sub, path, i);
-		}
-		if (cJSON_IsObject(ch) || cJSON_IsArray(ch))
-			check_dups(c, ch, sub);
-	}
+	err(arg, path, "duplicate key; expected each key once per object");
 }
 
 static int in_list(const char *const *names, const char *key)
@@ -1388,7 +1372,7 @@ static int build(struct ctx *c, const cJSON *root)
 		err(c, "$", "expected an object {\"resources\", \"flavors\", \"queues\", ...}, got %s", got);
 		return -SIM_EPARSE;
 	}
-	check_dups(c, root, "$");
+	sim_json_duplicate_keys(root, "$", report_dup, c);
 	check_keys(c, root, "$", top_keys);
 	if (read_res_flavors(c, root) < 0)
 		return c->nomem ? -SIM_ENOMEM : -SIM_EPARSE;
@@ -1477,7 +1461,7 @@ int scn_read_quota_tree(const char *file, const char *json_path, const cJSON *tr
 	if (!cJSON_IsObject(tree)) {
 		err(&c, json_path, "expected an object {\"cohorts\": [...], \"queues\": [...]}");
 	} else {
-		check_dups(&c, tree, json_path);
+		sim_json_duplicate_keys(tree, json_path, report_dup, &c);
 		rc = read_tree(&c, tree);
 	}
 	free(c.cohort_node);

@@ -143,3 +143,25 @@ void sim_json_path_idx(char *out, size_t n, const char *parent, size_t i)
 	if (snprintf(out, n, "%s[%zu]", parent, i) >= (int)n)
 		out[n - 1] = 0;
 }
+
+void sim_json_duplicate_keys(const cJSON *node, const char *path, void (*dup)(void *arg, const char *path),
+			     void *arg)
+{
+	char sub[512];
+	size_t i = 0;
+
+	for (const cJSON *ch = node->child; ch; ch = ch->next, i++) {
+		if (cJSON_IsObject(node)) {
+			sim_json_path_key(sub, sizeof sub, path, ch->string ? ch->string : "");
+			for (const cJSON *p = node->child; p != ch; p = p->next)
+				if (p->string && ch->string && strcmp(p->string, ch->string) == 0) {
+					dup(arg, sub);
+					break;
+				}
+		} else {
+			sim_json_path_idx(sub, sizeof sub, path, i);
+		}
+		if (cJSON_IsObject(ch) || cJSON_IsArray(ch))
+			sim_json_duplicate_keys(ch, sub, dup, arg);
+	}
+}

@@ -26,4 +26,10 @@ void sim_json_path_key(char *out, size_t n, const char *parent, const char *key)
 /* parent[i], cut at n bytes. */
 void sim_json_path_idx(char *out, size_t n, const char *parent, size_t i);
 
+/* Calls dup(arg, path_of_key) for every key that repeats an earlier key of the same
+ * object, anywhere under node (cJSON keeps both; GetObjectItem would see the first).
+ * Paths start at `path` and are cut at 512 bytes. */
+void sim_json_duplicate_keys(const cJSON *node, const char *path, void (*dup)(void *arg, const char *path),
+			     void *arg);
+
 #endif
