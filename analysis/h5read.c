@@ -399,20 +399,33 @@ void h5read_summary_free(struct h5read_summary *s)
 	memset(s, 0, sizeof *s);
 }
 
-int h5read_summary_field(const struct h5read_summary *s, const char *name)
+/* Index of `name` in a table's field names, or -1. */
+static int field_index(char *const *field, size_t n_fields, const char *name)
 {
-	for (size_t i = 0; i < s->n_fields; i++)
-		if (strcmp(s->field[i], name) == 0)
+	for (size_t i = 0; i < n_fields; i++)
+		if (strcmp(field[i], name) == 0)
 			return (int)i;
 	return -1;
 }
 
+/* Value of field `name` in row `row` of a row-major table of doubles, or NaN. */
+static double table_get(const double *v, char *const *field, size_t n_fields, size_t n_rows, size_t row,
+			const char *name)
+{
+	int k = field_index(field, n_fields, name);
+	if (k < 0 || row >= n_rows)
+		return NAN;
+	return v[row * n_fields + (size_t)k];
+}
+
+int h5read_summary_field(const struct h5read_summary *s, const char *name)
+{
+	return field_index(s->field, s->n_fields, name);
+}
+
 double h5read_summary_get(const struct h5read_summary *s, size_t row, const char *name)
 {
-	int k = h5read_summary_field(s, name);
-	if (k < 0 || row >= s->n_rows)
-		return NAN;
-	return s->v[row * s->n_fields + (size_t)k];
+	return table_get(s->v, s->field, s->n_fields, s->n_rows, row, name);
 }
 
 int h5read_summary_row(const struct h5read_summary *s, const char *run)
@@ -1010,18 +1023,12 @@ void h5read_queues_free(struct h5read_queues *q)
 
 int h5read_queues_field(const struct h5read_queues *q, const char *name)
 {
-	for (size_t k = 0; k < q->n_fields; k++)
-		if (strcmp(q->field[k], name) == 0)
-			return (int)k;
-	return -1;
+	return field_index(q->field, q->n_fields, name);
 }
 
 double h5read_queues_get(const struct h5read_queues *q, size_t row, const char *name)
 {
-	int k = h5read_queues_field(q, name);
-	if (k < 0 || row >= q->n_rows)
-		return NAN;
-	return q->v[row * q->n_fields + (size_t)k];
+	return table_get(q->v, q->field, q->n_fields, q->n_rows, row, name);
 }
 
 /* The memory layout of a queues row: the queue string, then every numeric field as

@@ -93,8 +93,6 @@ static void err(struct chk *c, const char *path, const char *fmt, ...)
 	c->n++;
 }
 
-/* ---- rendering values and paths for messages --------------------------- */
-
 /* ---- generic checks ------------------------------------------------------ */
 
 /* Duplicate keys anywhere: cJSON keeps both and GetObjectItem sees the first. */
