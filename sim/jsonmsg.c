@@ -49,11 +49,11 @@ int sim_read_file(const char *path, char **text, size_t *len, struct sim_diag *d
 
 void sim_json_fmt_double(double v, char *buf, size_t n)
 {
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, n, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
+	snprintf(buf, n, "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, n, "%.16g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, n, "%.17g", v);
 }
 
 static void describe_string(const char *s, char *buf, size_t n)
