@@ -113,16 +113,12 @@ static uint32_t entry_new(struct cohort *c)
 
 static void entry_free(struct cohort *c, uint32_t ei)
 {
-	if (c->n_free == c->cap_free) {
-		size_t nc = c->cap_free ? c->cap_free * 2 : 1024;
-		uint32_t *nf = realloc(c->free_list, nc * sizeof *nf);
-		if (!nf) {
-			c->oom = 1;
-			return;
-		}
-		c->free_list = nf;
-		c->cap_free = nc;
+	uint32_t *nf = sim_grow(c->free_list, &c->cap_free, c->n_free, sizeof *nf, 1024);
+	if (!nf) {
+		c->oom = 1;
+		return;
 	}
+	c->free_list = nf;
 	c->job_entry[ent(c, ei)->job] = NONE_U32;
 	c->free_list[c->n_free++] = ei;
 }
@@ -175,14 +171,10 @@ static void sift_down(struct cohort *c, struct qstate *q, size_t i)
 
 static int heap_push(struct cohort *c, struct qstate *q, uint32_t ei)
 {
-	if (q->n == q->cap) {
-		size_t nc = q->cap ? q->cap * 2 : 64;
-		uint32_t *nh = realloc(q->heap, nc * sizeof *nh);
-		if (!nh)
-			return -SIM_ENOMEM;
-		q->heap = nh;
-		q->cap = nc;
-	}
+	uint32_t *nh = sim_grow(q->heap, &q->cap, q->n, sizeof *nh, 64);
+	if (!nh)
+		return -SIM_ENOMEM;
+	q->heap = nh;
 	q->heap[q->n++] = ei;
 	sift_up(c, q, q->n - 1);
 	return 0;
@@ -224,16 +216,12 @@ static void unpark_all(struct cohort *c)
 
 static void park(struct cohort *c, struct qstate *q, uint32_t ei)
 {
-	if (q->n_parked == q->cap_parked) {
-		size_t nc = q->cap_parked ? q->cap_parked * 2 : 64;
-		uint32_t *np = realloc(q->parked, nc * sizeof *np);
-		if (!np) {
-			c->oom = 1;
-			return;
-		}
-		q->parked = np;
-		q->cap_parked = nc;
+	uint32_t *np = sim_grow(q->parked, &q->cap_parked, q->n_parked, sizeof *np, 64);
+	if (!np) {
+		c->oom = 1;
+		return;
 	}
+	q->parked = np;
 	heap_remove(c, q, ei);
 	ent(c, ei)->parked = 1;
 	q->parked[q->n_parked++] = ei;
@@ -283,16 +271,12 @@ static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const
 
 static void awaiting_push(struct cohort *c, uint32_t ei)
 {
-	if (c->n_awaiting == c->cap_awaiting) {
-		size_t nc = c->cap_awaiting ? c->cap_awaiting * 2 : 64;
-		uint32_t *na = realloc(c->awaiting, nc * sizeof *na);
-		if (!na) {
-			c->oom = 1;
-			return;
-		}
-		c->awaiting = na;
-		c->cap_awaiting = nc;
+	uint32_t *na = sim_grow(c->awaiting, &c->cap_awaiting, c->n_awaiting, sizeof *na, 64);
+	if (!na) {
+		c->oom = 1;
+		return;
 	}
+	c->awaiting = na;
 	c->awaiting[c->n_awaiting++] = ei;
 }
 

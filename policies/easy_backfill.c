@@ -333,16 +333,12 @@ static int intern_classes(struct ebf *s, const struct sim_trace *t)
 					  memcmp(s->classes[slot[h]].req, o->req, sizeof o->req) != 0))
 			h = (h + 1) & (cap - 1);
 		if (slot[h] == NIL) {
-			if (s->n_classes == ccap) {
-				size_t nc = ccap ? ccap * 2 : 16;
-				struct req_class *ncl = realloc(s->classes, nc * sizeof *ncl);
-				if (!ncl) {
-					free(slot);
-					return -SIM_ENOMEM;
-				}
-				s->classes = ncl;
-				ccap = nc;
+			struct req_class *ncl = sim_grow(s->classes, &ccap, s->n_classes, sizeof *ncl, 16);
+			if (!ncl) {
+				free(slot);
+				return -SIM_ENOMEM;
 			}
+			s->classes = ncl;
 			struct req_class *k = &s->classes[s->n_classes];
 			k->flavor = o->flavor_id;
 			memcpy(k->req, o->req, sizeof k->req);
@@ -602,16 +598,12 @@ static void run_insert(struct ebf *s, const struct sim_view *v, const struct sim
 	if (f < 0 || (size_t)f >= s->n_flavors || s->hpos[job->idx] != NIL)
 		return;
 	struct run_heap *h = &s->run[f];
-	if (h->n == h->cap) {
-		size_t ncap = h->cap ? h->cap * 2 : 64;
-		struct run_entry *na = realloc(h->a, ncap * sizeof *na);
-		if (!na) {
-			s->oom = 1;
-			return;
-		}
-		h->a = na;
-		h->cap = ncap;
+	struct run_entry *na = sim_grow(h->a, &h->cap, h->n, sizeof *na, 64);
+	if (!na) {
+		s->oom = 1;
+		return;
 	}
+	h->a = na;
 	sim_time_t est = sim_view_estimate(v, job, job->opt_chosen, f);
 	h->a[h->n] = (struct run_entry){ .end_ns = add_sat(start_ns, est < 0 ? 0 : est), .idx = job->idx };
 	s->hflav[job->idx] = f;
@@ -835,14 +827,10 @@ static int frontier_before(const struct run_heap *h, const uint32_t *fr, size_t 
 
 static int frontier_push(struct ebf *s, const struct run_heap *h, size_t *n, uint32_t pos)
 {
-	if (*n == s->frontier_cap) {
-		size_t ncap = s->frontier_cap ? s->frontier_cap * 2 : 64;
-		uint32_t *nf = realloc(s->frontier, ncap * sizeof *nf);
-		if (!nf)
-			return -SIM_ENOMEM;
-		s->frontier = nf;
-		s->frontier_cap = ncap;
-	}
+	uint32_t *nf = sim_grow(s->frontier, &s->frontier_cap, *n, sizeof *nf, 64);
+	if (!nf)
+		return -SIM_ENOMEM;
+	s->frontier = nf;
 	uint32_t *fr = s->frontier;
 	size_t i = (*n)++;
 	fr[i] = pos;
@@ -959,16 +947,12 @@ static void record(struct ebf *s, const struct sim_view *v, uint32_t head)
 {
 	if (!s->record || s->rec_head == head)
 		return;
-	if (s->n_rec == s->rec_cap) {
-		size_t ncap = s->rec_cap ? s->rec_cap * 2 : 64;
-		struct easy_backfill_reservation *nr = realloc(s->rec, ncap * sizeof *nr);
-		if (!nr) {
-			s->oom = 1;
-			return;
-		}
-		s->rec = nr;
-		s->rec_cap = ncap;
+	struct easy_backfill_reservation *nr = sim_grow(s->rec, &s->rec_cap, s->n_rec, sizeof *nr, 64);
+	if (!nr) {
+		s->oom = 1;
+		return;
 	}
+	s->rec = nr;
 	s->rec[s->n_rec++] = (struct easy_backfill_reservation){
 		.job = head, .flavor = s->pr.flavor, .decided_ns = sim_view_now(v), .shadow_ns = s->pr.shadow_ns,
 	};

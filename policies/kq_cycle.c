@@ -30,16 +30,12 @@ static void jbook(struct kq_sched *s, struct journal *j, int node, int fr, sim_q
 {
 	if (v == 0)
 		return;
-	if (j->n == j->cap) {
-		size_t nc = j->cap ? j->cap * 2 : 64;
-		struct jentry *nv = realloc(j->v, nc * sizeof *nv);
-		if (!nv) {
-			j->oom = 1;
-			return;
-		}
-		j->v = nv;
-		j->cap = nc;
+	struct jentry *nv = sim_grow(j->v, &j->cap, j->n, sizeof *nv, 64);
+	if (!nv) {
+		j->oom = 1;
+		return;
 	}
+	j->v = nv;
 	j->v[j->n++] = (struct jentry){ node, fr, v };
 	if (v > 0)
 		kq_usage_add(s, node, fr, v);
@@ -605,17 +601,14 @@ static struct nomination *fair_next(struct kq_sched *s, struct nomination **pend
 
 /* ---- decisions ---- */
 
-#define PUSH(arr, val)                                                                          \
-	do {                                                                                    \
-		if ((arr).n == (arr).cap) {                                                     \
-			size_t nc_ = (arr).cap ? (arr).cap * 2 : 16;                            \
-			void *nv_ = realloc((arr).v, nc_ * sizeof *(arr).v);                    \
-			if (!nv_)                                                               \
-				return -SIM_ENOMEM;                                             \
-			(arr).v = nv_;                                                          \
-			(arr).cap = nc_;                                                        \
-		}                                                                               \
-		(arr).v[(arr).n++] = (val);                                                     \
+/* Appends val to a KQ_ARRAY; returns -SIM_ENOMEM from the caller when it cannot. */
+#define PUSH(arr, val)                                                                      \
+	do {                                                                                \
+		void *nv_ = sim_grow((arr).v, &(arr).cap, (arr).n, sizeof *(arr).v, 16);    \
+		if (!nv_)                                                                   \
+			return -SIM_ENOMEM;                                                 \
+		(arr).v = nv_;                                                              \
+		(arr).v[(arr).n++] = (val);                                                 \
 	} while (0)
 
 void kq_decision_reset(struct kq_decision *d)
@@ -721,14 +714,10 @@ static int issue_preemption(struct cycle *c, struct nomination *e)
 		struct kq_wl *v = e->targets.v[i].wl;
 		v->mark = c->victim_mark;
 		PUSH(d->victims, ((struct kq_victim){ .wl = v, .by = e->wl, .reason = e->targets.v[i].reason }));
-		if (c->n_issued == c->cap_issued) {
-			size_t nc = c->cap_issued ? c->cap_issued * 2 : 16;
-			struct kq_wl **ni = realloc(c->issued, nc * sizeof *ni);
-			if (!ni)
-				return -SIM_ENOMEM;
-			c->issued = ni;
-			c->cap_issued = nc;
-		}
+		struct kq_wl **ni = sim_grow(c->issued, &c->cap_issued, c->n_issued, sizeof *ni, 16);
+		if (!ni)
+			return -SIM_ENOMEM;
+		c->issued = ni;
 		c->issued[c->n_issued++] = v;
 	}
 	jbook_wl(c->s, &c->j, e->wl, e->flavor, +1);
@@ -878,16 +867,12 @@ int kq_incoming(struct kq_sched *s, struct kq_wl *wl, const int16_t *fixed_flavo
 	*a = assign_of(&nom);
 	for (size_t i = 0; i < nom.targets.n; i++) {
 		struct kq_victim *v = &nom.targets.v[i];
-		if (out->victims.n == out->victims.cap) {
-			size_t nc = out->victims.cap ? out->victims.cap * 2 : 16;
-			struct kq_victim *nv = realloc(out->victims.v, nc * sizeof *nv);
-			if (!nv) {
-				free(nom.targets.v);
-				return -SIM_ENOMEM;
-			}
-			out->victims.v = nv;
-			out->victims.cap = nc;
+		struct kq_victim *nv = sim_grow(out->victims.v, &out->victims.cap, out->victims.n, sizeof *nv, 16);
+		if (!nv) {
+			free(nom.targets.v);
+			return -SIM_ENOMEM;
 		}
+		out->victims.v = nv;
 		out->victims.v[out->victims.n++] = *v;
 	}
 	free(nom.targets.v);

@@ -29,28 +29,20 @@ struct cands {
 
 static int cands_push(struct cands *c, struct kq_wl *wl, int lca, enum variant var, double lost)
 {
-	if (c->n == c->cap) {
-		size_t nc = c->cap ? c->cap * 2 : 32;
-		struct cand *nv = realloc(c->v, nc * sizeof *nv);
-		if (!nv)
-			return -SIM_ENOMEM;
-		c->v = nv;
-		c->cap = nc;
-	}
+	struct cand *nv = sim_grow(c->v, &c->cap, c->n, sizeof *nv, 32);
+	if (!nv)
+		return -SIM_ENOMEM;
+	c->v = nv;
 	c->v[c->n++] = (struct cand){ wl, lca, var, lost, 0 };
 	return 0;
 }
 
 int kq_targets_push(struct kq_targets *t, struct kq_wl *wl, struct kq_wl *by, enum kq_reason reason)
 {
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 16;
-		struct kq_victim *nv = realloc(t->v, nc * sizeof *nv);
-		if (!nv)
-			return -SIM_ENOMEM;
-		t->v = nv;
-		t->cap = nc;
-	}
+	struct kq_victim *nv = sim_grow(t->v, &t->cap, t->n, sizeof *nv, 16);
+	if (!nv)
+		return -SIM_ENOMEM;
+	t->v = nv;
 	t->v[t->n++] = (struct kq_victim){ wl, by, reason };
 	return 0;
 }

@@ -142,14 +142,10 @@ int kq_add_node(struct kq_sched *s, const char *name, int is_queue)
 {
 	if (strlen(name) >= SIM_NAME_MAX || kq_find(s, name) >= 0)
 		return -SIM_EINVAL;
-	if (s->n_nodes == s->cap_nodes) {
-		size_t nc = s->cap_nodes ? s->cap_nodes * 2 : 16;
-		struct kq_node *nn = realloc(s->nodes, nc * sizeof *nn);
-		if (!nn)
-			return -SIM_ENOMEM;
-		s->nodes = nn;
-		s->cap_nodes = nc;
-	}
+	struct kq_node *nn = sim_grow(s->nodes, &s->cap_nodes, s->n_nodes, sizeof *nn, 16);
+	if (!nn)
+		return -SIM_ENOMEM;
+	s->nodes = nn;
 	struct kq_node *n = &s->nodes[s->n_nodes];
 	memset(n, 0, sizeof *n);
 	strcpy(n->name, name);
@@ -326,14 +322,10 @@ static struct kq_band *band_of(struct kq_sched *s, struct kq_node *q, int32_t pr
 		i++;
 	if (i < q->n_bands && q->bands[i].prio == prio)
 		return &q->bands[i];
-	if (q->n_bands == q->cap_bands) {
-		size_t nc = q->cap_bands ? q->cap_bands * 2 : 4;
-		struct kq_band *nb = realloc(q->bands, nc * sizeof *nb);
-		if (!nb)
-			return NULL;
-		q->bands = nb;
-		q->cap_bands = nc;
-	}
+	struct kq_band *nb = sim_grow(q->bands, &q->cap_bands, q->n_bands, sizeof *nb, 4);
+	if (!nb)
+		return NULL;
+	q->bands = nb;
 	sim_qty_t *qty = calloc((size_t)(s->n_fr ? s->n_fr : 1), sizeof *qty);
 	if (!qty)
 		return NULL;
@@ -363,14 +355,10 @@ int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 {
 	struct kq_node *q = &s->nodes[wl->queue];
 	/* Every allocation first, so that a failure changes nothing. */
-	if (q->n_running == q->cap_running) {
-		size_t nc = q->cap_running ? q->cap_running * 2 : 16;
-		struct kq_wl **nr = realloc(q->running, nc * sizeof *nr);
-		if (!nr)
-			return -SIM_ENOMEM;
-		q->running = nr;
-		q->cap_running = nc;
-	}
+	struct kq_wl **nr = sim_grow(q->running, &q->cap_running, q->n_running, sizeof *nr, 16);
+	if (!nr)
+		return -SIM_ENOMEM;
+	q->running = nr;
 	if (!q->max_req && !(q->max_req = calloc((size_t)(s->n_fr ? s->n_fr : 1), sizeof *q->max_req)))
 		return -SIM_ENOMEM;
 	struct kq_band *b = band_of(s, q, wl->priority);

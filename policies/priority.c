@@ -56,16 +56,12 @@ static void priority_on_submit(struct sim_policy *pol, const struct sim_view *v,
 {
 	(void)v;
 	struct prio *p = pol->priv;
-	if (p->n == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 256;
-		struct prio_entry *nh = realloc(p->heap, ncap * sizeof *nh);
-		if (!nh) {
-			p->oom = 1;
-			return;
-		}
-		p->heap = nh;
-		p->cap = ncap;
+	struct prio_entry *nh = sim_grow(p->heap, &p->cap, p->n, sizeof *nh, 256);
+	if (!nh) {
+		p->oom = 1;
+		return;
 	}
+	p->heap = nh;
 	struct prio_entry e = {
 		.key = (double)job->priority - p->aging_per_hour * ((double)job->submit_ns / 3600e9),
 		.idx = job->idx,

@@ -352,14 +352,10 @@ int sim_placement_buf_preempt(struct sim_placement_buf *out, uint32_t victim, ui
 	for (size_t i = 0; i < out->n_victims; i++)
 		if (out->victims[i].victim == victim)
 			return -SIM_ESTATE;
-	if (out->n_victims == out->cap_victims) {
-		size_t nc = out->cap_victims ? out->cap_victims * 2 : 16;
-		struct victim_proposal *nv = realloc(out->victims, nc * sizeof *nv);
-		if (!nv)
-			return -SIM_ENOMEM;
-		out->victims = nv;
-		out->cap_victims = nc;
-	}
+	struct victim_proposal *nv = sim_grow(out->victims, &out->cap_victims, out->n_victims, sizeof *nv, 16);
+	if (!nv)
+		return -SIM_ENOMEM;
+	out->victims = nv;
 	out->victims[out->n_victims++] =
 		(struct victim_proposal){ victim, preemptor, (uint8_t)reason, (uint8_t)(requeue != 0) };
 	return 0;
@@ -378,14 +374,10 @@ int sim_placement_buf_try_flavor(struct sim_placement_buf *out, uint32_t idx, in
 	int k = resolve_option(opt);
 	if (k >= job->n_opts)
 		return -SIM_EINVAL;
-	if (out->n == out->cap) {
-		size_t ncap = out->cap ? out->cap * 2 : 64;
-		uint32_t *nj = realloc(out->jobs, ncap * sizeof *nj);
-		if (!nj)
-			return -SIM_ENOMEM;
-		out->jobs = nj;
-		out->cap = ncap;
-	}
+	uint32_t *nj = sim_grow(out->jobs, &out->cap, out->n, sizeof *nj, 64);
+	if (!nj)
+		return -SIM_ENOMEM;
+	out->jobs = nj;
 	const struct sim_job_option *o = sim_job_opt(t, job, k);
 	if (flavor >= (int)sim_cluster_n_flavors(c))
 		return -SIM_EINVAL;
@@ -663,14 +655,10 @@ static double stop_progress(struct sim_engine *e, struct sim_job *job)
 static int record_decision(struct sim_engine *e, const struct sim_decision *d)
 {
 	struct sim_decisions *ds = &e->decisions;
-	if (ds->n == ds->cap) {
-		size_t nc = ds->cap ? ds->cap * 2 : 256;
-		struct sim_decision *nv = realloc(ds->v, nc * sizeof *nv);
-		if (!nv)
-			return -SIM_ENOMEM;
-		ds->v = nv;
-		ds->cap = nc;
-	}
+	struct sim_decision *nv = sim_grow(ds->v, &ds->cap, ds->n, sizeof *nv, 256);
+	if (!nv)
+		return -SIM_ENOMEM;
+	ds->v = nv;
 	ds->v[ds->n++] = *d;
 	return 0;
 }

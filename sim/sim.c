@@ -202,3 +202,14 @@ void sim_qty_format(sim_qty_t q, char *buf, size_t n)
 		frac[k] = 0;
 	snprintf(buf, n, "%s%llu.%s", sign, (unsigned long long)ip, frac);
 }
+
+void *sim_grow(void *v, size_t *cap, size_t n, size_t elem, size_t first)
+{
+	if (n < *cap)
+		return v;
+	size_t ncap = *cap ? *cap * 2 : first;
+	void *nv = realloc(v, ncap * elem);
+	if (nv)
+		*cap = ncap;
+	return nv;
+}

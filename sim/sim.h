@@ -93,6 +93,12 @@ int sim_qty_parse(const char *s, size_t len, sim_qty_t *out);
 /* Parses a decimal number of seconds (>= 0, up to 9 fractional digits, no
  * exponent) into ns. Same return values. */
 int sim_time_parse_s(const char *s, size_t len, sim_time_t *out);
+/* Room for one more element in a growable array v of n used and *cap allocated
+ * elements of `elem` bytes: returns v when there is room, else v reallocated to
+ * twice the capacity (`first` elements the first time) with *cap updated, or NULL
+ * when out of memory (v and *cap unchanged). */
+void *sim_grow(void *v, size_t *cap, size_t n, size_t elem, size_t first);
+
 /* Formats milli-units as a decimal without trailing zeros ("0.5", "8"). */
 void sim_qty_format(sim_qty_t q, char *buf, size_t n);
 
