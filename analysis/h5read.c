@@ -922,6 +922,11 @@ static const struct col job_cols[] = {
 	{ "lost_gpu_s", COL_F64, offsetof(struct h5read_jobs, lost_gpu_s), 0 },
 	{ "restore_s", COL_F64, offsetof(struct h5read_jobs, restore_s), 0 },
 	{ "ckpt_overhead_s", COL_F64, offsetof(struct h5read_jobs, ckpt_overhead_s), 0 },
+	{ "cost", COL_F64, offsetof(struct h5read_jobs, cost), 0 },
+	{ "n_options", COL_U8, offsetof(struct h5read_jobs, n_options), 0 },
+	{ "fallback_evals", COL_U32, offsetof(struct h5read_jobs, fallback_evals), 0 },
+	{ "interruptions", COL_U32, offsetof(struct h5read_jobs, interruptions), 0 },
+	{ "pending_from_s", COL_F64, offsetof(struct h5read_jobs, pending_from_s), 0 },
 	{ "final_state", COL_ENUM, offsetof(struct h5read_jobs, state), 0 },
 };
 #define N_JOB_COLS (sizeof job_cols / sizeof job_cols[0])
@@ -1031,15 +1036,17 @@ double h5read_queues_get(const struct h5read_queues *q, size_t row, const char *
 	return table_get(q->v, q->field, q->n_fields, q->n_rows, row, name);
 }
 
-/* The memory layout of a queues row: the queue string, then every numeric field as
- * a double. Fills out->field and out->unit; returns the memory type or -1. */
-static hid_t queues_mtype(hid_t ft, hid_t d, struct h5read_queues *out, size_t *qw, size_t *row_size)
+/* The memory layout of a row of a numeric table (queues, options): the string field
+ * `key` (NULL: none), then every numeric field as a double. Fills out->field and
+ * out->unit; returns the memory type or -1. */
+static hid_t num_table_mtype(hid_t ft, hid_t d, const char *key, struct h5read_queues *out, size_t *qw,
+			     size_t *row_size)
 {
 	char **units = NULL;
 	size_t n_units = 0;
 	if (read_str_array_attr(d, "units", &units, &n_units) < 0)
 		units = NULL, n_units = 0;
-	int nm = H5Tget_nmembers(ft), qi = H5Tget_member_index(ft, "queue");
+	int nm = H5Tget_nmembers(ft), qi = key ? H5Tget_member_index(ft, key) : -1;
 	H5Eclear2(H5E_DEFAULT);
 	hid_t mt = -1, st = -1;
 	*qw = 0;
@@ -1073,7 +1080,7 @@ static hid_t queues_mtype(hid_t ft, hid_t d, struct h5read_queues *out, size_t *
 	}
 	*row_size = *qw + out->n_fields * sizeof(double);
 	mt = H5Tcreate(H5T_COMPOUND, *row_size ? *row_size : 1);
-	int bad = mt < 0 || (*qw && (st < 0 || H5Tinsert(mt, "queue", 0, st) < 0));
+	int bad = mt < 0 || (*qw && (st < 0 || H5Tinsert(mt, key, 0, st) < 0));
 	for (size_t k = 0; !bad && k < out->n_fields; k++)
 		bad = H5Tinsert(mt, out->field[k], *qw + k * sizeof(double), H5T_NATIVE_DOUBLE) < 0;
 	if (bad) {
@@ -1088,22 +1095,25 @@ out:
 	return mt;
 }
 
-int h5read_queues(const struct h5read_file *f, const char *run, struct h5read_queues *out,
-		  struct sim_diag *diag)
+/* Reads /runs/<run>/<name>, a table of a string field `key` (NULL: none; each row's
+ * key is then "") and numeric fields, into out (queue holds the keys). A table the
+ * file does not have (an older schema) leaves out->present 0. */
+static int read_num_table(const struct h5read_file *f, const char *run, const char *name, const char *key,
+			  struct h5read_queues *out, struct sim_diag *diag)
 {
 	memset(out, 0, sizeof *out);
 	if (h5read_run_find(f, run) < 0) {
 		sim_diag_add(diag, f->path, "no run named '%s'", run);
 		return -SIM_ENOENT;
 	}
-	if (run_has(f, run, "queues") == 0)
-		return 0; /* schema 1.1 */
+	if (run_has(f, run, name) == 0)
+		return 0; /* an older schema */
 	int err = 0;
-	hid_t d = open_in_run(f, run, "queues", 1, diag, &err);
+	hid_t d = open_in_run(f, run, name, 1, diag, &err);
 	if (d < 0)
 		return err;
 	char where[512];
-	snprintf(where, sizeof where, "%s: /runs/%s/queues", f->path, run);
+	snprintf(where, sizeof where, "%s: /runs/%s/%s", f->path, run, name);
 	int r = -SIM_ENOMEM;
 	hid_t ft = H5Dget_type(d), sp = H5Dget_space(d), mt = -1;
 	char *buf = NULL;
@@ -1113,7 +1123,7 @@ int h5read_queues(const struct h5read_file *f, const char *run, struct h5read_qu
 		goto out_close;
 	}
 	hssize_t np = H5Sget_simple_extent_npoints(sp);
-	if (np < 0 || (mt = queues_mtype(ft, d, out, &qw, &size)) < 0) {
+	if (np < 0 || (mt = num_table_mtype(ft, d, key, out, &qw, &size)) < 0) {
 		r = h5err(diag, where, "cannot read the table layout");
 		goto out_close;
 	}
@@ -1151,6 +1161,52 @@ out_close:
 		H5Tclose(ft);
 	H5Dclose(d);
 	return r;
+}
+
+int h5read_queues(const struct h5read_file *f, const char *run, struct h5read_queues *out,
+		  struct sim_diag *diag)
+{
+	return read_num_table(f, run, "queues", "queue", out, diag);
+}
+
+/* ---- options ---- */
+
+void h5read_options_free(struct h5read_options *o)
+{
+	if (!o)
+		return;
+	h5read_strings_free(o->field);
+	h5read_strings_free(o->unit);
+	free(o->v);
+	memset(o, 0, sizeof *o);
+}
+
+int h5read_options_field(const struct h5read_options *o, const char *name)
+{
+	return field_index(o->field, o->n_fields, name);
+}
+
+double h5read_options_get(const struct h5read_options *o, size_t row, const char *name)
+{
+	return table_get(o->v, o->field, o->n_fields, o->n_rows, row, name);
+}
+
+int h5read_options(const struct h5read_file *f, const char *run, struct h5read_options *out,
+		   struct sim_diag *diag)
+{
+	struct h5read_queues t;
+	memset(out, 0, sizeof *out);
+	int r = read_num_table(f, run, "options", NULL, &t, diag);
+	if (r)
+		return r;
+	out->present = t.present;
+	out->n_rows = t.n_rows;
+	out->n_fields = t.n_fields;
+	out->field = t.field;
+	out->unit = t.unit;
+	out->v = t.v;
+	h5read_strings_free(t.queue); /* the rows' empty keys */
+	return 0;
 }
 
 /* ---- timeseries ---- */

@@ -91,6 +91,9 @@ struct h5read_jobs {
 	uint32_t *preemptions, *preemptions_caused;
 	double *gpus, *alloc_gpus, *submit_s, *start_s, *end_s, *wait_s, *jct_s, *runtime_s, *bsld;
 	double *lost_gpu_s, *restore_s, *ckpt_overhead_s; /* schema 1.2 */
+	double *cost, *pending_from_s;                   /* schema 1.3 */
+	uint8_t *n_options;                              /* schema 1.3 (0 in older files) */
+	uint32_t *fallback_evals, *interruptions;        /* schema 1.3 */
 	struct h5read_cols_ priv_;
 };
 int h5read_jobs(const struct h5read_file *f, const char *run, struct h5read_jobs *out,
@@ -131,6 +134,24 @@ void h5read_queues_free(struct h5read_queues *q);
 int h5read_queues_field(const struct h5read_queues *q, const char *name); /* index or -1 */
 /* Value of a field in a row; NaN when the field is absent. */
 double h5read_queues_get(const struct h5read_queues *q, size_t row, const char *name);
+
+/* /runs/<run>/options (schema 1.3): one row an option index 0 .. k-1, k the largest
+ * n_options of the run's jobs. Every field, "option" included, in file order, as
+ * doubles (as in h5read_queues, without a string key). present is 0 for a file
+ * without the table. */
+struct h5read_options {
+	int present;
+	size_t n_rows, n_fields;
+	char **field;  /* n_fields names, NULL-terminated */
+	char **unit;   /* n_fields units ("" when the file has none) */
+	double *v;     /* n_rows x n_fields, row-major */
+};
+int h5read_options(const struct h5read_file *f, const char *run, struct h5read_options *out,
+		   struct sim_diag *diag);
+void h5read_options_free(struct h5read_options *o);
+int h5read_options_field(const struct h5read_options *o, const char *name); /* index or -1 */
+/* Value of a field in a row; NaN when the field is absent. */
+double h5read_options_get(const struct h5read_options *o, size_t row, const char *name);
 
 /* /runs/<run>/timeseries. gpus_busy_by_flavor is n x n_flavors, row-major. The
  * per-queue series (schema 1.2) are n x n_queues, row-major, or NULL when the file

@@ -659,36 +659,163 @@ out_d:
 	return r;
 }
 
-/* Per run: the queue-usage and preemption plots, for the runs that have the data;
- * one note line names how many runs had none. */
+/* The option histogram of one run, when some job had 2 or more options (the options
+ * table has a row an option index up to the largest list). */
+static int plot_options(const struct h5read_file *f, const struct plot_opts *o, const char *run,
+			const char *gp, const char *term, const char *adir, int *skipped,
+			struct sim_diag *diag)
+{
+	struct h5read_options op;
+	int r = h5read_options(f, run, &op, diag);
+	if (r)
+		return r;
+	if (!op.present || op.n_rows < 2) {
+		*skipped = 1;
+		goto out_op;
+	}
+	char base[PLOT_NAME_MAX + 32], name[PLOT_NAME_MAX + 40], path[1024], extra[1024], qrun[600];
+	plot_file_name("options_", run, base, sizeof base);
+	snprintf(name, sizeof name, "%s.dat", base);
+	FILE *df = open_dat(o->outdir, name, path, sizeof path, diag);
+	if (!df) {
+		r = -SIM_EIO;
+		goto out_op;
+	}
+	double started = 0, most = 0;
+	fprintf(df, "# run %s: started jobs by the option they ran on\n", run);
+	dat_field(df, "option");
+	fputc(' ', df);
+	dat_field(df, "jobs");
+	fputc('\n', df);
+	for (size_t k = 0; k < op.n_rows; k++) {
+		double n = h5read_options_get(&op, k, "jobs");
+		if (!isfinite(n))
+			n = 0;
+		started += n;
+		most = n > most ? n : most;
+		fprintf(df, "%zu %.9g\n", k, n);
+	}
+	if ((r = close_dat(df, path, diag)))
+		goto out_op;
+	gp_quote(qrun, sizeof qrun, run);
+	snprintf(extra, sizeof extra, "runname=%s; noptions=%zu; maxjobs=%.9g; started=%.0f", qrun, op.n_rows,
+		 most, started);
+	struct plot_vars pv = { .nblocks = 1, .npoints = (long)op.n_rows };
+	r = run_template(gp, adir, o->outdir, "options", base, term, &pv, extra, o->quiet, diag);
+out_op:
+	h5read_options_free(&op);
+	return r;
+}
+
+/* Most characters of a cost_wait.dat label (the runs at one point, comma-separated). */
+#define COST_WAIT_LABEL_MAX 120
+
+/* The label of the point of summary row i: its run name, and the names of the later
+ * rows with the same values (runs that tie, e.g. two policies that chose alike, share
+ * one label instead of drawing their names over each other), cut at
+ * COST_WAIT_LABEL_MAX characters with "...". */
+static void cost_wait_label(const struct h5read_summary *s, const double *w, const double *c, size_t i,
+			    char *label)
+{
+	size_t len = 0;
+	for (size_t k = i; k < s->n_rows; k++) {
+		if (k != i && !(w[k] == w[i] && c[k] == c[i]))
+			continue;
+		int n = snprintf(label + len, COST_WAIT_LABEL_MAX + 1 - len, "%s%s", k == i ? "" : ", ",
+				 s->run[k]);
+		if (n < 0 || len + (size_t)n > COST_WAIT_LABEL_MAX) {
+			memcpy(label + COST_WAIT_LABEL_MAX - 3, "...", 4);
+			return;
+		}
+		len += (size_t)n;
+	}
+}
+
+/* OUTDIR/cost_wait.png: one point a run of the summary with a finite mean wait and
+ * mean cost per job (hours, currency), labelled with the run name; runs at the same
+ * point share one point and one label. */
+static int plot_cost_wait(const struct h5read_summary *s, const struct plot_opts *o, const char *gp,
+			  const char *term, const char *adir, struct sim_diag *diag)
+{
+	size_t nr = s->n_rows;
+	double *w = malloc((2 * nr + 1) * sizeof *w), *c = w ? w + nr : NULL;
+	if (!w) {
+		sim_diag_add(diag, o->outdir, "out of memory");
+		return -SIM_ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		w[i] = h5read_summary_get(s, i, "mean_wait_s") / 3600.0;
+		c[i] = h5read_summary_get(s, i, "mean_cost_per_job");
+	}
+	char path[1024], label[COST_WAIT_LABEL_MAX + 1];
+	FILE *df = open_dat(o->outdir, "cost_wait.dat", path, sizeof path, diag);
+	if (!df) {
+		free(w);
+		return -SIM_EIO;
+	}
+	long n = 0;
+	fprintf(df, "# mean wait (h) and mean cost per job (currency), one row a point\n");
+	dat_field(df, "wait_h");
+	fputc(' ', df);
+	dat_field(df, "cost");
+	fputs(" \"runs\"\n", df);
+	for (size_t i = 0; i < nr; i++) {
+		int seen = 0;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = w[k] == w[i] && c[k] == c[i];
+		if (!isfinite(w[i]) || !isfinite(c[i]) || seen)
+			continue;
+		cost_wait_label(s, w, c, i, label);
+		fprintf(df, "%.9g %.9g ", w[i], c[i]);
+		dat_field(df, label);
+		fputc('\n', df);
+		n++;
+	}
+	free(w);
+	int r = close_dat(df, path, diag);
+	if (r)
+		return r;
+	struct plot_vars pv = { .nblocks = 1, .npoints = n };
+	return run_template(gp, adir, o->outdir, "cost_wait", "cost_wait", term, &pv, NULL, o->quiet, diag);
+}
+
+/* Per run: the queue-usage, preemption and option plots, for the runs that have the
+ * data; one note line names how many runs had none. */
 static int plot_run_views(const struct h5read_file *f, const struct plot_opts *o,
 			  const struct h5read_summary *s, const char *gp, const char *term, const char *adir,
 			  struct sim_diag *diag)
 {
-	size_t nr = h5read_n_runs(f), no_queues = 0, no_preempt = 0;
+	size_t nr = h5read_n_runs(f), no_queues = 0, no_preempt = 0, no_options = 0;
 	int r = 0;
 	for (size_t i = 0; i < nr && !r; i++) {
 		const char *run = h5read_run_name(f, i);
 		int row = h5read_summary_row(s, run);
 		double cap = row >= 0 ? h5read_summary_get(s, (size_t)row, "gpu_capacity") : NAN;
 		double span = row >= 0 ? h5read_summary_get(s, (size_t)row, "makespan_s") : NAN;
-		int skip_q = 0, skip_p = 0;
+		int skip_q = 0, skip_p = 0, skip_o = 0;
 		if (!isfinite(span))
 			span = 0;
 		r = plot_queues(f, o, run, cap, gp, term, adir, &skip_q, diag);
 		if (!r)
 			r = plot_preemptions(f, o, run, span, gp, term, adir, &skip_p, diag);
+		if (!r)
+			r = plot_options(f, o, run, gp, term, adir, &skip_o, diag);
 		no_queues += (size_t)skip_q;
 		no_preempt += (size_t)skip_p;
+		no_options += (size_t)skip_o;
 	}
-	if (!r && !o->quiet && (no_queues || no_preempt)) {
+	if (!r && !o->quiet && (no_queues || no_preempt || no_options)) {
 		printf("note:");
 		if (no_queues)
 			printf(" no queue plot for %zu run%s (one queue and no quota, or no per-queue "
-			       "series)%s", no_queues, no_queues == 1 ? "" : "s", no_preempt ? ";" : "");
+			       "series)%s", no_queues, no_queues == 1 ? "" : "s",
+			       no_preempt || no_options ? ";" : "");
 		if (no_preempt)
-			printf(" no preemption plot for %zu run%s (nothing preempted)", no_preempt,
-			       no_preempt == 1 ? "" : "s");
+			printf(" no preemption plot for %zu run%s (nothing preempted)%s", no_preempt,
+			       no_preempt == 1 ? "" : "s", no_options ? ";" : "");
+		if (no_options)
+			printf(" no option plot for %zu run%s (no job with 2 or more options, or no "
+			       "per-option table)", no_options, no_options == 1 ? "" : "s");
 		printf("\n");
 	}
 	return r;
@@ -789,6 +916,8 @@ out_files:
 	for (size_t k = 0; k < 3 && !r; k++)
 		r = run_template(gp, adir, o->outdir, names[k], names[k], term, vars[k], NULL, o->quiet,
 				 diag);
+	if (!r)
+		r = plot_cost_wait(&s, o, gp, term, adir, diag);
 	if (!r)
 		r = plot_run_views(f, o, &s, gp, term, adir, diag);
 out_sum:

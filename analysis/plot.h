@@ -3,14 +3,17 @@
  * Writes OUTDIR/{wait_cdf,jct_cdf,busy_gpus}.dat from the HDF5 file alone (at most
  * PLOT_MAX_POINTS points a curve) and runs gnuplot, as an external program, on the
  * committed templates analysis/{wait_cdf,jct_cdf,busy_gpus}.gp, giving
- * OUTDIR/{wait_cdf,jct_cdf,busy_gpus}.png. Then, per run (names from
- * plot_file_name): queues_<run>.png (analysis/queue_usage.gp: each queue's GPUs
- * stacked over time, the part above its nominal quota hatched) for a run with
- * per-queue series and more than one queue or a quota policy, and
- * preemptions_<run>.png (analysis/preemptions.gp: preemptions per hour or day,
- * stacked by reason) for a run with preemptions; one note line counts the runs
- * without them. gnuplot's exit status is checked; its messages are shown only when
- * it fails.
+ * OUTDIR/{wait_cdf,jct_cdf,busy_gpus}.png, and cost_wait.png (analysis/cost_wait.gp:
+ * mean cost per job against mean wait in hours, one labelled point a run, from
+ * /summary). Then, per run (names from plot_file_name): queues_<run>.png
+ * (analysis/queue_usage.gp: each queue's GPUs stacked over time, the part above its
+ * nominal quota hatched) for a run with per-queue series and more than one queue or a
+ * quota policy, preemptions_<run>.png (analysis/preemptions.gp: preemptions per hour
+ * or day, stacked by reason) for a run with preemptions, and options_<run>.png
+ * (analysis/options.gp: started jobs by the option index they ran on, bars with
+ * counts) for a run where some job had 2 or more options; one note line counts the
+ * runs without them. gnuplot's exit status is checked; its messages are shown only
+ * when it fails.
  */
 #ifndef ANALYSIS_PLOT_H
 #define ANALYSIS_PLOT_H

@@ -1,6 +1,6 @@
 /* analysis/report.c: the summary table (with the replications table), the JSON summary
- * (per run, or per variant with mean and 95% CI), the per-job CSV, and the per-queue
- * and preemption views (table, JSON, CSV). */
+ * (per run, or per variant with mean and 95% CI), the per-job CSV, and the per-queue,
+ * per-option and preemption views (table, JSON, CSV). */
 #include "report.h"
 
 #include <math.h>
@@ -580,49 +580,79 @@ static const struct tcol queue_cols[] = {
 };
 #define N_QUEUE_COLS (sizeof queue_cols / sizeof queue_cols[0])
 
+/* ---- tables for people: one row a table row, aligned columns ---- */
+
+#define CELL_MAX 48
+typedef char cell_t[CELL_MAX];
+/* Value of field `name` in row `row` of a table read by h5read (NaN when absent). */
+typedef double (*tget_fn)(const void *tab, size_t row, const char *name);
+
+/* The cells of a table: row 0 the headers, then n rows: a column without a field holds
+ * keys[i], the others value x scale with the column's decimals, "-" for NaN. ncols
+ * cells a row; NULL on no memory. */
+static cell_t *table_cells(const struct tcol *cols, size_t ncols, size_t n, char *const *keys, tget_fn get,
+			   const void *tab)
+{
+	cell_t *cells = calloc((n + 1) * ncols, sizeof *cells);
+	if (!cells)
+		return NULL;
+	for (size_t c = 0; c < ncols; c++)
+		snprintf(cells[c], CELL_MAX, "%s", cols[c].head);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t c = 0; c < ncols; c++) {
+			char *cell = cells[(i + 1) * ncols + c];
+			if (!cols[c].field) {
+				snprintf(cell, CELL_MAX, "%s", keys ? keys[i] : "");
+				continue;
+			}
+			double v = get(tab, i, cols[c].field);
+			if (isnan(v))
+				snprintf(cell, CELL_MAX, "-");
+			else
+				snprintf(cell, CELL_MAX, "%.*f", cols[c].decimals, v * cols[c].scale);
+		}
+	}
+	return cells;
+}
+
+/* Prints rows x ncols cells (ncols <= 32): the first column left-aligned, the others
+ * right-aligned, two spaces apart, each as wide as its widest cell. */
+static void table_print(FILE *out, cell_t *cells, size_t rows, size_t ncols)
+{
+	size_t width[32] = { 0 };
+	for (size_t i = 0; i < rows; i++)
+		for (size_t c = 0; c < ncols && c < 32; c++)
+			if (strlen(cells[i * ncols + c]) > width[c])
+				width[c] = strlen(cells[i * ncols + c]);
+	for (size_t i = 0; i < rows; i++) {
+		for (size_t c = 0; c < ncols && c < 32; c++) {
+			if (c == 0)
+				fprintf(out, "%-*s", (int)width[c], cells[i * ncols + c]);
+			else
+				fprintf(out, "  %*s", (int)width[c], cells[i * ncols + c]);
+		}
+		fputc('\n', out);
+	}
+}
+
+static double queues_get(const void *tab, size_t row, const char *name)
+{
+	return h5read_queues_get(tab, row, name);
+}
+
 /* Prints one run's block of the per-queue table; rows formatted first, so running
  * out of memory prints nothing. */
 static int queues_block(const char *run, const struct h5read_queues *q, FILE *out)
 {
-	size_t rows = q->n_rows + 1;
-	char(*cells)[N_QUEUE_COLS][48] = calloc(rows, sizeof *cells);
+	cell_t *cells = table_cells(queue_cols, N_QUEUE_COLS, q->n_rows, q->queue, queues_get, q);
 	if (!cells)
 		return -SIM_ENOMEM;
-	size_t width[N_QUEUE_COLS] = { 0 };
 	int quota = 0;
-	for (size_t c = 0; c < N_QUEUE_COLS; c++)
-		snprintf(cells[0][c], sizeof cells[0][c], "%s", queue_cols[c].head);
-	for (size_t i = 0; i < q->n_rows; i++) {
-		for (size_t c = 0; c < N_QUEUE_COLS; c++) {
-			char *cell = cells[i + 1][c];
-			if (!queue_cols[c].field) {
-				snprintf(cell, sizeof cells[0][c], "%s", q->queue[i]);
-				continue;
-			}
-			double v = h5read_queues_get(q, i, queue_cols[c].field);
-			if (isnan(v))
-				snprintf(cell, sizeof cells[0][c], "-");
-			else
-				snprintf(cell, sizeof cells[0][c], "%.*f", queue_cols[c].decimals,
-					 v * queue_cols[c].scale);
-		}
+	for (size_t i = 0; i < q->n_rows; i++)
 		quota |= !isnan(h5read_queues_get(q, i, "nominal_gpus"));
-	}
-	for (size_t i = 0; i < rows; i++)
-		for (size_t c = 0; c < N_QUEUE_COLS; c++)
-			if (strlen(cells[i][c]) > width[c])
-				width[c] = strlen(cells[i][c]);
 	fprintf(out, "run %s: %zu queue%s%s\n", run, q->n_rows, q->n_rows == 1 ? "" : "s",
 		quota ? "" : " (no quota policy: nominal, borrowed, lent, below_nominal and share are -)");
-	for (size_t i = 0; i < rows; i++) {
-		for (size_t c = 0; c < N_QUEUE_COLS; c++) {
-			if (c == 0)
-				fprintf(out, "%-*s", (int)width[c], cells[i][c]);
-			else
-				fprintf(out, "  %*s", (int)width[c], cells[i][c]);
-		}
-		fputc('\n', out);
-	}
+	table_print(out, cells, q->n_rows + 1, N_QUEUE_COLS);
 	free(cells);
 	return 0;
 }
@@ -698,6 +728,129 @@ int report_queues_json(const struct h5read_file *f, const char *run, char **out,
 		r = 0;
 out_queues:
 		h5read_queues_free(&q);
+		if (r)
+			goto out_json;
+	}
+	*out = cJSON_Print(arr);
+	r = *out ? 0 : -SIM_ENOMEM;
+out_json:
+	cJSON_Delete(arr);
+out_nomem:
+	if (r == -SIM_ENOMEM)
+		sim_diag_add(diag, h5read_path(f), "out of memory");
+	return r;
+}
+
+/* ---- options ---- */
+
+/* The per-option table for people: a field of /runs/<run>/options, its header with
+ * the unit, and how it is printed. */
+static const struct tcol option_cols[] = {
+	{ "option", "option", 1, 0 },
+	{ "jobs", "jobs", 1, 0 },
+	{ "share[%]", "share", 100, 1 },
+	{ "wait_mean[s]", "mean_wait_s", 1, 1 },
+	{ "wait_p50[s]", "p50_wait_s", 1, 1 },
+	{ "wait_p95[s]", "p95_wait_s", 1, 1 },
+	{ "runtime_mean[s]", "mean_runtime_s", 1, 1 },
+	{ "runtime_ratio", "runtime_ratio", 1, 2 },
+	{ "cost_mean[currency]", "mean_cost", 1, 2 },
+};
+#define N_OPTION_COLS (sizeof option_cols / sizeof option_cols[0])
+
+static double options_get(const void *tab, size_t row, const char *name)
+{
+	return h5read_options_get(tab, row, name);
+}
+
+/* One run's block: "run NAME: N options, M started jobs" and the table. */
+static int options_block(const char *run, const struct h5read_options *o, FILE *out)
+{
+	cell_t *cells = table_cells(option_cols, N_OPTION_COLS, o->n_rows, NULL, options_get, o);
+	if (!cells)
+		return -SIM_ENOMEM;
+	double started = 0;
+	for (size_t i = 0; i < o->n_rows; i++) {
+		double n = h5read_options_get(o, i, "jobs");
+		started += isnan(n) ? 0 : n;
+	}
+	fprintf(out, "run %s: %zu option%s, %.0f started job%s\n", run, o->n_rows, o->n_rows == 1 ? "" : "s",
+		started, started == 1 ? "" : "s");
+	table_print(out, cells, o->n_rows + 1, N_OPTION_COLS);
+	free(cells);
+	return 0;
+}
+
+int report_options_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
+{
+	if (run && h5read_run_find(f, run) < 0) {
+		sim_diag_add(diag, h5read_path(f), "no run named '%s'", run);
+		return -SIM_ENOENT;
+	}
+	size_t shown = 0;
+	for (size_t r = 0; r < h5read_n_runs(f); r++) {
+		const char *name = h5read_run_name(f, r);
+		if (run && strcmp(name, run) != 0)
+			continue;
+		struct h5read_options o;
+		int rc = h5read_options(f, name, &o, diag);
+		if (rc)
+			return rc;
+		if (shown++)
+			fputc('\n', out);
+		if (!o.present)
+			fprintf(out, "run %s: no per-option table (a file of schema 1.2 or older)\n", name);
+		else
+			rc = options_block(name, &o, out);
+		h5read_options_free(&o);
+		if (rc) {
+			sim_diag_add(diag, h5read_path(f), "out of memory");
+			return rc;
+		}
+	}
+	if (shown == 0)
+		fprintf(out, "(no runs)\n");
+	return 0;
+}
+
+int report_options_json(const struct h5read_file *f, const char *run, char **out, struct sim_diag *diag)
+{
+	*out = NULL;
+	if (run && h5read_run_find(f, run) < 0) {
+		sim_diag_add(diag, h5read_path(f), "no run named '%s'", run);
+		return -SIM_ENOENT;
+	}
+	cJSON *arr = cJSON_CreateArray();
+	int r = -SIM_ENOMEM;
+	if (!arr)
+		goto out_nomem;
+	for (size_t k = 0; k < h5read_n_runs(f); k++) {
+		const char *name = h5read_run_name(f, k);
+		if (run && strcmp(name, run) != 0)
+			continue;
+		struct h5read_options o;
+		if ((r = h5read_options(f, name, &o, diag))) {
+			cJSON_Delete(arr);
+			return r;
+		}
+		r = -SIM_ENOMEM;
+		for (size_t i = 0; i < o.n_rows; i++) {
+			cJSON *obj = cJSON_CreateObject();
+			if (!obj)
+				goto out_options;
+			cJSON_AddItemToArray(arr, obj);
+			if (!cJSON_AddStringToObject(obj, "run", name))
+				goto out_options;
+			for (size_t c = 0; c < o.n_fields; c++) {
+				cJSON *v = num_or_null(o.v[i * o.n_fields + c]);
+				if (!v)
+					goto out_options;
+				cJSON_AddItemToObject(obj, o.field[c], v);
+			}
+		}
+		r = 0;
+out_options:
+		h5read_options_free(&o);
 		if (r)
 			goto out_json;
 	}

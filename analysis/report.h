@@ -50,6 +50,15 @@ int report_queues_table(const struct h5read_file *f, const char *run, FILE *out,
 /* The same as a JSON array, one object a queue row: run, queue and every numeric
  * field of the table by name (NaN is null). *out is malloc'd (caller frees). */
 int report_queues_json(const struct h5read_file *f, const char *run, char **out, struct sim_diag *diag);
+/* Per-option table for people (/runs/<run>/options, schema 1.3): one block a run,
+ * headed "run NAME: N options, M started jobs", one row an option index with its
+ * jobs, share of started jobs (%), wait mean / p50 / p95 (s), mean runtime (s), runtime
+ * ratio to option 0 and mean cost per job (currency); "-" where a value is NaN. A run
+ * of an older file gets a one-line note instead. */
+int report_options_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag);
+/* The same as a JSON array, one object an option row: run and every field of the
+ * table by name, option included (NaN is null). *out is malloc'd (caller frees). */
+int report_options_json(const struct h5read_file *f, const char *run, char **out, struct sim_diag *diag);
 /* Preemptions as CSV with a header row:
  * run,time_s,preemptor,victim,preemptor_queue,victim_queue,reason,requeued,lost_gpu_s
  * (preemptor and preemptor_queue empty for a quota shrink; a schema 1.1 file gives

@@ -1,6 +1,7 @@
 /* bench/gen_workload.c: synthetic mixed GPU workload for the benchmark (bench/README.md).
  *
- *   gen_workload --jobs N --seed S [--gpus 10000] [--load 0.7] [--flavor gpu8] -o OUT.csv
+ *   gen_workload --jobs N --seed S [--gpus 10000] [--load 0.7] [--flavor gpu8]
+ *                [--prefs F1,F2[,...]] -o OUT.csv
  *
  * Writes a native trace (traces/native.h; columns id,submit_s,duration_s,queue,priority,
  * request). The laws, fixed here and stated in bench/README.md:
@@ -11,7 +12,10 @@
  *   - arrivals: Poisson, rate = load x gpus / E[gpus x duration]. Sizes and durations
  *     are drawn independently, so E[gpus x duration] = E[gpus] x E[min(D, cap)], both
  *     computed analytically (the +0.5 s mean of rounding up is included);
- *   - priority 0..3 uniform, queue q0..q(Q-1) uniform (--queues Q, default 4).
+ *   - priority 0..3 uniform, queue q0..q(Q-1) uniform (--queues Q, default 4);
+ *   - with --prefs F1,...,Fk (2 to 5 flavors): a preference list instead of a request,
+ *     every option with the job's GPUs, the flavors in the given cyclic order starting
+ *     at a uniform random one (so first choices spread evenly over the flavors).
  * One gsl_rng_mt19937 stream per purpose, each seeded from (seed, purpose) through
  * splitmix64, so changing one law never shifts the others. The realized offered load
  * (sum of gpus x duration over gpus x last submit time) goes to stderr.
@@ -43,7 +47,8 @@ static const double SIZE_W[N_SIZES] = {0.60, 0.12, 0.12, 0.10, 0.04, 0.02};
 #define N_PRIO 4
 #define N_QUEUES 4 /* default of --queues */
 
-enum stream { ST_ARRIVALS, ST_DURATIONS, ST_SIZES, ST_PRIORITIES, ST_QUEUES, ST_COUNT_ };
+enum stream { ST_ARRIVALS, ST_DURATIONS, ST_SIZES, ST_PRIORITIES, ST_QUEUES, ST_PREFS, ST_COUNT_ };
+#define MAX_PREFS 5
 
 struct gen_args {
 	unsigned long queues; /* q0 .. q(queues-1) */
@@ -53,6 +58,9 @@ struct gen_args {
 	double load;
 	double diurnal;   /* amplitude A of the daily rate swing, 0 <= A <= 1 */
 	const char *flavor;
+	const char *prefs[MAX_PREFS]; /* --prefs, split; n_prefs 0 = a request */
+	unsigned n_prefs;
+	char prefs_buf[256];
 	const char *out;
 };
 
@@ -145,7 +153,7 @@ static double mean_gpus(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gen_workload --jobs N --seed S [--gpus 10000] [--load 0.7] "
-		   "[--diurnal 0] [--flavor gpu8] [--queues 4] -o OUT.csv\n");
+		   "[--diurnal 0] [--flavor gpu8] [--queues 4] [--prefs F1,F2[,...]] -o OUT.csv\n");
 }
 
 static int parse_ulong(const char *opt, const char *s, unsigned long long *out)
@@ -238,6 +246,24 @@ static int parse_args(int argc, char **argv, struct gen_args *a)
 				return -1;
 			}
 			a->flavor = val;
+		} else if (!strcmp(o, "--prefs")) {
+			if (!val || strlen(val) >= sizeof a->prefs_buf || strpbrk(val, ":;\"\n\r")) {
+				fprintf(stderr, "gen_workload: --prefs: expected 2 to 5 flavor names separated by ','\n");
+				return -1;
+			}
+			strcpy(a->prefs_buf, val);
+			a->n_prefs = 0;
+			for (char *t = strtok(a->prefs_buf, ","); t; t = strtok(NULL, ",")) {
+				if (a->n_prefs == MAX_PREFS) {
+					a->n_prefs = 0;
+					break;
+				}
+				a->prefs[a->n_prefs++] = t;
+			}
+			if (a->n_prefs < 2) {
+				fprintf(stderr, "gen_workload: --prefs: expected 2 to 5 flavor names separated by ','\n");
+				return -1;
+			}
 		} else if (!strcmp(o, "-o") || !strcmp(o, "--output")) {
 			if (!val || !*val) {
 				fprintf(stderr, "gen_workload: %s: expected a path\n", o);
@@ -309,9 +335,21 @@ static void generate(const struct gen_args *a, gsl_rng **rng, const gsl_ran_disc
 		b->data[b->len++] = ',';
 		ob_u64(b, gsl_rng_uniform_int(rng[ST_PRIORITIES], N_PRIO));
 		b->data[b->len++] = ',';
-		ob_str(b, a->flavor);
-		ob_str(b, ":gpu=");
-		ob_u64(b, gpus);
+		if (a->n_prefs) {
+			unsigned first = (unsigned)gsl_rng_uniform_int(rng[ST_PREFS], a->n_prefs);
+			for (unsigned k = 0; k < a->n_prefs; k++) {
+				ob_reserve(b, 300);
+				if (k)
+					b->data[b->len++] = ';';
+				ob_str(b, a->prefs[(first + k) % a->n_prefs]);
+				ob_str(b, ":gpu=");
+				ob_u64(b, gpus);
+			}
+		} else {
+			ob_str(b, a->flavor);
+			ob_str(b, ":gpu=");
+			ob_u64(b, gpus);
+		}
 		b->data[b->len++] = '\n';
 	}
 	*gpu_s = total;
@@ -365,8 +403,9 @@ int main(int argc, char **argv)
 	fprintf(b->f, "# gen_workload --jobs %lu --seed %llu --gpus %g --load %g --diurnal %g --flavor %s\n"
 		      "# sizes {1,2,4,8,16,32} weights {0.60,0.12,0.12,0.10,0.04,0.02}; "
 		      "duration lognormal median %g s sigma %g cap %g s\n"
-		      "id,submit_s,duration_s,queue,priority,request\n",
-		a.jobs, a.seed, a.gpus, a.load, a.diurnal, a.flavor, DUR_MEDIAN_S, DUR_SIGMA, DUR_CAP_S);
+		      "id,submit_s,duration_s,queue,priority,%s\n",
+		a.jobs, a.seed, a.gpus, a.load, a.diurnal, a.flavor, DUR_MEDIAN_S, DUR_SIGMA, DUR_CAP_S,
+		a.n_prefs ? "prefs" : "request");
 	generate(&a, rng, sizes, rate_per_s, b, &gpu_s, &last_s);
 	ob_flush(b);
 	if (fclose(b->f) != 0 || b->err) {

@@ -21,10 +21,16 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-POLICIES = ("fifo", "priority", "easy_backfill", "kueue")
+POLICIES = ("fifo", "priority", "easy_backfill", "kueue", "fallback")
 # "kueue": the cohort quota policy (Kueue's cycle) with N_QUEUES queues of equal nominal
 # quota in one cohort, lending and borrowing without limits, classical preemption.
 N_QUEUES = 20
+# "fallback": fifo with the first_fit fallback policy; every job lists the 3 flavors
+# FALLBACK_FLAVORS (the cluster split in three), first choices spread evenly; each flavor
+# has an exponential stock-out model (in stock 3 days, out 6 hours on average, no nodes
+# out of stock: running jobs finish, none start).
+FALLBACK_FLAVORS = ("gpu8a", "gpu8b", "gpu8c")
+STOCK_IN_S, STOCK_OUT_S = 3 * 86400, 6 * 3600
 SEED = 20240601           # trace seed: fixed so every run of the benchmark sees the same jobs
 CLUSTER_GPUS = 10000      # 1250 nodes of 8 GPUs
 NODE_GPUS = 8
@@ -36,6 +42,7 @@ TARGET_FIFO_1M_RSS_MB = 600.0
 TARGET_2X_JOBS_TIME_RATIO = 2.3
 TARGET_BACKFILL_OVER_FIFO = 3.0
 TARGET_KUEUE_OVER_FIFO = 3.0
+TARGET_FALLBACK_OVER_FIFO = 3.0
 
 # `run NAME: JOBS jobs, EVENTS events, SIM_S s simulated in WALL_S s (EV_PER_S events/s)`,
 # printed on stderr by `gpusched run` (experiments/runner.c). Parsed tolerantly.
@@ -76,15 +83,19 @@ def size_label(n):
     return str(n)
 
 
-def generate(build_dir, data_dir, n_jobs, diurnal):
-    """Writes the trace for n_jobs once (kept between benchmark runs: same seed, same file)."""
-    path = os.path.join(data_dir, "jobs-%s%s.csv" % (size_label(n_jobs),
-                                                     "-d%g" % diurnal if diurnal else ""))
+def generate(build_dir, data_dir, n_jobs, diurnal, prefs=False):
+    """Writes the trace for n_jobs once (kept between benchmark runs: same seed, same file).
+    prefs: every job gets the FALLBACK_FLAVORS preference list instead of a request."""
+    path = os.path.join(data_dir, "jobs-%s%s%s.csv" % (size_label(n_jobs),
+                                                       "-d%g" % diurnal if diurnal else "",
+                                                       "-p%d" % len(FALLBACK_FLAVORS) if prefs else ""))
     stamp = path + ".args"
     gen = os.path.join(build_dir, "gen_workload")
     args = ["--jobs", str(n_jobs), "--seed", str(SEED), "--gpus", str(CLUSTER_GPUS),
             "--load", str(LOAD), "--diurnal", str(diurnal), "--flavor", "gpu8",
             "--queues", str(N_QUEUES)]
+    if prefs:
+        args += ["--prefs", ",".join(FALLBACK_FLAVORS)]
     # Regenerate when the generator or its arguments changed.
     if (os.path.exists(path) and os.path.exists(stamp)
             and open(stamp).read() == " ".join(args)
@@ -127,6 +138,16 @@ def write_config(data_dir, policy, trace_path, n_jobs, diurnal):
     }
     if policy == "kueue":
         cfg["policies"] = kueue_policies()
+    if policy == "fallback":
+        nodes = CLUSTER_GPUS // NODE_GPUS
+        split = [nodes // 3 + (1 if i < nodes % 3 else 0) for i in range(3)]
+        cfg["cluster"]["flavors"] = [
+            {"name": name, "nodes": k, "node": {"gpu": NODE_GPUS}, "speed": 1.0,
+             "price_per_node_hour": 24.0,
+             "stockout": {"in_stock_mean_s": STOCK_IN_S, "out_of_stock_mean_s": STOCK_OUT_S}}
+            for name, k in zip(FALLBACK_FLAVORS, split)]
+        cfg["policies"]["order"] = "fifo"
+        cfg["policies"]["fallback"] = "first_fit"
     path = os.path.join(data_dir, name + ".json")
     with open(path, "w") as f:
         json.dump(cfg, f, indent=2)
@@ -235,6 +256,8 @@ def main():
     data_dir = os.path.join(build_dir, "bench")
     os.makedirs(data_dir, exist_ok=True)
     traces = {n: generate(build_dir, data_dir, n, a.diurnal) for n in sizes}
+    prefs_traces = ({n: generate(build_dir, data_dir, n, a.diurnal, prefs=True) for n in sizes}
+                    if "fallback" in policies else {})
 
     try:
         load_before = os.getloadavg()[0]
@@ -243,7 +266,8 @@ def main():
     rows = {}
     for policy in policies:
         for n in sizes:
-            config, out_h5 = write_config(data_dir, policy, traces[n], n, a.diurnal)
+            trace = prefs_traces[n] if policy == "fallback" else traces[n]
+            config, out_h5 = write_config(data_dir, policy, trace, n, a.diurnal)
             ms = []
             for i in range(runs):
                 r = measure(gpusched, config, out_h5, n, i == 0)
@@ -326,6 +350,9 @@ def main():
         kq = rows.get(("kueue", sizes[0]))
         check("kueue 1M wall / fifo 1M wall", kq["wall_s"] / f1["wall_s"] if kq and f1 else None,
               TARGET_KUEUE_OVER_FIFO, "x", results)
+        fb = rows.get(("fallback", sizes[0]))
+        check("fallback 1M wall / fifo 1M wall", fb["wall_s"] / f1["wall_s"] if fb and f1 else None,
+              TARGET_FALLBACK_OVER_FIFO, "x", results)
         if platform.system() == "Linux" and (os.cpu_count() or 0) != 2:
             print("note: the targets are set for the 2-core reference machine; this one has %d CPUs"
                   % (os.cpu_count() or 0))

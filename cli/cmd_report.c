@@ -1,4 +1,5 @@
-/* cli/cmd_report.c: gpusched report RESULTS.h5 [--json | --jobs | --queues | --decisions] [--run NAME] */
+/* cli/cmd_report.c: gpusched report RESULTS.h5 [--json | --jobs | --queues | --options | --decisions]
+ * [--run NAME] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +9,8 @@
 #include "cmd.h"
 
 static const char report_usage[] =
-	"usage: gpusched report RESULTS.h5 [--json [--by-variant | --queues] | --jobs | --queues |\n"
-	"                       --decisions] [--run NAME]\n"
+	"usage: gpusched report RESULTS.h5 [--json [--by-variant | --queues | --options] | --jobs |\n"
+	"                       --queues | --options | --decisions] [--run NAME]\n"
 	"\n"
 	"Prints what a results file (written by gpusched run) holds; names, units and\n"
 	"formulas of every value are in analysis/SCHEMA.md.\n"
@@ -23,7 +24,8 @@ static const char report_usage[] =
 	"                wait, mean JCT, utilization and mean bounded slowdown\n"
 	"  --json        a JSON array, one object a run: run, policy, seed and every\n"
 	"                /summary metric by name (jobs, completed, mean_wait_s, p95_wait_s,\n"
-	"                mean_jct_s, utilization, ...); a metric without data is null\n"
+	"                mean_jct_s, utilization, cost, fallback_rate, pending_timeout_rate,\n"
+	"                mean_cost_per_job, ...); a metric without data is null\n"
 	"  --by-variant  (implies --json) a JSON array, one object a variant, not a run:\n"
 	"                {\"variant\": \"fifo\", \"runs\": 3, \"seeds\": [1, 2, 3],\n"
 	"                 \"mean_wait_s\": {\"mean\": 110.0, \"ci95\": 24.8}, ...} for every\n"
@@ -38,6 +40,12 @@ static const char report_usage[] =
 	"                nominal quota used (%); \"-\" where there is no value (no quota)\n"
 	"                With --json: a JSON array, one object a queue row (run, queue and\n"
 	"                every field of /runs/<run>/queues by name)\n"
+	"  --options     per-option table (fallback: the option each job ran on), one block\n"
+	"                a run, one row an option index (0 = the first preference): jobs\n"
+	"                started on it, share of started jobs (%), wait mean/p50/p95 (s),\n"
+	"                mean runtime there (s), runtime ratio to option 0, mean cost per\n"
+	"                job (currency). With --json: a JSON array, one object an option\n"
+	"                row (run and every field of /runs/<run>/options by name)\n"
 	"  --decisions   preemptions as CSV with a header row: run,time_s,preemptor,victim,\n"
 	"                preemptor_queue,victim_queue,reason,requeued,lost_gpu_s (preemptor\n"
 	"                empty for a quota shrink; lost work in GPU-seconds)\n"
@@ -49,7 +57,7 @@ static const char report_usage[] =
 int cmd_report(int argc, char **argv)
 {
 	const char *path = NULL, *run = NULL;
-	int json = 0, jobs = 0, by_variant = 0, queues = 0, decisions = 0;
+	int json = 0, jobs = 0, by_variant = 0, queues = 0, options = 0, decisions = 0;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(report_usage, stdout);
@@ -62,6 +70,8 @@ int cmd_report(int argc, char **argv)
 			jobs = 1;
 		} else if (strcmp(argv[i], "--queues") == 0) {
 			queues = 1;
+		} else if (strcmp(argv[i], "--options") == 0) {
+			options = 1;
 		} else if (strcmp(argv[i], "--decisions") == 0) {
 			decisions = 1;
 		} else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc) {
@@ -74,12 +84,12 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	const char *clash = NULL;
-	if (jobs + queues + decisions > 1)
-		clash = "--jobs, --queues and --decisions cannot be combined";
+	if (jobs + queues + options + decisions > 1)
+		clash = "--jobs, --queues, --options and --decisions cannot be combined";
 	else if (json && (jobs || decisions))
 		clash = "--json cannot be combined with --jobs or --decisions";
-	else if (by_variant && queues)
-		clash = "--by-variant and --queues cannot be combined";
+	else if (by_variant && (queues || options))
+		clash = "--by-variant cannot be combined with --queues or --options";
 	if (!path || clash) {
 		fprintf(stderr, "gpusched report: %s\n%s", path ? clash : "no results file given",
 			report_usage);
@@ -94,6 +104,7 @@ int cmd_report(int argc, char **argv)
 			char *text = NULL;
 			rc = by_variant ? report_json_by_variant(f, run, &text, &diag)
 			     : queues   ? report_queues_json(f, run, &text, &diag)
+			     : options  ? report_options_json(f, run, &text, &diag)
 					: report_json(f, run, &text, &diag);
 			if (!rc)
 				printf("%s\n", text);
@@ -102,6 +113,8 @@ int cmd_report(int argc, char **argv)
 			rc = report_jobs_csv(f, run, stdout, &diag);
 		} else if (queues) {
 			rc = report_queues_table(f, run, stdout, &diag);
+		} else if (options) {
+			rc = report_options_table(f, run, stdout, &diag);
 		} else if (decisions) {
 			rc = report_decisions_csv(f, run, stdout, &diag);
 		} else {

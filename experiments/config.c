@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../sim/jsonmsg.h"
+#include "../sim/sidecsv.h"
 
 #define PATH_MAX_     512                /* JSON paths in messages; longer ones are truncated */
 #define MAX_VARIANTS  100000             /* a sweep larger than this is almost surely a mistake */
@@ -323,8 +324,12 @@ static char *resolve(const char *cfg_path, const char *rel)
 static const char *const top_keys[] = { "name",  "description", "trace",          "cluster", "policies",
 					"seeds", "output",      "output_options", "sweep",   NULL };
 static const char *const trace_keys[] = { "path", "format", NULL };
-static const char *const cluster_keys[] = { "resources", "flavors", NULL };
-static const char *const flavor_keys[] = { "name", "nodes", "node", "speed", "price_per_node_hour", NULL };
+static const char *const cluster_keys[] = { "resources", "flavors", "capacity_events", NULL };
+static const char *const flavor_keys[] = { "name", "nodes", "node", "speed", "price_per_node_hour",
+					   "stockout", "reservations", NULL };
+static const char *const stockout_keys[] = { "in_stock_mean_s", "out_of_stock_mean_s", "distribution",
+					     "out_of_stock_nodes", NULL };
+static const char *const window_keys[] = { "start_s", "end_s", NULL };
 static const char *const policies_keys[] = { "order", "quota", "preemption", "fallback", "placement", NULL };
 static const char *const output_options_keys[] = { "sample_s", NULL };
 
@@ -332,7 +337,6 @@ static const char *const output_options_keys[] = { "sample_s", NULL };
  * each accepts so far (NULL = any registered name; the runner checks the registry). */
 static const char *const family_key[SIM_FAM_COUNT_] = { "order", "quota", "preemption", "fallback" };
 static const char *const family_default[SIM_FAM_COUNT_] = { "fifo", "none", "none", "strict" };
-static const char *const family_only[SIM_FAM_COUNT_] = { NULL, NULL, NULL, "strict" };
 
 static void check_trace(struct chk *c, struct exp_config *cfg, const cJSON *root)
 {
@@ -495,8 +499,204 @@ static void check_node(struct chk *c, const cJSON *node, const char *path, const
 	}
 }
 
+/* ---- capacity over time (sim/capacity.h) ---- */
+
+static int want_time(struct chk *c, const cJSON *v, const char *path, sim_time_t *out)
+{
+	double x;
+	if (want_number(c, v, path, 0, 0, &x))
+		return -1;
+	if (x > 1e9) {
+		char got[96];
+		sim_json_describe(v, got, sizeof got);
+		err(c, path, "expected seconds <= 1e9, got %s", got);
+		return -1;
+	}
+	*out = (sim_time_t)llround(x * (double)SIM_NS_PER_S);
+	return 0;
+}
+
+static void check_stockout(struct chk *c, const cJSON *so, const char *path, const struct sim_flavor_spec *f,
+			   struct sim_stockout *out)
+{
+	char sub[PATH_MAX_], got[96];
+	double v;
+
+	if (!cJSON_IsObject(so)) {
+		sim_json_describe(so, got, sizeof got);
+		err(c, path, "expected object {\"in_stock_mean_s\", \"out_of_stock_mean_s\", ...}, got %s", got);
+		return;
+	}
+	check_keys(c, so, path, stockout_keys);
+	out->law = SIM_STOCK_EXPONENTIAL;
+	const cJSON *d = get(so, "distribution");
+	sim_json_path_key(sub, sizeof sub, path, "distribution");
+	if (d && cJSON_IsString(d) && strcmp(d->valuestring, "fixed") == 0) {
+		out->law = SIM_STOCK_FIXED;
+	} else if (d && !(cJSON_IsString(d) && strcmp(d->valuestring, "exponential") == 0)) {
+		sim_json_describe(d, got, sizeof got);
+		err(c, sub, "expected \"exponential\" or \"fixed\", got %s", got);
+	}
+	static const char *const means[] = { "in_stock_mean_s", "out_of_stock_mean_s" };
+	for (int i = 0; i < 2; i++) {
+		sim_json_path_key(sub, sizeof sub, path, means[i]);
+		double *dst = i ? &out->out_mean_s : &out->in_mean_s;
+		if (!get(so, means[i]))
+			err(c, sub, "expected seconds > 0 (required), got nothing");
+		else if (want_number(c, get(so, means[i]), sub, 0, 1, dst) == 0 && *dst > 1e9)
+			err(c, sub, "expected seconds <= 1e9, got %g", *dst);
+	}
+	sim_json_path_key(sub, sizeof sub, path, "out_of_stock_nodes");
+	if (get(so, "out_of_stock_nodes") &&
+	    want_int(c, get(so, "out_of_stock_nodes"), sub, 0, (double)f->nodes, &v) == 0)
+		out->out_nodes = (uint32_t)v;
+}
+
+static void check_reservations(struct chk *c, const cJSON *rs, const char *path, int flavor,
+			       struct sim_capacity *cap)
+{
+	char sub[PATH_MAX_], item[PATH_MAX_], got[96];
+	size_t i = 0;
+
+	if (!cJSON_IsArray(rs) || cJSON_GetArraySize(rs) == 0) {
+		sim_json_describe(rs, got, sizeof got);
+		err(c, path, "expected a non-empty list of windows [{\"start_s\": S, \"end_s\": S}, ...], got %s",
+		    got);
+		return;
+	}
+	sim_time_t prev_end = -1;
+	for (const cJSON *w = rs->child; w; w = w->next, i++) {
+		sim_time_t start = 0, end = 0;
+		sim_json_path_idx(item, sizeof item, path, i);
+		if (!cJSON_IsObject(w)) {
+			sim_json_describe(w, got, sizeof got);
+			err(c, item, "expected object {\"start_s\": S, \"end_s\": S}, got %s", got);
+			continue;
+		}
+		check_keys(c, w, item, window_keys);
+		sim_json_path_key(sub, sizeof sub, item, "start_s");
+		int bad = !get(w, "start_s") ? (err(c, sub, "expected seconds >= 0 (required), got nothing"), 1)
+					     : want_time(c, get(w, "start_s"), sub, &start) != 0;
+		sim_json_path_key(sub, sizeof sub, item, "end_s");
+		bad |= !get(w, "end_s") ? (err(c, sub, "expected seconds > start_s (required), got nothing"), 1)
+					: want_time(c, get(w, "end_s"), sub, &end) != 0;
+		if (bad)
+			continue;
+		if (end <= start) {
+			err(c, sub, "expected seconds > start_s (%g), got %g", sim_time_to_s(start), sim_time_to_s(end));
+			continue;
+		}
+		if (start < prev_end) {
+			err(c, item, "expected windows in time order without overlap: this one starts at %g s, "
+			    "before the previous one ends (%g s)", sim_time_to_s(start), sim_time_to_s(prev_end));
+			continue;
+		}
+		prev_end = end;
+		if (sim_capacity_add_window(cap, flavor, start, end))
+			c->nomem = 1;
+	}
+}
+
+/* capacity_events: time_s,flavor,nodes|delta[,mode]. Rows for a flavor with
+ * reservation windows are refused: the windows own its capacity. */
+static void read_capacity_events(struct chk *c, const char *cfg_path, const cJSON *ce, struct exp_variant *v)
+{
+	static const char *const where = "$.cluster.capacity_events";
+	char got[96];
+	if (!cJSON_IsString(ce) || !ce->valuestring[0]) {
+		sim_json_describe(ce, got, sizeof got);
+		err(c, where, "expected the path of a CSV file (time_s,flavor,nodes|delta[,mode]), got %s", got);
+		return;
+	}
+	char *full = resolve(cfg_path, ce->valuestring);
+	if (!full) {
+		c->nomem = 1;
+		return;
+	}
+	struct sim_csv r = { .f = fopen(full, "r") };
+	int ti = -1, fi = -1, ni = -1, di = -1, mi = -1;
+	if (!r.f) {
+		err(c, where, "cannot read %s: %s", full, strerror(errno));
+		goto out;
+	}
+	if (sim_csv_next(&r)) {
+		ti = sim_csv_col(&r, "time_s"), fi = sim_csv_col(&r, "flavor");
+		ni = sim_csv_col(&r, "nodes"), di = sim_csv_col(&r, "delta"), mi = sim_csv_col(&r, "mode");
+	}
+	int ncols = 2 + (ni >= 0) + (di >= 0) + (mi >= 0);
+	if (ti < 0 || fi < 0 || (ni >= 0) == (di >= 0) || ncols != r.n) {
+		err(c, where, "%s:%u: expected the header time_s,flavor,nodes or time_s,flavor,delta, with an "
+		    "optional mode column, and no other column", full, r.lineno);
+		goto out;
+	}
+	int vi = ni >= 0 ? ni : di;
+	while (sim_csv_next(&r)) {
+		struct sim_cap_change ch = { .is_delta = di >= 0, .line = r.lineno, .mode = SIM_CAP_REMOVE };
+		char *end = NULL;
+		const char *fname = r.n > fi ? r.fields[fi] : "";
+		const char *mode = mi >= 0 && r.n > mi ? r.fields[mi] : "remove";
+		long long n = r.n > vi ? strtoll(r.fields[vi], &end, 10) : 0;
+		ch.flavor = -1;
+		for (size_t k = 0; k < v->n_flavors; k++)
+			if (strcmp(v->flavors[k].name, fname) == 0)
+				ch.flavor = (int32_t)k;
+		if (r.n != ncols || sim_time_parse_s(r.fields[ti], strlen(r.fields[ti]), &ch.t) || ch.t < 0) {
+			err(c, where, "%s:%u: column time_s: expected %d fields and seconds >= 0, found '%s'", full,
+			    r.lineno, ncols, r.n > ti ? r.fields[ti] : "");
+		} else if (ch.flavor < 0) {
+			err(c, where, "%s:%u: column flavor: expected a flavor of $.cluster.flavors, found '%s'",
+			    full, r.lineno, fname);
+		} else if (!end || *end || end == r.fields[vi] || (!ch.is_delta && n < 0) || llabs(n) > 1000000000LL) {
+			err(c, where, "%s:%u: column %s: expected an integer%s, found '%s'", full, r.lineno,
+			    ch.is_delta ? "delta" : "nodes", ch.is_delta ? "" : " >= 0", r.n > vi ? r.fields[vi] : "");
+		} else if (strcmp(mode, "remove") != 0 && strcmp(mode, "drain") != 0) {
+			err(c, where, "%s:%u: column mode: expected remove or drain, found '%s'", full, r.lineno, mode);
+		} else if (sim_capacity_is_reservation(v->capacity, ch.flavor)) {
+			err(c, where, "%s:%u: column flavor: expected a flavor without reservations (its windows set "
+			    "its capacity), found '%s'", full, r.lineno, fname);
+		} else {
+			ch.nodes = n;
+			ch.mode = strcmp(mode, "drain") == 0 ? SIM_CAP_DRAIN : SIM_CAP_REMOVE;
+			if (sim_capacity_add_change(v->capacity, &ch))
+				c->nomem = 1;
+		}
+	}
+out:
+	if (r.f)
+		fclose(r.f);
+	free(full);
+}
+
+/* Windows become changes (open: the flavor's nodes; close: none, stopping what
+ * runs); the cluster is sized for the peak and starts with the initial count. */
+static void finish_capacity(struct chk *c, struct exp_variant *v)
+{
+	struct sim_capacity *cap = v->capacity;
+	for (size_t f = 0; f < v->n_flavors; f++)
+		for (size_t i = 0; i < cap->n_windows[f]; i++) {
+			const struct sim_window *w = &cap->windows[f][i];
+			struct sim_cap_change open = { .t = w->start, .flavor = (int32_t)f, .nodes = v->flavors[f].nodes };
+			struct sim_cap_change close = { .t = w->end, .flavor = (int32_t)f, .mode = SIM_CAP_REMOVE };
+			if (sim_capacity_add_change(cap, &open) || sim_capacity_add_change(cap, &close))
+				c->nomem = 1;
+		}
+	if (sim_capacity_finalize(cap))
+		return; /* overlapping windows were reported already */
+	for (size_t f = 0; f < v->n_flavors; f++) {
+		struct sim_flavor_spec *fs = &v->flavors[f];
+		uint32_t peak = sim_capacity_peak(cap, (int)f, fs->nodes);
+		if (peak > CLUSTER_NODES_MAX) {
+			err(c, "$.cluster.capacity_events", "expected at most %.0f nodes of flavor %s at any time, got %u",
+			    (double)CLUSTER_NODES_MAX, fs->name, peak);
+			continue;
+		}
+		fs->peak_nodes = peak;
+		fs->nodes = sim_capacity_initial(cap, (int)f, fs->nodes);
+	}
+}
+
 static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const struct sim_resources *res,
-			 struct sim_flavor_spec *specs, size_t idx)
+			 struct sim_flavor_spec *specs, size_t idx, struct sim_capacity *cap)
 {
 	struct sim_flavor_spec *f = &specs[idx];
 	char sub[PATH_MAX_], got[96];
@@ -550,6 +750,15 @@ static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const
 	if (get(fl, "price_per_node_hour"))
 		want_number(c, get(fl, "price_per_node_hour"), sub, 0, 0, &f->price_per_node_hour);
 
+	if (get(fl, "stockout")) {
+		sim_json_path_key(sub, sizeof sub, path, "stockout");
+		check_stockout(c, get(fl, "stockout"), sub, f, &cap->stock[idx]);
+	}
+	if (get(fl, "reservations")) {
+		sim_json_path_key(sub, sizeof sub, path, "reservations");
+		check_reservations(c, get(fl, "reservations"), sub, (int)idx, cap);
+	}
+
 	/* Totals must stay far from int64 overflow when the cluster sums them. */
 	for (int r = 0; r < res->n; r++)
 		if ((double)f->nodes * (double)f->node_cap[r] > 1e17) {
@@ -559,7 +768,7 @@ static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const
 		}
 }
 
-static void check_cluster(struct chk *c, const cJSON *cl, struct exp_variant *v)
+static void check_cluster(struct chk *c, const char *cfg_path, const cJSON *cl, struct exp_variant *v)
 {
 	const cJSON *rs, *fls;
 	char path[PATH_MAX_], got[96];
@@ -611,7 +820,8 @@ static void check_cluster(struct chk *c, const cJSON *cl, struct exp_variant *v)
 	}
 	v->n_flavors = (size_t)cJSON_GetArraySize(fls);
 	v->flavors = calloc(v->n_flavors, sizeof *v->flavors);
-	if (!v->flavors) {
+	v->capacity = sim_capacity_create(v->n_flavors);
+	if (!v->flavors || !v->capacity) {
 		v->n_flavors = 0;
 		c->nomem = 1;
 		return;
@@ -619,8 +829,11 @@ static void check_cluster(struct chk *c, const cJSON *cl, struct exp_variant *v)
 	i = 0;
 	for (const cJSON *e = fls->child; e; e = e->next, i++) {
 		sim_json_path_idx(path, sizeof path, "$.cluster.flavors", i);
-		check_flavor(c, e, path, &v->res, v->flavors, i);
+		check_flavor(c, e, path, &v->res, v->flavors, i, v->capacity);
 	}
+	if (get(cl, "capacity_events"))
+		read_capacity_events(c, cfg_path, get(cl, "capacity_events"), v);
+	finish_capacity(c, v);
 }
 
 static void check_policy(struct chk *c, const cJSON *p, enum sim_policy_family fam, struct exp_variant *v)
@@ -634,14 +847,6 @@ static void check_policy(struct chk *c, const cJSON *p, enum sim_policy_family f
 	if (!p)
 		return;
 	snprintf(path, sizeof path, "$.policies.%s", family_key[fam]);
-	if (family_only[fam]) {
-		if (!cJSON_IsString(p) || strcmp(p->valuestring, family_only[fam]) != 0) {
-			sim_json_describe(p, got, sizeof got);
-			err(c, path, "expected \"%s\" (the only %s policy so far), got %s", family_only[fam],
-			    family_key[fam], got);
-		}
-		return;
-	}
 	if (cJSON_IsObject(p)) {
 		/* The object is the policy's params; its init ignores "name". */
 		sim_json_path_key(sub, sizeof sub, path, "name");
@@ -686,9 +891,9 @@ static void check_policies(struct chk *c, const cJSON *pol, struct exp_variant *
 	}
 }
 
-static void check_variant(struct chk *c, struct exp_variant *v)
+static void check_variant(struct chk *c, const char *cfg_path, struct exp_variant *v)
 {
-	check_cluster(c, get(v->tree, "cluster"), v);
+	check_cluster(c, cfg_path, get(v->tree, "cluster"), v);
 	check_policies(c, get(v->tree, "policies"), v);
 }
 
@@ -1152,6 +1357,7 @@ void exp_config_destroy(struct exp_config *cfg)
 	for (size_t i = 0; i < cfg->n_variants; i++) {
 		free(cfg->variants[i].name);
 		free(cfg->variants[i].flavors);
+		sim_capacity_destroy(cfg->variants[i].capacity);
 		cJSON_Delete(cfg->variants[i].tree);
 	}
 	free(cfg->variants);
@@ -1239,7 +1445,7 @@ int exp_config_parse(const char *path, const char *text, size_t len, struct exp_
 			goto out_report;
 		}
 		cfg->n_variants = i + 1;
-		check_variant(&vc[i], &cfg->variants[i]);
+		check_variant(&vc[i], cfg->path, &cfg->variants[i]);
 		if (vc[i].nomem)
 			base.nomem = 1;
 	}

@@ -64,8 +64,7 @@ static void family_names(enum sim_policy_family fam, char *buf, size_t n)
 static int is_builtin_default(enum sim_policy_family fam, const char *name)
 {
 	return (fam == SIM_FAM_QUOTA && strcmp(name, "none") == 0) ||
-	       (fam == SIM_FAM_PREEMPT && strcmp(name, "none") == 0) ||
-	       (fam == SIM_FAM_FALLBACK && strcmp(name, "strict") == 0);
+	       (fam == SIM_FAM_PREEMPT && strcmp(name, "none") == 0);
 }
 
 /* Preemption acts on queues' quota, so it needs a quota policy; a quota policy with
@@ -79,6 +78,15 @@ static int check_policy_combination(const struct exp_config *cfg, const struct e
 		return sim_diag_add(diag, cfg->path, "%s: expected \"none\" without a quota policy (preemption "
 				    "acts on queues' quota: set $.policies.quota to cohort or hard), got \"%s\"",
 				    v->policy_path[SIM_FAM_PREEMPT], v->policy[SIM_FAM_PREEMPT]);
+	const char *fb = v->policy[SIM_FAM_FALLBACK];
+	if (!quota && strcmp(fb, "fungible") == 0)
+		return sim_diag_add(diag, cfg->path, "%s: expected a quota policy (cohort or hard) with fallback "
+				    "fungible (Kueue's flavor fungibility is part of its quota cycle), got quota \"none\"",
+				    v->policy_path[SIM_FAM_QUOTA]);
+	if (quota && (strcmp(fb, "deadline") == 0 || strcmp(fb, "cost") == 0))
+		return sim_diag_add(diag, cfg->path, "%s: expected strict, first_fit or fungible with quota %s (the "
+				    "quota cycle chooses flavors itself), got \"%s\"", v->policy_path[SIM_FAM_FALLBACK],
+				    v->policy[SIM_FAM_QUOTA], fb);
 	if (quota && strcmp(v->policy[SIM_FAM_ORDER], "fifo") != 0 && strcmp(v->policy[SIM_FAM_ORDER], "priority") != 0)
 		return sim_diag_add(diag, cfg->path, "%s: expected fifo or priority with quota %s (Kueue's cycle "
 				    "orders each queue itself), got \"%s\"", v->policy_path[SIM_FAM_ORDER],
@@ -101,6 +109,7 @@ static int stack_create(struct run_stack *s, const struct exp_config *cfg, const
 	struct sim_engine_params ep = *ep_tmpl;
 	ep.trace = trace;
 	ep.cluster = s->cluster;
+	ep.capacity = v->capacity;
 	/* Policies need a view at init; the engine provides it, so create the engine
 	 * first with the order slot filled after. */
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
@@ -320,7 +329,7 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 	if (rc)
 		return rc;
 	struct sim_engine_params ep = { .driver = drv, .sample_ns = auto_sample_ns(cfg, trace),
-					.progress = progress_cb, .progress_arg = prog, .log = log };
+					.progress = progress_cb, .progress_arg = prog, .log = log, .seed = seed };
 	struct run_stack s;
 	struct sim_engine *e = NULL;
 	struct sim_queue_row *queues = NULL;
@@ -350,6 +359,12 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 				     sim_engine_now(e), queues)))
 		goto out_engine;
 	sim_metrics_summarize_queues(trace, queues, &sum);
+	/* With capacity over time, utilization is over the capacity in force, not the
+	 * cluster's final size. */
+	if (sim_capacity_any(v->capacity)) {
+		double cap_gpu_s = sim_engine_capacity_gpu_s(e);
+		sum.v[SIM_SUM_utilization] = cap_gpu_s > 0 ? sum.v[SIM_SUM_busy_gpu_s] / cap_gpu_s : NAN;
+	}
 	const struct sim_engine_counters *ctr = sim_engine_counters(e);
 	if (!opts->quiet)
 		fprintf(stderr, "run %s: %zu jobs, %llu events, %.0f s simulated in %.3f s (%.0f events/s)\n",

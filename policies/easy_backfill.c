@@ -672,6 +672,17 @@ static void ebf_on_preempt(struct sim_policy *pol, const struct sim_view *v, con
 	s->dirty = 1;
 }
 
+/* A queued job that gave up (pending limit) leaves the queue. */
+static void ebf_on_drop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+{
+	struct ebf *s = pol->priv;
+	if (ensure_state(s, v) || job->idx >= s->n_jobs)
+		return;
+	if (s->q[job->idx].state == Q_QUEUED)
+		q_remove(s, job->idx);
+	s->dirty = 1;
+}
+
 /* ---- the projection ---- */
 
 static uint32_t alloc_node(const struct sim_alloc *a, uint32_t i)
@@ -1321,5 +1332,6 @@ const struct sim_policy_ops easy_backfill_policy_ops = {
 	.on_start = ebf_on_start,
 	.on_finish = ebf_on_finish,
 	.on_preempt = ebf_on_preempt,
+	.on_drop = ebf_on_drop,
 	.pick = ebf_pick,
 };

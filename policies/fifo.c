@@ -2,7 +2,10 @@
  *
  * Jobs start in submit order, ties by trace row (the engine submits them in that
  * order). A head that does not fit blocks every job behind it: no backfill.
- * Queue: a ring buffer of job indices; pick is O(jobs started + 1).
+ * Queue: a ring buffer of job indices; pick is O(jobs started + 1). A running job
+ * stopped and queued again (its nodes were removed) goes back in submit order: such
+ * jobs wait in a small min-heap of trace indices (the trace is in submit order), and
+ * the head is the earlier of the ring's head and the heap's top.
  */
 #include <stdlib.h>
 
@@ -11,6 +14,8 @@
 struct fifo {
 	uint32_t *ring; /* capacity is a power of two */
 	size_t head, n, cap;
+	uint32_t *again; /* min-heap of requeued job indices */
+	size_t n_again, cap_again;
 	int oom;        /* a push failed: pick reports -SIM_ENOMEM */
 };
 
@@ -29,8 +34,10 @@ static int fifo_init(struct sim_policy *pol, const struct sim_policy_env *env, c
 static void fifo_fini(struct sim_policy *pol)
 {
 	struct fifo *q = pol->priv;
-	if (q)
+	if (q) {
 		free(q->ring);
+		free(q->again);
+	}
 	free(q);
 	pol->priv = NULL;
 }
@@ -62,23 +69,68 @@ static void fifo_on_submit(struct sim_policy *pol, const struct sim_view *v, con
 	q->n++;
 }
 
+static void again_push(struct fifo *q, uint32_t idx)
+{
+	uint32_t *na = sim_grow(q->again, &q->cap_again, q->n_again, sizeof *na, 16);
+	if (!na) {
+		q->oom = 1;
+		return;
+	}
+	q->again = na;
+	size_t i = q->n_again++;
+	for (; i > 0 && idx < q->again[(i - 1) / 2]; i = (i - 1) / 2)
+		q->again[i] = q->again[(i - 1) / 2];
+	q->again[i] = idx;
+}
+
+static void again_pop(struct fifo *q)
+{
+	uint32_t last = q->again[--q->n_again];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= q->n_again)
+			break;
+		if (c + 1 < q->n_again && q->again[c + 1] < q->again[c])
+			c++;
+		if (q->again[c] >= last)
+			break;
+		q->again[i] = q->again[c];
+		i = c;
+	}
+	if (q->n_again)
+		q->again[i] = last;
+}
+
+static void fifo_on_preempt(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+{
+	(void)v;
+	if (job->state == SIM_JOB_QUEUED)
+		again_push(pol->priv, job->idx);
+}
+
 /* Context: after all events at now. Proposes the head while it fits. */
 static int fifo_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_placement_buf *out)
 {
+	(void)v;
 	struct fifo *q = pol->priv;
 	if (q->oom)
 		return -SIM_ENOMEM;
-	while (q->n) {
-		uint32_t idx = q->ring[q->head];
+	while (q->n || q->n_again) {
+		int from_again = q->n_again && (!q->n || q->again[0] < q->ring[q->head]);
+		uint32_t idx = from_again ? q->again[0] : q->ring[q->head];
 		int rc = sim_placement_buf_try(out, idx, -1);
 		if (rc == -SIM_ENOFIT)
 			break;
 		if (rc && rc != -SIM_ESTATE)
 			return rc;
-		/* Started, or no longer queued (rejected elsewhere): leave the queue. */
-		(void)v;
-		q->head = (q->head + 1) & (q->cap - 1);
-		q->n--;
+		/* Started, or no longer queued (timed out, rejected): leave the queue. */
+		if (from_again) {
+			again_pop(q);
+		} else {
+			q->head = (q->head + 1) & (q->cap - 1);
+			q->n--;
+		}
 	}
 	return 0;
 }
@@ -89,5 +141,6 @@ const struct sim_policy_ops fifo_policy_ops = {
 	.init = fifo_init,
 	.fini = fifo_fini,
 	.on_submit = fifo_on_submit,
+	.on_preempt = fifo_on_preempt,
 	.pick = fifo_pick,
 };

@@ -26,6 +26,12 @@ extern const struct sim_policy_ops cohort_policy_ops;      /* quota: Kueue cohor
 extern const struct sim_policy_ops hard_quota_policy_ops;  /* quota: nominal as a cap */
 extern const struct sim_policy_ops classical_preempt_policy_ops; /* preemption (policies/kq_policy.c) */
 extern const struct sim_policy_ops fair_sharing_preempt_policy_ops;
+/* fallback (policies/fallback.c) */
+extern const struct sim_policy_ops strict_fallback_policy_ops;
+extern const struct sim_policy_ops first_fit_fallback_policy_ops;
+extern const struct sim_policy_ops fungible_fallback_policy_ops;
+extern const struct sim_policy_ops deadline_fallback_policy_ops;
+extern const struct sim_policy_ops cost_fallback_policy_ops;
 
 /* Shared by order policies: reads an optional integer param. Returns 0, or
  * -SIM_EPARSE with "FILE: $.path.key: expected ..., got ..." in diag. */

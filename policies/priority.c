@@ -93,6 +93,14 @@ static void pop_top(struct prio *p)
 		p->heap[i] = last;
 }
 
+/* A running job stopped and queued again (its nodes were removed, or a preemption)
+ * goes back at its own rank: the key depends only on its priority and submit time. */
+static void priority_on_preempt(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+{
+	if (job->state == SIM_JOB_QUEUED)
+		priority_on_submit(pol, v, job);
+}
+
 /* Context: after all events at now. Proposes the top while it fits. */
 static int priority_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_placement_buf *out)
 {
@@ -117,5 +125,6 @@ const struct sim_policy_ops priority_policy_ops = {
 	.init = priority_init,
 	.fini = priority_fini,
 	.on_submit = priority_on_submit,
+	.on_preempt = priority_on_preempt,
 	.pick = priority_pick,
 };

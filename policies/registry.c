@@ -12,6 +12,11 @@ static const struct sim_policy_ops *const registry[] = {
 	&hard_quota_policy_ops,
 	&classical_preempt_policy_ops,
 	&fair_sharing_preempt_policy_ops,
+	&strict_fallback_policy_ops,
+	&first_fit_fallback_policy_ops,
+	&fungible_fallback_policy_ops,
+	&deadline_fallback_policy_ops,
+	&cost_fallback_policy_ops,
 	NULL,
 };
 

@@ -9,6 +9,11 @@
  * identity mapping, the usual case of one flavor named like the trace's, only
  * clears entries past the trace's resources, which readers leave 0 anyway), and a
  * pass over the jobs only when some option can never fit, to name its row.
+ *
+ * Every option of a job is checked, not only the first: each must name a flavor of
+ * the cluster (else the first row using the name is reported, with the cluster's
+ * flavors) and must fit that flavor at its largest (peak nodes of its node shape,
+ * sim_cluster_could_fit), else the row and option are reported with that size.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +68,52 @@ static const char *column_of(const struct sim_job *j)
 	return j->has_prefs ? "prefs" : "request";
 }
 
+/* "a, b, c": the cluster's flavor names for a message, cut with "..." at n bytes. */
+static void flavor_list(const struct sim_cluster *c, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t f = 0; f < sim_cluster_n_flavors(c) && len < n; f++) {
+		const char *name = sim_cluster_flavor(c, (int)f)->name;
+		if (len + strlen(name) + 8 >= n) {
+			snprintf(buf + len, n - len, "%s...", f ? ", " : "");
+			return;
+		}
+		len += (size_t)snprintf(buf + len, n - len, "%s%s", f ? ", " : "", name);
+	}
+	if (!sim_cluster_n_flavors(c))
+		snprintf(buf, n, "none");
+}
+
+/* Reports trace flavor i, which the cluster lacks, at the first row using it (a
+ * scan of the jobs, done once a missing flavor): in a preference list the message
+ * names the option, and every message lists the flavors the cluster has. */
+static void report_unknown_flavor(const struct sim_trace *t, const struct sim_cluster *c, size_t i,
+				  struct sim_diag *diag)
+{
+	char known[320], w[512];
+	flavor_list(c, known, sizeof known);
+	for (size_t k = 0; k < t->n_jobs; k++) {
+		const struct sim_job *j = &t->jobs[k];
+		for (int o = 0; o < j->n_opts; o++) {
+			if (sim_job_opt(t, j, o)->flavor_id != (int32_t)i)
+				continue;
+			where_of(t, j, w, sizeof w);
+			if (j->has_prefs)
+				sim_diag_add(diag, w,
+					     "column prefs: expected a flavor of the cluster, found '%s' "
+					     "(option %d; the cluster has %s)",
+					     t->flavors[i], o + 1, known);
+			else
+				sim_diag_add(diag, w,
+					     "column request: expected a flavor of the cluster, found '%s' "
+					     "(the cluster has %s)",
+					     t->flavors[i], known);
+			return;
+		}
+	}
+}
+
 /* Checks the mapping of names; returns the number of errors. */
 static int map_names(struct sim_trace *t, const struct sim_cluster *c, int32_t *fmap, int *rmap,
 		     struct sim_diag *diag)
@@ -73,21 +124,7 @@ static int map_names(struct sim_trace *t, const struct sim_cluster *c, int32_t *
 	for (size_t i = 0; i < t->n_flavors; i++) {
 		fmap[i] = sim_cluster_flavor_find(c, t->flavors[i]);
 		if (fmap[i] < 0) {
-			/* Name the first job using it, so the user can find the row. */
-			for (size_t k = 0; k < t->n_jobs; k++) {
-				const struct sim_job *j = &t->jobs[k];
-				int uses = 0;
-				for (int o = 0; o < j->n_opts; o++)
-					uses |= sim_job_opt(t, j, o)->flavor_id == (int32_t)i;
-				if (uses) {
-					char w[512];
-					where_of(t, j, w, sizeof w);
-					sim_diag_add(diag, w,
-						     "column %s: expected a flavor of the cluster, found '%s'",
-						     column_of(j), t->flavors[i]);
-					break;
-				}
-			}
+			report_unknown_flavor(t, c, i, diag);
 			errors++;
 		}
 	}
@@ -113,27 +150,85 @@ static int option_could_fit(const struct sim_cluster *c, const struct sim_job_op
 	return 0;
 }
 
-/* Reports every job with an option no flavor can ever hold (first such option a job). */
+/* "gpu=8" or "gpu=24,cpu=200": option o's request (bound: cluster resource order). */
+static void format_req(const struct sim_cluster *c, const sim_qty_t *req, char *buf, size_t n)
+{
+	const struct sim_resources *res = sim_cluster_resources(c);
+	size_t len = 0;
+	char q[32];
+	for (int r = 0; r < res->n && len < n; r++) {
+		if (r != SIM_RES_GPU && !req[r])
+			continue;
+		sim_qty_format(req[r], q, sizeof q);
+		len += (size_t)snprintf(buf + len, n - len, "%s%s=%s", r ? "," : "", res->names[r], q);
+	}
+}
+
+/* " and cpu=96,mem_gib=512 a node": the node's share of the non-GPU resources the
+ * request names (what else may keep it out), or "" for a GPU-only request. */
+static void format_node_other(const struct sim_cluster *c, const struct sim_flavor_spec *fl,
+			      const sim_qty_t *req, char *buf, size_t n)
+{
+	const struct sim_resources *res = sim_cluster_resources(c);
+	size_t len = 0;
+	char q[32];
+	buf[0] = '\0';
+	for (int r = 1; r < res->n && len < n; r++) {
+		if (!req[r])
+			continue;
+		sim_qty_format(fl->node_cap[r], q, sizeof q);
+		len += (size_t)snprintf(buf + len, n - len, "%s%s=%s", len ? "," : " and ", res->names[r], q);
+	}
+	if (len && len < n)
+		snprintf(buf + len, n - len, " a node");
+}
+
+/* Reports option k of job j, which can never run: on a named flavor, against that
+ * flavor's largest size (peak nodes, node shape); a "*" option fits no flavor. */
+static void report_misfit(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j,
+			  int k, struct sim_diag *diag)
+{
+	const struct sim_job_option *o = sim_job_opt(t, j, k);
+	char w[512], req[256], other[256], gpus[32];
+	where_of(t, j, w, sizeof w);
+	format_req(c, o->req, req, sizeof req);
+	if (o->flavor_id == SIM_FLAVOR_ANY) {
+		sim_diag_add(diag, w,
+			     "column %s: expected a request that fits some node shape and node count "
+			     "of the cluster, found *:%s (option %d) which no flavor can ever hold",
+			     column_of(j), req, k + 1);
+		return;
+	}
+	const struct sim_flavor_spec *fl = sim_cluster_flavor(c, o->flavor_id);
+	unsigned peak = (unsigned)sim_cluster_n_nodes(c, o->flavor_id);
+	char size[400];
+	sim_qty_format(fl->node_cap[SIM_RES_GPU], gpus, sizeof gpus);
+	format_node_other(c, fl, o->req, other, sizeof other);
+	snprintf(size, sizeof size, "at most %u node%s of %s GPU%s%s", peak, peak == 1 ? "" : "s", gpus,
+		 strcmp(gpus, "1") ? "s" : "", other);
+	if (j->has_prefs)
+		sim_diag_add(diag, w,
+			     "column prefs: expected every option to fit its flavor, found option %d (%s:%s) "
+			     "which can never run: the flavor has %s",
+			     k + 1, fl->name, req, size);
+	else
+		sim_diag_add(diag, w,
+			     "column request: expected a request its flavor can hold, found %s:%s which can "
+			     "never run: the flavor has %s",
+			     fl->name, req, size);
+}
+
+/* Reports every option no flavor can ever hold, each with its row and number. */
 static int report_misfits(const struct sim_trace *t, const struct sim_cluster *c, struct sim_diag *diag)
 {
 	int errors = 0;
 	for (size_t i = 0; i < t->n_jobs; i++) {
 		const struct sim_job *j = &t->jobs[i];
 		for (int k = 0; k < j->n_opts; k++) {
-			const struct sim_job_option *o = sim_job_opt(t, j, k);
-			if (option_could_fit(c, o))
+			if (option_could_fit(c, sim_job_opt(t, j, k)))
 				continue;
-			char w[512], q[32];
-			where_of(t, j, w, sizeof w);
-			sim_qty_format(o->req[SIM_RES_GPU], q, sizeof q);
-			const char *fl = o->flavor_id == SIM_FLAVOR_ANY
-						 ? "*" : sim_cluster_flavor(c, o->flavor_id)->name;
-			sim_diag_add(diag, w,
-				     "column %s: expected a request that fits some node shape and node count "
-				     "of the cluster, found %s:gpu=%s (option %d) which no flavor can ever hold",
-				     column_of(j), fl, q, k + 1);
+			report_misfit(t, c, j, k, diag);
 			errors++;
-			break;
 		}
 	}
 	return errors;

@@ -52,6 +52,17 @@
  * nodes the lowest node index wins (best_fit and spread: the lowest-index node of
  * the chosen bucket; first_fit: by definition; whole nodes: the lowest-index fully
  * free nodes, taken in index order from the "all GPUs free" bucket).
+ *
+ * Capacity over time: every array is sized for the flavor's peak node count, and each
+ * node has a state (online, draining, offline). Only online nodes are indexed: a
+ * draining or offline node's leaf is -1 (as the padding leaves are), it is in no
+ * bucket, counts in no class maximum and not in n_full, so every placement path and
+ * sim_cluster_fits skip it without a test of their own, even for a request of zero.
+ * Its free[] vector keeps the true free amounts (cap minus what runs there): that is
+ * the capacity "held back" from placements, and what its jobs release adds to it
+ * without touching the index; a draining node whose free vector is back to the caps
+ * is offline. Coming back online re-indexes the node with that vector. The public
+ * view (sim_cluster_node_free) shows zero free on a node that is not online.
  */
 #include "cluster.h"
 
@@ -69,8 +80,8 @@
 #define SUM_LEVELS_MAX 6
 
 struct flavor {
-	struct sim_flavor_spec spec;
-	uint32_t n;           /* nodes */
+	struct sim_flavor_spec spec; /* peak_nodes resolved (never 0 unless nodes is) */
+	uint32_t n;           /* peak nodes: node indices 0..n-1, whatever their state */
 	sim_qty_t cap_gpu;    /* spec.node_cap[SIM_RES_GPU], milli-units */
 	sim_qty_t *free;      /* n * nres, milli-units; node i at free[i * nres] */
 	size_t n_buckets;     /* cap_gpu + 1 */
@@ -90,9 +101,12 @@ struct flavor {
 	size_t n_super;       /* ceil(n_groups / 64) */
 	uint8_t *cls_of;      /* n_buckets: the GPU class of a free GPU amount */
 	size_t n_groups;      /* ceil(n / 32) */
-	uint32_t n_full;      /* nodes with every resource free */
-	sim_qty_t gpu_busy;   /* milli-units allocated */
-	sim_qty_t gpu_total;  /* n * cap_gpu */
+	uint32_t n_full;      /* online nodes with every resource free */
+	uint8_t *state;       /* n: enum sim_node_state of each node */
+	uint32_t n_online;    /* nodes in SIM_NODE_ONLINE */
+	uint64_t free_gen;    /* rises when free capacity may have grown (sim_cluster_free_gen) */
+	sim_qty_t gpu_busy;   /* milli-units allocated, on nodes of any state */
+	sim_qty_t gpu_total;  /* online nodes' caps + draining nodes' busy GPUs */
 };
 
 struct sim_cluster {
@@ -102,7 +116,11 @@ struct sim_cluster {
 	struct flavor *flavors;
 	size_t n_flavors;
 	sim_qty_t gpu_busy, gpu_total; /* over all flavors */
+	uint64_t free_gen;             /* the sum of the flavors' free_gen */
 };
+
+/* What sim_cluster_node_free shows for a node that is not online. */
+static const sim_qty_t no_free[SIM_MAX_RES];
 
 static const char *const placement_names[SIM_PLACE_COUNT_] = {
 	[SIM_PLACE_BEST_FIT] = "best_fit",
@@ -398,6 +416,8 @@ static void class_max_scan(const struct sim_cluster *c, struct flavor *f, size_t
 		end = f->n;
 	const int32_t *leaf = f->seg + f->seg_size;
 	for (uint32_t i = lo; i < end; i++) {
+		if (leaf[i] < 0)
+			continue; /* not online: in no class */
 		size_t k = f->cls_of[leaf[i]];
 		if (k != k1 && k != k2)
 			continue;
@@ -512,6 +532,120 @@ static void node_reindex(const struct sim_cluster *c, struct flavor *f, uint32_t
 		f->n_full--;
 }
 
+/* ---- node states ---- */
+
+/* Node i (online, still indexed) leaves the index: its leaf becomes -1, it leaves its
+ * bucket, and its group's maxima of its class are rescanned when it held one. */
+static void node_unindex(const struct sim_cluster *c, struct flavor *f, uint32_t i)
+{
+	const sim_qty_t *fr = node_free(c, f, i);
+	sim_qty_t g = fr[SIM_RES_GPU];
+	if (node_full(c, f, i))
+		f->n_full--;
+	seg_set(f, i, NIL);
+	bucket_leave(f, i, (size_t)g);
+	if (c->nres == 1)
+		return;
+	size_t grp = i >> GROUP_SHIFT, k = f->cls_of[g];
+	const sim_qty_t *m = class_max(c, f->cmax, grp, k);
+	for (size_t r = 1; r < c->nres; r++) {
+		if (fr[r] > 0 && fr[r] == m[r - 1]) {
+			class_max_scan(c, f, grp, k, k);
+			return;
+		}
+	}
+}
+
+/* Node i (not indexed) joins the index with its current free vector. */
+static void node_index(const struct sim_cluster *c, struct flavor *f, uint32_t i)
+{
+	const sim_qty_t *fr = node_free(c, f, i);
+	sim_qty_t g = fr[SIM_RES_GPU];
+	seg_set(f, i, g); /* first: the bucket scans read the leaves */
+	bucket_enter(f, i, (size_t)g);
+	if (node_full(c, f, i))
+		f->n_full++;
+	if (c->nres == 1)
+		return;
+	size_t grp = i >> GROUP_SHIFT, k = f->cls_of[g];
+	sim_qty_t *m = class_max(c, f->cmax, grp, k);
+	for (size_t r = 1; r < c->nres; r++) {
+		sim_qty_t prev = m[r - 1];
+		if (fr[r] > prev) {
+			m[r - 1] = fr[r];
+			super_max_note(c, f, grp, k, r, prev, fr[r]);
+		}
+	}
+}
+
+/* Free capacity of the flavor may have grown: waiting requests are worth a new look. */
+static void free_gen_bump(struct sim_cluster *c, struct flavor *f)
+{
+	f->free_gen++;
+	c->free_gen++;
+}
+
+/* An online node stops taking placements: offline when nothing runs on it, else
+ * draining. Its free GPUs leave the total (a draining node counts its busy ones). */
+static void node_go_down(struct sim_cluster *c, struct flavor *f, uint32_t i)
+{
+	sim_qty_t g = node_free(c, f, i)[SIM_RES_GPU];
+	int idle = node_full(c, f, i);
+	node_unindex(c, f, i);
+	f->state[i] = idle ? SIM_NODE_OFFLINE : SIM_NODE_DRAINING;
+	f->n_online--;
+	f->gpu_total -= g;
+	c->gpu_total -= g;
+}
+
+/* A draining or offline node takes placements again with what it holds back (all of
+ * it when offline): its free GPUs rejoin the total. */
+static void node_come_up(struct sim_cluster *c, struct flavor *f, uint32_t i)
+{
+	sim_qty_t g = node_free(c, f, i)[SIM_RES_GPU];
+	f->state[i] = SIM_NODE_ONLINE;
+	node_index(c, f, i);
+	f->n_online++;
+	f->gpu_total += g;
+	c->gpu_total += g;
+}
+
+/* Brings `need` nodes online: draining ones first, then offline ones, lowest index
+ * first in each pass. The caller checked that enough are not online. */
+static void flavor_grow(struct sim_cluster *c, struct flavor *f, uint32_t need)
+{
+	static const uint8_t order[2] = { SIM_NODE_DRAINING, SIM_NODE_OFFLINE };
+	for (int pass = 0; pass < 2 && need > 0; pass++)
+		for (uint32_t i = 0; i < f->n && need > 0; i++)
+			if (f->state[i] == order[pass]) {
+				node_come_up(c, f, i);
+				need--;
+			}
+	free_gen_bump(c, f);
+}
+
+/* Takes `need` online nodes down: fully free ones first (offline at once), then busy
+ * ones (draining, written to busy[] when it is not NULL), highest index first in each
+ * pass. Returns how many started draining. The caller checked that enough are online. */
+static size_t flavor_shrink(struct sim_cluster *c, struct flavor *f, uint32_t need, uint32_t *busy)
+{
+	size_t n_busy = 0;
+	for (int pass = 0; pass < 2 && need > 0; pass++) {
+		for (uint32_t i = f->n; i-- > 0 && need > 0;) {
+			if (f->state[i] != SIM_NODE_ONLINE || (pass == 0 && !node_full(c, f, i)))
+				continue;
+			node_go_down(c, f, i);
+			need--;
+			if (f->state[i] == SIM_NODE_DRAINING) {
+				if (busy)
+					busy[n_busy] = i;
+				n_busy++;
+			}
+		}
+	}
+	return n_busy;
+}
+
 /* ---- create / destroy ---- */
 
 /* calloc that never asks for 0 bytes, so a 0-node flavor still gets valid pointers. */
@@ -530,13 +664,16 @@ static void flavor_fini(struct flavor *f)
 	free(f->bm0);
 	free(f->bm1);
 	free(f->seg);
+	free(f->state);
 }
 
 static int spec_ok(const struct sim_resources *res, const struct sim_flavor_spec *s)
 {
 	if (!memchr(s->name, '\0', SIM_NAME_MAX) || !s->name[0])
 		return 0;
-	if (s->nodes > FLAVOR_NODES_MAX)
+	if (s->nodes > FLAVOR_NODES_MAX || s->peak_nodes > FLAVOR_NODES_MAX)
+		return 0;
+	if (s->peak_nodes && s->peak_nodes < s->nodes)
 		return 0;
 	if (s->node_cap[SIM_RES_GPU] <= 0 || s->node_cap[SIM_RES_GPU] > NODE_CAP_GPU_MAX)
 		return 0;
@@ -554,7 +691,9 @@ static int flavor_init(struct flavor *f, const struct sim_cluster *c, const stru
 {
 	memset(f, 0, sizeof *f);
 	f->spec = *s;
-	f->n = s->nodes;
+	if (!f->spec.peak_nodes)
+		f->spec.peak_nodes = s->nodes;
+	f->n = f->spec.peak_nodes; /* every array is sized for the peak */
 	f->cap_gpu = s->node_cap[SIM_RES_GPU];
 	f->n_buckets = (size_t)f->cap_gpu + 1;
 	f->bm0_words = (f->n_buckets + 63) / 64;
@@ -584,26 +723,35 @@ static int flavor_init(struct flavor *f, const struct sim_cluster *c, const stru
 	f->bm0 = zalloc(f->bm0_words, sizeof *f->bm0);
 	f->bm1 = zalloc(f->bm1_words, sizeof *f->bm1);
 	f->seg = zalloc(2 * f->seg_size, sizeof *f->seg);
-	if (!f->free || !f->cmax || !f->smax || !f->cls_of || !f->sum || !f->bm0 || !f->bm1 || !f->seg) {
+	f->state = zalloc(f->n, sizeof *f->state);
+	if (!f->free || !f->cmax || !f->smax || !f->cls_of || !f->sum || !f->bm0 || !f->bm1 || !f->seg ||
+	    !f->state) {
 		flavor_fini(f);
 		return -SIM_ENOMEM;
 	}
 	for (size_t v = 0; v < 2 * f->seg_size; v++)
 		f->seg[v] = NIL; /* padding leaves stay -1: below any need */
-	/* Every node starts fully free, in the top bucket. */
+	/* Every node starts fully free; nodes [0, nodes) are online, in the top bucket, and
+	 * the rest offline (leaf -1, in no bucket). */
 	for (uint32_t i = 0; i < f->n; i++) {
 		sim_qty_t *fr = f->free + (size_t)i * c->nres;
 		for (size_t r = 0; r < c->nres; r++)
 			fr[r] = s->node_cap[r];
+		if (i >= s->nodes) {
+			f->state[i] = SIM_NODE_OFFLINE;
+			continue;
+		}
 		f->seg[f->seg_size + i] = (int32_t)f->cap_gpu;
 		bucket_enter(f, i, (size_t)f->cap_gpu);
 	}
 	for (size_t b = 0; b < f->n_buckets; b++) /* floor(b * 15 / cap): the top class is cap only */
 		f->cls_of[b] = (uint8_t)((sim_qty_t)b * (N_CLASSES - 1) / f->cap_gpu);
-	for (size_t g = 0; g < f->n_groups; g++) /* every node full: its class holds the caps */
+	/* Every online node full: its class holds the caps, in the groups and super groups
+	 * holding an online node. */
+	for (size_t g = 0; g < f->n_groups && (g << GROUP_SHIFT) < s->nodes; g++)
 		for (size_t r = 1; r < c->nres; r++)
 			class_max(c, f->cmax, g, N_CLASSES - 1)[r - 1] = s->node_cap[r];
-	for (size_t sg = 0; sg < f->n_super; sg++)
+	for (size_t sg = 0; sg < f->n_super && sg * SUPER_NODES < s->nodes; sg++)
 		for (size_t r = 1; r < c->nres; r++)
 			class_max(c, f->smax, sg, N_CLASSES - 1)[r - 1] = s->node_cap[r];
 	f->seg_inner = c->placement == SIM_PLACE_FIRST_FIT;
@@ -611,8 +759,9 @@ static int flavor_init(struct flavor *f, const struct sim_cluster *c, const stru
 		int32_t a = f->seg[2 * v], b = f->seg[2 * v + 1];
 		f->seg[v] = a > b ? a : b;
 	}
-	f->n_full = f->n;
-	f->gpu_total = (sim_qty_t)f->n * f->cap_gpu;
+	f->n_full = s->nodes;
+	f->n_online = s->nodes;
+	f->gpu_total = (sim_qty_t)s->nodes * f->cap_gpu;
 	return 0;
 }
 
@@ -724,6 +873,8 @@ const sim_qty_t *sim_cluster_node_free(const struct sim_cluster *c, int flavor, 
 	const struct flavor *f = flavor_at(c, flavor);
 	if (!f || node >= f->n)
 		return NULL;
+	if (f->state[node] != SIM_NODE_ONLINE)
+		return no_free; /* its free part is held back from placements */
 	return node_free(c, f, node);
 }
 
@@ -731,6 +882,45 @@ uint32_t sim_cluster_n_nodes(const struct sim_cluster *c, int flavor)
 {
 	const struct flavor *f = flavor_at(c, flavor);
 	return f ? f->n : 0;
+}
+
+/* ---- capacity over time ---- */
+
+int sim_cluster_set_nodes(struct sim_cluster *c, int flavor, uint32_t target, uint32_t *busy, size_t *n_busy)
+{
+	struct flavor *f = flavor_at(c, flavor);
+	if (!f || target > f->n)
+		return -SIM_EINVAL;
+	size_t drained = 0;
+	if (target > f->n_online)
+		flavor_grow(c, f, target - f->n_online);
+	else if (target < f->n_online)
+		drained = flavor_shrink(c, f, f->n_online - target, busy);
+	if (n_busy)
+		*n_busy = drained;
+	return 0;
+}
+
+uint32_t sim_cluster_nodes_online(const struct sim_cluster *c, int flavor)
+{
+	const struct flavor *f = flavor_at(c, flavor);
+	return f ? f->n_online : 0;
+}
+
+enum sim_node_state sim_cluster_node_state(const struct sim_cluster *c, int flavor, uint32_t node)
+{
+	const struct flavor *f = flavor_at(c, flavor);
+	if (!f || node >= f->n)
+		return SIM_NODE_OFFLINE; /* no such node: no capacity */
+	return (enum sim_node_state)f->state[node];
+}
+
+uint64_t sim_cluster_free_gen(const struct sim_cluster *c, int flavor)
+{
+	if (flavor == -1)
+		return c->free_gen;
+	const struct flavor *f = flavor_at(c, flavor);
+	return f ? f->free_gen : 0;
 }
 
 /* ---- request shape ---- */
@@ -1017,6 +1207,31 @@ int sim_cluster_place(struct sim_cluster *c, int flavor, const sim_qty_t *req,
 	return 0;
 }
 
+/* Node i gets back req (whole: all of the node). Not online, the node is not indexed:
+ * what comes back stays held back, its GPUs leave the total (they were counted as
+ * busy GPUs of a draining node), and the node is offline once nothing runs on it.
+ * Returns 1 when the released capacity is free for placements (an online node). */
+static int node_release(struct sim_cluster *c, struct flavor *f, uint32_t i, const sim_qty_t *req, int whole)
+{
+	sim_qty_t *fr = node_free(c, f, i);
+	sim_qty_t old_gpu = fr[SIM_RES_GPU], old[SIM_MAX_RES];
+	int was_full = node_full(c, f, i);
+	for (size_t r = 0; r < c->nres; r++) {
+		old[r] = fr[r];
+		fr[r] = whole ? f->spec.node_cap[r] : fr[r] + req[r];
+	}
+	if (f->state[i] != SIM_NODE_ONLINE) {
+		sim_qty_t g = fr[SIM_RES_GPU] - old_gpu;
+		f->gpu_total -= g;
+		c->gpu_total -= g;
+		if (node_full(c, f, i))
+			f->state[i] = SIM_NODE_OFFLINE;
+		return 0;
+	}
+	node_reindex(c, f, i, old_gpu, was_full, !whole && req_gpu_only(c, req) ? NULL : old);
+	return 1;
+}
+
 void sim_cluster_release(struct sim_cluster *c, struct sim_alloc *a, const sim_qty_t *req)
 {
 	if (!a)
@@ -1027,32 +1242,20 @@ void sim_cluster_release(struct sim_cluster *c, struct sim_alloc *a, const sim_q
 		alloc_reset(a);
 		return;
 	}
+	int freed = 0; /* some capacity went back to online nodes */
+	sim_qty_t gpu;
 	if (a->whole) {
-		for (uint32_t j = 0; j < a->n_nodes; j++) {
-			uint32_t i = a->nodes ? a->nodes[j] : a->node;
-			sim_qty_t *fr = node_free(c, f, i);
-			sim_qty_t old_gpu = fr[SIM_RES_GPU], old[SIM_MAX_RES];
-			int was_full = node_full(c, f, i);
-			for (size_t r = 0; r < c->nres; r++) {
-				old[r] = fr[r];
-				fr[r] = f->spec.node_cap[r];
-			}
-			node_reindex(c, f, i, old_gpu, was_full, old);
-		}
-		f->gpu_busy -= (sim_qty_t)a->n_nodes * f->cap_gpu;
-		c->gpu_busy -= (sim_qty_t)a->n_nodes * f->cap_gpu;
+		for (uint32_t j = 0; j < a->n_nodes; j++)
+			freed |= node_release(c, f, a->nodes ? a->nodes[j] : a->node, req, 1);
+		gpu = (sim_qty_t)a->n_nodes * f->cap_gpu;
 	} else {
-		sim_qty_t *fr = node_free(c, f, a->node);
-		sim_qty_t old_gpu = fr[SIM_RES_GPU], old[SIM_MAX_RES];
-		int was_full = node_full(c, f, a->node);
-		for (size_t r = 0; r < c->nres; r++) {
-			old[r] = fr[r];
-			fr[r] += req[r];
-		}
-		node_reindex(c, f, a->node, old_gpu, was_full, req_gpu_only(c, req) ? NULL : old);
-		f->gpu_busy -= req[SIM_RES_GPU];
-		c->gpu_busy -= req[SIM_RES_GPU];
+		freed = node_release(c, f, a->node, req, 0);
+		gpu = req[SIM_RES_GPU];
 	}
+	f->gpu_busy -= gpu;
+	c->gpu_busy -= gpu;
+	if (freed)
+		free_gen_bump(c, f);
 	free(a->nodes);
 	alloc_reset(a);
 }
@@ -1065,27 +1268,50 @@ static sim_qty_t class_max_want(const struct sim_cluster *c, const struct flavor
 {
 	sim_qty_t m = 0;
 	for (uint32_t i = (uint32_t)g << GROUP_SHIFT; i < f->n && i >> GROUP_SHIFT == g; i++)
-		if (f->cls_of[node_gpu(f, i)] == k && node_free(c, f, i)[r] > m)
+		if (f->state[i] == SIM_NODE_ONLINE && f->cls_of[node_gpu(f, i)] == k &&
+		    node_free(c, f, i)[r] > m)
 			m = node_free(c, f, i)[r];
 	return m;
 }
 
+/* Node i's state against its free vector and leaf; adds what it counts to the sums. */
+static int node_check(const struct sim_cluster *c, const struct flavor *f, uint32_t i, sim_qty_t *busy,
+		      sim_qty_t *total, uint32_t *n_full, uint32_t *n_online)
+{
+	const sim_qty_t *fr = node_free(c, f, i);
+	for (size_t r = 0; r < c->nres; r++)
+		if (fr[r] < 0 || fr[r] > f->spec.node_cap[r])
+			return -1;
+	int full = node_full(c, f, i);
+	int32_t leaf = f->seg[f->seg_size + i];
+	sim_qty_t used = f->cap_gpu - fr[SIM_RES_GPU];
+	*busy += used;
+	switch (f->state[i]) {
+	case SIM_NODE_ONLINE:
+		*total += f->cap_gpu;
+		*n_full += (uint32_t)full;
+		(*n_online)++;
+		return leaf == (int32_t)fr[SIM_RES_GPU] ? 0 : -1;
+	case SIM_NODE_DRAINING: /* something still runs there */
+		*total += used;
+		return leaf == NIL && !full ? 0 : -1;
+	case SIM_NODE_OFFLINE: /* nothing runs there */
+		return leaf == NIL && full ? 0 : -1;
+	default:
+		return -1;
+	}
+}
+
 static int flavor_check(const struct sim_cluster *c, const struct flavor *f)
 {
-	sim_qty_t free_gpu = 0;
-	uint32_t n_full = 0;
-	for (uint32_t i = 0; i < f->n; i++) {
-		const sim_qty_t *fr = node_free(c, f, i);
-		for (size_t r = 0; r < c->nres; r++)
-			if (fr[r] < 0 || fr[r] > f->spec.node_cap[r])
-				return -1;
-		free_gpu += fr[SIM_RES_GPU];
-		n_full += (uint32_t)node_full(c, f, i);
-		if (f->seg[f->seg_size + i] != (int32_t)fr[SIM_RES_GPU])
+	sim_qty_t busy = 0, total = 0;
+	uint32_t n_full = 0, n_online = 0;
+	for (uint32_t i = 0; i < f->n; i++)
+		if (node_check(c, f, i, &busy, &total, &n_full, &n_online) < 0)
 			return -1;
-	}
-	if (n_full != f->n_full || f->gpu_total != (sim_qty_t)f->n * f->cap_gpu ||
-	    f->gpu_busy != f->gpu_total - free_gpu)
+	if (n_full != f->n_full || n_online != f->n_online || f->gpu_total != total || f->gpu_busy != busy)
+		return -1;
+	if (f->spec.peak_nodes != f->n || f->spec.nodes > f->n)
 		return -1;
 	for (size_t v = f->seg_size + f->n; v < 2 * f->seg_size; v++)
 		if (f->seg[v] != NIL)
@@ -1120,7 +1346,8 @@ static int flavor_check(const struct sim_cluster *c, const struct flavor *f)
 	struct flavor shadow = *f;
 	shadow.sum = want;
 	for (uint32_t i = 0; i < f->n; i++)
-		sum_set(&shadow, bucket_sum(&shadow, (size_t)node_gpu(f, i)), i >> GROUP_SHIFT);
+		if (f->state[i] == SIM_NODE_ONLINE)
+			sum_set(&shadow, bucket_sum(&shadow, (size_t)node_gpu(f, i)), i >> GROUP_SHIFT);
 	int bad = memcmp(want, f->sum, f->n_buckets * f->sum_words * sizeof *want) != 0;
 	free(want);
 	if (bad)
@@ -1136,7 +1363,7 @@ static int flavor_check(const struct sim_cluster *c, const struct flavor *f)
 			continue; /* the summary matched: no node has b free */
 		int32_t prev = NIL;
 		for (int32_t i = bucket_next(f, b, 0); i != NIL; i = bucket_next(f, b, (uint32_t)i + 1)) {
-			if ((uint32_t)i >= f->n || i <= prev ||
+			if ((uint32_t)i >= f->n || i <= prev || f->state[i] != SIM_NODE_ONLINE ||
 			    node_free(c, f, (uint32_t)i)[SIM_RES_GPU] != (sim_qty_t)b)
 				return -1;
 			prev = i;
@@ -1144,7 +1371,7 @@ static int flavor_check(const struct sim_cluster *c, const struct flavor *f)
 				return -1;
 		}
 	}
-	if (listed != f->n)
+	if (listed != f->n_online)
 		return -1;
 	for (size_t w = 0; w < f->bm0_words; w++)
 		if (((f->bm1[w >> 6] >> (w & 63)) & 1) != (f->bm0[w] != 0))
@@ -1155,13 +1382,15 @@ static int flavor_check(const struct sim_cluster *c, const struct flavor *f)
 int sim_cluster_check(const struct sim_cluster *c)
 {
 	sim_qty_t busy = 0, total = 0;
+	uint64_t gen = 0;
 	for (size_t k = 0; k < c->n_flavors; k++) {
 		if (flavor_check(c, &c->flavors[k]) < 0)
 			return -SIM_ESTATE;
 		busy += c->flavors[k].gpu_busy;
 		total += c->flavors[k].gpu_total;
+		gen += c->flavors[k].free_gen;
 	}
-	if (busy != c->gpu_busy || total != c->gpu_total)
+	if (busy != c->gpu_busy || total != c->gpu_total || gen != c->free_gen)
 		return -SIM_ESTATE;
 	return 0;
 }

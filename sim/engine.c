@@ -47,7 +47,27 @@ struct sim_engine {
 	struct sim_queue_acct *qacct; /* per trace queue */
 	struct sim_queue_stats qstats; /* scratch for the quota policy's queue_stats */
 	int oom;
+	/* Running jobs (dense, with each job's slot), to find those on removed nodes. */
+	uint32_t *running, *run_slot;
+	size_t n_run, cap_run;
+	/* Capacity over time (params.capacity). */
+	struct sim_capacity_run *cap_run_state;
+	int64_t *cap_base;       /* per flavor: nodes the plan gives now, before stock-outs */
+	uint8_t *out_of_stock;   /* per flavor */
+	size_t n_stock_models, n_out_of_stock;
+	uint32_t *busy_nodes;    /* scratch: nodes set_nodes put to draining (peak of the largest flavor) */
+	/* GPU-seconds of capacity in force from the first submit to cap_last_t (the
+	 * denominator of utilization when capacity changes). */
+	double cap_gpu_s;
+	sim_time_t cap_last_t;   /* SIM_TIME_NONE before the first submit */
+	uint8_t *node_mark;      /* scratch: the same nodes, marked by index */
 };
+
+/* EV_CAPACITY events of the capacity plan carry this arg (policies' carry their
+ * family); job is the change's index, or STOCK_EVENT | flavor for a stock-out
+ * model's next transition. */
+#define EV_ARG_CAPACITY ((int64_t)-1)
+#define STOCK_EVENT 0x80000000u
 
 /* ---- time series ---- */
 
@@ -173,6 +193,26 @@ static int ts_sample_until(struct sim_engine *e, sim_time_t until)
 
 /* ---- lifecycle ---- */
 
+/* Per-run capacity state, when the plan changes anything. */
+static int capacity_create(struct sim_engine *e)
+{
+	const struct sim_capacity *cap = e->p.capacity;
+	if (!sim_capacity_any(cap))
+		return 0;
+	size_t nf = sim_cluster_n_flavors(e->p.cluster), peak = 1;
+	for (size_t f = 0; f < nf; f++)
+		if (sim_cluster_n_nodes(e->p.cluster, (int)f) > peak)
+			peak = sim_cluster_n_nodes(e->p.cluster, (int)f);
+	e->cap_run_state = sim_capacity_run_create(cap, e->p.seed);
+	e->cap_base = calloc(nf ? nf : 1, sizeof *e->cap_base);
+	e->out_of_stock = calloc(nf ? nf : 1, 1);
+	e->busy_nodes = malloc(peak * sizeof *e->busy_nodes);
+	e->node_mark = calloc(peak, 1);
+	if (!e->cap_run_state || !e->cap_base || !e->out_of_stock || !e->busy_nodes || !e->node_mark)
+		return -SIM_ENOMEM;
+	return 0;
+}
+
 struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 {
 	assert(p->trace && p->cluster && p->driver.ops && p->policies[SIM_FAM_ORDER]);
@@ -198,6 +238,12 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 		return NULL;
 	}
 	e->qstats = (struct sim_queue_stats){ qs, qs + nq, qs + 2 * nq, qs + 3 * nq };
+	e->cap_last_t = SIM_TIME_NONE;
+	e->run_slot = malloc((p->trace->n_jobs ? p->trace->n_jobs : 1) * sizeof *e->run_slot);
+	if (!e->run_slot || capacity_create(e)) {
+		sim_engine_destroy(e);
+		return NULL;
+	}
 	sim_trace_reset(p->trace);
 	return e;
 }
@@ -212,6 +258,13 @@ void sim_engine_destroy(struct sim_engine *e)
 	free(e->decisions.v);
 	free(e->qacct);
 	free(e->qstats.usage);
+	free(e->running);
+	free(e->run_slot);
+	sim_capacity_run_destroy(e->cap_run_state);
+	free(e->cap_base);
+	free(e->out_of_stock);
+	free(e->busy_nodes);
+	free(e->node_mark);
 	ts_free(&e->ts);
 	free(e);
 }
@@ -222,6 +275,25 @@ const struct sim_view *sim_engine_view(const struct sim_engine *e) { return &e->
 const struct sim_decisions *sim_engine_decisions(const struct sim_engine *e) { return &e->decisions; }
 void sim_engine_set_cost(struct sim_engine *e, const struct sim_preempt_cost *cost) { e->p.cost = *cost; }
 const struct sim_queue_acct *sim_engine_queue_acct(const struct sim_engine *e) { return e->qacct; }
+
+/* Integrates the capacity in force up to now. Capacity is constant between event
+ * times, so one call as the clock reaches a new time, before its events, is exact. */
+static void cap_touch(struct sim_engine *e)
+{
+	if (e->cap_last_t == SIM_TIME_NONE)
+		return;
+	e->cap_gpu_s += (double)sim_cluster_gpu_total(e->p.cluster, -1) / SIM_MILLI *
+			sim_time_to_s(e->now - e->cap_last_t);
+	e->cap_last_t = e->now;
+}
+
+double sim_engine_capacity_gpu_s(const struct sim_engine *e)
+{
+	double tail = e->cap_last_t == SIM_TIME_NONE ? 0
+			: (double)sim_cluster_gpu_total(e->p.cluster, -1) / SIM_MILLI *
+				  sim_time_to_s(e->now - e->cap_last_t);
+	return e->cap_gpu_s + tail;
+}
 sim_time_t sim_engine_now(const struct sim_engine *e) { return e->now; }
 
 int sim_engine_post(struct sim_engine *e, const struct sim_event *ev, uint64_t *id_out)
@@ -248,6 +320,16 @@ int sim_view_post_event(const struct sim_view *v, sim_time_t t, enum sim_policy_
 		return -SIM_EINVAL;
 	struct sim_event ev = { .t = t, .phase = EV_CAPACITY, .job = handle, .arg = fam };
 	return sim_evq_push(v->e->evq, &ev, NULL);
+}
+
+const struct sim_capacity *sim_view_capacity(const struct sim_view *v)
+{
+	return sim_capacity_any(v->e->p.capacity) ? v->e->p.capacity : NULL;
+}
+
+sim_time_t sim_view_next_open(const struct sim_view *v, int flavor)
+{
+	return sim_capacity_next_open(v->e->p.capacity, flavor, v->e->now);
 }
 
 const struct sim_job *sim_view_job(const struct sim_view *v, uint32_t idx)
@@ -341,6 +423,31 @@ int sim_placement_buf_try(struct sim_placement_buf *out, uint32_t idx, int opt)
 	return sim_placement_buf_try_flavor(out, idx, opt, -1);
 }
 
+/* The free-capacity generation of the flavors a job's options name (a sum of
+ * counters that only grow, so it is unchanged exactly when none of them moved). */
+static uint64_t options_free_gen(const struct sim_engine *e, const struct sim_job *job)
+{
+	const struct sim_trace *t = e->p.trace;
+	uint64_t g = 0;
+	for (int k = 0; k < job->n_opts; k++) {
+		int f = sim_job_opt(t, job, k)->flavor_id;
+		g += sim_cluster_free_gen(e->p.cluster, f == SIM_FLAVOR_ANY ? -1 : f);
+	}
+	return g;
+}
+
+/* The options to try now, in order: the fallback policy's choice, or option 0. */
+static int fallback_choose(struct sim_engine *e, const struct sim_job *job, int8_t opts[SIM_MAX_OPTIONS])
+{
+	struct sim_policy *fb = e->p.policies[SIM_FAM_FALLBACK];
+	if (!fb || !fb->ops || !fb->ops->choose) {
+		opts[0] = 0;
+		return 1;
+	}
+	int n = fb->ops->choose(fb, &e->view, job, opts);
+	return n < 0 ? 0 : (n > job->n_opts ? job->n_opts : n);
+}
+
 int sim_placement_buf_preempt(struct sim_placement_buf *out, uint32_t victim, uint32_t preemptor,
 			      enum sim_preempt_reason reason, int requeue)
 {
@@ -361,6 +468,39 @@ int sim_placement_buf_preempt(struct sim_placement_buf *out, uint32_t victim, ui
 	return 0;
 }
 
+/* A try that leaves the option to the fallback policy. A request that did not fit
+ * cannot fit before some capacity is freed (placements only take), so a job whose
+ * last evaluation found nothing is not evaluated again until the free capacity of
+ * its flavors grew: waiting is event-driven, never polling. */
+static int try_fallback(struct sim_placement_buf *out, struct sim_job *job)
+{
+	struct sim_engine *e = out->e;
+	uint64_t gen = options_free_gen(e, job);
+	if (job->fb_seen == gen + 1) {
+		e->ctr.fallback_skips++;
+		e->ctr.proposals_rejected++;
+		return -SIM_ENOFIT;
+	}
+	job->fb_evals++;
+	e->ctr.fallback_evals++;
+	int8_t opts[SIM_MAX_OPTIONS];
+	int n = fallback_choose(e, job, opts);
+	for (int i = 0; i < n; i++) {
+		int k = opts[i];
+		if (k < 0 || k >= job->n_opts)
+			continue;
+		if (place_job(e, job, sim_job_opt(e->p.trace, job, k), -1) == 0) {
+			job->opt_chosen = (int8_t)k;
+			job->fb_seen = 0;
+			out->jobs[out->n++] = job->idx;
+			return 0;
+		}
+	}
+	job->fb_seen = gen + 1;
+	e->ctr.proposals_rejected++;
+	return -SIM_ENOFIT;
+}
+
 int sim_placement_buf_try_flavor(struct sim_placement_buf *out, uint32_t idx, int opt, int flavor)
 {
 	struct sim_engine *e = out->e;
@@ -372,16 +512,15 @@ int sim_placement_buf_try_flavor(struct sim_placement_buf *out, uint32_t idx, in
 	if (job->state != SIM_JOB_QUEUED || job->alloc.n_nodes)
 		return -SIM_ESTATE;
 	int k = resolve_option(opt);
-	if (k >= job->n_opts)
+	if (k >= job->n_opts || flavor >= (int)sim_cluster_n_flavors(c))
 		return -SIM_EINVAL;
 	uint32_t *nj = sim_grow(out->jobs, &out->cap, out->n, sizeof *nj, 64);
 	if (!nj)
 		return -SIM_ENOMEM;
 	out->jobs = nj;
-	const struct sim_job_option *o = sim_job_opt(t, job, k);
-	if (flavor >= (int)sim_cluster_n_flavors(c))
-		return -SIM_EINVAL;
-	int rc = place_job(e, job, o, flavor);
+	if (opt < 0 && flavor < 0)
+		return try_fallback(out, job);
+	int rc = place_job(e, job, sim_job_opt(t, job, k), flavor);
 	if (rc) {
 		e->ctr.proposals_rejected++;
 		return rc;
@@ -496,10 +635,53 @@ static void q_refresh_nominal(struct sim_engine *e)
 	}
 }
 
+/* ---- the running set ---- */
+
+static int running_add(struct sim_engine *e, uint32_t idx)
+{
+	uint32_t *nr = sim_grow(e->running, &e->cap_run, e->n_run, sizeof *nr, 256);
+	if (!nr)
+		return -SIM_ENOMEM;
+	e->running = nr;
+	e->run_slot[idx] = (uint32_t)e->n_run;
+	e->running[e->n_run++] = idx;
+	return 0;
+}
+
+static void running_remove(struct sim_engine *e, uint32_t idx)
+{
+	uint32_t slot = e->run_slot[idx], last = e->running[--e->n_run];
+	e->running[slot] = last;
+	e->run_slot[last] = slot;
+}
+
 /* ---- events ---- */
+
+/* The pending clock (max_pending_s) starts at submit, or, when the first option is
+ * a reservation whose window has not opened, at the window's opening: SageMaker
+ * does not count the wait for a training plan to start. */
+static int arm_pending_limit(struct sim_engine *e, struct sim_job *job)
+{
+	job->pending_from_ns = e->now;
+	if (job->max_pending_ns == SIM_TIME_NONE)
+		return 0;
+	int f0 = sim_job_opt(e->p.trace, job, 0)->flavor_id;
+	if (f0 >= 0) {
+		sim_time_t open = sim_capacity_next_open(e->p.capacity, f0, e->now);
+		if (open != SIM_TIME_NONE)
+			job->pending_from_ns = open;
+	}
+	sim_time_t at = job->pending_from_ns > SIM_TIME_MAX - job->max_pending_ns
+				? SIM_TIME_MAX - 1
+				: job->pending_from_ns + job->max_pending_ns;
+	struct sim_event ev = { .t = at, .phase = EV_TIMEOUT, .job = job->idx };
+	return sim_evq_push(e->evq, &ev, &job->timeout_ev);
+}
 
 static void apply_submit(struct sim_engine *e, struct sim_job *job)
 {
+	if (e->cap_last_t == SIM_TIME_NONE)
+		e->cap_last_t = e->now; /* utilization counts from the first submit */
 	if (e->p.log)
 		log_event(e, job, LOG_SUBMIT);
 	job->eff_priority = job->priority;
@@ -514,7 +696,29 @@ static void apply_submit(struct sim_engine *e, struct sim_job *job)
 	q_touch(e, job->queue);
 	e->qacct[job->queue].pending++;
 	e->n_queued++;
+	if (arm_pending_limit(e, job))
+		e->oom = 1;
 	NOTIFY(e, on_submit, job);
+}
+
+/* A job still waiting for its first start when its pending limit runs out ends as
+ * timed_out_pending, over its whole preference list. */
+static void apply_timeout(struct sim_engine *e, struct sim_job *job)
+{
+	job->timeout_ev = 0;
+	if (job->state != SIM_JOB_QUEUED || job->start_ns != SIM_TIME_NONE || job->alloc.n_nodes)
+		return;
+	q_touch(e, job->queue);
+	e->qacct[job->queue].pending--;
+	e->n_queued--;
+	e->n_done++;
+	e->ctr.pending_timeouts++;
+	job->state = SIM_JOB_TIMED_OUT_PENDING;
+	job->end_ns = e->now;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] job=%s event=timeout waited_s=%.3f\n", sim_time_to_s(e->now),
+			sim_job_id(e->p.trace, job), sim_time_to_s(e->now - job->pending_from_ns));
+	NOTIFY(e, on_drop, job);
 }
 
 /* Number of checkpoints a segment of `work` ns takes (none at the very end). */
@@ -557,11 +761,14 @@ static void apply_finish(struct sim_engine *e, struct sim_job *job)
 	job->held_s += sim_time_to_s(e->now - job->last_start_ns);
 	job->finish_ev = 0;
 	e->n_running--;
+	running_remove(e, job->idx);
 	e->n_done++;
 	if (e->p.log)
 		log_event(e, job, LOG_FINISH);
 	NOTIFY(e, on_finish, job);
 }
+
+static int apply_capacity_event(struct sim_engine *e, const struct sim_event *ev);
 
 static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 {
@@ -569,7 +776,12 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 	case EV_FINISH:
 		apply_finish(e, &e->p.trace->jobs[ev->job]);
 		return 0;
+	case EV_TIMEOUT:
+		apply_timeout(e, &e->p.trace->jobs[ev->job]);
+		return 0;
 	case EV_CAPACITY: {
+		if (ev->arg == EV_ARG_CAPACITY)
+			return apply_capacity_event(e, ev);
 		struct sim_policy *pol = (unsigned)ev->arg < SIM_FAM_COUNT_ ? e->p.policies[ev->arg] : NULL;
 		if (!pol || !pol->ops || !pol->ops->on_event)
 			return -SIM_EINVAL;
@@ -616,7 +828,13 @@ static int commit_proposals(struct sim_engine *e)
 		e->n_queued--;
 		e->n_running++;
 		e->ctr.starts++;
-		int rc = e->p.driver.ops->start(e->p.driver.priv, e, job);
+		if (job->timeout_ev) {
+			sim_evq_cancel(e->evq, job->timeout_ev);
+			job->timeout_ev = 0;
+		}
+		int rc = running_add(e, job->idx);
+		if (!rc)
+			rc = e->p.driver.ops->start(e->p.driver.priv, e, job);
 		if (rc)
 			return rc;
 		if (e->p.log)
@@ -736,6 +954,7 @@ static int apply_preemption(struct sim_engine *e, const struct victim_proposal *
 	if (by != job)
 		by->preemptions_caused++;
 	e->n_running--;
+	running_remove(e, job->idx);
 	e->ctr.preemptions++;
 	if (vp->requeue) {
 		job->state = SIM_JOB_QUEUED;
@@ -757,6 +976,166 @@ static int apply_preemption(struct sim_engine *e, const struct victim_proposal *
 		return rc;
 	NOTIFY(e, on_preempt, job);
 	return 0;
+}
+
+/* ---- capacity over time ---- */
+
+/* A running job whose nodes were removed (DESIGN.md section 3, node failure): it
+ * keeps the work up to its last checkpoint, loses the rest, and is queued again
+ * (policies see it through on_preempt, as a victim without a preemptor). */
+static int interrupt_job(struct sim_engine *e, struct sim_job *job)
+{
+	struct sim_trace *t = e->p.trace;
+	int rc = e->p.driver.ops->stop(e->p.driver.priv, e, job);
+	if (rc)
+		return rc;
+	double lost = stop_progress(e, job);
+	q_touch(e, job->queue);
+	struct sim_queue_acct *qa = &e->qacct[job->queue];
+	qa->gpus -= quota_gpus(e, job);
+	qa->lost_gpu_s += lost;
+	int32_t ran_on = job->alloc.flavor;
+	sim_cluster_release(e->p.cluster, &job->alloc, sim_job_opt(t, job, job->opt_chosen)->req);
+	job->alloc.flavor = ran_on;
+	job->finish_ev = 0;
+	job->interruptions++;
+	job->lost_gpu_s += lost;
+	job->held_s += sim_time_to_s(e->now - job->last_start_ns);
+	e->n_running--;
+	running_remove(e, job->idx);
+	e->ctr.interruptions++;
+	job->state = SIM_JOB_QUEUED;
+	qa->pending++;
+	e->n_queued++;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] job=%s event=interrupt reason=capacity_removed lost_gpu_s=%.3f\n",
+			sim_time_to_s(e->now), sim_job_id(t, job), lost);
+	NOTIFY(e, on_preempt, job);
+	return 0;
+}
+
+/* 1 if the job holds one of the marked nodes of its flavor. */
+static int on_marked_node(const struct sim_engine *e, const struct sim_job *job)
+{
+	const struct sim_alloc *a = &job->alloc;
+	if (a->n_nodes == 1)
+		return e->node_mark[a->node];
+	for (uint32_t k = 0; k < a->n_nodes; k++)
+		if (e->node_mark[a->nodes[k]])
+			return 1;
+	return 0;
+}
+
+/* Stops the running jobs on the n busy nodes a removal put to draining. The
+ * running set is walked from its end: a removal moves the last job into the freed
+ * slot, which was already visited. */
+static int interrupt_on_nodes(struct sim_engine *e, int flavor, const uint32_t *nodes, size_t n)
+{
+	int rc = 0;
+	for (size_t i = 0; i < n; i++)
+		e->node_mark[nodes[i]] = 1;
+	for (size_t i = e->n_run; i-- > 0 && !rc;) {
+		struct sim_job *job = &e->p.trace->jobs[e->running[i]];
+		if (job->alloc.flavor == flavor && on_marked_node(e, job))
+			rc = interrupt_job(e, job);
+	}
+	for (size_t i = 0; i < n; i++)
+		e->node_mark[nodes[i]] = 0;
+	return rc;
+}
+
+/* Sets the flavor's online nodes to what the plan gives now: its base, capped at
+ * out_nodes while out of stock. */
+static int capacity_apply(struct sim_engine *e, int f, enum sim_cap_mode mode)
+{
+	int64_t target = e->cap_base[f];
+	const struct sim_stockout *st = &e->p.capacity->stock[f];
+	if (e->out_of_stock[f] && target > (int64_t)st->out_nodes)
+		target = st->out_nodes;
+	uint32_t peak = sim_cluster_n_nodes(e->p.cluster, f);
+	if (target > (int64_t)peak)
+		target = peak;
+	size_t n_busy = 0;
+	int rc = sim_cluster_set_nodes(e->p.cluster, f, (uint32_t)target, e->busy_nodes, &n_busy);
+	if (rc)
+		return rc;
+	e->ctr.capacity_changes++;
+	e->policy_event = 1; /* a pass even with nothing new queued: capacity moved */
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=capacity flavor=%s nodes=%lld%s\n", sim_time_to_s(e->now),
+			sim_cluster_flavor(e->p.cluster, f)->name, (long long)target,
+			e->out_of_stock[f] ? " out_of_stock" : "");
+	if (mode == SIM_CAP_REMOVE && n_busy)
+		return interrupt_on_nodes(e, f, e->busy_nodes, n_busy);
+	return 0;
+}
+
+static int post_stock_transition(struct sim_engine *e, int f)
+{
+	sim_time_t len = sim_capacity_draw_period(e->cap_run_state, f, !e->out_of_stock[f]);
+	sim_time_t at = e->now > SIM_TIME_MAX - len ? SIM_TIME_MAX - 1 : e->now + len;
+	struct sim_event ev = { .t = at, .phase = EV_CAPACITY, .job = STOCK_EVENT | (uint32_t)f,
+				.arg = EV_ARG_CAPACITY };
+	return sim_evq_push(e->evq, &ev, NULL);
+}
+
+static int apply_capacity_event(struct sim_engine *e, const struct sim_event *ev)
+{
+	const struct sim_capacity *cap = e->p.capacity;
+	if (ev->job & STOCK_EVENT) {
+		int f = (int)(ev->job & ~STOCK_EVENT);
+		e->out_of_stock[f] = !e->out_of_stock[f];
+		if (e->out_of_stock[f])
+			e->n_out_of_stock++;
+		else
+			e->n_out_of_stock--;
+		int rc = capacity_apply(e, f, SIM_CAP_DRAIN);
+		return rc ? rc : post_stock_transition(e, f);
+	}
+	const struct sim_cap_change *ch = &cap->changes[ev->job];
+	int64_t n = ch->is_delta ? e->cap_base[ch->flavor] + ch->nodes : ch->nodes;
+	e->cap_base[ch->flavor] = n < 0 ? 0 : n;
+	return capacity_apply(e, ch->flavor, (enum sim_cap_mode)ch->mode);
+}
+
+/* Posts the plan's changes and each stock-out model's first transition. */
+static int capacity_start(struct sim_engine *e)
+{
+	const struct sim_capacity *cap = e->p.capacity;
+	if (!e->cap_base)
+		return 0;
+	for (size_t f = 0; f < sim_cluster_n_flavors(e->p.cluster); f++) {
+		e->cap_base[f] = sim_capacity_is_reservation(cap, (int)f)
+					 ? 0
+					 : (int64_t)sim_cluster_nodes_online(e->p.cluster, (int)f);
+		if (cap->stock[f].law == SIM_STOCK_NONE)
+			continue;
+		e->n_stock_models++;
+		int rc = post_stock_transition(e, (int)f);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < cap->n_changes; i++) {
+		struct sim_event ev = { .t = cap->changes[i].t, .phase = EV_CAPACITY, .job = (uint32_t)i,
+					.arg = EV_ARG_CAPACITY };
+		int rc = sim_evq_push(e->evq, &ev, NULL);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Nothing left but stock-out transitions, which never end: stop when no job is
+ * queued or running, or when queued jobs can never start (nothing runs, every
+ * flavor is in stock: capacity will never be larger than now, and a pass at this
+ * capacity has run). */
+static int only_endless_events_left(const struct sim_engine *e)
+{
+	if (!e->n_stock_models || e->next_submit < e->p.trace->n_jobs || e->n_running)
+		return 0;
+	if (sim_evq_size(e->evq) > e->n_stock_models)
+		return 0;
+	return e->n_queued == 0 || e->n_out_of_stock == 0;
 }
 
 /* One pass: the driving policy proposes; victims stop first, then the starts. */
@@ -851,10 +1230,14 @@ int sim_engine_run(struct sim_engine *e)
 	q_refresh_nominal(e);
 	e->next_sample = 0;
 	e->sample_ns = e->p.sample_ns;
+	if ((rc = capacity_start(e)))
+		return rc;
 	for (;;) {
 		sim_time_t t = next_time(e);
 		if (t == SIM_TIME_MAX && e->n_running == 0)
 			break; /* nothing scheduled, nothing running: queued jobs can never start */
+		if (only_endless_events_left(e))
+			break;
 		if (t != SIM_TIME_MAX && (rc = ts_sample_until(e, t)))
 			break;
 		if ((rc = drv->ops->advance(drv->priv, e, t)))
@@ -862,8 +1245,13 @@ int sim_engine_run(struct sim_engine *e)
 		sim_time_t now = drv->ops->now(drv->priv);
 		assert(now >= e->now); /* time never goes backwards */
 		e->now = now;
+		cap_touch(e);
 		if ((rc = apply_due_events(e)))
 			break;
+		if (e->oom) {
+			rc = -SIM_ENOMEM;
+			break;
+		}
 		/* Passes repeat at this time while a pass preempted (its victims' capacity
 		 * goes to the preemptors in the next). */
 		for (unsigned passes = 0; e->changed && (e->n_queued || e->policy_event) && !rc; passes++) {

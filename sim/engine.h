@@ -13,6 +13,7 @@
 #ifndef SIM_ENGINE_H
 #define SIM_ENGINE_H
 
+#include "capacity.h"
 #include "cluster.h"
 #include "evq.h"
 #include "hooks.h"
@@ -108,6 +109,11 @@ struct sim_engine_counters {
 	uint64_t proposals_rejected; /* sim_placement_buf_try calls that did not fit */
 	uint64_t starts;
 	uint64_t preemptions;
+	uint64_t fallback_evals;     /* times a fallback policy was consulted for a queued job */
+	uint64_t fallback_skips;     /* tries answered from the memo: capacity had not grown */
+	uint64_t interruptions;      /* running jobs stopped because their nodes were removed */
+	uint64_t pending_timeouts;   /* jobs ended timed_out_pending */
+	uint64_t capacity_changes;   /* capacity events applied (changes, windows, stock-outs) */
 };
 
 typedef void (*sim_progress_fn)(void *arg, size_t jobs_done, size_t jobs_total, sim_time_t now);
@@ -128,6 +134,11 @@ struct sim_engine_params {
 	 * compared byte for byte. */
 	FILE *log;
 	struct sim_preempt_cost cost;
+	/* Capacity over time (borrowed, optional): the cluster must have been created
+	 * with sim_capacity_initial / sim_capacity_peak node counts. seed draws the
+	 * stock-out periods. */
+	const struct sim_capacity *capacity;
+	uint64_t seed;
 };
 
 /* The engine resets the trace's run state. Returns NULL on no memory. */
@@ -147,6 +158,10 @@ const struct sim_decisions *sim_engine_decisions(const struct sim_engine *e);
 void sim_engine_set_cost(struct sim_engine *e, const struct sim_preempt_cost *cost);
 /* Array of trace->n_queues entries, final once sim_engine_run returns. */
 const struct sim_queue_acct *sim_engine_queue_acct(const struct sim_engine *e);
+/* GPU-seconds of capacity in force (online GPUs and the busy part of draining
+ * nodes) from the first submit to now: total GPUs x makespan when capacity never
+ * changes. The denominator of utilization under capacity events and stock-outs. */
+double sim_engine_capacity_gpu_s(const struct sim_engine *e);
 /* Time of the last event applied (the run's end once sim_engine_run returns). */
 sim_time_t sim_engine_now(const struct sim_engine *e);
 
@@ -171,6 +186,12 @@ sim_time_t sim_view_estimate(const struct sim_view *v, const struct sim_job *job
 /* 1 if the job's option (-1 = let the fallback policy choose; strict: option 0)
  * fits the free capacity now. */
 int sim_view_fits(const struct sim_view *v, uint32_t job, int opt);
+
+/* The capacity plan (NULL when capacity never changes). */
+const struct sim_capacity *sim_view_capacity(const struct sim_view *v);
+/* For a reservation flavor: now if a window is open, else when the next opens
+ * (SIM_TIME_NONE: never again). Other flavors: now. */
+sim_time_t sim_view_next_open(const struct sim_view *v, int flavor);
 
 /* Another family's policy (read-only), or NULL. */
 const struct sim_policy *sim_view_policy(const struct sim_view *v, enum sim_policy_family fam);

@@ -510,7 +510,8 @@ static hid_t state_enum_type(void)
 enum jf {
 	JF_ID, JF_QUEUE, JF_USER, JF_FLAVOR, JF_OPTION, JF_GPUS, JF_ALLOC_GPUS, JF_SUBMIT, JF_START,
 	JF_END, JF_WAIT, JF_JCT, JF_RUNTIME, JF_BSLD, JF_PRIORITY, JF_PREEMPTIONS, JF_CAUSED, JF_LOST,
-	JF_RESTORE, JF_CKPT, JF_STATE, JF_COUNT_
+	JF_RESTORE, JF_CKPT, JF_COST, JF_N_OPTIONS, JF_FB_EVALS, JF_INTERRUPTIONS, JF_PENDING_FROM, JF_STATE,
+	JF_COUNT_
 };
 
 static int jobs_ctype(struct ctype *c, const struct sim_trace *t, const struct sim_cluster *cl)
@@ -555,6 +556,16 @@ static int jobs_ctype(struct ctype *c, const struct sim_trace *t, const struct s
 		      "restore time paid on restarts from a checkpoint") < 0 ||
 	    ctype_add(c, "ckpt_overhead_s", copy_type(H5T_NATIVE_DOUBLE), sec,
 		      "checkpoint overhead paid (completed checkpoints)") < 0 ||
+	    ctype_add(c, "cost", copy_type(H5T_NATIVE_DOUBLE), "currency",
+		      "price_per_node_hour x share of nodes held (in GPUs) x hours held") < 0 ||
+	    ctype_add(c, "n_options", copy_type(H5T_NATIVE_UINT8), "1",
+		      "options the job listed: 1 (request) or 2..5 (prefs)") < 0 ||
+	    ctype_add(c, "fallback_evals", copy_type(H5T_NATIVE_UINT32), "1",
+		      "times the fallback policy evaluated it while queued") < 0 ||
+	    ctype_add(c, "interruptions", copy_type(H5T_NATIVE_UINT32), "1",
+		      "times it was stopped because its nodes were removed") < 0 ||
+	    ctype_add(c, "pending_from_s", copy_type(H5T_NATIVE_DOUBLE), sec,
+		      "start of its pending clock: submit, or the reservation window it waited for") < 0 ||
 	    ctype_add(c, "final_state", state_enum_type(), "", "state at the end of the run") < 0)
 		return -1;
 	return ctype_build(c);
@@ -618,6 +629,15 @@ static void fill_job_row(char *row, const struct ctype *c, const struct sim_trac
 	put_f64(row, c, JF_LOST, j->lost_gpu_s);
 	put_f64(row, c, JF_RESTORE, j->restore_s);
 	put_f64(row, c, JF_CKPT, j->ckpt_overhead_s);
+	put_f64(row, c, JF_COST, sim_metrics_job_cost(t, cl, j));
+	uint8_t nopt = j->n_opts;
+	put(row, c, JF_N_OPTIONS, &nopt, sizeof nopt);
+	uint32_t evals = j->fb_evals, intr = j->interruptions;
+	put(row, c, JF_FB_EVALS, &evals, sizeof evals);
+	put(row, c, JF_INTERRUPTIONS, &intr, sizeof intr);
+	/* Never submitted: the clock never started (still the reset value 0). */
+	double pend = j->pending_from_ns >= j->submit_ns ? sim_time_to_s(j->pending_from_ns) : NAN;
+	put_f64(row, c, JF_PENDING_FROM, pend);
 	uint8_t st = j->state;
 	put(row, c, JF_STATE, &st, sizeof st);
 }
@@ -1044,6 +1064,48 @@ out_free:
 	return r;
 }
 
+/* ---- options: one row an option index, up to the largest n_opts of the trace ---- */
+
+static int write_options(hid_t grp, const struct h5out_run *run)
+{
+	struct sim_option_row rows[SIM_MAX_OPTIONS];
+	size_t n = 0;
+	struct ctype c = { .mem = -1 };
+	char *buf = NULL;
+	int r = -1;
+	if (sim_metrics_options(run->trace, run->cluster, rows, &n) < 0)
+		return -1;
+	if (ctype_add(&c, "option", copy_type(H5T_NATIVE_INT32), "1", "option index (0 = the first)") < 0)
+		goto out_free;
+	for (int f = 0; f < SIM_OF_COUNT_; f++) {
+		enum sim_option_field of = (enum sim_option_field)f;
+		if (ctype_add(&c, sim_option_field_name(of), copy_type(H5T_NATIVE_DOUBLE), sim_option_field_unit(of),
+			      sim_option_field_description(of)) < 0)
+			goto out_free;
+	}
+	if (ctype_build(&c) < 0 || !(buf = calloc(n ? n : 1, c.size)))
+		goto out_free;
+	for (size_t k = 0; k < n; k++) {
+		char *row = buf + k * c.size;
+		int32_t opt = (int32_t)k;
+		put(row, &c, 0, &opt, sizeof opt);
+		for (int f = 0; f < SIM_OF_COUNT_; f++)
+			put_f64(row, &c, 1 + (size_t)f, rows[k].v[f]);
+	}
+	hid_t d = ctype_dataset(&c, grp, "options", n);
+	if (d < 0)
+		goto out_free;
+	if (write_rows(d, c.mem, 0, n, buf) == 0 &&
+	    ctype_attrs(&c, d, "one row an option index: the jobs that ran on it (analysis/SCHEMA.md)") == 0)
+		r = 0;
+	if (H5Dclose(d) < 0)
+		r = -1;
+out_free:
+	free(buf);
+	ctype_fini(&c);
+	return r;
+}
+
 /* A per-queue series [n][nq] with its column names in the attribute queue_names. */
 static int write_queue_series(hid_t g, const char *name, const double *x, size_t n, char **names, size_t nq,
 			      const char *desc)
@@ -1209,6 +1271,8 @@ int h5out_write_run(struct h5out *o, const struct h5out_run *run, struct sim_dia
 		r = h5err(diag, where, "cannot write decisions");
 	else if (write_queues(g, run) < 0)
 		r = h5err(diag, where, "cannot write queues");
+	else if (write_options(g, run) < 0)
+		r = h5err(diag, where, "cannot write options");
 	else if (write_timeseries(g, run) < 0)
 		r = h5err(diag, where, "cannot write timeseries");
 	if (H5Gclose(g) < 0 && r == 0)

@@ -26,8 +26,10 @@ struct h5out_meta {
 /* 1.1: root attribute seeds. 1.2: preemption and quota results: jobs fields
  * preemptions_caused, lost_gpu_s, restore_s, ckpt_overhead_s; /runs/<run>/decisions,
  * /runs/<run>/queues, per-queue time series; summary fields preemptions ...
- * jain_fairness. */
-#define H5OUT_SCHEMA_VERSION "1.2"
+ * jain_fairness. 1.3: fallback and cost results: jobs fields cost, n_options,
+ * fallback_evals, interruptions, pending_from_s; /runs/<run>/options; summary fields
+ * fallback_rate ... fallback_evals. */
+#define H5OUT_SCHEMA_VERSION "1.3"
 
 /* Opens PATH.tmp for writing (truncates). NULL on failure with a message in diag. */
 struct h5out *h5out_create(const char *path, const struct h5out_meta *meta, struct sim_diag *diag);
@@ -52,7 +54,7 @@ struct h5out_run {
 	const struct sim_queue_row *queues;
 };
 
-/* Writes /runs/<name>/{jobs,decisions,queues,timeseries} and the run's attributes,
+/* Writes /runs/<name>/{jobs,decisions,queues,options,timeseries} and the run's attributes,
  * and keeps the summary row for /summary. Returns 0 or -SIM_EHDF5 / -SIM_ENOMEM. */
 int h5out_write_run(struct h5out *o, const struct h5out_run *run, struct sim_diag *diag);
 /* Writes /summary, closes and renames PATH.tmp to PATH. */

@@ -73,6 +73,11 @@ struct sim_policy_ops {
 	void (*on_start)(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job);
 	void (*on_finish)(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job);
 	void (*on_preempt)(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *victim);
+	/* A queued job left the queue for good without starting again (its pending
+	 * limit ran out: state SIM_JOB_TIMED_OUT_PENDING). Policies that hold queued
+	 * jobs drop it (or skip it later: its state is no longer queued). A running job
+	 * stopped because its nodes were removed is reported through on_preempt. */
+	void (*on_drop)(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job);
 	void (*on_tick)(struct sim_policy *pol, const struct sim_view *v, sim_time_t now);
 	/* A timed event the policy posted with sim_view_post_event (quota and priority
 	 * changes); applied in phase EV_CAPACITY, before the submits of its time. */
@@ -87,6 +92,14 @@ struct sim_policy_ops {
 	 * quota policy's pick instead of the order policy's, and it may also propose
 	 * preemptions with sim_placement_buf_preempt(). */
 	int (*pick)(struct sim_policy *pol, const struct sim_view *v, struct sim_placement_buf *out);
+	/* choose: fallback family; optional (without it, option 0 only). Writes the options
+	 * of a queued job to try now into opts[], in order, and returns how many (0:
+	 * wait). The engine places the first of them that fits and no other: one option
+	 * runs the whole job, never a mix. Called from sim_placement_buf_try(job, -1),
+	 * and only when the free capacity of the job's flavors grew since its last
+	 * fruitless evaluation (see sim_job.fb_seen). */
+	int (*choose)(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+		      int8_t opts[SIM_MAX_OPTIONS]);
 	/* select_victims: preemption family; optional (the Kueue preemption policies
 	 * hold settings that the cohort quota policy applies in its own cycle). */
 	int (*select_victims)(struct sim_policy *pol, const struct sim_job *waiting,

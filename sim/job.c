@@ -68,7 +68,9 @@ static int run_state_clean(const struct sim_job *j)
 	       j->last_start_ns == SIM_TIME_NONE && j->end_ns == SIM_TIME_NONE && j->runtime_ns == 0 &&
 	       j->finish_ev == 0 && a->flavor == -1 && a->n_nodes == 0 && a->node == 0 && a->whole == 0 &&
 	       a->nodes == NULL && j->progress == 0 && j->seg_restore_ns == 0 && j->lost_gpu_s == 0 &&
-	       j->restore_s == 0 && j->ckpt_overhead_s == 0 && j->preemptions_caused == 0 && j->held_s == 0;
+	       j->restore_s == 0 && j->ckpt_overhead_s == 0 && j->preemptions_caused == 0 && j->held_s == 0 &&
+	       j->timeout_ev == 0 && j->pending_from_ns == 0 && j->fb_evals == 0 && j->fb_seen == 0 &&
+	       j->interruptions == 0;
 }
 
 /* Jobs already reset (a trace fresh from a reader, or reset twice) are only read:
@@ -94,6 +96,11 @@ void sim_trace_reset(struct sim_trace *t)
 		j->lost_gpu_s = j->restore_s = j->ckpt_overhead_s = 0;
 		j->preemptions_caused = 0;
 		j->held_s = 0;
+		j->timeout_ev = 0;
+		j->pending_from_ns = 0;
+		j->fb_evals = 0;
+		j->fb_seen = 0;
+		j->interruptions = 0;
 		alloc_free(&j->alloc);
 	}
 }

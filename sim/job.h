@@ -83,6 +83,16 @@ struct sim_job {
 	uint32_t preemptions_caused; /* victims this job's admission preempted */
 	double held_s;         /* wall seconds it held its allocation, over ended segments */
 	uint64_t finish_ev;    /* event id of its pending EV_FINISH, 0 = none */
+	uint64_t timeout_ev;   /* event id of its pending EV_TIMEOUT (max_pending_s), 0 = none */
+	sim_time_t pending_from_ns; /* when its pending clock started: submit, or the opening of
+				     * the reservation window its first option waits for */
+	/* Fallback (policies/fallback.c): the engine asks the fallback policy for a
+	 * queued job's options only when the free capacity of the flavors they name has
+	 * grown since the last time (sim_cluster_free_gen), so a waiting job is
+	 * re-evaluated on capacity changes, never by polling. */
+	uint32_t fb_evals;     /* evaluations while queued (fallback policy consulted) */
+	uint64_t fb_seen;      /* 1 + the capacity generation of its last fruitless evaluation, 0 = none */
+	uint32_t interruptions; /* stopped because its nodes were removed (capacity events) */
 	struct sim_alloc alloc;
 };
 

@@ -48,6 +48,37 @@ static const char *const queue_descs[SIM_QF_COUNT_] = {
 #undef SIM_QF_DESC
 };
 
+static const char *const option_names[SIM_OF_COUNT_] = {
+#define SIM_OF_NAME(name, unit, desc) #name,
+	SIM_OPTION_FIELDS(SIM_OF_NAME)
+#undef SIM_OF_NAME
+};
+static const char *const option_units[SIM_OF_COUNT_] = {
+#define SIM_OF_UNIT(name, unit, desc) unit,
+	SIM_OPTION_FIELDS(SIM_OF_UNIT)
+#undef SIM_OF_UNIT
+};
+static const char *const option_descs[SIM_OF_COUNT_] = {
+#define SIM_OF_DESC(name, unit, desc) desc,
+	SIM_OPTION_FIELDS(SIM_OF_DESC)
+#undef SIM_OF_DESC
+};
+
+const char *sim_option_field_name(enum sim_option_field f)
+{
+	return (unsigned)f < SIM_OF_COUNT_ ? option_names[f] : "invalid";
+}
+
+const char *sim_option_field_unit(enum sim_option_field f)
+{
+	return (unsigned)f < SIM_OF_COUNT_ ? option_units[f] : "";
+}
+
+const char *sim_option_field_description(enum sim_option_field f)
+{
+	return (unsigned)f < SIM_OF_COUNT_ ? option_descs[f] : "";
+}
+
 const char *sim_queue_field_name(enum sim_queue_field f)
 {
 	return (unsigned)f < SIM_QF_COUNT_ ? queue_names[f] : "invalid";
@@ -129,6 +160,29 @@ sim_qty_t sim_metrics_job_alloc_gpu(const struct sim_trace *t, const struct sim_
 	if (f < 0 || (size_t)f >= sim_cluster_n_flavors(c))
 		return req[SIM_RES_GPU]; /* flavor unknown: the request is the best guess */
 	return sim_cluster_alloc_gpu(c, f, req);
+}
+
+/* Cost: a job pays price_per_node_hour for the share of nodes it holds, measured in
+ * GPUs (alloc_gpu / node_gpu): whole nodes for a multi-node job, a fraction of one
+ * node for a partial-node job, for the wall time it held them (held_s, kept by the
+ * engine over every run segment; a segment still running when the run stopped
+ * counts to the end). Preempted jobs pay only for the time they ran. */
+double sim_metrics_job_cost(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j)
+{
+	if (j->start_ns == SIM_TIME_NONE || !(j->held_s > 0))
+		return 0.0;
+	sim_qty_t agpu = sim_metrics_job_alloc_gpu(t, c, j);
+	if (agpu <= 0)
+		return 0.0;
+	int f = sim_metrics_job_flavor(t, j);
+	if (f < 0 || (size_t)f >= sim_cluster_n_flavors(c))
+		return NAN;
+	const struct sim_flavor_spec *fs = sim_cluster_flavor(c, f);
+	double node_gpu = (double)fs->node_cap[SIM_RES_GPU] / (double)SIM_MILLI;
+	if (!(node_gpu > 0))
+		return NAN;
+	double gpus = (double)agpu / (double)SIM_MILLI;
+	return fs->price_per_node_hour * (gpus / node_gpu) * (j->held_s / 3600.0);
 }
 
 /* ---- sorting the samples ----
@@ -232,9 +286,11 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	rb.tmp = buf + 3 * n;
 	double *waits = buf, *jcts = buf + n, *bslds = buf + 2 * n;
 	size_t n_wait = 0, n_jct = 0, n_bsld = 0;
-	size_t completed = 0, rejected = 0, unfinished = 0, preempted_out = 0;
+	size_t completed = 0, rejected = 0, unfinished = 0, preempted_out = 0, timed_out = 0;
+	size_t with_limit = 0, multi_started = 0, fell_back = 0, costed = 0;
 	sim_time_t first_submit = SIM_TIME_MAX;
 	double busy_gpu_s = 0.0, cost = 0.0, preemptions = 0.0, lost_gpu_s = 0.0, restore_s = 0.0;
+	double interruptions = 0.0, fb_evals = 0.0;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct sim_job *j = &t->jobs[i];
@@ -253,12 +309,18 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 		case SIM_JOB_PREEMPTED_OUT:
 			preempted_out++;
 			break;
+		case SIM_JOB_TIMED_OUT_PENDING:
+			timed_out++;
+			break;
 		default:
 			break;
 		}
 		preemptions += (double)j->preemptions;
 		lost_gpu_s += j->lost_gpu_s;
 		restore_s += j->restore_s;
+		interruptions += (double)j->interruptions;
+		fb_evals += (double)j->fb_evals;
+		with_limit += j->max_pending_ns != SIM_TIME_NONE;
 		double w = sim_job_wait_s(j);
 		if (!isnan(w))
 			waits[n_wait++] = w;
@@ -269,30 +331,29 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 		if (!isnan(b))
 			bslds[n_bsld++] = b;
 
-		/* Allocated GPU-seconds: the time it held its allocation over every run
-		 * segment (held_s, kept by the engine; a segment still running when the
-		 * run stopped counts to the end). Preempted jobs pay only for the time
-		 * they ran. */
 		if (j->start_ns == SIM_TIME_NONE)
 			continue;
+		/* Fallback: a started job of a preference list that ran on a later option. */
+		if (j->n_opts >= 2) {
+			multi_started++;
+			fell_back += j->opt_chosen > 0;
+		}
+		/* Cost: the sum of the jobs' own (a job that held nothing pays 0). */
+		double jc = sim_metrics_job_cost(t, c, j);
+		if (!isnan(jc)) {
+			cost += jc;
+			costed++;
+		}
+		/* Allocated GPU-seconds: the time it held its allocation over every run
+		 * segment (held_s, kept by the engine; a segment still running when the
+		 * run stopped counts to the end). Preempted jobs count only the time
+		 * they ran. */
 		double run_s = j->held_s;
 		if (run_s <= 0)
 			continue;
 		sim_qty_t agpu = sim_metrics_job_alloc_gpu(t, c, j);
-		if (agpu <= 0)
-			continue;
-		double gpus = (double)agpu / (double)SIM_MILLI;
-		busy_gpu_s += gpus * run_s;
-		/* Cost: a job pays price_per_node_hour for the share of nodes it holds,
-		 * measured in GPUs (alloc_gpu / node_gpu): whole nodes for a multi-node
-		 * job, a fraction of one node for a partial-node job. */
-		int f = sim_metrics_job_flavor(t, j);
-		if (f >= 0 && (size_t)f < sim_cluster_n_flavors(c)) {
-			const struct sim_flavor_spec *fs = sim_cluster_flavor(c, f);
-			double node_gpu = (double)fs->node_cap[SIM_RES_GPU] / (double)SIM_MILLI;
-			if (node_gpu > 0)
-				cost += fs->price_per_node_hour * (gpus / node_gpu) * (run_s / 3600.0);
-		}
+		if (agpu > 0)
+			busy_gpu_s += (double)agpu / (double)SIM_MILLI * run_s;
 	}
 
 	out->v[SIM_SUM_jobs] = (double)n;
@@ -323,6 +384,142 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	out->v[SIM_SUM_restore_s] = restore_s;
 	out->v[SIM_SUM_preempted_out] = (double)preempted_out;
 	out->v[SIM_SUM_jain_fairness] = NAN; /* needs the queues: sim_metrics_summarize_queues */
+	out->v[SIM_SUM_fallback_rate] = multi_started ? (double)fell_back / (double)multi_started : NAN;
+	out->v[SIM_SUM_pending_timeouts] = (double)timed_out;
+	out->v[SIM_SUM_pending_timeout_rate] = with_limit ? (double)timed_out / (double)with_limit : NAN;
+	out->v[SIM_SUM_mean_cost_per_job] = costed ? cost / (double)costed : NAN;
+	out->v[SIM_SUM_interruptions] = interruptions;
+	out->v[SIM_SUM_fallback_evals] = fb_evals;
+	return 0;
+}
+
+/* ---- per option ---- */
+
+/* 1 if option k of the job names a flavor the cluster has, or "*". */
+static int option_flavor_known(const struct sim_trace *t, const struct sim_cluster *c,
+			       const struct sim_job *j, int k)
+{
+	int32_t f = sim_job_opt(t, j, k)->flavor_id;
+	return f == SIM_FLAVOR_ANY || (f >= 0 && (size_t)f < sim_cluster_n_flavors(c));
+}
+
+/* Run time of the whole job, in s, on the option it ran on (*on_opt) and on option 0
+ * (*on_first), scaled as DESIGN.md section 1 (sim_scaled_time_ns). The chosen option
+ * is taken on the flavor the job ran on; option 0 on its own flavor, or for a "*"
+ * option 0 on the flavor the job ran on when that was option 0, else at the
+ * reference speed 1.0. NaN when a flavor is not one of the cluster's. */
+static void option_runtimes(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j,
+			    double *on_opt, double *on_first)
+{
+	int k = j->opt_chosen, f = sim_metrics_job_flavor(t, j);
+	*on_opt = *on_first = NAN;
+	if (f >= (int)sim_cluster_n_flavors(c) || !option_flavor_known(t, c, j, 0) ||
+	    !option_flavor_known(t, c, j, k))
+		return;
+	int32_t f0 = sim_job_opt(t, j, 0)->flavor_id;
+	if (f0 == SIM_FLAVOR_ANY)
+		f0 = k == 0 ? f : -1;
+	*on_opt = sim_scaled_time_ns(t, c, j, j->duration_ns, k, f) / (double)SIM_NS_PER_S;
+	*on_first = sim_scaled_time_ns(t, c, j, j->duration_ns, 0, f0) / (double)SIM_NS_PER_S;
+}
+
+/* 1 if the job counts in the options table: it started and ran on a known option. */
+static int option_counted(const struct sim_job *j)
+{
+	return j->start_ns != SIM_TIME_NONE && j->opt_chosen >= 0 && j->opt_chosen < (int)j->n_opts &&
+	       j->opt_chosen < SIM_MAX_OPTIONS;
+}
+
+/* Sums over the jobs of each option: counts, runtime and cost sums (NaNs skipped,
+ * with their own counts), and the waits grouped by option into w (option k's at
+ * w[off[k] .. off[k] + n[k]), unsorted). */
+struct option_sums {
+	size_t n[SIM_MAX_OPTIONS], off[SIM_MAX_OPTIONS + 1];
+	size_t n_rt[SIM_MAX_OPTIONS], n_ratio[SIM_MAX_OPTIONS], n_cost[SIM_MAX_OPTIONS];
+	double rt[SIM_MAX_OPTIONS], ratio[SIM_MAX_OPTIONS], cost[SIM_MAX_OPTIONS];
+};
+
+static void option_collect(const struct sim_trace *t, const struct sim_cluster *c, struct option_sums *os,
+			   double *w)
+{
+	size_t fill[SIM_MAX_OPTIONS] = { 0 };
+	for (int k = 0; k < SIM_MAX_OPTIONS; k++)
+		os->off[k + 1] = os->off[k] + os->n[k];
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		if (!option_counted(j))
+			continue;
+		int k = j->opt_chosen;
+		w[os->off[k] + fill[k]++] = sim_job_wait_s(j);
+		double on_opt, on_first, cost = sim_metrics_job_cost(t, c, j);
+		option_runtimes(t, c, j, &on_opt, &on_first);
+		if (!isnan(on_opt)) {
+			os->rt[k] += on_opt;
+			os->n_rt[k]++;
+		}
+		if (on_first > 0 && !isnan(on_opt)) {
+			os->ratio[k] += on_opt / on_first;
+			os->n_ratio[k]++;
+		}
+		if (!isnan(cost)) {
+			os->cost[k] += cost;
+			os->n_cost[k]++;
+		}
+	}
+}
+
+static double mean_or_nan(double sum, size_t n)
+{
+	return n ? sum / (double)n : NAN;
+}
+
+int sim_metrics_options(const struct sim_trace *t, const struct sim_cluster *c,
+			struct sim_option_row rows[SIM_MAX_OPTIONS], size_t *n_rows)
+{
+	struct option_sums os;
+	size_t n_rows_ = 0, started = 0;
+	memset(&os, 0, sizeof os);
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		if (j->n_opts > n_rows_)
+			n_rows_ = j->n_opts;
+		if (option_counted(j)) {
+			os.n[j->opt_chosen]++;
+			started++;
+		}
+	}
+	if (n_rows_ > SIM_MAX_OPTIONS)
+		n_rows_ = SIM_MAX_OPTIONS;
+	*n_rows = n_rows_;
+	/* the waits, then the radix sort's scratch; at least one element each */
+	double *w = malloc((2 * started + 2) * sizeof *w);
+	struct radix_buf rb = { w ? w + started + 1 : NULL, malloc(RADIX_PASSES * sizeof *rb.count) };
+	if (!w || !rb.count) {
+		free(w);
+		free(rb.count);
+		return -SIM_ENOMEM;
+	}
+	option_collect(t, c, &os, w);
+	for (size_t k = 0; k < n_rows_; k++) {
+		double *v = rows[k].v, *x = w + os.off[k];
+		size_t n = os.n[k];
+		for (int f = 0; f < SIM_OF_COUNT_; f++)
+			v[f] = NAN;
+		v[SIM_OF_jobs] = (double)n;
+		if (started)
+			v[SIM_OF_share] = (double)n / (double)started;
+		if (n == 0)
+			continue;
+		sort_samples(x, n, &rb);
+		v[SIM_OF_mean_wait_s] = gsl_stats_mean(x, 1, n);
+		v[SIM_OF_p50_wait_s] = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.50);
+		v[SIM_OF_p95_wait_s] = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.95);
+		v[SIM_OF_mean_runtime_s] = mean_or_nan(os.rt[k], os.n_rt[k]);
+		v[SIM_OF_runtime_ratio] = mean_or_nan(os.ratio[k], os.n_ratio[k]);
+		v[SIM_OF_mean_cost] = mean_or_nan(os.cost[k], os.n_cost[k]);
+	}
+	free(rb.count);
+	free(w);
 	return 0;
 }
 

@@ -34,12 +34,18 @@
 	X(busy_gpu_s, "GPU*s", "allocated GPU-seconds of all runs of all jobs")                      \
 	X(utilization, "1", "busy_gpu_s / (gpu_capacity * makespan_s)")                              \
 	X(throughput_per_h, "1/h", "completed / makespan in hours")                                  \
-	X(cost, "currency", "sum over jobs of nodes' price x node-hours used")                      \
+	X(cost, "currency", "sum of the jobs' cost: nodes' price x node-hours held")                \
 	X(preemptions, "1", "preemptions issued: running jobs stopped by the engine")                \
 	X(lost_gpu_s, "GPU*s", "work lost to preemptions, GPU-seconds since the last checkpoint")    \
 	X(restore_s, "s", "restore time paid by restarted jobs, summed over jobs")                   \
 	X(preempted_out, "1", "jobs stopped for good at their queue's preemption retry limit")       \
-	X(jain_fairness, "1", "Jain's index of queue shares over queues with nominal > 0 and jobs")
+	X(jain_fairness, "1", "Jain's index of queue shares over queues with nominal > 0 and jobs") \
+	X(fallback_rate, "1", "share of started jobs with 2+ options that ran on option 1 or later") \
+	X(pending_timeouts, "1", "jobs that ended timed_out_pending (max_pending_s ran out before a start)") \
+	X(pending_timeout_rate, "1", "pending_timeouts / jobs with a max_pending_s")                \
+	X(mean_cost_per_job, "currency", "cost / started jobs (mean of the jobs' cost over started jobs)") \
+	X(interruptions, "1", "running jobs stopped because their nodes were removed, summed over jobs") \
+	X(fallback_evals, "1", "times the fallback policy evaluated a queued job, summed over jobs")
 
 enum sim_summary_field {
 #define SIM_SUM_ENUM(name, unit, desc) SIM_SUM_##name,
@@ -90,6 +96,36 @@ const char *sim_queue_field_name(enum sim_queue_field f);
 const char *sim_queue_field_unit(enum sim_queue_field f);
 const char *sim_queue_field_description(enum sim_queue_field f);
 
+/* The per-option table /runs/<run>/options: one row an option index 0 .. k-1, k the
+ * largest n_opts in the trace, after its integer field "option". A job counts in the
+ * row of the option it ran on (sim_job.opt_chosen) when it started; runtimes are the
+ * whole job's run time on the option (DESIGN.md section 1 scaling, sim_scaled_time_ns),
+ * without checkpoint or restore overheads. X(name, unit, description). */
+#define SIM_OPTION_FIELDS(X)                                                                       \
+	X(jobs, "1", "started jobs that ran on this option")                                        \
+	X(share, "1", "jobs / started jobs with a chosen option (all rows)")                        \
+	X(mean_wait_s, "s", "mean of wait_s (submit to first start) over those jobs")               \
+	X(p50_wait_s, "s", "median wait_s over those jobs")                                         \
+	X(p95_wait_s, "s", "95th percentile of wait_s over those jobs")                             \
+	X(mean_runtime_s, "s", "mean run time of those jobs on this option (scaled duration)")      \
+	X(runtime_ratio, "1", "mean of runtime on this option / runtime on option 0")               \
+	X(mean_cost, "currency", "mean of the jobs' cost over those jobs")
+
+enum sim_option_field {
+#define SIM_OF_ENUM(name, unit, desc) SIM_OF_##name,
+	SIM_OPTION_FIELDS(SIM_OF_ENUM)
+#undef SIM_OF_ENUM
+	SIM_OF_COUNT_
+};
+
+struct sim_option_row {
+	double v[SIM_OF_COUNT_];
+};
+
+const char *sim_option_field_name(enum sim_option_field f);
+const char *sim_option_field_unit(enum sim_option_field f);
+const char *sim_option_field_description(enum sim_option_field f);
+
 /* Bounded-slowdown threshold, seconds (Feitelson's tau). */
 #define SIM_BSLD_TAU_S 10.0
 
@@ -114,6 +150,14 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 int sim_metrics_queues(const struct sim_trace *t, const struct sim_queue_acct *acct,
 		       const struct sim_timeseries *ts, const struct sim_decisions *decisions,
 		       sim_time_t end_ns, struct sim_queue_row *rows);
+
+/* Fills rows[0 .. *n_rows) from a finished run (analysis/SCHEMA.md, "options"); *n_rows
+ * is the largest n_opts of the trace's jobs (0 for an empty trace), at most
+ * SIM_MAX_OPTIONS. A row without jobs has jobs 0 and NaN elsewhere (share 0 when some
+ * job started). The trace should be bound to c (option flavors are cluster indices).
+ * Returns 0 or -SIM_ENOMEM. */
+int sim_metrics_options(const struct sim_trace *t, const struct sim_cluster *c,
+			struct sim_option_row rows[SIM_MAX_OPTIONS], size_t *n_rows);
 
 /* Jain's fairness index (sum x)^2 / (n sum x^2) of n values: 1 when all are equal,
  * 1/n when one value holds everything. NaN when n = 0 or every x is 0. */

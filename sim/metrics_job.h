@@ -18,5 +18,11 @@ int sim_metrics_job_flavor(const struct sim_trace *t, const struct sim_job *j);
  * the requested GPUs when the flavor is unknown; -1 when it never chose an option. */
 sim_qty_t sim_metrics_job_alloc_gpu(const struct sim_trace *t, const struct sim_cluster *c,
 				    const struct sim_job *j);
+/* What the job paid, in currency: price_per_node_hour of its flavor x the share of
+ * nodes it held, in GPUs (alloc GPUs / node GPUs: whole nodes for a multi-node job,
+ * part of one node otherwise) x hours held (held_s, every run segment). 0 for a job
+ * that held nothing; NaN when it held GPUs on a flavor that is not known. The
+ * summary's cost is the sum of these (analysis/SCHEMA.md, jobs field cost). */
+double sim_metrics_job_cost(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j);
 
 #endif

@@ -44,6 +44,20 @@
  *      lent 10000/3600 = 2.7778, below 0, suffered 2, caused 1, lost 1, restore
  *      30/3600, share 7200/80000 = 0.09
  *   jain_fairness (0.75 + 0.09)^2 / (2 (0.75^2 + 0.09^2)) = 0.618296..
+ *
+ * Fallback and cost (schema 1.3). Run state: pending_from = submit but j6 550 (it
+ * waited for a reservation window); max_pending_s on j1 (7200) and j6 (600);
+ * fb_evals j4 3, j6 2; interruptions j7 1. Every job's duration is 100 s on option 0.
+ * Per-job cost: j1 16, j2 4, odd 32, j4 8 x 4/4 x 5/3600 = 1/90, j7 8 x 2/4 x 2.5 = 10,
+ * j5 and j6 0 (never started). Summary: fallback_rate 1/1 (j4, the one started job
+ * with 2 options, ran on option 1), pending_timeouts 0, pending_timeout_rate 0/2,
+ * mean_cost_per_job 62.0111.. / 5 = 12.40222.., interruptions 1, fallback_evals 5.
+ * Options table (2 rows: j4 lists 2 options):
+ *   option 0: j1, j2, odd, j7: jobs 4, share 0.8, waits [0, 400, 3500, 5200] mean 2275,
+ *      p50 1950, p95 3500 + 0.85 x 1700 = 4945; runtime 100 (as stated), ratio 1,
+ *      mean cost (16 + 4 + 32 + 10) / 4 = 15.5
+ *   option 1: j4: jobs 1, share 0.2, wait 0; runtime 100 x (8 x 1.0) / (4 x 0.5) = 400
+ *      (a100 at speed 0.5), ratio 4, cost 1/90
  */
 #ifndef TESTS_RESULTS_FIXTURE_H
 #define TESTS_RESULTS_FIXTURE_H
@@ -160,6 +174,14 @@ static inline struct sim_trace *fx_trace(void)
 		/* The engine releases allocs at the end: flavors come from the options. */
 		j->alloc.flavor = -1;
 	}
+	for (size_t i = 0; i < FX_N_JOBS; i++)
+		t->jobs[i].pending_from_ns = t->jobs[i].submit_ns;
+	t->jobs[5].pending_from_ns = FX_S(550);
+	t->jobs[0].max_pending_ns = FX_S(7200);
+	t->jobs[5].max_pending_ns = FX_S(600);
+	t->jobs[3].fb_evals = 3;
+	t->jobs[5].fb_evals = 2;
+	t->jobs[6].interruptions = 1;
 	t->jobs[1].lost_gpu_s = 3600;
 	t->jobs[1].restore_s = 30;
 	t->jobs[3].lost_gpu_s = 1.5;

@@ -1,8 +1,9 @@
 /* tests/test_h5out.c: sim/h5out.c and analysis/h5read.c: a written run read back field
- * by field (NaN kept, units present), the preemption and queue tables (1.2) and a
- * 1.1 file without them, the tmp file gone after commit and abort, big (chunked)
- * tables, empty runs, the reader's refusals (missing file, a folder, not HDF5,
- * wrong schema) and the root attribute seeds. */
+ * by field (NaN kept, units present), the preemption and queue tables (1.2), the
+ * option table and the jobs' cost and fallback fields (1.3), a 1.1 file without them,
+ * the tmp file gone after commit and abort, big (chunked) tables, empty runs, the
+ * reader's refusals (missing file, a folder, not HDF5, wrong schema) and the root
+ * attribute seeds. */
 #include <CUnit/CUnit.h>
 #include <hdf5.h>
 #include <math.h>
@@ -154,6 +155,25 @@ static void test_h5out_round_trip_jobs(void)
 	CU_ASSERT_DOUBLE_EQUAL(j.lost_gpu_s[1], 3600, 0);
 	CU_ASSERT_DOUBLE_EQUAL(j.restore_s[1], 30, 0);
 	CU_ASSERT_DOUBLE_EQUAL(j.ckpt_overhead_s[0], 12, 0);
+	/* schema 1.3: cost, list length, fallback evaluations, interruptions, pending clock */
+	static const double cost[FX_N_JOBS] = { 16, 4, 32, 8.0 * 5 / 3600, 0, 0, 10 };
+	static const uint8_t n_opts[FX_N_JOBS] = { 1, 1, 1, 2, 1, 1, 1 };
+	static const uint32_t evals[FX_N_JOBS] = { 0, 0, 0, 3, 0, 2, 0 };
+	static const double pend[FX_N_JOBS] = { 0, 100, 200, 300, 400, 550, 600 };
+	double cost_sum = 0;
+	for (size_t i = 0; i < FX_N_JOBS; i++) {
+		CU_ASSERT_DOUBLE_EQUAL(j.cost[i], cost[i], 1e-12);
+		CU_ASSERT_EQUAL(j.n_options[i], n_opts[i]);
+		CU_ASSERT_EQUAL(j.fallback_evals[i], evals[i]);
+		CU_ASSERT_EQUAL(j.interruptions[i], i == 6 ? 1u : 0u);
+		CU_ASSERT_DOUBLE_EQUAL(j.pending_from_s[i], pend[i], 0);
+		cost_sum += j.cost[i];
+	}
+	struct sim_cluster *c = fx_cluster();
+	struct sim_summary sum;
+	CU_ASSERT_FATAL(c != NULL && sim_metrics_summarize(t, c, FX_END_NS, &sum) == 0);
+	CU_ASSERT(cost_sum == sum.v[SIM_SUM_cost]); /* the summary's cost is the jobs', to the bit */
+	sim_cluster_destroy(c);
 	/* missing values are NaN, never -1 */
 	CU_ASSERT(isnan(j.start_s[4]) && isnan(j.wait_s[4]) && isnan(j.jct_s[4]) && isnan(j.bsld[4]));
 	CU_ASSERT(isnan(j.end_s[5]) && isnan(j.runtime_s[5]));
@@ -222,13 +242,17 @@ static void test_h5out_round_trip_summary_and_attrs(void)
 	char **units = NULL;
 	size_t n = 0;
 	CU_ASSERT_EQUAL_FATAL(h5read_strings_attr(f, "/runs/zeta/jobs", "units", &units, &n, &d), 0);
-	CU_ASSERT_EQUAL(n, 21);
+	CU_ASSERT_EQUAL(n, 26);
 	CU_ASSERT_STRING_EQUAL(units[0], "");    /* id */
 	CU_ASSERT_STRING_EQUAL(units[5], "GPU"); /* gpus */
 	CU_ASSERT_STRING_EQUAL(units[7], "s");   /* submit_s */
 	CU_ASSERT_STRING_EQUAL(units[13], "1");  /* bsld */
 	CU_ASSERT_STRING_EQUAL(units[17], "GPU*s"); /* lost_gpu_s */
 	CU_ASSERT_STRING_EQUAL(units[18], "s");     /* restore_s */
+	CU_ASSERT_STRING_EQUAL(units[20], "currency"); /* cost */
+	CU_ASSERT_STRING_EQUAL(units[21], "1");        /* n_options */
+	CU_ASSERT_STRING_EQUAL(units[24], "s");        /* pending_from_s */
+	CU_ASSERT_STRING_EQUAL(units[25], "");         /* final_state */
 	h5read_strings_free(units);
 	CU_ASSERT_EQUAL_FATAL(h5read_strings_attr(f, "/summary", "units", &units, &n, &d), 0);
 	CU_ASSERT_EQUAL(n, 3 + SIM_SUM_COUNT_);
@@ -763,6 +787,100 @@ static void test_h5out_round_trip_preemption_tables(void)
 	sim_diag_fini(&d);
 }
 
+/* The per-option table (1.3) reads back as sim_metrics_options computed it, with its
+ * units and descriptions; the summary's 1.3 fields too. A job never submitted has
+ * no pending clock (NaN). */
+static void test_h5out_round_trip_options(void)
+{
+	const char *path = tmp_path("opt.h5");
+	const char *names[] = { "r" };
+	struct sim_summary sum;
+	CU_ASSERT_EQUAL_FATAL(write_fixture(path, names, 1, "{}", &sum), 0);
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	CU_ASSERT_FATAL(t && c);
+	struct sim_option_row rows[SIM_MAX_OPTIONS];
+	size_t n = 0;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_options(t, c, rows, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	struct h5read_options o;
+	CU_ASSERT_EQUAL_FATAL(h5read_options(f, "r", &o, &d), 0);
+	CU_ASSERT(o.present);
+	CU_ASSERT_EQUAL_FATAL(o.n_rows, 2);
+	CU_ASSERT_EQUAL_FATAL(o.n_fields, 1 + SIM_OF_COUNT_);
+	CU_ASSERT_STRING_EQUAL(o.field[0], "option");
+	CU_ASSERT_STRING_EQUAL(o.unit[0], "1");
+	CU_ASSERT_PTR_NULL(o.field[o.n_fields]);
+	for (size_t r = 0; r < 2; r++) {
+		CU_ASSERT_DOUBLE_EQUAL(h5read_options_get(&o, r, "option"), (double)r, 0);
+		for (int k = 0; k < SIM_OF_COUNT_; k++) {
+			enum sim_option_field of = (enum sim_option_field)k;
+			CU_ASSERT_STRING_EQUAL(o.field[1 + k], sim_option_field_name(of));
+			CU_ASSERT_STRING_EQUAL(o.unit[1 + k], sim_option_field_unit(of));
+			CU_ASSERT(same_double(o.v[r * o.n_fields + 1 + (size_t)k], rows[r].v[k]));
+		}
+	}
+	CU_ASSERT_DOUBLE_EQUAL(h5read_options_get(&o, 0, "p95_wait_s"), 4945, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_options_get(&o, 1, "runtime_ratio"), 4, 1e-12);
+	CU_ASSERT_EQUAL(h5read_options_field(&o, "mean_cost"), 1 + SIM_OF_mean_cost);
+	CU_ASSERT(isnan(h5read_options_get(&o, 0, "no_such_field")));
+	CU_ASSERT(isnan(h5read_options_get(&o, 2, "jobs"))); /* no such row */
+	h5read_options_free(&o);
+	h5read_options_free(&o); /* zeroed: a no-op */
+	CU_ASSERT_EQUAL(h5read_options(f, "nope", &o, &d), -SIM_ENOENT);
+
+	struct h5read_summary s;
+	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &s, &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "fallback_rate"), 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "pending_timeout_rate"), 0, 0);
+	double per_job = sum.v[SIM_SUM_cost] / 5;
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "mean_cost_per_job"), per_job, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "fallback_evals"), 5, 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "interruptions"), 1, 0);
+	h5read_summary_free(&s);
+	h5read_close(f);
+
+	/* attributes of the table, as written */
+	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	CU_ASSERT_FATAL(file >= 0);
+	hid_t dd = H5Dopen2(file, "/runs/r/options", H5P_DEFAULT);
+	CU_ASSERT_FATAL(dd >= 0);
+	CU_ASSERT(H5Aexists(dd, "units") > 0 && H5Aexists(dd, "description") > 0 &&
+		  H5Aexists(dd, "field_descriptions") > 0);
+	hid_t dt = H5Dget_type(dd);
+	hid_t ot = H5Tget_member_type(dt, (unsigned)H5Tget_member_index(dt, "option"));
+	CU_ASSERT_EQUAL(H5Tget_class(ot), H5T_INTEGER);
+	H5Tclose(ot);
+	H5Tclose(dt);
+	H5Dclose(dd);
+	H5Fclose(file);
+
+	/* a run whose trace holds a never-submitted job: no pending clock, NaN */
+	const char *p2 = tmp_path("opt2.h5");
+	t->jobs[6].pending_from_ns = 0; /* as reset: submitted at 600 s, clock never started */
+	struct h5out *out = h5out_create(p2, NULL, &d);
+	CU_ASSERT_FATAL(out != NULL);
+	struct h5out_run run = { .name = "x", .policy = "fifo", .trace = t, .cluster = c };
+	CU_ASSERT_EQUAL(h5out_write_run(out, &run, &d), 0);
+	CU_ASSERT_EQUAL(h5out_commit(out, &d), 0);
+	h5out_destroy(out);
+	CU_ASSERT_EQUAL_FATAL(h5read_open(p2, &f, &d), 0);
+	struct h5read_jobs j;
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "x", &j, &d), 0);
+	CU_ASSERT(isnan(j.pending_from_s[6]));
+	CU_ASSERT_DOUBLE_EQUAL(j.pending_from_s[0], 0, 0); /* submitted at 0: the clock started at 0 */
+	h5read_jobs_free(&j);
+	h5read_close(f);
+	sim_diag_print(&d, stderr);
+	sim_diag_fini(&d);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+}
+
 /* A run written without the engine's extras (no decisions, no queue rows, a series
  * without queue columns): an empty decisions table, queue rows from the jobs alone
  * (engine values NaN), no per-queue series, and the jobs' own preemptions_caused. */
@@ -827,6 +945,7 @@ static int make_schema_1_1(const char *path, const char *run)
 	char p[256];
 	const char *gone[] = { "decisions",
 			       "queues",
+			       "options",
 			       "jobs",
 			       "timeseries/queue_usage",
 			       "timeseries/queue_nominal",
@@ -897,6 +1016,10 @@ static void test_h5out_reads_schema_1_1(void)
 	CU_ASSERT_EQUAL(h5read_queues(f, "r", &q, &d), 0);
 	CU_ASSERT(!q.present && q.n_rows == 0);
 	h5read_queues_free(&q);
+	struct h5read_options o;
+	CU_ASSERT_EQUAL(h5read_options(f, "r", &o, &d), 0);
+	CU_ASSERT(!o.present && o.n_rows == 0 && o.n_fields == 0);
+	h5read_options_free(&o);
 	struct h5read_timeseries ts;
 	CU_ASSERT_EQUAL_FATAL(h5read_timeseries(f, "r", &ts, &d), 0);
 	CU_ASSERT_EQUAL(ts.n, 11);
@@ -909,6 +1032,8 @@ static void test_h5out_reads_schema_1_1(void)
 	CU_ASSERT_EQUAL(j.preemptions[0], 1);
 	CU_ASSERT_EQUAL(j.preemptions_caused[0], 0);
 	CU_ASSERT(isnan(j.lost_gpu_s[0]) && isnan(j.restore_s[1]) && isnan(j.ckpt_overhead_s[0]));
+	CU_ASSERT(isnan(j.cost[0]) && isnan(j.pending_from_s[1]));
+	CU_ASSERT(j.n_options[0] == 0 && j.fallback_evals[1] == 0 && j.interruptions[0] == 0);
 	CU_ASSERT_STRING_EQUAL(j.queue[0], "");
 	CU_ASSERT_STRING_EQUAL(j.state[1], "completed");
 	h5read_jobs_free(&j);
@@ -920,11 +1045,17 @@ static void test_h5out_reads_schema_1_1(void)
 	CU_ASSERT_FATAL(mem != NULL);
 	CU_ASSERT_EQUAL(report_queues_table(f, NULL, mem, &d), 0);
 	CU_ASSERT_EQUAL(report_decisions_csv(f, NULL, mem, &d), 0);
+	CU_ASSERT_EQUAL(report_options_table(f, NULL, mem, &d), 0);
 	fclose(mem);
 	CU_ASSERT_STRING_EQUAL(text, "run r: no per-queue table (a file of schema 1.1)\n"
 				     "run,time_s,preemptor,victim,preemptor_queue,victim_queue,reason,"
-				     "requeued,lost_gpu_s\n");
+				     "requeued,lost_gpu_s\n"
+				     "run r: no per-option table (a file of schema 1.2 or older)\n");
 	free(text);
+	char *json = NULL;
+	CU_ASSERT_EQUAL(report_options_json(f, NULL, &json, &d), 0);
+	CU_ASSERT_STRING_EQUAL(json, "[]");
+	free(json);
 	h5read_close(f);
 	sim_diag_print(&d, stderr);
 	sim_diag_fini(&d);
@@ -934,6 +1065,7 @@ static CU_TestInfo h5out_tests[] = {
 	{ "test_h5out_round_trip_jobs", test_h5out_round_trip_jobs },
 	{ "test_h5out_round_trip_summary_and_attrs", test_h5out_round_trip_summary_and_attrs },
 	{ "test_h5out_round_trip_preemption_tables", test_h5out_round_trip_preemption_tables },
+	{ "test_h5out_round_trip_options", test_h5out_round_trip_options },
 	{ "test_h5out_without_engine_extras", test_h5out_without_engine_extras },
 	{ "test_h5out_reads_schema_1_1", test_h5out_reads_schema_1_1 },
 	{ "test_h5out_enum_and_dataset_attrs", test_h5out_enum_and_dataset_attrs },

@@ -1,6 +1,7 @@
-/* tests/test_metrics.c: sim/metrics.c: per-job wait / JCT / bounded slowdown, the run
- * summary against hand-computed values (tests/results_fixture.h), edge cases
- * (empty trace, no completions), and replication statistics. */
+/* tests/test_metrics.c: sim/metrics.c: per-job wait / JCT / bounded slowdown / cost, the
+ * run summary and the per-option table against hand-computed values
+ * (tests/results_fixture.h), edge cases (empty trace, no completions), and replication
+ * statistics. */
 #include <CUnit/CUnit.h>
 #include <math.h>
 #include <stdlib.h>
@@ -118,6 +119,13 @@ static void test_metrics_summary_hand_computed(void)
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_lost_gpu_s], 3601.5, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_restore_s], 30, EPS);
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_preempted_out], 0, 0);
+	/* fallback, pending limit and cost (schema 1.3) */
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_fallback_rate], 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_pending_timeouts], 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_pending_timeout_rate], 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_mean_cost_per_job], (16 + 4 + 32 + 8.0 * 5 / 3600 + 10) / 5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_interruptions], 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_fallback_evals], 5, 0);
 	/* every field was written; fairness needs the queues (sim_metrics_summarize_queues) */
 	for (int f = 0; f < SIM_SUM_COUNT_; f++)
 		CU_ASSERT(isfinite(s.v[f]) || f == SIM_SUM_jain_fairness);
@@ -128,6 +136,168 @@ static void test_metrics_summary_hand_computed(void)
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_unfinished], 1, 0);
 	sim_cluster_destroy(c);
 	sim_trace_destroy(t);
+}
+
+/* Per-job cost (results_fixture.h): the summary's cost is their sum, to the bit. */
+static void test_metrics_job_cost(void)
+{
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	CU_ASSERT_FATAL(t != NULL && c != NULL);
+	static const double want[FX_N_JOBS] = { 16, 4, 32, 8.0 * 5 / 3600, 0, 0, 10 };
+	double sum = 0;
+	for (size_t i = 0; i < FX_N_JOBS; i++) {
+		double jc = sim_metrics_job_cost(t, c, &t->jobs[i]);
+		CU_ASSERT_DOUBLE_EQUAL(jc, want[i], 1e-12);
+		sum += jc;
+	}
+	struct sim_summary s;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
+	CU_ASSERT(s.v[SIM_SUM_cost] == sum);
+	/* a preempted job pays for the time it held its nodes (held_s), not its span */
+	t->jobs[0].held_s = 1800;
+	CU_ASSERT_DOUBLE_EQUAL(sim_metrics_job_cost(t, c, &t->jobs[0]), 8, 1e-12);
+	/* GPUs held on a flavor the cluster does not have: unknown, and left out of the sums */
+	t->opts[t->jobs[0].opt_first].flavor_id = 7;
+	CU_ASSERT(isnan(sim_metrics_job_cost(t, c, &t->jobs[0])));
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost], sum - 16, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_mean_cost_per_job], (sum - 16) / 4, 1e-9);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+}
+
+/* Fallback rate and pending timeouts as the run state changes (results_fixture.h). */
+static void test_metrics_fallback_and_timeouts(void)
+{
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	CU_ASSERT_FATAL(t != NULL && c != NULL);
+	struct sim_summary s;
+	/* j6 (max_pending_s 600) timed out instead of staying queued: 1 of 2 limited jobs */
+	t->jobs[5].state = SIM_JOB_TIMED_OUT_PENDING;
+	t->jobs[5].end_ns = FX_S(1150);
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_pending_timeouts], 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_pending_timeout_rate], 0.5, 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_unfinished], 1, 0);
+	CU_ASSERT(isnan(sim_job_wait_s(&t->jobs[5])) && isnan(sim_job_jct_s(&t->jobs[5])));
+	/* no job with a limit: no rate */
+	t->jobs[0].max_pending_ns = t->jobs[5].max_pending_ns = SIM_TIME_NONE;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
+	CU_ASSERT(isnan(s.v[SIM_SUM_pending_timeout_rate]));
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_pending_timeouts], 1, 0);
+	/* j4 ran on its first option: no fallback among the started 2-option jobs */
+	t->jobs[3].opt_chosen = 0;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_fallback_rate], 0, 0);
+	/* a second 2-option job (j6, option 1) that never started does not count */
+	t->jobs[5].n_opts = 2;
+	t->jobs[5].opt_chosen = -1;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_fallback_rate], 0, 0);
+	/* j4 never started: no started job with 2+ options, no rate */
+	t->jobs[3].start_ns = SIM_TIME_NONE;
+	t->jobs[3].state = SIM_JOB_UNFINISHED;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
+	CU_ASSERT(isnan(s.v[SIM_SUM_fallback_rate]));
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+}
+
+/* The per-option table of the fixture, by hand (results_fixture.h). */
+static void test_metrics_options_hand_computed(void)
+{
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	CU_ASSERT_FATAL(t != NULL && c != NULL);
+	struct sim_option_row rows[SIM_MAX_OPTIONS];
+	size_t n = 99;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_options(t, c, rows, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	const double *r0 = rows[0].v, *r1 = rows[1].v;
+	CU_ASSERT_DOUBLE_EQUAL(r0[SIM_OF_jobs], 4, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r0[SIM_OF_share], 0.8, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r0[SIM_OF_mean_wait_s], 2275, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r0[SIM_OF_p50_wait_s], 1950, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(r0[SIM_OF_p95_wait_s], 4945, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(r0[SIM_OF_mean_runtime_s], 100, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r0[SIM_OF_runtime_ratio], 1, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r0[SIM_OF_mean_cost], 15.5, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r1[SIM_OF_jobs], 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r1[SIM_OF_share], 0.2, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r1[SIM_OF_mean_wait_s], 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r1[SIM_OF_p50_wait_s], 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r1[SIM_OF_p95_wait_s], 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r1[SIM_OF_mean_runtime_s], 400, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r1[SIM_OF_runtime_ratio], 4, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(r1[SIM_OF_mean_cost], 8.0 * 5 / 3600, 1e-12);
+	/* the options' costs add up to the summary's */
+	struct sim_summary s;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
+	CU_ASSERT_DOUBLE_EQUAL(r0[SIM_OF_mean_cost] * 4 + r1[SIM_OF_mean_cost], s.v[SIM_SUM_cost], 1e-9);
+
+	/* option 1 states its own duration (250 s): that is its runtime, ratio 2.5 */
+	t->opts[t->jobs[3].opt_first + 1].duration_ns = FX_S(250);
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_options(t, c, rows, &n), 0);
+	CU_ASSERT_DOUBLE_EQUAL(rows[1].v[SIM_OF_mean_runtime_s], 250, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(rows[1].v[SIM_OF_runtime_ratio], 2.5, EPS);
+	t->opts[t->jobs[3].opt_first + 1].duration_ns = 0;
+
+	/* a "*" option 0 runs at the speed of the flavor it ran on: j7 on a100 (0.5) */
+	t->opts[t->jobs[6].opt_first].flavor_id = SIM_FLAVOR_ANY;
+	t->jobs[6].alloc.flavor = 1;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_options(t, c, rows, &n), 0);
+	CU_ASSERT_DOUBLE_EQUAL(rows[0].v[SIM_OF_mean_runtime_s], (100 * 3 + 200) / 4.0, EPS);
+	CU_ASSERT_DOUBLE_EQUAL(rows[0].v[SIM_OF_runtime_ratio], 1, EPS);
+
+	/* a 3-option job that never ran: a third row without jobs; shares unchanged */
+	t->jobs[5].n_opts = 3;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_options(t, c, rows, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 3);
+	CU_ASSERT_DOUBLE_EQUAL(rows[2].v[SIM_OF_jobs], 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(rows[2].v[SIM_OF_share], 0, 0);
+	CU_ASSERT(isnan(rows[2].v[SIM_OF_mean_wait_s]) && isnan(rows[2].v[SIM_OF_p95_wait_s]));
+	CU_ASSERT(isnan(rows[2].v[SIM_OF_runtime_ratio]) && isnan(rows[2].v[SIM_OF_mean_cost]));
+	CU_ASSERT_DOUBLE_EQUAL(rows[0].v[SIM_OF_share] + rows[1].v[SIM_OF_share], 1, EPS);
+	t->jobs[5].n_opts = 1;
+
+	/* nothing started: counts 0, every other value NaN */
+	for (size_t i = 0; i < t->n_jobs; i++)
+		t->jobs[i].start_ns = SIM_TIME_NONE;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_options(t, c, rows, &n), 0);
+	CU_ASSERT_EQUAL(n, 2);
+	CU_ASSERT_DOUBLE_EQUAL(rows[0].v[SIM_OF_jobs], 0, 0);
+	CU_ASSERT(isnan(rows[0].v[SIM_OF_share]) && isnan(rows[1].v[SIM_OF_mean_wait_s]));
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+
+	/* an empty trace has no rows */
+	t = sim_trace_create();
+	c = fx_cluster();
+	CU_ASSERT_FATAL(t != NULL && c != NULL);
+	CU_ASSERT_EQUAL(sim_metrics_options(t, c, rows, &n), 0);
+	CU_ASSERT_EQUAL(n, 0);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+}
+
+static void test_metrics_option_field_names(void)
+{
+	CU_ASSERT_STRING_EQUAL(sim_option_field_name(SIM_OF_jobs), "jobs");
+	CU_ASSERT_STRING_EQUAL(sim_option_field_name(SIM_OF_runtime_ratio), "runtime_ratio");
+	CU_ASSERT_STRING_EQUAL(sim_option_field_unit(SIM_OF_mean_cost), "currency");
+	CU_ASSERT_STRING_EQUAL(sim_option_field_unit(SIM_OF_p95_wait_s), "s");
+	CU_ASSERT_STRING_EQUAL(sim_option_field_name(SIM_OF_COUNT_), "invalid");
+	CU_ASSERT_STRING_EQUAL(sim_summary_name(SIM_SUM_fallback_rate), "fallback_rate");
+	CU_ASSERT_STRING_EQUAL(sim_summary_unit(SIM_SUM_mean_cost_per_job), "currency");
+	for (int a = 0; a < SIM_OF_COUNT_; a++) {
+		CU_ASSERT(strlen(sim_option_field_description((enum sim_option_field)a)) > 0);
+		CU_ASSERT(strcmp(sim_option_field_name((enum sim_option_field)a), "option") != 0);
+		for (int b = a + 1; b < SIM_OF_COUNT_; b++)
+			CU_ASSERT(strcmp(sim_option_field_name((enum sim_option_field)a),
+					 sim_option_field_name((enum sim_option_field)b)) != 0);
+	}
 }
 
 /* Jain's index by hand: equal shares 1, one share holding everything 1/n. */
@@ -377,6 +547,10 @@ static CU_TestInfo metrics_tests[] = {
 	{ "test_metrics_per_job", test_metrics_per_job },
 	{ "test_metrics_job_flavor_and_alloc", test_metrics_job_flavor_and_alloc },
 	{ "test_metrics_summary_hand_computed", test_metrics_summary_hand_computed },
+	{ "test_metrics_job_cost", test_metrics_job_cost },
+	{ "test_metrics_fallback_and_timeouts", test_metrics_fallback_and_timeouts },
+	{ "test_metrics_options_hand_computed", test_metrics_options_hand_computed },
+	{ "test_metrics_option_field_names", test_metrics_option_field_names },
 	{ "test_metrics_jain_hand_computed", test_metrics_jain_hand_computed },
 	{ "test_metrics_queues_hand_computed", test_metrics_queues_hand_computed },
 	{ "test_metrics_queue_field_names", test_metrics_queue_field_names },

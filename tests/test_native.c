@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sim/cluster.h"
 #include "sim/job.h"
 #include "testutil.h"
 #include "traces/native.h"
@@ -42,7 +43,7 @@ static const char full_trace[] =
 	"j1,10,3600,teamA,5,h100:gpu=8,,600,7200,900,alice,0,4000\n"
 	"   # an indented comment\n"
 	"j2,0.5,60.25,,,\"*:gpu=0.5,cpu=4,mem_gib=16.5\",,,,,,,\n"
-	"j3,10,100,teamB,-3,,h100:gpu=8;a100:gpu=16@250;*:gpu=4,,,,bob,true,\n"
+	"j3,10,100,teamB,-3,,h100:gpu=8;a100:gpu=16@250;l40s:gpu=4,,,,bob,true,\n"
 	"j4,2,1,teamA,0,,,,,,,false,\n";
 
 static void test_native_every_field(void)
@@ -58,7 +59,7 @@ static void test_native_every_field(void)
 	CU_ASSERT_EQUAL(t->res.n, 3);
 	CU_ASSERT_STRING_EQUAL(t->res.names[1], "cpu");
 	CU_ASSERT_STRING_EQUAL(t->res.names[2], "mem_gib");
-	CU_ASSERT_EQUAL(t->n_flavors, 2);
+	CU_ASSERT_EQUAL(t->n_flavors, 3);
 	CU_ASSERT_EQUAL(t->n_queues, 3);
 	CU_ASSERT_EQUAL(t->n_users, 2);
 
@@ -125,7 +126,7 @@ static void test_native_every_field(void)
 	CU_ASSERT_EQUAL(o->req[SIM_RES_GPU], 16000);
 	CU_ASSERT_EQUAL(o->duration_ns, S(250));
 	o = sim_job_opt(t, j, 2);
-	CU_ASSERT_EQUAL(o->flavor_id, SIM_FLAVOR_ANY);
+	CU_ASSERT_STRING_EQUAL(t->flavors[o->flavor_id], "l40s");
 	CU_ASSERT_EQUAL(o->req[SIM_RES_GPU], 4000);
 	CU_ASSERT_EQUAL(o->duration_ns, 0); /* scaled from option 0 */
 
@@ -276,12 +277,79 @@ static const struct bad_case bad_cases[] = {
 	{ "prefs with 6 options",
 	  "id,submit_s,duration_s,prefs\nj1,0,1,a:gpu=1;b:gpu=1;c:gpu=1;d:gpu=1;e:gpu=1;"
 	  "f:gpu=1\n",
-	  "t.csv:2: column prefs", "expected 2 to 5 options" },
-	{ "prefs and request",
+	  "t.csv:2: column prefs",
+	  "expected 2 to 5 options FLAVOR:gpu=N[@DURATION_S] separated by ';', found 6 in "
+	  "'a:gpu=1;b:gpu=1;c:gpu=1;d:gpu=1;e:gpu=1;f:gpu=1'" },
+	{ "shared count with 6 options", "id,submit_s,duration_s,request,prefs\nj1,0,1,*:gpu=8,a;b;c;d;e;f\n",
+	  "t.csv:2: column prefs",
+	  "expected 2 to 5 options FLAVOR:gpu=N[@DURATION_S] separated by ';', found 6 in 'a;b;c;d;e;f'" },
+	{ "shared count with 1 option", "id,submit_s,duration_s,request,prefs\nj1,0,1,*:gpu=8,h100@1\n",
+	  "t.csv:2: column prefs",
+	  "expected 2 to 5 options FLAVOR:gpu=N[@DURATION_S] separated by ';', found 1 in 'h100@1'" },
+	{ "counted prefs and request",
 	  "id,submit_s,duration_s,request,prefs\nj1,0,1,h100:gpu=8,h100:gpu=8;a100:gpu=8\n",
-	  "t.csv:2: column prefs", "expected either request or prefs in a row, not both" },
-	{ "prefs option without count", "id,submit_s,duration_s,prefs\nj1,0,1,h100:gpu=8;a100\n",
-	  "t.csv:2: column prefs", "expected FLAVOR:gpu=N[@DURATION_S], found 'a100'" },
+	  "t.csv:2: column prefs",
+	  "expected the counts on the options or one shared count in request (*:gpu=N with bare "
+	  "flavor names), not both, found 'h100:gpu=8;a100:gpu=8' with request 'h100:gpu=8'" },
+	{ "counted prefs and shared count",
+	  "id,submit_s,duration_s,request,prefs\nj1,0,1,*:gpu=8,h100:gpu=8;a100:gpu=8\n",
+	  "t.csv:2: column prefs",
+	  "not both, found 'h100:gpu=8;a100:gpu=8' with request '*:gpu=8'" },
+	{ "mixed counts", "id,submit_s,duration_s,prefs\nj1,0,1,h100:gpu=8;a100;l40s:gpu=16\n",
+	  "t.csv:2: column prefs",
+	  "expected a count on every option or on none, found 2 of 3 options with counts in "
+	  "'h100:gpu=8;a100;l40s:gpu=16'" },
+	{ "mixed counts with shared count",
+	  "id,submit_s,duration_s,request,prefs\nj1,0,1,*:gpu=8,h100;a100:gpu=8@5\n", "t.csv:2: column prefs",
+	  "expected a count on every option or on none, found 1 of 2 options with counts in "
+	  "'h100;a100:gpu=8@5'" },
+	{ "bare options without request", "id,submit_s,duration_s,prefs\nj1,0,1,h100;a100@5400\n",
+	  "t.csv:2: column prefs",
+	  "expected a count on every option (FLAVOR:gpu=N[@DURATION_S]) or a shared count in request "
+	  "(*:gpu=N), found 'h100;a100@5400' and no request" },
+	{ "shared count naming a flavor",
+	  "id,submit_s,duration_s,request,prefs\nj1,0,1,h100:gpu=8,h100;a100\n", "t.csv:2: column request",
+	  "expected the shared count of prefs with flavor '*' (e.g. *:gpu=8; the options name the "
+	  "flavors), found 'h100:gpu=8'" },
+	{ "bad shared count", "id,submit_s,duration_s,request,prefs\nj1,0,1,*:cpu=8,h100;a100\n",
+	  "t.csv:2: column request", "expected a gpu count (gpu=N) in every option, found '*:cpu=8'" },
+	{ "repeated flavor", "id,submit_s,duration_s,prefs\nj1,0,1,h100:gpu=8;a100:gpu=8;h100:gpu=16\n",
+	  "t.csv:2: column prefs",
+	  "expected each flavor once in a list, found 'h100' again as option 3 (first as option 1) in "
+	  "'h100:gpu=8;a100:gpu=8;h100:gpu=16'" },
+	{ "repeated flavor, shared count",
+	  "id,submit_s,duration_s,request,prefs\nj1,0,10,*:gpu=8,l40s;a100@20;a100@30\n",
+	  "t.csv:2: column prefs",
+	  "expected each flavor once in a list, found 'a100' again as option 3 (first as option 2) in "
+	  "'l40s;a100@20;a100@30'" },
+	{ "star option", "id,submit_s,duration_s,prefs\nj1,0,1,h100:gpu=8;*:gpu=8\n", "t.csv:2: column prefs",
+	  "expected a flavor name in every option ('*' is not an instance type), found '*:gpu=8' in "
+	  "'h100:gpu=8;*:gpu=8'" },
+	{ "star first option", "id,submit_s,duration_s,prefs\nj1,0,1,*:gpu=8@1;h100:gpu=8\n",
+	  "t.csv:2: column prefs",
+	  "expected a flavor name in every option ('*' is not an instance type), found '*:gpu=8@1' in" },
+	{ "star bare option", "id,submit_s,duration_s,request,prefs\nj1,0,1,*:gpu=8,h100;*@60\n",
+	  "t.csv:2: column prefs",
+	  "expected a flavor name in every option ('*' is not an instance type), found '*@60' in "
+	  "'h100;*@60'" },
+	{ "empty option", "id,submit_s,duration_s,prefs\nj1,0,1,h100:gpu=8;;a100:gpu=8\n",
+	  "t.csv:2: column prefs",
+	  "expected an option between every two ';', found option 2 empty in 'h100:gpu=8;;a100:gpu=8'" },
+	{ "trailing ';'", "id,submit_s,duration_s,request,prefs\nj1,0,1,*:gpu=8,h100;\n",
+	  "t.csv:2: column prefs", "expected an option between every two ';', found option 2 empty" },
+	{ "bare option without a flavor", "id,submit_s,duration_s,request,prefs\nj1,0,1,*:gpu=8,h100;@60\n",
+	  "t.csv:2: column prefs",
+	  "expected FLAVOR[@DURATION_S] (the count in request), found '@60' in 'h100;@60'" },
+	{ "bad bare flavor name", "id,submit_s,duration_s,request,prefs\nj1,0,1,*:gpu=8,h100;a 100\n",
+	  "t.csv:2: column prefs",
+	  "expected a flavor name of letters, digits, '_', '.', '-', found 'a 100'" },
+	{ "bad bare duration", "id,submit_s,duration_s,request,prefs\nj1,0,1,*:gpu=8,h100;a100@-5\n",
+	  "t.csv:2: column prefs",
+	  "expected @DURATION_S with seconds > 0 (at most 9 fractional digits, at most 1e9), found "
+	  "'a100@-5'" },
+	{ "bare first option duration differs",
+	  "id,submit_s,duration_s,request,prefs\nj1,0,10,*:gpu=8,h100@20;a100\n", "t.csv:2: column prefs",
+	  "expected the first option's @DURATION_S to equal duration_s or be left out, found 'h100@20'" },
 	{ "empty id", "id,submit_s,duration_s\n,0,1\n", "t.csv:2: column id",
 	  "expected a non-empty id without control characters, found ''" },
 	{ "bad request syntax", "id,submit_s,duration_s,request\nj1,0,1,h100-gpu8\n",
@@ -437,7 +505,7 @@ static void test_native_write_round_trip(void)
 		"\"a,b\",10,3600.000000001,teamA,5,\"h100:gpu=8,cpu=96\",,600,7200,900,alice,0,4000\n"
 		"\"#x\",0.5,60.25,,,*:gpu=0.5,,,,,,,\n"
 		"\"say \"\"hi\"\"\",10,100,\" "
-		"lead\",-3,,h100:gpu=8;a100:gpu=16@250;*:gpu=0.125,,,,bob,true,\n";
+		"lead\",-3,,h100:gpu=8;a100:gpu=16@250;l40s:gpu=0.125,,,,bob,true,\n";
 	struct sim_diag d;
 	sim_diag_init(&d, 20);
 	struct sim_trace *a = parse_ok(text, &d), *b = NULL;
@@ -485,11 +553,297 @@ static void test_native_write_round_trip(void)
 	}
 	CU_ASSERT(buf && strstr(buf, "\"a,b\",10,3600.000000001,teamA,5,\"h100:gpu=8,cpu=96\","));
 	CU_ASSERT(buf && strstr(buf, "\n\"#x\",0.5,60.25,default,"));
-	CU_ASSERT(buf && strstr(buf, "h100:gpu=8;a100:gpu=16@250;*:gpu=0.125"));
+	CU_ASSERT(buf && strstr(buf, "h100:gpu=8;a100:gpu=16@250;l40s:gpu=0.125"));
 	sim_trace_destroy(a);
 	sim_trace_destroy(b);
 	free(buf);
 	sim_diag_fini(&d);
+}
+
+/* The shared-count form: request "*:RES=QTY" and bare flavor names in prefs give
+ * every option that request on its flavor; @DURATION_S works as with counts. */
+static void test_native_prefs_shared_count(void)
+{
+	static const char text[] = "id,submit_s,duration_s,request,prefs\n"
+				   "s1,0,3600,*:gpu=8,h100;a100@5400;l40s\n"
+				   "s2,1,60,\"*:gpu=16,cpu=192\",a100@60;h100@30\n"
+				   "c1,2,100,,h100:gpu=8;a100:gpu=16@250\n";
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	struct sim_trace *t = parse_ok(text, &d);
+	if (!t)
+		goto out;
+	CU_ASSERT_EQUAL(t->n_jobs, 3);
+	const struct sim_job *j = &t->jobs[0];
+	CU_ASSERT_EQUAL(j->has_prefs, 1);
+	CU_ASSERT_EQUAL_FATAL(j->n_opts, 3);
+	const char *fl[] = { "h100", "a100", "l40s" };
+	const sim_time_t dur[] = { S(3600), S(5400), 0 };
+	for (int k = 0; k < 3; k++) {
+		const struct sim_job_option *o = sim_job_opt(t, j, k);
+		CU_ASSERT_STRING_EQUAL(t->flavors[o->flavor_id], fl[k]);
+		CU_ASSERT_EQUAL(o->req[SIM_RES_GPU], 8000);
+		CU_ASSERT_EQUAL(o->duration_ns, dur[k]);
+	}
+	j = &t->jobs[1]; /* a multi-resource shared count; the first @ equals duration_s */
+	CU_ASSERT_EQUAL_FATAL(j->n_opts, 2);
+	CU_ASSERT_EQUAL(t->res.n, 2);
+	for (int k = 0; k < 2; k++) {
+		const struct sim_job_option *o = sim_job_opt(t, j, k);
+		CU_ASSERT_STRING_EQUAL(t->flavors[o->flavor_id], k ? "h100" : "a100");
+		CU_ASSERT_EQUAL(o->req[SIM_RES_GPU], 16000);
+		CU_ASSERT_EQUAL(o->req[1], 192000);
+		CU_ASSERT_EQUAL(o->duration_ns, k ? S(30) : S(60));
+	}
+	CU_ASSERT_EQUAL(t->jobs[2].n_opts, 2); /* counts on every option, no request */
+	CU_ASSERT_EQUAL(sim_job_opt(t, &t->jobs[2], 1)->req[SIM_RES_GPU], 16000);
+	sim_trace_destroy(t);
+out:
+	sim_diag_fini(&d);
+}
+
+/* A shared-count row is written with the count on every option, and reading that
+ * back gives the same options (flavor, request vector, stated duration). */
+static void test_native_prefs_shared_round_trip(void)
+{
+	static const char text[] = "id,submit_s,duration_s,request,prefs\n"
+				   "s1,0,3600,*:gpu=8,h100;a100@5400;l40s\n"
+				   "s2,1,60,\"*:gpu=16,cpu=192\",a100@60;h100@30.5\n"
+				   "r1,2,10,*:gpu=1,\n";
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	struct sim_trace *a = parse_ok(text, &d), *b = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_EQUAL(a ? trace_native_write(a, f) : -1, 0);
+	fclose(f);
+	CU_ASSERT_EQUAL(trace_native_parse("w.csv", buf, len, &b, &d), 0);
+	CU_ASSERT(buf && strstr(buf, "\ns1,0,3600,default,,h100:gpu=8;a100:gpu=8@5400;l40s:gpu=8\n"));
+	CU_ASSERT(buf && strstr(buf, "\"a100:gpu=16,cpu=192;h100:gpu=16,cpu=192@30.5\""));
+	if (a && b) {
+		CU_ASSERT_EQUAL_FATAL(a->n_jobs, b->n_jobs);
+		for (size_t i = 0; i < a->n_jobs; i++) {
+			const struct sim_job *x = &a->jobs[i], *y = &b->jobs[i];
+			CU_ASSERT_STRING_EQUAL(sim_job_id(a, x), sim_job_id(b, y));
+			CU_ASSERT_EQUAL(x->has_prefs, y->has_prefs);
+			CU_ASSERT_EQUAL_FATAL(x->n_opts, y->n_opts);
+			for (int k = 0; k < x->n_opts; k++) {
+				const struct sim_job_option *p = sim_job_opt(a, x, k),
+							    *q = sim_job_opt(b, y, k);
+				CU_ASSERT_EQUAL(p->flavor_id < 0, q->flavor_id < 0);
+				if (p->flavor_id >= 0 && q->flavor_id >= 0)
+					CU_ASSERT_STRING_EQUAL(a->flavors[p->flavor_id],
+							       b->flavors[q->flavor_id]);
+				CU_ASSERT_EQUAL(p->duration_ns, q->duration_ns);
+				for (int r = 0; r < a->res.n; r++) {
+					int rb = sim_resources_find(&b->res, a->res.names[r]);
+					CU_ASSERT_EQUAL(p->req[r], rb >= 0 ? q->req[rb] : 0);
+				}
+			}
+		}
+	}
+	sim_trace_destroy(a);
+	sim_trace_destroy(b);
+	free(buf);
+	sim_diag_fini(&d);
+}
+
+/* A cluster for the bind checks: resources gpu and cpu; flavor "a", 2 nodes of 8
+ * GPUs and 96 cpu; flavor "b", 1 node of 4 GPUs and 48 cpu; flavor "c", nodes
+ * online now and at most `c_peak` (capacity over time: fits are judged on peak). */
+static struct sim_cluster *bind_cluster(uint32_t c_nodes, uint32_t c_peak)
+{
+	struct sim_resources res;
+	sim_resources_init(&res);
+	sim_resources_add(&res, "cpu");
+	struct sim_flavor_spec spec[3] = {
+		{ .name = "a", .nodes = 2, .speed = 1.0 },
+		{ .name = "b", .nodes = 1, .speed = 0.5 },
+		{ .name = "c", .nodes = c_nodes, .peak_nodes = c_peak, .speed = 2.0 },
+	};
+	spec[0].node_cap[SIM_RES_GPU] = 8000;
+	spec[0].node_cap[1] = 96000;
+	spec[1].node_cap[SIM_RES_GPU] = 4000;
+	spec[1].node_cap[1] = 48000;
+	spec[2].node_cap[SIM_RES_GPU] = 8000;
+	spec[2].node_cap[1] = 96000;
+	return sim_cluster_create(&res, spec, 3, SIM_PLACE_BEST_FIT);
+}
+
+/* Parses text, binds it to bind_cluster(c_nodes, c_peak) and returns bind's result
+ * (diag holds the messages); -1000 if the parse failed. */
+static int parse_and_bind(const char *text, uint32_t c_nodes, uint32_t c_peak, struct sim_diag *d)
+{
+	struct sim_trace *t = parse_ok(text, d);
+	struct sim_cluster *c = bind_cluster(c_nodes, c_peak);
+	CU_ASSERT_PTR_NOT_NULL(c);
+	int rc = t && c ? sim_trace_bind(t, c, d) : -1000;
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+	return rc;
+}
+
+/* Every option, not only the first, must name a flavor of the cluster: the first
+ * row using an unknown name is reported with the option and the cluster's flavors. */
+static void test_native_bind_unknown_flavor(void)
+{
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(parse_and_bind("id,submit_s,duration_s,request,prefs\n"
+				       "ok,0,10,,a:gpu=8;b:gpu=4\n"
+				       "p1,0,10,,a:gpu=8;zz:gpu=8;b:gpu=4\n"
+				       "p2,0,10,*:gpu=4,b;zz\n"
+				       "r1,0,10,yy:gpu=1,\n",
+				       2, 0, &d),
+			-SIM_EPARSE);
+	CU_ASSERT_EQUAL(d.count, 2); /* one message a missing flavor, at its first row */
+	CU_ASSERT(diag_has(&d, "t.csv:3",
+			   "column prefs: expected a flavor of the cluster, found 'zz' (option 2; the "
+			   "cluster has a, b, c)"));
+	CU_ASSERT(diag_has(&d, "t.csv:5",
+			   "column request: expected a flavor of the cluster, found 'yy' (the cluster has a, "
+			   "b, c)"));
+	if (d.count != 2)
+		sim_diag_print(&d, stderr);
+	sim_diag_fini(&d);
+}
+
+/* Every option must fit its flavor at its largest: each misfit is reported with
+ * its row, option number and the flavor's size; "*" requests keep their message. */
+static void test_native_bind_option_never_fits(void)
+{
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(parse_and_bind("id,submit_s,duration_s,request,prefs\n"
+				       "ok,0,10,,a:gpu=16;b:gpu=4\n"
+				       "p1,0,10,,c:gpu=1;b:gpu=8;a:gpu=24\n"
+				       "p2,0,10,*:gpu=16,a;b\n"
+				       "p3,0,10,,\"a:gpu=8,cpu=200;b:gpu=1,cpu=8\"\n"
+				       "r1,0,10,b:gpu=5,\n"
+				       "r2,0,10,*:gpu=32,\n",
+				       0, 0, &d),
+			-SIM_EPARSE);
+	CU_ASSERT(diag_has(&d, "t.csv:3",
+			   "column prefs: expected every option to fit its flavor, found option 2 (b:gpu=8) "
+			   "which can never run: the flavor has at most 1 node of 4 GPUs"));
+	CU_ASSERT(diag_has(&d, "t.csv:3",
+			   "column prefs: expected every option to fit its flavor, found option 3 (a:gpu=24) "
+			   "which can never run: the flavor has at most 2 nodes of 8 GPUs"));
+	CU_ASSERT(diag_has(&d, "t.csv:4",
+			   "found option 2 (b:gpu=16) which can never run: the flavor has at most 1 node of "
+			   "4 GPUs"));
+	CU_ASSERT(diag_has(&d, "t.csv:5",
+			   "found option 1 (a:gpu=8,cpu=200) which can never run: the flavor has at most 2 "
+			   "nodes of 8 GPUs and cpu=96 a node"));
+	CU_ASSERT(diag_has(&d, "t.csv:6",
+			   "column request: expected a request its flavor can hold, found b:gpu=5 which can "
+			   "never run: the flavor has at most 1 node of 4 GPUs"));
+	CU_ASSERT(diag_has(&d, "t.csv:7",
+			   "column request: expected a request that fits some node shape and node count of "
+			   "the cluster, found *:gpu=32 (option 1) which no flavor can ever hold"));
+	CU_ASSERT(diag_has(&d, "t.csv:3",
+			   "column prefs: expected every option to fit its flavor, found option 1 (c:gpu=1) "
+			   "which can never run: the flavor has at most 0 nodes of 8 GPUs"));
+	CU_ASSERT_EQUAL(d.count, 7);
+	CU_ASSERT(!sim_diag_contains(&d, "t.csv:2:"));
+	if (d.count != 7)
+		sim_diag_print(&d, stderr);
+	sim_diag_fini(&d);
+
+	/* A list whose options all fit binds, every option mapped to the cluster's
+	 * flavor index (trace order b, a, c; cluster order a, b, c). */
+	static const char ok[] = "id,submit_s,duration_s,request,prefs\ns1,0,10,*:gpu=4,b;a@5;c\n";
+	sim_diag_init(&d, 20);
+	struct sim_trace *t = parse_ok(ok, &d);
+	struct sim_cluster *c = bind_cluster(1, 0);
+	CU_ASSERT_EQUAL(t && c ? sim_trace_bind(t, c, &d) : -1, 0);
+	if (t && t->n_jobs == 1 && t->jobs[0].n_opts == 3) {
+		CU_ASSERT_EQUAL(sim_job_opt(t, &t->jobs[0], 0)->flavor_id, 1);
+		CU_ASSERT_EQUAL(sim_job_opt(t, &t->jobs[0], 1)->flavor_id, 0);
+		CU_ASSERT_EQUAL(sim_job_opt(t, &t->jobs[0], 2)->flavor_id, 2);
+		CU_ASSERT_EQUAL(sim_job_opt(t, &t->jobs[0], 2)->req[SIM_RES_GPU], 4000);
+	}
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+	sim_diag_fini(&d);
+}
+
+/* A flavor with no nodes now but more at its peak (a reservation window, a
+ * stock-out that ends) can run the option later: judged on peak nodes. */
+static void test_native_bind_judges_peak_nodes(void)
+{
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(parse_and_bind("id,submit_s,duration_s,prefs\nr,0,10,c:gpu=24;a:gpu=8\n", 0, 3, &d),
+			0);
+	CU_ASSERT_EQUAL(parse_and_bind("id,submit_s,duration_s,prefs\nr,0,10,a:gpu=8;c:gpu=32\n", 1, 3, &d),
+			-SIM_EPARSE);
+	CU_ASSERT(diag_has(&d, "t.csv:2",
+			   "found option 2 (c:gpu=32) which can never run: the flavor has at most 3 nodes of "
+			   "8 GPUs"));
+	sim_diag_fini(&d);
+}
+
+/* The CLI: `trace validate` reports every preference-list rule with its line and
+ * exits 2; a fixture of both valid forms passes; `run` refuses a list whose
+ * second option names a flavor the cluster lacks, with exit 2. */
+static void test_native_cli_prefs(void)
+{
+	char args[1200], *txt = NULL;
+	const char *bad = TEST_SOURCE_DIR "/tests/data/traces/prefs_bad.csv";
+	static const char *const want[] = {
+		"prefs_bad.csv:3: column prefs: expected 2 to 5 options",
+		"prefs_bad.csv:4: column prefs: expected 2 to 5 options",
+		"prefs_bad.csv:5: column prefs: expected each flavor once in a list, found 'h100' again",
+		"prefs_bad.csv:6: column prefs: expected a count on every option or on none",
+		"prefs_bad.csv:7: column prefs: expected a flavor name in every option ('*' is not an "
+		"instance type)",
+		"prefs_bad.csv:8: column request: expected the shared count of prefs with flavor '*'",
+		"prefs_bad.csv:9: column prefs: expected the counts on the options or one shared count in "
+		"request",
+		"prefs_bad.csv:10: column prefs: expected a count on every option "
+		"(FLAVOR:gpu=N[@DURATION_S]) or a shared count in request",
+	};
+
+	snprintf(args, sizeof args, "trace validate %s", bad);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		int found = txt && strstr(txt, want[i]) != NULL;
+		if (!found)
+			fprintf(stderr, "\nmissing '%s' in:\n%s\n", want[i], txt ? txt : "(null)");
+		CU_ASSERT(found);
+	}
+	free(txt);
+
+	snprintf(args, sizeof args, "trace validate %s/tests/data/traces/prefs_ok.csv", TEST_SOURCE_DIR);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 0);
+	CU_ASSERT(txt && strstr(txt, "prefs_ok.csv: 4 jobs OK"));
+	free(txt);
+
+	const char *trace = tu_write_file("prefs_unknown.csv", "id,submit_s,duration_s,request,prefs\n"
+							     "j1,0,60,*:gpu=8,v100;h100\n");
+	(void)trace;
+	const char *cfg = tu_write_file(
+		"prefs_unknown.json",
+		"{\"name\": \"prefs-unknown\",\n"
+		" \"trace\": {\"path\": \"prefs_unknown.csv\", \"format\": \"native\"},\n"
+		" \"cluster\": {\"flavors\": [{\"name\": \"v100\", \"nodes\": 2, \"node\": {\"gpu\": 8},\n"
+		"  \"speed\": 1.0, \"price_per_node_hour\": 24.0}]},\n"
+		" \"policies\": {\"order\": \"fifo\", \"quota\": \"none\", \"preemption\": \"none\",\n"
+		"  \"fallback\": \"strict\", \"placement\": \"best_fit\"},\n"
+		" \"seeds\": [1], \"output\": \"prefs_unknown.h5\"}\n");
+	snprintf(args, sizeof args, "run %s", cfg);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
+	CU_ASSERT(txt && strstr(txt, "prefs_unknown.csv:2: column prefs: expected a flavor of the cluster, "
+				     "found 'h100' (option 2; the cluster has v100)"));
+	if (txt && !strstr(txt, "found 'h100' (option 2"))
+		fprintf(stderr, "\ngpusched run said:\n%s\n", txt);
+	free(txt);
+	char h5[600];
+	snprintf(h5, sizeof h5, "%s/prefs_unknown.h5", tu_tmpdir());
+	CU_ASSERT(!tu_exists(h5)); /* nothing written before the input is valid */
 }
 
 /* The bundled sample the minimal config uses: 20 jobs, 1-8 GPUs on v100 or any. */
@@ -639,6 +993,12 @@ static CU_TestInfo native_tests[] = {
 	{ "test_native_read_file", test_native_read_file },
 	{ "test_native_read_not_regular", test_native_read_not_regular },
 	{ "test_native_write_round_trip", test_native_write_round_trip },
+	{ "test_native_prefs_shared_count", test_native_prefs_shared_count },
+	{ "test_native_prefs_shared_round_trip", test_native_prefs_shared_round_trip },
+	{ "test_native_bind_unknown_flavor", test_native_bind_unknown_flavor },
+	{ "test_native_bind_option_never_fits", test_native_bind_option_never_fits },
+	{ "test_native_bind_judges_peak_nodes", test_native_bind_judges_peak_nodes },
+	{ "test_native_cli_prefs", test_native_cli_prefs },
 	{ "test_native_bundled_sample", test_native_bundled_sample },
 	{ "test_native_cli_validate_stats", test_native_cli_validate_stats },
 	CU_TEST_INFO_NULL,

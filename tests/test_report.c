@@ -651,9 +651,13 @@ static void test_report_cli_plot(void)
 		  strstr(out, "/preemptions_fifo-s1.png\n"));
 	CU_ASSERT(out && strstr(out, "note: no queue plot for 1 run (") &&
 		  strstr(out, "; no preemption plot for 1 run (nothing preempted)\n"));
+	CU_ASSERT(out && strstr(out, "/cost_wait.png\n") && strstr(out, "/options_fifo-s1.png\n") &&
+		  strstr(out, "/options_fifo-s2.png\n") && !strstr(out, "no option plot"));
 	const char *files[] = { "wait_cdf.png", "jct_cdf.png", "busy_gpus.png", "wait_cdf.dat", "jct_cdf.dat",
 				"busy_gpus.dat", "queues_fifo-s1.png", "queues_fifo-s1.dat",
-				"preemptions_fifo-s1.png", "preemptions_fifo-s1.dat" };
+				"preemptions_fifo-s1.png", "preemptions_fifo-s1.dat", "cost_wait.png",
+				"cost_wait.dat", "options_fifo-s1.png", "options_fifo-s1.dat",
+				"options_fifo-s2.png" };
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		char p[700];
 		struct stat st;
@@ -680,6 +684,19 @@ static void test_report_cli_plot(void)
 	CU_ASSERT_FATAL(dat != NULL);
 	CU_ASSERT(strstr(dat, "\n\"time\" \"cohort_reclamation\" \"quota_shrink\" \"cohort_fair_sharing\"\n"
 			      "0.5 1 2 3\n1.5 0 0 0\n2.5 0 0 0\n") != NULL);
+	free(dat);
+	/* the option histogram: started jobs by option index */
+	snprintf(p, sizeof p, "%s/options_fifo-s1.dat", dir);
+	dat = tu_read_file(p, NULL);
+	CU_ASSERT_FATAL(dat != NULL);
+	CU_ASSERT(strstr(dat, "\n\"option\" \"jobs\"\n0 4\n1 1\n") != NULL);
+	free(dat);
+	/* cost against wait: one labelled point a run (mean wait 1820 s, 62.0111 / 5 a job);
+	 * the two runs tie, so they share the point and its label */
+	snprintf(p, sizeof p, "%s/cost_wait.dat", dir);
+	dat = tu_read_file(p, NULL);
+	CU_ASSERT_FATAL(dat != NULL);
+	CU_ASSERT(strstr(dat, "\"runs\"\n0.505555556 12.4022222 \"fifo-s1, fifo-s2\"\n") != NULL);
 	free(dat);
 	/* queue series stacked: q from 0, research on top of it; q (nominal 12) at 16
 	 * GPUs in sample 16 % 17 ... here sample 5: q 5 GPUs, research 0 */
@@ -859,6 +876,130 @@ static void test_report_cli_queues_and_decisions(void)
 	free(out);
 }
 
+/* The per-option table, byte for byte (values hand-computed in results_fixture.h);
+ * both runs have the same jobs. */
+static void test_report_options_table(void)
+{
+	int rc;
+	char *text = capture_fx(report_options_table, "fifo-s1", &rc);
+	CU_ASSERT_EQUAL(rc, 0);
+	expect_text(text, "run fifo-s1: 2 options, 5 started jobs\n"
+			  "option  jobs  share[%]  wait_mean[s]  wait_p50[s]  wait_p95[s]  runtime_mean[s]"
+			  "  runtime_ratio  cost_mean[currency]\n"
+			  "0          4      80.0        2275.0       1950.0       4945.0            100.0"
+			  "           1.00                15.50\n"
+			  "1          1      20.0           0.0          0.0          0.0            400.0"
+			  "           4.00                 0.01\n");
+	free(text);
+	text = capture_fx(report_options_table, NULL, &rc);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT(text && strstr(text, "0.01\n\nrun fifo-s2: 2 options, 5 started jobs\noption "));
+	free(text);
+	text = capture_fx(report_options_table, "nope", &rc);
+	CU_ASSERT_EQUAL(rc, -SIM_ENOENT);
+	free(text);
+}
+
+/* Checks `report --options --json` output: one object an option row, NaN as null. */
+static void check_options_json(const char *text)
+{
+	cJSON *arr = cJSON_Parse(text);
+	CU_ASSERT_FATAL(arr != NULL && cJSON_IsArray(arr));
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(arr), 4);
+	cJSON *o = cJSON_GetArrayItem(arr, 1);
+	CU_ASSERT_STRING_EQUAL(jget(o, "run")->valuestring, "fifo-s1");
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(o), 2 + SIM_OF_COUNT_);
+	CU_ASSERT_DOUBLE_EQUAL(jget(o, "option")->valuedouble, 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jget(o, "jobs")->valuedouble, 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jget(o, "runtime_ratio")->valuedouble, 4, 1e-12);
+	const cJSON *mc = jget(o, "mean_cost");
+	CU_ASSERT_DOUBLE_EQUAL(mc->valuedouble, 1.0 / 90, 1e-12);
+	o = cJSON_GetArrayItem(arr, 2);
+	CU_ASSERT_STRING_EQUAL(jget(o, "run")->valuestring, "fifo-s2");
+	CU_ASSERT_DOUBLE_EQUAL(jget(o, "p95_wait_s")->valuedouble, 4945, 1e-9);
+	cJSON_Delete(arr);
+}
+
+static void test_report_options_json(void)
+{
+	struct sim_diag d;
+	struct h5read_file *f = open_fx(&d);
+	CU_ASSERT_FATAL(f != NULL);
+	char *text = NULL;
+	CU_ASSERT_EQUAL_FATAL(report_options_json(f, NULL, &text, &d), 0);
+	check_options_json(text);
+	free(text);
+	CU_ASSERT_EQUAL(report_options_json(f, "nope", &text, &d), -SIM_ENOENT);
+	CU_ASSERT_PTR_NULL(text);
+	h5read_close(f);
+	sim_diag_fini(&d);
+}
+
+/* The verbs: --options, --options --json, the new metrics in --json, and the
+ * combinations refused. */
+static void test_report_cli_options(void)
+{
+	char args[1024], *out = NULL;
+	snprintf(args, sizeof args, "report %s --options --run fifo-s2", fx_path);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT(out && strncmp(out, "run fifo-s2: 2 options, 5 started jobs\noption ", 45) == 0 &&
+		  !strstr(out, "fifo-s1"));
+	free(out);
+	snprintf(args, sizeof args, "report %s --json --options", fx_path);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	check_options_json(out);
+	free(out);
+	snprintf(args, sizeof args, "report %s --json --run fifo-s1", fx_path);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	cJSON *arr = cJSON_Parse(out);
+	CU_ASSERT_FATAL(arr != NULL);
+	cJSON *o = cJSON_GetArrayItem(arr, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jget(o, "fallback_rate")->valuedouble, 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jget(o, "pending_timeouts")->valuedouble, 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jget(o, "pending_timeout_rate")->valuedouble, 0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jget(o, "mean_cost_per_job")->valuedouble,
+			       (52 + 1.0 / 90 + 10) / 5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(jget(o, "interruptions")->valuedouble, 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(jget(o, "fallback_evals")->valuedouble, 5, 0);
+	cJSON_Delete(arr);
+	free(out);
+	const char *bad[] = { "--options --jobs", "--options --queues", "--decisions --options",
+			      "--by-variant --options", "--options --run nope" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		snprintf(args, sizeof args, "report %s %s", fx_path, bad[i]);
+		CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+		CU_ASSERT(out && (strstr(out, "cannot be combined") || strstr(out, "no run named 'nope'")));
+		free(out);
+	}
+	CU_ASSERT_EQUAL(tu_run_gpusched("report --help", &out), 0);
+	CU_ASSERT(out && strstr(out, "--options") && strstr(out, "fallback_rate"));
+	free(out);
+}
+
+/* cost_wait.png over the replications file: one point a run (their mean waits
+ * differ), in file order, waits in hours. */
+static void test_report_plot_cost_wait(void)
+{
+	if (!have_gnuplot())
+		return;
+	char dir[600], args[1400], p[700], *out = NULL;
+	snprintf(dir, sizeof dir, "%s/rep_plots", tu_tmpdir());
+	snprintf(args, sizeof args, "plot %s -o %s -q", rep_path, dir);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT(out && out[0] == 0); /* -q: nothing printed */
+	free(out);
+	snprintf(p, sizeof p, "%s/cost_wait.dat", dir);
+	char *dat = tu_read_file(p, NULL);
+	CU_ASSERT_FATAL(dat != NULL);
+	CU_ASSERT(strstr(dat, "\"runs\"\n0.0277777778 12.4022222 \"fifo-s1\"\n"
+			      "0.0111111111 12.4022222 \"easy-s7\"\n"
+			      "0.0305555556 12.4022222 \"fifo-s2\"\n") != NULL);
+	CU_ASSERT(strstr(dat, "\n0.025 12.4022222 \"easy-s9\"\n") != NULL);
+	free(dat);
+	snprintf(p, sizeof p, "%s/cost_wait.png", dir);
+	CU_ASSERT(tu_exists(p));
+}
+
 static void test_report_plot_file_name(void)
 {
 	char buf[64];
@@ -882,6 +1023,8 @@ static void test_report_plot_many_queues(void)
 	struct sim_cluster *c = fx_cluster();
 	struct sim_timeseries ts;
 	CU_ASSERT_FATAL(t && c && fx_timeseries(&ts, 5) == 0);
+	t->jobs[3].n_opts = 1; /* no preference list: no option plot */
+	t->jobs[3].opt_chosen = 0;
 	for (int q = 2; q < 15; q++) {
 		char name[8];
 		snprintf(name, sizeof name, "x%d", q);
@@ -909,6 +1052,8 @@ static void test_report_plot_many_queues(void)
 	snprintf(args, sizeof args, "plot %s -o %s", path, dir);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
 	CU_ASSERT(out && strstr(out, "queues_many.png") && strstr(out, "no preemption plot for 1 run"));
+	CU_ASSERT(out && strstr(out, "(nothing preempted); no option plot for 1 run (no job with 2 or more "
+				     "options, or no per-option table)\n") && !strstr(out, "options_many.png"));
 	free(out);
 	char p[700];
 	snprintf(p, sizeof p, "%s/queues_many.dat", dir);
@@ -972,7 +1117,7 @@ static void test_report_run_with_quotas(void)
 	sim_diag_init(&d, 5);
 	struct h5read_file *f = NULL;
 	CU_ASSERT_EQUAL_FATAL(h5read_open(out_h5, &f, &d), 0);
-	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "schema_version"), "1.2");
+	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "schema_version"), H5OUT_SCHEMA_VERSION);
 	const char *run = h5read_run_name(f, 0);
 	struct h5read_summary s;
 	struct h5read_queues q;
@@ -1051,6 +1196,10 @@ static CU_TestInfo report_tests[] = {
 	{ "test_report_decisions_csv", test_report_decisions_csv },
 	{ "test_report_queues_json", test_report_queues_json },
 	{ "test_report_cli_queues_and_decisions", test_report_cli_queues_and_decisions },
+	{ "test_report_options_table", test_report_options_table },
+	{ "test_report_options_json", test_report_options_json },
+	{ "test_report_cli_options", test_report_cli_options },
+	{ "test_report_plot_cost_wait", test_report_plot_cost_wait },
 	{ "test_report_plot_file_name", test_report_plot_file_name },
 	{ "test_report_plot_many_queues", test_report_plot_many_queues },
 	{ "test_report_run_with_quotas", test_report_run_with_quotas },

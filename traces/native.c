@@ -464,11 +464,70 @@ static int res_index(struct sim_resources *res, const char *p, size_t len)
 
 #define OPT_SYNTAX "FLAVOR:RES=QTY[,RES=QTY...] (e.g. h100:gpu=8 or *:gpu=1)"
 #define PREF_SYNTAX "FLAVOR:gpu=N[@DURATION_S]"
+#define BARE_SYNTAX "FLAVOR[@DURATION_S] (the count in request)"
 
-/* Parses one option "FLAVOR:RES=QTY[,RES=QTY...]" and, when dur_out is non-NULL,
- * an optional "@DURATION_S" suffix (*dur_out = 0 when absent). Reports its own
- * errors against `whole` (the column value). Returns 0, 1 on bad input (reported),
- * or -SIM_ENOMEM. */
+/* The flavor name `fl` of option `v` into o->flavor_id: "*" (any flavor) where
+ * allow_any, else a name interned into the trace. A preference list names instance
+ * types, so its options pass allow_any = 0. Reports against `whole` (the column
+ * value). Returns 0, 1 on bad input (reported), or -SIM_ENOMEM. */
+static int parse_flavor(struct parser *ps, uint32_t line, const char *col, struct fld fl, struct fld v,
+			struct fld whole, int allow_any, struct sim_job_option *o)
+{
+	if (fld_eq(fl, "*")) {
+		if (allow_any) {
+			o->flavor_id = SIM_FLAVOR_ANY;
+			return 0;
+		}
+		row_err(ps, line, col,
+			"expected a flavor name in every option ('*' is not an instance type), "
+			"found '%.*s%s' in '%.*s%s'",
+			SHOW(v), SHOW(whole));
+		return 1;
+	}
+	for (size_t i = 0; i < fl.len; i++) {
+		if (!flavor_char(fl.p[i])) {
+			row_err(ps, line, col,
+				"expected a flavor name of letters, digits, '_', '.', '-'%s, found '%.*s%s'",
+				allow_any ? " or '*'" : "", SHOW(fl));
+			return 1;
+		}
+	}
+	if (fl.len >= SIM_NAME_MAX) {
+		row_err(ps, line, col, "expected a flavor name under %d bytes, found '%.*s%s'", SIM_NAME_MAX,
+			SHOW(fl));
+		return 1;
+	}
+	int id = intern(ps, &ps->flavors, flavor_key, sim_trace_intern_flavor, fl);
+	if (id < 0)
+		return id;
+	o->flavor_id = id;
+	return 0;
+}
+
+/* The "@DURATION_S" suffix [at, end) of option v into *dur_out; at = NULL (no
+ * suffix) gives 0: the run time is scaled from the first option. Returns 0 or 1 on
+ * bad input (reported). */
+static int parse_at_duration(struct parser *ps, uint32_t line, struct fld v, const char *at, const char *end,
+			     sim_time_t *dur_out)
+{
+	*dur_out = 0;
+	if (!at)
+		return 0;
+	struct fld d = { at + 1, (size_t)(end - at - 1) };
+	if (parse_secs(d, 1, dur_out) < 0) {
+		row_err(ps, line, "prefs",
+			"expected @DURATION_S with seconds > 0 (at most 9 fractional "
+			"digits, at most 1e9), found '%.*s%s'",
+			SHOW(v));
+		return 1;
+	}
+	return 0;
+}
+
+/* Parses one option "FLAVOR:RES=QTY[,RES=QTY...]" and, when dur_out is non-NULL (a
+ * counted option of a preference list: no "*" flavor), an optional "@DURATION_S"
+ * suffix (*dur_out = 0 when absent). Reports its own errors against `whole` (the
+ * column value). Returns 0, 1 on bad input (reported), or -SIM_ENOMEM. */
 static int parse_option(struct parser *ps, uint32_t line, const char *col, struct fld v, struct fld whole,
 			struct sim_job_option *o, sim_time_t *dur_out)
 {
@@ -477,6 +536,7 @@ static int parse_option(struct parser *ps, uint32_t line, const char *col, struc
 	const char *colon = find_char(p, end, ':');
 	uint8_t seen[SIM_MAX_RES] = { 0 };
 	int any_positive = 0;
+	int r;
 
 	memset(o, 0, sizeof *o);
 	if (!colon || colon == p || colon + 1 == end) {
@@ -484,28 +544,8 @@ static int parse_option(struct parser *ps, uint32_t line, const char *col, struc
 		return 1;
 	}
 	struct fld fl = { p, (size_t)(colon - p) };
-	if (fld_eq(fl, "*")) {
-		o->flavor_id = SIM_FLAVOR_ANY;
-	} else {
-		for (size_t i = 0; i < fl.len; i++) {
-			if (!flavor_char(fl.p[i])) {
-				row_err(ps, line, col,
-					"expected a flavor name of letters, digits, '_', '.', '-' or '*', "
-					"found '%.*s%s'",
-					SHOW(fl));
-				return 1;
-			}
-		}
-		if (fl.len >= SIM_NAME_MAX) {
-			row_err(ps, line, col, "expected a flavor name under %d bytes, found '%.*s%s'",
-				SIM_NAME_MAX, SHOW(fl));
-			return 1;
-		}
-		int id = intern(ps, &ps->flavors, flavor_key, sim_trace_intern_flavor, fl);
-		if (id < 0)
-			return id;
-		o->flavor_id = id;
-	}
+	if ((r = parse_flavor(ps, line, col, fl, v, whole, !dur_out, o)) != 0)
+		return r;
 
 	p = colon + 1;
 	const char *at = dur_out ? find_char(p, end, '@') : NULL;
@@ -566,57 +606,82 @@ static int parse_option(struct parser *ps, uint32_t line, const char *col, struc
 		row_err(ps, line, col, "expected at least one resource > 0, found '%.*s%s'", SHOW(v));
 		return 1;
 	}
-	if (dur_out) {
-		*dur_out = 0;
-		if (at) {
-			struct fld d = { at + 1, (size_t)(end - at - 1) };
-			if (parse_secs(d, 1, dur_out) < 0) {
-				row_err(ps, line, col,
-					"expected @DURATION_S with seconds > 0 (at most 9 fractional "
-					"digits, at most 1e9), found '%.*s%s'",
-					SHOW(v));
-				return 1;
-			}
-		}
+	return dur_out ? parse_at_duration(ps, line, v, at, end, dur_out) : 0;
+}
+
+/* Parses one bare option "FLAVOR[@DURATION_S]" of a list whose shared count is in
+ * the request column: o gets that request (`shared`) on the named flavor. Returns 0,
+ * 1 on bad input (reported), or -SIM_ENOMEM. */
+static int parse_bare_option(struct parser *ps, uint32_t line, struct fld v, struct fld whole,
+			     const struct sim_job_option *shared, struct sim_job_option *o,
+			     sim_time_t *dur_out)
+{
+	const char *end = v.p + v.len, *at = find_char(v.p, end, '@');
+	struct fld fl = { v.p, (size_t)((at ? at : end) - v.p) };
+	int r;
+
+	*o = *shared;
+	if (!fl.len) {
+		row_err(ps, line, "prefs", "expected " BARE_SYNTAX ", found '%.*s%s' in '%.*s%s'", SHOW(v),
+			SHOW(whole));
+		return 1;
 	}
+	if ((r = parse_flavor(ps, line, "prefs", fl, v, whole, 0, o)) != 0)
+		return r;
+	return parse_at_duration(ps, line, v, at, end, dur_out);
+}
+
+/* A request of one option (the request column, or its default "*:gpu=1") into o. */
+static int parse_single(struct parser *ps, uint32_t line, struct fld req, struct sim_job *j,
+			struct sim_job_option *o)
+{
+	int r;
+	if (!req.len) {
+		memset(o, 0, sizeof *o);
+		o->flavor_id = SIM_FLAVOR_ANY;
+		o->req[SIM_RES_GPU] = SIM_MILLI; /* default "*:gpu=1" */
+	} else if ((r = parse_option(ps, line, "request", req, req, o, NULL)) != 0) {
+		return r;
+	}
+	o->duration_ns = j->duration_ns;
+	j->n_opts = 1;
+	ps->t->n_opts++;
 	return 0;
 }
 
-/* The job's options into t->opts[n_opts...]; sets opt_first, n_opts, has_prefs.
- * Returns 0, 1 on bad input (reported) or -SIM_ENOMEM. */
-static int parse_request(struct parser *ps, uint32_t line, struct sim_job *j)
+/* Splits a preference list at ';' into at most SIM_MAX_OPTIONS options. Returns
+ * the number of options (counted past the maximum too, so "found 6" can be
+ * reported); *n_counted gets how many state a count (hold a ':'), *empty the
+ * 1-based number of the first empty option (0 = none). */
+static size_t split_prefs(struct fld prefs, struct fld *opt, size_t *n_counted, size_t *empty)
 {
-	struct sim_trace *t = ps->t;
-	struct fld req = get(ps, COL_REQUEST), prefs = get(ps, COL_PREFS);
-	struct sim_job_option *o = &t->opts[t->n_opts];
-	int r;
+	const char *p = prefs.p, *end = prefs.p + prefs.len;
+	size_t n = 0;
 
-	j->opt_first = (uint32_t)t->n_opts;
-	if (req.len && prefs.len) {
-		row_err(ps, line, "prefs",
-			"expected either request or prefs in a row, not both, found '%.*s%s' "
-			"with request '%.*s%s'",
-			SHOW(prefs), SHOW(req));
-		return 1;
+	*n_counted = 0;
+	*empty = 0;
+	for (;;) {
+		const char *sc = find_char(p, end, ';');
+		struct fld v = { p, (size_t)((sc ? sc : end) - p) };
+		if (n < SIM_MAX_OPTIONS)
+			opt[n] = v;
+		n++;
+		*n_counted += find_char(v.p, v.p + v.len, ':') != NULL;
+		if (!v.len && !*empty)
+			*empty = n;
+		if (!sc)
+			return n;
+		p = sc + 1;
 	}
-	if (!prefs.len) {
-		if (!req.len) {
-			memset(o, 0, sizeof *o);
-			o->flavor_id = SIM_FLAVOR_ANY;
-			o->req[SIM_RES_GPU] = SIM_MILLI; /* default "*:gpu=1" */
-		} else if ((r = parse_option(ps, line, "request", req, req, o, NULL)) != 0) {
-			return r;
-		}
-		o->duration_ns = j->duration_ns;
-		j->n_opts = 1;
-		t->n_opts++;
-		return 0;
-	}
+}
 
-	/* Count the options first so "found 6" is reported, then parse at most 5. */
-	size_t n = 1;
-	for (size_t i = 0; i < prefs.len; i++)
-		n += prefs.p[i] == ';';
+/* Checks the form of a preference list against the request column: SageMaker has
+ * one shared instance count (request "*:gpu=N", bare flavor names in prefs) or a
+ * count on every option (no request); a mix of the two is invalid. Sets *shared_form.
+ * Returns 0 or 1 on bad input (reported). */
+static int check_prefs_form(struct parser *ps, uint32_t line, struct fld prefs, struct fld req, size_t n,
+			    size_t n_counted, size_t empty, int *shared_form)
+{
 	if (n < 2 || n > SIM_MAX_OPTIONS) {
 		row_err(ps, line, "prefs",
 			"expected 2 to %d options " PREF_SYNTAX " separated by ';', "
@@ -624,26 +689,120 @@ static int parse_request(struct parser *ps, uint32_t line, struct sim_job *j)
 			SIM_MAX_OPTIONS, n, SHOW(prefs));
 		return 1;
 	}
-	const char *p = prefs.p, *end = prefs.p + prefs.len;
+	if (empty) {
+		row_err(ps, line, "prefs",
+			"expected an option between every two ';', found option %zu empty in '%.*s%s'", empty,
+			SHOW(prefs));
+		return 1;
+	}
+	if (n_counted && n_counted != n) {
+		row_err(ps, line, "prefs",
+			"expected a count on every option or on none, found %zu of %zu options with "
+			"counts in '%.*s%s'",
+			n_counted, n, SHOW(prefs));
+		return 1;
+	}
+	*shared_form = n_counted == 0;
+	if (!*shared_form && req.len) {
+		row_err(ps, line, "prefs",
+			"expected the counts on the options or one shared count in request "
+			"(*:gpu=N with bare flavor names), not both, found '%.*s%s' with request '%.*s%s'",
+			SHOW(prefs), SHOW(req));
+		return 1;
+	}
+	if (*shared_form && !req.len) {
+		row_err(ps, line, "prefs",
+			"expected a count on every option (" PREF_SYNTAX ") or a shared count in "
+			"request (*:gpu=N), found '%.*s%s' and no request",
+			SHOW(prefs));
+		return 1;
+	}
+	return 0;
+}
+
+/* The shared count of a list in bare form: the request column, flavor "*" (the
+ * options name the flavors). Returns 0, 1 on bad input (reported) or -SIM_ENOMEM. */
+static int parse_shared_count(struct parser *ps, uint32_t line, struct fld req,
+			      struct sim_job_option *shared)
+{
+	int r = parse_option(ps, line, "request", req, req, shared, NULL);
+	if (r)
+		return r;
+	if (shared->flavor_id != SIM_FLAVOR_ANY) {
+		row_err(ps, line, "request",
+			"expected the shared count of prefs with flavor '*' (e.g. *:gpu=8; the options "
+			"name the flavors), found '%.*s%s'",
+			SHOW(req));
+		return 1;
+	}
+	return 0;
+}
+
+/* Refuses a flavor named twice in one list (it would be the same option twice).
+ * Options hold trace flavor indices here. Returns 0 or 1 (reported). */
+static int check_prefs_unique(struct parser *ps, uint32_t line, struct fld prefs,
+			      const struct sim_job_option *o, size_t n)
+{
+	for (size_t k = 1; k < n; k++) {
+		for (size_t m = 0; m < k; m++) {
+			if (o[m].flavor_id != o[k].flavor_id)
+				continue;
+			row_err(ps, line, "prefs",
+				"expected each flavor once in a list, found '%s' again as option %zu (first "
+				"as option %zu) in '%.*s%s'",
+				ps->t->flavors[o[k].flavor_id], k + 1, m + 1, SHOW(prefs));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The job's options into t->opts[n_opts...]; sets opt_first, n_opts, has_prefs.
+ * A preference list comes in one of two forms (traces/README.md): a count on every
+ * option ("h100:gpu=8;a100:gpu=16@5400", no request), or bare flavor names with the
+ * shared count in request ("*:gpu=8" with "h100;a100@5400"). Either way every
+ * option ends up with its own request vector. Returns 0, 1 on bad input (reported)
+ * or -SIM_ENOMEM. */
+static int parse_request(struct parser *ps, uint32_t line, struct sim_job *j)
+{
+	struct sim_trace *t = ps->t;
+	struct fld req = get(ps, COL_REQUEST), prefs = get(ps, COL_PREFS);
+	struct sim_job_option *o = &t->opts[t->n_opts], shared;
+	struct fld opt[SIM_MAX_OPTIONS];
+	size_t n_counted, empty;
+	int shared_form, r;
+
+	j->opt_first = (uint32_t)t->n_opts;
+	if (!prefs.len)
+		return parse_single(ps, line, req, j, o);
+
+	size_t n = split_prefs(prefs, opt, &n_counted, &empty);
+	if ((r = check_prefs_form(ps, line, prefs, req, n, n_counted, empty, &shared_form)) != 0)
+		return r;
+	if (shared_form && (r = parse_shared_count(ps, line, req, &shared)) != 0)
+		return r;
 	for (size_t k = 0; k < n; k++) {
-		const char *sc = find_char(p, end, ';');
-		struct fld v = { p, (size_t)((sc ? sc : end) - p) };
 		sim_time_t d;
-		if ((r = parse_option(ps, line, "prefs", v, prefs, &o[k], &d)) != 0)
+		if (shared_form)
+			r = parse_bare_option(ps, line, opt[k], prefs, &shared, &o[k], &d);
+		else
+			r = parse_option(ps, line, "prefs", opt[k], prefs, &o[k], &d);
+		if (r)
 			return r;
 		if (k == 0) {
 			if (d && d != j->duration_ns) {
 				row_err(ps, line, "prefs",
 					"expected the first option's @DURATION_S to equal "
 					"duration_s or be left out, found '%.*s%s'",
-					SHOW(v));
+					SHOW(opt[k]));
 				return 1;
 			}
 			d = j->duration_ns;
 		}
 		o[k].duration_ns = d;
-		p = sc ? sc + 1 : end;
 	}
+	if ((r = check_prefs_unique(ps, line, prefs, o, n)) != 0)
+		return r;
 	j->n_opts = (uint8_t)n;
 	j->has_prefs = 1;
 	t->n_opts += n;

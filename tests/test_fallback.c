@@ -1,0 +1,517 @@
+/* tests/test_fallback.c: fallback policies (policies/fallback.c), capacity over time
+ * (sim/capacity.c and the engine), pending limits. Each test is a whole run of a
+ * tiny hand-checked config and trace; times in the comments are seconds. */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../experiments/config.h"
+#include "../policies/policy.h"
+#include "../traces/native.h"
+#include "testutil.h"
+
+static int init_fallback(void) { return 0; }
+static int clean_fallback(void) { return 0; }
+
+/* One run of variant 0 of a config, keeping the trace's run state to inspect. */
+struct frun {
+	struct exp_config *cfg;
+	struct sim_trace *t;
+	struct sim_cluster *c;
+	struct sim_engine *e;
+	struct sim_driver drv;
+	struct sim_policy pol[SIM_FAM_COUNT_];
+	int rc;
+};
+
+/* config: JSON with ' for " and TRACE for the trace path; trace: the CSV text. */
+static void frun(struct frun *r, const char *config, const char *trace, uint64_t seed)
+{
+	memset(r, 0, sizeof *r);
+	const char *tpath = tu_write_file("fb_trace.csv", trace);
+	size_t n = strlen(config) + strlen(tpath) + 1;
+	char *json = malloc(n), *o = json;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+	for (const char *p = config; *p; p++) {
+		if (strncmp(p, "TRACE", 5) == 0) {
+			o += sprintf(o, "%s", tpath);
+			p += 4;
+		} else {
+			*o++ = *p == '\'' ? '"' : *p;
+		}
+	}
+	*o = 0;
+	const char *cpath = tu_write_file("fb.json", json);
+	free(json);
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	d.echo = stderr;
+	int lrc = exp_config_load(cpath, &r->cfg, &d);
+	if (lrc)
+		fprintf(stderr, "load %s: %d\n", cpath, lrc);
+	CU_ASSERT_EQUAL_FATAL(lrc, 0);
+	CU_ASSERT_EQUAL_FATAL(trace_native_read(r->cfg->trace_path, &r->t, &d), 0);
+	const struct exp_variant *v = &r->cfg->variants[0];
+	r->c = sim_cluster_create(&v->res, v->flavors, v->n_flavors, v->placement);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->c);
+	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(r->t, r->c, &d), 0);
+	sim_driver_virtual_init(&r->drv);
+	struct sim_engine_params ep = { .trace = r->t, .cluster = r->c, .driver = r->drv,
+					.capacity = v->capacity, .seed = seed };
+	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
+		if (strcmp(v->policy[f], "none") == 0)
+			continue;
+		r->pol[f].ops = sim_policy_lookup((enum sim_policy_family)f, v->policy[f]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r->pol[f].ops);
+		ep.policies[f] = &r->pol[f];
+	}
+	r->e = sim_engine_create(&ep);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->e);
+	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
+		if (!ep.policies[f])
+			continue;
+		struct sim_policy_env env = { .view = sim_engine_view(r->e), .file = "fb.json",
+					      .json_path = v->policy_path[f] };
+		CU_ASSERT_EQUAL_FATAL(sim_policy_create(&r->pol[f], r->pol[f].ops, &env, v->policy_params[f], &d), 0);
+	}
+	r->rc = sim_engine_run(r->e);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	sim_diag_fini(&d);
+}
+
+static void frun_free(struct frun *r)
+{
+	sim_engine_destroy(r->e);
+	for (int f = 0; f < SIM_FAM_COUNT_; f++)
+		sim_policy_destroy(&r->pol[f]);
+	sim_driver_virtual_fini(&r->drv);
+	sim_trace_destroy(r->t);
+	sim_cluster_destroy(r->c);
+	exp_config_destroy(r->cfg);
+}
+
+static const struct sim_job *job(const struct frun *r, const char *id)
+{
+	for (size_t i = 0; i < r->t->n_jobs; i++)
+		if (strcmp(sim_job_id(r->t, &r->t->jobs[i]), id) == 0)
+			return &r->t->jobs[i];
+	CU_FAIL_FATAL("no such job");
+	return NULL;
+}
+
+static double start_s(const struct frun *r, const char *id)
+{
+	const struct sim_job *j = job(r, id);
+	return j->start_ns == SIM_TIME_NONE ? NAN : sim_time_to_s(j->start_ns);
+}
+
+static const char *flavor_of(const struct frun *r, const char *id)
+{
+	const struct sim_job *j = job(r, id);
+	return j->alloc.flavor < 0 ? "-" : sim_cluster_flavor(r->c, j->alloc.flavor)->name;
+}
+
+/* Flavors a, b, c: one 8-GPU node each. */
+#define CLUSTER_ABC                                                                                 \
+	"'cluster': {'flavors': [{'name': 'a', 'nodes': 1, 'node': {'gpu': 8}},"                    \
+	"                        {'name': 'b', 'nodes': 1, 'node': {'gpu': 8}},"                    \
+	"                        {'name': 'c', 'nodes': 1, 'node': {'gpu': 8}}]},"
+
+static const char *const cfg_first_fit =
+	"{'name': 'ff', 'trace': {'path': 'TRACE'}," CLUSTER_ABC
+	" 'policies': {'order': 'fifo', 'fallback': 'first_fit'}, 'output': 'x.h5'}";
+
+/* Options in order: the first with room wins; a job with no room waits and then
+ * takes the first option that frees, not a later one. */
+static void test_first_fit_order(void)
+{
+	struct frun r;
+	frun(&r, cfg_first_fit,
+	     "id,submit_s,duration_s,prefs\n"
+	     "j1,0,100,a:gpu=8;b:gpu=8\n"        /* a */
+	     "j2,0,100,a:gpu=8;b:gpu=8;c:gpu=8\n" /* a full -> b */
+	     "j3,0,50,b:gpu=8;c:gpu=8\n"          /* b full -> c, ends at 50 */
+	     "j4,0,100,a:gpu=8;b:gpu=8\n",        /* a and b full: waits; at 100 both free -> a */
+	     1);
+	CU_ASSERT_STRING_EQUAL(flavor_of(&r, "j1"), "a");
+	CU_ASSERT_STRING_EQUAL(flavor_of(&r, "j2"), "b");
+	CU_ASSERT_STRING_EQUAL(flavor_of(&r, "j3"), "c");
+	CU_ASSERT_EQUAL(job(&r, "j2")->opt_chosen, 1);
+	CU_ASSERT_EQUAL(job(&r, "j3")->opt_chosen, 1);
+	CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "j4"), 100, 1e-9); /* c freed at 50, but c is not in its list */
+	CU_ASSERT_STRING_EQUAL(flavor_of(&r, "j4"), "a");
+	CU_ASSERT_EQUAL(job(&r, "j4")->opt_chosen, 0);
+	frun_free(&r);
+}
+
+/* 4 free GPUs on a and 4 on b never make 8: one option runs the whole job. */
+static void test_first_fit_no_partial(void)
+{
+	struct frun r;
+	frun(&r, cfg_first_fit,
+	     "id,submit_s,duration_s,request,prefs\n"
+	     "x,0,100,a:gpu=4,\n"
+	     "y,0,200,b:gpu=4,\n"
+	     "z,1,10,,a:gpu=8;b:gpu=8\n",
+	     1);
+	CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "z"), 100, 1e-9);
+	CU_ASSERT_STRING_EQUAL(flavor_of(&r, "z"), "a");
+	frun_free(&r);
+}
+
+/* A waiting job is evaluated when it arrives and again only when free capacity of
+ * one of its flavors grows: submits and a release on flavor c (not in its list)
+ * do not re-evaluate it. */
+static void test_first_fit_event_driven(void)
+{
+	struct frun r;
+	char trace[4096];
+	int o = sprintf(trace, "id,submit_s,duration_s,request,prefs\n"
+			       "ra,0,1000,a:gpu=8,\n"
+			       "rb,0,1000,b:gpu=8,\n"
+			       "rc,0,20,c:gpu=8,\n" /* released at 20: flavor c only */
+			       "w,10,5,,a:gpu=8;b:gpu=8\n");
+	for (int i = 0; i < 40; i++)
+		o += sprintf(trace + o, "s%d,%d,1,c:gpu=1,\n", i, 30 + i);
+	frun(&r, cfg_first_fit, trace, 1);
+	CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "w"), 1000, 1e-9);
+	/* at 10 (arrival) and at 1000 (a and b freed): two evaluations */
+	CU_ASSERT_EQUAL(job(&r, "w")->fb_evals, 2);
+	CU_ASSERT(sim_engine_counters(r.e)->fallback_skips >= 40);
+	frun_free(&r);
+}
+
+/* max_pending_s bounds the wait for the whole list; a job that starts in time is
+ * not touched. */
+static void test_first_fit_timeout_whole_list(void)
+{
+	struct frun r;
+	frun(&r, cfg_first_fit,
+	     "id,submit_s,duration_s,request,prefs,max_pending_s\n"
+	     "ra,0,1000,a:gpu=8,,\n"
+	     "rb,0,1000,b:gpu=8,,\n"
+	     "rc,0,1000,c:gpu=8,,\n"
+	     "w,10,5,,a:gpu=8;b:gpu=8;c:gpu=8,100\n"
+	     "v,10,5,,a:gpu=8;b:gpu=8,5000\n",
+	     1);
+	const struct sim_job *w = job(&r, "w");
+	CU_ASSERT_EQUAL(w->state, SIM_JOB_TIMED_OUT_PENDING);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(w->end_ns), 110, 1e-9);
+	CU_ASSERT_EQUAL(w->start_ns, SIM_TIME_NONE);
+	CU_ASSERT_EQUAL(job(&r, "v")->state, SIM_JOB_COMPLETED);
+	CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "v"), 1000, 1e-9);
+	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->pending_timeouts, 1);
+	frun_free(&r);
+}
+
+static const char *const cfg_reservation =
+	"{'name': 'rs', 'trace': {'path': 'TRACE'},"
+	" 'cluster': {'flavors': [{'name': 'plan', 'nodes': 2, 'node': {'gpu': 8}, 'price_per_node_hour': 10,"
+	"                          'reservations': [{'start_s': 1000, 'end_s': 2000}]},"
+	"                         {'name': 'od', 'nodes': 1, 'node': {'gpu': 8}, 'price_per_node_hour': 30}]},"
+	" 'policies': {'order': 'fifo', 'fallback': 'first_fit'}, 'output': 'x.h5'}";
+
+/* A reservation first, on-demand after it: before the window the job runs
+ * on-demand; inside it, on the reservation. Jobs still running when the window
+ * closes are stopped like a node failure. The wait for a window to open does not
+ * count against max_pending_s. */
+static void test_reservation_then_on_demand(void)
+{
+	struct frun r;
+	frun(&r, cfg_reservation,
+	     "id,submit_s,duration_s,request,prefs,max_pending_s,checkpoint_s\n"
+	     "j1,0,100,,plan:gpu=8;od:gpu=8,,\n"   /* window closed -> od */
+	     "j2,0,100,,plan:gpu=8;od:gpu=8,,\n"   /* od busy: waits; od frees at 100 -> od */
+	     "j5,0,100,plan:gpu=8,,100,\n"          /* waits for the window, not timed out */
+	     "j3,1000,100,,plan:gpu=8;od:gpu=8,,\n" /* window open -> plan */
+	     "j4,1500,1000,plan:gpu=8,,,200\n",     /* runs 1500..2000, stopped at the close */
+	     1);
+	CU_ASSERT_STRING_EQUAL(flavor_of(&r, "j1"), "od");
+	CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "j2"), 100, 1e-9);
+	CU_ASSERT_STRING_EQUAL(flavor_of(&r, "j2"), "od");
+	CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "j5"), 1000, 1e-9);
+	CU_ASSERT_EQUAL(job(&r, "j5")->state, SIM_JOB_COMPLETED);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(job(&r, "j5")->pending_from_ns), 1000, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "j3"), 1000, 1e-9);
+	CU_ASSERT_STRING_EQUAL(flavor_of(&r, "j3"), "plan");
+	const struct sim_job *j4 = job(&r, "j4");
+	CU_ASSERT_EQUAL(j4->interruptions, 1);
+	CU_ASSERT_EQUAL(j4->state, SIM_JOB_UNFINISHED); /* no window opens again */
+	/* 500 s of work, checkpoints every 200 s: 400 s kept, 100 s x 8 GPUs lost */
+	CU_ASSERT_DOUBLE_EQUAL(j4->lost_gpu_s, 800, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(j4->progress, 0.4, 1e-9);
+	frun_free(&r);
+}
+
+/* capacity_events: a removal stops the jobs on the removed node (work since the
+ * last checkpoint is lost) and they restart when capacity returns; a drain lets the
+ * running job finish and takes no new one. */
+static void test_capacity_events_remove_and_drain(void)
+{
+	tu_write_file("fb_cap.csv", "time_s,flavor,nodes,mode\n"
+				    "250,a,0,remove\n"
+				    "300,a,1,remove\n"
+				    "100,b,0,drain\n"
+				    "600,b,1,remove\n");
+	struct frun r;
+	frun(&r,
+	     "{'name': 'ce', 'trace': {'path': 'TRACE'},"
+	     " 'cluster': {'flavors': [{'name': 'a', 'nodes': 1, 'node': {'gpu': 8}},"
+	     "                         {'name': 'b', 'nodes': 1, 'node': {'gpu': 8}}],"
+	     "             'capacity_events': 'fb_cap.csv'},"
+	     " 'policies': {'order': 'fifo'}, 'output': 'x.h5'}",
+	     "id,submit_s,duration_s,request,checkpoint_s\n"
+	     "ja,0,1000,a:gpu=8,100\n"   /* 250 s run, 200 kept; back at 300; ends 300 + 800 */
+	     "jb,0,400,b:gpu=4,\n"       /* b drains at 100: jb runs to 400 */
+	     "jc,150,10,b:gpu=4,\n",     /* 4 GPUs free on b but draining: waits for 600 */
+	     1);
+	const struct sim_job *ja = job(&r, "ja");
+	CU_ASSERT_EQUAL(ja->interruptions, 1);
+	CU_ASSERT_DOUBLE_EQUAL(ja->lost_gpu_s, 50 * 8, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(ja->end_ns), 1100, 1e-6);
+	CU_ASSERT_EQUAL(ja->state, SIM_JOB_COMPLETED);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(job(&r, "jb")->end_ns), 400, 1e-9);
+	CU_ASSERT_EQUAL(job(&r, "jb")->interruptions, 0);
+	CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "jc"), 600, 1e-9);
+	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->interruptions, 1);
+	frun_free(&r);
+}
+
+/* Every order policy takes an interrupted job back (on_preempt) and drops a job
+ * whose pending limit ran out (on_drop): the run ends with ja completed and jt timed out. */
+static void test_order_policies_requeue_and_drop(void)
+{
+	static const char *const orders[] = { "fifo", "priority", "easy_backfill" };
+	tu_write_file("fb_cap2.csv", "time_s,flavor,nodes\n250,a,0\n300,a,1\n");
+	for (int i = 0; i < 3; i++) {
+		char cfg[1024];
+		snprintf(cfg, sizeof cfg,
+			 "{'name': 'rq', 'trace': {'path': 'TRACE'},"
+			 " 'cluster': {'flavors': [{'name': 'a', 'nodes': 1, 'node': {'gpu': 8}}],"
+			 "             'capacity_events': 'fb_cap2.csv'},"
+			 " 'policies': {'order': '%s'}, 'output': 'x.h5'}",
+			 orders[i]);
+		struct frun r;
+		frun(&r, cfg,
+		     "id,submit_s,duration_s,request,checkpoint_s,max_pending_s,priority\n"
+		     "ja,0,1000,a:gpu=8,100,,1\n"
+		     "jt,10,10,a:gpu=8,,50,0\n"
+		     "jz,20,10,a:gpu=8,,,0\n",
+		     1);
+		CU_ASSERT_EQUAL(job(&r, "ja")->state, SIM_JOB_COMPLETED);
+		CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "ja"), 0, 1e-9);
+		CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(job(&r, "ja")->end_ns), 1100, 1e-6);
+		CU_ASSERT_EQUAL(job(&r, "jt")->state, SIM_JOB_TIMED_OUT_PENDING);
+		CU_ASSERT_EQUAL(job(&r, "jz")->state, SIM_JOB_COMPLETED);
+		CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "jz"), 1100, 1e-6);
+		frun_free(&r);
+	}
+}
+
+/* A fixed stock-out cycle: in stock [0,100), out [100,150), in again. Out of stock
+ * the busy node drains; the job waiting on it starts when stock returns. */
+static void test_stockout_fixed_cycle(void)
+{
+	struct frun r;
+	frun(&r,
+	     "{'name': 'so', 'trace': {'path': 'TRACE'},"
+	     " 'cluster': {'flavors': [{'name': 'a', 'nodes': 1, 'node': {'gpu': 8},"
+	     "   'stockout': {'in_stock_mean_s': 100, 'out_of_stock_mean_s': 50, 'distribution': 'fixed'}}]},"
+	     " 'policies': {'order': 'fifo'}, 'output': 'x.h5'}",
+	     "id,submit_s,duration_s,request\n"
+	     "j1,0,130,a:gpu=4\n"  /* keeps running through the stock-out */
+	     "j2,110,10,a:gpu=4\n", /* 4 GPUs free but out of stock: starts at 150 */
+	     1);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(job(&r, "j1")->end_ns), 130, 1e-9);
+	CU_ASSERT_EQUAL(job(&r, "j1")->interruptions, 0);
+	CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "j2"), 150, 1e-9);
+	CU_ASSERT_EQUAL(job(&r, "j2")->state, SIM_JOB_COMPLETED);
+	/* The run ends with j2 at 160, not at the next stock-out. Capacity in force:
+	 * 8 GPUs on [0,100), the busy half of the draining node on [100,130), none on
+	 * [130,150), 8 on [150,160): 800 + 120 + 0 + 80 GPU-s. */
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(sim_engine_now(r.e)), 160, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_engine_capacity_gpu_s(r.e), 1000, 1e-6);
+	frun_free(&r);
+}
+
+#define CFG_SPEEDS                                                                                  \
+	"{'name': 'dl', 'trace': {'path': 'TRACE'},"                                                \
+	" 'cluster': {'flavors': [{'name': 'fast', 'nodes': 1, 'node': {'gpu': 8}, 'speed': 2,"        \
+	"                          'price_per_node_hour': 32},"                                     \
+	"                         {'name': 'slow', 'nodes': 1, 'node': {'gpu': 8}, 'speed': 0.5,"   \
+	"                          'price_per_node_hour': 4}]},"                                    \
+	" 'policies': {'order': 'fifo', 'fallback': '%s'}, 'output': 'x.h5'}"
+
+static void run_speeds(struct frun *r, const char *policy, const char *trace)
+{
+	char cfg[1024];
+	snprintf(cfg, sizeof cfg, CFG_SPEEDS, policy);
+	frun(r, cfg, trace, 1);
+}
+
+/* deadline: w runs 400 s on fast (its option 0) or 400 x (8 x 2)/(8 x 0.5) = 1600 s
+ * on slow. fast is busy: the wait estimate is the running job's remaining
+ * estimated work over the flavor's GPUs, (8 x T)/8 = T s. */
+static void test_deadline_earliest_finish(void)
+{
+	struct frun r;
+	/* fast busy until 1000: 1000 + 400 = 1400 < 0 + 1600: wait for fast */
+	run_speeds(&r, "deadline", "id,submit_s,duration_s,request,prefs\n"
+				   "r,0,1000,fast:gpu=8,\n"
+				   "w,0,400,,fast:gpu=8;slow:gpu=8\n");
+	CU_ASSERT_STRING_EQUAL(flavor_of(&r, "w"), "fast");
+	CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "w"), 1000, 1e-9);
+	frun_free(&r);
+	/* fast busy until 2000: 2400 > 1600: slow now */
+	run_speeds(&r, "deadline", "id,submit_s,duration_s,request,prefs\n"
+				   "r,0,2000,fast:gpu=8,\n"
+				   "w,0,400,,fast:gpu=8;slow:gpu=8\n");
+	CU_ASSERT_STRING_EQUAL(flavor_of(&r, "w"), "slow");
+	CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "w"), 0, 1e-9);
+	CU_ASSERT_EQUAL(job(&r, "w")->opt_chosen, 1);
+	frun_free(&r);
+}
+
+/* cost: fast costs 32 x 400/3600 = 3.56, slow 4 x 1600/3600 = 1.78. The cheaper slow
+ * option wins when it meets the deadline (1600 <= 2000), else the earliest finish. */
+static void test_cost_cheapest_meeting_deadline(void)
+{
+	struct frun r;
+	run_speeds(&r, "cost", "id,submit_s,duration_s,prefs,deadline_s\n"
+			       "w,0,400,fast:gpu=8;slow:gpu=8,2000\n");
+	CU_ASSERT_STRING_EQUAL(flavor_of(&r, "w"), "slow");
+	frun_free(&r);
+	run_speeds(&r, "cost", "id,submit_s,duration_s,prefs,deadline_s\n"
+			       "w,0,400,fast:gpu=8;slow:gpu=8,1000\n");
+	CU_ASSERT_STRING_EQUAL(flavor_of(&r, "w"), "fast");
+	frun_free(&r);
+	/* no deadline: the cheapest */
+	run_speeds(&r, "cost", "id,submit_s,duration_s,prefs\n"
+			       "w,0,400,fast:gpu=8;slow:gpu=8\n");
+	CU_ASSERT_STRING_EQUAL(flavor_of(&r, "w"), "slow");
+	frun_free(&r);
+}
+
+/* Exponential stock-outs: the same seed gives the same run, bit for bit; another
+ * seed another one. */
+static void test_stockout_deterministic(void)
+{
+	static const char *const cfg =
+		"{'name': 'sd', 'trace': {'path': 'TRACE'},"
+		" 'cluster': {'flavors': [{'name': 'a', 'nodes': 2, 'node': {'gpu': 8},"
+		"   'stockout': {'in_stock_mean_s': 300, 'out_of_stock_mean_s': 200}},"
+		"  {'name': 'b', 'nodes': 2, 'node': {'gpu': 8},"
+		"   'stockout': {'in_stock_mean_s': 300, 'out_of_stock_mean_s': 200}}]},"
+		" 'policies': {'order': 'fifo', 'fallback': 'first_fit'}, 'output': 'x.h5'}";
+	char trace[8192];
+	int o = sprintf(trace, "id,submit_s,duration_s,prefs\n");
+	for (int i = 0; i < 60; i++)
+		o += sprintf(trace + o, "j%d,%d,%d,%s\n", i, i * 37, 50 + (i * 53) % 400,
+			     i % 2 ? "a:gpu=8;b:gpu=8" : "b:gpu=4;a:gpu=4");
+	sim_time_t s1[60], s2[60];
+	int differs = 0;
+	for (int run = 0; run < 3; run++) {
+		struct frun r;
+		frun(&r, cfg, trace, run == 2 ? 8 : 7);
+		for (size_t i = 0; i < r.t->n_jobs && i < 60; i++) {
+			sim_time_t s = r.t->jobs[i].start_ns;
+			if (run == 0)
+				s1[i] = s;
+			else if (run == 1)
+				s2[i] = s;
+			else
+				differs |= s != s1[i];
+		}
+		frun_free(&r);
+	}
+	CU_ASSERT(memcmp(s1, s2, sizeof s1) == 0);
+	CU_ASSERT(differs);
+}
+
+/* Located config errors for the capacity keys and the policy combinations. */
+static void expect_config_error(const char *config, const char *want)
+{
+	size_t n = strlen(config);
+	char *json = malloc(n + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+	for (size_t i = 0; i <= n; i++)
+		json[i] = config[i] == '\'' ? '"' : config[i];
+	const char *path = tu_write_file("bad.json", json);
+	free(json);
+	struct exp_config *cfg = NULL;
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(exp_config_load(path, &cfg, &d), -SIM_EPARSE);
+	if (!sim_diag_contains(&d, want)) {
+		fprintf(stderr, "\nwanted: %s\n", want);
+		for (size_t i = 0; i < d.count && i < d.limit; i++)
+			fprintf(stderr, "got: %s\n", d.lines[i]);
+		CU_FAIL("message");
+	}
+	sim_diag_fini(&d);
+	exp_config_destroy(cfg);
+}
+
+#define BAD_FLAVOR(extra)                                                                           \
+	"{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a', 'nodes': 1," \
+	" 'node': {'gpu': 8}, " extra "}]}}"
+
+static void test_capacity_config_errors(void)
+{
+	expect_config_error(BAD_FLAVOR("'stockout': {'out_of_stock_mean_s': 5}"),
+			    "$.cluster.flavors[0].stockout.in_stock_mean_s: expected seconds > 0 (required), got nothing");
+	expect_config_error(BAD_FLAVOR("'stockout': {'in_stock_mean_s': 5, 'out_of_stock_mean_s': 5, "
+				       "'distribution': 'normal'}"),
+			    "$.cluster.flavors[0].stockout.distribution: expected \"exponential\" or \"fixed\", "
+			    "got \"normal\"");
+	expect_config_error(BAD_FLAVOR("'reservations': [{'start_s': 0, 'end_s': 100}, {'start_s': 50, 'end_s': 200}]"),
+			    "$.cluster.flavors[0].reservations[1]: expected windows in time order without overlap");
+	expect_config_error(BAD_FLAVOR("'reservations': [{'start_s': 10, 'end_s': 10}]"),
+			    "$.cluster.flavors[0].reservations[0].end_s: expected seconds > start_s (10), got 10");
+	tu_write_file("bad_cap.csv", "time_s,flavor,nodes\n5,zz,1\n");
+	expect_config_error("{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a', "
+			    "'nodes': 1, 'node': {'gpu': 8}}], 'capacity_events': 'bad_cap.csv'}}",
+			    "bad_cap.csv:2: column flavor: expected a flavor of $.cluster.flavors, found 'zz'");
+	tu_write_file("bad_cap2.csv", "time_s,flavor,nodes,delta\n");
+	expect_config_error("{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a', "
+			    "'nodes': 1, 'node': {'gpu': 8}}], 'capacity_events': 'bad_cap2.csv'}}",
+			    "bad_cap2.csv:1: expected the header time_s,flavor,nodes or time_s,flavor,delta");
+}
+
+/* deadline and cost need quota none; fungible needs a quota policy (runner check). */
+static void test_fallback_policy_combinations(void)
+{
+	const char *tr = tu_write_file("comb.csv", "id,submit_s,duration_s\nj,0,1\n");
+	char cfg[1024], *out = NULL;
+	snprintf(cfg, sizeof cfg,
+		 "{\"name\": \"c\", \"trace\": {\"path\": \"%s\"}, \"cluster\": {\"flavors\": [{\"name\": \"a\", "
+		 "\"nodes\": 1, \"node\": {\"gpu\": 8}}]}, \"policies\": {\"order\": \"fifo\", \"fallback\": "
+		 "\"fungible\"}, \"output\": \"%s/comb.h5\"}",
+		 tr, tu_tmpdir());
+	const char *p = tu_write_file("comb.json", cfg);
+	char args[512];
+	snprintf(args, sizeof args, "run %s", p);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "expected a quota policy (cohort or hard) with fallback fungible"));
+	free(out);
+}
+
+static CU_TestInfo fallback_tests[] = {
+	{ "test_first_fit_order", test_first_fit_order },
+	{ "test_first_fit_no_partial", test_first_fit_no_partial },
+	{ "test_first_fit_event_driven", test_first_fit_event_driven },
+	{ "test_first_fit_timeout_whole_list", test_first_fit_timeout_whole_list },
+	{ "test_reservation_then_on_demand", test_reservation_then_on_demand },
+	{ "test_capacity_events_remove_and_drain", test_capacity_events_remove_and_drain },
+	{ "test_order_policies_requeue_and_drop", test_order_policies_requeue_and_drop },
+	{ "test_stockout_fixed_cycle", test_stockout_fixed_cycle },
+	{ "test_deadline_earliest_finish", test_deadline_earliest_finish },
+	{ "test_cost_cheapest_meeting_deadline", test_cost_cheapest_meeting_deadline },
+	{ "test_stockout_deterministic", test_stockout_deterministic },
+	{ "test_capacity_config_errors", test_capacity_config_errors },
+	{ "test_fallback_policy_combinations", test_fallback_policy_combinations },
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo fallback_suite = { "fallback", init_fallback, clean_fallback, NULL, NULL, fallback_tests };
