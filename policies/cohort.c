@@ -10,6 +10,15 @@
  * queue each) until a cycle admits nothing; a cycle that preempts ends the pass so
  * the engine can stop the victims first.
  *
+ * Preference lists (issue 4): the cohort cycle chooses a job's flavor itself, as
+ * the fallback policy's name says (DESIGN.md section 2): strict (or none) = option
+ * 0's flavor; fungible = any flavor of the job's options, in the queue's
+ * flavor_order, under the queue's flavor_fungibility (Kueue); first_fit = the
+ * options in the job's order, the first whose flavor fits quota without preemption
+ * and has free nodes now (SageMaker), never preempting. The job then starts on the
+ * option of that flavor, so its run time scales as that option. All options of a
+ * job share one request under these two (checked at init).
+ *
  * Ownership: the policy owns the kq_sched, the workload pool and the heaps; the
  * engine owns the jobs. Memory is proportional to queued + running jobs.
  */
@@ -38,6 +47,7 @@ struct entry {
 	uint8_t placed;  /* on nodes (proposed or started); 0 while it waits for nodes */
 	sim_time_t evicted_at; /* when it was last preempted (SIM_TIME_NONE: never) */
 	uint8_t parked;
+	uint8_t dropped; /* parked when its pending limit ran out: freed when unparked */
 };
 
 struct qstate {
@@ -55,9 +65,19 @@ struct qstate {
 	sim_time_t wake_at;      /* a wake-up for the hourly cap is posted for this time */
 };
 
+/* How a job's options map to flavors, from the fallback policy's name. */
+enum fb_mode {
+	FB_STRICT = 0, /* option 0's flavor (also without a fallback policy) */
+	FB_FUNGIBLE,   /* the options' flavors, in the queue's order, Kueue fungibility */
+	FB_FIRST_FIT,  /* the options in the job's order, first fit, no preemption */
+};
+
 struct cohort {
 	struct kq_sched *kq;
 	int hard;
+	enum fb_mode fb;
+	int fb_resolved;         /* fb follows the fallback policy (known at init or first submit) */
+	uint64_t free_gen;       /* the cluster's free-capacity generation at the last pass */
 	int order_by_priority;   /* 0 with order policy fifo: submit order only */
 	int configured;          /* preemption settings applied */
 	struct qstate *qs;       /* per trace queue */
@@ -206,8 +226,11 @@ static void unpark_all(struct cohort *c)
 	for (size_t qi = 0; qi < c->n_queues; qi++) {
 		struct qstate *q = &c->qs[qi];
 		for (size_t k = 0; k < q->n_parked; k++) {
-			ent(c, q->parked[k])->parked = 0;
-			if (heap_push(c, q, q->parked[k]))
+			struct entry *e = ent(c, q->parked[k]);
+			e->parked = 0;
+			if (e->dropped)
+				entry_free(c, q->parked[k]);
+			else if (heap_push(c, q, q->parked[k]))
 				c->oom = 1;
 		}
 		q->n_parked = 0;
@@ -229,18 +252,74 @@ static void park(struct cohort *c, struct qstate *q, uint32_t ei)
 
 /* ---- notifications ---- */
 
+/* The fallback policy's name as a mode: NULL (none) and unknown names are strict.
+ * Returns 0 if the policy is not known yet (created later: ask again). */
+static int fallback_mode(const struct sim_view *v, enum fb_mode *out)
+{
+	const struct sim_policy *fp = sim_view_policy(v, SIM_FAM_FALLBACK);
+	*out = FB_STRICT;
+	if (!fp)
+		return 1;
+	if (!fp->ops)
+		return 0;
+	if (strcmp(fp->ops->name, "fungible") == 0)
+		*out = FB_FUNGIBLE;
+	else if (strcmp(fp->ops->name, "first_fit") == 0)
+		*out = FB_FIRST_FIT;
+	return 1;
+}
+
+static void resolve_fallback(struct cohort *c, const struct sim_view *v)
+{
+	if (!c->fb_resolved)
+		c->fb_resolved = fallback_mode(v, &c->fb);
+}
+
+/* The request (option 0's: under fungible and first_fit every option has the same)
+ * and the flavors the job may use, as the fallback mode says. An option open to
+ * any flavor ("*", a plain request only) opens every flavor, in the queue's order. */
 static void fill_request(const struct cohort *c, const struct sim_view *v, const struct sim_job *job,
 			 struct kq_wl *wl)
 {
-	const struct sim_job_option *o = sim_job_opt(sim_view_trace(v), job, 0);
+	const struct sim_trace *t = sim_view_trace(v);
+	const struct sim_job_option *o = sim_job_opt(t, job, 0);
 	for (int r = 0; r < c->kq->n_res; r++)
 		wl->req[r] = c->managed_res[r] ? o->req[r] : 0;
-	wl->only_flavor1 = (int16_t)(o->flavor_id == SIM_FLAVOR_ANY ? 0 : o->flavor_id + 1);
+	int n = c->fb == FB_STRICT ? 1 : job->n_opts;
+	wl->n_allow = 0;
+	wl->job_order = wl->first_fit = 0;
+	for (int k = 0; k < n; k++) {
+		int32_t f = sim_job_opt(t, job, k)->flavor_id;
+		if (f == SIM_FLAVOR_ANY) {
+			wl->n_allow = 0;
+			return;
+		}
+		wl->allow[wl->n_allow++] = (int16_t)f;
+	}
+	/* First fit is how a preference list is used; a job of one option keeps Kueue's
+	 * rules (it may preempt, and holds its quota while it waits for nodes). */
+	wl->first_fit = wl->job_order = c->fb == FB_FIRST_FIT && job->n_opts > 1;
+}
+
+/* The option of job j that runs on flavor f: the first naming f, else the first
+ * open to any flavor, else option 0. */
+static int option_on(const struct sim_trace *t, const struct sim_job *j, int f)
+{
+	int any = -1;
+	for (int k = 0; k < j->n_opts; k++) {
+		int32_t fk = sim_job_opt(t, j, k)->flavor_id;
+		if (fk == f)
+			return k;
+		if (fk == SIM_FLAVOR_ANY && any < 0)
+			any = k;
+	}
+	return any < 0 ? 0 : any;
 }
 
 static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
 {
 	struct cohort *c = pol->priv;
+	resolve_fallback(c, v);
 	uint32_t ei = entry_new(c);
 	if (ei == NONE_U32) {
 		c->oom = 1;
@@ -334,6 +413,34 @@ static void co_on_preempt(struct sim_policy *pol, const struct sim_view *v, cons
 	unpark_all(c);
 }
 
+/* Its pending limit ran out (max_pending_s, the whole preference list): the job
+ * leaves its queue for good. One waiting for nodes gives its quota back. A parked
+ * one is freed when the parked list is next emptied (no search of that list). */
+static void co_on_drop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+{
+	(void)v;
+	struct cohort *c = pol->priv;
+	uint32_t ei = c->job_entry[job->idx];
+	if (ei == NONE_U32)
+		return;
+	struct entry *e = ent(c, ei);
+	for (size_t i = 0; i < c->n_preemptors; i++)
+		if (c->preemptors[i] == &e->wl)
+			c->preemptors[i--] = c->preemptors[--c->n_preemptors];
+	int held_quota = e->running;
+	leave_running(c, ei);
+	if (e->hpos != NONE_U32)
+		heap_remove(c, &c->qs[job->queue], ei);
+	if (e->parked) {
+		e->dropped = 1;
+		c->job_entry[job->idx] = NONE_U32;
+	} else {
+		entry_free(c, ei);
+	}
+	if (held_quota)
+		unpark_all(c);
+}
+
 /* ---- timed changes ---- */
 
 static void set_priority(struct cohort *c, const struct sim_view *v, uint32_t job, int32_t prio)
@@ -403,23 +510,47 @@ static void configure(struct cohort *c, const struct sim_view *v)
 
 /* ---- decisions ---- */
 
-/* Places a quota-admitted job on nodes of its flavor, if any are free now. */
-static int try_place(struct cohort *c, struct entry *e, const int16_t *flavor)
+/* The one flavor of an assignment (a cluster flavor holds every resource). */
+static int assigned_flavor(const struct cohort *c, const int16_t *flavor)
 {
 	int f = flavor[SIM_RES_GPU];
 	for (int r = 0; f < 0 && r < c->kq->n_res; r++)
 		f = flavor[r];
-	e->placed = sim_placement_buf_try_flavor(c->buf, e->job, 0, f) == 0;
+	return f;
+}
+
+/* Places a quota-admitted job on nodes of its flavor, if any are free now, as the
+ * option of that flavor (its run time scales as that option). */
+static int try_place(struct cohort *c, struct entry *e, const int16_t *flavor)
+{
+	int f = assigned_flavor(c, flavor);
+	const struct sim_job *j = sim_view_job(c->view, e->job);
+	int k = option_on(sim_view_trace(c->view), j, f);
+	e->placed = sim_placement_buf_try_flavor(c->buf, e->job, k, f) == 0;
 	return e->placed;
 }
 
 /* An admission stands on quota alone, as in Kueue: a job whose quota fits keeps it
  * while it waits for free nodes (so the quota its victims freed is not taken back
- * by them), and is placed as soon as nodes free up. */
+ * by them), and is placed as soon as nodes free up. A first-fit job is different:
+ * it takes an option only with the nodes (SageMaker), so if an earlier admission of
+ * the cycle took them it stays waiting and is offered again. */
 static int place_cb(void *arg, struct kq_wl *wl, const int16_t *flavor)
 {
-	try_place(arg, (struct entry *)wl, flavor);
-	return 0;
+	struct entry *e = (struct entry *)wl;
+	return !try_place(arg, e, flavor) && wl->first_fit ? -1 : 0;
+}
+
+/* kq's room predicate for first-fit jobs: free nodes of `flavor` for the job's
+ * option there, now. */
+static int room_cb(void *arg, const struct kq_wl *wl, int flavor)
+{
+	const struct cohort *c = arg;
+	const struct entry *e = (const struct entry *)wl;
+	const struct sim_trace *t = sim_view_trace(c->view);
+	const struct sim_job *j = sim_view_job(c->view, e->job);
+	const struct sim_job_option *o = sim_job_opt(t, j, option_on(t, j, flavor));
+	return sim_cluster_fits(sim_view_cluster(c->view), flavor, o->req);
 }
 
 /* Jobs holding quota get nodes first, in the order they were admitted. */
@@ -637,6 +768,12 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 	c->view = v;
 	sim_time_t now = sim_view_now(v);
 	int rc = 0, preempted = 0;
+	uint64_t fg = sim_cluster_free_gen(sim_view_cluster(v), -1);
+	if (fg != c->free_gen) { /* nodes freed or came back: first-fit heads may have room now */
+		c->free_gen = fg;
+		if (c->fb == FB_FIRST_FIT)
+			unpark_all(c);
+	}
 	if (c->shrink_check && (rc = evict_overdrawn(c)))
 		return rc;
 	apply_preempt_caps(c, now);
@@ -660,33 +797,55 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 	return rc < 0 ? rc : 0;
 }
 
-/* Submit-time check: reject a job no flavor of its queue can ever hold. */
+static int wl_allows(const struct kq_wl *wl, int f)
+{
+	for (int k = 0; k < wl->n_allow; k++)
+		if (wl->allow[k] == f)
+			return 1;
+	return !wl->n_allow;
+}
+
+/* Could flavor f of group grp ever hold the group's part of the request: an entry
+ * for each requested resource and the request within potentialAvailable? */
+static int group_flavor_holds(const struct cohort *c, const struct kq_wl *wl, const struct kq_group *grp,
+			      int f)
+{
+	const struct kq_node *q = &c->kq->nodes[wl->queue];
+	for (int k = 0; k < grp->n_res; k++) {
+		int r = grp->res[k], fr = kq_fr(c->kq, f, r);
+		if (wl->req[r] > 0 && (!q->has_quota[fr] || wl->req[r] > kq_potential(c->kq, wl->queue, fr)))
+			return 0;
+	}
+	return 1;
+}
+
+/* Submit-time check: reject a job its queue can never hold. Strict and fungible:
+ * some allowed flavor of each resource group must hold it. First fit checks every
+ * option, as SageMaker does: each option's flavor must be in the groups the
+ * request needs and hold it within the queue's potential quota; any shortfall
+ * rejects the job. */
 static enum sim_admit co_admit(struct sim_policy *pol, const struct sim_job *job, const struct sim_view *v)
 {
 	struct cohort *c = pol->priv;
 	configure(c, v);
+	resolve_fallback(c, v);
 	struct kq_wl wl = { .queue = c->qs[job->queue].node };
 	fill_request(c, v, job, &wl);
 	const struct kq_node *q = &c->kq->nodes[wl.queue];
+	int every = wl.first_fit && wl.n_allow;
 	for (int g = 0; g < q->cfg.n_groups; g++) {
 		const struct kq_group *grp = &q->cfg.groups[g];
-		int needed = 0, some_flavor = 0;
+		int needed = 0, holding = 0;
 		for (int k = 0; k < grp->n_res; k++)
 			needed |= wl.req[grp->res[k]] > 0;
 		if (!needed)
 			continue;
-		for (int i = 0; i < grp->n_flavors && !some_flavor; i++) {
-			int f = grp->flavors[i], ok = 1;
-			if (wl.only_flavor1 && f != wl.only_flavor1 - 1)
-				continue;
-			for (int k = 0; k < grp->n_res && ok; k++) {
-				int r = grp->res[k], fr = kq_fr(c->kq, f, r);
-				if (wl.req[r] > 0 && (!q->has_quota[fr] || wl.req[r] > kq_potential(c->kq, wl.queue, fr)))
-					ok = 0;
-			}
-			some_flavor = ok;
+		for (int i = 0; i < grp->n_flavors; i++) {
+			int f = grp->flavors[i];
+			if (wl_allows(&wl, f) && group_flavor_holds(c, &wl, grp, f))
+				holding++;
 		}
-		if (!some_flavor)
+		if (!holding || (every && holding < wl.n_allow))
 			return SIM_REJECT;
 	}
 	return SIM_ADMIT;
@@ -779,6 +938,61 @@ static void co_fini(struct sim_policy *pol)
 	pol->priv = NULL;
 }
 
+/* "gpu=8,cpu=96" of a request vector, for messages. */
+static void format_request(const struct sim_resources *res, const sim_qty_t *req, char *buf, size_t n)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (int r = 0; r < res->n && o < n; r++) {
+		char q[32];
+		if (!req[r])
+			continue;
+		sim_qty_format(req[r], q, sizeof q);
+		o += (size_t)snprintf(buf + o, n - o, "%s%s=%s", o ? "," : "", res->names[r], q);
+	}
+}
+
+static const char *flavor_name(const struct sim_cluster *cl, int32_t f)
+{
+	return f == SIM_FLAVOR_ANY ? "*" : sim_cluster_flavor(cl, f)->name;
+}
+
+/* Under fungible and first_fit kq admits one request on whichever option's flavor it
+ * picks, so every option of a job must have the same request vector: one located
+ * error a job that differs ("FILE:LINE: column prefs: ..."). */
+static int check_shared_requests(const struct cohort *c, const struct sim_view *v, const char *quota_name,
+				 const char *fb_name, struct sim_diag *diag)
+{
+	const struct sim_trace *t = sim_view_trace(v);
+	const struct sim_cluster *cl = sim_view_cluster(v);
+	const struct sim_resources *res = sim_cluster_resources(cl);
+	int rc = 0;
+	if (c->fb == FB_STRICT)
+		return 0;
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		const struct sim_job_option *o0 = sim_job_opt(t, j, 0);
+		for (int k = 1; k < j->n_opts; k++) {
+			const struct sim_job_option *ok = sim_job_opt(t, j, k);
+			if (memcmp(o0->req, ok->req, sizeof o0->req) == 0)
+				continue;
+			char where[512], a[256], b[256];
+			format_request(res, o0->req, a, sizeof a);
+			format_request(res, ok->req, b, sizeof b);
+			snprintf(where, sizeof where, "%s:%u: column prefs", t->path ? t->path : "trace",
+				 (unsigned)j->line);
+			rc = sim_diag_add(diag, where,
+					  "expected one request shared by every option under quota policy "
+					  "%s with fallback %s, found %s on option 1 (%s) and %s on option "
+					  "%d (%s)",
+					  quota_name, fb_name, a, flavor_name(cl, o0->flavor_id), b, k + 1,
+					  flavor_name(cl, ok->flavor_id));
+			break;
+		}
+	}
+	return rc;
+}
+
 static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *env, const cJSON *params,
 			  struct sim_diag *diag, int hard)
 {
@@ -828,6 +1042,13 @@ static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *e
 	for (size_t i = 0; i < c->n_changes; i++)
 		if ((rc = sim_view_post_event(env->view, c->changes[i].t, SIM_FAM_QUOTA, (uint32_t)i)))
 			return rc;
+	c->kq->room = room_cb;
+	c->kq->room_arg = c;
+	c->free_gen = sim_cluster_free_gen(sim_view_cluster(env->view), -1);
+	resolve_fallback(c, env->view);
+	if (c->fb_resolved && c->fb != FB_STRICT)
+		return check_shared_requests(c, env->view, hard ? "hard" : "cohort",
+					     sim_view_policy(env->view, SIM_FAM_FALLBACK)->ops->name, diag);
 	return 0;
 }
 
@@ -851,6 +1072,7 @@ const struct sim_policy_ops cohort_policy_ops = {
 	.on_submit = co_on_submit,
 	.on_finish = co_on_finish,
 	.on_preempt = co_on_preempt,
+	.on_drop = co_on_drop,
 	.on_event = co_on_event,
 	.admit = co_admit,
 	.pick = co_pick,
@@ -865,6 +1087,7 @@ const struct sim_policy_ops hard_quota_policy_ops = {
 	.on_submit = co_on_submit,
 	.on_finish = co_on_finish,
 	.on_preempt = co_on_preempt,
+	.on_drop = co_on_drop,
 	.on_event = co_on_event,
 	.admit = co_admit,
 	.pick = co_pick,

@@ -16,6 +16,7 @@
 #ifndef POLICIES_KQ_H
 #define POLICIES_KQ_H
 
+#include "../sim/job.h"
 #include "../sim/sim.h"
 
 #define KQ_UNSET (-1)       /* a borrowing or lending limit not given */
@@ -95,8 +96,17 @@ struct kq_wl {
 	int16_t flavor[SIM_MAX_RES]; /* running: flavor per resource (-1 where req is 0) */
 	uint8_t evicted;      /* already being evicted (listed first as a candidate) */
 	uint8_t preemptible;  /* 0: never a victim */
-	int16_t only_flavor1; /* 1 + the one flavor its request names; 0 = any (zeroed = any) */
 	uint8_t no_preempt;   /* may not preempt now (run mode: it was itself preempted at this time) */
+	/* The flavors it may use (run mode: the flavors of its preference list), all
+	 * zero = any flavor of each resource group, in the group's order. */
+	uint8_t n_allow;      /* entries of allow[]; 0 = any flavor */
+	uint8_t job_order;    /* try allow[] in its own order (skipping flavors outside the
+			       * group), not in the queue's flavor_order */
+	uint8_t first_fit;    /* SageMaker's first fit (implies job_order): the first allowed
+			       * flavor where the request fits quota now without preemption, at
+			       * any borrowing level, and kq_sched.room says the nodes have room;
+			       * it never preempts, and with no such flavor it stays NoFit */
+	int16_t allow[SIM_MAX_OPTIONS]; /* flavor indices */
 	/* owned by kq while running */
 	uint32_t slot;        /* index in its queue's running array */
 	uint32_t mark;        /* cycle scratch */
@@ -140,6 +150,10 @@ struct kq_node {
 	sim_qty_t *max_req;  /* n_fr: the largest quantity one running workload ever had (a bound) */
 };
 
+/* Run mode: 1 if `flavor` has free nodes for wl's request now, else 0. Asked for
+ * first-fit workloads only. */
+typedef int (*kq_room_fn)(void *arg, const struct kq_wl *wl, int flavor);
+
 struct kq_sched {
 	int n_res, n_flavors, n_fr;
 	char res_names[SIM_MAX_RES][SIM_NAME_MAX];
@@ -157,6 +171,9 @@ struct kq_sched {
 				   * that changes a queue's cfg bumps it too); starts at 1 */
 	uint32_t skip_mark;       /* during a cycle: workloads with this mark (its victims)
 				   * are no longer candidates; 0 = none */
+	kq_room_fn room;          /* physical room for first-fit workloads; NULL = always
+				   * (explain: a scenario has no nodes) */
+	void *room_arg;
 	void *scratch;            /* owned buffers for decisions */
 };
 

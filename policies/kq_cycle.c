@@ -6,6 +6,11 @@
  * tree), then processes them in order, booking what each admission, preemption
  * and reservation takes. Every booking is journaled and undone before kq_cycle
  * returns: deciding changes no state.
+ *
+ * Preference lists (run mode, issue 4): a workload may be limited to some flavors
+ * (kq_wl.allow), walked in the queue's order or in its own (job_order); a first-fit
+ * workload takes the first of its flavors that fits quota now and has room on the
+ * nodes (kq_sched.room), and never preempts.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -337,8 +342,82 @@ struct nomination {
 	enum kq_mode mode;
 	int level;
 	int exceeds;
+	int no_room;        /* first fit: some flavor had the quota but not the nodes */
 	struct kq_targets targets;
 };
+
+static int group_has(const struct kq_group *g, int f)
+{
+	for (int i = 0; i < g->n_flavors; i++)
+		if (g->flavors[i] == f)
+			return 1;
+	return 0;
+}
+
+static int wl_allows(const struct kq_wl *wl, int f)
+{
+	if (!wl->n_allow)
+		return 1;
+	for (int k = 0; k < wl->n_allow; k++)
+		if (wl->allow[k] == f)
+			return 1;
+	return 0;
+}
+
+/* The flavors of group g that wl may use, in the order they are tried: the queue's
+ * flavor_order, or (job order, first fit) the workload's own order, where flavors
+ * outside the group are skipped. Writes at most KQ_MAX_GROUP_FLAVORS; returns how many. */
+static int walk_order(const struct kq_wl *wl, const struct kq_group *g, int *out)
+{
+	int n = 0;
+	if (wl->n_allow && (wl->job_order || wl->first_fit)) {
+		for (int k = 0; k < wl->n_allow && k < SIM_MAX_OPTIONS; k++)
+			if (group_has(g, wl->allow[k]))
+				out[n++] = wl->allow[k];
+		return n;
+	}
+	for (int i = 0; i < g->n_flavors; i++)
+		if (wl_allows(wl, g->flavors[i]))
+			out[n++] = g->flavors[i];
+	return n;
+}
+
+/* First fit for one group (kq_wl.first_fit): the first flavor of the walk where every
+ * requested resource of the group is Fit on quota now (any borrowing level) and the
+ * nodes have room wins. No preemption is simulated: Preempt counts as no fit. With
+ * none, the workload is NoFit (exceeds: no flavor can ever hold it; no_room: some
+ * flavor had the quota but not the nodes). */
+static void first_fit_group(struct kq_sched *s, struct kq_wl *wl, const struct kq_group *g, const int *order,
+			    int n, struct nomination *nom)
+{
+	int all_exceed = 1;
+	for (int i = 0; i < n; i++) {
+		int f = order[i], level = 0, fits = 1, exceeds = 0;
+		for (int k = 0; k < g->n_res; k++) {
+			int r = g->res[k], ex = 0;
+			if (wl->req[r] <= 0)
+				continue;
+			if (resource_mode(s, wl, kq_fr(s, f, r), wl->req[r], &level, &ex) != KQ_FIT)
+				fits = 0;
+			exceeds |= ex;
+		}
+		all_exceed &= exceeds;
+		if (!fits)
+			continue;
+		if (s->room && !s->room(s->room_arg, wl, f)) {
+			nom->no_room = 1;
+			continue;
+		}
+		for (int k = 0; k < g->n_res; k++)
+			if (wl->req[g->res[k]] > 0)
+				nom->flavor[g->res[k]] = (int16_t)f;
+		if (level > nom->level)
+			nom->level = level;
+		return;
+	}
+	nom->mode = KQ_NOFIT;
+	nom->exceeds |= all_exceed && g->n_flavors > 0;
+}
 
 static int assign_group(struct kq_sched *s, struct kq_wl *wl, const struct kq_group *g, sim_time_t now,
 			struct nomination *nom)
@@ -346,12 +425,16 @@ static int assign_group(struct kq_sched *s, struct kq_wl *wl, const struct kq_gr
 	const struct kq_queue_cfg *cfg = &s->nodes[wl->queue].cfg;
 	struct flavor_try best = { .flavor = -1, .mode = KQ_NOFIT }, cur = { 0 };
 	int rc = 0, all_exceed = 1, have_best = 0;
-	for (int i = 0; i < g->n_flavors && !rc; i++) {
-		if (wl->only_flavor1 && g->flavors[i] != wl->only_flavor1 - 1)
-			continue; /* the request names another flavor */
+	int order[KQ_MAX_GROUP_FLAVORS];
+	int n = walk_order(wl, g, order);
+	if (wl->first_fit) {
+		first_fit_group(s, wl, g, order, n, nom);
+		return 0;
+	}
+	for (int i = 0; i < n && !rc; i++) {
 		int16_t trial[SIM_MAX_RES];
 		memcpy(trial, nom->flavor, sizeof trial);
-		rc = try_flavor(s, wl, g, g->flavors[i], trial, now, &cur);
+		rc = try_flavor(s, wl, g, order[i], trial, now, &cur);
 		if (rc)
 			break;
 		all_exceed &= cur.exceeds;
@@ -414,13 +497,16 @@ static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct
 		nom->mode = (enum kq_mode)wl->nom_mode;
 		nom->level = wl->nom_level;
 		nom->exceeds = wl->nom_exceeds;
+		nom->no_room = 0;
 		nom->targets.n = 0;
 		memcpy(nom->flavor, wl->nom_flavor, sizeof nom->flavor);
 		return 0;
 	}
 	int rc = nominate_uncached(s, wl, now, nom);
 	wl->nom_gen = 0;
-	if (!rc && (nom->mode == KQ_NOFIT || nom->mode == KQ_NO_CANDIDATES)) {
+	/* A first-fit nomination simulates no preemption (nothing to save) and depends
+	 * on the nodes' room, which the tree's generation does not follow. */
+	if (!rc && !wl->first_fit && (nom->mode == KQ_NOFIT || nom->mode == KQ_NO_CANDIDATES)) {
 		wl->nom_gen = s->gen;
 		wl->nom_now = now;
 		wl->nom_mode = (int8_t)nom->mode;
@@ -438,6 +524,7 @@ static int nominate_uncached(struct kq_sched *s, struct kq_wl *wl, sim_time_t no
 	nom->mode = KQ_FIT;
 	nom->level = 0;
 	nom->exceeds = 0;
+	nom->no_room = 0;
 	nom->targets.n = 0;
 	for (int r = 0; r < SIM_MAX_RES; r++)
 		nom->flavor[r] = -1;
@@ -785,7 +872,9 @@ static int process_entry(struct cycle *c, struct nomination *e, kq_place_fn plac
 {
 	switch (e->mode) {
 	case KQ_NOFIT:
-		return wait_on(c->out, e->wl, e->exceeds ? KQ_W_EXCEEDS_MAX_QUOTA : KQ_W_NO_QUOTA);
+		if (e->exceeds)
+			return wait_on(c->out, e->wl, KQ_W_EXCEEDS_MAX_QUOTA);
+		return wait_on(c->out, e->wl, e->no_room ? KQ_W_NO_NODES : KQ_W_NO_QUOTA);
 	case KQ_NO_CANDIDATES:
 		reserve_capacity(c, e);
 		return wait_on(c->out, e->wl, KQ_W_NO_CANDIDATES);

@@ -12,6 +12,7 @@
 #include "../policies/kq_policy.h"
 #include "../policies/policy.h"
 #include "../sim/metrics.h"
+#include "../traces/native.h"
 #include "testutil.h"
 
 static int init_cohort(void) { return 0; }
@@ -44,15 +45,42 @@ static struct sim_job *job_by_id(struct sim_trace *t, const char *id)
 	return NULL;
 }
 
+/* Fallback policies by name, for the cohort policy to read (sim_view_policy): it
+ * chooses flavors itself, so the tables need no hooks. Stubs keep these tests
+ * independent of policies/fallback.c. */
+static const struct sim_policy_ops fb_stubs[] = {
+	{ .name = "strict", .family = SIM_FAM_FALLBACK },
+	{ .name = "fungible", .family = SIM_FAM_FALLBACK },
+	{ .name = "first_fit", .family = SIM_FAM_FALLBACK },
+};
+
+static const struct sim_policy_ops *fb_stub(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof fb_stubs / sizeof fb_stubs[0]; i++)
+		if (strcmp(fb_stubs[i].name, name) == 0)
+			return &fb_stubs[i];
+	return NULL;
+}
+
+static void qrun_on(struct qrun *r, struct sim_trace *t, struct sim_cluster *c, const char *order,
+		    const char *quota, const char *preempt, const char *fallback);
+
 /* Runs trace t on `nodes` 8-GPU nodes with quota params (JSON) and preemption
  * params (JSON or NULL for none). The run stays inspectable until qrun_free. */
 static void qrun(struct qrun *r, struct sim_trace *t, uint32_t nodes, const char *order, const char *quota,
 		 const char *preempt)
 {
+	tu_trace_finish(t);
+	qrun_on(r, t, tu_cluster(nodes, 8, 1.0, SIM_PLACE_BEST_FIT), order, quota, preempt, NULL);
+}
+
+/* Same on cluster c (taken), with a fallback policy by name (NULL: none). */
+static void qrun_on(struct qrun *r, struct sim_trace *t, struct sim_cluster *c, const char *order,
+		    const char *quota, const char *preempt, const char *fallback)
+{
 	memset(r, 0, sizeof *r);
 	r->t = t;
-	tu_trace_finish(t);
-	r->c = tu_cluster(nodes, 8, 1.0, SIM_PLACE_BEST_FIT);
+	r->c = c;
 	struct sim_diag d;
 	sim_diag_init(&d, 20);
 	d.echo = stderr;
@@ -60,14 +88,15 @@ static void qrun(struct qrun *r, struct sim_trace *t, uint32_t nodes, const char
 	sim_driver_virtual_init(&r->drv);
 	struct sim_engine_params ep = { .trace = t, .cluster = r->c, .driver = r->drv,
 					.sample_ns = 100 * SIM_NS_PER_S };
-	const char *names[SIM_FAM_COUNT_] = { order, "cohort", preempt ? "x" : NULL, NULL };
+	const char *names[SIM_FAM_COUNT_] = { order, "cohort", preempt ? "x" : NULL, fallback };
 	const char *params[SIM_FAM_COUNT_] = { NULL, quota, preempt, NULL };
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
 		if (!names[f])
 			continue;
 		cJSON *pj = params[f] ? cJSON_Parse(params[f]) : NULL;
 		const cJSON *nm = pj ? cJSON_GetObjectItemCaseSensitive(pj, "name") : NULL;
-		r->pol[f].ops = sim_policy_lookup((enum sim_policy_family)f, nm ? nm->valuestring : names[f]);
+		r->pol[f].ops = f == SIM_FAM_FALLBACK ? fb_stub(names[f]) :
+			sim_policy_lookup((enum sim_policy_family)f, nm ? nm->valuestring : names[f]);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(r->pol[f].ops);
 		ep.policies[f] = &r->pol[f];
 		cJSON_Delete(pj);
@@ -490,6 +519,272 @@ static void test_cohort_config_errors(void)
 			   "exp.json: $.policies.quota.max_heads_per_queue: expected an integer in [1, 1000000]");
 }
 
+/* The pending limit (max_pending_s) under the quota policy: a timed-out job leaves
+ * its queue for good and gives back any quota it held while waiting for nodes.
+ *  - quota 8 on 2 nodes: fill (8 GPUs, 0-1000) holds it all; wait (at 10, limit
+ *    100) is parked without quota and times out at 110; when fill ends, later (at
+ *    200) starts at 1000 and wait never does.
+ *  - quota 24 on 2 nodes: fill takes one node; wait2 (16 GPUs = both nodes) gets
+ *    its quota at 10 and waits for nodes; it times out at 110 and its 16 come
+ *    back, so later2 (8 GPUs at 200) fits the quota (8 + 8 <= 24) and the free node
+ *    at once. A leaked 16 would hold it until 1000. */
+static void test_cohort_pending_limit_drops(void)
+{
+	struct qrun r;
+	struct sim_trace *t = sim_trace_create();
+	add_job(t, "fill", 0, 1000, 8, "a", 0);
+	size_t w = add_job(t, "wait", 10, 100, 8, "a", 0);
+	t->jobs[w].max_pending_ns = 100 * SIM_NS_PER_S;
+	add_job(t, "later", 200, 100, 8, "a", 0);
+	qrun(&r, t, 2, "priority", ONE_QUEUE(""), NULL);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "wait")->state, SIM_JOB_TIMED_OUT_PENDING);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "wait")->start_ns, SIM_TIME_NONE);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "wait")->end_ns, 110 * SIM_NS_PER_S);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "later"), 1000.0, 1e-9);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "later")->state, SIM_JOB_COMPLETED);
+	qrun_free(&r);
+
+	t = sim_trace_create();
+	add_job(t, "fill", 0, 1000, 8, "a", 0);
+	w = add_job(t, "wait2", 10, 100, 16, "a", 0);
+	t->jobs[w].max_pending_ns = 100 * SIM_NS_PER_S;
+	add_job(t, "later2", 200, 100, 8, "a", 0);
+	qrun(&r, t, 2, "priority",
+	     "{\"name\": \"cohort\", \"queues\": [{\"name\": \"a\", \"cohort\": null,"
+	     " \"quota\": {\"f\": {\"gpu\": {\"nominal\": 24}}}}], \"unlisted_queues\": {\"cohort\": null}}",
+	     NULL);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "wait2")->state, SIM_JOB_TIMED_OUT_PENDING);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "later2"), 200.0, 1e-9);
+	qrun_free(&r);
+}
+
+/* ---- preference lists under the quota policy (issue 4) ---- */
+
+/* Two flavors of `h` and `a` 8-GPU nodes, h100 and a100, both speed 1.0. */
+static struct sim_cluster *h100_a100(uint32_t h, uint32_t a)
+{
+	struct sim_resources res;
+	sim_resources_init(&res);
+	struct sim_flavor_spec spec[2] = { { .name = "h100", .nodes = h, .speed = 1.0 },
+					   { .name = "a100", .nodes = a, .speed = 1.0 } };
+	spec[0].node_cap[SIM_RES_GPU] = spec[1].node_cap[SIM_RES_GPU] = 8 * SIM_MILLI;
+	return sim_cluster_create(&res, spec, 2, SIM_PLACE_BEST_FIT);
+}
+
+static struct sim_trace *csv_trace(const char *csv)
+{
+	struct sim_trace *t = NULL;
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	d.echo = stderr;
+	CU_ASSERT_EQUAL_FATAL(trace_native_parse("prefs.csv", csv, strlen(csv), &t, &d), 0);
+	sim_diag_fini(&d);
+	return t;
+}
+
+/* One queue a, no cohort, with nominal H on h100 and A on a100 (flavor_order: h100, a100). */
+static const char *queue_a(char *buf, size_t n, int h, int a)
+{
+	snprintf(buf, n,
+		 "{\"name\": \"cohort\", \"queues\": [{\"name\": \"a\", \"cohort\": null, \"quota\": {"
+		 "\"h100\": {\"gpu\": {\"nominal\": %d}}, \"a100\": {\"gpu\": {\"nominal\": %d}}}}],"
+		 " \"unlisted_queues\": {\"cohort\": null}}",
+		 h, a);
+	return buf;
+}
+
+static int flavor_of(const struct qrun *r, const char *id)
+{
+	return job_by_id(r->t, id)->alloc.flavor;
+}
+
+/* full (h100, 1000 s) holds a's whole h100 quota from 0. p (at 10) prefers h100 and
+ * lists a100 second, where it states its own run time, 3000 s. strict: p waits for
+ * h100 until 1000, as option 0. fungible: h100 has no quota and no preemption
+ * (none) can free it (no candidates), so the next flavor of the queue's order,
+ * a100, fits: p starts at 10 as option 1 and runs 3000 s, to 3010. */
+static void test_cohort_fungible_second_flavor(void)
+{
+	static const char *const csv = "id,submit_s,duration_s,queue,request,prefs\n"
+				       "full,0,1000,a,h100:gpu=8,\n"
+				       "p,10,1000,a,,h100:gpu=8;a100:gpu=8@3000\n";
+	char quota[512];
+	struct qrun r;
+	qrun_on(&r, csv_trace(csv), h100_a100(1, 1), "priority", queue_a(quota, sizeof quota, 8, 8), NULL,
+		"strict");
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "p"), 1000.0, 1e-9);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "p")->opt_chosen, 0);
+	CU_ASSERT_EQUAL(flavor_of(&r, "p"), 0);
+	qrun_free(&r);
+
+	qrun_on(&r, csv_trace(csv), h100_a100(1, 1), "priority", queue_a(quota, sizeof quota, 8, 8), NULL,
+		"fungible");
+	struct sim_job *p = job_by_id(r.t, "p");
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "p"), 10.0, 1e-9);
+	CU_ASSERT_EQUAL(p->opt_chosen, 1);
+	CU_ASSERT_EQUAL(flavor_of(&r, "p"), 1);
+	CU_ASSERT_EQUAL(p->end_ns, 3010 * SIM_NS_PER_S);
+	CU_ASSERT_EQUAL(p->state, SIM_JOB_COMPLETED);
+	qrun_free(&r);
+}
+
+/* First fit, on one node of each flavor. The queue's order is h100, a100; the job's
+ * is a100 first:
+ *  - free: both flavors free; first_fit takes a100 (the job's order), fungible
+ *    h100 (the queue's order).
+ *  - lo (priority 0, a100, 5000 s) holds a's a100 quota (8); hi (priority 5, at
+ *    10) lists a100 first. strict with classical preemption: hi preempts lo on
+ *    a100. first_fit never preempts: a100 does not fit, h100 does, hi starts there
+ *    at 10 and lo is untouched. */
+static void test_cohort_first_fit_order_and_no_preemption(void)
+{
+	static const char *const csv1 = "id,submit_s,duration_s,queue,request,prefs\n"
+					"free,0,100,a,,a100:gpu=8;h100:gpu=8\n";
+	static const char *const csv2 = "id,submit_s,duration_s,queue,priority,request,prefs\n"
+					"lo,0,5000,a,0,a100:gpu=8,\n"
+					"hi,10,1000,a,5,,a100:gpu=8;h100:gpu=8\n";
+	static const char *const classical = "{\"name\": \"classical\", \"within_queue\": \"LowerPriority\"}";
+	char quota[512];
+	struct qrun r;
+	qrun_on(&r, csv_trace(csv1), h100_a100(1, 1), "priority", queue_a(quota, sizeof quota, 8, 8), NULL,
+		"first_fit");
+	CU_ASSERT_EQUAL(flavor_of(&r, "free"), 1);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "free")->opt_chosen, 0);
+	qrun_free(&r);
+	qrun_on(&r, csv_trace(csv1), h100_a100(1, 1), "priority", queue_a(quota, sizeof quota, 8, 8), NULL,
+		"fungible");
+	CU_ASSERT_EQUAL(flavor_of(&r, "free"), 0);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "free")->opt_chosen, 1);
+	qrun_free(&r);
+
+	queue_a(quota, sizeof quota, 8, 8);
+	qrun_on(&r, csv_trace(csv2), h100_a100(1, 1), "priority", quota, classical, "strict");
+	CU_ASSERT_EQUAL(sim_engine_decisions(r.e)->n, 1);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "lo")->preemptions, 1);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "hi"), 10.0, 1e-9);
+	CU_ASSERT_EQUAL(flavor_of(&r, "hi"), 1);
+	qrun_free(&r);
+	qrun_on(&r, csv_trace(csv2), h100_a100(1, 1), "priority", quota, classical, "first_fit");
+	CU_ASSERT_EQUAL(sim_engine_decisions(r.e)->n, 0);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "lo")->preemptions, 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "hi"), 10.0, 1e-9);
+	CU_ASSERT_EQUAL(flavor_of(&r, "hi"), 0);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "hi")->opt_chosen, 1);
+	qrun_free(&r);
+}
+
+/* The nodes decide too: a's quota (16 on each flavor, flavor_order a100, h100) is
+ * larger than the cluster (one node each). fill takes the a100 node until 5000; p
+ * (at 10) lists a100 first. strict and fungible (Kueue: quota alone decides, and
+ * a100 comes first in the queue's order too): p's quota fits on a100, it holds it
+ * and waits for the node, to 5000. first_fit: a100 has quota but no free node, so
+ * h100 (quota and a node): p starts at 10. A waiting job is taken up again when
+ * nodes free up: q (at 20, a100 then h100) finds both nodes busy, waits, and
+ * starts on h100 when p ends at 110 (a100 is still busy). */
+static void test_cohort_first_fit_nodes_full(void)
+{
+	static const char *const csv = "id,submit_s,duration_s,queue,request,prefs\n"
+				       "fill,0,5000,a,a100:gpu=8,\n"
+				       "p,10,100,a,,a100:gpu=8;h100:gpu=8\n"
+				       "q,20,100,a,,a100:gpu=8;h100:gpu=8\n";
+	static const char *const quota =
+		"{\"name\": \"cohort\", \"queues\": [{\"name\": \"a\", \"cohort\": null, \"quota\": {"
+		"\"h100\": {\"gpu\": {\"nominal\": 16}}, \"a100\": {\"gpu\": {\"nominal\": 16}}},"
+		" \"flavor_order\": [{\"resources\": [\"gpu\"], \"flavors\": [\"a100\", \"h100\"]}]}],"
+		" \"unlisted_queues\": {\"cohort\": null}}";
+	static const char *const kueue[] = { "strict", "fungible" };
+	struct qrun r;
+	for (int i = 0; i < 2; i++) {
+		qrun_on(&r, csv_trace(csv), h100_a100(1, 1), "priority", quota, NULL, kueue[i]);
+		CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "p"), 5000.0, 1e-9);
+		CU_ASSERT_EQUAL(flavor_of(&r, "p"), 1);
+		qrun_free(&r);
+	}
+	qrun_on(&r, csv_trace(csv), h100_a100(1, 1), "priority", quota, NULL, "first_fit");
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "p"), 10.0, 1e-9);
+	CU_ASSERT_EQUAL(flavor_of(&r, "p"), 0);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "p")->opt_chosen, 1);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "q"), 110.0, 1e-9);
+	CU_ASSERT_EQUAL(flavor_of(&r, "q"), 0);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "q")->state, SIM_JOB_COMPLETED);
+	qrun_free(&r);
+}
+
+/* Submit-time quota: a's a100 quota (4) cannot ever hold 8. first_fit checks every
+ * option (SageMaker), so big is rejected; fungible and strict need one flavor that
+ * can hold it (h100), so big runs. small fits both options and runs. */
+static void test_cohort_first_fit_rejects_any_shortfall(void)
+{
+	static const char *const csv = "id,submit_s,duration_s,queue,request,prefs\n"
+				       "big,0,100,a,,h100:gpu=8;a100:gpu=8\n"
+				       "small,0,100,a,,h100:gpu=4;a100:gpu=4\n";
+	static const char *const fbs[] = { "first_fit", "fungible", "strict" };
+	char quota[512];
+	for (int i = 0; i < 3; i++) {
+		struct qrun r;
+		queue_a(quota, sizeof quota, 8, 4);
+		qrun_on(&r, csv_trace(csv), h100_a100(1, 1), "priority", quota, NULL, fbs[i]);
+		CU_ASSERT_EQUAL(job_by_id(r.t, "big")->state, i == 0 ? SIM_JOB_REJECTED : SIM_JOB_COMPLETED);
+		CU_ASSERT_EQUAL(job_by_id(r.t, "small")->state, SIM_JOB_COMPLETED);
+		qrun_free(&r);
+	}
+}
+
+/* Under fungible and first_fit every option of a job must have the same request:
+ * a located error at init (the trace's file and line, column prefs). strict uses
+ * option 0 only and accepts the trace. */
+static int init_with_fallback(const char *csv, const char *fallback, struct sim_diag *d)
+{
+	struct sim_trace *t = csv_trace(csv);
+	struct sim_cluster *c = h100_a100(1, 1);
+	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, c, d), 0);
+	struct sim_driver drv;
+	sim_driver_virtual_init(&drv);
+	struct sim_policy order = { .ops = sim_policy_lookup(SIM_FAM_ORDER, "priority") }, quota = { 0 };
+	struct sim_policy fb = { .ops = fb_stub(fallback) };
+	struct sim_engine_params ep = { .trace = t, .cluster = c, .driver = drv };
+	ep.policies[SIM_FAM_ORDER] = &order;
+	ep.policies[SIM_FAM_QUOTA] = &quota;
+	ep.policies[SIM_FAM_FALLBACK] = &fb;
+	struct sim_engine *e = sim_engine_create(&ep);
+	char params[512];
+	cJSON *pj = cJSON_Parse(queue_a(params, sizeof params, 8, 8));
+	struct sim_policy_env env = { .view = sim_engine_view(e), .file = "exp.json",
+				      .json_path = "$.policies.quota" };
+	int rc = sim_policy_create(&quota, &cohort_policy_ops, &env, pj, d);
+	sim_policy_destroy(&quota);
+	cJSON_Delete(pj);
+	sim_engine_destroy(e);
+	sim_driver_virtual_fini(&drv);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+	return rc;
+}
+
+static void test_cohort_prefs_share_one_request(void)
+{
+	static const char *const csv = "id,submit_s,duration_s,queue,request,prefs\n"
+				       "ok,0,100,a,,h100:gpu=4;a100:gpu=4\n"
+				       "mixed,0,100,a,,h100:gpu=8;a100:gpu=4\n";
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(init_with_fallback(csv, "fungible", &d), -SIM_EPARSE);
+	if (!sim_diag_contains(&d, "prefs.csv:3: column prefs: expected one request shared by every "
+				   "option under quota policy cohort with fallback fungible, found gpu=8 "
+				   "on option 1 (h100) and gpu=4 on option 2 (a100)")) {
+		sim_diag_print(&d, stderr);
+		CU_FAIL("expected message missing");
+	}
+	sim_diag_fini(&d);
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(init_with_fallback(csv, "first_fit", &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "with fallback first_fit, found gpu=8"));
+	sim_diag_fini(&d);
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(init_with_fallback(csv, "strict", &d), 0);
+	sim_diag_fini(&d);
+}
+
 static CU_TestInfo cohort_tests[] = {
 	{ "config_errors", test_cohort_config_errors },
 	{ "no_preemption_chains_at_one_instant", test_cohort_no_preemption_chains_at_one_instant },
@@ -504,6 +799,12 @@ static CU_TestInfo cohort_tests[] = {
 	{ "priority_events", test_cohort_priority_events },
 	{ "rejects_above_potential", test_cohort_rejects_above_potential },
 	{ "deterministic", test_cohort_deterministic },
+	{ "fungible_second_flavor", test_cohort_fungible_second_flavor },
+	{ "first_fit_order_and_no_preemption", test_cohort_first_fit_order_and_no_preemption },
+	{ "first_fit_nodes_full", test_cohort_first_fit_nodes_full },
+	{ "first_fit_rejects_any_shortfall", test_cohort_first_fit_rejects_any_shortfall },
+	{ "prefs_share_one_request", test_cohort_prefs_share_one_request },
+	{ "pending_limit_drops", test_cohort_pending_limit_drops },
 	CU_TEST_INFO_NULL,
 };
 

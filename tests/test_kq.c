@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../policies/kq_impl.h"
+#include "../policies/scenario.h"
 #include "testutil.h"
 
 static int init_kq(void) { return 0; }
@@ -403,6 +404,236 @@ static void test_kq_cycle_changes_no_state(void)
 	}
 }
 
+/* ---- allowed flavors, job order and first fit (issue 4: preference lists) ---- */
+
+/* Two queues in cohort co on h100 and a100 (flavor_order h100, a100), fungibility
+ * when_can_borrow WB and when_can_preempt MayStopSearch: a has h100 HA and a100 4,
+ * b has h100 HB and a100 0. a-low (priority -1, queue a) runs LOW GPUs on a100;
+ * a-new (priority 5, queue a) asks for REQ. */
+static struct scn *pref_world(int ha, int hb, const char *wb, int low, int req)
+{
+	char text[2048];
+	snprintf(text, sizeof text,
+		 "{\"flavors\": [\"h100\", \"a100\"], \"cohorts\": [{\"name\": \"co\"}],"
+		 " \"queues\": ["
+		 "  {\"name\": \"a\", \"cohort\": \"co\", \"within_queue\": \"LowerPriority\","
+		 "   \"quota\": {\"h100\": {\"gpu\": {\"nominal\": %d}},"
+		 "             \"a100\": {\"gpu\": {\"nominal\": 4}}},"
+		 "   \"flavor_fungibility\": {\"when_can_borrow\": \"%s\","
+		 "                            \"when_can_preempt\": \"MayStopSearch\"}},"
+		 "  {\"name\": \"b\", \"cohort\": \"co\","
+		 "   \"quota\": {\"h100\": {\"gpu\": {\"nominal\": %d}},"
+		 "             \"a100\": {\"gpu\": {\"nominal\": 0}}}}],"
+		 " \"running\": [{\"id\": \"a-low\", \"queue\": \"a\", \"priority\": -1,"
+		 "   \"flavor\": {\"gpu\": \"a100\"}, \"request\": {\"gpu\": %d}, \"admitted_at\": 10}],"
+		 " \"pending\": [{\"id\": \"a-new\", \"queue\": \"a\", \"priority\": 5,"
+		 "   \"request\": {\"gpu\": %d}, \"created_at\": 20}]}",
+		 ha, wb, hb, low, req);
+	struct scn *sc = NULL;
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	d.echo = stderr;
+	CU_ASSERT_EQUAL(scn_parse("pref.json", text, strlen(text), &sc, &d), 0);
+	sim_diag_fini(&d);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+	return sc;
+}
+
+/* a-new's flavors: n names (NULL-terminated list of flavor names), job order and
+ * first fit flags; its cached nomination is dropped. */
+static struct kq_wl *set_allow(struct scn *sc, const char *const *names, int job_order, int first_fit)
+{
+	struct kq_wl *w = &sc->jobs[sc->n_running];
+	w->n_allow = 0;
+	for (int k = 0; names && names[k]; k++)
+		w->allow[w->n_allow++] = (int16_t)kq_flavor_find(sc->kq, names[k]);
+	w->job_order = (uint8_t)job_order;
+	w->first_fit = (uint8_t)first_fit;
+	w->nom_gen = 0;
+	return w;
+}
+
+/* Decides the cycle; returns the admitted (or preempting) flavor name of a-new, or
+ * "" when it waits without either; *victims gets the count. */
+static const char *decide(struct scn *sc, struct kq_decision *d, size_t *victims)
+{
+	CU_ASSERT_EQUAL_FATAL(scn_decide(sc, d, NULL), 0);
+	*victims = d->victims.n;
+	const struct kq_assign *a = d->admitted.n ? &d->admitted.v[0] : NULL;
+	if (!a && d->preempting.n)
+		a = &d->preempting.v[0];
+	return a ? sc->kq->flavor_names[a->flavor[0]] : "";
+}
+
+static enum kq_wait wait_reason(const struct kq_decision *d)
+{
+	return d->waiting.n ? d->waiting.v[0].why : KQ_W_COUNT_;
+}
+
+/* Allowed flavors and their order, Kueue rules (no first fit). h100 has 4 free in
+ * a's quota; a100 is full of a-low, which a-new (higher priority, same queue) may
+ * preempt; when_can_preempt MayStopSearch stops at the first flavor that can. */
+static void test_kq_allowed_flavors_and_job_order(void)
+{
+	static const char *const a100_h100[] = { "a100", "h100", NULL }, *const a100[] = { "a100", NULL };
+	struct scn *sc = pref_world(4, 0, "MayStopSearch", 4, 2);
+	struct kq_decision d = { 0 };
+	size_t nv;
+	set_allow(sc, NULL, 0, 0); /* any flavor, the queue's order: h100 fits */
+	CU_ASSERT_STRING_EQUAL(decide(sc, &d, &nv), "h100");
+	CU_ASSERT_EQUAL(d.admitted.n, 1);
+	set_allow(sc, a100_h100, 0, 0); /* both allowed, still the queue's order */
+	CU_ASSERT_STRING_EQUAL(decide(sc, &d, &nv), "h100");
+	CU_ASSERT_EQUAL(nv, 0);
+	set_allow(sc, a100_h100, 1, 0); /* the job's order: a100 first, preempting a-low there */
+	CU_ASSERT_STRING_EQUAL(decide(sc, &d, &nv), "a100");
+	CU_ASSERT_EQUAL(d.preempting.n, 1);
+	CU_ASSERT_EQUAL_FATAL(nv, 1);
+	CU_ASSERT_STRING_EQUAL(d.victims.v[0].wl->name, "a-low");
+	set_allow(sc, a100, 0, 0); /* one flavor: the old "request names a flavor" */
+	CU_ASSERT_STRING_EQUAL(decide(sc, &d, &nv), "a100");
+	CU_ASSERT_EQUAL(nv, 1);
+	kq_decision_free(&d);
+	scn_destroy(sc);
+}
+
+struct room {
+	uint8_t full[2]; /* per flavor: no free nodes */
+	int calls;
+};
+
+static int room_fn(void *arg, const struct kq_wl *wl, int flavor)
+{
+	struct room *r = arg;
+	(void)wl;
+	r->calls++;
+	return !r->full[flavor];
+}
+
+/* First fit: the job's order, the first flavor that fits quota now without
+ * preemption (borrowing allowed) and has room; never a victim; else NoFit. */
+static void test_kq_first_fit(void)
+{
+	static const char *const a100_h100[] = { "a100", "h100", NULL }, *const a100[] = { "a100", NULL };
+	static const char *const h100_a100[] = { "h100", "a100", NULL }, *const h100[] = { "h100", NULL };
+	struct kq_decision d = { 0 };
+	size_t nv;
+	/* a100 would need preempting a-low: first fit passes it for h100 (fits). */
+	struct scn *sc = pref_world(4, 0, "MayStopSearch", 4, 2);
+	set_allow(sc, a100_h100, 1, 1);
+	CU_ASSERT_STRING_EQUAL(decide(sc, &d, &nv), "h100");
+	CU_ASSERT_EQUAL(d.admitted.n, 1);
+	CU_ASSERT_EQUAL(nv, 0);
+	set_allow(sc, a100, 1, 1); /* only a100: no preemption, it waits */
+	CU_ASSERT_STRING_EQUAL(decide(sc, &d, &nv), "");
+	CU_ASSERT_EQUAL(nv, 0);
+	CU_ASSERT_EQUAL(d.preempting.n, 0);
+	CU_ASSERT_EQUAL(wait_reason(&d), KQ_W_NO_QUOTA);
+	scn_destroy(sc);
+	/* h100 can never hold 6 (a's potential there is 4): ExceedsMaxQuota. */
+	sc = pref_world(4, 0, "MayStopSearch", 4, 6);
+	set_allow(sc, h100, 1, 1);
+	CU_ASSERT_STRING_EQUAL(decide(sc, &d, &nv), "");
+	CU_ASSERT_EQUAL(wait_reason(&d), KQ_W_EXCEEDS_MAX_QUOTA);
+	scn_destroy(sc);
+	/* h100 fits only by borrowing (a has 1, b lends 4), a100 fits within nominal
+	 * (a-low holds 1 of 4). Kueue with when_can_borrow TryNextFlavor moves on to
+	 * a100; first fit takes the first flavor that fits at any borrowing level. */
+	sc = pref_world(1, 4, "TryNextFlavor", 1, 2);
+	set_allow(sc, h100_a100, 0, 0);
+	CU_ASSERT_STRING_EQUAL(decide(sc, &d, &nv), "a100");
+	set_allow(sc, h100_a100, 1, 1);
+	CU_ASSERT_STRING_EQUAL(decide(sc, &d, &nv), "h100");
+	CU_ASSERT_EQUAL_FATAL(d.admitted.n, 1);
+	CU_ASSERT_EQUAL(d.admitted.v[0].borrow_level, 1);
+	/* The nodes: h100 has no room, so a100; neither has room: it waits for nodes. */
+	struct room room = { .full = { 0 } };
+	sc->kq->room = room_fn;
+	sc->kq->room_arg = &room;
+	room.full[kq_flavor_find(sc->kq, "h100")] = 1;
+	set_allow(sc, h100_a100, 1, 1);
+	CU_ASSERT_STRING_EQUAL(decide(sc, &d, &nv), "a100");
+	CU_ASSERT_EQUAL(room.calls, 2);
+	room.full[kq_flavor_find(sc->kq, "a100")] = 1;
+	CU_ASSERT_STRING_EQUAL(decide(sc, &d, &nv), "");
+	CU_ASSERT_EQUAL(wait_reason(&d), KQ_W_NO_NODES);
+	room.calls = 0; /* asked for first-fit workloads only */
+	set_allow(sc, h100_a100, 0, 0);
+	CU_ASSERT_STRING_EQUAL(decide(sc, &d, &nv), "a100");
+	CU_ASSERT_EQUAL(room.calls, 0);
+	kq_decision_free(&d);
+	scn_destroy(sc);
+}
+
+/* Random states: a first-fit head never preempts, and what it gets is the first
+ * flavor of its list whose quota fits now and whose nodes have room. */
+static void test_kq_first_fit_properties(void)
+{
+	for (unsigned long seed = 1; seed <= 40; seed++) {
+		gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+		gsl_rng_set(r, seed);
+		struct world wd;
+		world_make(&wd, r, 0);
+		struct kq_sched *s = wd.s;
+		struct room room = { .full = { (uint8_t)(gsl_rng_uniform(r) < 0.3),
+					       (uint8_t)(gsl_rng_uniform(r) < 0.3) } };
+		s->room = room_fn;
+		s->room_arg = &room;
+		for (int i = 0; i < 12; i++) {
+			struct kq_wl *w = world_new_job(&wd, r, 0);
+			w->flavor[0] = (int16_t)gsl_rng_uniform_int(r, 2);
+			if (kq_fits_quota(s, w, w->flavor, 1))
+				CU_ASSERT_EQUAL(kq_add_running(s, w), 0);
+		}
+		struct kq_wl *heads[8];
+		size_t n = 0;
+		for (int q = 0; q < wd.n_queues && n < 8; q++) {
+			struct kq_wl *w = world_new_job(&wd, r, SIM_NS_PER_S);
+			w->queue = wd.queue0 + q;
+			w->first_fit = w->job_order = gsl_rng_uniform(r) < 0.7;
+			int first = (int)gsl_rng_uniform_int(r, 2);
+			w->allow[w->n_allow++] = (int16_t)first;
+			if (gsl_rng_uniform(r) < 0.7)
+				w->allow[w->n_allow++] = (int16_t)(1 - first);
+			heads[n++] = w;
+		}
+		/* Expected per first-fit head, on the state before the cycle. */
+		int want[8];
+		for (size_t i = 0; i < n; i++) {
+			want[i] = -1;
+			for (int k = 0; heads[i]->first_fit && k < heads[i]->n_allow && want[i] < 0; k++) {
+				int16_t fl[SIM_MAX_RES] = { heads[i]->allow[k] };
+				if (kq_fits_quota(s, heads[i], fl, 1) && !room.full[fl[0]])
+					want[i] = fl[0];
+			}
+		}
+		struct kq_decision d = { 0 };
+		CU_ASSERT_EQUAL(kq_cycle(s, heads, n, SIM_NS_PER_S, NULL, NULL, &d), 0);
+		for (size_t i = 0; i < d.victims.n; i++)
+			CU_ASSERT(!d.victims.v[i].by->first_fit);
+		for (size_t i = 0; i < d.preempting.n; i++)
+			CU_ASSERT(!d.preempting.v[i].wl->first_fit);
+		for (size_t i = 0; i < d.deferred.n; i++)
+			CU_ASSERT(!d.deferred.v[i].wl->first_fit);
+		for (size_t i = 0; i < d.admitted.n; i++) {
+			const struct kq_assign *a = &d.admitted.v[i];
+			for (size_t h = 0; h < n; h++)
+				if (heads[h] == a->wl && a->wl->first_fit)
+					CU_ASSERT_EQUAL(a->flavor[0], want[h]);
+		}
+		for (size_t i = 0; i < d.waiting.n; i++) { /* a first-fit head with a fit waits only
+							    * if an earlier admission took the quota */
+			for (size_t h = 0; h < n; h++)
+				if (heads[h] == d.waiting.v[i].wl && heads[h]->first_fit && want[h] >= 0)
+					CU_ASSERT_EQUAL(d.waiting.v[i].why, KQ_W_NO_LONGER_FITS);
+		}
+		kq_decision_free(&d);
+		free(wd.w);
+		kq_destroy(s);
+		gsl_rng_free(r);
+	}
+}
+
 static CU_TestInfo kq_tests[] = {
 	{ "lending_example", test_kq_lending_example },
 	{ "borrowing_limit_and_nested", test_kq_borrowing_limit_and_nested },
@@ -411,6 +642,9 @@ static CU_TestInfo kq_tests[] = {
 	{ "properties_classical", test_kq_properties_classical },
 	{ "properties_fair_sharing", test_kq_properties_fair_sharing },
 	{ "cycle_changes_no_state", test_kq_cycle_changes_no_state },
+	{ "allowed_flavors_and_job_order", test_kq_allowed_flavors_and_job_order },
+	{ "first_fit", test_kq_first_fit },
+	{ "first_fit_properties", test_kq_first_fit_properties },
 	CU_TEST_INFO_NULL,
 };
 
