@@ -299,26 +299,6 @@ static int want_qty(struct chk *c, const cJSON *v, const char *path, int positiv
 	return 0;
 }
 
-/* ---- paths on disk ------------------------------------------------------- */
-
-/* rel resolved against the folder of cfg_path; absolute rel is kept. Caller frees. */
-static char *resolve(const char *cfg_path, const char *rel)
-{
-	const char *slash = strrchr(cfg_path, '/');
-	size_t dlen, rlen = strlen(rel);
-	char *p;
-
-	if (rel[0] == '/' || !slash)
-		return xstrdup(rel);
-	dlen = (size_t)(slash - cfg_path) + 1; /* keeps the slash, so "/x.json" gives "/" */
-	p = malloc(dlen + rlen + 1);
-	if (!p)
-		return NULL;
-	memcpy(p, cfg_path, dlen);
-	memcpy(p + dlen, rel, rlen + 1);
-	return p;
-}
-
 /* ---- top level ----------------------------------------------------------- */
 
 static const char *const top_keys[] = { "name",  "description", "trace",          "cluster", "policies",
@@ -357,7 +337,7 @@ static void check_trace(struct chk *c, struct exp_config *cfg, const cJSON *root
 	s = want_string(c, get(t, "path"), "$.trace.path", 1);
 	if (s && !*s)
 		err(c, "$.trace.path", "expected a non-empty path, got \"\"");
-	else if (s && !(cfg->trace_path = resolve(cfg->path, s)))
+	else if (s && !(cfg->trace_path = sim_path_beside(cfg->path, s)))
 		c->nomem = 1;
 	s = want_string(c, get(t, "format"), "$.trace.format", 0);
 	if (get(t, "format") && s && strcmp(s, "native") != 0) {
@@ -421,14 +401,14 @@ static void check_output(struct chk *c, struct exp_config *cfg, const cJSON *roo
 		s = want_string(c, o, "$.output", 0);
 		if (s && !*s)
 			err(c, "$.output", "expected a non-empty path, got \"\"");
-		else if (s && !(cfg->output = resolve(cfg->path, s)))
+		else if (s && !(cfg->output = sim_path_beside(cfg->path, s)))
 			c->nomem = 1;
 	} else if (cfg->name) {
 		size_t n = strlen(cfg->name) + sizeof "results/.h5";
 		char *rel = malloc(n);
 		if (rel) {
 			snprintf(rel, n, "results/%s.h5", cfg->name);
-			cfg->output = resolve(cfg->path, rel);
+			cfg->output = sim_path_beside(cfg->path, rel);
 			free(rel);
 		}
 		if (!cfg->output)
@@ -608,7 +588,7 @@ static void read_capacity_events(struct chk *c, const char *cfg_path, const cJSO
 		err(c, where, "expected the path of a CSV file (time_s,flavor,nodes|delta[,mode]), got %s", got);
 		return;
 	}
-	char *full = resolve(cfg_path, ce->valuestring);
+	char *full = sim_path_beside(cfg_path, ce->valuestring);
 	if (!full) {
 		c->nomem = 1;
 		return;

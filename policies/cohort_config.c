@@ -16,6 +16,7 @@
 #include "kq_policy.h"
 #include "policy.h"
 #include "scenario.h"
+#include "../sim/sidecsv.h"
 
 static const char *const run_queue_keys[] = { "share_strategy", "borrow_limit_percent", "preemption_retry_limit",
 					      "max_preemptions_per_hour", "queueing_strategy", NULL };
@@ -57,61 +58,6 @@ static int err_key(struct cohort_setup *s, struct sim_diag *d, const char *sub, 
 	return err(s, d, path, "%s", msg);
 }
 
-/* ---- small CSV reader for the side files (header row, # comments) ---- */
-
-struct csv {
-	FILE *f;
-	char line[4096];
-	char *fields[16];
-	int n;
-	unsigned lineno;
-};
-
-static int csv_next(struct csv *c)
-{
-	while (fgets(c->line, sizeof c->line, c->f)) {
-		c->lineno++;
-		size_t len = strcspn(c->line, "\r\n");
-		c->line[len] = 0;
-		if (!c->line[0] || c->line[0] == '#')
-			continue;
-		c->n = 0;
-		for (char *p = c->line; c->n < 16;) {
-			c->fields[c->n++] = p;
-			char *comma = strchr(p, ',');
-			if (!comma)
-				break;
-			*comma = 0;
-			p = comma + 1;
-		}
-		return 1;
-	}
-	return 0;
-}
-
-static int csv_col(const struct csv *c, const char *name)
-{
-	for (int i = 0; i < c->n; i++)
-		if (strcmp(c->fields[i], name) == 0)
-			return i;
-	return -1;
-}
-
-/* Path relative to the config's folder. */
-static char *resolve(const char *config, const char *rel)
-{
-	if (rel[0] == '/')
-		return strdup(rel);
-	const char *slash = strrchr(config, '/');
-	size_t dir = slash ? (size_t)(slash - config + 1) : 0;
-	char *p = malloc(dir + strlen(rel) + 1);
-	if (p) {
-		memcpy(p, config, dir);
-		strcpy(p + dir, rel);
-	}
-	return p;
-}
-
 static const char *want_string(const cJSON *obj, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -146,20 +92,20 @@ static int queues_from_csv(struct cohort_setup *s, const cJSON *spec, cJSON *que
 		return err(s, d, ".queues_csv.template", "expected an object of queue keys");
 	if (tmpl && (cJSON_GetObjectItemCaseSensitive(tmpl, "name") || cJSON_GetObjectItemCaseSensitive(tmpl, "quota")))
 		return err(s, d, ".queues_csv.template", "name and quota come from the CSV; expected neither here");
-	char *full = resolve(s->file, path);
+	char *full = sim_path_beside(s->file, path);
 	if (!full)
 		return -SIM_ENOMEM;
-	struct csv c = { .f = fopen(full, "r") };
+	struct sim_csv c = { .f = fopen(full, "r") };
 	if (!c.f) {
 		int rc = err(s, d, ".queues_csv.path", "cannot read %s: %s", full, strerror(errno));
 		free(full);
 		return rc;
 	}
 	int rc = 0, ci = -1, vi = -1;
-	if (!csv_next(&c) || (ci = csv_col(&c, ncol)) < 0 || (vi = csv_col(&c, vcol)) < 0)
+	if (!sim_csv_next(&c) || (ci = sim_csv_col(&c, ncol)) < 0 || (vi = sim_csv_col(&c, vcol)) < 0)
 		rc = err(s, d, ".queues_csv", "%s: expected a header row naming columns '%s' and '%s'", full, ncol,
 			 vcol);
-	while (!rc && csv_next(&c)) {
+	while (!rc && sim_csv_next(&c)) {
 		char *end;
 		double v = ci < c.n && vi < c.n ? strtod(c.fields[vi], &end) : -1;
 		if (ci >= c.n || vi >= c.n || v < 0 || *end || end == c.fields[vi]) {
@@ -316,10 +262,10 @@ static int read_time(const char *txt, sim_time_t *out)
 
 static int quota_events(struct cohort_setup *s, const char *rel, struct sim_diag *d)
 {
-	char *full = resolve(s->file, rel);
+	char *full = sim_path_beside(s->file, rel);
 	if (!full)
 		return -SIM_ENOMEM;
-	struct csv c = { .f = fopen(full, "r") };
+	struct sim_csv c = { .f = fopen(full, "r") };
 	int rc = 0;
 	if (!c.f) {
 		rc = err(s, d, ".quota_events", "cannot read %s: %s", full, strerror(errno));
@@ -327,12 +273,12 @@ static int quota_events(struct cohort_setup *s, const char *rel, struct sim_diag
 		return rc;
 	}
 	int ti = -1, qi = -1, fi = -1, ri = -1, ni = -1;
-	if (!csv_next(&c) || (ti = csv_col(&c, "time_s")) < 0 || (qi = csv_col(&c, "queue")) < 0 ||
-	    (fi = csv_col(&c, "flavor")) < 0 || (ri = csv_col(&c, "resource")) < 0 ||
-	    (ni = csv_col(&c, "nominal")) < 0)
+	if (!sim_csv_next(&c) || (ti = sim_csv_col(&c, "time_s")) < 0 || (qi = sim_csv_col(&c, "queue")) < 0 ||
+	    (fi = sim_csv_col(&c, "flavor")) < 0 || (ri = sim_csv_col(&c, "resource")) < 0 ||
+	    (ni = sim_csv_col(&c, "nominal")) < 0)
 		rc = err(s, d, ".quota_events", "%s: expected the header time_s,queue,flavor,resource,nominal",
 			 full);
-	while (!rc && csv_next(&c)) {
+	while (!rc && sim_csv_next(&c)) {
 		struct timed_change ch = { .kind = 0 };
 		int f, r;
 		if (c.n != 5 || read_time(c.fields[ti], &ch.t) ||
@@ -378,7 +324,7 @@ static int find_job(const struct sim_trace *t, const uint32_t *by_id, const char
 static int priority_events(struct cohort_setup *s, const char *rel, struct sim_diag *d)
 {
 	const struct sim_trace *t = s->trace;
-	char *full = resolve(s->file, rel);
+	char *full = sim_path_beside(s->file, rel);
 	uint32_t *by_id = malloc((t->n_jobs ? t->n_jobs : 1) * sizeof *by_id);
 	if (!full || !by_id) {
 		free(full), free(by_id);
@@ -388,16 +334,16 @@ static int priority_events(struct cohort_setup *s, const char *rel, struct sim_d
 		by_id[i] = (uint32_t)i;
 	cmp_trace = t;
 	qsort(by_id, t->n_jobs, sizeof *by_id, cmp_job_id);
-	struct csv c = { .f = fopen(full, "r") };
+	struct sim_csv c = { .f = fopen(full, "r") };
 	int rc = 0, ti = -1, ii = -1, pi = -1, di = -1;
 	if (!c.f)
 		rc = err(s, d, ".priority_events", "cannot read %s: %s", full, strerror(errno));
-	else if (!csv_next(&c) || (ti = csv_col(&c, "time_s")) < 0 || (ii = csv_col(&c, "id")) < 0 ||
-		 (pi = csv_col(&c, "priority")) < 0)
+	else if (!sim_csv_next(&c) || (ti = sim_csv_col(&c, "time_s")) < 0 || (ii = sim_csv_col(&c, "id")) < 0 ||
+		 (pi = sim_csv_col(&c, "priority")) < 0)
 		rc = err(s, d, ".priority_events", "%s: expected the header time_s,id,priority[,duration_s]", full);
 	else
-		di = csv_col(&c, "duration_s");
-	while (!rc && c.f && csv_next(&c)) {
+		di = sim_csv_col(&c, "duration_s");
+	while (!rc && c.f && sim_csv_next(&c)) {
 		struct timed_change ch = { .kind = 1 };
 		char *end;
 		long p = c.n > pi ? strtol(c.fields[pi], &end, 10) : 0;

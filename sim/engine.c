@@ -56,11 +56,11 @@ struct sim_engine {
 	uint8_t *out_of_stock;   /* per flavor */
 	size_t n_stock_models, n_out_of_stock;
 	uint32_t *busy_nodes;    /* scratch: nodes set_nodes put to draining (peak of the largest flavor) */
+	uint8_t *node_mark;      /* scratch: the same nodes, marked by index */
 	/* GPU-seconds of capacity in force from the first submit to cap_last_t (the
 	 * denominator of utilization when capacity changes). */
 	double cap_gpu_s;
 	sim_time_t cap_last_t;   /* SIM_TIME_NONE before the first submit */
-	uint8_t *node_mark;      /* scratch: the same nodes, marked by index */
 };
 
 /* EV_CAPACITY events of the capacity plan carry this arg (policies' carry their

@@ -213,3 +213,16 @@ void *sim_grow(void *v, size_t *cap, size_t n, size_t elem, size_t first)
 		*cap = ncap;
 	return nv;
 }
+
+char *sim_path_beside(const char *file, const char *rel)
+{
+	const char *slash = strrchr(file, '/');
+	size_t dlen = rel[0] == '/' || !slash ? 0 : (size_t)(slash - file) + 1; /* keeps the slash */
+	size_t rlen = strlen(rel);
+	char *p = malloc(dlen + rlen + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, file, dlen);
+	memcpy(p + dlen, rel, rlen + 1);
+	return p;
+}

@@ -98,6 +98,9 @@ int sim_time_parse_s(const char *s, size_t len, sim_time_t *out);
  * twice the capacity (`first` elements the first time) with *cap updated, or NULL
  * when out of memory (v and *cap unchanged). */
 void *sim_grow(void *v, size_t *cap, size_t n, size_t elem, size_t first);
+/* rel resolved against the folder of file (a config naming a trace or a side CSV);
+ * an absolute rel is kept. Malloc'd (caller frees), or NULL on no memory. */
+char *sim_path_beside(const char *file, const char *rel);
 
 /* Formats milli-units as a decimal without trailing zeros ("0.5", "8"). */
 void sim_qty_format(sim_qty_t q, char *buf, size_t n);
