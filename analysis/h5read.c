@@ -1013,33 +1013,33 @@ int h5read_decisions(const struct h5read_file *f, const char *run, struct h5read
 	return r;
 }
 
-/* ---- queues ---- */
+/* ---- numeric tables: queues, options ---- */
 
-void h5read_queues_free(struct h5read_queues *q)
+void h5read_table_free(struct h5read_table *t)
 {
-	if (!q)
+	if (!t)
 		return;
-	h5read_strings_free(q->field);
-	h5read_strings_free(q->unit);
-	h5read_strings_free(q->queue);
-	free(q->v);
-	memset(q, 0, sizeof *q);
+	h5read_strings_free(t->field);
+	h5read_strings_free(t->unit);
+	h5read_strings_free(t->key);
+	free(t->v);
+	memset(t, 0, sizeof *t);
 }
 
-int h5read_queues_field(const struct h5read_queues *q, const char *name)
+int h5read_table_field(const struct h5read_table *t, const char *name)
 {
-	return field_index(q->field, q->n_fields, name);
+	return field_index(t->field, t->n_fields, name);
 }
 
-double h5read_queues_get(const struct h5read_queues *q, size_t row, const char *name)
+double h5read_table_get(const struct h5read_table *t, size_t row, const char *name)
 {
-	return table_get(q->v, q->field, q->n_fields, q->n_rows, row, name);
+	return table_get(t->v, t->field, t->n_fields, t->n_rows, row, name);
 }
 
 /* The memory layout of a row of a numeric table (queues, options): the string field
  * `key` (NULL: none), then every numeric field as a double. Fills out->field and
  * out->unit; returns the memory type or -1. */
-static hid_t num_table_mtype(hid_t ft, hid_t d, const char *key, struct h5read_queues *out, size_t *qw,
+static hid_t num_table_mtype(hid_t ft, hid_t d, const char *key, struct h5read_table *out, size_t *qw,
 			     size_t *row_size)
 {
 	char **units = NULL;
@@ -1095,11 +1095,11 @@ out:
 	return mt;
 }
 
-/* Reads /runs/<run>/<name>, a table of a string field `key` (NULL: none; each row's
- * key is then "") and numeric fields, into out (queue holds the keys). A table the
- * file does not have (an older schema) leaves out->present 0. */
+/* Reads /runs/<run>/<name>, a table of a string field `key` (NULL: none, and out->key
+ * stays NULL) and numeric fields, into out. A table the file does not have (an older
+ * schema) leaves out->present 0. */
 static int read_num_table(const struct h5read_file *f, const char *run, const char *name, const char *key,
-			  struct h5read_queues *out, struct sim_diag *diag)
+			  struct h5read_table *out, struct sim_diag *diag)
 {
 	memset(out, 0, sizeof *out);
 	if (h5read_run_find(f, run) < 0) {
@@ -1129,9 +1129,9 @@ static int read_num_table(const struct h5read_file *f, const char *run, const ch
 	}
 	size_t n = (size_t)np;
 	buf = calloc(n ? n : 1, size ? size : 1);
-	out->queue = calloc(n + 1, sizeof *out->queue);
+	out->key = key ? calloc(n + 1, sizeof *out->key) : NULL;
 	out->v = calloc((n ? n : 1) * (out->n_fields ? out->n_fields : 1), sizeof *out->v);
-	if (!buf || !out->queue || !out->v)
+	if (!buf || (key && !out->key) || !out->v)
 		goto out_close;
 	if (n > 0 && size > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
 		r = h5err(diag, where, "cannot read rows");
@@ -1139,7 +1139,7 @@ static int read_num_table(const struct h5read_file *f, const char *run, const ch
 	}
 	for (size_t i = 0; i < n; i++) {
 		const char *row = buf + i * size;
-		if (!(out->queue[i] = qw ? dup_n(row, strnlen(row, qw)) : dup_str("")))
+		if (key && !(out->key[i] = qw ? dup_n(row, strnlen(row, qw)) : dup_str("")))
 			goto out_close;
 		out->n_rows = i + 1;
 		memcpy(&out->v[i * out->n_fields], row + qw, out->n_fields * sizeof(double));
@@ -1151,7 +1151,7 @@ out_close:
 	if (r == -SIM_ENOMEM)
 		sim_diag_add(diag, where, "out of memory");
 	if (r != 0)
-		h5read_queues_free(out);
+		h5read_table_free(out);
 	free(buf);
 	if (mt >= 0)
 		H5Tclose(mt);
@@ -1163,50 +1163,16 @@ out_close:
 	return r;
 }
 
-int h5read_queues(const struct h5read_file *f, const char *run, struct h5read_queues *out,
+int h5read_queues(const struct h5read_file *f, const char *run, struct h5read_table *out,
 		  struct sim_diag *diag)
 {
 	return read_num_table(f, run, "queues", "queue", out, diag);
 }
 
-/* ---- options ---- */
-
-void h5read_options_free(struct h5read_options *o)
-{
-	if (!o)
-		return;
-	h5read_strings_free(o->field);
-	h5read_strings_free(o->unit);
-	free(o->v);
-	memset(o, 0, sizeof *o);
-}
-
-int h5read_options_field(const struct h5read_options *o, const char *name)
-{
-	return field_index(o->field, o->n_fields, name);
-}
-
-double h5read_options_get(const struct h5read_options *o, size_t row, const char *name)
-{
-	return table_get(o->v, o->field, o->n_fields, o->n_rows, row, name);
-}
-
-int h5read_options(const struct h5read_file *f, const char *run, struct h5read_options *out,
+int h5read_options(const struct h5read_file *f, const char *run, struct h5read_table *out,
 		   struct sim_diag *diag)
 {
-	struct h5read_queues t;
-	memset(out, 0, sizeof *out);
-	int r = read_num_table(f, run, "options", NULL, &t, diag);
-	if (r)
-		return r;
-	out->present = t.present;
-	out->n_rows = t.n_rows;
-	out->n_fields = t.n_fields;
-	out->field = t.field;
-	out->unit = t.unit;
-	out->v = t.v;
-	h5read_strings_free(t.queue); /* the rows' empty keys */
-	return 0;
+	return read_num_table(f, run, "options", NULL, out, diag);
 }
 
 /* ---- timeseries ---- */

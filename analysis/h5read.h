@@ -117,41 +117,30 @@ int h5read_decisions(const struct h5read_file *f, const char *run, struct h5read
 		     struct sim_diag *diag);
 void h5read_decisions_free(struct h5read_decisions *d);
 
-/* /runs/<run>/queues (schema 1.2): one row a trace queue. Numeric fields are every
- * field but "queue", in file order, as doubles (as in h5read_summary). present is
- * 0 for a file without the table. */
-struct h5read_queues {
+/* A numeric table of a run (queues, options): every numeric field, in file order, as
+ * doubles (as in h5read_summary), and each row's key when the table has a string key
+ * field. present is 0 (and the rest empty) for a file without the table. */
+struct h5read_table {
 	int present;
 	size_t n_rows, n_fields;
-	char **queue;  /* n_rows, NULL-terminated */
+	char **key;    /* n_rows, NULL-terminated; NULL for a table without a key field */
 	char **field;  /* n_fields names, NULL-terminated */
 	char **unit;   /* n_fields units ("" when the file has none) */
 	double *v;     /* n_rows x n_fields, row-major */
 };
-int h5read_queues(const struct h5read_file *f, const char *run, struct h5read_queues *out,
-		  struct sim_diag *diag);
-void h5read_queues_free(struct h5read_queues *q);
-int h5read_queues_field(const struct h5read_queues *q, const char *name); /* index or -1 */
-/* Value of a field in a row; NaN when the field is absent. */
-double h5read_queues_get(const struct h5read_queues *q, size_t row, const char *name);
+void h5read_table_free(struct h5read_table *t);
+int h5read_table_field(const struct h5read_table *t, const char *name); /* index or -1 */
+/* Value of a field in a row; NaN when the field or the row is absent. */
+double h5read_table_get(const struct h5read_table *t, size_t row, const char *name);
 
+/* /runs/<run>/queues (schema 1.2): one row a trace queue, its name the key; every
+ * field but "queue". */
+int h5read_queues(const struct h5read_file *f, const char *run, struct h5read_table *out,
+		  struct sim_diag *diag);
 /* /runs/<run>/options (schema 1.3): one row an option index 0 .. k-1, k the largest
- * n_options of the run's jobs. Every field, "option" included, in file order, as
- * doubles (as in h5read_queues, without a string key). present is 0 for a file
- * without the table. */
-struct h5read_options {
-	int present;
-	size_t n_rows, n_fields;
-	char **field;  /* n_fields names, NULL-terminated */
-	char **unit;   /* n_fields units ("" when the file has none) */
-	double *v;     /* n_rows x n_fields, row-major */
-};
-int h5read_options(const struct h5read_file *f, const char *run, struct h5read_options *out,
+ * n_options of the run's jobs; no key, every field, "option" included. */
+int h5read_options(const struct h5read_file *f, const char *run, struct h5read_table *out,
 		   struct sim_diag *diag);
-void h5read_options_free(struct h5read_options *o);
-int h5read_options_field(const struct h5read_options *o, const char *name); /* index or -1 */
-/* Value of a field in a row; NaN when the field is absent. */
-double h5read_options_get(const struct h5read_options *o, size_t row, const char *name);
 
 /* /runs/<run>/timeseries. gpus_busy_by_flavor is n x n_flavors, row-major. The
  * per-queue series (schema 1.2) are n x n_queues, row-major, or NULL when the file

@@ -230,6 +230,23 @@ static FILE *open_dat(const char *dir, const char *name, char *path, size_t cap,
 	return f;
 }
 
+/* Bytes of a per-run plot's base name, "<prefix><run>" (the template's output name), and
+ * of a data file's path. */
+#define RUN_BASE_MAX (PLOT_NAME_MAX + 32)
+#define DAT_PATH_MAX 1024
+
+/* Opens *df, <dir>/<prefix><run>.dat, the data of a per-run plot; base gets its base
+ * name, path its path. 0, or -SIM_EIO with the message. */
+static int open_run_dat(const char *dir, const char *prefix, const char *run, char base[RUN_BASE_MAX],
+			char path[DAT_PATH_MAX], FILE **df, struct sim_diag *diag)
+{
+	char name[RUN_BASE_MAX + 8];
+	plot_file_name(prefix, run, base, RUN_BASE_MAX);
+	snprintf(name, sizeof name, "%s.dat", base);
+	*df = open_dat(dir, name, path, DAT_PATH_MAX, diag);
+	return *df ? 0 : -SIM_EIO;
+}
+
 static int close_dat(FILE *f, const char *path, struct sim_diag *diag)
 {
 	int bad = ferror(f);
@@ -596,14 +613,10 @@ static int plot_queues(const struct h5read_file *f, const struct plot_opts *o, c
 		*skipped = 1;
 		goto out_ts;
 	}
-	char base[PLOT_NAME_MAX + 32], name[PLOT_NAME_MAX + 40], path[1024], extra[1024], qrun[600];
-	plot_file_name("queues_", run, base, sizeof base);
-	snprintf(name, sizeof name, "%s.dat", base);
-	FILE *df = open_dat(o->outdir, name, path, sizeof path, diag);
-	if (!df) {
-		r = -SIM_EIO;
+	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[1024], qrun[600];
+	FILE *df;
+	if ((r = open_run_dat(o->outdir, "queues_", run, base, path, &df, diag)))
 		goto out_ts;
-	}
 	struct plot_vars pv = { .nblocks = 1, .npoints = (long)ts.n, .capacity = isfinite(cap) ? cap : 0 };
 	double unit_s = time_unit(ts.t_s[ts.n - 1], &pv.xunit);
 	long ns = queue_dat(df, &ts, unit_s);
@@ -636,14 +649,10 @@ static int plot_preemptions(const struct h5read_file *f, const struct plot_opts 
 		*skipped = 1;
 		goto out_d;
 	}
-	char base[PLOT_NAME_MAX + 32], name[PLOT_NAME_MAX + 40], path[1024], extra[2048];
-	plot_file_name("preemptions_", run, base, sizeof base);
-	snprintf(name, sizeof name, "%s.dat", base);
-	FILE *df = open_dat(o->outdir, name, path, sizeof path, diag);
-	if (!df) {
-		r = -SIM_EIO;
+	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[2048];
+	FILE *df;
+	if ((r = open_run_dat(o->outdir, "preemptions_", run, base, path, &df, diag)))
 		goto out_d;
-	}
 	int w = preempt_dat(df, &d, span_s, run, extra, sizeof extra);
 	if ((r = close_dat(df, path, diag)))
 		goto out_d;
@@ -665,7 +674,7 @@ static int plot_options(const struct h5read_file *f, const struct plot_opts *o, 
 			const char *gp, const char *term, const char *adir, int *skipped,
 			struct sim_diag *diag)
 {
-	struct h5read_options op;
+	struct h5read_table op;
 	int r = h5read_options(f, run, &op, diag);
 	if (r)
 		return r;
@@ -673,14 +682,10 @@ static int plot_options(const struct h5read_file *f, const struct plot_opts *o, 
 		*skipped = 1;
 		goto out_op;
 	}
-	char base[PLOT_NAME_MAX + 32], name[PLOT_NAME_MAX + 40], path[1024], extra[1024], qrun[600];
-	plot_file_name("options_", run, base, sizeof base);
-	snprintf(name, sizeof name, "%s.dat", base);
-	FILE *df = open_dat(o->outdir, name, path, sizeof path, diag);
-	if (!df) {
-		r = -SIM_EIO;
+	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[1024], qrun[600];
+	FILE *df;
+	if ((r = open_run_dat(o->outdir, "options_", run, base, path, &df, diag)))
 		goto out_op;
-	}
 	double started = 0, most = 0;
 	fprintf(df, "# run %s: started jobs by the option they ran on\n", run);
 	dat_field(df, "option");
@@ -688,7 +693,7 @@ static int plot_options(const struct h5read_file *f, const struct plot_opts *o, 
 	dat_field(df, "jobs");
 	fputc('\n', df);
 	for (size_t k = 0; k < op.n_rows; k++) {
-		double n = h5read_options_get(&op, k, "jobs");
+		double n = h5read_table_get(&op, k, "jobs");
 		if (!isfinite(n))
 			n = 0;
 		started += n;
@@ -703,7 +708,7 @@ static int plot_options(const struct h5read_file *f, const struct plot_opts *o, 
 	struct plot_vars pv = { .nblocks = 1, .npoints = (long)op.n_rows };
 	r = run_template(gp, adir, o->outdir, "options", base, term, &pv, extra, o->quiet, diag);
 out_op:
-	h5read_options_free(&op);
+	h5read_table_free(&op);
 	return r;
 }
 

@@ -190,6 +190,16 @@ static int check_run(const struct h5read_file *f, const struct h5read_summary *s
 	return 0;
 }
 
+/* 0, or -SIM_ENOENT (with the message) when the file has no run named `run` (NULL: all). */
+static int known_run(const struct h5read_file *f, const char *run, struct sim_diag *diag)
+{
+	if (run && h5read_run_find(f, run) < 0) {
+		sim_diag_add(diag, h5read_path(f), "no run named '%s'", run);
+		return -SIM_ENOENT;
+	}
+	return 0;
+}
+
 /* The replications table: the per-run table's main metrics as "mean ± half-width". */
 static const struct tcol rep_cols[] = {
 	{ "wait_mean[s]", "mean_wait_s", 1, 1 },
@@ -514,10 +524,9 @@ static void csv_num(FILE *out, double v)
 
 int report_jobs_csv(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
 {
-	if (run && h5read_run_find(f, run) < 0) {
-		sim_diag_add(diag, h5read_path(f), "no run named '%s'", run);
-		return -SIM_ENOENT;
-	}
+	int rc = known_run(f, run, diag);
+	if (rc)
+		return rc;
 	fputs("run,id,queue,user,flavor,option,gpus,submit_s,start_s,end_s,wait_s,jct_s,runtime_s,"
 	      "preemptions,status\n",
 	      out);
@@ -526,7 +535,7 @@ int report_jobs_csv(const struct h5read_file *f, const char *run, FILE *out, str
 		if (run && strcmp(name, run) != 0)
 			continue;
 		struct h5read_jobs j;
-		int rc = h5read_jobs(f, name, &j, diag);
+		rc = h5read_jobs(f, name, &j, diag);
 		if (rc)
 			return rc;
 		for (size_t i = 0; i < j.n; i++) {
@@ -584,28 +593,25 @@ static const struct tcol queue_cols[] = {
 
 #define CELL_MAX 48
 typedef char cell_t[CELL_MAX];
-/* Value of field `name` in row `row` of a table read by h5read (NaN when absent). */
-typedef double (*tget_fn)(const void *tab, size_t row, const char *name);
 
-/* The cells of a table: row 0 the headers, then n rows: a column without a field holds
- * keys[i], the others value x scale with the column's decimals, "-" for NaN. ncols
- * cells a row; NULL on no memory. */
-static cell_t *table_cells(const struct tcol *cols, size_t ncols, size_t n, char *const *keys, tget_fn get,
-			   const void *tab)
+/* The cells of table t: row 0 the headers, then a row a table row: a column without a
+ * field holds the row's key ("" without keys), the others value x scale with the
+ * column's decimals, "-" for NaN. ncols cells a row; NULL on no memory. */
+static cell_t *table_cells(const struct tcol *cols, size_t ncols, const struct h5read_table *t)
 {
-	cell_t *cells = calloc((n + 1) * ncols, sizeof *cells);
+	cell_t *cells = calloc((t->n_rows + 1) * ncols, sizeof *cells);
 	if (!cells)
 		return NULL;
 	for (size_t c = 0; c < ncols; c++)
 		snprintf(cells[c], CELL_MAX, "%s", cols[c].head);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < t->n_rows; i++) {
 		for (size_t c = 0; c < ncols; c++) {
 			char *cell = cells[(i + 1) * ncols + c];
 			if (!cols[c].field) {
-				snprintf(cell, CELL_MAX, "%s", keys ? keys[i] : "");
+				snprintf(cell, CELL_MAX, "%s", t->key ? t->key[i] : "");
 				continue;
 			}
-			double v = get(tab, i, cols[c].field);
+			double v = h5read_table_get(t, i, cols[c].field);
 			if (isnan(v))
 				snprintf(cell, CELL_MAX, "-");
 			else
@@ -635,110 +641,21 @@ static void table_print(FILE *out, cell_t *cells, size_t rows, size_t ncols)
 	}
 }
 
-static double queues_get(const void *tab, size_t row, const char *name)
-{
-	return h5read_queues_get(tab, row, name);
-}
-
 /* Prints one run's block of the per-queue table; rows formatted first, so running
  * out of memory prints nothing. */
-static int queues_block(const char *run, const struct h5read_queues *q, FILE *out)
+static int queues_block(const char *run, const struct h5read_table *q, FILE *out)
 {
-	cell_t *cells = table_cells(queue_cols, N_QUEUE_COLS, q->n_rows, q->queue, queues_get, q);
+	cell_t *cells = table_cells(queue_cols, N_QUEUE_COLS, q);
 	if (!cells)
 		return -SIM_ENOMEM;
 	int quota = 0;
 	for (size_t i = 0; i < q->n_rows; i++)
-		quota |= !isnan(h5read_queues_get(q, i, "nominal_gpus"));
+		quota |= !isnan(h5read_table_get(q, i, "nominal_gpus"));
 	fprintf(out, "run %s: %zu queue%s%s\n", run, q->n_rows, q->n_rows == 1 ? "" : "s",
 		quota ? "" : " (no quota policy: nominal, borrowed, lent, below_nominal and share are -)");
 	table_print(out, cells, q->n_rows + 1, N_QUEUE_COLS);
 	free(cells);
 	return 0;
-}
-
-int report_queues_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
-{
-	if (run && h5read_run_find(f, run) < 0) {
-		sim_diag_add(diag, h5read_path(f), "no run named '%s'", run);
-		return -SIM_ENOENT;
-	}
-	size_t shown = 0;
-	for (size_t r = 0; r < h5read_n_runs(f); r++) {
-		const char *name = h5read_run_name(f, r);
-		if (run && strcmp(name, run) != 0)
-			continue;
-		struct h5read_queues q;
-		int rc = h5read_queues(f, name, &q, diag);
-		if (rc)
-			return rc;
-		if (shown++)
-			fputc('\n', out);
-		if (!q.present)
-			fprintf(out, "run %s: no per-queue table (a file of schema 1.1)\n", name);
-		else
-			rc = queues_block(name, &q, out);
-		h5read_queues_free(&q);
-		if (rc) {
-			sim_diag_add(diag, h5read_path(f), "out of memory");
-			return rc;
-		}
-	}
-	if (shown == 0)
-		fprintf(out, "(no runs)\n");
-	return 0;
-}
-
-int report_queues_json(const struct h5read_file *f, const char *run, char **out, struct sim_diag *diag)
-{
-	*out = NULL;
-	if (run && h5read_run_find(f, run) < 0) {
-		sim_diag_add(diag, h5read_path(f), "no run named '%s'", run);
-		return -SIM_ENOENT;
-	}
-	cJSON *arr = cJSON_CreateArray();
-	int r = -SIM_ENOMEM;
-	if (!arr)
-		goto out_nomem;
-	for (size_t k = 0; k < h5read_n_runs(f); k++) {
-		const char *name = h5read_run_name(f, k);
-		if (run && strcmp(name, run) != 0)
-			continue;
-		struct h5read_queues q;
-		if ((r = h5read_queues(f, name, &q, diag))) {
-			cJSON_Delete(arr);
-			return r;
-		}
-		r = -SIM_ENOMEM;
-		for (size_t i = 0; i < q.n_rows; i++) {
-			cJSON *o = cJSON_CreateObject();
-			if (!o)
-				goto out_queues;
-			cJSON_AddItemToArray(arr, o);
-			if (!cJSON_AddStringToObject(o, "run", name) ||
-			    !cJSON_AddStringToObject(o, "queue", q.queue[i]))
-				goto out_queues;
-			for (size_t c = 0; c < q.n_fields; c++) {
-				cJSON *v = num_or_null(q.v[i * q.n_fields + c]);
-				if (!v)
-					goto out_queues;
-				cJSON_AddItemToObject(o, q.field[c], v);
-			}
-		}
-		r = 0;
-out_queues:
-		h5read_queues_free(&q);
-		if (r)
-			goto out_json;
-	}
-	*out = cJSON_Print(arr);
-	r = *out ? 0 : -SIM_ENOMEM;
-out_json:
-	cJSON_Delete(arr);
-out_nomem:
-	if (r == -SIM_ENOMEM)
-		sim_diag_add(diag, h5read_path(f), "out of memory");
-	return r;
 }
 
 /* ---- options ---- */
@@ -758,20 +675,15 @@ static const struct tcol option_cols[] = {
 };
 #define N_OPTION_COLS (sizeof option_cols / sizeof option_cols[0])
 
-static double options_get(const void *tab, size_t row, const char *name)
-{
-	return h5read_options_get(tab, row, name);
-}
-
 /* One run's block: "run NAME: N options, M started jobs" and the table. */
-static int options_block(const char *run, const struct h5read_options *o, FILE *out)
+static int options_block(const char *run, const struct h5read_table *o, FILE *out)
 {
-	cell_t *cells = table_cells(option_cols, N_OPTION_COLS, o->n_rows, NULL, options_get, o);
+	cell_t *cells = table_cells(option_cols, N_OPTION_COLS, o);
 	if (!cells)
 		return -SIM_ENOMEM;
 	double started = 0;
 	for (size_t i = 0; i < o->n_rows; i++) {
-		double n = h5read_options_get(o, i, "jobs");
+		double n = h5read_table_get(o, i, "jobs");
 		started += isnan(n) ? 0 : n;
 	}
 	fprintf(out, "run %s: %zu option%s, %.0f started job%s\n", run, o->n_rows, o->n_rows == 1 ? "" : "s",
@@ -781,104 +693,136 @@ static int options_block(const char *run, const struct h5read_options *o, FILE *
 	return 0;
 }
 
-int report_options_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
+/* ---- per-run tables (queues, options): one walk for the text and the JSON views ---- */
+
+/* How report shows a per-run numeric table. */
+struct table_view {
+	int (*read)(const struct h5read_file *f, const char *run, struct h5read_table *out,
+		    struct sim_diag *diag);
+	int (*block)(const char *run, const struct h5read_table *t, FILE *out); /* text, 0 or -SIM_ENOMEM */
+	const char *absent; /* text for a run without the table, after "run NAME: " */
+	const char *key;    /* JSON name of a row's key; NULL for a table without keys */
+};
+
+static const struct table_view queues_view = { h5read_queues, queues_block,
+					       "no per-queue table (a file of schema 1.1)", "queue" };
+static const struct table_view options_view = { h5read_options, options_block,
+						"no per-option table (a file of schema 1.2 or older)", NULL };
+
+/* Appends to arr one object a row of t: run, the row's key (when the view has one),
+ * then every field by name (NaN is null). 0 or -SIM_ENOMEM. */
+static int json_rows(cJSON *arr, const char *run, const char *key, const struct h5read_table *t)
 {
-	if (run && h5read_run_find(f, run) < 0) {
-		sim_diag_add(diag, h5read_path(f), "no run named '%s'", run);
-		return -SIM_ENOENT;
-	}
-	size_t shown = 0;
-	for (size_t r = 0; r < h5read_n_runs(f); r++) {
-		const char *name = h5read_run_name(f, r);
-		if (run && strcmp(name, run) != 0)
-			continue;
-		struct h5read_options o;
-		int rc = h5read_options(f, name, &o, diag);
-		if (rc)
-			return rc;
-		if (shown++)
-			fputc('\n', out);
-		if (!o.present)
-			fprintf(out, "run %s: no per-option table (a file of schema 1.2 or older)\n", name);
-		else
-			rc = options_block(name, &o, out);
-		h5read_options_free(&o);
-		if (rc) {
-			sim_diag_add(diag, h5read_path(f), "out of memory");
-			return rc;
+	for (size_t i = 0; i < t->n_rows; i++) {
+		cJSON *o = cJSON_CreateObject();
+		if (!o)
+			return -SIM_ENOMEM;
+		cJSON_AddItemToArray(arr, o);
+		if (!cJSON_AddStringToObject(o, "run", run) ||
+		    (key && !cJSON_AddStringToObject(o, key, t->key[i])))
+			return -SIM_ENOMEM;
+		for (size_t c = 0; c < t->n_fields; c++) {
+			cJSON *v = num_or_null(t->v[i * t->n_fields + c]);
+			if (!v)
+				return -SIM_ENOMEM;
+			cJSON_AddItemToObject(o, t->field[c], v);
 		}
 	}
-	if (shown == 0)
-		fprintf(out, "(no runs)\n");
 	return 0;
 }
 
-int report_options_json(const struct h5read_file *f, const char *run, char **out, struct sim_diag *diag)
+/* The table of every run, or of `run` alone (known to exist), in file order: as text
+ * blocks to out, a blank line apart, "(no runs)" for a file without runs; or, out
+ * NULL, as rows appended to arr. A reader's error returns at once (its message in diag). */
+static int view_runs(const struct h5read_file *f, const char *run, const struct table_view *v, FILE *out,
+		     cJSON *arr, struct sim_diag *diag)
 {
-	*out = NULL;
-	if (run && h5read_run_find(f, run) < 0) {
-		sim_diag_add(diag, h5read_path(f), "no run named '%s'", run);
-		return -SIM_ENOENT;
-	}
-	cJSON *arr = cJSON_CreateArray();
-	int r = -SIM_ENOMEM;
-	if (!arr)
-		goto out_nomem;
+	size_t shown = 0;
 	for (size_t k = 0; k < h5read_n_runs(f); k++) {
 		const char *name = h5read_run_name(f, k);
 		if (run && strcmp(name, run) != 0)
 			continue;
-		struct h5read_options o;
-		if ((r = h5read_options(f, name, &o, diag))) {
-			cJSON_Delete(arr);
+		struct h5read_table t;
+		int r = v->read(f, name, &t, diag);
+		if (r)
+			return r;
+		if (out && shown++)
+			fputc('\n', out);
+		if (!out)
+			r = json_rows(arr, name, v->key, &t);
+		else if (!t.present)
+			fprintf(out, "run %s: %s\n", name, v->absent);
+		else
+			r = v->block(name, &t, out);
+		h5read_table_free(&t);
+		if (r) {
+			sim_diag_add(diag, h5read_path(f), "out of memory");
 			return r;
 		}
-		r = -SIM_ENOMEM;
-		for (size_t i = 0; i < o.n_rows; i++) {
-			cJSON *obj = cJSON_CreateObject();
-			if (!obj)
-				goto out_options;
-			cJSON_AddItemToArray(arr, obj);
-			if (!cJSON_AddStringToObject(obj, "run", name))
-				goto out_options;
-			for (size_t c = 0; c < o.n_fields; c++) {
-				cJSON *v = num_or_null(o.v[i * o.n_fields + c]);
-				if (!v)
-					goto out_options;
-				cJSON_AddItemToObject(obj, o.field[c], v);
-			}
-		}
-		r = 0;
-out_options:
-		h5read_options_free(&o);
-		if (r)
-			goto out_json;
 	}
-	*out = cJSON_Print(arr);
-	r = *out ? 0 : -SIM_ENOMEM;
-out_json:
-	cJSON_Delete(arr);
-out_nomem:
-	if (r == -SIM_ENOMEM)
+	if (out && shown == 0)
+		fprintf(out, "(no runs)\n");
+	return 0;
+}
+
+static int view_table(const struct h5read_file *f, const char *run, const struct table_view *v, FILE *out,
+		      struct sim_diag *diag)
+{
+	int r = known_run(f, run, diag);
+	return r ? r : view_runs(f, run, v, out, NULL, diag);
+}
+
+static int view_json(const struct h5read_file *f, const char *run, const struct table_view *v, char **out,
+		     struct sim_diag *diag)
+{
+	*out = NULL;
+	int r = known_run(f, run, diag);
+	if (r)
+		return r;
+	cJSON *arr = cJSON_CreateArray();
+	r = arr ? view_runs(f, run, v, NULL, arr, diag) : 0;
+	if (r == 0 && !(*out = arr ? cJSON_Print(arr) : NULL)) {
 		sim_diag_add(diag, h5read_path(f), "out of memory");
+		r = -SIM_ENOMEM;
+	}
+	cJSON_Delete(arr);
 	return r;
+}
+
+int report_queues_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
+{
+	return view_table(f, run, &queues_view, out, diag);
+}
+
+int report_queues_json(const struct h5read_file *f, const char *run, char **out, struct sim_diag *diag)
+{
+	return view_json(f, run, &queues_view, out, diag);
+}
+
+int report_options_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
+{
+	return view_table(f, run, &options_view, out, diag);
+}
+
+int report_options_json(const struct h5read_file *f, const char *run, char **out, struct sim_diag *diag)
+{
+	return view_json(f, run, &options_view, out, diag);
 }
 
 /* ---- decisions ---- */
 
 int report_decisions_csv(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
 {
-	if (run && h5read_run_find(f, run) < 0) {
-		sim_diag_add(diag, h5read_path(f), "no run named '%s'", run);
-		return -SIM_ENOENT;
-	}
+	int rc = known_run(f, run, diag);
+	if (rc)
+		return rc;
 	fputs("run,time_s,preemptor,victim,preemptor_queue,victim_queue,reason,requeued,lost_gpu_s\n", out);
 	for (size_t r = 0; r < h5read_n_runs(f); r++) {
 		const char *name = h5read_run_name(f, r);
 		if (run && strcmp(name, run) != 0)
 			continue;
 		struct h5read_decisions d;
-		int rc = h5read_decisions(f, name, &d, diag);
+		rc = h5read_decisions(f, name, &d, diag);
 		if (rc)
 			return rc;
 		for (size_t i = 0; i < d.n; i++) {

@@ -1017,7 +1017,41 @@ out_type:
 	return r;
 }
 
-/* ---- queues: one row a trace queue ---- */
+/* ---- numeric tables: queues, options ---- */
+
+/* Writes the dataset `name` of n rows with the fields of c, which the caller added:
+ * field 0 the row's key, keys[i] when keys (a string field) or else the row index (an
+ * int32 field), then c->n - 1 doubles, the first of each row struct in rows (n structs
+ * of row_size bytes, each starting with its doubles). desc describes the table. */
+static int write_num_table(hid_t grp, const char *name, const char *desc, struct ctype *c, char **keys,
+			   const void *rows, size_t row_size, size_t n)
+{
+	char *buf = NULL;
+	int r = -1;
+	if (ctype_build(c) < 0 || !(buf = calloc(n ? n : 1, c->size)))
+		goto out_free;
+	for (size_t i = 0; i < n; i++) {
+		char *row = buf + i * c->size;
+		const double *v = (const double *)((const char *)rows + i * row_size);
+		int32_t index = (int32_t)i;
+		if (keys)
+			put_str(row, c, 0, name_or_empty(keys, n, index));
+		else
+			put(row, c, 0, &index, sizeof index);
+		for (size_t f = 1; f < c->n; f++)
+			put_f64(row, c, f, v[f - 1]);
+	}
+	hid_t d = ctype_dataset(c, grp, name, n);
+	if (d < 0)
+		goto out_free;
+	if (write_rows(d, c->mem, 0, n, buf) == 0 && ctype_attrs(c, d, desc) == 0)
+		r = 0;
+	if (H5Dclose(d) < 0)
+		r = -1;
+out_free:
+	free(buf);
+	return r;
+}
 
 static int write_queues(hid_t grp, const struct h5out_run *run)
 {
@@ -1026,7 +1060,6 @@ static int write_queues(hid_t grp, const struct h5out_run *run)
 	struct sim_queue_row *own = NULL;
 	const struct sim_queue_row *rows = run->queues;
 	struct ctype c = { .mem = -1 };
-	char *buf = NULL;
 	int r = -1;
 	if (!rows) {
 		own = calloc(nq ? nq : 1, sizeof *own);
@@ -1041,67 +1074,35 @@ static int write_queues(hid_t grp, const struct h5out_run *run)
 			      sim_queue_field_unit((enum sim_queue_field)f),
 			      sim_queue_field_description((enum sim_queue_field)f)) < 0)
 			goto out_free;
-	if (ctype_build(&c) < 0 || !(buf = calloc(nq ? nq : 1, c.size)))
-		goto out_free;
-	for (size_t q = 0; q < nq; q++) {
-		char *row = buf + q * c.size;
-		put_str(row, &c, 0, name_or_empty(t->queues, t->n_queues, (int32_t)q));
-		for (int f = 0; f < SIM_QF_COUNT_; f++)
-			put_f64(row, &c, 1 + (size_t)f, rows[q].v[f]);
-	}
-	hid_t d = ctype_dataset(&c, grp, "queues", nq);
-	if (d < 0)
-		goto out_free;
-	if (write_rows(d, c.mem, 0, nq, buf) == 0 &&
-	    ctype_attrs(&c, d, "one row a trace queue, in trace order (analysis/SCHEMA.md)") == 0)
-		r = 0;
-	if (H5Dclose(d) < 0)
-		r = -1;
+	r = write_num_table(grp, "queues", "one row a trace queue, in trace order (analysis/SCHEMA.md)", &c,
+			    t->queues, rows, sizeof *rows, nq);
 out_free:
-	free(buf);
 	ctype_fini(&c);
 	free(own);
 	return r;
 }
 
-/* ---- options: one row an option index, up to the largest n_opts of the trace ---- */
-
+/* One row an option index, up to the largest n_opts of the trace. */
 static int write_options(hid_t grp, const struct h5out_run *run)
 {
 	struct sim_option_row rows[SIM_MAX_OPTIONS];
 	size_t n = 0;
 	struct ctype c = { .mem = -1 };
-	char *buf = NULL;
 	int r = -1;
 	if (sim_metrics_options(run->trace, run->cluster, rows, &n) < 0)
 		return -1;
 	if (ctype_add(&c, "option", copy_type(H5T_NATIVE_INT32), "1", "option index (0 = the first)") < 0)
-		goto out_free;
+		goto out_fini;
 	for (int f = 0; f < SIM_OF_COUNT_; f++) {
 		enum sim_option_field of = (enum sim_option_field)f;
 		if (ctype_add(&c, sim_option_field_name(of), copy_type(H5T_NATIVE_DOUBLE), sim_option_field_unit(of),
 			      sim_option_field_description(of)) < 0)
-			goto out_free;
+			goto out_fini;
 	}
-	if (ctype_build(&c) < 0 || !(buf = calloc(n ? n : 1, c.size)))
-		goto out_free;
-	for (size_t k = 0; k < n; k++) {
-		char *row = buf + k * c.size;
-		int32_t opt = (int32_t)k;
-		put(row, &c, 0, &opt, sizeof opt);
-		for (int f = 0; f < SIM_OF_COUNT_; f++)
-			put_f64(row, &c, 1 + (size_t)f, rows[k].v[f]);
-	}
-	hid_t d = ctype_dataset(&c, grp, "options", n);
-	if (d < 0)
-		goto out_free;
-	if (write_rows(d, c.mem, 0, n, buf) == 0 &&
-	    ctype_attrs(&c, d, "one row an option index: the jobs that ran on it (analysis/SCHEMA.md)") == 0)
-		r = 0;
-	if (H5Dclose(d) < 0)
-		r = -1;
-out_free:
-	free(buf);
+	r = write_num_table(grp, "options",
+			    "one row an option index: the jobs that ran on it (analysis/SCHEMA.md)", &c, NULL, rows,
+			    sizeof *rows, n);
+out_fini:
 	ctype_fini(&c);
 	return r;
 }

@@ -713,23 +713,23 @@ static void test_h5out_round_trip_preemption_tables(void)
 	struct sim_decisions fd = fx_decisions();
 	struct sim_queue_row rows[2];
 	CU_ASSERT_EQUAL_FATAL(sim_metrics_queues(t, acct, &ts, &fd, FX_END_NS, rows), 0);
-	struct h5read_queues q;
+	struct h5read_table q;
 	CU_ASSERT_EQUAL_FATAL(h5read_queues(f, "r", &q, &d), 0);
 	CU_ASSERT(q.present);
 	CU_ASSERT_EQUAL_FATAL(q.n_rows, 2);
 	CU_ASSERT_EQUAL(q.n_fields, SIM_QF_COUNT_);
-	CU_ASSERT_STRING_EQUAL(q.queue[0], "q");
-	CU_ASSERT_STRING_EQUAL(q.queue[1], "research");
+	CU_ASSERT_STRING_EQUAL(q.key[0], "q");
+	CU_ASSERT_STRING_EQUAL(q.key[1], "research");
 	for (int k = 0; k < SIM_QF_COUNT_ && (size_t)k < q.n_fields; k++) {
 		CU_ASSERT_STRING_EQUAL(q.field[k], sim_queue_field_name((enum sim_queue_field)k));
 		CU_ASSERT_STRING_EQUAL(q.unit[k], sim_queue_field_unit((enum sim_queue_field)k));
 		for (size_t r = 0; r < 2; r++)
 			CU_ASSERT(same_double(q.v[r * q.n_fields + (size_t)k], rows[r].v[k]));
 	}
-	CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, 0, "share"), 0.75, 1e-12);
-	CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, 1, "lent_gpu_h"), 10000.0 / 3600, 1e-12);
-	CU_ASSERT(isnan(h5read_queues_get(&q, 0, "no_such_field")));
-	h5read_queues_free(&q);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_table_get(&q, 0, "share"), 0.75, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_table_get(&q, 1, "lent_gpu_h"), 10000.0 / 3600, 1e-12);
+	CU_ASSERT(isnan(h5read_table_get(&q, 0, "no_such_field")));
+	h5read_table_free(&q);
 
 	/* the summary's new fields */
 	struct h5read_summary s;
@@ -807,7 +807,7 @@ static void test_h5out_round_trip_options(void)
 	sim_diag_init(&d, 5);
 	struct h5read_file *f = NULL;
 	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
-	struct h5read_options o;
+	struct h5read_table o;
 	CU_ASSERT_EQUAL_FATAL(h5read_options(f, "r", &o, &d), 0);
 	CU_ASSERT(o.present);
 	CU_ASSERT_EQUAL_FATAL(o.n_rows, 2);
@@ -816,7 +816,7 @@ static void test_h5out_round_trip_options(void)
 	CU_ASSERT_STRING_EQUAL(o.unit[0], "1");
 	CU_ASSERT_PTR_NULL(o.field[o.n_fields]);
 	for (size_t r = 0; r < 2; r++) {
-		CU_ASSERT_DOUBLE_EQUAL(h5read_options_get(&o, r, "option"), (double)r, 0);
+		CU_ASSERT_DOUBLE_EQUAL(h5read_table_get(&o, r, "option"), (double)r, 0);
 		for (int k = 0; k < SIM_OF_COUNT_; k++) {
 			enum sim_option_field of = (enum sim_option_field)k;
 			CU_ASSERT_STRING_EQUAL(o.field[1 + k], sim_option_field_name(of));
@@ -824,13 +824,13 @@ static void test_h5out_round_trip_options(void)
 			CU_ASSERT(same_double(o.v[r * o.n_fields + 1 + (size_t)k], rows[r].v[k]));
 		}
 	}
-	CU_ASSERT_DOUBLE_EQUAL(h5read_options_get(&o, 0, "p95_wait_s"), 4945, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(h5read_options_get(&o, 1, "runtime_ratio"), 4, 1e-12);
-	CU_ASSERT_EQUAL(h5read_options_field(&o, "mean_cost"), 1 + SIM_OF_mean_cost);
-	CU_ASSERT(isnan(h5read_options_get(&o, 0, "no_such_field")));
-	CU_ASSERT(isnan(h5read_options_get(&o, 2, "jobs"))); /* no such row */
-	h5read_options_free(&o);
-	h5read_options_free(&o); /* zeroed: a no-op */
+	CU_ASSERT_DOUBLE_EQUAL(h5read_table_get(&o, 0, "p95_wait_s"), 4945, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_table_get(&o, 1, "runtime_ratio"), 4, 1e-12);
+	CU_ASSERT_EQUAL(h5read_table_field(&o, "mean_cost"), 1 + SIM_OF_mean_cost);
+	CU_ASSERT(isnan(h5read_table_get(&o, 0, "no_such_field")));
+	CU_ASSERT(isnan(h5read_table_get(&o, 2, "jobs"))); /* no such row */
+	h5read_table_free(&o);
+	h5read_table_free(&o); /* zeroed: a no-op */
 	CU_ASSERT_EQUAL(h5read_options(f, "nope", &o, &d), -SIM_ENOENT);
 
 	struct h5read_summary s;
@@ -906,14 +906,14 @@ static void test_h5out_without_engine_extras(void)
 	CU_ASSERT(ds.present);
 	CU_ASSERT_EQUAL(ds.n, 0);
 	h5read_decisions_free(&ds);
-	struct h5read_queues q;
+	struct h5read_table q;
 	CU_ASSERT_EQUAL_FATAL(h5read_queues(f, "p", &q, &d), 0);
 	CU_ASSERT_EQUAL_FATAL(q.n_rows, 2);
-	CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, 0, "jobs"), 6, 0);
-	CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, 1, "preemptions_suffered"), 2, 0);
-	CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, 0, "preemptions_caused"), 1, 0); /* j7's own count */
-	CU_ASSERT(isnan(h5read_queues_get(&q, 0, "busy_gpu_h")) && isnan(h5read_queues_get(&q, 1, "share")));
-	h5read_queues_free(&q);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_table_get(&q, 0, "jobs"), 6, 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_table_get(&q, 1, "preemptions_suffered"), 2, 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_table_get(&q, 0, "preemptions_caused"), 1, 0); /* j7's own count */
+	CU_ASSERT(isnan(h5read_table_get(&q, 0, "busy_gpu_h")) && isnan(h5read_table_get(&q, 1, "share")));
+	h5read_table_free(&q);
 	struct h5read_timeseries rts;
 	CU_ASSERT_EQUAL_FATAL(h5read_timeseries(f, "p", &rts, &d), 0);
 	CU_ASSERT_EQUAL(rts.n, 4);
@@ -1012,14 +1012,14 @@ static void test_h5out_reads_schema_1_1(void)
 	CU_ASSERT_EQUAL(h5read_decisions(f, "r", &ds, &d), 0);
 	CU_ASSERT(!ds.present && ds.n == 0);
 	h5read_decisions_free(&ds);
-	struct h5read_queues q;
+	struct h5read_table q;
 	CU_ASSERT_EQUAL(h5read_queues(f, "r", &q, &d), 0);
 	CU_ASSERT(!q.present && q.n_rows == 0);
-	h5read_queues_free(&q);
-	struct h5read_options o;
+	h5read_table_free(&q);
+	struct h5read_table o;
 	CU_ASSERT_EQUAL(h5read_options(f, "r", &o, &d), 0);
 	CU_ASSERT(!o.present && o.n_rows == 0 && o.n_fields == 0);
-	h5read_options_free(&o);
+	h5read_table_free(&o);
 	struct h5read_timeseries ts;
 	CU_ASSERT_EQUAL_FATAL(h5read_timeseries(f, "r", &ts, &d), 0);
 	CU_ASSERT_EQUAL(ts.n, 11);

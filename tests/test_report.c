@@ -1120,7 +1120,7 @@ static void test_report_run_with_quotas(void)
 	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "schema_version"), H5OUT_SCHEMA_VERSION);
 	const char *run = h5read_run_name(f, 0);
 	struct h5read_summary s;
-	struct h5read_queues q;
+	struct h5read_table q;
 	struct h5read_decisions ds;
 	struct h5read_jobs j;
 	struct h5read_timeseries ts;
@@ -1130,16 +1130,16 @@ static void test_report_run_with_quotas(void)
 	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, run, &j, &d), 0);
 	CU_ASSERT_EQUAL_FATAL(h5read_timeseries(f, run, &ts, &d), 0);
 	CU_ASSERT_EQUAL_FATAL(q.n_rows, 2);
-	CU_ASSERT_STRING_EQUAL(q.queue[0], "research");
-	CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, 0, "nominal_gpus"), 12, 0);
-	CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, 1, "nominal_gpus"), 4, 0);
+	CU_ASSERT_STRING_EQUAL(q.key[0], "research");
+	CU_ASSERT_DOUBLE_EQUAL(h5read_table_get(&q, 0, "nominal_gpus"), 12, 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_table_get(&q, 1, "nominal_gpus"), 4, 0);
 	CU_ASSERT(ts.n_queues == 2 && ts.queue_usage && ts.queue_nominal && ts.queue_lent);
 
 	double suffered = 0, caused = 0, busy_h = 0, jobs_pre = 0, jobs_caused = 0, lost = 0;
 	for (size_t k = 0; k < q.n_rows; k++) {
-		suffered += h5read_queues_get(&q, k, "preemptions_suffered");
-		caused += h5read_queues_get(&q, k, "preemptions_caused");
-		busy_h += h5read_queues_get(&q, k, "busy_gpu_h");
+		suffered += h5read_table_get(&q, k, "preemptions_suffered");
+		caused += h5read_table_get(&q, k, "preemptions_caused");
+		busy_h += h5read_table_get(&q, k, "busy_gpu_h");
 	}
 	for (size_t i = 0; i < j.n; i++) {
 		jobs_pre += j.preemptions[i];
@@ -1165,16 +1165,16 @@ static void test_report_run_with_quotas(void)
 	CU_ASSERT_DOUBLE_EQUAL(busy_h * 3600, busy, 1e-6 * busy);
 	double x[2];
 	for (size_t k = 0; k < 2; k++) {
-		double nom = h5read_queues_get(&q, k, "nominal_gpus");
-		x[k] = h5read_queues_get(&q, k, "busy_gpu_h") * 3600 / (nom * ms);
-		CU_ASSERT_DOUBLE_EQUAL(h5read_queues_get(&q, k, "share"), x[k], 1e-12);
+		double nom = h5read_table_get(&q, k, "nominal_gpus");
+		x[k] = h5read_table_get(&q, k, "busy_gpu_h") * 3600 / (nom * ms);
+		CU_ASSERT_DOUBLE_EQUAL(h5read_table_get(&q, k, "share"), x[k], 1e-12);
 	}
 	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&s, 0, "jain_fairness"),
 			       (x[0] + x[1]) * (x[0] + x[1]) / (2 * (x[0] * x[0] + x[1] * x[1])), 1e-12);
 	h5read_timeseries_free(&ts);
 	h5read_jobs_free(&j);
 	h5read_decisions_free(&ds);
-	h5read_queues_free(&q);
+	h5read_table_free(&q);
 	h5read_summary_free(&s);
 	h5read_close(f);
 	sim_diag_fini(&d);
