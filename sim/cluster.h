@@ -86,13 +86,15 @@ enum sim_node_state { SIM_NODE_ONLINE = 0, SIM_NODE_DRAINING, SIM_NODE_OFFLINE }
  *  - Shrinking: fully free online nodes go offline at once (highest index first);
  *    if more must go, busy online nodes start draining (highest index first) and
  *    their indices are written to busy[] (the caller's array of at least peak
- *    entries; *n_busy gets the count). The caller decides what happens to the jobs
- *    on them: stop them now (a removal, like a node failure: releasing their
- *    allocations then takes the nodes offline) or let them finish (a stock-out).
+ *    entries, or NULL; *n_busy, when not NULL, gets the count). The caller
+ *    decides what happens to the jobs on them: stop them now (a removal, like a
+ *    node failure: releasing their allocations then takes the nodes offline) or
+ *    let them finish (a stock-out).
  * Returns 0, or -SIM_EINVAL (bad flavor, target > peak) with nothing changed. */
 int sim_cluster_set_nodes(struct sim_cluster *c, int flavor, uint32_t target, uint32_t *busy, size_t *n_busy);
 /* Online nodes now (the target of the last set_nodes; draining ones excluded). */
 uint32_t sim_cluster_nodes_online(const struct sim_cluster *c, int flavor);
+/* SIM_NODE_OFFLINE for a flavor or node that does not exist. */
 enum sim_node_state sim_cluster_node_state(const struct sim_cluster *c, int flavor, uint32_t node);
 /* A counter that rises whenever the free capacity of the flavor may have grown (a
  * release, nodes online again); flavor -1: the sum over all flavors. A request that

@@ -736,10 +736,9 @@ static void test_cluster_grow_order(void)
 	CU_ASSERT_EQUAL(resize(c, 1, busy), 2);
 	CU_ASSERT_EQUAL(busy[0], 2);
 	CU_ASSERT_EQUAL(busy[1], 1);
-	enum sim_node_state want1[8] = { SIM_NODE_ONLINE,  SIM_NODE_DRAINING, SIM_NODE_DRAINING, SIM_NODE_OFFLINE,
-					 SIM_NODE_OFFLINE, SIM_NODE_OFFLINE,  SIM_NODE_OFFLINE,  SIM_NODE_OFFLINE };
 	for (uint32_t n = 0; n < 8; n++)
-		CU_ASSERT_EQUAL(st(c, n), want1[n]);
+		CU_ASSERT_EQUAL(st(c, n), n == 0 ? SIM_NODE_ONLINE
+						 : n < 3 ? SIM_NODE_DRAINING : SIM_NODE_OFFLINE);
 	CU_ASSERT_EQUAL(sim_cluster_gpu_total(c, 0), G(8 + 8 + 5));
 	/* +1: node 1 (draining, lowest) comes back, still full. */
 	uint64_t gen = sim_cluster_free_gen(c, 0);
@@ -792,7 +791,8 @@ static void hidden_case(enum sim_placement p, int cpu)
 		sim_qty_t used_cpu = cpu ? (n < 4 ? G(60) : G(8)) : 0;
 		drop(c, &hold[n], G(8), 0);
 		CU_ASSERT_EQUAL_FATAL(put(c, &a[n], used_gpu[n], used_cpu), (int)n);
-		CU_ASSERT_EQUAL_FATAL(put(c, &fill[n], G(8) - used_gpu[n], cpu ? G(64) - used_cpu : 0), (int)n);
+		sim_qty_t rest_cpu = cpu ? G(64) - used_cpu : 0;
+		CU_ASSERT_EQUAL_FATAL(put(c, &fill[n], G(8) - used_gpu[n], rest_cpu), (int)n);
 	}
 	drop(c, &hold[6], G(8), 0);
 	drop(c, &hold[7], G(8), 0);
@@ -803,7 +803,8 @@ static void hidden_case(enum sim_placement p, int cpu)
 	CU_ASSERT_EQUAL(busy[0], 5);
 	CU_ASSERT_EQUAL(busy[1], 4);
 	for (uint32_t n = 0; n < 8; n++)
-		CU_ASSERT_EQUAL(st(c, n), n < 4 ? SIM_NODE_ONLINE : n < 6 ? SIM_NODE_DRAINING : SIM_NODE_OFFLINE);
+		CU_ASSERT_EQUAL(st(c, n), n < 4 ? SIM_NODE_ONLINE
+						: n < 6 ? SIM_NODE_DRAINING : SIM_NODE_OFFLINE);
 
 	int want1 = p == SIM_PLACE_BEST_FIT ? 1 : 0; /* best_fit: fullest online; else node 0 */
 	CU_ASSERT_EQUAL(put(c, &b, G(1), cpu ? G(1) : 0), want1);
@@ -833,17 +834,18 @@ static void hidden_case(enum sim_placement p, int cpu)
 
 	/* Back to 8: the same requests now find the nodes that came back. */
 	CU_ASSERT_EQUAL(resize(c, 8, busy), 0);
-	int want_back = p == SIM_PLACE_BEST_FIT ? 4 : p == SIM_PLACE_SPREAD ? 6 : 0;
+	int spread = p == SIM_PLACE_SPREAD, best = p == SIM_PLACE_BEST_FIT;
+	int want_back = best ? 4 : spread ? 6 : 0;
 	CU_ASSERT_EQUAL(put(c, &b, G(1), cpu ? G(1) : 0), want_back);
 	drop(c, &b, G(1), cpu ? G(1) : 0);
-	CU_ASSERT_EQUAL(put(c, &b, G(5), 0), p == SIM_PLACE_BEST_FIT ? 5 : p == SIM_PLACE_SPREAD ? 6 : 5);
+	CU_ASSERT_EQUAL(put(c, &b, G(5), 0), spread ? 6 : 5);
 	drop(c, &b, G(5), 0);
 	CU_ASSERT_EQUAL_FATAL(sim_cluster_place(c, 0, two_nodes, &b), 0);
 	CU_ASSERT_EQUAL(b.nodes[0], 6);
 	CU_ASSERT_EQUAL(b.nodes[1], 7);
 	sim_cluster_release(c, &b, two_nodes);
 	if (cpu) {
-		CU_ASSERT_EQUAL(put(c, &b, 0, G(10)), p == SIM_PLACE_BEST_FIT ? 4 : p == SIM_PLACE_SPREAD ? 6 : 4);
+		CU_ASSERT_EQUAL(put(c, &b, 0, G(10)), spread ? 6 : 4);
 		drop(c, &b, 0, G(10));
 	}
 	for (uint32_t n = 0; n < 6; n++)
@@ -1118,7 +1120,8 @@ static unsigned long random_resize(struct sim_cluster *c, gsl_rng *r, uint32_t n
 	bad += target >= online && n_drained != 0;
 	for (uint32_t n = 0; n < nodes && n_drained > 0; n++) { /* free nodes went first */
 		const sim_qty_t *fr = sim_cluster_node_free(c, 0, n);
-		bad += sim_cluster_node_state(c, 0, n) == SIM_NODE_ONLINE && fr[0] == RND_GPU && fr[1] == RND_CPU;
+		int up = sim_cluster_node_state(c, 0, n) == SIM_NODE_ONLINE;
+		bad += up && fr[0] == RND_GPU && fr[1] == RND_CPU;
 	}
 	for (size_t j = 0; j < n_drained && j < nodes; j++) {
 		bad += sim_cluster_node_state(c, 0, drained[j]) != SIM_NODE_DRAINING;
@@ -1209,9 +1212,10 @@ static void random_run_resize(enum sim_placement p, unsigned long seed, uint32_t
 						for (uint32_t j = 0; j < k; j++)
 							mismatches += l->a.nodes[j] != want_nodes[j];
 				}
-				for (uint32_t j = 0; j < l->a.n_nodes; j++) /* placed on online nodes only */
-					mismatches += sim_cluster_node_state(c, 0, l->a.nodes ? l->a.nodes[j]
-										   : l->a.node) != SIM_NODE_ONLINE;
+				for (uint32_t j = 0; j < l->a.n_nodes; j++) { /* on online nodes only */
+					uint32_t n = l->a.nodes ? l->a.nodes[j] : l->a.node;
+					mismatches += sim_cluster_node_state(c, 0, n) != SIM_NODE_ONLINE;
+				}
 				l->gpu = sim_cluster_alloc_gpu(c, 0, l->req);
 				if (l->gpu != (k ? k * RND_GPU : l->req[0]))
 					mismatches++;
@@ -1262,8 +1266,8 @@ static void random_run_resize(enum sim_placement p, unsigned long seed, uint32_t
 	if (mix == MIX_CPU && p_resize == 0) /* (offline nodes show no free cpu) */
 		CU_ASSERT(cpu_short_max > nodes / 2);
 	if (p_resize > 0) { /* capacity moved, and busy nodes drained */
-		CU_ASSERT(resizes > 50);
-		CU_ASSERT(drained_seen > 50);
+		CU_ASSERT(resizes > (unsigned long)(ops * p_resize / 2));
+		CU_ASSERT(drained_seen > 20);
 	} else {
 		CU_ASSERT_EQUAL(sim_cluster_gpu_total(c, -1), (sim_qty_t)nodes * RND_GPU);
 	}
@@ -1345,13 +1349,14 @@ static void test_cluster_random_cpu_spread(void)
  * brute force's over the online nodes, and the indexes consistent after every step. */
 static void test_cluster_random_resize(void)
 {
+	enum { OPS = 5000 };
 	for (int p = 0; p < SIM_PLACE_COUNT_; p++) {
 		unsigned long seed = 20240620UL + 10UL * (unsigned long)p;
-		random_run_resize((enum sim_placement)p, seed, RND_NODES, RND_OPS, 0.6, 0.02, 1, MIX_ANY);
-		random_run_resize((enum sim_placement)p, seed + 1, RND_NODES, RND_OPS, 0.6, 0.02, 1, MIX_CPU);
-		random_run_resize((enum sim_placement)p, seed + 2, 300, RND_OPS, 0.7, 0.01, 7, MIX_CPU);
+		random_run_resize((enum sim_placement)p, seed, RND_NODES, OPS, 0.6, 0.02, 2, MIX_ANY);
+		random_run_resize((enum sim_placement)p, seed + 1, RND_NODES, OPS, 0.6, 0.02, 2, MIX_CPU);
+		random_run_resize((enum sim_placement)p, seed + 2, 300, OPS, 0.7, 0.01, 11, MIX_CPU);
 	}
-	random_run_resize(SIM_PLACE_FIRST_FIT, 20240650UL, 10, RND_OPS, 0.6, 0.03, 1, MIX_CPU);
+	random_run_resize(SIM_PLACE_FIRST_FIT, 20240650UL, 10, OPS, 0.6, 0.03, 1, MIX_CPU);
 }
 
 /* 100,000 nodes: creation, many placements and a 100-node job stay cheap and consistent. */
