@@ -315,6 +315,90 @@ static int check_variants(const struct exp_config *cfg, struct sim_trace *trace,
 	return bad ? -SIM_EPARSE : 0;
 }
 
+/* One simulated run and its metrics; owns what the writer reads (engine, stack,
+ * per-queue rows) until run_result_free. */
+struct run_result {
+	struct sim_driver drv;
+	struct run_stack s;
+	struct sim_engine *e;
+	struct sim_queue_row *queues;
+	struct sim_summary sum;
+	double wall_s;
+};
+
+static void run_result_free(struct run_result *r)
+{
+	free(r->queues);
+	sim_engine_destroy(r->e);
+	stack_destroy(&r->s);
+	sim_driver_virtual_fini(&r->drv);
+}
+
+/* Builds the stack for (v, seed), runs it, and computes the summary and per-queue
+ * rows. On failure everything is freed. ep_extra: progress and log, may be NULL. */
+static int simulate(const struct exp_config *cfg, const struct exp_variant *v, uint64_t seed,
+		    struct sim_trace *trace, const struct sim_engine_params *ep_extra, const char *name,
+		    struct run_result *r, struct sim_diag *diag)
+{
+	memset(r, 0, sizeof *r);
+	int rc = sim_driver_virtual_init(&r->drv);
+	if (rc)
+		return rc;
+	struct sim_engine_params ep = { .driver = r->drv, .sample_ns = auto_sample_ns(cfg, trace), .seed = seed };
+	if (ep_extra) {
+		ep.progress = ep_extra->progress;
+		ep.progress_arg = ep_extra->progress_arg;
+		ep.log = ep_extra->log;
+	}
+	if ((rc = stack_create(&r->s, cfg, v, trace, &r->e, &ep, diag))) {
+		sim_driver_virtual_fini(&r->drv);
+		return rc;
+	}
+	double t0 = wall_now_s();
+	rc = sim_engine_run(r->e);
+	r->wall_s = wall_now_s() - t0;
+	if (rc) {
+		sim_diag_add(diag, name, "simulation failed: %s", sim_strerror(rc));
+		goto fail;
+	}
+	if ((rc = sim_metrics_summarize(trace, r->s.cluster, sim_engine_now(r->e), &r->sum)))
+		goto fail;
+	/* Per-queue results; the summary's fairness (and, with preemption, its busy
+	 * GPU-seconds) come from them. */
+	const struct sim_queue_acct *acct = sim_engine_queue_acct(r->e);
+	r->queues = calloc(trace->n_queues ? trace->n_queues : 1, sizeof *r->queues);
+	if (!r->queues) {
+		rc = -SIM_ENOMEM;
+		goto fail;
+	}
+	if ((rc = sim_metrics_queues(trace, acct, sim_engine_timeseries(r->e), sim_engine_decisions(r->e),
+				     sim_engine_now(r->e), r->queues)))
+		goto fail;
+	sim_metrics_summarize_queues(trace, r->queues, &r->sum);
+	/* With capacity over time, utilization is over the capacity in force, not the
+	 * cluster's final size. */
+	if (sim_capacity_any(v->capacity)) {
+		double cap_gpu_s = sim_engine_capacity_gpu_s(r->e);
+		r->sum.v[SIM_SUM_utilization] = cap_gpu_s > 0 ? r->sum.v[SIM_SUM_busy_gpu_s] / cap_gpu_s : NAN;
+	}
+	return 0;
+fail:
+	run_result_free(r);
+	return rc;
+}
+
+int exp_run_summary(const struct exp_config *cfg, const struct exp_variant *v, uint64_t seed,
+		    struct sim_trace *trace, struct sim_summary *out, struct sim_diag *diag)
+{
+	struct run_result r;
+	int rc = simulate(cfg, v, seed, trace, NULL, v->name, &r, diag);
+	if (rc)
+		return rc;
+	*out = r.sum;
+	run_result_free(&r);
+	return 0;
+}
+
 static int run_one(const struct exp_config *cfg, const struct exp_variant *v, uint64_t seed,
 		   struct sim_trace *trace, struct h5out *out, struct progress *prog,
 		   const struct exp_run_opts *opts, FILE *log, struct sim_diag *diag)
@@ -324,64 +408,25 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 	if (log)
 		fprintf(log, "# run %s\n", name);
 	prog->run = name;
-	struct sim_driver drv;
-	int rc = sim_driver_virtual_init(&drv);
-	if (rc)
-		return rc;
-	struct sim_engine_params ep = { .driver = drv, .sample_ns = auto_sample_ns(cfg, trace),
-					.progress = progress_cb, .progress_arg = prog, .log = log, .seed = seed };
-	struct run_stack s;
-	struct sim_engine *e = NULL;
-	struct sim_queue_row *queues = NULL;
-	if ((rc = stack_create(&s, cfg, v, trace, &e, &ep, diag)))
-		goto out_driver;
-	double t0 = wall_now_s();
-	rc = sim_engine_run(e);
-	double sim_wall = wall_now_s() - t0;
+	struct sim_engine_params extra = { .progress = progress_cb, .progress_arg = prog, .log = log };
+	struct run_result r;
+	int rc = simulate(cfg, v, seed, trace, &extra, name, &r, diag);
 	if (prog->on)
 		fputc('\n', stderr);
-	if (rc) {
-		sim_diag_add(diag, name, "simulation failed: %s", sim_strerror(rc));
-		goto out_engine;
-	}
-	struct sim_summary sum;
-	if ((rc = sim_metrics_summarize(trace, s.cluster, sim_engine_now(e), &sum)))
-		goto out_engine;
-	/* Per-queue results; the summary's fairness (and, with preemption, its busy
-	 * GPU-seconds) come from them. */
-	const struct sim_queue_acct *acct = sim_engine_queue_acct(e);
-	queues = calloc(trace->n_queues ? trace->n_queues : 1, sizeof *queues);
-	if (!queues) {
-		rc = -SIM_ENOMEM;
-		goto out_engine;
-	}
-	if ((rc = sim_metrics_queues(trace, acct, sim_engine_timeseries(e), sim_engine_decisions(e),
-				     sim_engine_now(e), queues)))
-		goto out_engine;
-	sim_metrics_summarize_queues(trace, queues, &sum);
-	/* With capacity over time, utilization is over the capacity in force, not the
-	 * cluster's final size. */
-	if (sim_capacity_any(v->capacity)) {
-		double cap_gpu_s = sim_engine_capacity_gpu_s(e);
-		sum.v[SIM_SUM_utilization] = cap_gpu_s > 0 ? sum.v[SIM_SUM_busy_gpu_s] / cap_gpu_s : NAN;
-	}
-	const struct sim_engine_counters *ctr = sim_engine_counters(e);
+	if (rc)
+		return rc;
+	const struct sim_engine_counters *ctr = sim_engine_counters(r.e);
 	if (!opts->quiet)
 		fprintf(stderr, "run %s: %zu jobs, %llu events, %.0f s simulated in %.3f s (%.0f events/s)\n",
-			name, trace->n_jobs, (unsigned long long)ctr->events, sim_time_to_s(sim_engine_now(e)),
-			sim_wall, sim_wall > 0 ? (double)ctr->events / sim_wall : 0.0);
+			name, trace->n_jobs, (unsigned long long)ctr->events, sim_time_to_s(sim_engine_now(r.e)),
+			r.wall_s, r.wall_s > 0 ? (double)ctr->events / r.wall_s : 0.0);
 	struct h5out_run run = {
 		.name = name, .policy = v->policy[SIM_FAM_ORDER], .seed = seed, .trace = trace,
-		.cluster = s.cluster, .ts = sim_engine_timeseries(e), .counters = ctr, .summary = &sum,
-		.wall_s = sim_wall, .decisions = sim_engine_decisions(e), .queues = queues,
+		.cluster = r.s.cluster, .ts = sim_engine_timeseries(r.e), .counters = ctr, .summary = &r.sum,
+		.wall_s = r.wall_s, .decisions = sim_engine_decisions(r.e), .queues = r.queues,
 	};
 	rc = h5out_write_run(out, &run, diag);
-out_engine:
-	free(queues);
-	sim_engine_destroy(e);
-	stack_destroy(&s);
-out_driver:
-	sim_driver_virtual_fini(&drv);
+	run_result_free(&r);
 	return rc;
 }
 

@@ -2,6 +2,7 @@
 #ifndef EXPERIMENTS_RUNNER_H
 #define EXPERIMENTS_RUNNER_H
 
+#include "../sim/metrics.h"
 #include "config.h"
 
 struct exp_run_opts {
@@ -17,5 +18,12 @@ struct exp_run_opts {
  * Returns 0, -SIM_EPARSE/-SIM_ENOENT (bad input, diag says where), or another -SIM_E*. */
 int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts,
 		   struct sim_diag *diag);
+
+/* One run of variant v with seed, in memory, nothing written: its summary metrics
+ * (capacity planning, tests). The trace must have passed the config's checks
+ * (exp_run_config does them; a caller of this alone binds through it). Returns 0,
+ * -SIM_EPARSE with diag (the variant does not fit the trace), or -SIM_E*. */
+int exp_run_summary(const struct exp_config *cfg, const struct exp_variant *v, uint64_t seed,
+		    struct sim_trace *trace, struct sim_summary *out, struct sim_diag *diag);
 
 #endif
