@@ -1,8 +1,11 @@
 /* analysis/plot.c: .dat files from the HDF5 results and gnuplot runs (see plot.h). */
 #include "plot.h"
 
+#include "../experiments/config.h"
+
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +14,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <gsl/gsl_sort.h>
+
+#include "../sim/metrics.h"
+#include "report.h"
 
 const char *plot_analysis_dir(const struct plot_opts *o)
 {
@@ -784,6 +791,476 @@ static int plot_cost_wait(const struct h5read_summary *s, const struct plot_opts
 	return run_template(gp, adir, o->outdir, "cost_wait", "cost_wait", term, &pv, NULL, o->quiet, diag);
 }
 
+/* ---- sweeps: key metrics against each swept parameter, mean and 95% CI over seeds ---- */
+
+/* Bytes of one value's piece of a variant name, as experiments/config.c cuts it. */
+#define SWEEP_LABEL_MAX (SIM_NAME_MAX * 2)
+/* The most variants a config may sweep (experiments/config.c refuses more). */
+#define SWEEP_MAX_VARIANTS 100000
+
+/* The metrics drawn against a swept parameter. A time is shown in s, minutes, hours or
+ * days (from the largest mean + half-width of the metric over the variants); cost only
+ * when some variant's mean is finite and not 0 (a config without prices costs 0). */
+enum sweep_kind { SWEEP_TIME, SWEEP_PERCENT, SWEEP_COST };
+struct sweep_metric {
+	const char *field; /* /summary field */
+	const char *file;  /* file name part: sweep_<file>_<parameter>.png */
+	const char *what;  /* axis label, before the unit */
+	const char *title; /* the same, capitalized for the title */
+	enum sweep_kind kind;
+};
+static const struct sweep_metric sweep_metrics[] = {
+	{ "mean_wait_s", "mean_wait", "mean wait", "Mean wait", SWEEP_TIME },
+	{ "p95_wait_s", "p95_wait", "95th percentile of wait", "95th percentile of wait", SWEEP_TIME },
+	{ "mean_jct_s", "mean_jct", "mean JCT", "Mean JCT", SWEEP_TIME },
+	{ "utilization", "utilization", "GPU utilization", "GPU utilization", SWEEP_PERCENT },
+	{ "mean_cost_per_job", "cost", "mean cost per job", "Mean cost per job", SWEEP_COST },
+};
+#define SWEEP_N_METRICS (sizeof sweep_metrics / sizeof sweep_metrics[0])
+
+/* One swept parameter: a key of the config's "sweep" object and its list of values. */
+struct sweep_param {
+	const char *path;               /* as written, less a leading "$."; points into sweep.root */
+	size_t n;                       /* values (at least 1) */
+	size_t stride;                  /* variant index step between its values (the last key: 1) */
+	int numeric;                    /* 1: every value is a JSON number, drawn on a numeric axis */
+	double *x;                      /* n: the value when numeric, else its position */
+	char (*label)[SWEEP_LABEL_MAX]; /* n: the value as written in variant names */
+};
+
+/* The sweep of a results file, its runs grouped by variant. Variant v (its index in the
+ * config's order, the last key fastest) has the summary rows row[first[v] .. first[v] +
+ * count[v]); mean, ci95 and n_with are n_variants x SWEEP_N_METRICS. */
+struct sweep {
+	cJSON *root;
+	size_t n_params, n_variants, n_unmatched, min_runs, max_runs;
+	struct sweep_param *p;
+	char **vname;
+	size_t *first, *count, *row;
+	double *mean, *ci95;
+	size_t *n_with; /* runs with a value (not NaN) */
+};
+
+static void sweep_free(struct sweep *sw)
+{
+	for (size_t k = 0; sw->p && k < sw->n_params; k++) {
+		free(sw->p[k].x);
+		free(sw->p[k].label);
+	}
+	for (size_t v = 0; sw->vname && v < sw->n_variants; v++)
+		free(sw->vname[v]);
+	free(sw->p);
+	free(sw->vname);
+	free(sw->first);
+	free(sw->count);
+	free(sw->row);
+	free(sw->mean);
+	free(sw->ci95);
+	free(sw->n_with);
+	cJSON_Delete(sw->root);
+	memset(sw, 0, sizeof *sw);
+}
+
+/* Reads one swept parameter from its key and list. 0, 1 when the list is not a
+ * non-empty array (no sweep gpusched would run), or -SIM_ENOMEM. */
+static int sweep_param_load(const cJSON *item, struct sweep_param *p)
+{
+	p->path = item->string;
+	if (strncmp(p->path, "$.", 2) == 0)
+		p->path += 2;
+	int n = cJSON_IsArray(item) ? cJSON_GetArraySize(item) : 0;
+	if (n <= 0)
+		return 1;
+	p->n = (size_t)n;
+	p->x = malloc(p->n * sizeof *p->x);
+	p->label = malloc(p->n * sizeof *p->label);
+	if (!p->x || !p->label)
+		return -SIM_ENOMEM;
+	p->numeric = 1;
+	size_t j = 0;
+	for (const cJSON *v = item->child; v && j < p->n; v = v->next, j++) {
+		p->numeric &= cJSON_IsNumber(v) && isfinite(v->valuedouble);
+		p->x[j] = cJSON_IsNumber(v) ? v->valuedouble : (double)j;
+		exp_sweep_value_label(v, j, p->label[j], SWEEP_LABEL_MAX);
+	}
+	if (!p->numeric)
+		for (j = 0; j < p->n; j++)
+			p->x[j] = (double)j;
+	return 0;
+}
+
+static int name_ptr_cmp(const void *a, const void *b)
+{
+	return strcmp(**(char *const *const *)a, **(char *const *const *)b);
+}
+
+/* Sorts pointers to the variant names (by name) into by[n_variants]. */
+static void sweep_sort_names(const struct sweep *sw, char ***by)
+{
+	for (size_t v = 0; v < sw->n_variants; v++)
+		by[v] = &sw->vname[v];
+	qsort(by, sw->n_variants, sizeof *by, name_ptr_cmp);
+}
+
+/* The variant names: each variant's value pieces joined with '_', made unique as
+ * experiments/config.c makes them. 0 or -SIM_ENOMEM. */
+static int sweep_names(struct sweep *sw)
+{
+	size_t len = 1;
+	for (size_t k = 0; k < sw->n_params; k++)
+		len += SWEEP_LABEL_MAX;
+	sw->vname = calloc(sw->n_variants, sizeof *sw->vname);
+	if (!sw->vname)
+		return -SIM_ENOMEM;
+	for (size_t v = 0; v < sw->n_variants; v++) {
+		char *nm = malloc(len);
+		if (!(sw->vname[v] = nm))
+			return -SIM_ENOMEM;
+		nm[0] = 0;
+		for (size_t k = 0; k < sw->n_params; k++) {
+			const struct sweep_param *p = &sw->p[k];
+			if (k)
+				strcat(nm, "_");
+			strcat(nm, p->label[(v / p->stride) % p->n]);
+		}
+	}
+	return exp_names_make_unique(sw->vname, sw->n_variants);
+}
+
+/* Reads the "sweep" of the config text. 0 with the parameters and variant names, 1
+ * when there is no usable sweep (no config, not JSON, no or an empty sweep), or
+ * -SIM_ENOMEM. */
+static int sweep_load(const char *json, struct sweep *sw)
+{
+	memset(sw, 0, sizeof *sw);
+	if (!json || !(sw->root = cJSON_Parse(json)))
+		return 1;
+	const cJSON *obj = cJSON_GetObjectItemCaseSensitive(sw->root, "sweep"), *item;
+	if (!cJSON_IsObject(obj) || !obj->child)
+		return 1;
+	cJSON_ArrayForEach(item, obj)
+		sw->n_params++;
+	sw->p = calloc(sw->n_params, sizeof *sw->p);
+	if (!sw->p)
+		return -SIM_ENOMEM;
+	size_t k = 0;
+	double nv = 1;
+	cJSON_ArrayForEach(item, obj) {
+		int r = sweep_param_load(item, &sw->p[k]);
+		if (r)
+			return r;
+		nv *= (double)sw->p[k++].n;
+	}
+	if (nv > SWEEP_MAX_VARIANTS)
+		return 1;
+	sw->n_variants = (size_t)nv;
+	for (size_t s = 1; k-- > 0; s *= sw->p[k].n)
+		sw->p[k].stride = s;
+	return sweep_names(sw);
+}
+
+/* Finds each summary row's variant by name (the run name less "-s<seed>") and lists
+ * the rows of each variant in file order; rows of no variant are counted in
+ * n_unmatched. 0 or -SIM_ENOMEM. */
+static int sweep_match(struct sweep *sw, const struct h5read_summary *s)
+{
+	size_t nv = sw->n_variants, nr = s->n_rows;
+	char ***by = malloc(nv * sizeof *by);
+	long *vof = malloc((nr + 1) * sizeof *vof);
+	sw->first = calloc(nv + 1, sizeof *sw->first);
+	sw->count = calloc(nv + 1, sizeof *sw->count);
+	sw->row = malloc((nr + 1) * sizeof *sw->row);
+	int r = -SIM_ENOMEM;
+	if (!by || !vof || !sw->first || !sw->count || !sw->row)
+		goto out;
+	sweep_sort_names(sw, by);
+	for (size_t i = 0; i < nr; i++) {
+		size_t len = report_variant_len(s->run[i], s->seed[i]), lo = 0, hi = nv;
+		vof[i] = -1;
+		while (lo < hi) { /* the first name not below the run's variant */
+			size_t mid = lo + (hi - lo) / 2;
+			int c = strncmp(*by[mid], s->run[i], len);
+			if (c < 0 || (c == 0 && strlen(*by[mid]) < len))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < nv && strlen(*by[lo]) == len && strncmp(*by[lo], s->run[i], len) == 0) {
+			vof[i] = by[lo] - sw->vname;
+			sw->count[vof[i]]++;
+		} else {
+			sw->n_unmatched++;
+		}
+	}
+	for (size_t v = 1; v < nv; v++)
+		sw->first[v] = sw->first[v - 1] + sw->count[v - 1];
+	memset(sw->count, 0, nv * sizeof *sw->count);
+	for (size_t i = 0; i < nr; i++)
+		if (vof[i] >= 0)
+			sw->row[sw->first[vof[i]] + sw->count[vof[i]]++] = i;
+	sw->min_runs = SIZE_MAX;
+	for (size_t v = 0; v < nv; v++) {
+		if (!sw->count[v])
+			continue;
+		sw->min_runs = sw->count[v] < sw->min_runs ? sw->count[v] : sw->min_runs;
+		sw->max_runs = sw->count[v] > sw->max_runs ? sw->count[v] : sw->max_runs;
+	}
+	r = 0;
+out:
+	free(by);
+	free(vof);
+	return r;
+}
+
+/* Mean and 95% CI half-width of each metric in each variant, through
+ * sim_metrics_replicate as the report's replications table computes them (each
+ * metric over its runs where it is not NaN; one run: half-width 0; none: NaN). Metric
+ * m goes in slot m of a struct sim_summary (the slots are summarized independently).
+ * 0 or -SIM_ENOMEM. */
+static int sweep_stats(struct sweep *sw, const struct h5read_summary *s)
+{
+	size_t nv = sw->n_variants, nm = SWEEP_N_METRICS;
+	int fi[SWEEP_N_METRICS];
+	struct sim_summary *buf = malloc((sw->max_runs + 1) * sizeof *buf);
+	sw->mean = malloc(nv * nm * sizeof *sw->mean);
+	sw->ci95 = malloc(nv * nm * sizeof *sw->ci95);
+	sw->n_with = calloc(nv * nm, sizeof *sw->n_with);
+	if (!buf || !sw->mean || !sw->ci95 || !sw->n_with) {
+		free(buf);
+		return -SIM_ENOMEM;
+	}
+	for (size_t m = 0; m < nm; m++)
+		fi[m] = h5read_summary_field(s, sweep_metrics[m].field);
+	for (size_t v = 0; v < nv; v++) {
+		for (size_t r = 0; r < sw->count[v]; r++) {
+			size_t row = sw->row[sw->first[v] + r];
+			for (size_t j = 0; j < SIM_SUM_COUNT_; j++)
+				buf[r].v[j] = NAN;
+			for (size_t m = 0; m < nm; m++) {
+				buf[r].v[m] = fi[m] >= 0 ? s->v[row * s->n_fields + (size_t)fi[m]] : NAN;
+				sw->n_with[v * nm + m] += !isnan(buf[r].v[m]);
+			}
+		}
+		struct sim_summary mean, ci;
+		sim_metrics_replicate(buf, sw->count[v], &mean, &ci);
+		for (size_t m = 0; m < nm; m++) {
+			sw->mean[v * nm + m] = mean.v[m];
+			sw->ci95[v * nm + m] = ci.v[m];
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* The unit a metric is drawn in: its scale (the value divided by it) and name, from
+ * the largest mean + half-width over the variants. 0 when the metric has no value to
+ * draw (no finite mean; for cost, none but 0). */
+static int sweep_unit(const struct sweep *sw, size_t m, double *scale, const char **unit)
+{
+	double top = 0;
+	int any = 0;
+	for (size_t v = 0; v < sw->n_variants; v++) {
+		double mu = sw->mean[v * SWEEP_N_METRICS + m], h = sw->ci95[v * SWEEP_N_METRICS + m];
+		if (!isfinite(mu))
+			continue;
+		any |= sweep_metrics[m].kind != SWEEP_COST || mu != 0;
+		double t = fabs(mu) + (isfinite(h) ? h : 0);
+		top = t > top ? t : top;
+	}
+	*scale = 1;
+	switch (sweep_metrics[m].kind) {
+	case SWEEP_PERCENT:
+		*scale = 0.01;
+		*unit = "%";
+		break;
+	case SWEEP_COST:
+		*unit = "currency";
+		break;
+	case SWEEP_TIME:
+		*unit = "s";
+		if (top > 72 * 3600.0) {
+			*scale = 86400;
+			*unit = "days";
+		} else if (top > 2 * 3600.0) {
+			*scale = 3600;
+			*unit = "hours";
+		} else if (top > 120.0) {
+			*scale = 60;
+			*unit = "minutes";
+		}
+		break;
+	}
+	return any;
+}
+
+/* A number of a sweep .dat: %.9g, or NaN (a spelling gnuplot reads as a missing point). */
+static void dat_num(FILE *f, double x)
+{
+	if (isfinite(x))
+		fprintf(f, " %.9g", x);
+	else
+		fputs(" NaN", f);
+}
+
+/* Text inside a double-quoted .dat string: quotes, backslashes and line breaks
+ * replaced (as dat_field). */
+static void dat_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '"' || *s == '\\' || *s == '\n' || *s == '\r' ? '\'' : *s, f);
+}
+
+/* Writes the blocks of one sweep plot: one a combination of the other parameters'
+ * values (the other keys in order, the last fastest), headed by its title
+ * ("path=value, ..."; "all runs" with one parameter), one row a value of parameter p:
+ * x, mean, half-width, runs with a value, the value's label. Returns the rows. */
+static long sweep_dat(FILE *f, const struct sweep *sw, size_t m, size_t p, double scale)
+{
+	const struct sweep_param *pp = &sw->p[p];
+	size_t lines = sw->n_variants / pp->n, nm = SWEEP_N_METRICS;
+	long rows = 0;
+	for (size_t c = 0; c < lines; c++) {
+		size_t rem = c, v0 = 0;
+		for (size_t k = sw->n_params; k-- > 0;) {
+			if (k == p)
+				continue;
+			v0 += (rem % sw->p[k].n) * sw->p[k].stride;
+			rem /= sw->p[k].n;
+		}
+		fputc('"', f);
+		for (size_t k = 0, first = 1; k < sw->n_params; k++) {
+			if (k == p)
+				continue;
+			fputs(first ? "" : ", ", f);
+			dat_text(f, sw->p[k].path);
+			fprintf(f, "=%s", sw->p[k].label[(v0 / sw->p[k].stride) % sw->p[k].n]);
+			first = 0;
+		}
+		fprintf(f, "%s\"\n", sw->n_params == 1 ? "all runs" : "");
+		for (size_t j = 0; j < pp->n; j++) {
+			size_t v = v0 + j * pp->stride;
+			fprintf(f, "%.9g", pp->x[j]);
+			dat_num(f, sw->mean[v * nm + m] / scale);
+			dat_num(f, sw->ci95[v * nm + m] / scale);
+			fprintf(f, " %zu \"%s\"\n", sw->n_with[v * nm + m], pp->label[j]);
+			rows++;
+		}
+		fputs("\n\n", f);
+	}
+	return rows;
+}
+
+/* The values' names as a gnuplot word list (names hold no spaces or quotes): the
+ * categories of a string parameter, the tic marks of a numeric one (%g, as gnuplot
+ * reads them back); empty when it would not fit in cap (then gnuplot picks tics). */
+static void sweep_xlabels(const struct sweep_param *pp, char *buf, size_t cap)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (size_t j = 0; j < pp->n; j++) {
+		int n = snprintf(buf + len, cap - len, "%s%s", j ? " " : "", pp->label[j]);
+		if (n < 0 || len + (size_t)n >= cap) {
+			buf[0] = 0;
+			return;
+		}
+		len += (size_t)n;
+	}
+}
+
+/* Bytes of the category word list passed to the sweep template. */
+#define SWEEP_XLABELS_MAX 6000
+
+/* OUTDIR/sweep_<metric>_<parameter>.png (and .dat): metric m against parameter p. */
+static int sweep_plot_one(const struct sweep *sw, size_t m, size_t p, double scale, const char *unit,
+			  const struct plot_opts *o, const char *gp, const char *term, const char *adir,
+			  struct sim_diag *diag)
+{
+	const struct sweep_param *pp = &sw->p[p];
+	char prefix[64], base[RUN_BASE_MAX], path[DAT_PATH_MAX];
+	snprintf(prefix, sizeof prefix, "sweep_%s_", sweep_metrics[m].file);
+	FILE *df;
+	int r = open_run_dat(o->outdir, prefix, pp->path, base, path, &df, diag);
+	if (r)
+		return r;
+	fprintf(df, "# %s (%s) against %s: one block a line (the other swept values), one row a value:\n"
+		    "# value (its position for a string parameter), mean over the seeds, half-width of the "
+		    "95%% confidence interval (Student t), runs with a value, the value's name\n",
+		sweep_metrics[m].what, unit, pp->path);
+	size_t lines = sw->n_variants / pp->n;
+	long rows = sweep_dat(df, sw, m, p, scale);
+	if ((r = close_dat(df, path, diag)))
+		return r;
+	char *extra = malloc(SWEEP_XLABELS_MAX + 4096), *xl = malloc(SWEEP_XLABELS_MAX);
+	char qwhat[200], qparam[2 * SWEEP_LABEL_MAX + 8], seeds[64];
+	if (!extra || !xl) {
+		free(extra);
+		free(xl);
+		sim_diag_add(diag, o->outdir, "out of memory");
+		return -SIM_ENOMEM;
+	}
+	sweep_xlabels(pp, xl, SWEEP_XLABELS_MAX);
+	gp_quote(qwhat, sizeof qwhat, sweep_metrics[m].what);
+	gp_quote(qparam, sizeof qparam, pp->path);
+	if (sw->min_runs == sw->max_runs)
+		snprintf(seeds, sizeof seeds, "%zu seed%s", sw->max_runs, sw->max_runs == 1 ? "" : "s");
+	else
+		snprintf(seeds, sizeof seeds, "%zu to %zu seeds", sw->min_runs, sw->max_runs);
+	snprintf(extra, SWEEP_XLABELS_MAX + 4096,
+		 "what=%s; title='%s'; yunit='%s'; param=%s; categorical=%d; ncat=%zu; xlabels='%s'; "
+		 "nlines=%zu; haskey=%d; seeds='%s'",
+		 qwhat, sweep_metrics[m].title, unit, qparam, !pp->numeric, pp->n, xl, lines,
+		 sw->n_params > 1, seeds);
+	struct plot_vars pv = { .nblocks = (long)lines, .npoints = rows };
+	r = run_template(gp, adir, o->outdir, "sweep_metric", base, term, &pv, extra, o->quiet, diag);
+	free(extra);
+	free(xl);
+	return r;
+}
+
+/* Sweep plots, for a file whose config has a sweep: each key metric against each swept
+ * parameter, mean and 95% CI over the seeds, one line a combination of the other
+ * parameters' values (at most PLOT_MAX_QUEUES lines; beyond, that parameter is left
+ * out with a note). Nothing for a file without a sweep. */
+static int plot_sweeps(const struct h5read_file *f, const struct h5read_summary *s, const struct plot_opts *o,
+		       const char *gp, const char *term, const char *adir, struct sim_diag *diag)
+{
+	struct sweep sw;
+	int r = sweep_load(h5read_root_attr(f, "experiment_json"), &sw);
+	if (!r)
+		r = sweep_match(&sw, s);
+	if (!r)
+		r = sweep_stats(&sw, s);
+	if (r) {
+		if (r < 0)
+			sim_diag_add(diag, h5read_path(f), "out of memory");
+		sweep_free(&sw);
+		return r < 0 ? r : 0;
+	}
+	size_t crowded = 0;
+	for (size_t p = 0; p < sw.n_params; p++)
+		crowded += sw.n_variants / sw.p[p].n > PLOT_MAX_QUEUES;
+	if (!o->quiet && sw.max_runs == 0)
+		printf("note: no sweep plot (no run of the file is a variant of the config's sweep)\n");
+	for (size_t m = 0; m < SWEEP_N_METRICS && !r && sw.max_runs; m++) {
+		double scale = 1;
+		const char *unit = "";
+		if (!sweep_unit(&sw, m, &scale, &unit))
+			continue;
+		for (size_t p = 0; p < sw.n_params && !r; p++)
+			if (sw.n_variants / sw.p[p].n <= PLOT_MAX_QUEUES)
+				r = sweep_plot_one(&sw, m, p, scale, unit, o, gp, term, adir, diag);
+	}
+	if (!r && !o->quiet && sw.max_runs && crowded)
+		printf("note: no sweep plot against %zu of %zu swept parameters (more than %d "
+		       "combinations of the other parameters' values)\n", crowded, sw.n_params,
+		       PLOT_MAX_QUEUES);
+	if (!r && !o->quiet && sw.max_runs && sw.n_unmatched)
+		printf("note: %zu run%s of no sweep variant left out of the sweep plots\n", sw.n_unmatched,
+		       sw.n_unmatched == 1 ? "" : "s");
+	sweep_free(&sw);
+	return r;
+}
+
 /* Per run: the queue-usage, preemption and option plots, for the runs that have the
  * data; one note line names how many runs had none. */
 static int plot_run_views(const struct h5read_file *f, const struct plot_opts *o,
@@ -923,6 +1400,8 @@ out_files:
 				 diag);
 	if (!r)
 		r = plot_cost_wait(&s, o, gp, term, adir, diag);
+	if (!r)
+		r = plot_sweeps(f, &s, o, gp, term, adir, diag);
 	if (!r)
 		r = plot_run_views(f, o, &s, gp, term, adir, diag);
 out_sum:

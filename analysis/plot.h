@@ -14,6 +14,18 @@
  * counts) for a run where some job had 2 or more options; one note line counts the
  * runs without them. gnuplot's exit status is checked; its messages are shown only
  * when it fails.
+ *
+ * Sweeps: when the config (root attribute experiment_json) has a "sweep", also
+ * sweep_<metric>_<parameter>.png (analysis/sweep_metric.gp) for each of mean_wait,
+ * p95_wait, mean_jct, utilization and cost (mean_cost_per_job; only when some
+ * variant's cost is not 0) against each swept parameter (its path, named as
+ * plot_file_name does): per variant, the mean over its runs (seeds) and the 95% CI
+ * half-width (Student t, sim_metrics_replicate, as the report's replications), one
+ * line a combination of the other parameters' values (at most PLOT_MAX_QUEUES lines;
+ * a parameter needing more is left out with a note). Runs are matched to variants by
+ * name (experiments/README.md, "Variant names"); other runs are left out with a note.
+ * A parameter whose values are all numbers is drawn on a numeric axis, any other as
+ * categories named like the variants. No sweep: no sweep plot, nothing said.
  */
 #ifndef ANALYSIS_PLOT_H
 #define ANALYSIS_PLOT_H

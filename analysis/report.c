@@ -156,6 +156,57 @@ out_free_key:
 	return r;
 }
 
+void report_variants_free(struct report_variants *v)
+{
+	if (v->name)
+		for (size_t k = 0; k < v->n; k++)
+			free(v->name[k]);
+	free(v->name);
+	free(v->runs);
+	free(v->first);
+	free(v->row);
+	free(v->mean);
+	free(v->ci95);
+	memset(v, 0, sizeof *v);
+}
+
+/* The public view of vgroups_build: names copied (NUL-terminated), the arrays moved. */
+int report_variants(const struct h5read_summary *s, struct report_variants *out)
+{
+	memset(out, 0, sizeof *out);
+	struct vgroups vg;
+	int r = vgroups_build(s, NULL, &vg);
+	if (r)
+		return r;
+	size_t ng = vg.n_groups;
+	out->n = ng;
+	out->name = calloc(ng + 1, sizeof *out->name);
+	out->runs = malloc((ng + 1) * sizeof *out->runs);
+	out->first = malloc((ng + 1) * sizeof *out->first);
+	if (!out->name || !out->runs || !out->first)
+		goto out_nomem;
+	for (size_t k = 0; k < ng; k++) {
+		if (!(out->name[k] = malloc(vg.g[k].len + 1)))
+			goto out_nomem;
+		memcpy(out->name[k], vg.g[k].name, vg.g[k].len);
+		out->name[k][vg.g[k].len] = 0;
+		out->runs[k] = vg.g[k].n;
+		out->first[k] = vg.g[k].first;
+	}
+	/* ownership of the row, mean and ci95 arrays moves to out */
+	out->row = vg.row;
+	out->mean = vg.mean;
+	out->ci95 = vg.ci95;
+	vg.row = NULL;
+	vg.mean = vg.ci95 = NULL;
+	vgroups_free(&vg);
+	return 0;
+out_nomem:
+	vgroups_free(&vg);
+	report_variants_free(out);
+	return -SIM_ENOMEM;
+}
+
 /* ---- table ---- */
 
 struct tcol {

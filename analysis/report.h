@@ -35,6 +35,25 @@ int report_json_by_variant(const struct h5read_file *f, const char *run, char **
  * decimal seed are stripped; a name without that suffix, or one that would leave
  * nothing, is a variant by itself (its whole length). */
 size_t report_variant_len(const char *run, uint64_t seed);
+/* The runs of a summary grouped by variant, as the replications table and
+ * report_json_by_variant group them (report_variant_len): variants in the order of
+ * each one's first run; variant k's summary rows are row[first[k] .. first[k] + runs[k]),
+ * in file order. mean and ci95 are n x s->n_fields (the summary's fields, in its
+ * order): mean and 95% half-width (Student t, sim_metrics_replicate) over the
+ * variant's runs where the field is not NaN; ci95 is 0 for one such run. Everything
+ * is owned by the struct (names included): free with report_variants_free, which
+ * also accepts a zeroed struct. */
+struct report_variants {
+	size_t n;
+	char **name;  /* n NUL-terminated names, then NULL */
+	size_t *runs; /* n */
+	size_t *first; /* n */
+	size_t *row;  /* every selected summary row, grouped */
+	double *mean, *ci95;
+};
+/* Groups every row of s (0, or -SIM_ENOMEM with out zeroed). O(n log n) in runs. */
+int report_variants(const struct h5read_summary *s, struct report_variants *out);
+void report_variants_free(struct report_variants *v);
 /* Per-job CSV with a header row:
  * run,id,queue,user,flavor,option,gpus,submit_s,start_s,end_s,wait_s,jct_s,runtime_s,preemptions,status
  * Missing values (NaN, option -1) are empty fields; status is the final state in lower case. */

@@ -14,6 +14,8 @@ static const char usage[] =
 	"  plot RESULTS.h5 -o DIR        PNG plots through gnuplot\n"
 	"  trace validate|stats|import   check, describe or convert job traces\n"
 	"  explain SCENARIO.json [--json]  decide one scheduling cycle of a scenario and say why\n"
+	"  compare BASE.h5 NEW.h5 [--fail-if RULE ...] [--json]  metrics side by side; a regression gate\n"
+	"  plan CONFIG --target RULE ...  capacity search: the smallest capacity that meets an SLO\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input\n";
 
@@ -41,6 +43,8 @@ int main(int argc, char **argv)
 		{ "plot", cmd_plot },
 		{ "trace", cmd_trace },
 		{ "explain", cmd_explain },
+		{ "compare", cmd_compare },
+		{ "plan", cmd_plan },
 	};
 	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
 		if (strcmp(verb, verbs[i].name) == 0)

@@ -1096,7 +1096,7 @@ static int sweep_parse(struct chk *c, cJSON *root, struct sweep_key **out, size_
 /* Name piece of one swept value: strings as-is, numbers %g, null and booleans by
  * their JSON spelling, objects by "name", else the value's position in its list;
  * characters outside [A-Za-z0-9_.+-] become '-'. */
-static void value_label(const cJSON *v, size_t pos, char *buf, size_t n)
+void exp_sweep_value_label(const cJSON *v, size_t pos, char *buf, size_t n)
 {
 	const cJSON *nm = cJSON_IsObject(v) ? get(v, "name") : NULL;
 
@@ -1156,7 +1156,7 @@ static int variant_build(cJSON *root, const struct sweep_key *sk, size_t n_keys,
 		}
 	}
 	for (size_t k = 0; k < n_keys; k++) {
-		value_label(cJSON_GetArrayItem(sk[k].values, (int)pos[k]), pos[k], label, sizeof label);
+		exp_sweep_value_label(cJSON_GetArrayItem(sk[k].values, (int)pos[k]), pos[k], label, sizeof label);
 		name_len += strlen(label) + 1;
 	}
 	v->name = malloc(n_keys ? name_len : sizeof "base");
@@ -1164,7 +1164,7 @@ static int variant_build(cJSON *root, const struct sweep_key *sk, size_t n_keys,
 		goto out_nomem;
 	strcpy(v->name, n_keys ? "" : "base");
 	for (size_t k = 0; k < n_keys; k++) {
-		value_label(cJSON_GetArrayItem(sk[k].values, (int)pos[k]), pos[k], label, sizeof label);
+		exp_sweep_value_label(cJSON_GetArrayItem(sk[k].values, (int)pos[k]), pos[k], label, sizeof label);
 		if (k)
 			strcat(v->name, "_");
 		strcat(v->name, label);
@@ -1179,7 +1179,7 @@ out_nomem:
 
 /* Two variants with one name would collide in the results file (e.g. two objects with
  * the same "name" and other params): every such variant gets "_v<its 1-based number>". */
-static int variant_names_unique(struct exp_variant *vs, size_t n)
+int exp_names_make_unique(char **names, size_t n)
 {
 	char *dup_flag = calloc(n ? n : 1, 1);
 
@@ -1187,23 +1187,37 @@ static int variant_names_unique(struct exp_variant *vs, size_t n)
 		return -SIM_ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)
-			if (strcmp(vs[i].name, vs[j].name) == 0)
+			if (strcmp(names[i], names[j]) == 0)
 				dup_flag[i] = dup_flag[j] = 1;
 	for (size_t i = 0; i < n; i++) {
 		if (!dup_flag[i])
 			continue;
-		size_t len = strlen(vs[i].name) + 32;
+		size_t len = strlen(names[i]) + 32;
 		char *nm = malloc(len);
 		if (!nm) {
 			free(dup_flag);
 			return -SIM_ENOMEM;
 		}
-		snprintf(nm, len, "%s_v%zu", vs[i].name, i + 1);
-		free(vs[i].name);
-		vs[i].name = nm;
+		snprintf(nm, len, "%s_v%zu", names[i], i + 1);
+		free(names[i]);
+		names[i] = nm;
 	}
 	free(dup_flag);
 	return 0;
+}
+
+static int variant_names_unique(struct exp_variant *vs, size_t n)
+{
+	char **names = malloc((n ? n : 1) * sizeof *names);
+	if (!names)
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		names[i] = vs[i].name;
+	int rc = exp_names_make_unique(names, n);
+	for (size_t i = 0; i < n; i++)
+		vs[i].name = names[i];
+	free(names);
+	return rc;
 }
 
 /* ---- reporting -------------------------------------------------------------- */
@@ -1467,5 +1481,141 @@ int exp_config_load(const char *path, struct exp_config **out, struct sim_diag *
 		return rc;
 	rc = exp_config_parse(path, buf, len, out, diag);
 	free(buf);
+	return rc;
+}
+
+/* ---- one value set by path (capacity planning) --------------------------- */
+
+/* Parses text into a tree, or NULL on a syntax error or no memory (exp_config_parse
+ * then reports which). */
+static cJSON *tree_of(const char *text, size_t len)
+{
+	size_t skip = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+	char *copy;
+	cJSON *root;
+
+	if (memchr(text, 0, len) || !(copy = malloc(len + 1)))
+		return NULL;
+	memcpy(copy, text, len);
+	copy[len] = 0;
+	/* As exp_config_parse: the NUL inside the length, so trailing garbage is an error. */
+	root = cJSON_ParseWithLengthOpts(copy + skip, len - skip + 1, NULL, 1);
+	free(copy);
+	return root;
+}
+
+/* The number at json_path in root, for a planner to vary: the path must be well formed,
+ * under "cluster" or "policies" (as a sweep path), exist, hold a number and not overlap
+ * a sweep key (the sweep would overwrite it). Returns the node, or NULL with the reason
+ * in diag (*rc -SIM_EPARSE, or -SIM_ENOMEM). */
+static cJSON *number_at(const char *file, cJSON *root, const char *json_path, struct sim_diag *diag, int *rc)
+{
+	struct sweep_key k = { .text = json_path };
+	char where[PATH_MAX_ + 1024], why[PATH_MAX_ + 64], got[96];
+	cJSON *node = NULL;
+	const cJSON *sw = cJSON_IsObject(root) ? get(root, "sweep") : NULL;
+
+	*rc = -SIM_EPARSE;
+	snprintf(where, sizeof where, "%s: %s", file, json_path);
+	int prc = sweep_path_parse(json_path, &k);
+	if (prc == -2) {
+		*rc = -SIM_ENOMEM;
+		goto out_free;
+	}
+	if (prc < 0) {
+		sim_diag_add(diag, where, "expected a path such as \"cluster.flavors[0].nodes\"");
+		goto out_free;
+	}
+	if (!k.comps[0].key ||
+	    (strcmp(k.comps[0].key, "cluster") != 0 && strcmp(k.comps[0].key, "policies") != 0)) {
+		sim_diag_add(diag, where, "expected a path under \"cluster\" or \"policies\"");
+		goto out_free;
+	}
+	node = sweep_follow(root, k.comps, k.n_comps, why, sizeof why);
+	if (!node) {
+		sim_diag_add(diag, where,
+			     "path does not exist in the config (%s); expected a path to a number "
+			     "the config sets",
+			     why);
+		goto out_free;
+	}
+	if (!cJSON_IsNumber(node)) {
+		sim_json_describe(node, got, sizeof got);
+		sim_diag_add(diag, where, "expected the path to hold a number, got %s", got);
+		node = NULL;
+		goto out_free;
+	}
+	for (const cJSON *e = cJSON_IsObject(sw) ? sw->child : NULL; e; e = e->next) {
+		struct sweep_key s = { .text = e->string ? e->string : "" };
+		int overlap = sweep_path_parse(s.text, &s) == 0 &&
+			      (comps_prefix(&s, &k) || comps_prefix(&k, &s));
+		for (size_t j = 0; j < s.n_comps; j++)
+			free(s.comps[j].key);
+		free(s.comps);
+		if (overlap) {
+			sim_diag_add(diag, where,
+				     "expected a path the sweep does not set, got one that overlaps "
+				     "$.sweep[\"%s\"]",
+				     e->string);
+			node = NULL;
+			goto out_free;
+		}
+	}
+	*rc = 0;
+out_free:
+	for (size_t j = 0; j < k.n_comps; j++)
+		free(k.comps[j].key);
+	free(k.comps);
+	return node;
+}
+
+int exp_config_number_at(const char *path, const char *text, size_t len, const char *json_path, double *value,
+			 struct sim_diag *diag)
+{
+	cJSON *root = tree_of(text, len);
+	int rc;
+
+	if (!root) {
+		struct exp_config *cfg = NULL;
+		rc = exp_config_parse(path, text, len, &cfg, diag); /* says where the syntax fails */
+		exp_config_destroy(cfg);
+		return rc ? rc : -SIM_ENOMEM;
+	}
+	cJSON *node = number_at(path, root, json_path, diag, &rc);
+	if (node)
+		*value = node->valuedouble;
+	cJSON_Delete(root);
+	return rc;
+}
+
+int exp_config_parse_with(const char *path, const char *text, size_t len, const char *json_path, double value,
+			  struct exp_config **out, struct sim_diag *diag)
+{
+	cJSON *root = tree_of(text, len), *node;
+	char *edited;
+	int rc;
+
+	*out = NULL;
+	if (!root) {
+		rc = exp_config_parse(path, text, len, out, diag); /* says where the syntax fails */
+		if (rc == 0) {
+			exp_config_destroy(*out);
+			*out = NULL;
+			rc = -SIM_ENOMEM;
+		}
+		return rc;
+	}
+	node = number_at(path, root, json_path, diag, &rc);
+	if (!node)
+		goto out_root;
+	cJSON_SetNumberValue(node, value);
+	rc = -SIM_ENOMEM;
+	edited = cJSON_Print(root);
+	if (!edited)
+		goto out_root;
+	rc = exp_config_parse(path, edited, strlen(edited), out, diag);
+	cJSON_free(edited);
+out_root:
+	cJSON_Delete(root);
 	return rc;
 }

@@ -53,4 +53,27 @@ int exp_config_parse(const char *path, const char *text, size_t len, struct exp_
 		     struct sim_diag *diag);
 void exp_config_destroy(struct exp_config *cfg); /* NULL is a no-op */
 
+/* Capacity planning: one number of a config, by path. JSON_PATH is written as a sweep
+ * path ("cluster.flavors[0].nodes", "$." optional), must lie under "cluster" or
+ * "policies", exist in the text, hold a number, and not overlap a sweep key (the sweep
+ * would overwrite it). A bad path is -SIM_EPARSE with "FILE: PATH: expected ..." in diag.
+ * exp_config_number_at gives the number the text holds there. */
+int exp_config_number_at(const char *path, const char *text, size_t len, const char *json_path, double *value,
+			 struct sim_diag *diag);
+/* exp_config_parse of the text with the number at JSON_PATH replaced by VALUE; every
+ * check applies to the result as to a file (e.g. nodes must be an integer). The config's
+ * text (cfg->text, the HDF5 experiment_json) is then the edited tree, re-printed, not
+ * the file's bytes. */
+int exp_config_parse_with(const char *path, const char *text, size_t len, const char *json_path, double value,
+			  struct exp_config **out, struct sim_diag *diag);
+
+/* Variant names (experiments/README.md, "Variant names"), shared with the plots that
+ * rebuild them from a results file: a swept value's piece of a name (strings as
+ * they are, numbers %g, objects by "name", null and booleans spelled, else the
+ * position pos; characters outside [A-Za-z0-9_.+-] become '-'), and the suffix
+ * "_v<1-based index>" on every name that occurs more than once (names are malloc'd;
+ * replaced in place). */
+void exp_sweep_value_label(const cJSON *v, size_t pos, char *buf, size_t n);
+int exp_names_make_unique(char **names, size_t n);
+
 #endif

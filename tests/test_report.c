@@ -976,6 +976,14 @@ static void test_report_cli_options(void)
 	free(out);
 }
 
+/* 1 if OUTDIR holds a file whose name starts with "sweep_". */
+static int has_sweep_file(const char *dir)
+{
+	char cmd[800];
+	snprintf(cmd, sizeof cmd, "ls '%s' | grep -q '^sweep_'", dir);
+	return system(cmd) == 0;
+}
+
 /* cost_wait.png over the replications file: one point a run (their mean waits
  * differ), in file order, waits in hours. */
 static void test_report_plot_cost_wait(void)
@@ -998,6 +1006,8 @@ static void test_report_plot_cost_wait(void)
 	free(dat);
 	snprintf(p, sizeof p, "%s/cost_wait.png", dir);
 	CU_ASSERT(tu_exists(p));
+	/* several seeds but no sweep: no sweep plot, and nothing said about it */
+	CU_ASSERT(!has_sweep_file(dir));
 }
 
 static void test_report_plot_file_name(void)
@@ -1070,6 +1080,248 @@ static void test_report_plot_many_queues(void)
 	fx_timeseries_free(&ts);
 	sim_cluster_destroy(c);
 	sim_trace_destroy(t);
+}
+
+/* ---- sweep plots ---- */
+
+/* Student t quantiles t(0.975, 2) and t(0.975, 1), for the hand-computed half-widths. */
+#define T975_2 4.30265273
+#define T975_1 12.7062047
+
+/* One run of a sweep results file: its name, seed and the metrics set on fx_sum. */
+struct sweep_run {
+	const char *name;
+	uint64_t seed;
+	double wait, p95, util, cost;
+};
+
+/* Writes a results file of the runs with `json` as its experiment_json. 0 or -1. */
+static int write_sweep_file(const char *path, const char *json, const struct sweep_run *runs, size_t n)
+{
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	struct sim_timeseries ts = { 0 };
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	int rc = -1;
+	struct h5out_meta meta = { .experiment_json = json, .config_path = "sweep.json" };
+	struct h5out *o = t && c && fx_timeseries(&ts, 5) == 0 ? h5out_create(path, &meta, &d) : NULL;
+	for (size_t i = 0; o && i < n; i++) {
+		struct sim_summary sum = fx_sum;
+		sum.v[SIM_SUM_mean_wait_s] = runs[i].wait;
+		sum.v[SIM_SUM_p95_wait_s] = runs[i].p95;
+		sum.v[SIM_SUM_utilization] = runs[i].util;
+		sum.v[SIM_SUM_mean_cost_per_job] = runs[i].cost;
+		struct h5out_run run = { .name = runs[i].name, .policy = "fifo", .seed = runs[i].seed,
+					 .trace = t, .cluster = c, .ts = &ts, .summary = &sum };
+		if (h5out_write_run(o, &run, &d))
+			goto out;
+	}
+	rc = o ? h5out_commit(o, &d) : -1;
+out:
+	h5out_destroy(o);
+	sim_diag_print(&d, stderr);
+	sim_diag_fini(&d);
+	fx_timeseries_free(&ts);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+	return rc;
+}
+
+/* Row k (from 0) of the block headed `title` (with its quotes) of a sweep .dat:
+ * x, mean, half-width, runs and the value's name. 0, or -1 when it is not there. */
+static int sweep_row(const char *dat, const char *title, int k, double *x, double *mean, double *hw,
+		     int *runs, char name[64])
+{
+	char head[256];
+	snprintf(head, sizeof head, "\n%s\n", title);
+	const char *p = strstr(dat, head);
+	if (!p)
+		return -1;
+	p += strlen(head);
+	for (int i = 0; i < k && p; i++) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	char m[32], h[32];
+	if (!p || sscanf(p, "%lf %31s %31s %d \"%63[^\"]\"", x, m, h, runs, name) != 5)
+		return -1;
+	*mean = strcmp(m, "NaN") == 0 ? NAN : atof(m);
+	*hw = strcmp(h, "NaN") == 0 ? NAN : atof(h);
+	return 0;
+}
+
+/* Checks row k of block `title` of OUTDIR/FILE against x, mean, half-width, runs, name. */
+static void check_sweep_row(const char *dir, const char *file, const char *title, int k, double x,
+			    double mean, double hw, int runs, const char *name)
+{
+	char p[700], got_name[64];
+	double gx, gm, gh;
+	int gr;
+	snprintf(p, sizeof p, "%s/%s", dir, file);
+	char *dat = tu_read_file(p, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dat);
+	int r = sweep_row(dat, title, k, &gx, &gm, &gh, &gr, got_name);
+	CU_ASSERT_EQUAL_FATAL(r, 0);
+	CU_ASSERT_DOUBLE_EQUAL(gx, x, 1e-9);
+	if (isnan(mean)) {
+		CU_ASSERT(isnan(gm) && isnan(gh));
+	} else {
+		CU_ASSERT_DOUBLE_EQUAL(gm, mean, 1e-6 * fabs(mean) + 1e-9);
+		CU_ASSERT_DOUBLE_EQUAL(gh, hw, 1e-6 * fabs(hw) + 1e-9);
+	}
+	CU_ASSERT_EQUAL(gr, runs);
+	CU_ASSERT_STRING_EQUAL(got_name, name);
+	free(dat);
+}
+
+/* A sweep over one numeric parameter, nodes 4, 8, 16, with seeds 1, 2, 3, the runs
+ * written seed by seed (matched by name, not position). Hand-computed, half-width
+ * t x sd / sqrt(m) over the m runs with a value:
+ *   mean_wait_s  4: 10 20 30 -> 20 +- T975_2 x 10 / sqrt 3 = 24.8413771
+ *                8: 5 5 5 -> 5 +- 0;  16: 1 2 NaN -> 1.5 +- T975_1 x sqrt(0.5) / sqrt 2 = 6.3531024 (m 2)
+ *                (largest mean + half-width 44.8 s: drawn in s)
+ *   p95_wait_s   4: 36000 x 3, 8: 18000 x 3, 16: 9000 x 3 -> 10, 5, 2.5 hours +- 0
+ *   utilization  4: 0.5 0.6 0.7 -> 60 % +- 24.8413771 %; 8 and 16: 0.9 -> 90 % +- 0
+ *   mean_jct_s   fx_sum's 4426.25 s everywhere: 73.7708333 minutes +- 0
+ *   mean_cost_per_job  4: 1 2 3 -> 2 +- T975_2 x 1 / sqrt 3; 8 and 16: 5 +- 0 */
+static void test_report_plot_sweep_numeric(void)
+{
+	if (!have_gnuplot())
+		return;
+	static const struct sweep_run runs[] = {
+		{ "4-s1", 1, 10, 36000, 0.5, 1 }, { "8-s1", 1, 5, 18000, 0.9, 5 },
+		{ "16-s1", 1, 1, 9000, 0.9, 5 },  { "4-s2", 2, 20, 36000, 0.6, 2 },
+		{ "8-s2", 2, 5, 18000, 0.9, 5 },  { "16-s2", 2, 2, 9000, 0.9, 5 },
+		{ "4-s3", 3, 30, 36000, 0.7, 3 }, { "8-s3", 3, 5, 18000, 0.9, 5 },
+		{ "16-s3", 3, NAN, 9000, 0.9, 5 },
+	};
+	const char *json = "{\"name\": \"nodes\", \"seeds\": [1, 2, 3],\n"
+			   " \"sweep\": {\"cluster.flavors[0].nodes\": [4, 8, 16]}}";
+	char path[600], dir[600], args[1400], *out = NULL;
+	snprintf(path, sizeof path, "%s/sweep_nodes.h5", tu_tmpdir());
+	snprintf(dir, sizeof dir, "%s/sweep_nodes_plots", tu_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(write_sweep_file(path, json, runs, sizeof runs / sizeof runs[0]), 0);
+	snprintf(args, sizeof args, "plot %s -o %s", path, dir);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT(out && strstr(out, "/sweep_mean_wait_cluster.flavors_0_.nodes.png\n") &&
+		  !strstr(out, "sweep variant"));
+	free(out);
+	const char *metrics[] = { "mean_wait", "p95_wait", "mean_jct", "utilization", "cost" };
+	for (size_t i = 0; i < 5; i++) {
+		char p[800];
+		snprintf(p, sizeof p, "%s/sweep_%s_cluster.flavors_0_.nodes.png", dir, metrics[i]);
+		CU_ASSERT(tu_exists(p));
+		snprintf(p, sizeof p, "%s/sweep_%s_cluster.flavors_0_.nodes.dat", dir, metrics[i]);
+		CU_ASSERT(tu_exists(p));
+	}
+	const char *w = "sweep_mean_wait_cluster.flavors_0_.nodes.dat", *all = "\"all runs\"";
+	check_sweep_row(dir, w, all, 0, 4, 20, T975_2 * 10 / sqrt(3), 3, "4");
+	check_sweep_row(dir, w, all, 1, 8, 5, 0, 3, "8");
+	check_sweep_row(dir, w, all, 2, 16, 1.5, T975_1 * sqrt(0.5) / sqrt(2), 2, "16");
+	const char *p95 = "sweep_p95_wait_cluster.flavors_0_.nodes.dat";
+	check_sweep_row(dir, p95, all, 0, 4, 10, 0, 3, "4");
+	check_sweep_row(dir, p95, all, 2, 16, 2.5, 0, 3, "16");
+	const char *u = "sweep_utilization_cluster.flavors_0_.nodes.dat";
+	check_sweep_row(dir, u, all, 0, 4, 60, T975_2 * 10 / sqrt(3), 3, "4");
+	check_sweep_row(dir, u, all, 1, 8, 90, 0, 3, "8");
+	const char *jct = "sweep_mean_jct_cluster.flavors_0_.nodes.dat";
+	const char *cost = "sweep_cost_cluster.flavors_0_.nodes.dat";
+	check_sweep_row(dir, jct, all, 1, 8, 4426.25 / 60, 0, 3, "8");
+	check_sweep_row(dir, cost, all, 0, 4, 2, T975_2 / sqrt(3), 3, "4");
+	check_sweep_row(dir, cost, all, 2, 16, 5, 0, 3, "16");
+	/* the units are named in the .dat's first line */
+	char p[700];
+	snprintf(p, sizeof p, "%s/%s", dir, p95);
+	char *dat = tu_read_file(p, NULL);
+	const char *head = "# 95th percentile of wait (hours) against cluster.flavors[0].nodes:";
+	CU_ASSERT(dat && strncmp(dat, head, strlen(head)) == 0);
+	free(dat);
+	snprintf(p, sizeof p, "%s/%s", dir, w);
+	dat = tu_read_file(p, NULL);
+	CU_ASSERT(dat && strncmp(dat, "# mean wait (s) against", 23) == 0);
+	free(dat);
+	remove(path);
+}
+
+/* Two parameters, one of names (policies.order: a string and an object named by its
+ * "name"), seeds 1 and 2, and a run of no variant. One plot per parameter and metric,
+ * a line per value of the other: waits 10 (vi + 1) + seed for variant vi (fifo_4,
+ * fifo_8, easy_backfill_4, easy_backfill_8): means 11.5, 21.5, 31.5, 41.5, each
+ * +- T975_1 x sqrt(0.5) / sqrt 2. Every cost is 0 (a config without prices): no cost plot. */
+static void test_report_plot_sweep_strings(void)
+{
+	if (!have_gnuplot())
+		return;
+	static const struct sweep_run runs[] = {
+		{ "fifo_4-s1", 1, 11, 50, 0.5, 0 },	  { "fifo_4-s2", 2, 12, 50, 0.5, 0 },
+		{ "fifo_8-s1", 1, 21, 50, 0.5, 0 },	  { "fifo_8-s2", 2, 22, 50, 0.5, 0 },
+		{ "easy_backfill_4-s1", 1, 31, 50, 0.5, 0 }, { "easy_backfill_4-s2", 2, 32, 50, 0.5, 0 },
+		{ "easy_backfill_8-s1", 1, 41, 50, 0.5, 0 }, { "easy_backfill_8-s2", 2, 42, 50, 0.5, 0 },
+		{ "stray-s1", 1, 99, 99, 0.1, 0 },
+	};
+	const char *json = "{\"seeds\": [1, 2], \"sweep\": {\"$.policies.order\": [\"fifo\", "
+			   "{\"name\": \"easy_backfill\"}], \"cluster.flavors[0].nodes\": [4, 8]}}";
+	char path[600], dir[600], args[1400], *out = NULL;
+	snprintf(path, sizeof path, "%s/sweep_order.h5", tu_tmpdir());
+	snprintf(dir, sizeof dir, "%s/sweep_order_plots", tu_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(write_sweep_file(path, json, runs, sizeof runs / sizeof runs[0]), 0);
+	snprintf(args, sizeof args, "plot %s -o %s", path, dir);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT(out && strstr(out, "note: 1 run of no sweep variant left out of the sweep plots\n"));
+	CU_ASSERT(out && strstr(out, "/sweep_mean_wait_policies.order.png\n") &&
+		  strstr(out, "/sweep_mean_wait_cluster.flavors_0_.nodes.png\n"));
+	free(out);
+	double h = T975_1 * sqrt(0.5) / sqrt(2);
+	const char *po = "sweep_mean_wait_policies.order.dat";
+	const char *pn = "sweep_mean_wait_cluster.flavors_0_.nodes.dat";
+	/* against the policy: categories at 0 and 1, a line per node count */
+	check_sweep_row(dir, po, "\"cluster.flavors[0].nodes=4\"", 0, 0, 11.5, h, 2, "fifo");
+	check_sweep_row(dir, po, "\"cluster.flavors[0].nodes=4\"", 1, 1, 31.5, h, 2, "easy_backfill");
+	check_sweep_row(dir, po, "\"cluster.flavors[0].nodes=8\"", 0, 0, 21.5, h, 2, "fifo");
+	check_sweep_row(dir, po, "\"cluster.flavors[0].nodes=8\"", 1, 1, 41.5, h, 2, "easy_backfill");
+	/* against the node count: a line per policy */
+	check_sweep_row(dir, pn, "\"policies.order=fifo\"", 0, 4, 11.5, h, 2, "4");
+	check_sweep_row(dir, pn, "\"policies.order=fifo\"", 1, 8, 21.5, h, 2, "8");
+	check_sweep_row(dir, pn, "\"policies.order=easy_backfill\"", 1, 8, 41.5, h, 2, "8");
+	char p[800];
+	snprintf(p, sizeof p, "%s/sweep_utilization_policies.order.png", dir);
+	CU_ASSERT(tu_exists(p));
+	snprintf(p, sizeof p, "%s/sweep_cost_policies.order.png", dir);
+	CU_ASSERT(!tu_exists(p));
+	remove(path);
+}
+
+/* 13 x 2 variants and one run (1_1-s1): against a, 2 lines (b = 1: its one point, then
+ * NaN rows for the variants without runs; b = 2: no point); against b, 13 lines, more
+ * than a plot takes: left out with a note. */
+static void test_report_plot_sweep_crowded(void)
+{
+	if (!have_gnuplot())
+		return;
+	static const struct sweep_run runs[] = { { "1_1-s1", 1, 30, 60, 0.5, 0 } };
+	const char *json = "{\"sweep\": {\"policies.order.a\": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13], "
+			   "\"policies.order.b\": [1, 2]}}";
+	char path[600], dir[600], args[1400], p[800], *out = NULL;
+	snprintf(path, sizeof path, "%s/sweep_crowded.h5", tu_tmpdir());
+	snprintf(dir, sizeof dir, "%s/sweep_crowded_plots", tu_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(write_sweep_file(path, json, runs, 1), 0);
+	snprintf(args, sizeof args, "plot %s -o %s", path, dir);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT(out && strstr(out, "note: no sweep plot against 1 of 2 swept parameters (more than 12 "
+				     "combinations of the other parameters' values)\n"));
+	if (out && !strstr(out, "sweep_mean_wait_policies.order.a.png"))
+		fprintf(stderr, "%s\n", out);
+	free(out);
+	snprintf(p, sizeof p, "%s/sweep_mean_wait_policies.order.a.png", dir);
+	CU_ASSERT(tu_exists(p));
+	snprintf(p, sizeof p, "%s/sweep_mean_wait_policies.order.b.png", dir);
+	CU_ASSERT(!tu_exists(p));
+	const char *w = "sweep_mean_wait_policies.order.a.dat";
+	check_sweep_row(dir, w, "\"policies.order.b=1\"", 0, 1, 30, 0, 1, "1");
+	check_sweep_row(dir, w, "\"policies.order.b=1\"", 1, 2, NAN, NAN, 0, "2");
+	check_sweep_row(dir, w, "\"policies.order.b=2\"", 12, 13, NAN, NAN, 0, "13");
+	remove(path);
 }
 
 
@@ -1202,6 +1454,9 @@ static CU_TestInfo report_tests[] = {
 	{ "test_report_plot_cost_wait", test_report_plot_cost_wait },
 	{ "test_report_plot_file_name", test_report_plot_file_name },
 	{ "test_report_plot_many_queues", test_report_plot_many_queues },
+	{ "test_report_plot_sweep_numeric", test_report_plot_sweep_numeric },
+	{ "test_report_plot_sweep_strings", test_report_plot_sweep_strings },
+	{ "test_report_plot_sweep_crowded", test_report_plot_sweep_crowded },
 	{ "test_report_run_with_quotas", test_report_run_with_quotas },
 	CU_TEST_INFO_NULL,
 };

@@ -1,0 +1,48 @@
+# analysis/sweep_metric.gp: one metric against one swept parameter of a sweep: the mean
+# over the seeds of each variant, with bars for the 95% confidence interval (Student t,
+# as `gpusched report`'s replications), one line a combination of the other swept
+# parameters' values.
+# Variables (gnuplot -e, set by `gpusched plot`):
+#   datafile  sweep_<metric>_<parameter>.dat: one block a line (separated by two blank
+#             lines), the block's first line its title in quotes ("path=value, ..." of
+#             the other parameters, "all runs" when only one is swept), then one row a
+#             value of the parameter: "x mean half_width runs "name"" (x: the value, or
+#             its position 0, 1, ... for a parameter with a string value; NaN: no value)
+#   nlines    blocks; npoints  rows in all blocks; haskey  1: show the line titles
+#   what      the metric ("mean wait"); yunit  its unit ("s", "minutes", "%", ...)
+#   title     the metric for the title ("Mean wait")
+#   param     the swept parameter's path; seeds  "3 seeds" or "2 to 3 seeds"
+#   categorical  1: the values are names, drawn at positions 0 .. ncat-1; 0: numbers
+#             on a numeric axis
+#   ncat      values of the parameter; xlabels  their names, a word list (empty when
+#             too long): the category names, or the tic marks of a numeric axis (up to 12)
+#   outfile, term, analysis_dir  (see common.gp)
+load analysis_dir."/common.gp"
+set title title." against ".param.": mean over ".seeds.", bars: 95% confidence interval (Student t)"
+set xlabel param
+set ylabel what." (".yunit.")"
+# every metric drawn is >= 0: keep 0 on the axis (a bar reaching below it is cut there)
+set yrange [0:*]
+set key below center horizontal maxcols 3
+if (categorical) {
+	set xrange [-0.5:ncat - 0.5]
+	if (words(xlabels) == ncat) {
+		set xtics ()
+		do for [k=1:ncat] { set xtics add (word(xlabels, k) k - 1) }
+	} else {
+		set xtics 1
+	}
+	if (ncat > 6) { set xtics rotate by -30 }
+	# lines side by side at each category, so their bars do not hide each other
+	dx = nlines > 1 ? 0.3 / (nlines - 1) : 0
+} else {
+	set offsets graph 0.05, graph 0.05, graph 0.05, 0
+	if (words(xlabels) == ncat && ncat <= 12) {
+		set xtics ()
+		do for [k=1:ncat] { set xtics add (word(xlabels, k) real(word(xlabels, k))) }
+	}
+	dx = 0
+}
+if (!haskey) { unset key }
+plot for [i=0:nlines-1] datafile index i using ($1 + (i - (nlines - 1) / 2.0) * dx):2:3 \
+	with yerrorlines lw 2 pt 7 ps 1.2 title columnheader(1)

@@ -1,0 +1,298 @@
+/* cli/cmd_plan.c: gpusched plan CONFIG --target T --vary PATH --range LO:HI [...]
+ * Capacity planning by bisection (experiments/plan.h has the rules). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../experiments/config.h"
+#include "../experiments/plan.h"
+#include "../sim/jsonmsg.h"
+#include "../traces/native.h"
+#include "cmd.h"
+
+#define PLAN_SEEDS_MAX 10000 /* --seeds N: N runs a probe */
+
+static const char plan_usage[] =
+    "usage: gpusched plan CONFIG.json --target 'METRIC<=X' --vary PATH --range LO:HI\n"
+    "                     [--step S] [--seeds N] [--variant NAME] [--conservative]\n"
+    "                     [-o CURVE.csv] [--plot CURVE.png]\n"
+    "\n"
+    "Finds the smallest value of the config's number at PATH in [LO, HI] whose runs meet\n"
+    "the target, by bisection: it assumes that a larger value never makes the metric\n"
+    "worse (more capacity). HI is probed first (if it fails, no value does: exit 1), then\n"
+    "LO (if it passes, LO is the answer), then the middle of what is left. A probe runs\n"
+    "every seed of the config in memory and judges the metric's mean over the seeds. A\n"
+    "probe fails when a seed has no value for the metric, or leaves jobs rejected or\n"
+    "unfinished (unless the metric is one of those job counts).\n"
+    "\n"
+    "  --target T       METRIC<=X, METRIC<X, METRIC>=X or METRIC>X; METRIC a summary\n"
+    "                   metric (analysis/SCHEMA.md), e.g. p95_wait_s<=3600 (seconds)\n"
+    "  --vary PATH      the number varied, as a sweep path: cluster.flavors[0].nodes;\n"
+    "                   it must exist in the config, under cluster or policies\n"
+    "  --range LO:HI    values probed: LO, LO+S, ..., HI (HI also when off the step)\n"
+    "  --step S         step between values (default 1: LO and HI must then be integers)\n"
+    "  --seeds N        run seeds 1..N at each value (default: the config's seeds)\n"
+    "  --variant NAME   the sweep variant to plan (required when the config has a sweep;\n"
+    "                   PATH must not be swept)\n"
+    "  --conservative   judge on the 95% CI bound (mean + half-width for < and <=,\n"
+    "                   mean - half-width for > and >=) instead of the mean\n"
+    "  -o CURVE.csv     every probed value and its metric, sorted by value\n"
+    "                   (value,mean,ci95,judged,pass,seeds)\n"
+    "  --plot CURVE.png the curve through gnuplot (analysis/plan.gp), with the target\n"
+    "\n"
+    "exit codes: 0 a value meets the target, 1 none does (or a runtime failure), 2 bad input\n";
+
+struct plan_args {
+	const char *config, *target, *vary, *range, *step, *seeds, *variant, *csv, *png;
+	int conservative;
+};
+
+/* A whole-string number; 0 or -1. */
+static int parse_num(const char *s, double *x)
+{
+	char *end;
+	errno = 0;
+	*x = strtod(s, &end);
+	return end != s && !*end && !errno && isfinite(*x) ? 0 : -1;
+}
+
+static int parse_args(int argc, char **argv, struct plan_args *a)
+{
+	memset(a, 0, sizeof *a);
+	for (int i = 1; i < argc; i++) {
+		const char *o = argv[i];
+		const char **slot = NULL;
+		if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0)
+			return 1;
+		if (strcmp(o, "--conservative") == 0) {
+			a->conservative = 1;
+			continue;
+		}
+		if (strcmp(o, "--target") == 0)
+			slot = &a->target;
+		else if (strcmp(o, "--vary") == 0)
+			slot = &a->vary;
+		else if (strcmp(o, "--range") == 0)
+			slot = &a->range;
+		else if (strcmp(o, "--step") == 0)
+			slot = &a->step;
+		else if (strcmp(o, "--seeds") == 0)
+			slot = &a->seeds;
+		else if (strcmp(o, "--variant") == 0)
+			slot = &a->variant;
+		else if (strcmp(o, "-o") == 0)
+			slot = &a->csv;
+		else if (strcmp(o, "--plot") == 0)
+			slot = &a->png;
+		if (slot && i + 1 < argc) {
+			*slot = argv[++i];
+		} else if (o[0] == '-' || a->config) {
+			fprintf(stderr, "gpusched plan: unexpected argument '%s'%s\n%s", o,
+				slot ? " (it needs a value)" : "", plan_usage);
+			return -1;
+		} else {
+			a->config = o;
+		}
+	}
+	const char *missing = !a->config   ? "CONFIG"
+			      : !a->target ? "--target"
+			      : !a->vary   ? "--vary"
+			      : !a->range  ? "--range"
+					   : NULL;
+	if (missing) {
+		fprintf(stderr, "gpusched plan: %s is required\n%s", missing, plan_usage);
+		return -1;
+	}
+	return 0;
+}
+
+/* --range, --step, --seeds into the options; messages in diag. */
+static int read_numbers(const struct plan_args *a, struct plan_opts *o, uint64_t **seeds,
+			struct sim_diag *diag)
+{
+	double lo, hi, step = 1, n;
+	const char *colon = strchr(a->range, ':');
+	char los[64];
+
+	if (!colon || (size_t)(colon - a->range) >= sizeof los)
+		return sim_diag_add(diag, "--range", "expected LO:HI (e.g. 4:64), got '%s'", a->range);
+	memcpy(los, a->range, (size_t)(colon - a->range));
+	los[colon - a->range] = 0;
+	if (parse_num(los, &lo) || parse_num(colon + 1, &hi))
+		return sim_diag_add(diag, "--range", "expected LO:HI, two numbers (e.g. 4:64), got '%s'",
+				    a->range);
+	if (a->step && parse_num(a->step, &step))
+		return sim_diag_add(diag, "--step", "expected a number > 0, got '%s'", a->step);
+	if (!a->step && (lo != floor(lo) || hi != floor(hi)))
+		return sim_diag_add(diag, "--range",
+				    "expected integers LO:HI without --step, got '%s' (give "
+				    "--step for decimal values)",
+				    a->range);
+	int rc = plan_grid_init(&o->grid, lo, hi, step, diag);
+	if (rc)
+		return rc;
+	if (a->seeds) {
+		if (parse_num(a->seeds, &n) || n < 1 || n > PLAN_SEEDS_MAX || n != floor(n))
+			return sim_diag_add(diag, "--seeds", "expected an integer in [1, %d], got '%s'",
+					    PLAN_SEEDS_MAX, a->seeds);
+		*seeds = malloc((size_t)n * sizeof **seeds);
+		if (!*seeds)
+			return -SIM_ENOMEM;
+		for (size_t i = 0; i < (size_t)n; i++)
+			(*seeds)[i] = i + 1;
+		o->seeds = *seeds;
+		o->n_seeds = (size_t)n;
+	}
+	return 0;
+}
+
+/* What the search does, printed once the inputs passed their checks (before the first
+ * probe's line). */
+static void print_header(const struct plan_opts *o)
+{
+	printf("plan: smallest %s in [%.12g, %.12g] (%llu values) with %s %s %.12g %s,\n"
+	       "      judged on the %s over %zu seed%s\n",
+	       o->json_path, o->grid.lo, o->grid.hi, (unsigned long long)o->grid.n,
+	       sim_summary_name(o->target.metric), plan_cmp_text(o->target.cmp), o->target.bound,
+	       sim_summary_unit(o->target.metric), o->conservative ? "95% CI bound" : "mean", o->n_seeds,
+	       o->n_seeds == 1 ? "" : "s");
+	if (o->conservative && o->n_seeds == 1)
+		printf("      (one seed: no CI, --conservative judges the mean)\n");
+}
+
+struct printer {
+	const struct plan_opts *o;
+	int header_done;
+};
+
+static void print_probe(void *arg, const struct plan_point *p)
+{
+	struct printer *pr = arg;
+	const struct plan_opts *o = pr->o;
+	const char *unit = sim_summary_unit(o->target.metric);
+
+	if (!pr->header_done++)
+		print_header(o);
+	printf("probe %s = %.12g: %s mean %.6g %s", o->json_path, p->value,
+	       sim_summary_name(o->target.metric), p->mean, unit);
+	if (p->n_seeds > 1)
+		printf(" +- %.3g (95%% CI, %zu seeds)", p->ci95, p->n_seeds);
+	if (o->conservative)
+		printf(", judged %.6g", p->judged);
+	if (p->n_nan)
+		printf(", no value in %zu of %zu seeds", p->n_nan, p->n_seeds);
+	if (p->unserved > 0)
+		printf(", %.0f jobs rejected or unfinished", p->unserved);
+	printf(" -> %s\n", p->pass ? "pass" : "fail");
+	fflush(stdout);
+}
+
+/* Writes the curve CSV (to a temporary file beside the PNG when only --plot asked for
+ * it), then the PNG. */
+static int write_outputs(const struct plan_args *a, const struct plan_opts *o, const struct plan_result *r,
+			 struct sim_diag *diag)
+{
+	char tmp[4096];
+	const char *csv = a->csv;
+	int rc = 0;
+
+	if (!csv && !a->png)
+		return 0;
+	if (!csv) {
+		if (snprintf(tmp, sizeof tmp, "%s.csv.tmp", a->png) >= (int)sizeof tmp)
+			return sim_diag_add(diag, a->png, "path too long");
+		csv = tmp;
+	}
+	FILE *f = fopen(csv, "w");
+	if (!f) {
+		sim_diag_add(diag, csv, "cannot write the curve: %s", strerror(errno));
+		return -SIM_EIO;
+	}
+	rc = plan_write_csv(r, f);
+	if (fclose(f) && !rc)
+		rc = -SIM_EIO;
+	if (rc == -SIM_EIO)
+		sim_diag_add(diag, csv, "cannot write the curve: %s", strerror(errno));
+	if (!rc && a->csv)
+		printf("wrote %s\n", a->csv);
+	if (!rc && a->png) {
+		rc = plan_plot(csv, a->png, o, r, diag);
+		if (!rc)
+			printf("wrote %s\n", a->png);
+	}
+	if (!a->csv)
+		unlink(tmp);
+	return rc;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	struct plan_args a;
+	struct plan_opts o = {0};
+	struct plan_result res = {0};
+	struct exp_config *cfg = NULL;
+	struct sim_trace *trace = NULL;
+	struct sim_diag diag;
+	uint64_t *seeds = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	double now;
+	int rc, exit_code;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc) {
+		if (rc > 0)
+			fputs(plan_usage, stdout);
+		return rc > 0 ? GPUSCHED_EXIT_OK : GPUSCHED_EXIT_BADINPUT;
+	}
+	sim_diag_init(&diag, 20);
+	o.json_path = a.vary;
+	o.variant = a.variant;
+	o.conservative = a.conservative;
+	struct printer pr = {.o = &o};
+	o.report = print_probe;
+	o.report_arg = &pr;
+	if ((rc = plan_target_parse(a.target, &o.target, &diag)) ||
+	    (rc = read_numbers(&a, &o, &seeds, &diag)))
+		goto out;
+	/* The whole config is checked as `run` does, then the path, before the trace loads. */
+	if ((rc = sim_read_file(a.config, &text, &len, &diag)) ||
+	    (rc = exp_config_parse(a.config, text, len, &cfg, &diag)) ||
+	    (rc = exp_config_number_at(a.config, text, len, a.vary, &now, &diag)))
+		goto out;
+	o.config_path = a.config;
+	o.config_text = text;
+	o.config_len = len;
+	if (!o.seeds) { /* the config's: named here for the header */
+		o.seeds = cfg->seeds;
+		o.n_seeds = cfg->n_seeds;
+	}
+	if ((rc = trace_native_read(cfg->trace_path, &trace, &diag)))
+		goto out;
+	rc = plan_run(&o, trace, &res, &diag);
+	if (!rc && res.found)
+		printf("answer: %s = %.12g (%zu probes)\n", a.vary, res.answer, res.n_points);
+	else if (!rc)
+		printf("no value in [%.12g, %.12g] meets %s %s %.12g: HI fails (%zu probe%s)\n", o.grid.lo,
+		       o.grid.hi, sim_summary_name(o.target.metric), plan_cmp_text(o.target.cmp),
+		       o.target.bound, res.n_points, res.n_points == 1 ? "" : "s");
+	if (!rc)
+		rc = write_outputs(&a, &o, &res, &diag);
+out:
+	if (rc) {
+		sim_diag_print(&diag, stderr);
+		if (!diag.count)
+			fprintf(stderr, "gpusched plan: %s\n", sim_strerror(rc));
+	}
+	exit_code = rc ? cmd_exit_code(rc) : res.found ? GPUSCHED_EXIT_OK : GPUSCHED_EXIT_RUNTIME;
+	plan_result_fini(&res);
+	sim_trace_destroy(trace);
+	exp_config_destroy(cfg);
+	free(text);
+	free(seeds);
+	sim_diag_fini(&diag);
+	return exit_code;
+}
