@@ -106,7 +106,7 @@ static int run_capture(const char *prog, char *const argv[], char **out)
 		dup2(fd[1], STDERR_FILENO);
 		close(fd[0]);
 		close(fd[1]);
-		execv(prog, argv);
+		execvp(prog, argv); /* a path, or a name found on PATH */
 		_exit(127);
 	}
 	close(fd[1]);
@@ -145,8 +145,7 @@ static int run_capture(const char *prog, char *const argv[], char **out)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* A gnuplot single-quoted string literal: quotes doubled ('it''s'). */
-static void gp_quote(char *dst, size_t cap, const char *s)
+void plot_gp_quote(char *dst, size_t cap, const char *s)
 {
 	size_t n = 0;
 	if (cap < 3)
@@ -286,21 +285,33 @@ static int run_template(const char *gnuplot, const char *adir, const char *outdi
 		return -SIM_EIO;
 	}
 	char qdat[2100], qpng[2100], qadir[2100], vars[12288];
-	gp_quote(qdat, sizeof qdat, dat);
-	gp_quote(qpng, sizeof qpng, png);
-	gp_quote(qadir, sizeof qadir, adir);
+	plot_gp_quote(qdat, sizeof qdat, dat);
+	plot_gp_quote(qpng, sizeof qpng, png);
+	plot_gp_quote(qadir, sizeof qadir, adir);
 	snprintf(vars, sizeof vars,
 		 "datafile=%s; outfile=%s; analysis_dir=%s; term='%s'; nblocks=%ld; npoints=%ld; "
 		 "xunit='%s'; samecap=%d; capacity=%.9g%s%s",
 		 qdat, qpng, qadir, term, pv->nblocks, pv->npoints, pv->xunit ? pv->xunit : "s", pv->samecap,
 		 pv->capacity, extra ? "; " : "", extra ? extra : "");
-	char *argv[] = { (char *)"gnuplot", (char *)"-e", vars, tmpl, NULL };
+	int r = plot_run_gnuplot(gnuplot, tmpl, vars, png, diag);
+	if (!r && !quiet)
+		printf("wrote %s\n", png);
+	return r;
+}
+
+int plot_run_gnuplot(const char *gnuplot, const char *tmpl, const char *vars, const char *png,
+		     struct sim_diag *diag)
+{
+	char *argv[] = { (char *)"gnuplot", (char *)"-e", (char *)vars, (char *)tmpl, NULL };
 	char *msg = NULL;
 	unlink(png);
 	int st = run_capture(gnuplot, argv, &msg);
 	struct stat sb;
 	int r = 0;
-	if (st != 0) {
+	if (st == 127 && !(msg && *msg)) {
+		sim_diag_add(diag, gnuplot, "not found (install gnuplot, e.g. Debian's gnuplot-nox)");
+		r = -SIM_EEXTERNAL;
+	} else if (st != 0) {
 		sim_diag_add(diag, tmpl, "gnuplot failed (%s %d)%s%s", st < 0 ? "could not run," : "exit status",
 			     st, msg && *msg ? ":\n" : "", msg ? msg : "");
 		r = -SIM_EEXTERNAL;
@@ -308,8 +319,6 @@ static int run_template(const char *gnuplot, const char *adir, const char *outdi
 		sim_diag_add(diag, png, "gnuplot exited 0 but wrote no image%s%s", msg && *msg ? ":\n" : "",
 			     msg ? msg : "");
 		r = -SIM_EEXTERNAL;
-	} else if (!quiet) {
-		printf("wrote %s\n", png);
 	}
 	free(msg);
 	return r;
@@ -598,7 +607,7 @@ static int preempt_dat(FILE *f, const struct h5read_decisions *d, double span_s,
 		snprintf(colors + strlen(colors), sizeof colors - strlen(colors), "%s%s", k ? " " : "",
 			 reason_colors[c]);
 	}
-	gp_quote(qrun, sizeof qrun, run);
+	plot_gp_quote(qrun, sizeof qrun, run);
 	snprintf(extra, cap, "runname=%s; nreasons=%zu; binwidth=%.9g; binname='%s'; colors='%s'; xunit='%s'",
 		 qrun, nr, bin_s / unit_s, binname, colors, xunit);
 	free(which);
@@ -634,7 +643,7 @@ static int plot_queues(const struct h5read_file *f, const struct plot_opts *o, c
 		r = -SIM_ENOMEM;
 		goto out_ts;
 	}
-	gp_quote(qrun, sizeof qrun, run);
+	plot_gp_quote(qrun, sizeof qrun, run);
 	snprintf(extra, sizeof extra, "runname=%s; nseries=%ld; hasquota=%d; palette='%s'", qrun, ns,
 		 ts.queue_borrowed != NULL, QUEUE_PALETTE);
 	r = run_template(gp, adir, o->outdir, "queue_usage", base, term, &pv, extra, o->quiet, diag);
@@ -709,7 +718,7 @@ static int plot_options(const struct h5read_file *f, const struct plot_opts *o, 
 	}
 	if ((r = close_dat(df, path, diag)))
 		goto out_op;
-	gp_quote(qrun, sizeof qrun, run);
+	plot_gp_quote(qrun, sizeof qrun, run);
 	snprintf(extra, sizeof extra, "runname=%s; noptions=%zu; maxjobs=%.9g; started=%.0f", qrun, op.n_rows,
 		 most, started);
 	struct plot_vars pv = { .nblocks = 1, .npoints = (long)op.n_rows };
@@ -1199,8 +1208,8 @@ static int sweep_plot_one(const struct sweep *sw, size_t m, size_t p, double sca
 		return -SIM_ENOMEM;
 	}
 	sweep_xlabels(pp, xl, SWEEP_XLABELS_MAX);
-	gp_quote(qwhat, sizeof qwhat, sweep_metrics[m].what);
-	gp_quote(qparam, sizeof qparam, pp->path);
+	plot_gp_quote(qwhat, sizeof qwhat, sweep_metrics[m].what);
+	plot_gp_quote(qparam, sizeof qparam, pp->path);
 	if (sw->min_runs == sw->max_runs)
 		snprintf(seeds, sizeof seeds, "%zu seed%s", sw->max_runs, sw->max_runs == 1 ? "" : "s");
 	else

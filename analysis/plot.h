@@ -47,6 +47,14 @@ struct plot_opts {
  * or a reader error (h5read.h), with a message in diag. */
 int plot_results(const struct h5read_file *f, const struct plot_opts *o, struct sim_diag *diag);
 
+/* Runs gnuplot (a path, or a name found on PATH) as `gnuplot -e VARS TEMPLATE`,
+ * its output captured for the message; checks png was written (a stale one is
+ * removed first). 0, or -SIM_EEXTERNAL with the reason in diag. */
+int plot_run_gnuplot(const char *gnuplot, const char *tmpl, const char *vars, const char *png,
+		     struct sim_diag *diag);
+/* s as a gnuplot single-quoted string literal (quotes doubled: 'it''s'), cut to cap. */
+void plot_gp_quote(char *dst, size_t cap, const char *s);
+
 /* The folder plot templates are read from (see plot_opts.analysis_dir). */
 const char *plot_analysis_dir(const struct plot_opts *o);
 

@@ -6,9 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../analysis/plot.h"
@@ -365,68 +363,6 @@ int plan_write_csv(const struct plan_result *r, FILE *f)
 	return ferror(f) ? -SIM_EIO : 0;
 }
 
-/* A gnuplot single-quoted string literal: quotes doubled. */
-static void gp_quote(char *out, size_t n, const char *s)
-{
-	size_t o = 0;
-	if (n < 3)
-		return;
-	out[o++] = '\'';
-	for (; *s && o + 3 < n; s++) {
-		if (*s == '\'')
-			out[o++] = '\'';
-		out[o++] = *s;
-	}
-	out[o++] = '\'';
-	out[o] = 0;
-}
-
-/* Runs argv[0] (found on PATH), its output captured into buf (truncated, NUL-ended).
- * Returns the exit status, 127 when it cannot be run, -1 on a signal or no fork. */
-static int run_captured(char *const argv[], char *buf, size_t cap)
-{
-	int fd[2];
-	size_t n = 0;
-	int st;
-
-	buf[0] = 0;
-	if (pipe(fd) != 0)
-		return -1;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(fd[1], STDOUT_FILENO);
-		dup2(fd[1], STDERR_FILENO);
-		close(fd[0]);
-		close(fd[1]);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(fd[1]);
-	for (;;) {
-		char sink[1024];
-		ssize_t got =
-		    n + 1 < cap ? read(fd[0], buf + n, cap - n - 1) : read(fd[0], sink, sizeof sink);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		if (n + 1 < cap)
-			n += (size_t)got;
-	}
-	buf[n] = 0;
-	close(fd[0]);
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* The unit of a config number, from its key (experiments/README.md): for the x axis. */
 static const char *path_unit(const char *json_path)
 {
@@ -449,8 +385,7 @@ int plan_plot(const char *csv, const char *png, const struct plan_opts *o, const
 {
 	const char *adir = plot_analysis_dir(NULL);
 	char tmpl[1024], qcsv[2100], qpng[2100], qadir[2100], qpath[600], ylabel[256], qylabel[600];
-	char vars[8192], msg[4096];
-	struct stat sb;
+	char vars[8192];
 	const struct plan_target *t = &o->target;
 
 	snprintf(tmpl, sizeof tmpl, "%s/plan.gp", adir);
@@ -476,33 +411,16 @@ int plan_plot(const char *csv, const char *png, const struct plan_opts *o, const
 	snprintf(ylabel, sizeof ylabel, "%s (%s), %s over %zu seed%s", sim_summary_name(t->metric),
 		 sim_summary_unit(t->metric), o->conservative ? "95% CI bound" : "mean",
 		 r->n_points ? r->points[0].n_seeds : 0, r->n_points && r->points[0].n_seeds == 1 ? "" : "s");
-	gp_quote(qcsv, sizeof qcsv, csv);
-	gp_quote(qpng, sizeof qpng, png);
-	gp_quote(qadir, sizeof qadir, adir);
-	gp_quote(qpath, sizeof qpath, o->json_path);
-	gp_quote(qylabel, sizeof qylabel, ylabel);
+	plot_gp_quote(qcsv, sizeof qcsv, csv);
+	plot_gp_quote(qpng, sizeof qpng, png);
+	plot_gp_quote(qadir, sizeof qadir, adir);
+	plot_gp_quote(qpath, sizeof qpath, o->json_path);
+	plot_gp_quote(qylabel, sizeof qylabel, ylabel);
 	snprintf(vars, sizeof vars,
 		 "datafile=%s; outfile=%s; analysis_dir=%s; xname=%s; ylabel=%s; target=%.17g; cmp='%s'; "
 		 "metric='%s'; answer=%.17g; found=%d; logy=%d; yfloor=%.17g; xunit='%s'",
 		 qcsv, qpng, qadir, qpath, qylabel, t->bound, plan_cmp_text(t->cmp),
 		 sim_summary_name(t->metric), r->found ? r->answer : 0.0, r->found, logy, yfloor,
 		 path_unit(o->json_path));
-	char *argv[] = {(char *)"gnuplot", (char *)"-e", vars, tmpl, NULL};
-	unlink(png);
-	int st = run_captured(argv, msg, sizeof msg);
-	if (st == 127 && !msg[0]) {
-		sim_diag_add(diag, "gnuplot",
-			     "not found (--plot needs it: install gnuplot, e.g. Debian's gnuplot-nox)");
-		return -SIM_EEXTERNAL;
-	}
-	if (st != 0) {
-		sim_diag_add(diag, tmpl, "gnuplot failed (%s %d)%s%s",
-			     st < 0 ? "could not run," : "exit status", st, msg[0] ? ":\n" : "", msg);
-		return -SIM_EEXTERNAL;
-	}
-	if (stat(png, &sb) != 0 || sb.st_size == 0) {
-		sim_diag_add(diag, png, "gnuplot exited 0 but wrote no image%s%s", msg[0] ? ":\n" : "", msg);
-		return -SIM_EEXTERNAL;
-	}
-	return 0;
+	return plot_run_gnuplot("gnuplot", tmpl, vars, png, diag);
 }
