@@ -9,7 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(build-essential cmake pkg-config libgsl-dev libhdf5-dev zlib1g-dev libcjson-dev libcunit1-dev gnuplot-nox)
+PACKAGES=(build-essential cmake pkg-config libgsl-dev libhdf5-dev zlib1g-dev libcjson-dev libcunit1-dev gnuplot-nox
+	openmpi-bin libopenmpi-dev)
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 install_missing() {

@@ -1,25 +1,52 @@
-/* cli/cmd_run.c: gpusched run CONFIG [-o OUT.h5] [--log FILE] [-q] [--no-progress] */
+/* cli/cmd_run.c: gpusched run CONFIG [-o OUT.h5] [-j N] [--resume] [--log FILE] [-q] [--no-progress] */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../experiments/config.h"
+#include "../experiments/parallel.h"
 #include "../experiments/runner.h"
 #include "cmd.h"
 
 static const char run_usage[] =
-	"usage: gpusched run CONFIG.json [-o OUT.h5] [--log FILE] [-q] [--no-progress]\n"
+	"usage: gpusched run CONFIG.json [-o OUT.h5] [-j N] [--resume] [--log FILE] [-q] [--no-progress]\n"
 	"\n"
 	"Runs every sweep variant and seed of an experiment config (keys: experiments/README.md)\n"
-	"and writes one HDF5 results file (layout: analysis/SCHEMA.md). The file is written\n"
-	"under OUT.h5.tmp and renamed when complete; on any error nothing is left behind.\n"
+	"and writes one HDF5 results file (layout: analysis/SCHEMA.md). Each finished run is\n"
+	"kept as a part file in OUT.h5.parts/; when all are done they are merged, in run order,\n"
+	"into OUT.h5 (written as OUT.h5.tmp and renamed) and the folder is removed. A run that\n"
+	"fails or is stopped leaves no OUT.h5 and no .tmp, only the complete parts.\n"
+	"Under mpirun -np N, rank r runs the runs i with i % N == r and rank 0 writes OUT.h5.\n"
 	"\n"
 	"  -o OUT.h5        results file (default: the config's \"output\")\n"
+	"  -j N             run N runs at a time in N worker processes (default 1; 0: one per CPU);\n"
+	"                   the file is the same whatever N (wall_s aside)\n"
+	"  --resume         keep the complete parts of an earlier run of this same config and\n"
+	"                   trace (refused, exit 2, when they belong to another) and run the rest\n"
 	"  --log FILE       write every run's event log to FILE: one line a submit, start and\n"
 	"                   finish, \"[T] job=ID event=start flavor=F node=N runtime_s=R\"\n"
 	"  -q               print nothing but errors\n"
 	"  --no-progress    no progress line (shown only on a terminal anyway)\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input (every error is listed with its location)\n";
+
+/* -j N: N >= 0, 0 meaning one worker a CPU. */
+static int parse_jobs(const char *s, int *out)
+{
+	char *end;
+	long n = strtol(s, &end, 10);
+	if (!*s || *end || n < 0 || n > 256) {
+		fprintf(stderr, "gpusched run: -j: expected a number of processes from 0 to 256, got '%s'\n", s);
+		return -1;
+	}
+	if (n == 0) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		n = cpus > 0 ? cpus : 1;
+	}
+	*out = (int)n;
+	return 0;
+}
 
 int cmd_run(int argc, char **argv)
 {
@@ -33,6 +60,14 @@ int cmd_run(int argc, char **argv)
 			opts.output = argv[++i];
 		} else if (strcmp(argv[i], "--log") == 0 && i + 1 < argc) {
 			opts.log_path = argv[++i];
+		} else if (strcmp(argv[i], "-j") == 0 && i + 1 < argc) {
+			if (parse_jobs(argv[++i], &opts.jobs))
+				return GPUSCHED_EXIT_BADINPUT;
+		} else if (strncmp(argv[i], "-j", 2) == 0 && argv[i][2]) {
+			if (parse_jobs(argv[i] + 2, &opts.jobs))
+				return GPUSCHED_EXIT_BADINPUT;
+		} else if (strcmp(argv[i], "--resume") == 0) {
+			opts.resume = 1;
 		} else if (strcmp(argv[i], "-q") == 0) {
 			opts.quiet = 1;
 		} else if (strcmp(argv[i], "--no-progress") == 0) {
@@ -54,14 +89,18 @@ int cmd_run(int argc, char **argv)
 	int rc = exp_config_load(config, &cfg, &diag);
 	if (!rc)
 		rc = exp_run_config(cfg, &opts, &diag);
-	if (rc) {
+	/* Under MPI every rank checks the same input: rank 0 reports bad input, the
+	 * others only their own runtime failures. */
+	int speak = exp_mpi_rank() == 0 || (rc && cmd_exit_code(rc) != GPUSCHED_EXIT_BADINPUT && diag.count);
+	if (rc && speak) {
 		sim_diag_print(&diag, stderr);
 		if (!diag.count)
 			fprintf(stderr, "gpusched run: %s\n", sim_strerror(rc));
-	} else if (!opts.quiet) {
+	} else if (!rc && !opts.quiet && exp_mpi_rank() == 0) {
 		fprintf(stderr, "wrote %s\n", opts.output ? opts.output : cfg->output);
 	}
 	exp_config_destroy(cfg);
 	sim_diag_fini(&diag);
+	exp_mpi_finalize();
 	return cmd_exit_code(rc);
 }

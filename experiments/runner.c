@@ -22,6 +22,7 @@
 #include "../sim/h5out.h"
 #include "../sim/metrics.h"
 #include "../traces/native.h"
+#include "parallel.h"
 
 /* Everything one run needs; built by stack_create, freed by stack_destroy. */
 struct run_stack {
@@ -167,7 +168,9 @@ out_destroy:
 struct progress {
 	int on;
 	const char *run;
-	size_t run_no, runs;
+	size_t done, runs;  /* runs with a complete part, of all */
+	size_t done_here;   /* runs finished by this invocation (the ETA's basis) */
+	double t0_s;        /* when this invocation started running */
 	double last_s;
 };
 
@@ -178,9 +181,10 @@ static void progress_cb(void *arg, size_t done, size_t total, sim_time_t now)
 	if (!p->on || (t - p->last_s < 0.25 && done < total))
 		return;
 	p->last_s = t;
-	fprintf(stderr, "\r[%zu/%zu] %s: %zu/%zu jobs done (%.0f%%), simulated %.2f days   ", p->run_no,
-		p->runs, p->run, done, total, total ? 100.0 * (double)done / (double)total : 100.0,
-		sim_time_to_s(now) / 86400.0);
+	char head[160];
+	exp_progress_prefix(head, sizeof head, p->done, p->runs, p->done_here, t - p->t0_s);
+	fprintf(stderr, "\r%s %s: %zu/%zu jobs done (%.0f%%), simulated %.2f days   ", head, p->run, done,
+		total, total ? 100.0 * (double)done / (double)total : 100.0, sim_time_to_s(now) / 86400.0);
 	fflush(stderr);
 }
 
@@ -252,36 +256,6 @@ static int check_output_path(const struct exp_config *cfg, const char *output, s
 		return sim_diag_add(diag, output, "%s: expected a file other than the config %s", what,
 				    cfg->path);
 	return 0;
-}
-
-/* Path of the temporary file being written, for the signal handler: a run stopped
- * with Ctrl-C or SIGTERM must not leave OUTPUT.tmp behind. File-scope because a
- * signal handler can reach nothing else; set before the file exists, cleared after
- * it is renamed or removed. */
-static char interrupted_tmp[4096];
-
-static void remove_tmp_and_exit(int sig)
-{
-	if (interrupted_tmp[0])
-		unlink(interrupted_tmp);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void guard_tmp(const char *output)
-{
-	if (snprintf(interrupted_tmp, sizeof interrupted_tmp, "%s.tmp", output) >=
-	    (int)sizeof interrupted_tmp)
-		interrupted_tmp[0] = 0;
-	signal(SIGINT, remove_tmp_and_exit);
-	signal(SIGTERM, remove_tmp_and_exit);
-}
-
-static void unguard_tmp(void)
-{
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	interrupted_tmp[0] = 0;
 }
 
 /* Pass 1: every variant against the trace. */
@@ -407,11 +381,15 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 	run_name(cfg, v, seed, name, sizeof name);
 	if (log)
 		fprintf(log, "# run %s\n", name);
-	prog->run = name;
-	struct sim_engine_params extra = { .progress = progress_cb, .progress_arg = prog, .log = log };
+	struct sim_engine_params extra = { .log = log };
+	if (prog) {
+		prog->run = name;
+		extra.progress = progress_cb;
+		extra.progress_arg = prog;
+	}
 	struct run_result r;
 	int rc = simulate(cfg, v, seed, trace, &extra, name, &r, diag);
-	if (prog->on)
+	if (prog && prog->on)
 		fputc('\n', stderr);
 	if (rc)
 		return rc;
@@ -430,56 +408,152 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 	return rc;
 }
 
+/* What every run of a sweep shares; the pool's runs read it (workers: a
+ * copy-on-write copy). */
+struct sweep {
+	const struct exp_config *cfg;
+	const struct exp_run_opts *opts;
+	struct sim_trace *trace;
+	struct exp_parts parts;
+	struct h5out_meta meta;
+	struct progress prog; /* -j 1 only: the per-run job progress */
+	int per_run_progress;
+};
+
+static void sweep_run_name(void *arg, size_t i, char *buf, size_t n)
+{
+	const struct sweep *sw = arg;
+	run_name(sw->cfg, &sw->cfg->variants[i / sw->cfg->n_seeds], sw->cfg->seeds[i % sw->cfg->n_seeds], buf, n);
+}
+
+/* Closes the part's event log and renames it complete; on rc != 0 removes it. */
+static int finish_part_log(FILE *log, const char *tmp, const char *path, int rc, struct sim_diag *diag)
+{
+	if (fclose(log) && !rc) {
+		sim_diag_add(diag, tmp, "cannot write the event log: %s", strerror(errno));
+		rc = -SIM_EIO;
+	}
+	if (!rc && rename(tmp, path)) {
+		sim_diag_add(diag, path, "cannot rename the event log: %s", strerror(errno));
+		rc = -SIM_EIO;
+	}
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+/* Run i of the sweep into its part file (and its log, with --log): both written
+ * under .tmp and renamed, the log first, so an existing part is a complete run. */
+static int sweep_run_part(void *arg, size_t i, struct sim_diag *diag)
+{
+	struct sweep *sw = arg;
+	const struct exp_config *cfg = sw->cfg;
+	char path[4096], log_path[4096], log_tmp[4096 + 8], h5_tmp[4096 + 8];
+	exp_parts_path(&sw->parts, i, "h5", path, sizeof path);
+	snprintf(h5_tmp, sizeof h5_tmp, "%s.tmp", path);
+	FILE *log = NULL;
+	if (sw->parts.with_log) {
+		exp_parts_path(&sw->parts, i, "log", log_path, sizeof log_path);
+		snprintf(log_tmp, sizeof log_tmp, "%s.tmp", log_path);
+		if (!(log = fopen(log_tmp, "w"))) {
+			sim_diag_add(diag, log_tmp, "cannot write the event log: %s", strerror(errno));
+			return -SIM_EIO;
+		}
+	}
+	exp_guard_tmp(h5_tmp);
+	struct h5out *out = h5out_create(path, &sw->meta, diag);
+	int rc = out ? 0 : -SIM_EIO;
+	if (!rc)
+		rc = run_one(cfg, &cfg->variants[i / cfg->n_seeds], cfg->seeds[i % cfg->n_seeds], sw->trace, out,
+			     sw->per_run_progress ? &sw->prog : NULL, sw->opts, log, diag);
+	if (log)
+		rc = finish_part_log(log, log_tmp, log_path, rc, diag);
+	if (rc)
+		h5out_abort(out);
+	else
+		rc = h5out_commit(out, diag), h5out_destroy(out);
+	exp_guard_tmp(NULL);
+	if (!rc && sw->per_run_progress) {
+		sw->prog.done++;
+		sw->prog.done_here++;
+	}
+	return rc;
+}
+
+static int run_jobs(const struct exp_run_opts *opts)
+{
+	return opts->jobs > 1 ? opts->jobs : 1;
+}
+
+/* Runs the pending runs (here, in workers, or on MPI ranks), then rank 0 merges. */
+static int sweep_execute(struct sweep *sw, const char *output, struct sim_diag *diag)
+{
+	const struct exp_run_opts *opts = sw->opts;
+	int mpi = exp_mpi_active();
+	int workers = mpi ? 1 : run_jobs(opts);
+	int tty = opts->progress && isatty(2) && exp_mpi_rank() == 0;
+	size_t pending = exp_parts_pending(&sw->parts);
+	sw->per_run_progress = tty && (workers == 1 || pending <= 1) && !mpi;
+	sw->prog = (struct progress){ .on = sw->per_run_progress, .runs = sw->parts.n,
+				      .done = sw->parts.n - pending, .t0_s = wall_now_s() };
+	if (!opts->quiet && exp_mpi_rank() == 0 && pending < sw->parts.n)
+		fprintf(stderr, "resuming: %zu of %zu runs already done in %s\n", sw->parts.n - pending,
+			sw->parts.n, sw->parts.dir);
+	struct exp_pool pool = { .workers = workers, .progress = tty && !sw->per_run_progress,
+				 .run = sweep_run_part, .name = sweep_run_name, .arg = sw };
+	int rc = mpi ? exp_mpi_run(&pool, &sw->parts, diag) : exp_pool_run(&pool, &sw->parts, diag);
+	if (rc || exp_mpi_rank() != 0)
+		return rc;
+	size_t n = sw->parts.n;
+	char **names = calloc(n ? n : 1, sizeof *names);
+	if (!names)
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < n && !rc; i++) {
+		char buf[256];
+		sweep_run_name(sw, i, buf, sizeof buf);
+		if (!(names[i] = strdup(buf)))
+			rc = -SIM_ENOMEM;
+	}
+	if (!rc)
+		rc = exp_parts_merge(&sw->parts, output, &sw->meta, names, opts->log_path, diag);
+	if (!rc)
+		exp_parts_remove(&sw->parts);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
 int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts, struct sim_diag *diag)
 {
 	const char *output = opts->output ? opts->output : cfg->output;
-	struct sim_trace *trace = NULL;
-	int rc = trace_native_read(cfg->trace_path, &trace, diag);
-	if (rc)
-		return rc;
-	if ((rc = check_variants(cfg, trace, diag)))
-		goto out_trace;
-	if ((rc = check_output_path(cfg, output, diag)))
-		goto out_trace;
-	if ((rc = make_parent_dirs(output))) {
+	struct sweep sw = { .cfg = cfg, .opts = opts };
+	int rc = trace_native_read(cfg->trace_path, &sw.trace, diag);
+	if (!rc)
+		rc = check_variants(cfg, sw.trace, diag);
+	if (!rc)
+		rc = check_output_path(cfg, output, diag);
+	if (!rc && exp_mpi_rank() == 0 && (rc = make_parent_dirs(output)))
 		sim_diag_add(diag, output, "cannot create the output folder: %s", strerror(errno));
+	/* Rank 0 owns the parts folder; other ranks write theirs to a private folder. */
+	if (!rc)
+		rc = exp_mpi_rank() == 0 ? exp_parts_open(&sw.parts, cfg, output, opts->resume, opts->log_path != NULL,
+							  diag)
+					 : exp_parts_open_private(&sw.parts, cfg, opts->log_path != NULL, diag);
+	rc = exp_mpi_all_ok(rc);
+	if (rc)
 		goto out_trace;
-	}
-	struct h5out_meta meta = { .experiment_json = cfg->text, .config_path = cfg->path,
-				   .software_version = GPUSCHED_VERSION };
-	guard_tmp(output);
-	struct h5out *out = h5out_create(output, &meta, diag);
-	if (!out) {
-		rc = -SIM_EIO;
-		goto out_unguard;
-	}
-	struct progress prog = { .on = opts->progress && isatty(2), .runs = cfg->n_variants * cfg->n_seeds };
-	FILE *log = NULL;
-	if (opts->log_path && !(log = fopen(opts->log_path, "w"))) {
-		sim_diag_add(diag, opts->log_path, "cannot write the event log: %s", strerror(errno));
-		rc = -SIM_EIO;
-	}
-	for (size_t i = 0; i < cfg->n_variants && !rc; i++) {
-		for (size_t k = 0; k < cfg->n_seeds && !rc; k++) {
-			prog.run_no = i * cfg->n_seeds + k + 1;
-			rc = run_one(cfg, &cfg->variants[i], cfg->seeds[k], trace, out, &prog, opts, log, diag);
-		}
-	}
-	if (log && fclose(log) && !rc) {
-		sim_diag_add(diag, opts->log_path, "cannot write the event log: %s", strerror(errno));
-		rc = -SIM_EIO;
-	}
-	if (log && rc)
-		unlink(opts->log_path); /* no half-written output, the log included */
-	if (rc) {
-		h5out_abort(out);
-		goto out_unguard;
-	}
-	rc = h5out_commit(out, diag);
-	h5out_destroy(out);
-out_unguard:
-	unguard_tmp();
+	sw.meta = (struct h5out_meta){ .experiment_json = cfg->text, .config_path = cfg->path,
+				       .software_version = GPUSCHED_VERSION };
+	exp_guard_install();
+	rc = sweep_execute(&sw, output, diag);
+	exp_guard_uninstall();
+	/* Rank 0 keeps complete parts of a failed or stopped sweep for --resume; a
+	 * folder with none is removed. */
+	if (exp_mpi_rank() != 0 || (rc && exp_parts_any_done(&sw.parts) == 0))
+		exp_parts_remove(&sw.parts);
+	exp_parts_fini(&sw.parts);
 out_trace:
-	sim_trace_destroy(trace);
+	sim_trace_destroy(sw.trace);
 	return rc;
 }

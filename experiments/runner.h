@@ -11,10 +11,15 @@ struct exp_run_opts {
 	int quiet;            /* 1: print nothing on success */
 	const char *log_path; /* when non-NULL, the engine's event log of every run goes here
 			       * (sim/engine.h), each run after a line "# run NAME" */
+	int jobs;             /* worker processes (-j); 0 or 1: runs in this process */
+	int resume;           /* 1: keep the complete parts of an earlier, stopped run */
 };
 
 /* Loads the trace, checks it against every variant, runs all, writes the file.
  * Nothing is written unless every input is valid; a failed run leaves no file.
+ * Runs go through part files in OUTPUT.parts/ (experiments/parallel.h), on
+ * opts->jobs processes or MPI ranks; complete parts of a stopped run are kept for
+ * opts->resume, everything else is removed.
  * Returns 0, -SIM_EPARSE/-SIM_ENOENT (bad input, diag says where), or another -SIM_E*. */
 int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts,
 		   struct sim_diag *diag);

@@ -1285,6 +1285,101 @@ int h5out_write_run(struct h5out *o, const struct h5out_run *run, struct sim_dia
 	return r;
 }
 
+/* ---- runs copied from other files (parallel sweeps) ---- */
+
+/* Reads the one /summary row of a part file into s: only the metric fields, matched
+ * by name, so the run, policy and seed columns are not needed here. */
+static int read_part_summary(hid_t part, struct sim_summary *s)
+{
+	hid_t mem = H5Tcreate(H5T_COMPOUND, sizeof s->v);
+	if (mem < 0)
+		return -1;
+	int r = 0;
+	for (int f = 0; f < SIM_SUM_COUNT_ && r == 0; f++)
+		if (H5Tinsert(mem, sim_summary_name((enum sim_summary_field)f), (size_t)f * sizeof(double),
+			      H5T_NATIVE_DOUBLE) < 0)
+			r = -1;
+	hid_t d = r == 0 ? H5Dopen2(part, "summary", H5P_DEFAULT) : -1;
+	hid_t sp = d >= 0 ? H5Dget_space(d) : -1;
+	if (sp < 0 || H5Sget_simple_extent_npoints(sp) != 1 || H5Dread(d, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, s->v) < 0)
+		r = -1;
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (d >= 0)
+		H5Dclose(d);
+	H5Tclose(mem);
+	return r;
+}
+
+/* A string attribute of obj into buf (n bytes, NUL-terminated, truncated). */
+static int read_attr_str(hid_t obj, const char *name, char *buf, size_t n)
+{
+	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	hid_t ft = H5Aget_type(a);
+	size_t size = ft >= 0 ? H5Tget_size(ft) : 0;
+	char *tmp = size ? calloc(1, size + 1) : NULL;
+	hid_t mt = tmp ? str_type(size) : -1;
+	int r = (mt >= 0 && H5Aread(a, mt, tmp) >= 0) ? 0 : -1;
+	if (r == 0)
+		snprintf(buf, n, "%s", tmp);
+	close_type(mt);
+	close_type(ft);
+	free(tmp);
+	H5Aclose(a);
+	return r;
+}
+
+static int read_attr_u64(hid_t obj, const char *name, uint64_t *v)
+{
+	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	int r = H5Aread(a, H5T_NATIVE_UINT64, v) < 0 ? -1 : 0;
+	H5Aclose(a);
+	return r;
+}
+
+int h5out_copy_run(struct h5out *o, const char *part_path, const char *name, struct sim_diag *diag)
+{
+	if (!o || o->state != H5OUT_OPEN)
+		return -SIM_ESTATE;
+	if (H5Lexists(o->runs, name, H5P_DEFAULT) > 0) {
+		sim_diag_add(diag, o->path, "run '%s' is written twice", name);
+		return -SIM_EINVAL;
+	}
+	hid_t part = H5Fopen(part_path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (part < 0)
+		return h5err(diag, part_path, "cannot open the part file");
+	char src[512], policy[SIM_NAME_MAX * 2];
+	snprintf(src, sizeof src, "/runs/%s", name);
+	struct h5out_run run = { .name = name, .policy = policy };
+	struct sim_summary sum;
+	int r = 0;
+	hid_t g = H5Gopen2(part, src, H5P_DEFAULT);
+	if (g < 0)
+		r = h5err(diag, part_path, "expected the run group in the part file");
+	else if (read_attr_str(g, "policy", policy, sizeof policy) < 0 ||
+		 read_attr_u64(g, "seed", &run.seed) < 0)
+		r = h5err(diag, part_path, "cannot read the run's policy and seed");
+	else if (read_part_summary(part, &sum) < 0)
+		r = h5err(diag, part_path, "cannot read the part's /summary row");
+	else if (H5Ocopy(part, src, o->runs, name, H5P_DEFAULT, H5P_DEFAULT) < 0)
+		r = h5err(diag, part_path, "cannot copy the run into the merged file");
+	if (g >= 0)
+		H5Gclose(g);
+	H5Fclose(part);
+	if (r)
+		return r;
+	run.summary = &sum;
+	if (keep_row(o, &run) < 0) {
+		sim_diag_add(diag, o->path, "out of memory");
+		return -SIM_ENOMEM;
+	}
+	return 0;
+}
+
 /* ---- summary and commit ---- */
 
 static int write_summary(struct h5out *o)

@@ -57,6 +57,11 @@ struct h5out_run {
 /* Writes /runs/<name>/{jobs,decisions,queues,options,timeseries} and the run's attributes,
  * and keeps the summary row for /summary. Returns 0 or -SIM_EHDF5 / -SIM_ENOMEM. */
 int h5out_write_run(struct h5out *o, const struct h5out_run *run, struct sim_diag *diag);
+/* Copies /runs/<name> of part_path (a file h5out wrote with that one run) into o,
+ * unchanged (H5Ocopy: every dataset, attribute and chunk as written), and keeps its
+ * /summary row, policy and seed for o's /summary and seeds. The result equals
+ * h5out_write_run of the same run. Returns 0 or -SIM_EHDF5 / -SIM_EINVAL / -SIM_ENOMEM. */
+int h5out_copy_run(struct h5out *o, const char *part_path, const char *name, struct sim_diag *diag);
 /* Writes /summary, closes and renames PATH.tmp to PATH. */
 int h5out_commit(struct h5out *o, struct sim_diag *diag);
 /* Closes and unlinks PATH.tmp; frees o. NULL is a no-op. */

@@ -1,0 +1,617 @@
+/* experiments/parallel.c: part files, their STAMP, the merge, and the worker pool
+ * (design in parallel.h).
+ *
+ * Workers are forked after the trace is read and every variant checked, so they
+ * share the parent's trace copy-on-write and bad input never reaches them. They
+ * take run indices from a counter in shared memory (each takes the next run left,
+ * so runs of unequal length balance), and count finished runs there for the
+ * parent's progress line. No HDF5 file is open across a fork.
+ */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+#include "parallel.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define STAMP_NAME "STAMP"
+#define STAMP_MAGIC "gpusched parts 1"
+#define POLL_NS 50000000L /* parent's wait between looks at the workers: 50 ms */
+#define PROGRESS_S 0.25   /* least time between two progress lines */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- signals: no .tmp left behind, no worker left running ---- */
+
+/* File scope because a signal handler reaches nothing else. guard_tmp_path: this
+ * process's file being written (set before it exists, cleared once renamed or
+ * removed); guard_pids: a pool parent's live workers. */
+static char guard_tmp_path[4096];
+static pid_t guard_pids[256];
+static volatile sig_atomic_t guard_n_pids;
+
+static void guard_handler(int sig)
+{
+	if (guard_tmp_path[0])
+		unlink(guard_tmp_path);
+	for (int k = 0; k < guard_n_pids; k++)
+		if (guard_pids[k] > 0)
+			kill(guard_pids[k], SIGTERM);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void exp_guard_install(void)
+{
+	signal(SIGINT, guard_handler);
+	signal(SIGTERM, guard_handler);
+}
+
+void exp_guard_tmp(const char *tmp_path)
+{
+	if (!tmp_path || snprintf(guard_tmp_path, sizeof guard_tmp_path, "%s", tmp_path) >=
+			 (int)sizeof guard_tmp_path)
+		guard_tmp_path[0] = 0;
+}
+
+void exp_guard_uninstall(void)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	guard_tmp_path[0] = 0;
+	guard_n_pids = 0;
+}
+
+/* ---- the parts folder ---- */
+
+/* FNV-1a, 64 bits: tells configs apart, not an integrity check. */
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+/* What the parts belong to: the config text, the trace file (size and mtime, so an
+ * edited trace is noticed without reading it again), the number of runs and whether
+ * parts carry logs. */
+static int stamp_text(const struct exp_config *cfg, size_t n_runs, int with_log, char *buf, size_t n,
+		      struct sim_diag *diag)
+{
+	struct stat st;
+	if (stat(cfg->trace_path, &st)) {
+		sim_diag_add(diag, cfg->trace_path, "cannot stat the trace: %s", strerror(errno));
+		return -SIM_EIO;
+	}
+	snprintf(buf, n,
+		 STAMP_MAGIC "\nconfig_fnv1a=%016llx\ntrace=%s\ntrace_bytes=%lld\ntrace_mtime_ns=%lld\n"
+		 "runs=%zu\nlog=%d\n",
+		 (unsigned long long)fnv1a(cfg->text, strlen(cfg->text)), cfg->trace_path, (long long)st.st_size,
+		 (long long)st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec, n_runs, with_log);
+	return 0;
+}
+
+/* Writes path atomically (path.tmp, then rename). */
+static int write_atomic(const char *path, const char *text)
+{
+	char tmp[4096 + 8];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	int bad = fputs(text, f) < 0;
+	if (fclose(f) || bad || rename(tmp, path)) {
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* 1 for a name this code writes in a parts folder: STAMP, NNNNNN.h5, NNNNNN.log,
+ * and any of them with .tmp. Only these are removed. */
+static int is_part_name(const char *name)
+{
+	size_t len = strlen(name);
+	if (len > 4 && strcmp(name + len - 4, ".tmp") == 0)
+		len -= 4;
+	if (len == strlen(STAMP_NAME) && strncmp(name, STAMP_NAME, len) == 0)
+		return 1;
+	size_t digits = strspn(name, "0123456789");
+	if (digits < 6)
+		return 0;
+	return (len == digits + 3 && strncmp(name + digits, ".h5", 3) == 0) ||
+	       (len == digits + 4 && strncmp(name + digits, ".log", 4) == 0);
+}
+
+/* Removes our files from dir; keep_complete: only the .tmp ones (a resume). */
+static void clear_dir(const char *dir, int keep_complete)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	char path[4096 + 300];
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		int tmp = len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0;
+		if (!is_part_name(e->d_name) || (keep_complete && !tmp))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+}
+
+void exp_parts_path(const struct exp_parts *p, size_t i, const char *ext, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s/%06zu.%s", p->dir, i, ext);
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* Marks the runs whose part (and log, with logs) is complete. */
+static void scan_done(struct exp_parts *p)
+{
+	char path[4096];
+	for (size_t i = 0; i < p->n; i++) {
+		exp_parts_path(p, i, "h5", path, sizeof path);
+		int ok = exists(path);
+		if (ok && p->with_log) {
+			exp_parts_path(p, i, "log", path, sizeof path);
+			ok = exists(path);
+		}
+		p->done[i] = (unsigned char)ok;
+	}
+}
+
+/* --resume: the folder's STAMP must be this one. */
+static int check_stamp(const struct exp_parts *p, const char *want, struct sim_diag *diag)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/" STAMP_NAME, p->dir);
+	FILE *f = fopen(path, "r");
+	char have[8192] = "";
+	size_t got = f ? fread(have, 1, sizeof have - 1, f) : 0;
+	if (f)
+		fclose(f);
+	have[got] = 0;
+	if (strcmp(have, want) == 0)
+		return 0;
+	if (!f)
+		return sim_diag_add(diag, p->dir, "--resume: expected a parts folder with a STAMP file, found "
+				    "none (remove the folder, or run without --resume)");
+	return sim_diag_add(diag, p->dir, "--resume: these parts belong to a different config, trace or --log "
+			    "setting (the STAMP differs); run without --resume to start over");
+}
+
+int exp_parts_open(struct exp_parts *p, const struct exp_config *cfg, const char *output, int resume,
+		   int with_log, struct sim_diag *diag)
+{
+	memset(p, 0, sizeof *p);
+	p->n = cfg->n_variants * cfg->n_seeds;
+	p->with_log = with_log;
+	p->dir = malloc(strlen(output) + 7);
+	p->done = calloc(p->n ? p->n : 1, 1);
+	if (!p->dir || !p->done) {
+		exp_parts_fini(p);
+		return -SIM_ENOMEM;
+	}
+	sprintf(p->dir, "%s.parts", output);
+	char stamp[8192];
+	int rc = stamp_text(cfg, p->n, with_log, stamp, sizeof stamp, diag);
+	if (rc)
+		goto fail;
+	struct stat st;
+	int have_dir = stat(p->dir, &st) == 0;
+	if (have_dir && !S_ISDIR(st.st_mode)) {
+		rc = sim_diag_add(diag, p->dir, "expected a folder for the run's parts, found a file");
+		goto fail;
+	}
+	if (have_dir && resume) {
+		if ((rc = check_stamp(p, stamp, diag)))
+			goto fail;
+		clear_dir(p->dir, 1); /* leftovers of runs killed mid-write */
+		scan_done(p);
+		return 0;
+	}
+	if (have_dir)
+		clear_dir(p->dir, 0);
+	else if (mkdir(p->dir, 0777)) {
+		sim_diag_add(diag, p->dir, "cannot create the parts folder: %s", strerror(errno));
+		rc = -SIM_EIO;
+		goto fail;
+	}
+	char path[4096];
+	snprintf(path, sizeof path, "%s/" STAMP_NAME, p->dir);
+	if (write_atomic(path, stamp)) {
+		sim_diag_add(diag, path, "cannot write: %s", strerror(errno));
+		rc = -SIM_EIO;
+		goto fail;
+	}
+	return 0;
+fail:
+	exp_parts_fini(p);
+	return rc;
+}
+
+int exp_parts_open_private(struct exp_parts *p, const struct exp_config *cfg, int with_log,
+			   struct sim_diag *diag)
+{
+	memset(p, 0, sizeof *p);
+	p->n = cfg->n_variants * cfg->n_seeds;
+	p->with_log = with_log;
+	const char *base = getenv("TMPDIR");
+	if (!base || !base[0])
+		base = "/tmp";
+	p->dir = malloc(strlen(base) + 32);
+	p->done = calloc(p->n ? p->n : 1, 1);
+	if (!p->dir || !p->done) {
+		exp_parts_fini(p);
+		return -SIM_ENOMEM;
+	}
+	sprintf(p->dir, "%s/gpusched-parts-XXXXXX", base);
+	if (!mkdtemp(p->dir)) {
+		sim_diag_add(diag, p->dir, "cannot create a private parts folder: %s", strerror(errno));
+		exp_parts_fini(p);
+		return -SIM_EIO;
+	}
+	return 0;
+}
+
+size_t exp_parts_any_done(const struct exp_parts *p)
+{
+	return p->n - exp_parts_pending(p);
+}
+
+size_t exp_parts_pending(const struct exp_parts *p)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->n; i++)
+		n += !p->done[i];
+	return n;
+}
+
+/* Appends file src to out. */
+static int append_file(FILE *out, const char *src)
+{
+	FILE *in = fopen(src, "rb");
+	if (!in)
+		return -1;
+	char buf[65536];
+	size_t got;
+	int bad = 0;
+	while (!bad && (got = fread(buf, 1, sizeof buf, in)) > 0)
+		bad = fwrite(buf, 1, got, out) != got;
+	bad |= ferror(in);
+	fclose(in);
+	return bad ? -1 : 0;
+}
+
+static int merge_logs(const struct exp_parts *p, const char *log_path, struct sim_diag *diag)
+{
+	FILE *out = fopen(log_path, "w");
+	if (!out) {
+		sim_diag_add(diag, log_path, "cannot write the event log: %s", strerror(errno));
+		return -SIM_EIO;
+	}
+	char path[4096];
+	int bad = 0;
+	for (size_t i = 0; i < p->n && !bad; i++) {
+		exp_parts_path(p, i, "log", path, sizeof path);
+		bad = append_file(out, path);
+	}
+	if (fclose(out) || bad) {
+		sim_diag_add(diag, log_path, "cannot write the event log: %s", strerror(errno));
+		unlink(log_path);
+		return -SIM_EIO;
+	}
+	return 0;
+}
+
+int exp_parts_merge(const struct exp_parts *p, const char *output, const struct h5out_meta *meta,
+		    char *const *names, const char *log_path, struct sim_diag *diag)
+{
+	char tmp[4096 + 8];
+	snprintf(tmp, sizeof tmp, "%s.tmp", output);
+	exp_guard_tmp(tmp);
+	struct h5out *out = h5out_create(output, meta, diag);
+	if (!out) {
+		exp_guard_tmp(NULL);
+		return -SIM_EIO;
+	}
+	int rc = 0;
+	char path[4096];
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		exp_parts_path(p, i, "h5", path, sizeof path);
+		rc = h5out_copy_run(out, path, names[i], diag);
+	}
+	if (!rc && log_path)
+		rc = merge_logs(p, log_path, diag);
+	if (rc) {
+		h5out_abort(out);
+	} else {
+		rc = h5out_commit(out, diag);
+		h5out_destroy(out);
+		if (rc && log_path)
+			unlink(log_path);
+	}
+	exp_guard_tmp(NULL);
+	return rc;
+}
+
+void exp_parts_remove(const struct exp_parts *p)
+{
+	clear_dir(p->dir, 0);
+	rmdir(p->dir);
+}
+
+void exp_parts_fini(struct exp_parts *p)
+{
+	free(p->dir);
+	free(p->done);
+	memset(p, 0, sizeof *p);
+}
+
+/* ---- progress ---- */
+
+static void fmt_duration(char *buf, size_t n, double s)
+{
+	long t = (long)(s + 0.5);
+	if (t >= 3600)
+		snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+	else
+		snprintf(buf, n, "%ld:%02ld", t / 60, t % 60);
+}
+
+void exp_progress_prefix(char *buf, size_t n, size_t done, size_t total, size_t done_here, double elapsed_s)
+{
+	char el[32], left[32];
+	fmt_duration(el, sizeof el, elapsed_s);
+	if (done_here == 0 || done >= total) {
+		snprintf(buf, n, "[%zu/%zu runs, %s elapsed]", done, total, el);
+		return;
+	}
+	fmt_duration(left, sizeof left, elapsed_s / (double)done_here * (double)(total - done));
+	snprintf(buf, n, "[%zu/%zu runs, %s elapsed, about %s left]", done, total, el, left);
+}
+
+/* ---- the pool ---- */
+
+/* Shared between the parent and its workers (an anonymous shared mapping). */
+struct pool_shm {
+	atomic_size_t next;     /* index into the pending list: the next run to take */
+	atomic_size_t finished; /* runs finished in this invocation */
+	atomic_long running[];  /* per worker: the run it is on, or -1 */
+};
+
+/* A worker: takes runs until none is left. Never returns. */
+static void worker_main(const struct exp_pool *pool, struct pool_shm *shm, int w, const size_t *pending,
+			size_t n_pending)
+{
+	guard_n_pids = 0; /* the parent's list is not ours to signal */
+	exp_guard_tmp(NULL);
+	struct sim_diag diag;
+	sim_diag_init(&diag, 20);
+	for (;;) {
+		size_t k = atomic_fetch_add(&shm->next, 1);
+		if (k >= n_pending)
+			break;
+		atomic_store(&shm->running[w], (long)pending[k]);
+		int rc = pool->run(pool->arg, pending[k], &diag);
+		if (rc) {
+			sim_diag_print(&diag, stderr);
+			_exit(1);
+		}
+		atomic_store(&shm->running[w], -1L);
+		atomic_fetch_add(&shm->finished, 1);
+	}
+	sim_diag_fini(&diag);
+	/* _exit: the worker shares the parent's stdio buffers and heap; the parent
+	 * flushes and frees them, once. */
+	_exit(0);
+}
+
+/* Stops and reaps the workers still alive. */
+static void stop_workers(pid_t *pids, int n)
+{
+	for (int w = 0; w < n; w++)
+		if (pids[w] > 0)
+			kill(pids[w], SIGTERM);
+	for (int w = 0; w < n; w++)
+		if (pids[w] > 0)
+			waitpid(pids[w], NULL, 0);
+	guard_n_pids = 0;
+}
+
+static void show_progress(const struct exp_pool *pool, const struct exp_parts *p, size_t done_before,
+			  size_t finished, double t0, double *last)
+{
+	double t = now_s();
+	if (!pool->progress || t - *last < PROGRESS_S)
+		return;
+	*last = t;
+	char line[256];
+	exp_progress_prefix(line, sizeof line, done_before + finished, p->n, finished, t - t0);
+	fprintf(stderr, "\r%s   ", line);
+	fflush(stderr);
+}
+
+/* -j 1: every pending run here, in order. */
+static int run_here(const struct exp_pool *pool, struct exp_parts *p, struct sim_diag *diag)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->done[i])
+			continue;
+		int rc = pool->run(pool->arg, i, diag);
+		if (rc)
+			return rc;
+		p->done[i] = 1;
+	}
+	return 0;
+}
+
+/* Waits for the workers; on the first failure stops the rest. Returns 0, or the
+ * failing run in *failed_run (-1: a worker died outside a run) with -SIM_EEXTERNAL. */
+static int watch_workers(const struct exp_pool *pool, struct exp_parts *p, struct pool_shm *shm, pid_t *pids,
+			 int n, size_t done_before, long *failed_run, int *status_out)
+{
+	int alive = n;
+	double t0 = now_s(), last = 0;
+	while (alive > 0) {
+		int status;
+		pid_t pid = waitpid(-1, &status, WNOHANG);
+		if (pid < 0 && errno != EINTR)
+			break;
+		if (pid <= 0) {
+			show_progress(pool, p, done_before, atomic_load(&shm->finished), t0, &last);
+			struct timespec ts = { 0, POLL_NS };
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		int w = 0;
+		while (w < n && pids[w] != pid)
+			w++;
+		if (w == n)
+			continue; /* not ours */
+		pids[w] = 0;
+		alive--;
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			continue;
+		*failed_run = atomic_load(&shm->running[w]);
+		*status_out = status;
+		stop_workers(pids, n);
+		return -SIM_EEXTERNAL;
+	}
+	if (pool->progress) {
+		last = 0;
+		show_progress(pool, p, done_before, atomic_load(&shm->finished), t0, &last);
+		fputc('\n', stderr);
+	}
+	return 0;
+}
+
+static void describe_failure(const struct exp_pool *pool, long run, int status, struct sim_diag *diag)
+{
+	char name[256] = "";
+	if (run >= 0)
+		pool->name(pool->arg, (size_t)run, name, sizeof name);
+	char how[64];
+	if (WIFSIGNALED(status))
+		snprintf(how, sizeof how, "killed by signal %d", WTERMSIG(status));
+	else
+		snprintf(how, sizeof how, "exit status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	if (run >= 0)
+		sim_diag_add(diag, name, "run failed in a worker process (%s); the sweep stopped", how);
+	else
+		sim_diag_add(diag, "gpusched run", "a worker process failed (%s); the sweep stopped", how);
+}
+
+int exp_pool_run(const struct exp_pool *pool, struct exp_parts *p, struct sim_diag *diag)
+{
+	size_t n_pending = exp_parts_pending(p);
+	int n = pool->workers;
+	if ((size_t)n > n_pending)
+		n = (int)n_pending;
+	if (n > (int)(sizeof guard_pids / sizeof guard_pids[0]))
+		n = (int)(sizeof guard_pids / sizeof guard_pids[0]);
+	if (n <= 1)
+		return run_here(pool, p, diag);
+	size_t *pending = malloc(n_pending * sizeof *pending);
+	size_t shm_size = sizeof(struct pool_shm) + (size_t)n * sizeof(atomic_long);
+	struct pool_shm *shm = mmap(NULL, shm_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t *pids = calloc((size_t)n, sizeof *pids);
+	if (!pending || shm == MAP_FAILED || !pids) {
+		free(pending);
+		free(pids);
+		if (shm != MAP_FAILED)
+			munmap(shm, shm_size);
+		return -SIM_ENOMEM;
+	}
+	for (size_t i = 0, k = 0; i < p->n; i++)
+		if (!p->done[i])
+			pending[k++] = i;
+	atomic_init(&shm->next, 0);
+	atomic_init(&shm->finished, 0);
+	for (int w = 0; w < n; w++)
+		atomic_init(&shm->running[w], -1L);
+	fflush(NULL); /* nothing buffered is written twice */
+	int rc = 0;
+	for (int w = 0; w < n && !rc; w++) {
+		pid_t pid = fork();
+		if (pid == 0)
+			worker_main(pool, shm, w, pending, n_pending);
+		if (pid < 0) {
+			sim_diag_add(diag, "gpusched run", "cannot start a worker process: %s", strerror(errno));
+			stop_workers(pids, w);
+			rc = -SIM_EEXTERNAL;
+			break;
+		}
+		pids[w] = pid;
+		guard_pids[w] = pid;
+		guard_n_pids = w + 1;
+	}
+	if (!rc) {
+		long failed = -1;
+		int status = 0;
+		rc = watch_workers(pool, p, shm, pids, n, p->n - n_pending, &failed, &status);
+		if (rc)
+			describe_failure(pool, failed, status, diag);
+	}
+	guard_n_pids = 0;
+	scan_done(p);
+	if (!rc && exp_parts_pending(p)) {
+		sim_diag_add(diag, p->dir, "expected every run's part after the workers finished; some are missing");
+		rc = -SIM_EIO;
+	}
+	munmap(shm, shm_size);
+	free(pending);
+	free(pids);
+	return rc;
+}
+
+#ifndef GPUSCHED_MPI
+int exp_mpi_active(void)
+{
+	return 0;
+}
+
+int exp_mpi_rank(void)
+{
+	return 0;
+}
+
+int exp_mpi_run(const struct exp_pool *pool, struct exp_parts *p, struct sim_diag *diag)
+{
+	return exp_pool_run(pool, p, diag);
+}
+
+int exp_mpi_all_ok(int rc)
+{
+	return rc;
+}
+
+void exp_mpi_finalize(void)
+{
+}
+#endif
