@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
 """gpusched sweep benchmark: how much faster a 64-run sweep finishes with `gpusched run -j N`.
 
-Generates one synthetic trace (bench/gen_workload, fixed seed) sized so that one run takes
-about 0.2-0.5 s, writes a config of 2 order policies x 32 seeds (64 runs), and times
+Generates one synthetic trace (bench/gen_workload, fixed seed), writes a config of 64 runs, and times
 `gpusched run CONFIG -q --no-progress -j J` for each J (default 1 and 2), REPS times each.
 Prints each time, the medians and the speedup of every J over the first (target: >= 1.8 for
 -j 2 on a 2-core machine). Also checks that every J wrote the same summary table (report --json).
+
+Two workloads (--workload):
+  output  2 order policies (fifo, easy_backfill) x 32 seeds on 200k jobs, 1024 GPUs: each run
+          simulates in ~0.1 s and spends as long again writing its 200k-row jobs table, whose
+          deflate already runs on 2 threads under -j 1 (so -j 1 uses ~1.3 cores);
+  kueue   2 reclaim settings of classical preemption (Any, LowerPriority) x 32 seeds, the cohort quota policy
+          with 20 queues on 20k jobs with a diurnal swing of 0.6 (queues contend): each run
+          spends ~1 s in Kueue's cycle, single-threaded, and writes little.
 
 Python 3 standard library only. Uses an existing build (default build-bench, as
 bench/run_bench.py builds it; any build type works, Release is what to measure).
@@ -39,6 +46,11 @@ def main():
     ap.add_argument("--jobs", type=int, default=200000, help="trace size (default 200000: ~0.2-0.4 s a run in Release)")
     ap.add_argument("--seeds", type=int, default=32, help="seeds per policy (default 32: 64 runs)")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--workload", choices=("output", "kueue"), default="output",
+                    help="see the top of this file (default output)")
+    ap.add_argument("--diurnal", type=float, default=0.0,
+                    help="daily swing of the arrival rate, 0..1 (gen_workload --diurnal): queues form and "
+                         "the runs spend more of their time simulating, less writing results")
     ap.add_argument("-j", dest="js", default="1,2", help="comma-separated -j values (default 1,2)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when the -j 2 speedup is under 1.8")
     args = ap.parse_args()
@@ -53,9 +65,15 @@ def main():
             return 1
     work = os.path.join(args.build_dir, "sweep_bench")
     os.makedirs(work, exist_ok=True)
-    trace = os.path.join(work, "trace-%d.csv" % args.jobs)
+    kueue = args.workload == "kueue"
+    if kueue and args.jobs == 200000:
+        args.jobs = 20000
+    diurnal = 0.6 if kueue else args.diurnal
+    queues = 20 if kueue else 4
+    trace = os.path.join(work, "trace-%d%s-q%d.csv" % (args.jobs, "-d%g" % diurnal if diurnal else "", queues))
     if not os.path.exists(trace):
-        run([gen, "--jobs", str(args.jobs), "--seed", str(SEED), "--gpus", "1024", "-o", trace])
+        run([gen, "--jobs", str(args.jobs), "--seed", str(SEED), "--gpus", "1024",
+             "--diurnal", str(diurnal), "--queues", str(queues), "-o", trace])
     cfg = {
         "name": "sweep-bench",
         "trace": {"path": trace, "format": "native"},
@@ -66,6 +84,16 @@ def main():
         "output": os.path.join(work, "out.h5"),
         "sweep": {"policies.order": ["fifo", "easy_backfill"]},
     }
+    if kueue:
+        nominal = 1024 // queues
+        cfg["policies"] = {
+            "order": "priority",
+            "quota": {"name": "cohort", "cohorts": [{"name": "all", "parent": None}],
+                      "queues": [{"name": "q%d" % i, "cohort": "all", "share_strategy": "LEND_AND_BORROW",
+                                  "quota": {"gpu8": {"gpu": {"nominal": nominal}}}} for i in range(queues)]},
+            "preemption": {"name": "classical", "within_queue": "LowerPriority",
+                           "reclaim_within_cohort": "Any"}}
+        cfg["sweep"] = {"policies.preemption.reclaim_within_cohort": ["Any", "LowerPriority"]}
     cfg_path = os.path.join(work, "sweep.json")
     with open(cfg_path, "w") as f:
         json.dump(cfg, f, indent=1)

@@ -329,35 +329,71 @@ static int merge_logs(const struct exp_parts *p, const char *log_path, struct si
 	return 0;
 }
 
-int exp_parts_merge(const struct exp_parts *p, const char *output, const struct h5out_meta *meta,
-		    char *const *names, const char *log_path, struct sim_diag *diag)
+int exp_merge_begin(struct exp_merge *m, const struct exp_parts *p, const char *output,
+		    const struct h5out_meta *meta, char *const *names, struct sim_diag *diag)
 {
-	char tmp[4096 + 8];
-	snprintf(tmp, sizeof tmp, "%s.tmp", output);
-	exp_guard_tmp(tmp);
-	struct h5out *out = h5out_create(output, meta, diag);
-	if (!out) {
+	*m = (struct exp_merge){ .p = p, .names = names };
+	snprintf(m->tmp, sizeof m->tmp, "%s.tmp", output);
+	exp_guard_tmp(m->tmp);
+	m->out = h5out_create(output, meta, diag);
+	if (!m->out) {
 		exp_guard_tmp(NULL);
 		return -SIM_EIO;
 	}
-	int rc = 0;
+	return 0;
+}
+
+int exp_merge_ready(struct exp_merge *m, struct sim_diag *diag)
+{
 	char path[4096];
-	for (size_t i = 0; i < p->n && !rc; i++) {
-		exp_parts_path(p, i, "h5", path, sizeof path);
-		rc = h5out_copy_run(out, path, names[i], diag);
+	while (m->next < m->p->n) {
+		exp_parts_path(m->p, m->next, "h5", path, sizeof path);
+		if (!exists(path))
+			return 0; /* not written yet: its turn comes later */
+		int rc = h5out_copy_run(m->out, path, m->names[m->next], diag);
+		if (rc)
+			return rc;
+		m->next++;
+	}
+	return 0;
+}
+
+void exp_merge_abort(struct exp_merge *m)
+{
+	if (m->out)
+		h5out_abort(m->out);
+	m->out = NULL;
+	exp_guard_tmp(NULL);
+}
+
+int exp_merge_finish(struct exp_merge *m, const char *log_path, struct sim_diag *diag)
+{
+	int rc = exp_merge_ready(m, diag);
+	if (!rc && m->next < m->p->n) {
+		sim_diag_add(diag, m->p->dir, "expected every run's part before the merge; run %zu is missing", m->next);
+		rc = -SIM_EIO;
 	}
 	if (!rc && log_path)
-		rc = merge_logs(p, log_path, diag);
+		rc = merge_logs(m->p, log_path, diag);
 	if (rc) {
-		h5out_abort(out);
-	} else {
-		rc = h5out_commit(out, diag);
-		h5out_destroy(out);
-		if (rc && log_path)
-			unlink(log_path);
+		exp_merge_abort(m);
+		return rc;
 	}
+	rc = h5out_commit(m->out, diag);
+	h5out_destroy(m->out);
+	m->out = NULL;
+	if (rc && log_path)
+		unlink(log_path);
 	exp_guard_tmp(NULL);
 	return rc;
+}
+
+int exp_parts_merge(const struct exp_parts *p, const char *output, const struct h5out_meta *meta,
+		    char *const *names, const char *log_path, struct sim_diag *diag)
+{
+	struct exp_merge m;
+	int rc = exp_merge_begin(&m, p, output, meta, names, diag);
+	return rc ? rc : exp_merge_finish(&m, log_path, diag);
 }
 
 void exp_parts_remove(const struct exp_parts *p)
@@ -411,6 +447,9 @@ static void worker_main(const struct exp_pool *pool, struct pool_shm *shm, int w
 {
 	guard_n_pids = 0; /* the parent's list is not ours to signal */
 	exp_guard_tmp(NULL);
+	/* The workers share the CPUs: each deflates its results on its share of them. */
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	h5out_set_zip_threads(cpus > pool->workers ? (size_t)(cpus / pool->workers) : 1);
 	struct sim_diag diag;
 	sim_diag_init(&diag, 20);
 	for (;;) {
@@ -474,7 +513,7 @@ static int run_here(const struct exp_pool *pool, struct exp_parts *p, struct sim
 /* Waits for the workers; on the first failure stops the rest. Returns 0, or the
  * failing run in *failed_run (-1: a worker died outside a run) with -SIM_EEXTERNAL. */
 static int watch_workers(const struct exp_pool *pool, struct exp_parts *p, struct pool_shm *shm, pid_t *pids,
-			 int n, size_t done_before, long *failed_run, int *status_out)
+			 int n, size_t done_before, long *failed_run, int *status_out, struct sim_diag *merge_diag)
 {
 	int alive = n;
 	double t0 = now_s(), last = 0;
@@ -485,6 +524,13 @@ static int watch_workers(const struct exp_pool *pool, struct exp_parts *p, struc
 			break;
 		if (pid <= 0) {
 			show_progress(pool, p, done_before, atomic_load(&shm->finished), t0, &last);
+			/* Copy the parts already written while the workers go on: the merge then
+			 * costs the sweep only its last few runs, not all of them. */
+			int mrc = pool->merge ? exp_merge_ready(pool->merge, merge_diag) : 0;
+			if (mrc) {
+				stop_workers(pids, n);
+				return mrc;
+			}
 			struct timespec ts = { 0, POLL_NS };
 			nanosleep(&ts, NULL);
 			continue;
@@ -574,8 +620,8 @@ int exp_pool_run(const struct exp_pool *pool, struct exp_parts *p, struct sim_di
 	if (!rc) {
 		long failed = -1;
 		int status = 0;
-		rc = watch_workers(pool, p, shm, pids, n, p->n - n_pending, &failed, &status);
-		if (rc)
+		rc = watch_workers(pool, p, shm, pids, n, p->n - n_pending, &failed, &status, diag);
+		if (rc == -SIM_EEXTERNAL)
 			describe_failure(pool, failed, status, diag);
 	}
 	guard_n_pids = 0;

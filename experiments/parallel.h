@@ -42,6 +42,24 @@ size_t exp_parts_any_done(const struct exp_parts *p); /* runs with one */
  * the event log to log_path (when non-NULL). Nothing is left half-written. */
 int exp_parts_merge(const struct exp_parts *p, const char *output, const struct h5out_meta *meta,
 		    char *const *names, const char *log_path, struct sim_diag *diag);
+
+/* The same merge in steps, so that the parent of worker processes copies each part
+ * (in run order) as soon as it is written: begin creates OUTPUT.tmp (guarded
+ * against signals); ready copies every consecutive part that exists from `next`
+ * on; finish copies the rest (all must exist), joins the logs and renames; abort
+ * removes OUTPUT.tmp. */
+struct exp_merge {
+	const struct exp_parts *p;
+	char *const *names;   /* borrowed: run i's name */
+	struct h5out *out;
+	size_t next;          /* the next run to copy */
+	char tmp[4096 + 8];
+};
+int exp_merge_begin(struct exp_merge *m, const struct exp_parts *p, const char *output,
+		    const struct h5out_meta *meta, char *const *names, struct sim_diag *diag);
+int exp_merge_ready(struct exp_merge *m, struct sim_diag *diag);
+int exp_merge_finish(struct exp_merge *m, const char *log_path, struct sim_diag *diag);
+void exp_merge_abort(struct exp_merge *m);
 /* Removes the part files, STAMP and the folder (after a merge). */
 void exp_parts_remove(const struct exp_parts *p);
 void exp_parts_fini(struct exp_parts *p);
@@ -57,6 +75,7 @@ struct exp_pool {
 	exp_run_fn run;
 	exp_name_fn name;
 	void *arg;
+	struct exp_merge *merge; /* optional: copied into while workers run */
 };
 
 /* Runs every pending run of p (the ones not done) in pool->workers forked

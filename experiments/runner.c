@@ -499,24 +499,31 @@ static int sweep_execute(struct sweep *sw, const char *output, struct sim_diag *
 	if (!opts->quiet && exp_mpi_rank() == 0 && pending < sw->parts.n)
 		fprintf(stderr, "resuming: %zu of %zu runs already done in %s\n", sw->parts.n - pending,
 			sw->parts.n, sw->parts.dir);
-	struct exp_pool pool = { .workers = workers, .progress = tty && !sw->per_run_progress,
-				 .run = sweep_run_part, .name = sweep_run_name, .arg = sw };
-	int rc = mpi ? exp_mpi_run(&pool, &sw->parts, diag) : exp_pool_run(&pool, &sw->parts, diag);
-	if (rc || exp_mpi_rank() != 0)
-		return rc;
 	size_t n = sw->parts.n;
 	char **names = calloc(n ? n : 1, sizeof *names);
 	if (!names)
 		return -SIM_ENOMEM;
+	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		char buf[256];
 		sweep_run_name(sw, i, buf, sizeof buf);
 		if (!(names[i] = strdup(buf)))
 			rc = -SIM_ENOMEM;
 	}
+	struct exp_pool pool = { .workers = workers, .progress = tty && !sw->per_run_progress,
+				 .run = sweep_run_part, .name = sweep_run_name, .arg = sw };
+	/* With worker processes the parent merges while they run (exp_merge). */
+	struct exp_merge merge;
+	int early = !rc && !mpi && workers > 1 && pending > 1;
+	if (early && !(rc = exp_merge_begin(&merge, &sw->parts, output, &sw->meta, names, diag)))
+		pool.merge = &merge;
 	if (!rc)
+		rc = mpi ? exp_mpi_run(&pool, &sw->parts, diag) : exp_pool_run(&pool, &sw->parts, diag);
+	if (pool.merge)
+		rc = rc ? (exp_merge_abort(&merge), rc) : exp_merge_finish(&merge, opts->log_path, diag);
+	else if (!rc && exp_mpi_rank() == 0)
 		rc = exp_parts_merge(&sw->parts, output, &sw->meta, names, opts->log_path, diag);
-	if (!rc)
+	if (!rc && exp_mpi_rank() == 0)
 		exp_parts_remove(&sw->parts);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);

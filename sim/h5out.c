@@ -771,13 +771,21 @@ out_free:
 	return NULL;
 }
 
-/* Threads for n_chunks chunks: up to ZIP_THREADS, the online CPUs and the chunks. */
+/* The most deflating threads this process may use (h5out_set_zip_threads). */
+static size_t zip_limit = ZIP_THREADS;
+
+void h5out_set_zip_threads(size_t n)
+{
+	zip_limit = n < 1 ? 1 : (n > ZIP_THREADS ? ZIP_THREADS : n);
+}
+
+/* Threads for n_chunks chunks: up to the limit, the online CPUs and the chunks. */
 static size_t zip_threads(size_t n_chunks)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n = cpus > 0 ? (size_t)cpus : 1;
-	if (n > ZIP_THREADS)
-		n = ZIP_THREADS;
+	if (n > zip_limit)
+		n = zip_limit;
 	return n < n_chunks ? n : (n_chunks ? n_chunks : 1);
 }
 

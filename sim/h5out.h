@@ -68,4 +68,9 @@ int h5out_commit(struct h5out *o, struct sim_diag *diag);
 void h5out_abort(struct h5out *o);
 void h5out_destroy(struct h5out *o); /* frees; aborts if not committed */
 
+/* Caps the threads that deflate a run's jobs table (default 4, never above the
+ * online CPUs). Process-wide: a sweep's worker processes share the CPUs, so each
+ * takes its share (the bytes written do not depend on it). */
+void h5out_set_zip_threads(size_t n);
+
 #endif
