@@ -61,7 +61,7 @@ static void family_names(enum sim_policy_family fam, char *buf, size_t n)
 	}
 }
 
-/* Families whose only policy is the built-in default (none/strict) until later issues. */
+/* Families whose "none" is no policy at all (no ops table is created for it). */
 static int is_builtin_default(enum sim_policy_family fam, const char *name)
 {
 	return (fam == SIM_FAM_QUOTA && strcmp(name, "none") == 0) ||

@@ -147,7 +147,7 @@ void sim_engine_destroy(struct sim_engine *e); /* NULL is a no-op */
 /* Runs to the end: no events, no submits left, and no job can start. Jobs left
  * queued or running end as SIM_JOB_UNFINISHED. Returns 0 or -SIM_E*. */
 int sim_engine_run(struct sim_engine *e);
-/* Posts an event (drivers, later: capacity events). Same contract as sim_evq_push. */
+/* Posts an event (drivers: a real workload ended). Same contract as sim_evq_push. */
 int sim_engine_post(struct sim_engine *e, const struct sim_event *ev, uint64_t *id_out);
 void sim_engine_cancel(struct sim_engine *e, uint64_t id);
 const struct sim_timeseries *sim_engine_timeseries(const struct sim_engine *e);

@@ -14,9 +14,9 @@
 enum sim_ev_phase {
 	EV_FINISH = 0,       /* a job ends (completion or time limit) */
 	EV_PREEMPT_DONE = 1, /* a victim has released its resources */
-	EV_CAPACITY = 2,     /* capacity or quota changes (later issues) */
+	EV_CAPACITY = 2,     /* capacity changes (the capacity plan) and policies' timed changes (quota, priority) */
 	EV_SUBMIT = 3,       /* a job arrives */
-	EV_TIMEOUT = 4,      /* pending limits (later issues) */
+	EV_TIMEOUT = 4,      /* a job's pending limit (max_pending_s) runs out */
 	EV_TICK = 5,         /* periodic policy hooks */
 	EV_PHASE_COUNT_
 };
