@@ -35,6 +35,8 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "../sim/sim.h"
+
 #define N_SIZES 6
 static const unsigned SIZE_GPU[N_SIZES] = {1, 2, 4, 8, 16, 32};
 static const double SIZE_W[N_SIZES] = {0.60, 0.12, 0.12, 0.10, 0.04, 0.02};
@@ -48,6 +50,7 @@ static const double SIZE_W[N_SIZES] = {0.60, 0.12, 0.12, 0.10, 0.04, 0.02};
 #define N_QUEUES 4 /* default of --queues */
 
 enum stream { ST_ARRIVALS, ST_DURATIONS, ST_SIZES, ST_PRIORITIES, ST_QUEUES, ST_PREFS, ST_COUNT_ };
+#define ST_LEGACY_ 5 /* streams that existed before ST_PREFS (see the seeding in main) */
 #define MAX_PREFS 5
 
 struct gen_args {
@@ -118,14 +121,6 @@ static void ob_ms(struct obuf *b, uint64_t ms)
 	b->data[b->len++] = (char)('0' + frac / 100);
 	b->data[b->len++] = (char)('0' + frac / 10 % 10);
 	b->data[b->len++] = (char)('0' + frac % 10);
-}
-
-static uint64_t splitmix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
 }
 
 /* E[ceil(min(D, cap))] for D log-normal(mu, sigma), in seconds. The truncated mean is
@@ -381,8 +376,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "gen_workload: out of memory\n");
 			goto out_free_rng;
 		}
-		/* mt19937 takes 32 bits of seed; 0 would select GSL's default seed. */
-		uint64_t s = splitmix64(a.seed * ST_COUNT_ + (uint64_t)k) & 0xffffffffu;
+		/* mt19937 takes 32 bits of seed; 0 would select GSL's default seed. The first
+		 * ST_LEGACY_ streams keep the seeds they had before ST_PREFS was added, so the
+		 * benchmark's traces stay the same; later streams are seeded apart from them. */
+		uint64_t mixed = k < ST_LEGACY_ ? sim_splitmix64(a.seed * ST_LEGACY_ + (uint64_t)k)
+						: sim_splitmix64(sim_splitmix64(a.seed) + (uint64_t)k);
+		uint64_t s = mixed & 0xffffffffu;
 		gsl_rng_set(rng[k], (unsigned long)(s ? s : 1));
 	}
 	sizes = gsl_ran_discrete_preproc(N_SIZES, SIZE_W);

@@ -11,6 +11,8 @@ int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+/* gpusched trace gen (cli/cmd_trace_gen.c): argv[0] is "gen". */
+int cmd_trace_gen(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plan(int argc, char **argv);

@@ -1,4 +1,5 @@
-/* cli/cmd_trace.c: gpusched trace validate|stats|import (formats: traces/README.md). */
+/* cli/cmd_trace.c: gpusched trace validate|stats|import|gen (formats: traces/README.md;
+ * gen lives in cmd_trace_gen.c). */
 #include <cjson/cJSON.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -8,16 +9,17 @@
 #include <string.h>
 
 #include "../sim/job.h"
+#include "../traces/import.h"
 #include "../traces/native.h"
-#include "../traces/philly.h"
 #include "cmd.h"
 
 static const char trace_usage[] =
 	"usage: gpusched trace validate FILE\n"
 	"       gpusched trace stats FILE [--json]\n"
-	"       gpusched trace import --format philly IN -o OUT.csv\n"
+	"       gpusched trace import --format FORMAT IN -o OUT.csv [--skip-bad] [--top-queues K]\n"
+	"       gpusched trace gen CONFIG.json -o OUT.csv [--seed S]\n"
 	"\n"
-	"Checks, describes or converts job traces. The native CSV format and the importers\n"
+	"Checks, describes, converts or generates job traces. The native CSV format and the importers\n"
 	"are described in traces/README.md. gpusched trace SUBVERB --help for details.\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input\n";
@@ -43,16 +45,40 @@ static const char stats_usage[] =
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input (errors listed)\n";
 
 static const char import_usage[] =
-	"usage: gpusched trace import --format philly IN -o OUT.csv\n"
+	"usage: gpusched trace import --format FORMAT IN -o OUT.csv [--skip-bad] [--top-queues K]\n"
+	"                             [--queue-from user|queue|group]\n"
 	"\n"
-	"Converts a public trace to the native CSV format. OUT.csv is written under\n"
-	"OUT.csv.tmp and renamed when complete; on any error nothing is left behind.\n"
+	"Converts a public trace to the native CSV format, a line at a time (IN may be\n"
+	"gzip-compressed). OUT.csv is written under OUT.csv.tmp and renamed when complete;\n"
+	"on any error nothing is left behind. Mappings are in traces/README.md.\n"
 	"\n"
-	"  --format philly   the Philly job table (timestamp,duration,num_gpus,gpu_time,cluster),\n"
-	"                    e.g. shared/traces/raw/philly/philly.csv; mapping in traces/README.md\n"
+	"  --format FORMAT   one of the formats below (required)\n"
 	"  -o OUT.csv        output file (required)\n"
+	"  --skip-bad        drop bad rows and print their counts by reason (also written\n"
+	"                    as '#' lines atop OUT.csv); default: the first bad row is an\n"
+	"                    error (FILE:LINE: column C: expected ..., found ...), exit 2\n"
+	"  --top-queues K    the K tenants (VCs, users, ...) with most GPU-hours keep their\n"
+	"                    queue name, the rest go to queue 'other'\n"
+	"  --queue-from KIND swf only: queue = user (field 12, default), queue (15) or group (13)\n"
+	"\n"
+	"formats:\n"
+	"%s"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input (errors listed)\n";
+
+/* import_usage with the registry's formats filled in. */
+static void print_import_usage(FILE *f)
+{
+	char list[2048] = "";
+	size_t n, used = 0;
+	const struct trace_importer *imp = trace_importers(&n);
+	for (size_t i = 0; i < n && used < sizeof list; i++) {
+		int w = snprintf(list + used, sizeof list - used, "  %-16s  %s\n", imp[i].name,
+				 imp[i].summary);
+		used += w > 0 ? (size_t)w : 0;
+	}
+	fprintf(f, import_usage, list);
+}
 
 static int is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
 
@@ -232,45 +258,106 @@ out_free:
 	return rc;
 }
 
-static int trace_import(int argc, char **argv)
+/* Parses the value of --top-queues: a whole number >= 1. */
+static int parse_top_queues(const char *s, size_t *k)
+{
+	char *end;
+	if (!*s || *s < '0' || *s > '9')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end || v < 1 || v > 1000000)
+		return -1;
+	*k = (size_t)v;
+	return 0;
+}
+
+static int parse_queue_from(const char *s, enum trace_queue_from *q)
+{
+	static const struct {
+		const char *name;
+		enum trace_queue_from v;
+	} kinds[] = { { "user", TRACE_QUEUE_USER },
+		      { "queue", TRACE_QUEUE_QUEUE },
+		      { "group", TRACE_QUEUE_GROUP } };
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (strcmp(s, kinds[i].name) == 0) {
+			*q = kinds[i].v;
+			return 0;
+		}
+	return -1;
+}
+
+static void print_import_summary(const char *in, const char *out, const struct trace_import_result *res)
+{
+	char why[1024];
+	trace_import_reasons_str(res, 0, why, sizeof why);
+	printf("%s: %zu rows in, %zu jobs out, %zu dropped (%s)%s%s\n", in, res->rows_read, res->rows_written,
+	       res->rows_dropped, res->n_reasons ? why : "none", res->note[0] ? ", " : "", res->note);
+	size_t bad = trace_import_bad_count(res);
+	if (bad) {
+		trace_import_reasons_str(res, 1, why, sizeof why);
+		printf("skipped bad rows: %zu (%s)\n", bad, why);
+	}
+	printf("GPU-hours in %.3f, out %.3f; tenants %zu, queues out %zu\n", res->gpu_hours_in,
+	       res->gpu_hours_out, res->tenants_in, res->queues_out);
+	printf("wrote %s\n", out);
+}
+
+static int trace_import_cmd(int argc, char **argv)
 {
 	const char *format = NULL, *in = NULL, *out = NULL;
+	struct trace_import_opts opts = { 0 };
 	for (int i = 1; i < argc; i++) {
 		if (is_help(argv[i])) {
-			fputs(import_usage, stdout);
+			print_import_usage(stdout);
 			return GPUSCHED_EXIT_OK;
 		}
-		if (strcmp(argv[i], "--format") == 0 && i + 1 < argc)
+		if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
 			format = argv[++i];
-		else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
 			out = argv[++i];
-		else if (argv[i][0] == '-' || in)
-			return bad_arg("import", argv[i], import_usage);
-		else
+		} else if (strcmp(argv[i], "--skip-bad") == 0) {
+			opts.skip_bad = 1;
+		} else if (strcmp(argv[i], "--top-queues") == 0 && i + 1 < argc) {
+			if (parse_top_queues(argv[++i], &opts.top_queues) < 0) {
+				fprintf(stderr,
+					"gpusched trace import: --top-queues: expected a whole number "
+					"in 1..1000000, found '%s'\n",
+					argv[i]);
+				return GPUSCHED_EXIT_BADINPUT;
+			}
+		} else if (strcmp(argv[i], "--queue-from") == 0 && i + 1 < argc) {
+			if (parse_queue_from(argv[++i], &opts.queue_from) < 0) {
+				fprintf(stderr,
+					"gpusched trace import: --queue-from: expected user, queue or group, "
+					"found '%s'\n",
+					argv[i]);
+				return GPUSCHED_EXIT_BADINPUT;
+			}
+		} else if (argv[i][0] == '-' || in) {
+			fprintf(stderr, "gpusched trace import: unexpected argument '%s'\n", argv[i]);
+			print_import_usage(stderr);
+			return GPUSCHED_EXIT_BADINPUT;
+		} else {
 			in = argv[i];
+		}
 	}
 	if (!format || !in || !out) {
-		fprintf(stderr, "gpusched trace import: expected --format, IN and -o OUT\n%s", import_usage);
-		return GPUSCHED_EXIT_BADINPUT;
-	}
-	if (strcmp(format, "philly") != 0) {
-		fprintf(stderr, "gpusched trace import: --format: expected philly, found '%s'\n", format);
+		fprintf(stderr, "gpusched trace import: expected --format, IN and -o OUT\n");
+		print_import_usage(stderr);
 		return GPUSCHED_EXIT_BADINPUT;
 	}
 	struct sim_diag diag;
-	struct trace_philly_stats st;
+	struct trace_import_result res;
+	memset(&res, 0, sizeof res);
 	sim_diag_init(&diag, 20);
-	int rc = trace_philly_convert(in, out, &st, &diag);
+	int rc = trace_import(format, in, out, &opts, &res, &diag);
 	if (rc) {
 		sim_diag_print(&diag, stderr);
 		if (!diag.count)
 			fprintf(stderr, "gpusched trace import: %s\n", sim_strerror(rc));
 	} else {
-		printf("%s: %zu rows in, %zu jobs out, %zu dropped (duration <= 0: %zu, num_gpus = 0: %zu), "
-		       "gpu_time mismatches: %zu\n",
-		       in, st.rows_in, st.rows_out, st.dropped_duration + st.dropped_gpus,
-		       st.dropped_duration, st.dropped_gpus, st.gpu_time_mismatch);
-		printf("wrote %s\n", out);
+		print_import_summary(in, out, &res);
 	}
 	sim_diag_fini(&diag);
 	return cmd_exit_code(rc);
@@ -284,7 +371,8 @@ int cmd_trace(int argc, char **argv)
 	} subs[] = {
 		{ "validate", trace_validate },
 		{ "stats", trace_stats },
-		{ "import", trace_import },
+		{ "import", trace_import_cmd },
+		{ "gen", cmd_trace_gen },
 	};
 	if (argc < 2) {
 		fputs(trace_usage, stderr);

@@ -155,16 +155,6 @@ struct sim_capacity_run {
 	gsl_rng **rng; /* per flavor with a random law, else NULL */
 };
 
-/* SplitMix64: spreads (seed, flavor) over the seed space, so neighbouring seeds
- * and flavors get unrelated MT19937 streams. */
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9E3779B97F4A7C15ULL;
-	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-	return x ^ (x >> 31);
-}
-
 struct sim_capacity_run *sim_capacity_run_create(const struct sim_capacity *cap, uint64_t seed)
 {
 	struct sim_capacity_run *r = calloc(1, sizeof *r);
@@ -185,7 +175,9 @@ struct sim_capacity_run *sim_capacity_run_create(const struct sim_capacity *cap,
 			sim_capacity_run_destroy(r);
 			return NULL;
 		}
-		gsl_rng_set(r->rng[f], (unsigned long)(mix64(seed ^ mix64(f + 1)) & 0xFFFFFFFFUL));
+		/* (seed, flavor) spread apart, so neighbouring seeds and flavors get
+		 * unrelated MT19937 streams */
+		gsl_rng_set(r->rng[f], (unsigned long)(sim_splitmix64(seed ^ sim_splitmix64(f + 1)) & 0xFFFFFFFFUL));
 	}
 	return r;
 }

@@ -105,6 +105,15 @@ char *sim_path_beside(const char *file, const char *rel);
 /* Formats milli-units as a decimal without trailing zeros ("0.5", "8"). */
 void sim_qty_format(sim_qty_t q, char *buf, size_t n);
 
+/* SplitMix64 (Steele, Lea and Flood): spreads a seed, or a (seed, purpose) pair,
+ * over 64 bits, so that neighbouring seeds give unrelated GSL streams. */
+static inline uint64_t sim_splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
 static inline double sim_time_to_s(sim_time_t t) { return (double)t / (double)SIM_NS_PER_S; }
 
 #endif

@@ -9,7 +9,9 @@
  *   queue      = cluster (the virtual cluster, i.e. the team)
  * Jobs are sorted by (timestamp, row). Rows with duration <= 0 or num_gpus = 0 are
  * dropped and counted; gpu_time is checked against duration x num_gpus and
- * mismatches are counted, not fatal.
+ * mismatches are counted, not fatal. The input is read a line at a time (plain or
+ * gzip); memory is the output's job arrays. Registered as --format philly
+ * (traces/import.h), which adds --skip-bad and --top-queues.
  */
 #ifndef TRACES_PHILLY_H
 #define TRACES_PHILLY_H
@@ -17,6 +19,7 @@
 #include <stdint.h>
 
 #include "../sim/job.h"
+#include "import.h"
 #include "../sim/sim.h"
 
 struct trace_philly_stats {
@@ -41,6 +44,13 @@ int trace_philly_read(const char *path, struct sim_trace **out, struct trace_phi
  * naming the source, licence and counts. */
 int trace_philly_convert(const char *in_path, const char *out_path, struct trace_philly_stats *stats,
 			 struct sim_diag *diag);
+
+/* The registry's entry (import.h): trace_philly_convert with --skip-bad (bad rows
+ * dropped and counted by reason: wrong field count, bad timestamp, bad duration, bad
+ * num_gpus, bad gpu_time, bad cluster) and --top-queues K (the K VCs with most
+ * GPU-hours keep their name, the rest become "other"). */
+int trace_philly_import(const char *in_path, const char *out_path, const struct trace_import_opts *opts,
+			struct trace_import_result *res, struct sim_diag *diag);
 
 /* One row of philly_vc.csv (HeliosArtifact): a virtual cluster and its node count
  * (8 GPUs a node in Helios' simulator). */

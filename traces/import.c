@@ -1,0 +1,392 @@
+/* traces/import.c: the importer registry and the helpers importers share
+ * (import.h). Each importer lives in its own file (philly.c, swf.c). */
+#include "import.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef SIM_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+#include "philly.h"
+#include "swf.h"
+
+static const struct trace_importer importers[] = {
+	{ "philly", "Microsoft Philly job table (timestamp,duration,num_gpus,gpu_time,cluster)",
+	  trace_philly_import },
+	{ "swf", "Standard Workload Format of the Parallel Workloads Archive (.swf or .swf.gz)",
+	  trace_swf_import },
+};
+
+const struct trace_importer *trace_importers(size_t *n)
+{
+	*n = sizeof importers / sizeof importers[0];
+	return importers;
+}
+
+const struct trace_importer *trace_importer_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof importers / sizeof importers[0]; i++)
+		if (strcmp(importers[i].name, name) == 0)
+			return &importers[i];
+	return NULL;
+}
+
+int trace_import(const char *name, const char *in_path, const char *out_path,
+		 const struct trace_import_opts *opts, struct trace_import_result *res, struct sim_diag *diag)
+{
+	const struct trace_importer *imp = trace_importer_find(name);
+	if (!imp) {
+		char known[256] = "";
+		size_t n;
+		const struct trace_importer *all = trace_importers(&n);
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				strncat(known, ", ", sizeof known - strlen(known) - 1);
+			strncat(known, all[i].name, sizeof known - strlen(known) - 1);
+		}
+		sim_diag_add(diag, "--format", "expected one of %s, found '%s'", known, name);
+		return -SIM_EINVAL;
+	}
+	return imp->convert(in_path, out_path, opts, res, diag);
+}
+
+struct trace_import_reason *trace_import_reason(struct trace_import_result *res, const char *name, int bad)
+{
+	for (size_t i = 0; i < res->n_reasons; i++)
+		if (strcmp(res->reasons[i].name, name) == 0)
+			return &res->reasons[i];
+	/* Importers name a fixed set of reasons, well under the limit. */
+	if (res->n_reasons == TRACE_IMPORT_REASON_MAX)
+		return &res->reasons[TRACE_IMPORT_REASON_MAX - 1];
+	struct trace_import_reason *r = &res->reasons[res->n_reasons++];
+	r->name = name;
+	r->count = 0;
+	r->bad = bad;
+	return r;
+}
+
+void trace_import_drop(struct trace_import_result *res, const char *name, int bad)
+{
+	trace_import_reason(res, name, bad)->count++;
+	res->rows_dropped++;
+}
+
+size_t trace_import_bad_count(const struct trace_import_result *res)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < res->n_reasons; i++)
+		if (res->reasons[i].bad)
+			n += res->reasons[i].count;
+	return n;
+}
+
+void trace_import_reasons_str(const struct trace_import_result *res, int only_bad, char *buf, size_t size)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < res->n_reasons && used < size; i++) {
+		const struct trace_import_reason *r = &res->reasons[i];
+		if (only_bad && !r->bad)
+			continue;
+		int w = snprintf(buf + used, size - used, "%s%s: %zu", used ? ", " : "", r->name, r->count);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+void trace_import_write_bad_comment(const struct trace_import_result *res, FILE *f)
+{
+	char why[1024];
+	size_t bad = trace_import_bad_count(res);
+	if (!bad)
+		return;
+	trace_import_reasons_str(res, 1, why, sizeof why);
+	fprintf(f, "# Skipped bad rows (--skip-bad): %zu (%s).\n", bad, why);
+}
+
+/* ---- tenants ---------------------------------------------------------------- */
+
+struct tenant {
+	char *name; /* NULL: empty slot */
+	double gpu_s;
+	int kept;
+};
+
+struct trace_tenants {
+	struct tenant *slots; /* open addressing, linear probing; cap is a power of 2 */
+	size_t cap, n;
+	int picked; /* trace_tenants_pick_top ran with K > 0 */
+};
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+	return h;
+}
+
+struct trace_tenants *trace_tenants_create(void)
+{
+	struct trace_tenants *tt = calloc(1, sizeof *tt);
+	if (!tt)
+		return NULL;
+	tt->cap = 64;
+	tt->slots = calloc(tt->cap, sizeof *tt->slots);
+	if (!tt->slots) {
+		free(tt);
+		return NULL;
+	}
+	return tt;
+}
+
+void trace_tenants_destroy(struct trace_tenants *tt)
+{
+	if (!tt)
+		return;
+	for (size_t i = 0; i < tt->cap; i++)
+		free(tt->slots[i].name);
+	free(tt->slots);
+	free(tt);
+}
+
+static struct tenant *tenant_slot(const struct trace_tenants *tt, const char *name, size_t len)
+{
+	size_t i = (size_t)hash_bytes(name, len) & (tt->cap - 1);
+	for (;; i = (i + 1) & (tt->cap - 1)) {
+		struct tenant *s = &tt->slots[i];
+		if (!s->name || (strlen(s->name) == len && memcmp(s->name, name, len) == 0))
+			return s;
+	}
+}
+
+static int tenants_grow(struct trace_tenants *tt)
+{
+	struct trace_tenants bigger = { .cap = tt->cap * 2 };
+	bigger.slots = calloc(bigger.cap, sizeof *bigger.slots);
+	if (!bigger.slots)
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < tt->cap; i++) {
+		struct tenant *s = &tt->slots[i];
+		if (s->name)
+			*tenant_slot(&bigger, s->name, strlen(s->name)) = *s;
+	}
+	free(tt->slots);
+	tt->slots = bigger.slots;
+	tt->cap = bigger.cap;
+	return 0;
+}
+
+int trace_tenants_add(struct trace_tenants *tt, const char *name, size_t len, double gpu_s)
+{
+	if (2 * (tt->n + 1) > tt->cap && tenants_grow(tt) < 0)
+		return -SIM_ENOMEM;
+	struct tenant *s = tenant_slot(tt, name, len);
+	if (!s->name) {
+		s->name = malloc(len + 1);
+		if (!s->name)
+			return -SIM_ENOMEM;
+		memcpy(s->name, name, len);
+		s->name[len] = '\0';
+		tt->n++;
+	}
+	s->gpu_s += gpu_s;
+	return 0;
+}
+
+size_t trace_tenants_count(const struct trace_tenants *tt) { return tt->n; }
+
+static int by_gpu_s_desc(const void *a, const void *b)
+{
+	const struct tenant *x = *(struct tenant *const *)a, *y = *(struct tenant *const *)b;
+	if (x->gpu_s != y->gpu_s)
+		return x->gpu_s > y->gpu_s ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+int trace_tenants_pick_top(struct trace_tenants *tt, size_t k)
+{
+	if (k == 0)
+		return 0;
+	struct tenant **order = malloc((tt->n ? tt->n : 1) * sizeof *order);
+	size_t n = 0;
+	if (!order)
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < tt->cap; i++)
+		if (tt->slots[i].name)
+			order[n++] = &tt->slots[i];
+	qsort(order, n, sizeof *order, by_gpu_s_desc);
+	for (size_t i = 0; i < n; i++)
+		order[i]->kept = i < k;
+	free(order);
+	tt->picked = 1;
+	return 0;
+}
+
+const char *trace_tenants_map(const struct trace_tenants *tt, const char *name, size_t len)
+{
+	if (!tt || !tt->picked)
+		return NULL; /* caller keeps its own name */
+	struct tenant *s = tenant_slot(tt, name, len);
+	return s->name && s->kept ? s->name : TRACE_IMPORT_OTHER;
+}
+
+/* ---- line reader ------------------------------------------------------------- */
+
+int trace_lines_open(struct trace_lines *r, const char *path, struct sim_diag *diag)
+{
+	memset(r, 0, sizeof *r);
+	r->path = path;
+	errno = 0;
+#ifdef SIM_HAVE_ZLIB
+	r->fp = gzopen(path, "rb");
+	if (r->fp)
+		gzbuffer(r->fp, 1 << 17);
+#else
+	r->fp = fopen(path, "rb");
+#endif
+	if (!r->fp) {
+		int e = errno;
+		sim_diag_add(diag, path, "cannot open: %s", e ? strerror(e) : "out of memory");
+		return e == ENOENT ? -SIM_ENOENT : -SIM_EIO;
+	}
+	r->cap = 512;
+	r->buf = malloc(r->cap);
+	if (!r->buf) {
+		trace_lines_close(r);
+		return -SIM_ENOMEM;
+	}
+	return 0;
+}
+
+/* Appends the next chunk of the current line at buf + len; returns the bytes read
+ * (0 at the end), or -1 on a read error. */
+static long read_chunk(struct trace_lines *r)
+{
+	int room = r->cap - r->len > (size_t)INT32_MAX ? INT32_MAX : (int)(r->cap - r->len);
+#ifdef SIM_HAVE_ZLIB
+	if (!gzgets(r->fp, r->buf + r->len, room)) {
+		int ze;
+		gzerror(r->fp, &ze);
+		return ze == Z_OK || ze == Z_BUF_ERROR ? 0 : -1;
+	}
+#else
+	if (!fgets(r->buf + r->len, room, r->fp))
+		return ferror((FILE *)r->fp) ? -1 : 0;
+#endif
+	return (long)strlen(r->buf + r->len);
+}
+
+int trace_lines_next(struct trace_lines *r)
+{
+	r->len = 0;
+	r->buf[0] = '\0';
+	for (;;) {
+		long got = read_chunk(r);
+		if (got < 0)
+			return -SIM_EIO;
+		if (got == 0)
+			break;
+		r->len += (size_t)got;
+		if (r->buf[r->len - 1] == '\n')
+			break;
+		if (r->cap - r->len < 2) { /* a long line: room for more */
+			char *nb = realloc(r->buf, r->cap * 2);
+			if (!nb)
+				return -SIM_ENOMEM;
+			r->buf = nb;
+			r->cap *= 2;
+		}
+	}
+	if (r->len == 0)
+		return 0;
+	r->line++;
+	while (r->len && (r->buf[r->len - 1] == '\n' || r->buf[r->len - 1] == '\r'))
+		r->buf[--r->len] = '\0';
+	return 1;
+}
+
+int trace_lines_rewind(struct trace_lines *r)
+{
+	r->line = 0;
+#ifdef SIM_HAVE_ZLIB
+	return gzrewind(r->fp) == 0 ? 0 : -SIM_EIO;
+#else
+	return fseek(r->fp, 0, SEEK_SET) == 0 ? 0 : -SIM_EIO;
+#endif
+}
+
+void trace_lines_close(struct trace_lines *r)
+{
+	if (r->fp) {
+#ifdef SIM_HAVE_ZLIB
+		gzclose(r->fp);
+#else
+		fclose(r->fp);
+#endif
+	}
+	free(r->buf);
+	r->fp = NULL;
+	r->buf = NULL;
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+int trace_import_out_open(const char *out_path, char *tmp, size_t tmp_size, FILE **f, struct sim_diag *diag)
+{
+	*f = NULL;
+	if (snprintf(tmp, tmp_size, "%s.tmp", out_path) >= (int)tmp_size) {
+		sim_diag_add(diag, out_path, "expected an output path under %zu bytes", tmp_size - 4);
+		return -SIM_EINVAL;
+	}
+	*f = fopen(tmp, "w");
+	if (!*f) {
+		sim_diag_add(diag, tmp, "cannot create: %s", strerror(errno));
+		return -SIM_EIO;
+	}
+	/* Big rows of small writes: a larger buffer halves the write calls. */
+	setvbuf(*f, NULL, _IOFBF, 1 << 16);
+	return 0;
+}
+
+int trace_import_out_finish(const char *out_path, const char *tmp, FILE *f, int ok, struct sim_diag *diag)
+{
+	int err = 0;
+	if (ferror(f))
+		err = -SIM_EIO;
+	if (fclose(f) != 0)
+		err = -SIM_EIO;
+	if (ok && err)
+		sim_diag_add(diag, tmp, "cannot write: %s", sim_strerror(err));
+	if (ok && !err && rename(tmp, out_path) != 0) {
+		sim_diag_add(diag, out_path, "cannot rename %s: %s", tmp, strerror(errno));
+		err = -SIM_EIO;
+	}
+	if (!ok || err)
+		remove(tmp);
+	return err;
+}
+
+void trace_import_err(struct sim_diag *diag, const char *path, size_t line, const char *col, const char *fmt,
+		      ...)
+{
+	char where[512];
+	va_list ap;
+	if (col)
+		snprintf(where, sizeof where, "%s:%zu: column %s", path, line, col);
+	else
+		snprintf(where, sizeof where, "%s:%zu", path, line);
+	va_start(ap, fmt);
+	sim_diag_vadd(diag, where, fmt, ap);
+	va_end(ap);
+}
+
+const char *trace_base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}

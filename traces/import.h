@@ -1,0 +1,133 @@
+/* traces/import.h: the registry of trace importers behind `gpusched trace import
+ * --format FORMAT IN -o OUT.csv [--skip-bad] [--top-queues K] [--queue-from KIND]`,
+ * and what they share: the result counts, dropped-row reasons, the tenant table for
+ * --top-queues, a line reader (plain or gzip input) and the OUT.tmp-then-rename output.
+ *
+ * Bad rows: by default (strict) a bad row is an error located as
+ * "FILE:LINE: column C: expected ..., found ..." and nothing is written. With
+ * skip_bad, bad rows are dropped and counted by reason. Some reasons are never
+ * errors (e.g. Philly's "duration <= 0"): those rows are dropped in both modes.
+ */
+#ifndef TRACES_IMPORT_H
+#define TRACES_IMPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../sim/sim.h"
+
+/* Where a queue name comes from, for formats that carry several (SWF). */
+enum trace_queue_from {
+	TRACE_QUEUE_DEFAULT = 0, /* the format's own choice (SWF: user) */
+	TRACE_QUEUE_USER,
+	TRACE_QUEUE_QUEUE,
+	TRACE_QUEUE_GROUP,
+};
+
+struct trace_import_opts {
+	int skip_bad;	   /* drop bad rows (counted) instead of failing */
+	size_t top_queues; /* K > 0: the K tenants with most GPU-hours keep their name, the rest
+			    * become "other"; 0 keeps every tenant */
+	enum trace_queue_from queue_from; /* SWF only */
+};
+
+#define TRACE_IMPORT_REASON_MAX 16
+#define TRACE_IMPORT_OTHER "other"
+
+/* Dropped rows of one reason. `bad` reasons are errors unless skip_bad. */
+struct trace_import_reason {
+	const char *name; /* static string, e.g. "no run time" */
+	size_t count;
+	int bad;
+};
+
+struct trace_import_result {
+	size_t rows_read;    /* data rows seen (comments, header and blank lines excluded) */
+	size_t rows_written; /* jobs in the output */
+	size_t rows_dropped; /* sum of the reason counts */
+	struct trace_import_reason reasons[TRACE_IMPORT_REASON_MAX];
+	size_t n_reasons;
+	double gpu_hours_in;  /* duration x GPUs over read rows where both parse (negatives as 0) */
+	double gpu_hours_out; /* duration x GPUs over written jobs */
+	size_t tenants_in;    /* distinct tenants (queue names before --top-queues) in kept rows */
+	size_t queues_out;    /* distinct queue names written */
+	char note[160];	      /* format-specific extra line for the summary, or "" */
+};
+
+typedef int (*trace_import_fn)(const char *in_path, const char *out_path,
+			       const struct trace_import_opts *opts, struct trace_import_result *res,
+			       struct sim_diag *diag);
+
+struct trace_importer {
+	const char *name;    /* --format value */
+	const char *summary; /* one line for --help */
+	trace_import_fn convert;
+};
+
+/* The importer named NAME, or NULL. */
+const struct trace_importer *trace_importer_find(const char *name);
+/* All importers, in --help order; *n is set to their count. */
+const struct trace_importer *trace_importers(size_t *n);
+/* Runs importer NAME: -SIM_EINVAL (message in diag) when unknown. */
+int trace_import(const char *name, const char *in_path, const char *out_path,
+		 const struct trace_import_opts *opts, struct trace_import_result *res,
+		 struct sim_diag *diag);
+
+/* Registers a reason with count 0 (so summaries list it) and returns its slot. */
+struct trace_import_reason *trace_import_reason(struct trace_import_result *res, const char *name, int bad);
+/* Counts one dropped row of reason NAME. */
+void trace_import_drop(struct trace_import_result *res, const char *name, int bad);
+/* Rows dropped for bad reasons (errors in strict mode). */
+size_t trace_import_bad_count(const struct trace_import_result *res);
+/* "a: 1, b: 2" of every registered reason (bad ones only when only_bad) into buf. */
+void trace_import_reasons_str(const struct trace_import_result *res, int only_bad, char *buf, size_t size);
+/* Writes the "# Skipped bad rows ..." comment line(s) when any bad row was dropped. */
+void trace_import_write_bad_comment(const struct trace_import_result *res, FILE *f);
+
+/* Tenant table for --top-queues: names with their GPU-seconds (an open hash; memory
+ * proportional to the tenants). */
+struct trace_tenants;
+struct trace_tenants *trace_tenants_create(void);
+void trace_tenants_destroy(struct trace_tenants *tt);
+/* Adds gpu_s to NAME (len bytes). Returns 0 or -SIM_ENOMEM. */
+int trace_tenants_add(struct trace_tenants *tt, const char *name, size_t len, double gpu_s);
+size_t trace_tenants_count(const struct trace_tenants *tt);
+/* Marks the K tenants with most GPU-seconds as kept (ties: by name); K = 0 keeps all. */
+int trace_tenants_pick_top(struct trace_tenants *tt, size_t k);
+/* The output queue name of NAME after trace_tenants_pick_top with K > 0: the
+ * table's copy of NAME when it is among the top K, else TRACE_IMPORT_OTHER. NULL when
+ * no top K was picked (the caller keeps NAME). */
+const char *trace_tenants_map(const struct trace_tenants *tt, const char *name, size_t len);
+
+/* Line reader over a plain or gzip file (zlib reads both), one line at a time. */
+struct trace_lines {
+	const char *path;
+	void *fp;   /* gzFile, or FILE * without zlib */
+	char *buf;  /* current line, NUL-terminated, without its line break */
+	size_t len; /* bytes in buf */
+	size_t cap;
+	size_t line; /* 1-based number of the current line */
+};
+
+/* Opens PATH. Returns 0, or -SIM_ENOENT/-SIM_EIO with a message in diag. */
+int trace_lines_open(struct trace_lines *r, const char *path, struct sim_diag *diag);
+/* Next line: 1, 0 at the end, or -SIM_EIO/-SIM_ENOMEM. */
+int trace_lines_next(struct trace_lines *r);
+/* Back to the first line (for two-pass importers). Returns 0 or -SIM_EIO. */
+int trace_lines_rewind(struct trace_lines *r);
+void trace_lines_close(struct trace_lines *r);
+
+/* OUT_PATH.tmp opened for writing; trace_import_out_finish renames it to OUT_PATH
+ * (ok) or removes it (!ok). Both return 0 or -SIM_E* with a message in diag. */
+int trace_import_out_open(const char *out_path, char *tmp, size_t tmp_size, FILE **f, struct sim_diag *diag);
+int trace_import_out_finish(const char *out_path, const char *tmp, FILE *f, int ok, struct sim_diag *diag);
+
+/* Located error "PATH:LINE: column COL: FMT" (COL may be NULL). */
+void trace_import_err(struct sim_diag *diag, const char *path, size_t line, const char *col, const char *fmt,
+		      ...) __attribute__((format(printf, 5, 6)));
+
+/* The file name after the last '/'. */
+const char *trace_base_name(const char *path);
+
+#endif
