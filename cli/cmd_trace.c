@@ -15,7 +15,7 @@
 
 static const char trace_usage[] =
 	"usage: gpusched trace validate FILE\n"
-	"       gpusched trace stats FILE [--json]\n"
+	"       gpusched trace stats FILE [OTHER.csv] [--json]\n"
 	"       gpusched trace import --format FORMAT IN -o OUT.csv [--skip-bad] [--top-queues K]\n"
 	"       gpusched trace gen CONFIG.json -o OUT.csv [--seed S]\n"
 	"\n"
@@ -34,13 +34,16 @@ static const char validate_usage[] =
 	"exit codes: 0 valid, 1 runtime failure, 2 bad input (errors listed)\n";
 
 static const char stats_usage[] =
-	"usage: gpusched trace stats FILE [--json]\n"
+	"usage: gpusched trace stats FILE [OTHER.csv] [--json]\n"
 	"\n"
 	"Describes a native CSV trace: job count, submit span, arrival rate per hour,\n"
 	"p50/p90/p99/max of duration (s) and GPU count (first option), GPU-hours\n"
-	"(duration x GPUs of the first option) and jobs per queue.\n"
+	"(duration x GPUs of the first option), the load by hour of day (share of the jobs\n"
+	"and of the GPU-hours submitted in each hour of trace time mod 24 h) and the demand\n"
+	"by queue (jobs and GPU-hours). With two traces (a generated one against a real\n"
+	"one, say), both side by side.\n"
 	"\n"
-	"  --json    one JSON object instead of the table\n"
+	"  --json    one JSON object instead of the table (two traces: an array of two)\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input (errors listed)\n";
 
@@ -159,9 +162,162 @@ static cJSON *quant_json(struct quant q)
 	return o;
 }
 
+/* What `trace stats` reports of one trace. Hours of day are trace time mod 24 h
+ * (a trace's time 0 is its first submit unless the format keeps wall-clock time). */
+struct tstats {
+	const char *path;
+	struct sim_trace *t;
+	size_t n, n_prefs;
+	double first_s, last_s, span_s, rate_h, gpu_h;
+	struct quant dur, gpu;
+	double jobs_by_hour[24], gpu_h_by_hour[24];
+	size_t *q_jobs;  /* per queue */
+	double *q_gpu_h; /* per queue: GPU-hours submitted (duration x GPUs, first option) */
+};
+
+static void tstats_free(struct tstats *s)
+{
+	free(s->q_jobs);
+	free(s->q_gpu_h);
+	sim_trace_destroy(s->t);
+}
+
+/* Loads and describes one trace. Returns 0 or an exit code (errors printed). */
+static int tstats_make(const char *path, struct tstats *s)
+{
+	memset(s, 0, sizeof *s);
+	s->path = path;
+	int rc = load(path, &s->t);
+	if (rc)
+		return rc;
+	const struct sim_trace *t = s->t;
+	size_t n = s->n = t->n_jobs, nq = t->n_queues ? t->n_queues : 1;
+	double *dur = malloc((n ? n : 1) * sizeof *dur), *gpu = malloc((n ? n : 1) * sizeof *gpu);
+	s->q_jobs = calloc(nq, sizeof *s->q_jobs);
+	s->q_gpu_h = calloc(nq, sizeof *s->q_gpu_h);
+	if (!dur || !gpu || !s->q_jobs || !s->q_gpu_h) {
+		free(dur);
+		free(gpu);
+		fprintf(stderr, "gpusched trace stats: %s\n", sim_strerror(-SIM_ENOMEM));
+		return GPUSCHED_EXIT_RUNTIME;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		dur[i] = sim_time_to_s(j->duration_ns);
+		gpu[i] = (double)sim_job_opt(t, j, 0)->req[SIM_RES_GPU] / SIM_MILLI;
+		double gh = dur[i] * gpu[i] / 3600.0;
+		int hour = (int)((j->submit_ns / SIM_NS_PER_S) % 86400 / 3600);
+		s->gpu_h += gh;
+		s->q_jobs[j->queue]++;
+		s->q_gpu_h[j->queue] += gh;
+		s->jobs_by_hour[hour] += 1;
+		s->gpu_h_by_hour[hour] += gh;
+		s->n_prefs += j->has_prefs;
+	}
+	/* Jobs are sorted by submit time. */
+	s->first_s = n ? sim_time_to_s(t->jobs[0].submit_ns) : NAN;
+	s->last_s = n ? sim_time_to_s(t->jobs[n - 1].submit_ns) : NAN;
+	s->span_s = n ? s->last_s - s->first_s : NAN;
+	s->rate_h = n && s->span_s > 0 ? (double)n / (s->span_s / 3600.0) : NAN;
+	s->dur = quantiles(dur, n);
+	s->gpu = quantiles(gpu, n);
+	free(dur);
+	free(gpu);
+	return 0;
+}
+
+static cJSON *tstats_json(const struct tstats *s)
+{
+	cJSON *o = cJSON_CreateObject(), *qs, *hours;
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "path", s->path);
+	cJSON_AddNumberToObject(o, "jobs", (double)s->n);
+	cJSON_AddNumberToObject(o, "jobs_with_prefs", (double)s->n_prefs);
+	cJSON_AddNumberToObject(o, "first_submit_s", s->first_s);
+	cJSON_AddNumberToObject(o, "last_submit_s", s->last_s);
+	cJSON_AddNumberToObject(o, "span_s", s->span_s);
+	cJSON_AddNumberToObject(o, "arrival_rate_per_h", s->rate_h);
+	cJSON_AddItemToObject(o, "duration_s", quant_json(s->dur));
+	cJSON_AddItemToObject(o, "gpus", quant_json(s->gpu));
+	cJSON_AddNumberToObject(o, "gpu_hours", s->gpu_h);
+	qs = cJSON_AddObjectToObject(o, "queues");
+	for (size_t q = 0; qs && q < s->t->n_queues; q++) {
+		cJSON *e = cJSON_AddObjectToObject(qs, s->t->queues[q]);
+		if (!e)
+			continue;
+		cJSON_AddNumberToObject(e, "jobs", (double)s->q_jobs[q]);
+		cJSON_AddNumberToObject(e, "gpu_hours", s->q_gpu_h[q]);
+	}
+	hours = cJSON_AddArrayToObject(o, "by_hour_of_day");
+	for (int h = 0; hours && h < 24; h++) {
+		cJSON *e = cJSON_CreateObject();
+		if (!e)
+			continue;
+		cJSON_AddNumberToObject(e, "hour", h);
+		cJSON_AddNumberToObject(e, "jobs", s->jobs_by_hour[h]);
+		cJSON_AddNumberToObject(e, "gpu_hours", s->gpu_h_by_hour[h]);
+		cJSON_AddItemToArray(hours, e);
+	}
+	return o;
+}
+
+/* Share of x[h] in the sum of x[0..24), in %. */
+static double hour_share(const double *x, int h)
+{
+	double sum = 0;
+	for (int k = 0; k < 24; k++)
+		sum += x[k];
+	return sum > 0 ? 100.0 * x[h] / sum : NAN;
+}
+
+/* One table, a column a trace (one or two). */
+static void tstats_print(const struct tstats *s, size_t k)
+{
+	printf("%-22s", "trace");
+	for (size_t i = 0; i < k; i++)
+		printf(" %24s", s[i].path);
+	printf("\n");
+#define ROW(label, fmt, expr)                                   \
+	do {                                                    \
+		printf("%-22s", label);                         \
+		for (size_t i = 0; i < k; i++)                  \
+			printf(" %24" fmt, (expr));             \
+		printf("\n");                                   \
+	} while (0)
+	ROW("jobs", "zu", s[i].n);
+	ROW("with preference list", "zu", s[i].n_prefs);
+	ROW("submit span (h)", ".2f", s[i].span_s / 3600.0);
+	ROW("arrival rate (jobs/h)", ".2f", s[i].rate_h);
+	ROW("duration p50 (s)", ".1f", s[i].dur.p50);
+	ROW("duration p90 (s)", ".1f", s[i].dur.p90);
+	ROW("duration p99 (s)", ".1f", s[i].dur.p99);
+	ROW("duration max (s)", ".1f", s[i].dur.max);
+	ROW("gpus p50", ".3g", s[i].gpu.p50);
+	ROW("gpus p90", ".3g", s[i].gpu.p90);
+	ROW("gpus p99", ".3g", s[i].gpu.p99);
+	ROW("gpus max", ".3g", s[i].gpu.max);
+	ROW("gpu-hours", ".1f", s[i].gpu_h);
+	ROW("queues", "zu", s[i].t->n_queues);
+	printf("\nload by hour of day (trace time mod 24 h): %% of jobs / %% of GPU-hours submitted\n");
+	for (int h = 0; h < 24; h++) {
+		printf("  %02d:00%14s", h, "");
+		for (size_t i = 0; i < k; i++)
+			printf(" %11.1f / %10.1f", hour_share(s[i].jobs_by_hour, h), hour_share(s[i].gpu_h_by_hour, h));
+		printf("\n");
+	}
+#undef ROW
+	for (size_t i = 0; i < k; i++) {
+		printf("\ndemand by queue in %s: jobs, GPU-hours\n", s[i].path);
+		for (size_t q = 0; q < s[i].t->n_queues; q++)
+			printf("  %-24s %10zu %14.1f\n", s[i].t->queues[q], s[i].q_jobs[q], s[i].q_gpu_h[q]);
+	}
+}
+
 static int trace_stats(int argc, char **argv)
 {
-	const char *path = NULL;
+	const char *paths[2] = { NULL, NULL };
+	size_t k = 0;
 	int json = 0;
 	for (int i = 1; i < argc; i++) {
 		if (is_help(argv[i])) {
@@ -170,91 +326,41 @@ static int trace_stats(int argc, char **argv)
 		}
 		if (strcmp(argv[i], "--json") == 0)
 			json = 1;
-		else if (argv[i][0] == '-' || path)
+		else if (argv[i][0] == '-' || k == 2)
 			return bad_arg("stats", argv[i], stats_usage);
 		else
-			path = argv[i];
+			paths[k++] = argv[i];
 	}
-	if (!path) {
+	if (!k) {
 		fputs(stats_usage, stderr);
 		return GPUSCHED_EXIT_BADINPUT;
 	}
-	struct sim_trace *t = NULL;
-	int rc = load(path, &t);
+	struct tstats s[2];
+	memset(s, 0, sizeof s);
+	int rc = 0;
+	for (size_t i = 0; i < k && !rc; i++)
+		rc = tstats_make(paths[i], &s[i]);
 	if (rc)
-		return rc;
-
-	size_t n = t->n_jobs, n_prefs = 0;
-	double *dur = malloc((n ? n : 1) * sizeof *dur);
-	double *gpu = malloc((n ? n : 1) * sizeof *gpu);
-	size_t *per_queue = calloc(t->n_queues ? t->n_queues : 1, sizeof *per_queue);
+		goto out;
 	rc = GPUSCHED_EXIT_RUNTIME;
-	if (!dur || !gpu || !per_queue) {
-		fprintf(stderr, "gpusched trace stats: %s\n", sim_strerror(-SIM_ENOMEM));
-		goto out_free;
-	}
-	double gpu_s = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct sim_job *j = &t->jobs[i];
-		dur[i] = sim_time_to_s(j->duration_ns);
-		gpu[i] = (double)sim_job_opt(t, j, 0)->req[SIM_RES_GPU] / SIM_MILLI;
-		gpu_s += dur[i] * gpu[i];
-		per_queue[j->queue]++;
-		n_prefs += j->has_prefs;
-	}
-	/* Jobs are sorted by submit time. */
-	double first_s = n ? sim_time_to_s(t->jobs[0].submit_ns) : NAN;
-	double last_s = n ? sim_time_to_s(t->jobs[n - 1].submit_ns) : NAN;
-	double span_s = n ? last_s - first_s : NAN;
-	double rate_h = n && span_s > 0 ? (double)n / (span_s / 3600.0) : NAN;
-	struct quant qd = quantiles(dur, n), qg = quantiles(gpu, n);
-
 	if (json) {
-		cJSON *o = cJSON_CreateObject(), *qs;
-		if (!o)
-			goto out_free;
-		cJSON_AddStringToObject(o, "path", path);
-		cJSON_AddNumberToObject(o, "jobs", (double)n);
-		cJSON_AddNumberToObject(o, "jobs_with_prefs", (double)n_prefs);
-		cJSON_AddNumberToObject(o, "first_submit_s", first_s);
-		cJSON_AddNumberToObject(o, "last_submit_s", last_s);
-		cJSON_AddNumberToObject(o, "span_s", span_s);
-		cJSON_AddNumberToObject(o, "arrival_rate_per_h", rate_h);
-		cJSON_AddItemToObject(o, "duration_s", quant_json(qd));
-		cJSON_AddItemToObject(o, "gpus", quant_json(qg));
-		cJSON_AddNumberToObject(o, "gpu_hours", gpu_s / 3600.0);
-		qs = cJSON_AddObjectToObject(o, "queues");
-		for (size_t q = 0; qs && q < t->n_queues; q++)
-			cJSON_AddNumberToObject(qs, t->queues[q], (double)per_queue[q]);
-		char *s = cJSON_Print(o);
+		/* one object for one trace, an array of two for a comparison */
+		cJSON *o = k == 1 ? tstats_json(&s[0]) : cJSON_CreateArray();
+		for (size_t i = 0; o && k == 2 && i < k; i++)
+			cJSON_AddItemToArray(o, tstats_json(&s[i]));
+		char *txt = o ? cJSON_Print(o) : NULL;
 		cJSON_Delete(o);
-		if (!s)
-			goto out_free;
-		printf("%s\n", s);
-		free(s);
-	} else if (!n) {
-		printf("trace            %s\n", path);
-		printf("jobs             0\n");
+		if (!txt)
+			goto out;
+		printf("%s\n", txt);
+		free(txt);
 	} else {
-		printf("trace            %s\n", path);
-		printf("jobs             %zu (%zu with a preference list)\n", n, n_prefs);
-		printf("submit span      %.0f s (%.2f h), first %.0f s, last %.0f s\n", span_s,
-		       span_s / 3600.0, first_s, last_s);
-		printf("arrival rate     %.2f jobs/h\n", rate_h);
-		printf("                 %12s %12s %12s %12s\n", "p50", "p90", "p99", "max");
-		printf("duration_s       %12.1f %12.1f %12.1f %12.1f\n", qd.p50, qd.p90, qd.p99, qd.max);
-		printf("gpus             %12.3g %12.3g %12.3g %12.3g\n", qg.p50, qg.p90, qg.p99, qg.max);
-		printf("gpu_hours        %.1f\n", gpu_s / 3600.0);
-		printf("queues           %zu\n", t->n_queues);
-		for (size_t q = 0; q < t->n_queues; q++)
-			printf("  %-24s %zu\n", t->queues[q], per_queue[q]);
+		tstats_print(s, k);
 	}
 	rc = GPUSCHED_EXIT_OK;
-out_free:
-	free(per_queue);
-	free(gpu);
-	free(dur);
-	sim_trace_destroy(t);
+out:
+	for (size_t i = 0; i < k; i++)
+		tstats_free(&s[i]);
 	return rc;
 }
 

@@ -3,6 +3,7 @@
  * limit, the writer round trip, and paths that are not regular files (a directory,
  * a FIFO, a pipe). */
 #include <CUnit/CUnit.h>
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -970,20 +971,76 @@ static void test_native_cli_validate_stats(void)
 	/* durations 0.5..3600 s: 1, 60.25, 100, 3600; GPU-hours = (60.25*0.5 + 1*1 + 3600*8 + 100*8)/3600 */
 	CU_ASSERT(txt && strstr(txt, "\"jobs\":\t4"));
 	CU_ASSERT(txt && strstr(txt, "\"max\":\t3600"));
-	CU_ASSERT(txt && strstr(txt, "\"teamA\":\t2"));
+	cJSON *st = txt ? cJSON_Parse(txt) : NULL;
+	const cJSON *ta = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(st, "queues"), "teamA");
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(ta, "jobs")), 2, 0);
+	cJSON_Delete(st);
 	CU_ASSERT(txt && strstr(txt, "\"span_s\":\t9.5"));
 	free(txt);
 	snprintf(args, sizeof args, "trace stats %s", good);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 0);
-	CU_ASSERT(txt && strstr(txt, "gpu_hours        8.2"));
+	CU_ASSERT(txt && strstr(txt, "gpu-hours                                   8.2"));
 	free(txt);
 	snprintf(args, sizeof args, "trace stats %s --bogus", good);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
 	free(txt);
 }
 
+/* trace stats: load by hour of day (trace time mod 24 h), demand by queue, and two
+ * traces side by side. */
+static void test_native_cli_stats_hours_queues_compare(void)
+{
+	/* hour 0: j1 (2 GPUs x 1 h); hour 1: j2, j3 and j4 (submitted 25 h in: hour 1 of
+	 * day 2), 1 GPU x 0.5 h each */
+	const char *a = tu_write_file("stats_a.csv", "id,submit_s,duration_s,queue,request\n"
+						     "j1,0,3600,qa,*:gpu=2\n"
+						     "j2,3600,1800,qb,*:gpu=1\n"
+						     "j3,3700,1800,qb,*:gpu=1\n"
+						     "j4,90000,1800,qa,*:gpu=1\n");
+	const char *b = tu_write_file("stats_b.csv", "id,submit_s,duration_s\nk1,7200,60\n");
+	char args[1024], *txt = NULL;
+	snprintf(args, sizeof args, "trace stats %s --json", a);
+	CU_ASSERT_EQUAL_FATAL(tu_run_gpusched(args, &txt), 0);
+	cJSON *o = cJSON_Parse(txt);
+	free(txt);
+	const cJSON *hours = cJSON_GetObjectItemCaseSensitive(o, "by_hour_of_day");
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(hours), 24);
+	const cJSON *h0 = cJSON_GetArrayItem(hours, 0), *h1 = cJSON_GetArrayItem(hours, 1);
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(h0, "jobs")), 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(h0, "gpu_hours")), 2, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(h1, "jobs")), 3, 0);
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(h1, "gpu_hours")), 1.5, 1e-9);
+	const cJSON *qs = cJSON_GetObjectItemCaseSensitive(o, "queues");
+	const cJSON *qa = cJSON_GetObjectItemCaseSensitive(qs, "qa"), *qb = cJSON_GetObjectItemCaseSensitive(qs, "qb");
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(qa, "jobs")), 2, 0);
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(qa, "gpu_hours")), 2.5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(qb, "gpu_hours")), 1.0, 1e-9);
+	cJSON_Delete(o);
+
+	snprintf(args, sizeof args, "trace stats %s %s --json", a, b);
+	CU_ASSERT_EQUAL_FATAL(tu_run_gpusched(args, &txt), 0);
+	o = cJSON_Parse(txt);
+	free(txt);
+	CU_ASSERT(cJSON_IsArray(o) && cJSON_GetArraySize(o) == 2);
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(o, 1), "jobs")),
+			       1, 0);
+	cJSON_Delete(o);
+
+	snprintf(args, sizeof args, "trace stats %s %s", a, b);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 0);
+	/* side by side: a column a trace; hour 1 holds 75% of a's jobs and 1.5 of its 3.5 GPU-hours (42.9%) */
+	CU_ASSERT(txt && strstr(txt, "stats_b.csv"));
+	CU_ASSERT(txt && strstr(txt, "75.0 /       42.9"));
+	CU_ASSERT(txt && strstr(txt, "demand by queue in"));
+	free(txt);
+	snprintf(args, sizeof args, "trace stats %s %s %s", a, b, a);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
+	free(txt);
+}
+
 static CU_TestInfo native_tests[] = {
 	{ "test_native_every_field", test_native_every_field },
+	{ "test_native_cli_stats_hours_queues_compare", test_native_cli_stats_hours_queues_compare },
 	{ "test_native_defaults", test_native_defaults },
 	{ "test_native_sort_ties_by_row", test_native_sort_ties_by_row },
 	{ "test_native_quoted_fields", test_native_quoted_fields },
