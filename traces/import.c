@@ -1,5 +1,6 @@
 /* traces/import.c: the importer registry and the helpers importers share
- * (import.h). Each importer lives in its own file (philly.c, swf.c). */
+ * (import.h). Each importer lives in its own file (philly.c, swf.c, helios.c,
+ * tiresias.c, alibaba.c, gavel.c). */
 #include "import.h"
 
 #include <errno.h>
@@ -10,14 +11,25 @@
 #include <zlib.h>
 #endif
 
+#include "alibaba.h"
+#include "gavel.h"
+#include "helios.h"
 #include "philly.h"
 #include "swf.h"
+#include "tiresias.h"
 
 static const struct trace_importer importers[] = {
 	{ "philly", "Microsoft Philly job table (timestamp,duration,num_gpus,gpu_time,cluster)",
 	  trace_philly_import },
 	{ "swf", "Standard Workload Format of the Parallel Workloads Archive (.swf or .swf.gz)",
 	  trace_swf_import },
+	{ "helios", "SenseTime Helios cluster_log.csv (job_id,user,vc,...,gpu_num,...,submit_time,...,duration)",
+	  trace_helios_import },
+	{ "tiresias", "Tiresias simulator job table (job_id,num_gpu,submit_time,...,duration)",
+	  trace_tiresias_import },
+	{ "openb", "Alibaba GPU cluster trace v2023 pod list (openb_pod_list_*.csv)", trace_openb_import },
+	{ "gavel", "Gavel trace files (tab-separated, 10-field or older 7-field msr layout; 1 step = 1 s)",
+	  trace_gavel_import },
 };
 
 const struct trace_importer *trace_importers(size_t *n)

@@ -29,7 +29,7 @@ struct trace_import_opts {
 	int skip_bad;	   /* drop bad rows (counted) instead of failing */
 	size_t top_queues; /* K > 0: the K tenants with most GPU-hours keep their name, the rest
 			    * become "other"; 0 keeps every tenant */
-	enum trace_queue_from queue_from; /* SWF only */
+	enum trace_queue_from queue_from; /* SWF and Helios */
 };
 
 #define TRACE_IMPORT_REASON_MAX 16
