@@ -198,8 +198,38 @@ static void test_cli_help_on_every_verb(void)
 	free(txt);
 }
 
+/* cluster import: a node list becomes a config's cluster object, which a config
+ * then runs on; bad format exits 2. */
+static void test_cli_cluster_import(void)
+{
+	const char *vc = tu_write_file("vc.csv", "vc,node num\nteamA,3\nteamB,5\n");
+	char out[512], args[1200], *txt = NULL;
+	snprintf(out, sizeof out, "%s/cluster.json", tu_tmpdir());
+	snprintf(args, sizeof args, "cluster import --format philly-vc %s -o %s", vc, out);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 0);
+	free(txt);
+	char *cl = tu_read_file(out, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cl);
+	CU_ASSERT(strstr(cl, "\"nodes\":\t8") != NULL); /* 3 + 5 */
+	/* the object runs as a config's cluster */
+	const char *tr = tu_write_file("ci_trace.csv", "id,submit_s,duration_s,request\nj1,0,10,*:gpu=8\n");
+	char cfg[2048];
+	snprintf(cfg, sizeof cfg, "{\"name\": \"ci\", \"trace\": {\"path\": \"%s\"}, \"cluster\": %s, "
+		 "\"output\": \"%s/ci.h5\"}", tr, cl, tu_tmpdir());
+	free(cl);
+	const char *cp = tu_write_file("ci.json", cfg);
+	snprintf(args, sizeof args, "run %s -q", cp);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 0);
+	free(txt);
+	snprintf(args, sizeof args, "cluster import --format pai %s", vc);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
+	CU_ASSERT(txt && strstr(txt, "expected openb or philly-vc, found 'pai'"));
+	free(txt);
+}
+
 static CU_TestInfo cli_tests[] = {
 	{ "test_cli_run_report_plot", test_cli_run_report_plot },
+	{ "test_cli_cluster_import", test_cli_cluster_import },
 	{ "test_cli_deterministic", test_cli_deterministic },
 	{ "test_cli_bad_input_exit2_located_no_output", test_cli_bad_input_exit2_located_no_output },
 	{ "test_cli_output_never_overwrites_input", test_cli_output_never_overwrites_input },

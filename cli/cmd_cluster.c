@@ -1,0 +1,134 @@
+/* cli/cmd_cluster.c: gpusched cluster import --format openb|philly-vc IN [-o OUT.json]
+ *
+ * Turns a public trace's node list into the "cluster" object of an experiment config
+ * (experiments/README.md), so a real trace runs on its real cluster. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "../traces/alibaba.h"
+#include "../traces/philly.h"
+#include "cmd.h"
+
+static const char cluster_usage[] =
+	"usage: gpusched cluster import --format openb|philly-vc IN [-o OUT.json]\n"
+	"\n"
+	"Writes the \"cluster\" object of an experiment config for a public trace's cluster\n"
+	"(to OUT.json, written under OUT.json.tmp and renamed, or to standard output):\n"
+	"  --format openb      Alibaba openb node list (openb_node_list_gpu_node.csv): one\n"
+	"                      flavor a GPU model, with the model's most common node shape and\n"
+	"                      the nodes of that shape (traces/README.md, Alibaba openb 2023)\n"
+	"  --format philly-vc  Philly's virtual-cluster sizes (philly_vc.csv: vc,node num): one\n"
+	"                      flavor \"philly\" of the summed nodes, 8 GPUs a node (as Helios'\n"
+	"                      simulator sizes them); the VCs' quotas come from queues_csv\n"
+	"\n"
+	"exit codes: 0 ok, 1 runtime failure, 2 bad input (errors listed)\n";
+
+/* {"flavors": [{"name": "philly", "nodes": SUM, "node": {"gpu": 8}}]} */
+static int philly_vc_cluster(const char *path, char **json, struct sim_diag *diag)
+{
+	struct trace_philly_vc *vcs = NULL;
+	size_t n = 0;
+	int rc = trace_philly_read_vc(path, &vcs, &n, diag);
+	if (rc)
+		return rc;
+	long long nodes = 0;
+	for (size_t i = 0; i < n; i++)
+		nodes += vcs[i].nodes;
+	free(vcs);
+	size_t cap = 160;
+	*json = malloc(cap);
+	if (!*json)
+		return -SIM_ENOMEM;
+	snprintf(*json, cap, "{\"flavors\": [{\"name\": \"philly\", \"nodes\": %lld, \"node\": {\"gpu\": 8}}]}", nodes);
+	return 0;
+}
+
+/* Writes text (plus a newline) to path through path.tmp and a rename. */
+static int write_file(const char *path, const char *text, struct sim_diag *diag)
+{
+	size_t n = strlen(path) + 5;
+	char *tmp = malloc(n);
+	if (!tmp)
+		return -SIM_ENOMEM;
+	snprintf(tmp, n, "%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+	ok = f && fclose(f) == 0 && ok;
+	if (!ok || rename(tmp, path) != 0) {
+		remove(tmp);
+		free(tmp);
+		sim_diag_add(diag, path, "cannot write the cluster file");
+		return -SIM_EIO;
+	}
+	free(tmp);
+	return 0;
+}
+
+int cmd_cluster(int argc, char **argv)
+{
+	const char *format = NULL, *in = NULL, *out = NULL;
+	if (argc < 2 || strcmp(argv[1], "import") != 0) {
+		if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+			fputs(cluster_usage, stdout);
+			return GPUSCHED_EXIT_OK;
+		}
+		fputs(cluster_usage, stderr);
+		return GPUSCHED_EXIT_BADINPUT;
+	}
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(cluster_usage, stdout);
+			return GPUSCHED_EXIT_OK;
+		} else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+			format = argv[++i];
+		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+			out = argv[++i];
+		} else if (argv[i][0] == '-' || in) {
+			fprintf(stderr, "gpusched cluster import: unexpected argument '%s'\n%s", argv[i], cluster_usage);
+			return GPUSCHED_EXIT_BADINPUT;
+		} else {
+			in = argv[i];
+		}
+	}
+	if (!format || !in) {
+		fprintf(stderr, "gpusched cluster import: expected --format and IN\n%s", cluster_usage);
+		return GPUSCHED_EXIT_BADINPUT;
+	}
+	struct sim_diag diag;
+	sim_diag_init(&diag, 20);
+	char *json = NULL;
+	int rc;
+	if (strcmp(format, "openb") == 0) {
+		rc = trace_openb_cluster(in, &json, &diag);
+	} else if (strcmp(format, "philly-vc") == 0) {
+		rc = philly_vc_cluster(in, &json, &diag);
+	} else {
+		fprintf(stderr, "gpusched cluster import: --format: expected openb or philly-vc, found '%s'\n", format);
+		sim_diag_fini(&diag);
+		return GPUSCHED_EXIT_BADINPUT;
+	}
+	if (!rc) {
+		/* Printed as the config keys would be written (cJSON's layout). */
+		cJSON *o = cJSON_Parse(json);
+		char *pretty = o ? cJSON_Print(o) : NULL;
+		cJSON_Delete(o);
+		if (!pretty)
+			rc = -SIM_ENOMEM;
+		else if (out)
+			rc = write_file(out, pretty, &diag);
+		else
+			printf("%s\n", pretty);
+		free(pretty);
+	}
+	free(json);
+	if (rc) {
+		sim_diag_print(&diag, stderr);
+		if (!diag.count)
+			fprintf(stderr, "gpusched cluster import: %s\n", sim_strerror(rc));
+	}
+	sim_diag_fini(&diag);
+	return cmd_exit_code(rc);
+}
