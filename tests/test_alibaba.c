@@ -59,29 +59,12 @@ static const char *const pods_sample_rows[] = {
     "\np12,100,50,BE,0,G2:gpu=4,\n",
 };
 
-static const char *out_path(const char *name)
-{
-	static char buf[4][512];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", tu_tmpdir(), name);
-	return buf[k];
-}
-
-static size_t reason_count(const struct trace_import_result *r, const char *name)
-{
-	for (size_t i = 0; i < r->n_reasons; i++)
-		if (strcmp(r->reasons[i].name, name) == 0)
-			return r->reasons[i].count;
-	return (size_t)-1;
-}
-
 static void test_openb_strict(void)
 {
 	struct sim_diag d;
 	struct trace_import_result res;
 	struct trace_import_opts opts = {0};
-	const char *in = tu_write_file("openb_pods.csv", pods_sample), *out = out_path("openb_strict.csv");
+	const char *in = tu_write_file("openb_pods.csv", pods_sample), *out = tu_tmp_path("openb_strict.csv");
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL(trace_openb_import(in, out, &opts, &res, &d), -SIM_EPARSE);
 	CU_ASSERT(sim_diag_contains(&d,
@@ -113,20 +96,20 @@ static void test_openb_skip_bad(void)
 	struct sim_diag d;
 	struct trace_import_result res;
 	struct trace_import_opts opts = {.skip_bad = 1};
-	const char *in = tu_write_file("openb_pods.csv", pods_sample), *out = out_path("openb_skip.csv");
+	const char *in = tu_write_file("openb_pods.csv", pods_sample), *out = tu_tmp_path("openb_skip.csv");
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL_FATAL(trace_openb_import(in, out, &opts, &res, &d), 0);
 	CU_ASSERT_EQUAL(res.rows_read, 13);
 	CU_ASSERT_EQUAL(res.rows_written, 5);
 	CU_ASSERT_EQUAL(res.rows_dropped, 8);
-	CU_ASSERT_EQUAL(reason_count(&res, "no GPU"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "never scheduled"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "no run time"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "bad qos"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "bad number"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "duplicate name"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "wrong field count"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "bad gpu_spec"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "no GPU"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "never scheduled"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "no run time"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "bad qos"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "bad number"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "duplicate name"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "wrong field count"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "bad gpu_spec"), 1);
 	CU_ASSERT_EQUAL(trace_import_bad_count(&res), 6);
 	/* 90x1 + 20x0.46 + 3600x8 + 59.5x2 + 50x4; in adds the second p1, p8 and p11
 	 * (10 s x 1 GPU each: their times and GPUs parse). */
@@ -222,15 +205,15 @@ static void test_openb_real(void)
 	struct sim_diag d;
 	struct trace_import_result res;
 	struct trace_import_opts opts = {0};
-	const char *out = out_path("openb_real.csv");
+	const char *out = tu_tmp_path("openb_real.csv");
 	sim_diag_init(&d, 20);
 	/* Strict mode passes: no pod has a bad row. */
 	CU_ASSERT_EQUAL_FATAL(trace_openb_import(RAW_PODS, out, &opts, &res, &d), 0);
 	CU_ASSERT_EQUAL(res.rows_read, 8152);
 	CU_ASSERT_EQUAL(res.rows_written, 6203);
 	CU_ASSERT_EQUAL(res.rows_dropped, 1949);
-	CU_ASSERT_EQUAL(reason_count(&res, "no GPU"), 1088);
-	CU_ASSERT_EQUAL(reason_count(&res, "never scheduled"), 861);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "no GPU"), 1088);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "never scheduled"), 861);
 	CU_ASSERT_EQUAL(trace_import_bad_count(&res), 0);
 	CU_ASSERT_EQUAL(res.tenants_in, 4);
 	CU_ASSERT(fabs(res.gpu_hours_out - raw_s / 3600) < 1e-6);
@@ -310,7 +293,7 @@ static void test_openb_cluster_sample(void)
 			-SIM_EPARSE);
 	CU_ASSERT(
 	    sim_diag_contains(&d, "nodes_hdr.csv:1: column gpu: expected a header naming gpu and model"));
-	CU_ASSERT_EQUAL(trace_openb_cluster(out_path("no_such.csv"), &json, &d), -SIM_ENOENT);
+	CU_ASSERT_EQUAL(trace_openb_cluster(tu_tmp_path("no_such.csv"), &json, &d), -SIM_ENOENT);
 	sim_diag_fini(&d);
 }
 

@@ -49,23 +49,6 @@ static const char swf_sample_rows[] = "\nid,submit_s,duration_s,queue,request,es
 				      "4,110,30.5,user-3,*:gpu=2,\n"
 				      "8,0,40,user-9,*:gpu=1,\n";
 
-static const char *out_path(const char *name)
-{
-	static char buf[4][512];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", tu_tmpdir(), name);
-	return buf[k];
-}
-
-static size_t reason_count(const struct trace_import_result *r, const char *name)
-{
-	for (size_t i = 0; i < r->n_reasons; i++)
-		if (strcmp(r->reasons[i].name, name) == 0)
-			return r->reasons[i].count;
-	return (size_t)-1;
-}
-
 static void test_import_registry(void)
 {
 	size_t n = 0;
@@ -81,7 +64,7 @@ static void test_import_registry(void)
 	struct trace_import_result res;
 	struct trace_import_opts opts = { 0 };
 	sim_diag_init(&d, 20);
-	CU_ASSERT_EQUAL(trace_import("nope", "in", out_path("x.csv"), &opts, &res, &d), -SIM_EINVAL);
+	CU_ASSERT_EQUAL(trace_import("nope", "in", tu_tmp_path("x.csv"), &opts, &res, &d), -SIM_EINVAL);
 	CU_ASSERT(sim_diag_contains(&d, "--format: expected one of philly, swf"));
 	sim_diag_fini(&d);
 }
@@ -92,7 +75,7 @@ static void test_import_swf_strict(void)
 	struct sim_diag d;
 	struct trace_import_result res;
 	struct trace_import_opts opts = { 0 };
-	const char *in = tu_write_file("swf_sample.swf", swf_sample), *out = out_path("swf_strict.csv");
+	const char *in = tu_write_file("swf_sample.swf", swf_sample), *out = tu_tmp_path("swf_strict.csv");
 	char tmp[600];
 	snprintf(tmp, sizeof tmp, "%s.tmp", out);
 	sim_diag_init(&d, 20);
@@ -118,12 +101,12 @@ static void check_swf_sample_result(const struct trace_import_result *res)
 	CU_ASSERT_EQUAL(res->rows_read, 10);
 	CU_ASSERT_EQUAL(res->rows_written, 4);
 	CU_ASSERT_EQUAL(res->rows_dropped, 6);
-	CU_ASSERT_EQUAL(reason_count(res, "no run time"), 1);
-	CU_ASSERT_EQUAL(reason_count(res, "partial-execution record"), 1);
-	CU_ASSERT_EQUAL(reason_count(res, "wrong field count"), 1);
-	CU_ASSERT_EQUAL(reason_count(res, "bad number"), 1);
-	CU_ASSERT_EQUAL(reason_count(res, "no processors"), 1);
-	CU_ASSERT_EQUAL(reason_count(res, "job number not increasing"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(res, "no run time"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(res, "partial-execution record"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(res, "wrong field count"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(res, "bad number"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(res, "no processors"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(res, "job number not increasing"), 1);
 	CU_ASSERT_EQUAL(trace_import_bad_count(res), 5);
 	/* 3600x8 + 120x16 + 30.5x2 + 40x1; in adds the partial record (60x16) and the
 	 * refused second job 2 (40x1). */
@@ -139,7 +122,7 @@ static void test_import_swf_skip_bad(void)
 	struct trace_import_result res;
 	struct trace_import_opts opts = { .skip_bad = 1 };
 	struct sim_trace *t = NULL;
-	const char *in = tu_write_file("swf_sample.swf", swf_sample), *out = out_path("swf_skip.csv");
+	const char *in = tu_write_file("swf_sample.swf", swf_sample), *out = tu_tmp_path("swf_skip.csv");
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL_FATAL(trace_import("swf", in, out, &opts, &res, &d), 0);
 	CU_ASSERT_EQUAL(d.count, 0);
@@ -176,13 +159,13 @@ static void test_import_swf_gzip(void)
 	struct trace_import_result res;
 	struct trace_import_opts opts = { .skip_bad = 1 };
 	const char *plain_in = tu_write_file("swf_sample.swf", swf_sample);
-	const char *gz_in = out_path("swf_sample.swf.gz");
+	const char *gz_in = tu_tmp_path("swf_sample.swf.gz");
 	gzFile g = gzopen(gz_in, "wb");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
 	CU_ASSERT_EQUAL(gzputs(g, swf_sample), (int)strlen(swf_sample));
 	CU_ASSERT_EQUAL(gzclose(g), Z_OK);
 	sim_diag_init(&d, 20);
-	const char *out_plain = out_path("swf_plain.csv"), *out_gz = out_path("swf_gz.csv");
+	const char *out_plain = tu_tmp_path("swf_plain.csv"), *out_gz = tu_tmp_path("swf_gz.csv");
 	CU_ASSERT_EQUAL(trace_import("swf", plain_in, out_plain, &opts, &res, &d), 0);
 	CU_ASSERT_EQUAL(trace_import("swf", gz_in, out_gz, &opts, &res, &d), 0);
 	check_swf_sample_result(&res);
@@ -200,7 +183,7 @@ static void test_import_swf_tenants(void)
 	struct sim_diag d;
 	struct trace_import_result res;
 	struct trace_import_opts opts = { .skip_bad = 1, .queue_from = TRACE_QUEUE_QUEUE };
-	const char *in = tu_write_file("swf_sample.swf", swf_sample), *out = out_path("swf_q.csv");
+	const char *in = tu_write_file("swf_sample.swf", swf_sample), *out = tu_tmp_path("swf_q.csv");
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL(trace_import("swf", in, out, &opts, &res, &d), 0);
 	char *txt = tu_read_file(out, NULL);
@@ -294,7 +277,7 @@ static void test_import_swf_nasa(void)
 	struct sim_diag d;
 	struct trace_import_result res;
 	struct trace_import_opts opts = { 0 };
-	const char *out = out_path("nasa.csv");
+	const char *out = tu_tmp_path("nasa.csv");
 	sim_diag_init(&d, 20);
 	/* Strict: 173 rows have run time 0; the first is line 248 (job 658). */
 	CU_ASSERT_EQUAL(trace_import("swf", RAW_NASA, out, &opts, &res, &d), -SIM_EPARSE);
@@ -309,7 +292,7 @@ static void test_import_swf_nasa(void)
 	CU_ASSERT_EQUAL_FATAL(trace_import("swf", RAW_NASA, out, &opts, &res, &d), 0);
 	CU_ASSERT_EQUAL(res.rows_read, 18239);
 	CU_ASSERT_EQUAL(res.rows_written, 18066);
-	CU_ASSERT_EQUAL(reason_count(&res, "no run time"), 173);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "no run time"), 173);
 	CU_ASSERT_EQUAL(res.rows_dropped, 173);
 	CU_ASSERT_EQUAL(res.tenants_in, 69);
 	CU_ASSERT(fabs(res.gpu_hours_out - raw_s / 3600) < 1e-6);
@@ -372,18 +355,18 @@ static void test_import_philly_skip_bad(void)
 	struct trace_import_result res;
 	struct trace_import_opts opts = { .skip_bad = 1 };
 	const char *in = tu_write_file("imp_philly_bad.csv", philly_bad),
-		   *out = out_path("imp_philly_bad_native.csv");
+		   *out = tu_tmp_path("imp_philly_bad_native.csv");
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL_FATAL(trace_import("philly", in, out, &opts, &res, &d), 0);
 	CU_ASSERT_EQUAL(d.count, 0);
 	CU_ASSERT_EQUAL(res.rows_read, 6);
 	CU_ASSERT_EQUAL(res.rows_written, 1);
 	CU_ASSERT_EQUAL(res.rows_dropped, 5);
-	CU_ASSERT_EQUAL(reason_count(&res, "bad timestamp"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "bad duration"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "bad num_gpus"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "wrong field count"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "duration <= 0"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "bad timestamp"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "bad duration"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "bad num_gpus"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "wrong field count"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "duration <= 0"), 1);
 	CU_ASSERT_EQUAL(trace_import_bad_count(&res), 4);
 	char *txt = tu_read_file(out, NULL);
 	CU_ASSERT(txt && strstr(txt, "# Skipped bad rows (--skip-bad): 4 (bad timestamp: 1, bad duration: 1, "
@@ -413,7 +396,7 @@ static void test_import_philly_top_queues(void)
 	struct trace_import_result res;
 	struct trace_import_opts opts = { .top_queues = 2 };
 	const char *in = tu_write_file("imp_philly_top.csv", sample),
-		   *out = out_path("imp_philly_top_native.csv");
+		   *out = tu_tmp_path("imp_philly_top_native.csv");
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL_FATAL(trace_import("philly", in, out, &opts, &res, &d), 0);
 	CU_ASSERT_EQUAL(res.tenants_in, 3);
@@ -439,7 +422,7 @@ static void test_import_philly_top_queues(void)
 /* gpusched trace import end to end: strict failure, --skip-bad counts, options. */
 static void test_import_cli(void)
 {
-	const char *in = tu_write_file("cli_swf.swf", swf_sample), *out = out_path("cli_swf.csv");
+	const char *in = tu_write_file("cli_swf.swf", swf_sample), *out = tu_tmp_path("cli_swf.csv");
 	char args[2048], *txt = NULL;
 	snprintf(args, sizeof args, "trace import --format swf %s -o %s", in, out);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);

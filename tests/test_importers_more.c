@@ -20,23 +20,6 @@
 static int init_more(void) { return 0; }
 static int clean_more(void) { return 0; }
 
-static const char *out_path(const char *name)
-{
-	static char buf[4][512];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", tu_tmpdir(), name);
-	return buf[k];
-}
-
-static size_t reason_count(const struct trace_import_result *r, const char *name)
-{
-	for (size_t i = 0; i < r->n_reasons; i++)
-		if (strcmp(r->reasons[i].name, name) == 0)
-			return r->reasons[i].count;
-	return (size_t)-1;
-}
-
 /* Jobs in a native trace, or -1 when it does not load. */
 static long native_jobs(const char *path)
 {
@@ -77,7 +60,7 @@ static void test_tiresias_sample(void)
 	struct sim_diag d;
 	struct trace_import_result res;
 	struct trace_import_opts opts = { 0 };
-	const char *in = tu_write_file("ti.csv", tiresias_sample), *out = out_path("ti_out.csv");
+	const char *in = tu_write_file("ti.csv", tiresias_sample), *out = tu_tmp_path("ti_out.csv");
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL(trace_tiresias_import(in, out, &opts, &res, &d), -SIM_EPARSE);
 	CU_ASSERT(sim_diag_contains(&d, "ti.csv:4: column job_id: expected a unique job_id, found '1' again"));
@@ -95,9 +78,9 @@ static void test_tiresias_sample(void)
 	CU_ASSERT_EQUAL(res.rows_read, 8);
 	CU_ASSERT_EQUAL(res.rows_written, 3);
 	CU_ASSERT_EQUAL(res.rows_dropped, 5);
-	CU_ASSERT_EQUAL(reason_count(&res, "duplicate job_id"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "bad num_gpu"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "wrong field count"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "duplicate job_id"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "bad num_gpu"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "wrong field count"), 1);
 	/* In: every row whose GPUs and duration parse (the duplicate and bad submit too). */
 	double in_h = (164 * 1 + 147 * 8 + 127 * 2 + 10 + 100.25 * 4) / 3600.0;
 	double out_h = (164 * 1 + 147 * 8 + 100.25 * 4) / 3600.0;
@@ -116,7 +99,7 @@ static void test_tiresias_real(void)
 	struct sim_diag d;
 	struct trace_import_result res;
 	struct trace_import_opts opts = { 0 };
-	const char *out = out_path("ti60.csv");
+	const char *out = tu_tmp_path("ti60.csv");
 	FILE *f = fopen(RAW "tiresias/60_job.csv", "r");
 	if (!f)
 		return; /* the shared samples are beside the repository; not every checkout has them */
@@ -167,7 +150,7 @@ static void test_helios_sample(void)
 	struct sim_diag d;
 	struct trace_import_result res;
 	struct trace_import_opts opts = { 0 };
-	const char *in = tu_write_file("he.csv", helios_sample), *out = out_path("he_out.csv");
+	const char *in = tu_write_file("he.csv", helios_sample), *out = tu_tmp_path("he_out.csv");
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL(trace_helios_import(in, out, &opts, &res, &d), -SIM_EPARSE);
 	CU_ASSERT(sim_diag_contains(&d, "he.csv:7: column submit_time: expected YYYY-MM-DD HH:MM:SS"));
@@ -184,9 +167,9 @@ static void test_helios_sample(void)
 	CU_ASSERT_EQUAL_FATAL(trace_helios_import(in, out, &opts, &res, &d), 0);
 	CU_ASSERT_EQUAL(res.rows_read, 10);
 	CU_ASSERT_EQUAL(res.rows_written, 4);
-	CU_ASSERT_EQUAL(reason_count(&res, "CPU job (gpu_num 0)"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "never ran (duration 0)"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "bad submit_time"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "CPU job (gpu_num 0)"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "never ran (duration 0)"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "bad submit_time"), 1);
 	CU_ASSERT_EQUAL(trace_import_bad_count(&res), 4);
 	double out_h = (3600.0 * 8 + 30 + 40 + 7200.0 * 4) / 3600.0;
 	CU_ASSERT_DOUBLE_EQUAL(res.gpu_hours_out, out_h, 1e-9);
@@ -221,7 +204,7 @@ static void test_helios_header(void)
 	struct trace_import_opts opts = { .skip_bad = 1 };
 	const char *in = tu_write_file("he_bad.csv", "job_id,user,gpu_num,submit_time,duration\n1,u,1,0,1\n");
 	sim_diag_init(&d, 20);
-	CU_ASSERT_EQUAL(trace_helios_import(in, out_path("he_bad_out.csv"), &opts, &res, &d), -SIM_EPARSE);
+	CU_ASSERT_EQUAL(trace_helios_import(in, tu_tmp_path("he_bad_out.csv"), &opts, &res, &d), -SIM_EPARSE);
 	CU_ASSERT(sim_diag_contains(&d, "he_bad.csv:1: column vc: expected a header naming"));
 	sim_diag_fini(&d);
 }
@@ -240,7 +223,7 @@ static void test_gavel_sample(void)
 	struct sim_diag d;
 	struct trace_import_result res;
 	struct trace_import_opts opts = { 0 };
-	const char *in = tu_write_file("small.trace", gavel_sample), *out = out_path("gv_out.csv");
+	const char *in = tu_write_file("small.trace", gavel_sample), *out = tu_tmp_path("gv_out.csv");
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL(trace_gavel_import(in, out, &opts, &res, &d), -SIM_EPARSE);
 	CU_ASSERT(sim_diag_contains(&d, "small.trace:3: column scale_factor: expected a whole GPU count"));
@@ -255,8 +238,8 @@ static void test_gavel_sample(void)
 	CU_ASSERT_EQUAL_FATAL(trace_gavel_import(in, out, &opts, &res, &d), 0);
 	CU_ASSERT_EQUAL(res.rows_read, 6);
 	CU_ASSERT_EQUAL(res.rows_written, 3);
-	CU_ASSERT_EQUAL(reason_count(&res, "bad scale_factor"), 1);
-	CU_ASSERT_EQUAL(reason_count(&res, "bad priority_weight"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "bad scale_factor"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "bad priority_weight"), 1);
 	double out_h = (3948.0 * 2 + 600 + 100 * 4) / 3600.0;
 	CU_ASSERT_DOUBLE_EQUAL(res.gpu_hours_out, out_h, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(res.gpu_hours_in, out_h + 600 / 3600.0, 1e-9);
@@ -274,7 +257,7 @@ static void check_gavel_real(const char *path, int steps_col, int scale_col, lon
 	struct sim_diag d;
 	struct trace_import_result res;
 	struct trace_import_opts opts = { 0 };
-	const char *out = out_path("gv_real.csv");
+	const char *out = tu_tmp_path("gv_real.csv");
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return;

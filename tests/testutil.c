@@ -231,3 +231,22 @@ double tu_start_s(const struct sim_trace *t, const char *id)
 			return t->jobs[i].start_ns == SIM_TIME_NONE ? NAN : sim_time_to_s(t->jobs[i].start_ns);
 	return NAN;
 }
+
+#include "../traces/import.h"
+
+const char *tu_tmp_path(const char *name)
+{
+	static char buf[4][512];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", tu_tmpdir(), name);
+	return buf[k];
+}
+
+size_t tu_reason_count(const struct trace_import_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_reasons; i++)
+		if (strcmp(r->reasons[i].name, name) == 0)
+			return r->reasons[i].count;
+	return (size_t)-1;
+}

@@ -18,6 +18,13 @@ int tu_exists(const char *path);
 /* Reads a whole file (malloc'd, NUL-terminated) or NULL. */
 char *tu_read_file(const char *path, size_t *len);
 
+/* NAME under tu_tmpdir(), in one of 4 rotating static buffers (each valid for the next
+ * 3 calls), so a test can hold an input and an output path at once. */
+const char *tu_tmp_path(const char *name);
+struct trace_import_result;
+/* Dropped rows of reason NAME in R, or (size_t)-1 when R has no such reason. */
+size_t tu_reason_count(const struct trace_import_result *r, const char *name);
+
 #endif
 
 #include "../sim/cluster.h"

@@ -4,7 +4,6 @@
  * sums GPU-seconds per tenant for --top-queues; the second writes the kept rows. */
 #include "alibaba.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,11 +30,6 @@ static const char *const col_names[C_COUNT] = {"name", "num_gpu",	"gpu_milli",	 
 #define R_NO_GPU "no GPU"
 #define R_PENDING "never scheduled"
 
-struct span {
-	const char *p;
-	size_t len;
-};
-
 static const struct {
 	const char *name;
 	int priority;
@@ -43,29 +37,24 @@ static const struct {
 
 /* One pod row after the checks. */
 struct openb_row {
-	struct span f[OPENB_MAX_FIELDS];
+	struct trace_span f[OPENB_MAX_FIELDS];
 	sim_time_t submit, duration; /* ns */
 	sim_qty_t gpus;		     /* milli-GPUs */
 	int priority;
-	struct span models[OPENB_MAX_PREFS]; /* distinct gpu_spec models, listed order */
+	struct trace_span models[OPENB_MAX_PREFS]; /* distinct gpu_spec models, listed order */
 	size_t n_models;
 	int merged, cut; /* gpu_spec had repeats / more than OPENB_MAX_PREFS models */
 };
 
 struct openb_ctx {
-	const char *path;
-	const struct trace_import_opts *opts;
-	struct trace_import_result *res;
-	struct sim_diag *diag;
-	int report;   /* pass 1: count reasons and report errors */
-	size_t n_err; /* located errors (strict mode) */
+	struct trace_import_pass in; /* path, opts, res, diag; report and error count */
 	int col[C_COUNT];
 	int n_cols;		       /* fields in the header */
 	struct trace_tenants *names;   /* ids kept so far in this pass, for the duplicate check */
 	size_t merged, cut, with_spec; /* pass 1 counts of kept rows, for the header */
 };
 
-static int split_commas(const char *p, const char *end, struct span *f, int max)
+static int split_commas(const char *p, const char *end, struct trace_span *f, int max)
 {
 	int n = 0;
 	for (;;) {
@@ -73,7 +62,7 @@ static int split_commas(const char *p, const char *end, struct span *f, int max)
 		while (p < end && *p != ',')
 			p++;
 		if (n < max) {
-			struct span t = {s, (size_t)(p - s)};
+			struct trace_span t = {s, (size_t)(p - s)};
 			while (t.len && (t.p[0] == ' ' || t.p[0] == '\t')) {
 				t.p++;
 				t.len--;
@@ -89,13 +78,8 @@ static int split_commas(const char *p, const char *end, struct span *f, int max)
 	}
 }
 
-static int span_is(struct span s, const char *word)
-{
-	return s.len == strlen(word) && memcmp(s.p, word, s.len) == 0;
-}
-
 /* A whole number in [0, max] ("8", "1000"). Returns 0 or -1. */
-static int parse_whole(struct span s, int64_t max, int64_t *out)
+static int parse_whole(struct trace_span s, int64_t max, int64_t *out)
 {
 	sim_time_t v;
 	if (sim_time_parse_s(s.p, s.len, &v) < 0 || v % SIM_NS_PER_S != 0 || v / SIM_NS_PER_S > max)
@@ -104,7 +88,7 @@ static int parse_whole(struct span s, int64_t max, int64_t *out)
 	return 0;
 }
 
-static int valid_model(struct span s)
+static int valid_model(struct trace_span s)
 {
 	if (s.len == 0 || s.len >= MODEL_MAX)
 		return 0;
@@ -119,7 +103,7 @@ static int valid_model(struct span s)
 
 /* Ids are written as the native id column: non-empty, no control characters, and no
  * '"' (the writer quotes only a leading '#'). */
-static int valid_name(struct span s)
+static int valid_name(struct trace_span s)
 {
 	if (s.len == 0 || s.len > 255)
 		return 0;
@@ -129,30 +113,9 @@ static int valid_name(struct span s)
 	return 1;
 }
 
-/* Drops the row for REASON: in pass 1 counts it and, for a bad reason in strict
- * mode, reports "FILE:LINE: column C: expected ..., found '...'". Returns 0. */
-__attribute__((format(printf, 6, 7))) static int drop(struct openb_ctx *c, size_t line, const char *reason,
-						      int bad, const char *col, const char *fmt, ...)
-{
-	if (!c->report)
-		return 0;
-	if (bad && !c->opts->skip_bad) {
-		char msg[512];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof msg, fmt, ap);
-		va_end(ap);
-		trace_import_err(c->diag, c->path, line, col, "%s", msg);
-		c->n_err++;
-		return 0;
-	}
-	trace_import_drop(c->res, reason, bad);
-	return 0;
-}
-
 /* gpu_spec "A|B|A" -> distinct models in listed order, at most OPENB_MAX_PREFS kept.
  * Returns 0, or -1 with *bad set to the offending model. */
-static int parse_spec(struct span spec, struct openb_row *row, struct span *bad)
+static int parse_spec(struct trace_span spec, struct openb_row *row, struct trace_span *bad)
 {
 	const char *p = spec.p, *end = spec.p + spec.len;
 	row->n_models = 0;
@@ -163,7 +126,7 @@ static int parse_spec(struct span spec, struct openb_row *row, struct span *bad)
 		const char *s = p;
 		while (p < end && *p != '|')
 			p++;
-		struct span m = {s, (size_t)(p - s)};
+		struct trace_span m = {s, (size_t)(p - s)};
 		if (!valid_model(m)) {
 			*bad = m;
 			return -1;
@@ -201,10 +164,10 @@ static int parse_gpus(const struct openb_ctx *c, struct openb_row *row, int *col
 	return 0;
 }
 
-static int bad_time(struct openb_ctx *c, size_t line, int k, struct span s)
+static int bad_time(struct openb_ctx *c, size_t line, int k, struct trace_span s)
 {
-	return drop(c, line, R_NUMBER, 1, col_names[k], "expected seconds >= 0 (decimal), found '%.*s%s'",
-		    SHOW(s));
+	return trace_import_reject(&c->in, line, R_NUMBER, 1, col_names[k],
+				   "expected seconds >= 0 (decimal), found '%.*s%s'", SHOW(s));
 }
 
 /* Parses and checks one data line. Returns 1 to keep it, 0 when dropped. Both passes
@@ -214,22 +177,23 @@ static int openb_classify(struct openb_ctx *c, const struct trace_lines *r, stru
 	size_t line = r->line;
 	int n = split_commas(r->buf, r->buf + r->len, row->f, OPENB_MAX_FIELDS);
 	if (n != c->n_cols)
-		return drop(c, line, R_FIELDS, 1, NULL, "expected %d fields as in the header, found %d",
-			    c->n_cols, n);
-	struct span name = row->f[c->col[C_NAME]], qos = row->f[c->col[C_QOS]];
-	struct span sched = row->f[c->col[C_SCHEDULED]];
+		return trace_import_reject(&c->in, line, R_FIELDS, 1, NULL,
+					   "expected %d fields as in the header, found %d", c->n_cols, n);
+	struct trace_span name = row->f[c->col[C_NAME]], qos = row->f[c->col[C_QOS]];
+	struct trace_span sched = row->f[c->col[C_SCHEDULED]];
 	if (!valid_name(name))
-		return drop(
-		    c, line, R_NAME, 1, "name",
+		return trace_import_reject(
+		    &c->in, line, R_NAME, 1, "name",
 		    "expected a non-empty pod name without control characters or '\"', found '%.*s%s'",
 		    SHOW(name));
 	int gcol;
 	if (parse_gpus(c, row, &gcol) < 0)
-		return drop(c, line, R_NUMBER, 1, col_names[gcol],
-			    gcol == C_NUM_GPU ? "expected a whole GPU count >= 0, found '%.*s%s'"
-					      : "expected thousandths of a GPU in 0..1000 (1..1000 when "
-						"num_gpu is 1), found '%.*s%s'",
-			    SHOW(row->f[c->col[gcol]]));
+		return trace_import_reject(&c->in, line, R_NUMBER, 1, col_names[gcol],
+					   gcol == C_NUM_GPU
+					       ? "expected a whole GPU count >= 0, found '%.*s%s'"
+					       : "expected thousandths of a GPU in 0..1000 (1..1000 when "
+						 "num_gpu is 1), found '%.*s%s'",
+					   SHOW(row->f[c->col[gcol]]));
 	sim_time_t created, deleted, started = 0;
 	if (sim_time_parse_s(row->f[c->col[C_CREATION]].p, row->f[c->col[C_CREATION]].len, &created) < 0)
 		return bad_time(c, line, C_CREATION, row->f[c->col[C_CREATION]]);
@@ -240,61 +204,64 @@ static int openb_classify(struct openb_ctx *c, const struct trace_lines *r, stru
 	row->submit = created;
 	row->duration = deleted - started;
 	/* GPU-hours in: every pod whose run time and GPU count parse, kept or not. */
-	if (c->report && sched.len && row->duration > 0)
-		c->res->gpu_hours_in += sim_time_to_s(row->duration) * (double)row->gpus / SIM_MILLI / 3600.0;
+	if (c->in.report && sched.len && row->duration > 0)
+		c->in.res->gpu_hours_in +=
+		    sim_time_to_s(row->duration) * (double)row->gpus / SIM_MILLI / 3600.0;
 	size_t q = 0;
-	while (q < sizeof qos_table / sizeof qos_table[0] && !span_is(qos, qos_table[q].name))
+	while (q < sizeof qos_table / sizeof qos_table[0] && !trace_span_is(qos, qos_table[q].name))
 		q++;
 	if (q == sizeof qos_table / sizeof qos_table[0])
-		return drop(c, line, R_QOS, 1, "qos",
-			    "expected LS, Guaranteed, Burstable or BE, found '%.*s%s'", SHOW(qos));
+		return trace_import_reject(&c->in, line, R_QOS, 1, "qos",
+					   "expected LS, Guaranteed, Burstable or BE, found '%.*s%s'",
+					   SHOW(qos));
 	row->priority = qos_table[q].priority;
-	struct span bad;
+	struct trace_span bad;
 	if (parse_spec(row->f[c->col[C_GPU_SPEC]], row, &bad) < 0)
-		return drop(
-		    c, line, R_SPEC, 1, "gpu_spec",
+		return trace_import_reject(
+		    &c->in, line, R_SPEC, 1, "gpu_spec",
 		    "expected GPU models ([A-Za-z0-9_.-], under 64 bytes) joined by '|', found '%.*s%s' "
 		    "in '%.*s%s'",
 		    SHOW(bad), SHOW(row->f[c->col[C_GPU_SPEC]]));
 	if (row->gpus == 0)
-		return drop(c, line, R_NO_GPU, 0, NULL, "CPU-only pod");
+		return trace_import_reject(&c->in, line, R_NO_GPU, 0, NULL, "CPU-only pod");
 	if (!sched.len)
-		return drop(c, line, R_PENDING, 0, NULL, "never scheduled");
+		return trace_import_reject(&c->in, line, R_PENDING, 0, NULL, "never scheduled");
 	if (row->duration <= 0)
-		return drop(c, line, R_RUN, 1, "deletion_time",
-			    "expected a deletion_time after scheduled_time (%.*s%s), found '%.*s%s'",
-			    SHOW(sched), SHOW(row->f[c->col[C_DELETION]]));
+		return trace_import_reject(
+		    &c->in, line, R_RUN, 1, "deletion_time",
+		    "expected a deletion_time after scheduled_time (%.*s%s), found '%.*s%s'", SHOW(sched),
+		    SHOW(row->f[c->col[C_DELETION]]));
 	size_t before = trace_tenants_count(c->names);
 	if (trace_tenants_add(c->names, name.p, name.len, 0) < 0)
 		return -SIM_ENOMEM;
 	if (trace_tenants_count(c->names) == before)
-		return drop(c, line, R_DUP, 1, "name", "expected a unique pod name, found '%.*s%s' again",
-			    SHOW(name));
+		return trace_import_reject(&c->in, line, R_DUP, 1, "name",
+					   "expected a unique pod name, found '%.*s%s' again", SHOW(name));
 	return 1;
 }
 
 /* The header row: every column of col_names, found by name. */
 static int openb_header(struct openb_ctx *c, const struct trace_lines *r)
 {
-	struct span f[OPENB_MAX_FIELDS];
+	struct trace_span f[OPENB_MAX_FIELDS];
 	int n = split_commas(r->buf, r->buf + r->len, f, OPENB_MAX_FIELDS);
 	if (n > OPENB_MAX_FIELDS)
-		return sim_diag_add(c->diag, c->path, "expected at most %d columns, found %d",
+		return sim_diag_add(c->in.diag, c->in.path, "expected at most %d columns, found %d",
 				    OPENB_MAX_FIELDS, n);
 	c->n_cols = n;
 	for (int k = 0; k < C_COUNT; k++) {
 		c->col[k] = -1;
 		for (int i = 0; i < n && c->col[k] < 0; i++)
-			if (span_is(f[i], col_names[k]))
+			if (trace_span_is(f[i], col_names[k]))
 				c->col[k] = i;
 		if (c->col[k] < 0) {
-			trace_import_err(c->diag, c->path, r->line, col_names[k],
+			trace_import_err(c->in.diag, c->in.path, r->line, col_names[k],
 					 "expected a header naming name, num_gpu, gpu_milli, gpu_spec, qos, "
 					 "creation_time, deletion_time, scheduled_time, found none");
-			c->n_err++;
+			c->in.n_err++;
 		}
 	}
-	return c->n_err ? -SIM_EPARSE : 0;
+	return c->in.n_err ? -SIM_EPARSE : 0;
 }
 
 /* Next line that is not blank; 1, 0 at the end, or -SIM_E*. */
@@ -311,31 +278,14 @@ static int next_line(struct trace_lines *r)
 	return got;
 }
 
-/* Seconds of a ns value, exactly, without trailing zeros ("3600", "12.5"). */
-static char *format_secs(int64_t ns, char *buf, size_t size)
-{
-	int64_t s = ns / SIM_NS_PER_S, frac = ns % SIM_NS_PER_S;
-	if (!frac) {
-		snprintf(buf, size, "%lld", (long long)s);
-		return buf;
-	}
-	int digits = 9;
-	while (frac % 10 == 0) {
-		frac /= 10;
-		digits--;
-	}
-	snprintf(buf, size, "%lld.%0*lld", (long long)s, digits, (long long)frac);
-	return buf;
-}
-
 static void write_row(FILE *f, const struct openb_row *row, const struct openb_ctx *c, const char *queue)
 {
 	char sub[32], dur[32], gpus[32];
-	struct span name = row->f[c->col[C_NAME]];
+	struct trace_span name = row->f[c->col[C_NAME]];
 	sim_qty_format(row->gpus, gpus, sizeof gpus);
 	fprintf(f, name.p[0] == '#' ? "\"%.*s\"," : "%.*s,", (int)name.len, name.p);
-	fprintf(f, "%s,%s,%s,%d,", format_secs(row->submit, sub, sizeof sub),
-		format_secs(row->duration, dur, sizeof dur), queue, row->priority);
+	fprintf(f, "%s,%s,%s,%d,", trace_format_secs(row->submit, sub, sizeof sub),
+		trace_format_secs(row->duration, dur, sizeof dur), queue, row->priority);
 	if (row->n_models == 1) {
 		fprintf(f, "%.*s:gpu=%s,\n", (int)row->models[0].len, row->models[0].p, gpus);
 		return;
@@ -346,21 +296,21 @@ static void write_row(FILE *f, const struct openb_row *row, const struct openb_c
 	fputc('\n', f);
 }
 
-/* One pass over the data rows. Pass 1 (c->report) counts and sums per tenant; pass 2
+/* One pass over the data rows. Pass 1 (c->in.report) counts and sums per tenant; pass 2
  * (out != NULL) writes the kept rows. */
 static int openb_pass(struct openb_ctx *c, struct trace_lines *r, struct openb_row *row,
 		      struct trace_tenants *tenants, FILE *out)
 {
 	int err;
 	while ((err = next_line(r)) > 0) {
-		if (c->report)
-			c->res->rows_read++;
+		if (c->in.report)
+			c->in.res->rows_read++;
 		int keep = openb_classify(c, r, row);
 		if (keep < 0)
 			return keep;
 		if (!keep)
 			continue;
-		struct span qos = row->f[c->col[C_QOS]];
+		struct trace_span qos = row->f[c->col[C_QOS]];
 		if (out) {
 			const char *q = trace_tenants_map(tenants, qos.p, qos.len);
 			char own[16];
@@ -369,8 +319,8 @@ static int openb_pass(struct openb_ctx *c, struct trace_lines *r, struct openb_r
 			continue;
 		}
 		double gpu_s = sim_time_to_s(row->duration) * (double)row->gpus / SIM_MILLI;
-		c->res->rows_written++;
-		c->res->gpu_hours_out += gpu_s / 3600.0;
+		c->in.res->rows_written++;
+		c->in.res->gpu_hours_out += gpu_s / 3600.0;
 		c->with_spec += row->n_models > 0;
 		c->merged += (size_t)row->merged;
 		c->cut += (size_t)row->cut;
@@ -382,7 +332,7 @@ static int openb_pass(struct openb_ctx *c, struct trace_lines *r, struct openb_r
 
 static void openb_write_header(FILE *f, const struct openb_ctx *c)
 {
-	const struct trace_import_result *res = c->res;
+	const struct trace_import_result *res = c->in.res;
 	char why[1024];
 	trace_import_reasons_str(res, 0, why, sizeof why);
 	fprintf(
@@ -400,17 +350,18 @@ static void openb_write_header(FILE *f, const struct openb_ctx *c)
 	    "#   queue = qos, priority = LS 2, Guaranteed 1, Burstable 1, BE 0.\n"
 	    "# Rows in: %zu, jobs out: %zu, dropped: %zu (%s).\n"
 	    "# gpu_spec: %zu jobs; %zu with repeated models merged, %zu cut to %d models.\n",
-	    trace_base_name(c->path), OPENB_MAX_PREFS, res->rows_read, res->rows_written, res->rows_dropped,
-	    res->n_reasons ? why : "none", c->with_spec, c->merged, c->cut, OPENB_MAX_PREFS);
+	    trace_base_name(c->in.path), OPENB_MAX_PREFS, res->rows_read, res->rows_written,
+	    res->rows_dropped, res->n_reasons ? why : "none", c->with_spec, c->merged, c->cut,
+	    OPENB_MAX_PREFS);
 	trace_import_write_bad_comment(res, f);
-	if (c->opts->top_queues)
+	if (c->in.opts->top_queues)
 		fprintf(
 		    f,
 		    "# Tenants (--top-queues %zu): the %zu qos classes with most GPU-hours keep their name, "
 		    "the other %zu are '" TRACE_IMPORT_OTHER "'.\n",
-		    c->opts->top_queues,
-		    res->tenants_in < c->opts->top_queues ? res->tenants_in : c->opts->top_queues,
-		    res->tenants_in > c->opts->top_queues ? res->tenants_in - c->opts->top_queues : 0);
+		    c->in.opts->top_queues,
+		    res->tenants_in < c->in.opts->top_queues ? res->tenants_in : c->in.opts->top_queues,
+		    res->tenants_in > c->in.opts->top_queues ? res->tenants_in - c->in.opts->top_queues : 0);
 	fputs("id,submit_s,duration_s,queue,priority,request,prefs\n", f);
 }
 
@@ -422,10 +373,10 @@ static int openb_run_pass(struct openb_ctx *c, struct trace_lines *r, struct ope
 	int err = next_line(r);
 	if (err <= 0) {
 		if (err == 0)
-			sim_diag_add(c->diag, c->path, "expected a header row, found an empty file");
+			sim_diag_add(c->in.diag, c->in.path, "expected a header row, found an empty file");
 		return err < 0 ? err : -SIM_EPARSE;
 	}
-	if (c->report && (err = openb_header(c, r)) < 0)
+	if (c->in.report && (err = openb_header(c, r)) < 0)
 		return err;
 	trace_tenants_destroy(c->names);
 	c->names = trace_tenants_create();
@@ -440,43 +391,32 @@ static int openb_convert(struct openb_ctx *c, struct trace_lines *r, struct open
 	char tmp[4096];
 	FILE *f = NULL;
 	int err;
-	c->report = 1;
+	c->in.report = 1;
 	if ((err = openb_run_pass(c, r, row, tenants, NULL)) < 0) {
 		if (err != -SIM_EPARSE)
-			sim_diag_add(c->diag, c->path, "cannot read: %s", sim_strerror(err));
+			sim_diag_add(c->in.diag, c->in.path, "cannot read: %s", sim_strerror(err));
 		return err;
 	}
-	if (c->n_err)
+	if (c->in.n_err)
 		return -SIM_EPARSE;
-	c->res->tenants_in = c->res->queues_out = trace_tenants_count(tenants);
-	if (c->opts->top_queues) {
-		if ((err = trace_tenants_pick_top(tenants, c->opts->top_queues)) < 0)
-			return err;
-		if (c->res->tenants_in > c->opts->top_queues)
-			c->res->queues_out = c->opts->top_queues + 1;
-	}
-	snprintf(c->res->note, sizeof c->res->note,
+	if ((err = trace_import_pick_top(&c->in, tenants)) < 0)
+		return err;
+	snprintf(c->in.res->note, sizeof c->in.res->note,
 		 "gpu_spec: %zu jobs, %zu with repeats merged, %zu cut to %d", c->with_spec, c->merged,
 		 c->cut, OPENB_MAX_PREFS);
-	if ((err = trace_lines_rewind(r)) < 0) {
-		sim_diag_add(c->diag, c->path, "cannot rewind for the second pass");
+	if ((err = trace_import_rewind(&c->in, r)) < 0)
 		return err;
-	}
-	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, c->diag)) < 0)
+	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, c->in.diag)) < 0)
 		return err;
 	openb_write_header(f, c);
-	c->report = 0;
-	err = openb_run_pass(c, r, row, tenants, f);
-	if (err < 0)
-		sim_diag_add(c->diag, c->path, "cannot read: %s", sim_strerror(err));
-	int fin = trace_import_out_finish(out_path, tmp, f, err >= 0, c->diag);
-	return err < 0 ? err : fin;
+	c->in.report = 0;
+	return trace_import_out_close(&c->in, out_path, tmp, f, openb_run_pass(c, r, row, tenants, f));
 }
 
 int trace_openb_import(const char *in_path, const char *out_path, const struct trace_import_opts *opts,
 		       struct trace_import_result *res, struct sim_diag *diag)
 {
-	struct openb_ctx c = {.path = in_path, .opts = opts, .res = res, .diag = diag};
+	struct openb_ctx c = {.in = {.path = in_path, .opts = opts, .res = res, .diag = diag}};
 	struct trace_tenants *tenants = trace_tenants_create();
 	struct openb_row *row = malloc(sizeof *row);
 	struct trace_lines r;
@@ -518,7 +458,7 @@ struct models {
 	size_t n, cap;
 };
 
-static struct model *model_get(struct models *ms, struct span name)
+static struct model *model_get(struct models *ms, struct trace_span name)
 {
 	for (size_t i = 0; i < ms->n; i++)
 		if (strlen(ms->v[i].name) == name.len && memcmp(ms->v[i].name, name.p, name.len) == 0)
@@ -573,21 +513,21 @@ static int by_gpus_desc(const void *a, const void *b)
 static int node_header(const char *path, const struct trace_lines *r, int *gcol, int *mcol, int *n_cols,
 		       struct sim_diag *diag)
 {
-	struct span f[OPENB_MAX_FIELDS];
+	struct trace_span f[OPENB_MAX_FIELDS];
 	int n = split_commas(r->buf, r->buf + r->len, f, OPENB_MAX_FIELDS);
 	*gcol = *mcol = -1;
 	*n_cols = n;
 	for (int i = 0; i < n && i < OPENB_MAX_FIELDS; i++) {
-		if (span_is(f[i], "gpu") && *gcol < 0)
+		if (trace_span_is(f[i], "gpu") && *gcol < 0)
 			*gcol = i;
-		if (span_is(f[i], "model") && *mcol < 0)
+		if (trace_span_is(f[i], "model") && *mcol < 0)
 			*mcol = i;
 	}
 	if (n > OPENB_MAX_FIELDS || *gcol < 0 || *mcol < 0) {
 		trace_import_err(
 		    diag, path, r->line, *gcol < 0 ? "gpu" : "model",
 		    "expected a header naming gpu and model (at most %d columns), found '%.*s%s'",
-		    OPENB_MAX_FIELDS, SHOW(((struct span){r->buf, r->len})));
+		    OPENB_MAX_FIELDS, SHOW(((struct trace_span){r->buf, r->len})));
 		return -SIM_EPARSE;
 	}
 	return 0;
@@ -598,7 +538,7 @@ static int node_header(const char *path, const struct trace_lines *r, int *gcol,
 static int node_row(const char *path, const struct trace_lines *r, int gcol, int mcol, int n_cols,
 		    struct models *ms, struct sim_diag *diag)
 {
-	struct span f[OPENB_MAX_FIELDS];
+	struct trace_span f[OPENB_MAX_FIELDS];
 	int64_t gpus;
 	int n = split_commas(r->buf, r->buf + r->len, f, OPENB_MAX_FIELDS);
 	if (n != n_cols) {

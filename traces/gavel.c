@@ -3,7 +3,6 @@
  * counts every row, the second writes the kept ones in file order. */
 #include "gavel.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,11 +18,6 @@
 #define R_ARRIVAL "bad arrival_time"
 #define R_PRIO "bad priority_weight"
 
-struct span {
-	const char *p;
-	size_t len;
-};
-
 /* Field positions of one layout; prio < 0 when the layout has none. */
 struct gv_layout {
 	int n, steps, scale, arrival, prio;
@@ -32,158 +26,71 @@ static const struct gv_layout layout10 = { 10, 5, 6, 9, 7 };
 static const struct gv_layout layout7 = { 7, 4, 6, 5, -1 };
 
 struct gv_row {
-	struct span f[MAX_FIELDS];
+	struct trace_span f[MAX_FIELDS];
 	int64_t steps, gpus, prio; /* whole values; -1 when not */
 	int64_t arrival_ns;	   /* -1 when the field does not parse */
 };
 
 struct gv_ctx {
-	const char *path;
-	const struct trace_import_opts *opts;
-	struct trace_import_result *res;
-	struct sim_diag *diag;
-	int report;	 /* pass 1: count reasons and report errors */
-	size_t n_err;	 /* located errors (strict mode) */
+	struct trace_import_pass in; /* path, opts, res, diag; report and error count */
 	size_t data_row; /* 1-based data line, for ids */
 	char queue[256]; /* from the file name */
 };
-
-static struct span trim(const char *s, const char *e)
-{
-	while (s < e && *s == ' ')
-		s++;
-	while (e > s && (e[-1] == ' ' || e[-1] == '\r'))
-		e--;
-	return (struct span){ s, (size_t)(e - s) };
-}
-
-/* Splits [p, end) at tabs into at most max trimmed spans; returns the field count. */
-static int split_tabs(const char *p, const char *end, struct span *f, int max)
-{
-	int n = 0;
-	for (;;) {
-		const char *s = p;
-		while (p < end && *p != '\t')
-			p++;
-		if (n < max)
-			f[n] = trim(s, p);
-		n++;
-		if (p == end)
-			return n;
-		p++;
-	}
-}
-
-/* Seconds >= 0 ("6", "6.000000") in ns, or -1. */
-static int64_t parse_secs(struct span s)
-{
-	sim_time_t v;
-	return s.len && sim_time_parse_s(s.p, s.len, &v) == 0 ? v : -1;
-}
-
-/* A whole number ("4", "1.000000") in 0..max, or -1. */
-static int64_t parse_whole(struct span s, int64_t max)
-{
-	int64_t v = parse_secs(s);
-	if (v < 0 || v % SIM_NS_PER_S)
-		return -1;
-	v /= SIM_NS_PER_S;
-	return v <= max ? v : -1;
-}
-
-/* Drops the row for REASON: in pass 1 counts it and, in strict mode, reports
- * "FILE:LINE: column C: expected ..., found '...'". Returns 0. */
-__attribute__((format(printf, 5, 6))) static int drop(struct gv_ctx *c, size_t line, const char *reason,
-						      const char *col, const char *fmt, ...)
-{
-	if (!c->report)
-		return 0;
-	if (!c->opts->skip_bad) {
-		char msg[512];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof msg, fmt, ap);
-		va_end(ap);
-		trace_import_err(c->diag, c->path, line, col, "%s", msg);
-		c->n_err++;
-		return 0;
-	}
-	trace_import_drop(c->res, reason, 1);
-	return 0;
-}
 
 /* Parses and checks one data line. Returns 1 to keep it, 0 when dropped. Both passes
  * see the same lines in the same order, so they agree on every row. */
 static int gv_classify(struct gv_ctx *c, const struct trace_lines *r, struct gv_row *row)
 {
-	int n = split_tabs(r->buf, r->buf + r->len, row->f, MAX_FIELDS);
+	int n = trace_split(r->buf, r->buf + r->len, row->f, '\t', MAX_FIELDS);
 	if (n != layout10.n && n != layout7.n)
-		return drop(c, r->line, R_FIELDS, NULL,
-			    "expected 10 tab-separated fields (or 7 in the older msr layout), found %d", n);
+		return trace_import_reject(
+		    &c->in, r->line, R_FIELDS, 1, NULL,
+		    "expected 10 tab-separated fields (or 7 in the older msr layout), found %d", n);
 	const struct gv_layout *l = n == layout10.n ? &layout10 : &layout7;
-	struct span steps = row->f[l->steps], scale = row->f[l->scale], arr = row->f[l->arrival];
-	row->steps = parse_whole(steps, MAX_STEPS * GAVEL_STEPS_PER_S);
-	row->gpus = parse_whole(scale, MAX_GPUS);
-	row->arrival_ns = parse_secs(arr);
-	row->prio = l->prio < 0 ? 0 : parse_whole(row->f[l->prio], 2147483647);
-	if (c->report && row->steps > 0 && row->gpus > 0)
-		c->res->gpu_hours_in += (double)row->steps / GAVEL_STEPS_PER_S * (double)row->gpus / 3600.0;
+	struct trace_span steps = row->f[l->steps], scale = row->f[l->scale], arr = row->f[l->arrival];
+	row->steps = trace_parse_whole(steps, MAX_STEPS * GAVEL_STEPS_PER_S);
+	row->gpus = trace_parse_whole(scale, MAX_GPUS);
+	row->arrival_ns = trace_parse_secs(arr);
+	row->prio = l->prio < 0 ? 0 : trace_parse_whole(row->f[l->prio], 2147483647);
+	if (c->in.report && row->steps > 0 && row->gpus > 0)
+		c->in.res->gpu_hours_in +=
+		    (double)row->steps / GAVEL_STEPS_PER_S * (double)row->gpus / 3600.0;
 	if (row->steps <= 0)
-		return drop(c, r->line, R_STEPS, "total_steps", "expected a whole step count in 1..%lld, found '%.*s%s'",
-			    (long long)(MAX_STEPS * GAVEL_STEPS_PER_S), SHOW(steps.p, steps.len));
+		return trace_import_reject(&c->in, r->line, R_STEPS, 1, "total_steps",
+					   "expected a whole step count in 1..%lld, found '%.*s%s'",
+					   (long long)(MAX_STEPS * GAVEL_STEPS_PER_S),
+					   SHOW(steps.p, steps.len));
 	if (row->gpus <= 0)
-		return drop(c, r->line, R_SCALE, "scale_factor",
-			    "expected a whole GPU count in 1..%d, found '%.*s%s'", MAX_GPUS, SHOW(scale.p, scale.len));
+		return trace_import_reject(&c->in, r->line, R_SCALE, 1, "scale_factor",
+					   "expected a whole GPU count in 1..%d, found '%.*s%s'", MAX_GPUS,
+					   SHOW(scale.p, scale.len));
 	if (row->arrival_ns < 0)
-		return drop(c, r->line, R_ARRIVAL, "arrival_time",
-			    "expected seconds >= 0 (decimal, at most 9 fractional digits), found '%.*s%s'",
-			    SHOW(arr.p, arr.len));
+		return trace_import_reject(
+		    &c->in, r->line, R_ARRIVAL, 1, "arrival_time",
+		    "expected seconds >= 0 (decimal, at most 9 fractional digits), found '%.*s%s'",
+		    SHOW(arr.p, arr.len));
 	if (row->prio < 0)
-		return drop(c, r->line, R_PRIO, "priority_weight",
-			    "expected a whole weight in 0..2147483647, found '%.*s%s'",
-			    SHOW(row->f[l->prio].p, row->f[l->prio].len));
+		return trace_import_reject(&c->in, r->line, R_PRIO, 1, "priority_weight",
+					   "expected a whole weight in 0..2147483647, found '%.*s%s'",
+					   SHOW(row->f[l->prio].p, row->f[l->prio].len));
 	return 1;
-}
-
-static int blank_line(const struct trace_lines *r)
-{
-	const char *s = r->buf, *e = r->buf + r->len;
-	while (s < e && (*s == ' ' || *s == '\t' || *s == '\r'))
-		s++;
-	return s == e;
 }
 
 static int gv_pass1(struct gv_ctx *c, struct trace_lines *r, struct gv_row *row)
 {
 	int err;
-	c->report = 1;
+	c->in.report = 1;
 	while ((err = trace_lines_next(r)) > 0) {
-		if (blank_line(r))
+		if (trace_blank_line(r))
 			continue;
-		c->res->rows_read++;
+		c->in.res->rows_read++;
 		if (!gv_classify(c, r, row))
 			continue;
-		c->res->rows_written++;
-		c->res->gpu_hours_out += (double)row->steps / GAVEL_STEPS_PER_S * (double)row->gpus / 3600.0;
+		c->in.res->rows_written++;
+		c->in.res->gpu_hours_out +=
+		    (double)row->steps / GAVEL_STEPS_PER_S * (double)row->gpus / 3600.0;
 	}
 	return err;
-}
-
-/* Seconds of a ns value, exactly, without trailing zeros ("3600", "12.5"). */
-static char *format_secs(int64_t ns, char *buf, size_t size)
-{
-	int64_t s = ns / SIM_NS_PER_S, frac = ns % SIM_NS_PER_S;
-	int digits = 9;
-	if (!frac) {
-		snprintf(buf, size, "%lld", (long long)s);
-		return buf;
-	}
-	while (frac % 10 == 0) {
-		frac /= 10;
-		digits--;
-	}
-	snprintf(buf, size, "%lld.%0*lld", (long long)s, digits, (long long)frac);
-	return buf;
 }
 
 /* Queue name from the file name: "traces/msr/6214e9.trace.gz" -> "6214e9". Names
@@ -207,22 +114,23 @@ static void gv_queue_name(const char *path, char *buf, size_t size)
 
 static void gv_write_header(FILE *f, const struct gv_ctx *c)
 {
-	const struct trace_import_result *res = c->res;
+	const struct trace_import_result *res = c->in.res;
 	char why[1024];
 	trace_import_reasons_str(res, 0, why, sizeof why);
-	fprintf(f,
-		"# Gavel trace %s (stanford-futuredata/gavel, scheduler/traces/; MIT;\n"
-		"# cite Narayanan et al., Heterogeneity-Aware Cluster Scheduling Policies for Deep\n"
-		"# Learning Workloads, OSDI'20).\n"
-		"# Converted by: gpusched trace import --format gavel (traces/README.md).\n"
-		"# Mapping: id = gavel-<data line>, submit_s = arrival_time, request = *:gpu=<scale_factor>,\n"
-		"#   queue = %s (the file name), priority = priority_weight (0 in the 7-field layout).\n"
-		"#   duration_s = total_steps / %d step/s: Gavel's per-model throughput table is not\n"
-		"#   available, so durations are in steps, not seconds. Dropped: job_type, command,\n"
-		"#   working_directory, num_steps_arg, needs_data_dir, SLO.\n"
-		"# Rows in: %zu, jobs out: %zu, dropped: %zu (%s).\n",
-		trace_base_name(c->path), c->queue, GAVEL_STEPS_PER_S, res->rows_read, res->rows_written,
-		res->rows_dropped, res->n_reasons ? why : "none");
+	fprintf(
+	    f,
+	    "# Gavel trace %s (stanford-futuredata/gavel, scheduler/traces/; MIT;\n"
+	    "# cite Narayanan et al., Heterogeneity-Aware Cluster Scheduling Policies for Deep\n"
+	    "# Learning Workloads, OSDI'20).\n"
+	    "# Converted by: gpusched trace import --format gavel (traces/README.md).\n"
+	    "# Mapping: id = gavel-<data line>, submit_s = arrival_time, request = *:gpu=<scale_factor>,\n"
+	    "#   queue = %s (the file name), priority = priority_weight (0 in the 7-field layout).\n"
+	    "#   duration_s = total_steps / %d step/s: Gavel's per-model throughput table is not\n"
+	    "#   available, so durations are in steps, not seconds. Dropped: job_type, command,\n"
+	    "#   working_directory, num_steps_arg, needs_data_dir, SLO.\n"
+	    "# Rows in: %zu, jobs out: %zu, dropped: %zu (%s).\n",
+	    trace_base_name(c->in.path), c->queue, GAVEL_STEPS_PER_S, res->rows_read, res->rows_written,
+	    res->rows_dropped, res->n_reasons ? why : "none");
 	trace_import_write_bad_comment(res, f);
 	fputs("id,submit_s,duration_s,queue,request,priority\n", f);
 }
@@ -231,18 +139,19 @@ static int gv_pass2(struct gv_ctx *c, struct trace_lines *r, struct gv_row *row,
 {
 	char sub[32], dur[32];
 	int err;
-	c->report = 0;
+	c->in.report = 0;
 	c->data_row = 0;
 	while ((err = trace_lines_next(r)) > 0) {
-		if (blank_line(r))
+		if (trace_blank_line(r))
 			continue;
 		c->data_row++;
 		if (!gv_classify(c, r, row))
 			continue;
 		int64_t dur_ns = row->steps * SIM_NS_PER_S / GAVEL_STEPS_PER_S;
 		fprintf(f, "gavel-%zu,%s,%s,%s,*:gpu=%lld,%lld\n", c->data_row,
-			format_secs(row->arrival_ns, sub, sizeof sub), format_secs(dur_ns, dur, sizeof dur),
-			c->queue, (long long)row->gpus, (long long)row->prio);
+			trace_format_secs(row->arrival_ns, sub, sizeof sub),
+			trace_format_secs(dur_ns, dur, sizeof dur), c->queue, (long long)row->gpus,
+			(long long)row->prio);
 	}
 	return err;
 }
@@ -253,31 +162,25 @@ static int gv_run(struct gv_ctx *c, struct trace_lines *r, struct gv_row *row, c
 	FILE *f = NULL;
 	int err;
 	if ((err = gv_pass1(c, r, row)) < 0) {
-		sim_diag_add(c->diag, c->path, "cannot read: %s", sim_strerror(err));
+		sim_diag_add(c->in.diag, c->in.path, "cannot read: %s", sim_strerror(err));
 		return err;
 	}
-	if (c->n_err)
+	if (c->in.n_err)
 		return -SIM_EPARSE;
 	/* One tenant a file: --top-queues K >= 1 keeps it. */
-	c->res->tenants_in = c->res->queues_out = c->res->rows_written ? 1 : 0;
-	if ((err = trace_lines_rewind(r)) < 0) {
-		sim_diag_add(c->diag, c->path, "cannot rewind for the second pass");
+	c->in.res->tenants_in = c->in.res->queues_out = c->in.res->rows_written ? 1 : 0;
+	if ((err = trace_import_rewind(&c->in, r)) < 0)
 		return err;
-	}
-	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, c->diag)) < 0)
+	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, c->in.diag)) < 0)
 		return err;
 	gv_write_header(f, c);
-	err = gv_pass2(c, r, row, f);
-	if (err < 0)
-		sim_diag_add(c->diag, c->path, "cannot read: %s", sim_strerror(err));
-	int fin = trace_import_out_finish(out_path, tmp, f, err >= 0, c->diag);
-	return err < 0 ? err : fin;
+	return trace_import_out_close(&c->in, out_path, tmp, f, gv_pass2(c, r, row, f));
 }
 
 int trace_gavel_import(const char *in_path, const char *out_path, const struct trace_import_opts *opts,
 		       struct trace_import_result *res, struct sim_diag *diag)
 {
-	struct gv_ctx c = { .path = in_path, .opts = opts, .res = res, .diag = diag };
+	struct gv_ctx c = {.in = {.path = in_path, .opts = opts, .res = res, .diag = diag}};
 	struct trace_lines r;
 	struct gv_row *row = malloc(sizeof *row);
 	int err;

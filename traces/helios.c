@@ -4,7 +4,6 @@
  * second writes the kept rows in file order. */
 #include "helios.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,25 +28,15 @@ static const char *const col_names[C_COUNT_] = { "job_id", "user", "vc", "gpu_nu
 #define R_CPU "CPU job (gpu_num 0)"
 #define R_NORUN "never ran (duration 0)"
 
-struct span {
-	const char *p;
-	size_t len;
-};
-
 struct he_row {
-	struct span f[MAX_FIELDS];
+	struct trace_span f[MAX_FIELDS];
 	int64_t submit_ns, dur_ns; /* submit: Unix ns; -1 when the field does not parse */
 	int64_t gpus;		   /* whole GPUs, -1 when not a whole count */
-	struct span tenant;	   /* vc or user, by --queue-from */
+	struct trace_span tenant;  /* vc or user, by --queue-from */
 };
 
 struct he_ctx {
-	const char *path;
-	const struct trace_import_opts *opts;
-	struct trace_import_result *res;
-	struct sim_diag *diag;
-	int report;		       /* pass 1: count reasons and report errors */
-	size_t n_err;		       /* located errors (strict mode) */
+	struct trace_import_pass in;   /* path, opts, res, diag; report and error count */
 	int col[C_COUNT_];	       /* field index of each used column */
 	int n_hdr;		       /* fields in the header */
 	int by_user;		       /* queue = user instead of vc */
@@ -56,142 +45,59 @@ struct he_ctx {
 	struct trace_tenants *tenants; /* GPU-seconds per queue name, pass 1 */
 };
 
-static struct span trim(const char *s, const char *e)
-{
-	while (s < e && (*s == ' ' || *s == '\t'))
-		s++;
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		e--;
-	return (struct span){ s, (size_t)(e - s) };
-}
-
-/* Splits [p, end) at commas into at most max trimmed spans; returns the field count. */
-static int split_commas(const char *p, const char *end, struct span *f, int max)
-{
-	int n = 0;
-	for (;;) {
-		const char *s = p;
-		while (p < end && *p != ',')
-			p++;
-		if (n < max)
-			f[n] = trim(s, p);
-		n++;
-		if (p == end)
-			return n;
-		p++;
-	}
-}
-
-/* Seconds >= 0 ("121", "30.5") in ns, or -1. */
-static int64_t parse_secs(struct span s)
-{
-	sim_time_t v;
-	return s.len && sim_time_parse_s(s.p, s.len, &v) == 0 ? v : -1;
-}
-
-/* A whole count ("4", "4.0") in 0..MAX_GPUS, or -1. */
-static int64_t parse_count(struct span s)
-{
-	int64_t v = parse_secs(s);
-	if (v < 0 || v % SIM_NS_PER_S)
-		return -1;
-	v /= SIM_NS_PER_S;
-	return v <= MAX_GPUS ? v : -1;
-}
-
 /* "YYYY-MM-DD HH:MM:SS" (UTC) or Unix seconds, in Unix ns; -1 when neither. */
-static int64_t parse_when(struct span s)
+static int64_t parse_when(struct trace_span s)
 {
 	int64_t epoch_s;
 	if (trace_parse_utc(s.p, s.len, &epoch_s) == 0)
 		return epoch_s >= 0 ? epoch_s * SIM_NS_PER_S : -1;
-	return parse_secs(s);
+	return trace_parse_secs(s);
 }
 
-/* Ids go to the output unquoted: letters, digits, '_', '.', '-', at most 255 bytes. */
-static int id_ok(struct span s)
+static int he_check_names(struct he_ctx *c, size_t line, struct trace_span id, struct trace_span user,
+			  struct trace_span vc)
 {
-	if (!s.len || s.len > 255)
-		return 0;
-	for (size_t i = 0; i < s.len; i++) {
-		char ch = s.p[i];
-		if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		      ch == '_' || ch == '.' || ch == '-'))
-			return 0;
-	}
+	if (!trace_id_ok(id))
+		return trace_import_reject(
+		    &c->in, line, R_ID, 1, "job_id",
+		    "expected an id of letters, digits, '_', '.', '-' (1 to 255 bytes), found '%.*s%s'",
+		    SHOW(id.p, id.len));
+	if (!trace_name_ok(user))
+		return trace_import_reject(
+		    &c->in, line, R_USER, 1, "user",
+		    "expected a name of 1 to 255 bytes without control characters or '\"', "
+		    "found '%.*s%s'",
+		    SHOW(user.p, user.len));
+	if (!trace_name_ok(vc))
+		return trace_import_reject(
+		    &c->in, line, R_VC, 1, "vc",
+		    "expected a name of 1 to 255 bytes without control characters or '\"', "
+		    "found '%.*s%s'",
+		    SHOW(vc.p, vc.len));
 	return 1;
 }
 
-/* A queue or user name for the native CSV: 1 to 255 bytes, no control characters,
- * no quote, not starting with '#'. */
-static int name_ok(struct span s)
-{
-	if (!s.len || s.len > 255 || s.p[0] == '#')
-		return 0;
-	for (size_t i = 0; i < s.len; i++)
-		if ((unsigned char)s.p[i] < 0x20 || s.p[i] == 0x7f || s.p[i] == '"')
-			return 0;
-	return 1;
-}
-
-/* Drops the row for REASON: in pass 1 counts it and, for a bad reason in strict
- * mode, reports "FILE:LINE: column C: expected ..., found '...'". Returns 0. */
-__attribute__((format(printf, 6, 7))) static int drop(struct he_ctx *c, size_t line, const char *reason,
-						      int bad, const char *col, const char *fmt, ...)
-{
-	if (!c->report)
-		return 0;
-	if (bad && !c->opts->skip_bad) {
-		char msg[512];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof msg, fmt, ap);
-		va_end(ap);
-		trace_import_err(c->diag, c->path, line, col, "%s", msg);
-		c->n_err++;
-		return 0;
-	}
-	trace_import_drop(c->res, reason, bad);
-	return 0;
-}
-
-static int he_check_names(struct he_ctx *c, size_t line, struct span id, struct span user, struct span vc)
-{
-	if (!id_ok(id))
-		return drop(c, line, R_ID, 1, "job_id",
-			    "expected an id of letters, digits, '_', '.', '-' (1 to 255 bytes), found '%.*s%s'",
-			    SHOW(id.p, id.len));
-	if (!name_ok(user))
-		return drop(c, line, R_USER, 1, "user",
-			    "expected a name of 1 to 255 bytes without control characters or '\"', "
-			    "found '%.*s%s'",
-			    SHOW(user.p, user.len));
-	if (!name_ok(vc))
-		return drop(c, line, R_VC, 1, "vc",
-			    "expected a name of 1 to 255 bytes without control characters or '\"', "
-			    "found '%.*s%s'",
-			    SHOW(vc.p, vc.len));
-	return 1;
-}
-
-static int he_check_numbers(struct he_ctx *c, size_t line, const struct he_row *row, struct span gpu,
-			    struct span sub, struct span dur)
+static int he_check_numbers(struct he_ctx *c, size_t line, const struct he_row *row, struct trace_span gpu,
+			    struct trace_span sub, struct trace_span dur)
 {
 	if (row->gpus < 0)
-		return drop(c, line, R_GPU, 1, "gpu_num", "expected a whole GPU count in 0..%d, found '%.*s%s'",
-			    MAX_GPUS, SHOW(gpu.p, gpu.len));
+		return trace_import_reject(&c->in, line, R_GPU, 1, "gpu_num",
+					   "expected a whole GPU count in 0..%d, found '%.*s%s'", MAX_GPUS,
+					   SHOW(gpu.p, gpu.len));
 	if (row->submit_ns < 0)
-		return drop(c, line, R_SUBMIT, 1, "submit_time",
-			    "expected YYYY-MM-DD HH:MM:SS (UTC) or Unix seconds, found '%.*s%s'",
-			    SHOW(sub.p, sub.len));
+		return trace_import_reject(
+		    &c->in, line, R_SUBMIT, 1, "submit_time",
+		    "expected YYYY-MM-DD HH:MM:SS (UTC) or Unix seconds, found '%.*s%s'",
+		    SHOW(sub.p, sub.len));
 	if (row->dur_ns < 0)
-		return drop(c, line, R_DUR, 1, "duration",
-			    "expected seconds >= 0 (decimal, at most 9 fractional digits), found '%.*s%s'",
-			    SHOW(dur.p, dur.len));
+		return trace_import_reject(
+		    &c->in, line, R_DUR, 1, "duration",
+		    "expected seconds >= 0 (decimal, at most 9 fractional digits), found '%.*s%s'",
+		    SHOW(dur.p, dur.len));
 	if (row->gpus == 0)
-		return drop(c, line, R_CPU, 0, NULL, "CPU job");
+		return trace_import_reject(&c->in, line, R_CPU, 0, NULL, "CPU job");
 	if (row->dur_ns == 0)
-		return drop(c, line, R_NORUN, 0, NULL, "never ran");
+		return trace_import_reject(&c->in, line, R_NORUN, 0, NULL, "never ran");
 	return 1;
 }
 
@@ -199,64 +105,48 @@ static int he_check_numbers(struct he_ctx *c, size_t line, const struct he_row *
  * Both passes see the same lines in the same order, so they agree on every row. */
 static int he_classify(struct he_ctx *c, const struct trace_lines *r, struct he_row *row)
 {
-	int n = split_commas(r->buf, r->buf + r->len, row->f, MAX_FIELDS);
+	int n = trace_split(r->buf, r->buf + r->len, row->f, ',', MAX_FIELDS);
 	if (n != c->n_hdr)
-		return drop(c, r->line, R_FIELDS, 1, NULL, "expected %d fields as in the header, found %d",
-			    c->n_hdr, n);
-	struct span id = row->f[c->col[C_ID]], gpu = row->f[c->col[C_GPU]];
-	struct span sub = row->f[c->col[C_SUBMIT]], dur = row->f[c->col[C_DUR]];
-	struct span user = row->f[c->col[C_USER]], vc = row->f[c->col[C_VC]];
-	row->gpus = parse_count(gpu);
-	row->dur_ns = parse_secs(dur);
+		return trace_import_reject(&c->in, r->line, R_FIELDS, 1, NULL,
+					   "expected %d fields as in the header, found %d", c->n_hdr, n);
+	struct trace_span id = row->f[c->col[C_ID]], gpu = row->f[c->col[C_GPU]];
+	struct trace_span sub = row->f[c->col[C_SUBMIT]], dur = row->f[c->col[C_DUR]];
+	struct trace_span user = row->f[c->col[C_USER]], vc = row->f[c->col[C_VC]];
+	row->gpus = trace_parse_whole(gpu, MAX_GPUS);
+	row->dur_ns = trace_parse_secs(dur);
 	row->submit_ns = parse_when(sub);
 	row->tenant = c->by_user ? user : vc;
-	if (c->report && row->gpus > 0 && row->dur_ns > 0)
-		c->res->gpu_hours_in += sim_time_to_s(row->dur_ns) * (double)row->gpus / 3600.0;
+	if (c->in.report && row->gpus > 0 && row->dur_ns > 0)
+		c->in.res->gpu_hours_in += sim_time_to_s(row->dur_ns) * (double)row->gpus / 3600.0;
 	if (!he_check_names(c, r->line, id, user, vc) || !he_check_numbers(c, r->line, row, gpu, sub, dur))
 		return 0;
 	size_t before = trace_tenants_count(c->ids);
 	if (trace_tenants_add(c->ids, id.p, id.len, 0) < 0)
 		return -SIM_ENOMEM;
 	if (trace_tenants_count(c->ids) == before)
-		return drop(c, r->line, R_DUP, 1, "job_id", "expected a unique job_id, found '%.*s%s' again",
-			    SHOW(id.p, id.len));
+		return trace_import_reject(&c->in, r->line, R_DUP, 1, "job_id",
+					   "expected a unique job_id, found '%.*s%s' again",
+					   SHOW(id.p, id.len));
 	return 1;
-}
-
-static int blank_line(const struct trace_lines *r)
-{
-	return trim(r->buf, r->buf + r->len).len == 0;
 }
 
 /* Reads up to the header line and finds the used columns. Returns 0, -SIM_EPARSE
  * (located error) or a reader error. */
 static int he_header(struct he_ctx *c, struct trace_lines *r, struct he_row *row)
 {
-	int err;
-	while ((err = trace_lines_next(r)) > 0 && blank_line(r))
-		;
-	if (err < 0)
-		return err;
-	if (err == 0)
-		return sim_diag_add(c->diag, c->path, "expected a header line (job_id,user,vc,...), found an "
-						      "empty file");
-	const char *p = r->buf;
-	if (r->len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
-		p += 3;
-	c->n_hdr = split_commas(p, r->buf + r->len, row->f, MAX_FIELDS);
-	for (int k = 0; k < C_COUNT_; k++) {
-		c->col[k] = -1;
-		for (int i = 0; i < c->n_hdr && i < MAX_FIELDS && c->col[k] < 0; i++)
-			if (row->f[i].len == strlen(col_names[k]) &&
-			    memcmp(row->f[i].p, col_names[k], row->f[i].len) == 0)
-				c->col[k] = i;
-		if (c->col[k] < 0) {
-			trace_import_err(c->diag, c->path, r->line, col_names[k],
-					 "expected a header naming job_id, user, vc, gpu_num, submit_time and "
-					 "duration, found no '%s'",
-					 col_names[k]);
-			return -SIM_EPARSE;
-		}
+	c->n_hdr = trace_read_header(r, ',', row->f, MAX_FIELDS);
+	if (c->n_hdr < 0)
+		return c->n_hdr;
+	if (c->n_hdr == 0)
+		return sim_diag_add(c->in.diag, c->in.path,
+				    "expected a header line (job_id,user,vc,...), found an empty file");
+	int k = trace_find_columns(row->f, c->n_hdr, MAX_FIELDS, col_names, C_COUNT_, c->col);
+	if (k >= 0) {
+		trace_import_err(c->in.diag, c->in.path, r->line, col_names[k],
+				 "expected a header naming job_id, user, vc, gpu_num, submit_time and "
+				 "duration, found no '%s'",
+				 col_names[k]);
+		return -SIM_EPARSE;
 	}
 	return 0;
 }
@@ -264,20 +154,20 @@ static int he_header(struct he_ctx *c, struct trace_lines *r, struct he_row *row
 static int he_pass1(struct he_ctx *c, struct trace_lines *r, struct he_row *row)
 {
 	int err;
-	c->report = 1;
+	c->in.report = 1;
 	while ((err = trace_lines_next(r)) > 0) {
-		if (blank_line(r))
+		if (trace_blank_line(r))
 			continue;
-		c->res->rows_read++;
+		c->in.res->rows_read++;
 		int keep = he_classify(c, r, row);
 		if (keep < 0)
 			return keep;
 		if (!keep)
 			continue;
 		double gpu_s = sim_time_to_s(row->dur_ns) * (double)row->gpus;
-		c->res->rows_written++;
-		c->res->gpu_hours_out += gpu_s / 3600.0;
-		if (c->res->rows_written == 1 || row->submit_ns < c->min_submit_ns)
+		c->in.res->rows_written++;
+		c->in.res->gpu_hours_out += gpu_s / 3600.0;
+		if (c->in.res->rows_written == 1 || row->submit_ns < c->min_submit_ns)
 			c->min_submit_ns = row->submit_ns;
 		if (trace_tenants_add(c->tenants, row->tenant.p, row->tenant.len, gpu_s) < 0)
 			return -SIM_ENOMEM;
@@ -285,26 +175,9 @@ static int he_pass1(struct he_ctx *c, struct trace_lines *r, struct he_row *row)
 	return err;
 }
 
-/* Seconds of a ns value, exactly, without trailing zeros ("3600", "12.5"). */
-static char *format_secs(int64_t ns, char *buf, size_t size)
-{
-	int64_t s = ns / SIM_NS_PER_S, frac = ns % SIM_NS_PER_S;
-	int digits = 9;
-	if (!frac) {
-		snprintf(buf, size, "%lld", (long long)s);
-		return buf;
-	}
-	while (frac % 10 == 0) {
-		frac /= 10;
-		digits--;
-	}
-	snprintf(buf, size, "%lld.%0*lld", (long long)s, digits, (long long)frac);
-	return buf;
-}
-
 static void he_write_header(FILE *f, const struct he_ctx *c)
 {
-	const struct trace_import_result *res = c->res;
+	const struct trace_import_result *res = c->in.res;
 	char why[1024], sub[32];
 	trace_import_reasons_str(res, 0, why, sizeof why);
 	fprintf(f,
@@ -316,17 +189,18 @@ static void he_write_header(FILE *f, const struct he_ctx *c)
 		"#   request = *:gpu=<gpu_num>, queue = %s, user = user. CPU jobs (gpu_num 0) and jobs\n"
 		"#   that never ran (duration 0) dropped; every state kept when it ran.\n"
 		"# Rows in: %zu, jobs out: %zu, dropped: %zu (%s).\n",
-		trace_base_name(c->path), format_secs(c->min_submit_ns, sub, sizeof sub),
+		trace_base_name(c->in.path), trace_format_secs(c->min_submit_ns, sub, sizeof sub),
 		c->by_user ? "user" : "vc", res->rows_read, res->rows_written, res->rows_dropped,
 		res->n_reasons ? why : "none");
 	trace_import_write_bad_comment(res, f);
-	if (c->opts->top_queues)
+	if (c->in.opts->top_queues)
 		fprintf(f,
 			"# Tenants (--top-queues %zu): the %zu with most GPU-hours keep their name, "
 			"the other %zu are '" TRACE_IMPORT_OTHER "'.\n",
-			c->opts->top_queues,
-			res->tenants_in < c->opts->top_queues ? res->tenants_in : c->opts->top_queues,
-			res->tenants_in > c->opts->top_queues ? res->tenants_in - c->opts->top_queues : 0);
+			c->in.opts->top_queues,
+			res->tenants_in < c->in.opts->top_queues ? res->tenants_in : c->in.opts->top_queues,
+			res->tenants_in > c->in.opts->top_queues ? res->tenants_in - c->in.opts->top_queues
+								 : 0);
 	fputs("id,submit_s,duration_s,queue,request,user\n", f);
 }
 
@@ -334,21 +208,21 @@ static int he_pass2(struct he_ctx *c, struct trace_lines *r, struct he_row *row,
 {
 	char sub[32], dur[32];
 	int err;
-	c->report = 0;
+	c->in.report = 0;
 	while ((err = trace_lines_next(r)) > 0) {
-		if (blank_line(r))
+		if (trace_blank_line(r))
 			continue;
 		int keep = he_classify(c, r, row);
 		if (keep < 0)
 			return keep;
 		if (!keep)
 			continue;
-		struct span id = row->f[c->col[C_ID]], user = row->f[c->col[C_USER]];
+		struct trace_span id = row->f[c->col[C_ID]], user = row->f[c->col[C_USER]];
 		const char *q = trace_tenants_map(c->tenants, row->tenant.p, row->tenant.len);
 		int qlen = q ? (int)strlen(q) : (int)row->tenant.len;
 		fprintf(f, "%.*s,%s,%s,%.*s,*:gpu=%lld,%.*s\n", (int)id.len, id.p,
-			format_secs(row->submit_ns - c->min_submit_ns, sub, sizeof sub),
-			format_secs(row->dur_ns, dur, sizeof dur), qlen, q ? q : row->tenant.p,
+			trace_format_secs(row->submit_ns - c->min_submit_ns, sub, sizeof sub),
+			trace_format_secs(row->dur_ns, dur, sizeof dur), qlen, q ? q : row->tenant.p,
 			(long long)row->gpus, (int)user.len, user.p);
 	}
 	return err;
@@ -362,17 +236,6 @@ static int he_reset_ids(struct he_ctx *c)
 	return c->ids ? 0 : -SIM_ENOMEM;
 }
 
-static int he_pick_queues(struct he_ctx *c)
-{
-	struct trace_import_result *res = c->res;
-	size_t k = c->opts->top_queues;
-	res->tenants_in = res->queues_out = trace_tenants_count(c->tenants);
-	if (!k)
-		return 0;
-	res->queues_out = res->tenants_in > k ? k + 1 : res->tenants_in;
-	return trace_tenants_pick_top(c->tenants, k);
-}
-
 static int he_run(struct he_ctx *c, struct trace_lines *r, struct he_row *row, const char *out_path)
 {
 	char tmp[4096];
@@ -382,33 +245,27 @@ static int he_run(struct he_ctx *c, struct trace_lines *r, struct he_row *row, c
 		return err;
 	if ((err = he_pass1(c, r, row)) < 0) {
 		if (err != -SIM_ENOMEM)
-			sim_diag_add(c->diag, c->path, "cannot read: %s", sim_strerror(err));
+			sim_diag_add(c->in.diag, c->in.path, "cannot read: %s", sim_strerror(err));
 		return err;
 	}
-	if (c->n_err)
+	if (c->in.n_err)
 		return -SIM_EPARSE;
-	if ((err = he_pick_queues(c)) < 0)
+	if ((err = trace_import_pick_top(&c->in, c->tenants)) < 0)
 		return err;
-	if ((err = trace_lines_rewind(r)) < 0) {
-		sim_diag_add(c->diag, c->path, "cannot rewind for the second pass");
+	if ((err = trace_import_rewind(&c->in, r)) < 0)
 		return err;
-	}
 	if ((err = he_header(c, r, row)) < 0 || (err = he_reset_ids(c)) < 0)
 		return err;
-	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, c->diag)) < 0)
+	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, c->in.diag)) < 0)
 		return err;
 	he_write_header(f, c);
-	err = he_pass2(c, r, row, f);
-	if (err < 0)
-		sim_diag_add(c->diag, c->path, "cannot read: %s", sim_strerror(err));
-	int fin = trace_import_out_finish(out_path, tmp, f, err >= 0, c->diag);
-	return err < 0 ? err : fin;
+	return trace_import_out_close(&c->in, out_path, tmp, f, he_pass2(c, r, row, f));
 }
 
 int trace_helios_import(const char *in_path, const char *out_path, const struct trace_import_opts *opts,
 			struct trace_import_result *res, struct sim_diag *diag)
 {
-	struct he_ctx c = { .path = in_path, .opts = opts, .res = res, .diag = diag };
+	struct he_ctx c = {.in = {.path = in_path, .opts = opts, .res = res, .diag = diag}};
 	struct trace_lines r;
 	struct he_row *row = malloc(sizeof *row);
 	int err;

@@ -402,3 +402,166 @@ const char *trace_base_name(const char *path)
 	const char *s = strrchr(path, '/');
 	return s ? s + 1 : path;
 }
+
+struct trace_span trace_span_trim(const char *s, const char *e)
+{
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	return (struct trace_span){s, (size_t)(e - s)};
+}
+
+int trace_split(const char *p, const char *end, struct trace_span *f, char sep, int max)
+{
+	int n = 0;
+	for (;;) {
+		const char *s = p;
+		while (p < end && *p != sep)
+			p++;
+		if (n < max)
+			f[n] = trace_span_trim(s, p);
+		n++;
+		if (p == end)
+			return n;
+		p++;
+	}
+}
+
+int trace_blank_line(const struct trace_lines *r)
+{
+	return trace_span_trim(r->buf, r->buf + r->len).len == 0;
+}
+
+int trace_span_is(struct trace_span s, const char *word)
+{
+	return s.len == strlen(word) && memcmp(s.p, word, s.len) == 0;
+}
+
+int64_t trace_parse_secs(struct trace_span s)
+{
+	sim_time_t v;
+	return s.len && sim_time_parse_s(s.p, s.len, &v) == 0 ? v : -1;
+}
+
+int64_t trace_parse_whole(struct trace_span s, int64_t max)
+{
+	int64_t v = trace_parse_secs(s);
+	if (v < 0 || v % SIM_NS_PER_S)
+		return -1;
+	v /= SIM_NS_PER_S;
+	return v <= max ? v : -1;
+}
+
+char *trace_format_secs(int64_t ns, char *buf, size_t size)
+{
+	int64_t s = ns / SIM_NS_PER_S, frac = ns % SIM_NS_PER_S;
+	int digits = 9;
+	if (!frac) {
+		snprintf(buf, size, "%lld", (long long)s);
+		return buf;
+	}
+	while (frac % 10 == 0) {
+		frac /= 10;
+		digits--;
+	}
+	snprintf(buf, size, "%lld.%0*lld", (long long)s, digits, (long long)frac);
+	return buf;
+}
+
+int trace_id_ok(struct trace_span s)
+{
+	if (!s.len || s.len > 255)
+		return 0;
+	for (size_t i = 0; i < s.len; i++) {
+		char ch = s.p[i];
+		if (!((ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      ch == '_' || ch == '.' || ch == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+int trace_name_ok(struct trace_span s)
+{
+	if (!s.len || s.len > 255 || s.p[0] == '#')
+		return 0;
+	for (size_t i = 0; i < s.len; i++)
+		if ((unsigned char)s.p[i] < 0x20 || s.p[i] == 0x7f || s.p[i] == '"')
+			return 0;
+	return 1;
+}
+
+int trace_import_reject(struct trace_import_pass *ps, size_t line, const char *reason, int bad,
+			const char *col, const char *fmt, ...)
+{
+	if (!ps->report)
+		return 0;
+	if (bad && !ps->opts->skip_bad) {
+		char msg[512];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof msg, fmt, ap);
+		va_end(ap);
+		trace_import_err(ps->diag, ps->path, line, col, "%s", msg);
+		ps->n_err++;
+		return 0;
+	}
+	trace_import_drop(ps->res, reason, bad);
+	return 0;
+}
+
+int trace_import_rewind(struct trace_import_pass *ps, struct trace_lines *r)
+{
+	int err = trace_lines_rewind(r);
+	if (err < 0)
+		sim_diag_add(ps->diag, ps->path, "cannot rewind for the second pass");
+	return err;
+}
+
+int trace_import_out_close(struct trace_import_pass *ps, const char *out_path, const char *tmp, FILE *f,
+			   int read_err)
+{
+	if (read_err < 0)
+		sim_diag_add(ps->diag, ps->path, "cannot read: %s", sim_strerror(read_err));
+	int fin = trace_import_out_finish(out_path, tmp, f, read_err >= 0, ps->diag);
+	return read_err < 0 ? read_err : fin;
+}
+
+int trace_import_pick_top(struct trace_import_pass *ps, struct trace_tenants *tenants)
+{
+	struct trace_import_result *res = ps->res;
+	size_t k = ps->opts->top_queues;
+	res->tenants_in = res->queues_out = trace_tenants_count(tenants);
+	if (!k)
+		return 0;
+	res->queues_out = res->tenants_in > k ? k + 1 : res->tenants_in;
+	return trace_tenants_pick_top(tenants, k);
+}
+
+int trace_read_header(struct trace_lines *r, char sep, struct trace_span *f, int max)
+{
+	int err;
+	while ((err = trace_lines_next(r)) > 0 && trace_blank_line(r))
+		;
+	if (err <= 0)
+		return err;
+	const char *p = r->buf;
+	if (r->len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+		p += 3;
+	return trace_split(p, r->buf + r->len, f, sep, max);
+}
+
+int trace_find_columns(const struct trace_span *f, int n, int max, const char *const *names, int count,
+		       int *col)
+{
+	for (int k = 0; k < count; k++) {
+		col[k] = -1;
+		for (int i = 0; i < n && i < max && col[k] < 0; i++)
+			if (trace_span_is(f[i], names[k]))
+				col[k] = i;
+		if (col[k] < 0)
+			return k;
+	}
+	return -1;
+}

@@ -130,4 +130,71 @@ void trace_import_err(struct sim_diag *diag, const char *path, size_t line, cons
 /* The file name after the last '/'. */
 const char *trace_base_name(const char *path);
 
+/* A byte range of a line (not NUL-terminated); it points into the caller's buffer. */
+struct trace_span {
+	const char *p;
+	size_t len;
+};
+
+/* [s, e) without leading blanks (' ', '\t') and trailing blanks or '\r'. */
+struct trace_span trace_span_trim(const char *s, const char *e);
+/* Splits [p, end) at SEP into at most max trimmed spans (trace_span_trim); returns the
+ * field count, which may exceed max (the extra fields are not stored). */
+int trace_split(const char *p, const char *end, struct trace_span *f, char sep, int max);
+/* Whether the reader's current line holds only ' ', '\t' or '\r'. */
+int trace_blank_line(const struct trace_lines *r);
+/* Whether S is exactly WORD. */
+int trace_span_is(struct trace_span s, const char *word);
+/* Seconds >= 0 ("121", "30.5", at most 9 fractional digits) in ns, or -1. */
+int64_t trace_parse_secs(struct trace_span s);
+/* A whole number ("4", "4.0") in 0..max, or -1. */
+int64_t trace_parse_whole(struct trace_span s, int64_t max);
+/* Seconds of a ns value, exactly, without trailing zeros ("3600", "12.5"), into buf;
+ * returns buf. */
+char *trace_format_secs(int64_t ns, char *buf, size_t size);
+/* An id the output holds unquoted: letters, digits, '_', '.', '-', 1 to 255 bytes. */
+int trace_id_ok(struct trace_span s);
+/* A queue or user name for the native CSV: 1 to 255 bytes, no control characters,
+ * no '"', not starting with '#'. */
+int trace_name_ok(struct trace_span s);
+
+/* What a two-pass importer's row checks share: where errors go and whether this pass
+ * reports (pass 1) or only re-classifies (pass 2). Not owning: all pointers are the
+ * importer's arguments. */
+struct trace_import_pass {
+	const char *path;
+	const struct trace_import_opts *opts;
+	struct trace_import_result *res;
+	struct sim_diag *diag;
+	int report;   /* pass 1: count reasons and report errors */
+	size_t n_err; /* located errors (strict mode) */
+};
+
+/* Drops a row for REASON: when reporting, counts it, or for a bad reason in strict
+ * mode reports "FILE:LINE: column COL: FMT..." and counts an error. Returns 0 (the
+ * classifier's "dropped"). */
+int trace_import_reject(struct trace_import_pass *ps, size_t line, const char *reason, int bad,
+			const char *col, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Back to the first line for the second pass; on failure adds "cannot rewind for the
+ * second pass" to ps->diag. Returns 0 or the reader's -SIM_E*. */
+int trace_import_rewind(struct trace_import_pass *ps, struct trace_lines *r);
+/* Ends the second pass: READ_ERR < 0 (the pass's reader error) is reported as
+ * "cannot read: ..." and OUT_PATH.tmp is removed; else it is renamed to OUT_PATH
+ * (trace_import_out_finish). Returns READ_ERR when < 0, else the finish result. */
+int trace_import_out_close(struct trace_import_pass *ps, const char *out_path, const char *tmp, FILE *f,
+			   int read_err);
+/* --top-queues for a filled tenant table: sets tenants_in and queues_out (K + 1 with
+ * "other" when more than K) and picks the top K (trace_tenants_pick_top); K = 0 keeps
+ * all. Returns 0 or -SIM_ENOMEM. */
+int trace_import_pick_top(struct trace_import_pass *ps, struct trace_tenants *tenants);
+/* Reads up to the first non-blank line (the header) and splits it at SEP, past a UTF-8
+ * BOM, into at most max spans of f. Returns the field count (>= 1), 0 when the input
+ * has no such line, or the reader's -SIM_E*. */
+int trace_read_header(struct trace_lines *r, char sep, struct trace_span *f, int max);
+/* For each of the count NAMES, col[k] = the first of the n header fields (at most max
+ * stored in f) equal to it. Returns -1 when all are found, else the first missing k. */
+int trace_find_columns(const struct trace_span *f, int n, int max, const char *const *names, int count,
+		       int *col);
+
 #endif

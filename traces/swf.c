@@ -3,7 +3,6 @@
  * needs the tenant table and one line of memory, not the log. */
 #include "swf.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,34 +61,24 @@ static const char *const header_keys[] = { "Computer", "Installation", "MaxNodes
 					   "UnixStartTime" };
 #define N_HEADER_KEYS (sizeof header_keys / sizeof header_keys[0])
 
-struct span {
-	const char *p;
-	size_t len;
-};
-
 /* One data row: numbers of the used fields, ns-scaled (value x 1e9) so that times
  * are ns and counts are multiples of SIM_NS_PER_S. */
 struct swf_row {
-	struct span f[SWF_FIELDS];
+	struct trace_span f[SWF_FIELDS];
 	int64_t v[SWF_FIELDS];
 	int64_t procs;	 /* processors the job used (its GPU count), whole */
 	char tenant[48]; /* queue name before --top-queues */
 };
 
 struct swf_ctx {
-	const char *path;
-	const struct trace_import_opts *opts;
-	struct trace_import_result *res;
-	struct sim_diag *diag;
-	int report;	  /* pass 1: count reasons and report errors */
-	size_t n_err;	  /* located errors (strict mode) */
+	struct trace_import_pass in; /* path, opts, res, diag; report and error count */
 	int64_t prev_job; /* job number of the last kept row, for the increasing check */
 	int have_prev;
 	char header[N_HEADER_KEYS][96];
 };
 
 /* Splits a line at blanks into at most max spans; returns the field count. */
-static int split_blanks(const char *p, const char *end, struct span *f, int max)
+static int split_blanks(const char *p, const char *end, struct trace_span *f, int max)
 {
 	int n = 0;
 	for (;;) {
@@ -109,7 +98,7 @@ static int split_blanks(const char *p, const char *end, struct span *f, int max)
 }
 
 /* A signed decimal ("-1", "3600", "12.5") scaled by 1e9. Returns 0 or -1. */
-static int parse_scaled(struct span s, int64_t *out)
+static int parse_scaled(struct trace_span s, int64_t *out)
 {
 	int neg = s.len > 1 && s.p[0] == '-';
 	sim_time_t v;
@@ -129,10 +118,10 @@ static void tenant_name(const struct swf_ctx *c, const struct swf_row *row, char
 {
 	int field = F_USER;
 	const char *kind = "user";
-	if (c->opts->queue_from == TRACE_QUEUE_QUEUE) {
+	if (c->in.opts->queue_from == TRACE_QUEUE_QUEUE) {
 		field = F_QUEUE;
 		kind = "queue";
-	} else if (c->opts->queue_from == TRACE_QUEUE_GROUP) {
+	} else if (c->in.opts->queue_from == TRACE_QUEUE_GROUP) {
 		field = F_GROUP;
 		kind = "group";
 	}
@@ -143,71 +132,53 @@ static void tenant_name(const struct swf_ctx *c, const struct swf_row *row, char
 		snprintf(buf, size, "%s-%lld", kind, (long long)n);
 }
 
-/* Drops the row for REASON: in pass 1 counts it and, for a bad reason in strict
- * mode, reports "FILE:LINE: column C: expected ..., found '...'". Returns 0. */
-__attribute__((format(printf, 6, 7))) static int drop(struct swf_ctx *c, size_t line, const char *reason,
-						      int bad, const char *col, const char *fmt, ...)
-{
-	if (!c->report)
-		return 0;
-	if (bad && !c->opts->skip_bad) {
-		char msg[512];
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof msg, fmt, ap);
-		va_end(ap);
-		trace_import_err(c->diag, c->path, line, col, "%s", msg);
-		c->n_err++;
-		return 0;
-	}
-	trace_import_drop(c->res, reason, bad);
-	return 0;
-}
-
 /* Parses and checks one data line. Returns 1 to keep it, 0 when dropped. Both passes
  * call it on the same lines in the same order, so they agree on every row. */
 static int swf_classify(struct swf_ctx *c, const struct trace_lines *r, struct swf_row *row)
 {
 	int n = split_blanks(r->buf, r->buf + r->len, row->f, SWF_FIELDS);
 	if (n != SWF_FIELDS)
-		return drop(c, r->line, R_FIELDS, 1, NULL,
-			    "expected %d whitespace-separated fields, found %d", SWF_FIELDS, n);
+		return trace_import_reject(&c->in, r->line, R_FIELDS, 1, NULL,
+					   "expected %d whitespace-separated fields, found %d", SWF_FIELDS,
+					   n);
 	for (size_t i = 0; i < sizeof used_fields / sizeof used_fields[0]; i++) {
 		int k = used_fields[i];
 		if (parse_scaled(row->f[k], &row->v[k]) < 0)
-			return drop(c, r->line, R_NUMBER, 1, field_names[k],
-				    "expected a number (-1 when unknown), found '%.*s%s'",
-				    SHOW(row->f[k].p, row->f[k].len));
+			return trace_import_reject(&c->in, r->line, R_NUMBER, 1, field_names[k],
+						   "expected a number (-1 when unknown), found '%.*s%s'",
+						   SHOW(row->f[k].p, row->f[k].len));
 	}
 	int64_t alloc = whole(row->v[F_ALLOC]), req = whole(row->v[F_REQ_PROCS]);
 	row->procs = alloc > 0 ? alloc : req;
 	/* GPU-hours in: every row whose numbers parse (run time <= 0 adds nothing). */
-	if (c->report && row->v[F_RUN] > 0 && row->procs > 0)
-		c->res->gpu_hours_in += sim_time_to_s(row->v[F_RUN]) * (double)row->procs / 3600.0;
+	if (c->in.report && row->v[F_RUN] > 0 && row->procs > 0)
+		c->in.res->gpu_hours_in += sim_time_to_s(row->v[F_RUN]) * (double)row->procs / 3600.0;
 	int64_t status = whole(row->v[F_STATUS]);
 	if (status >= 2 && status <= 4)
-		return drop(c, r->line, R_PARTIAL, 0, NULL, "partial-execution record");
+		return trace_import_reject(&c->in, r->line, R_PARTIAL, 0, NULL, "partial-execution record");
 	if (row->v[F_RUN] <= 0)
-		return drop(c, r->line, R_RUN, 1, field_names[F_RUN],
-			    "expected a run time > 0 s (jobs cancelled before they ran have none; "
-			    "--skip-bad drops them), found '%.*s%s'",
-			    SHOW(row->f[F_RUN].p, row->f[F_RUN].len));
+		return trace_import_reject(
+		    &c->in, r->line, R_RUN, 1, field_names[F_RUN],
+		    "expected a run time > 0 s (jobs cancelled before they ran have none; "
+		    "--skip-bad drops them), found '%.*s%s'",
+		    SHOW(row->f[F_RUN].p, row->f[F_RUN].len));
 	if (row->procs <= 0 || row->procs > 1000000)
-		return drop(c, r->line, R_PROCS, 1, field_names[F_ALLOC],
-			    "expected a whole processor count in 1..1000000 (field 5, else field 8), "
-			    "found '%.*s%s' and '%.*s%s'",
-			    SHOW(row->f[F_ALLOC].p, row->f[F_ALLOC].len),
-			    SHOW(row->f[F_REQ_PROCS].p, row->f[F_REQ_PROCS].len));
+		return trace_import_reject(
+		    &c->in, r->line, R_PROCS, 1, field_names[F_ALLOC],
+		    "expected a whole processor count in 1..1000000 (field 5, else field 8), "
+		    "found '%.*s%s' and '%.*s%s'",
+		    SHOW(row->f[F_ALLOC].p, row->f[F_ALLOC].len),
+		    SHOW(row->f[F_REQ_PROCS].p, row->f[F_REQ_PROCS].len));
 	if (row->v[F_SUBMIT] < 0)
-		return drop(c, r->line, R_SUBMIT, 1, field_names[F_SUBMIT],
-			    "expected a submit time >= 0 s, found '%.*s%s'",
-			    SHOW(row->f[F_SUBMIT].p, row->f[F_SUBMIT].len));
+		return trace_import_reject(&c->in, r->line, R_SUBMIT, 1, field_names[F_SUBMIT],
+					   "expected a submit time >= 0 s, found '%.*s%s'",
+					   SHOW(row->f[F_SUBMIT].p, row->f[F_SUBMIT].len));
 	int64_t job = whole(row->v[F_JOB]);
 	if (job < 0 || (c->have_prev && job <= c->prev_job))
-		return drop(
-			c, r->line, R_ORDER, 1, field_names[F_JOB],
-			"expected a whole job number above the previous kept row's (%lld), found '%.*s%s'",
-			(long long)c->prev_job, SHOW(row->f[F_JOB].p, row->f[F_JOB].len));
+		return trace_import_reject(
+		    &c->in, r->line, R_ORDER, 1, field_names[F_JOB],
+		    "expected a whole job number above the previous kept row's (%lld), found '%.*s%s'",
+		    (long long)c->prev_job, SHOW(row->f[F_JOB].p, row->f[F_JOB].len));
 	c->prev_job = job;
 	c->have_prev = 1;
 	tenant_name(c, row, row->tenant, sizeof row->tenant);
@@ -250,7 +221,7 @@ struct swf_totals {
 static int swf_pass1(struct swf_ctx *c, struct trace_lines *r, struct swf_row *row, struct swf_totals *tot)
 {
 	int err;
-	c->report = 1;
+	c->in.report = 1;
 	while ((err = trace_lines_next(r)) > 0) {
 		char k = line_kind(r);
 		if (k == ';') {
@@ -259,35 +230,18 @@ static int swf_pass1(struct swf_ctx *c, struct trace_lines *r, struct swf_row *r
 		}
 		if (k == '\0')
 			continue;
-		c->res->rows_read++;
+		c->in.res->rows_read++;
 		if (!swf_classify(c, r, row))
 			continue;
 		double gpu_s = sim_time_to_s(row->v[F_RUN]) * (double)row->procs;
-		c->res->rows_written++;
-		c->res->gpu_hours_out += gpu_s / 3600.0;
-		if (c->res->rows_written == 1 || row->v[F_SUBMIT] < tot->min_submit_ns)
+		c->in.res->rows_written++;
+		c->in.res->gpu_hours_out += gpu_s / 3600.0;
+		if (c->in.res->rows_written == 1 || row->v[F_SUBMIT] < tot->min_submit_ns)
 			tot->min_submit_ns = row->v[F_SUBMIT];
 		if (trace_tenants_add(tot->tenants, row->tenant, strlen(row->tenant), gpu_s) < 0)
 			return -SIM_ENOMEM;
 	}
 	return err;
-}
-
-/* Seconds of a ns value, exactly, without trailing zeros ("3600", "12.5"). */
-static char *format_secs(int64_t ns, char *buf, size_t size)
-{
-	int64_t s = ns / SIM_NS_PER_S, frac = ns % SIM_NS_PER_S;
-	if (!frac) {
-		snprintf(buf, size, "%lld", (long long)s);
-		return buf;
-	}
-	int digits = 9;
-	while (frac % 10 == 0) {
-		frac /= 10;
-		digits--;
-	}
-	snprintf(buf, size, "%lld.%0*lld", (long long)s, digits, (long long)frac);
-	return buf;
 }
 
 static const char *queue_kind(enum trace_queue_from q)
@@ -299,13 +253,13 @@ static const char *queue_kind(enum trace_queue_from q)
 
 static void swf_write_header(FILE *f, const struct swf_ctx *c, const struct swf_totals *tot)
 {
-	const struct trace_import_result *res = c->res;
+	const struct trace_import_result *res = c->in.res;
 	char why[1024], sub[32];
 	fprintf(f,
 		"# Standard Workload Format log %s (Parallel Workloads Archive,\n"
 		"# https://www.cs.huji.ac.il/labs/parallel/workload/; cite the log's source as its page "
 		"asks).\n",
-		trace_base_name(c->path));
+		trace_base_name(c->in.path));
 	for (size_t k = 0; k < N_HEADER_KEYS; k++)
 		if (c->header[k][0])
 			fprintf(f, "# %s: %s\n", header_keys[k], c->header[k]);
@@ -317,16 +271,17 @@ static void swf_write_header(FILE *f, const struct swf_ctx *c, const struct swf_
 		"#   request = *:gpu=<allocated processors, else requested>, queue = %s,\n"
 		"#   estimate_s = requested time when > 0. Partial-execution records (status 2-4) dropped.\n"
 		"# Rows in: %zu, jobs out: %zu, dropped: %zu (%s).\n",
-		format_secs(tot->min_submit_ns, sub, sizeof sub), queue_kind(c->opts->queue_from),
+		trace_format_secs(tot->min_submit_ns, sub, sizeof sub), queue_kind(c->in.opts->queue_from),
 		res->rows_read, res->rows_written, res->rows_dropped, res->n_reasons ? why : "none");
 	trace_import_write_bad_comment(res, f);
-	if (c->opts->top_queues)
+	if (c->in.opts->top_queues)
 		fprintf(f,
 			"# Tenants (--top-queues %zu): the %zu with most processor-hours keep their name, "
 			"the other %zu are '" TRACE_IMPORT_OTHER "'.\n",
-			c->opts->top_queues,
-			res->tenants_in < c->opts->top_queues ? res->tenants_in : c->opts->top_queues,
-			res->tenants_in > c->opts->top_queues ? res->tenants_in - c->opts->top_queues : 0);
+			c->in.opts->top_queues,
+			res->tenants_in < c->in.opts->top_queues ? res->tenants_in : c->in.opts->top_queues,
+			res->tenants_in > c->in.opts->top_queues ? res->tenants_in - c->in.opts->top_queues
+								 : 0);
 	fputs("id,submit_s,duration_s,queue,request,estimate_s\n", f);
 }
 
@@ -335,7 +290,7 @@ static int swf_pass2(struct swf_ctx *c, struct trace_lines *r, struct swf_row *r
 {
 	char sub[32], dur[32], est[32];
 	int err;
-	c->report = 0;
+	c->in.report = 0;
 	c->have_prev = 0;
 	while ((err = trace_lines_next(r)) > 0) {
 		char k = line_kind(r);
@@ -345,10 +300,10 @@ static int swf_pass2(struct swf_ctx *c, struct trace_lines *r, struct swf_row *r
 		int64_t req = row->v[F_REQ_TIME];
 		est[0] = '\0';
 		if (req > 0)
-			format_secs(req, est, sizeof est);
+			trace_format_secs(req, est, sizeof est);
 		fprintf(f, "%lld,%s,%s,%s,*:gpu=%lld,%s\n", (long long)whole(row->v[F_JOB]),
-			format_secs(row->v[F_SUBMIT] - tot->min_submit_ns, sub, sizeof sub),
-			format_secs(row->v[F_RUN], dur, sizeof dur), q ? q : row->tenant,
+			trace_format_secs(row->v[F_SUBMIT] - tot->min_submit_ns, sub, sizeof sub),
+			trace_format_secs(row->v[F_RUN], dur, sizeof dur), q ? q : row->tenant,
 			(long long)row->procs, est);
 	}
 	return err;
@@ -357,7 +312,7 @@ static int swf_pass2(struct swf_ctx *c, struct trace_lines *r, struct swf_row *r
 int trace_swf_import(const char *in_path, const char *out_path, const struct trace_import_opts *opts,
 		     struct trace_import_result *res, struct sim_diag *diag)
 {
-	struct swf_ctx c = { .path = in_path, .opts = opts, .res = res, .diag = diag };
+	struct swf_ctx c = {.in = {.path = in_path, .opts = opts, .res = res, .diag = diag}};
 	struct swf_totals tot = { 0 };
 	struct trace_lines r;
 	struct swf_row *row = malloc(sizeof *row);
@@ -378,28 +333,17 @@ int trace_swf_import(const char *in_path, const char *out_path, const struct tra
 		sim_diag_add(diag, in_path, "cannot read: %s", sim_strerror(err));
 		goto out_close;
 	}
-	if (c.n_err) {
+	if (c.in.n_err) {
 		err = -SIM_EPARSE;
 		goto out_close;
 	}
-	res->tenants_in = res->queues_out = trace_tenants_count(tot.tenants);
-	if (opts->top_queues) {
-		if ((err = trace_tenants_pick_top(tot.tenants, opts->top_queues)) < 0)
-			goto out_close;
-		res->queues_out = res->tenants_in > opts->top_queues ? opts->top_queues + 1 : res->tenants_in;
-	}
-	if ((err = trace_lines_rewind(&r)) < 0) {
-		sim_diag_add(diag, in_path, "cannot rewind for the second pass");
+	if ((err = trace_import_pick_top(&c.in, tot.tenants)) < 0 ||
+	    (err = trace_import_rewind(&c.in, &r)) < 0)
 		goto out_close;
-	}
 	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, diag)) < 0)
 		goto out_close;
 	swf_write_header(f, &c, &tot);
-	err = swf_pass2(&c, &r, row, &tot, f);
-	if (err < 0)
-		sim_diag_add(diag, in_path, "cannot read: %s", sim_strerror(err));
-	int fin = trace_import_out_finish(out_path, tmp, f, err >= 0, diag);
-	err = err < 0 ? err : fin;
+	err = trace_import_out_close(&c.in, out_path, tmp, f, swf_pass2(&c, &r, row, &tot, f));
 out_close:
 	trace_lines_close(&r);
 out_free:
