@@ -9,17 +9,23 @@
 #include <cjson/cJSON.h>
 
 #include "../traces/alibaba.h"
+#include "../traces/helios_cluster.h"
+#include "../traces/pai.h"
 #include "../traces/philly.h"
 #include "cmd.h"
 
 static const char cluster_usage[] =
-	"usage: gpusched cluster import --format openb|philly-vc IN [-o OUT.json]\n"
+	"usage: gpusched cluster import --format openb|pai|helios|philly-vc IN [--id NAME] [-o OUT.json]\n"
 	"\n"
 	"Writes the \"cluster\" object of an experiment config for a public trace's cluster\n"
 	"(to OUT.json, written under OUT.json.tmp and renamed, or to standard output):\n"
 	"  --format openb      Alibaba openb node list (openb_node_list_gpu_node.csv): one\n"
 	"                      flavor a GPU model, with the model's most common node shape and\n"
 	"                      the nodes of that shape (traces/README.md, Alibaba openb 2023)\n"
+	"  --format pai        Alibaba PAI 2020 machine spec (pai_machine_spec.csv): one flavor a\n"
+	"                      GPU type, its most common machine size and the machines of it\n"
+	"  --format helios     Helios cluster summary (helios_cluster_summary.csv) with --id\n"
+	"                      Venus|Earth|Saturn|Uranus: gpu_num / 8 nodes of 8 GPUs\n"
 	"  --format philly-vc  Philly's virtual-cluster sizes (philly_vc.csv: vc,node num): one\n"
 	"                      flavor \"philly\" of the summed nodes, 8 GPUs a node (as Helios'\n"
 	"                      simulator sizes them); the VCs' quotas come from queues_csv\n"
@@ -69,7 +75,7 @@ static int write_file(const char *path, const char *text, struct sim_diag *diag)
 
 int cmd_cluster(int argc, char **argv)
 {
-	const char *format = NULL, *in = NULL, *out = NULL;
+	const char *format = NULL, *in = NULL, *out = NULL, *id = NULL;
 	if (argc < 2 || strcmp(argv[1], "import") != 0) {
 		if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 			fputs(cluster_usage, stdout);
@@ -86,6 +92,8 @@ int cmd_cluster(int argc, char **argv)
 			format = argv[++i];
 		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
 			out = argv[++i];
+		} else if (strcmp(argv[i], "--id") == 0 && i + 1 < argc) {
+			id = argv[++i];
 		} else if (argv[i][0] == '-' || in) {
 			fprintf(stderr, "gpusched cluster import: unexpected argument '%s'\n%s", argv[i], cluster_usage);
 			return GPUSCHED_EXIT_BADINPUT;
@@ -103,10 +111,19 @@ int cmd_cluster(int argc, char **argv)
 	int rc;
 	if (strcmp(format, "openb") == 0) {
 		rc = trace_openb_cluster(in, &json, &diag);
+	} else if (strcmp(format, "pai") == 0) {
+		rc = trace_pai_cluster(in, &json, &diag);
+	} else if (strcmp(format, "helios") == 0 && id) {
+		rc = trace_helios_cluster(in, id, &json, &diag);
 	} else if (strcmp(format, "philly-vc") == 0) {
 		rc = philly_vc_cluster(in, &json, &diag);
 	} else {
-		fprintf(stderr, "gpusched cluster import: --format: expected openb or philly-vc, found '%s'\n", format);
+		if (strcmp(format, "helios") == 0)
+			fprintf(stderr, "gpusched cluster import: --format helios: expected --id NAME (a cluster of the "
+					"summary: Venus, Earth, Saturn or Uranus)\n");
+		else
+			fprintf(stderr, "gpusched cluster import: --format: expected openb, pai, helios or philly-vc, "
+					"found '%s'\n", format);
 		sim_diag_fini(&diag);
 		return GPUSCHED_EXIT_BADINPUT;
 	}

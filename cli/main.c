@@ -15,7 +15,7 @@ static const char usage[] =
 	"  trace validate|stats|import   check, describe or convert job traces\n"
 	"  explain SCENARIO.json [--json]  decide one scheduling cycle of a scenario and say why\n"
 	"  compare BASE.h5 NEW.h5 [--fail-if RULE ...] [--json]  metrics side by side; a regression gate\n"
-	"  cluster import --format openb|philly-vc IN  a trace's node list as a config's cluster\n"
+	"  cluster import --format openb|pai|helios|philly-vc IN  a node list as a config's cluster\n"
 	"  plan CONFIG --target RULE ...  capacity search: the smallest capacity that meets an SLO\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input\n";

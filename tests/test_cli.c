@@ -221,9 +221,13 @@ static void test_cli_cluster_import(void)
 	snprintf(args, sizeof args, "run %s -q", cp);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 0);
 	free(txt);
-	snprintf(args, sizeof args, "cluster import --format pai %s", vc);
+	snprintf(args, sizeof args, "cluster import --format slurm %s", vc);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
-	CU_ASSERT(txt && strstr(txt, "expected openb or philly-vc, found 'pai'"));
+	CU_ASSERT(txt && strstr(txt, "expected openb, pai, helios or philly-vc, found 'slurm'"));
+	free(txt);
+	snprintf(args, sizeof args, "cluster import --format helios %s", vc);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
+	CU_ASSERT(txt && strstr(txt, "expected --id NAME"));
 	free(txt);
 }
 

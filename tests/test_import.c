@@ -452,7 +452,7 @@ static void test_import_cli(void)
 	free(txt);
 	snprintf(args, sizeof args, "trace import --format sfw %s -o %s", in, out);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
-	CU_ASSERT(txt && strstr(txt, "expected one of philly, swf, helios, tiresias, openb, gavel, found 'sfw'"));
+	CU_ASSERT(txt && strstr(txt, "expected one of philly, swf, helios, tiresias, openb, pai, gavel, found 'sfw'"));
 	free(txt);
 	CU_ASSERT_EQUAL(tu_run_gpusched("trace import --help", &txt), 0);
 	CU_ASSERT(txt && strstr(txt, "  swf ") && strstr(txt, "  philly ") && strstr(txt, "--skip-bad"));

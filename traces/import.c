@@ -1,6 +1,6 @@
 /* traces/import.c: the importer registry and the helpers importers share
  * (import.h). Each importer lives in its own file (philly.c, swf.c, helios.c,
- * tiresias.c, alibaba.c, gavel.c). */
+ * tiresias.c, alibaba.c, pai.c, gavel.c). */
 #include "import.h"
 
 #include <errno.h>
@@ -14,6 +14,7 @@
 #include "alibaba.h"
 #include "gavel.h"
 #include "helios.h"
+#include "pai.h"
 #include "philly.h"
 #include "swf.h"
 #include "tiresias.h"
@@ -28,6 +29,7 @@ static const struct trace_importer importers[] = {
 	{ "tiresias", "Tiresias simulator job table (job_id,num_gpu,submit_time,...,duration)",
 	  trace_tiresias_import },
 	{ "openb", "Alibaba GPU cluster trace v2023 pod list (openb_pod_list_*.csv)", trace_openb_import },
+	{ "pai", "Alibaba PAI 2020 task table (pai_task_table.csv, no header)", trace_pai_import },
 	{ "gavel", "Gavel trace files (tab-separated, 10-field or older 7-field msr layout; 1 step = 1 s)",
 	  trace_gavel_import },
 };
