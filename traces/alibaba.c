@@ -11,7 +11,6 @@
 #define SHOW(s) (int)((s).len > SHOW_MAX ? SHOW_MAX : (s).len), (s).p, ((s).len > SHOW_MAX ? "..." : "")
 
 #define OPENB_MAX_FIELDS 64
-#define MODEL_MAX 64 /* flavor names are under 64 bytes */
 #define MAX_GPUS 1000000
 
 /* Pod-list columns the mapping reads, found by name in the header. */
@@ -90,7 +89,7 @@ static int parse_whole(struct trace_span s, int64_t max, int64_t *out)
 
 static int valid_model(struct trace_span s)
 {
-	if (s.len == 0 || s.len >= MODEL_MAX)
+	if (s.len == 0 || s.len >= TRACE_MODEL_MAX)
 		return 0;
 	for (size_t i = 0; i < s.len; i++) {
 		char ch = s.p[i];
@@ -378,10 +377,8 @@ static int openb_run_pass(struct openb_ctx *c, struct trace_lines *r, struct ope
 	}
 	if (c->in.report && (err = openb_header(c, r)) < 0)
 		return err;
-	trace_tenants_destroy(c->names);
-	c->names = trace_tenants_create();
-	if (!c->names)
-		return -SIM_ENOMEM;
+	if ((err = trace_tenants_reset(&c->names)) < 0)
+		return err;
 	return openb_pass(c, r, row, tenants, out);
 }
 
@@ -441,74 +438,6 @@ out_free:
 
 /* ---- node list -> cluster ---------------------------------------------------- */
 
-struct shape {
-	int64_t gpus; /* GPUs a node */
-	size_t nodes;
-};
-
-struct model {
-	char name[MODEL_MAX];
-	struct shape *shapes;
-	size_t n_shapes, cap_shapes;
-	int64_t gpus; /* all GPUs of the model in the file */
-};
-
-struct models {
-	struct model *v;
-	size_t n, cap;
-};
-
-static struct model *model_get(struct models *ms, struct trace_span name)
-{
-	for (size_t i = 0; i < ms->n; i++)
-		if (strlen(ms->v[i].name) == name.len && memcmp(ms->v[i].name, name.p, name.len) == 0)
-			return &ms->v[i];
-	struct model *nv = sim_grow(ms->v, &ms->cap, ms->n, sizeof *ms->v, 8);
-	if (!nv)
-		return NULL;
-	ms->v = nv;
-	struct model *m = &ms->v[ms->n++];
-	memset(m, 0, sizeof *m);
-	memcpy(m->name, name.p, name.len);
-	return m;
-}
-
-static int model_add_node(struct model *m, int64_t gpus)
-{
-	m->gpus += gpus;
-	for (size_t i = 0; i < m->n_shapes; i++)
-		if (m->shapes[i].gpus == gpus) {
-			m->shapes[i].nodes++;
-			return 0;
-		}
-	struct shape *ns = sim_grow(m->shapes, &m->cap_shapes, m->n_shapes, sizeof *m->shapes, 4);
-	if (!ns)
-		return -SIM_ENOMEM;
-	m->shapes = ns;
-	m->shapes[m->n_shapes++] = (struct shape){gpus, 1};
-	return 0;
-}
-
-/* The shape with most nodes; ties: more GPUs a node. */
-static const struct shape *common_shape(const struct model *m)
-{
-	const struct shape *best = &m->shapes[0];
-	for (size_t i = 1; i < m->n_shapes; i++) {
-		const struct shape *s = &m->shapes[i];
-		if (s->nodes > best->nodes || (s->nodes == best->nodes && s->gpus > best->gpus))
-			best = s;
-	}
-	return best;
-}
-
-static int by_gpus_desc(const void *a, const void *b)
-{
-	const struct model *x = a, *y = b;
-	if (x->gpus != y->gpus)
-		return x->gpus > y->gpus ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
 /* Node list header: the gpu and model columns. */
 static int node_header(const char *path, const struct trace_lines *r, int *gcol, int *mcol, int *n_cols,
 		       struct sim_diag *diag)
@@ -536,7 +465,7 @@ static int node_header(const char *path, const struct trace_lines *r, int *gcol,
 /* One node row into the model table. Returns 0, -SIM_EPARSE (located in diag) or
  * -SIM_ENOMEM. */
 static int node_row(const char *path, const struct trace_lines *r, int gcol, int mcol, int n_cols,
-		    struct models *ms, struct sim_diag *diag)
+		    struct trace_models *ms, struct sim_diag *diag)
 {
 	struct trace_span f[OPENB_MAX_FIELDS];
 	int64_t gpus;
@@ -562,32 +491,13 @@ static int node_row(const char *path, const struct trace_lines *r, int gcol, int
 		    SHOW(f[mcol]));
 		return -SIM_EPARSE;
 	}
-	struct model *m = model_get(ms, f[mcol]);
-	return m ? model_add_node(m, gpus) : -SIM_ENOMEM;
-}
-
-static char *cluster_json(struct models *ms)
-{
-	size_t size = 64 + ms->n * (MODEL_MAX + 96), used;
-	char *out = malloc(size);
-	if (!out)
-		return NULL;
-	qsort(ms->v, ms->n, sizeof *ms->v, by_gpus_desc);
-	used = (size_t)snprintf(out, size, "{\"flavors\": [");
-	for (size_t i = 0; i < ms->n; i++) {
-		const struct shape *s = common_shape(&ms->v[i]);
-		used +=
-		    (size_t)snprintf(out + used, size - used,
-				     "%s\n  {\"name\": \"%s\", \"nodes\": %zu, \"node\": {\"gpu\": %lld}}",
-				     i ? "," : "", ms->v[i].name, s->nodes, (long long)s->gpus);
-	}
-	snprintf(out + used, size - used, "\n]}\n");
-	return out;
+	int n_shapes = trace_models_add(ms, f[mcol], gpus);
+	return n_shapes < 0 ? n_shapes : 0;
 }
 
 int trace_openb_cluster(const char *node_list_csv, char **json_out, struct sim_diag *diag)
 {
-	struct models ms = {0};
+	struct trace_models ms = {0};
 	struct trace_lines r;
 	int gcol, mcol, n_cols, err, n_err = 0;
 
@@ -622,12 +532,10 @@ int trace_openb_cluster(const char *node_list_csv, char **json_out, struct sim_d
 		err = sim_diag_add(diag, node_list_csv, "expected at least one node with GPUs, found none");
 		goto out;
 	}
-	*json_out = cluster_json(&ms);
+	*json_out = trace_models_cluster_json(&ms);
 	err = *json_out ? 0 : -SIM_ENOMEM;
 out:
 	trace_lines_close(&r);
-	for (size_t i = 0; i < ms.n; i++)
-		free(ms.v[i].shapes);
-	free(ms.v);
+	trace_models_free(&ms);
 	return err;
 }

@@ -228,20 +228,12 @@ static int he_pass2(struct he_ctx *c, struct trace_lines *r, struct he_row *row,
 	return err;
 }
 
-/* Fresh id set for a pass (each pass keeps the first row of an id). */
-static int he_reset_ids(struct he_ctx *c)
-{
-	trace_tenants_destroy(c->ids);
-	c->ids = trace_tenants_create();
-	return c->ids ? 0 : -SIM_ENOMEM;
-}
-
 static int he_run(struct he_ctx *c, struct trace_lines *r, struct he_row *row, const char *out_path)
 {
 	char tmp[4096];
 	FILE *f = NULL;
 	int err;
-	if ((err = he_header(c, r, row)) < 0 || (err = he_reset_ids(c)) < 0)
+	if ((err = he_header(c, r, row)) < 0 || (err = trace_tenants_reset(&c->ids)) < 0)
 		return err;
 	if ((err = he_pass1(c, r, row)) < 0) {
 		if (err != -SIM_ENOMEM)
@@ -254,7 +246,7 @@ static int he_run(struct he_ctx *c, struct trace_lines *r, struct he_row *row, c
 		return err;
 	if ((err = trace_import_rewind(&c->in, r)) < 0)
 		return err;
-	if ((err = he_header(c, r, row)) < 0 || (err = he_reset_ids(c)) < 0)
+	if ((err = he_header(c, r, row)) < 0 || (err = trace_tenants_reset(&c->ids)) < 0)
 		return err;
 	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, c->in.diag)) < 0)
 		return err;

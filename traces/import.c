@@ -158,6 +158,13 @@ struct trace_tenants *trace_tenants_create(void)
 	return tt;
 }
 
+int trace_tenants_reset(struct trace_tenants **tt)
+{
+	trace_tenants_destroy(*tt);
+	*tt = trace_tenants_create();
+	return *tt ? 0 : -SIM_ENOMEM;
+}
+
 void trace_tenants_destroy(struct trace_tenants *tt)
 {
 	if (!tt)
@@ -566,4 +573,82 @@ int trace_find_columns(const struct trace_span *f, int n, int max, const char *c
 			return k;
 	}
 	return -1;
+}
+
+/* ---- node lists -> cluster (trace_models) ---- */
+
+int trace_models_add(struct trace_models *ms, struct trace_span name, int64_t gpus)
+{
+	struct trace_model *m = NULL;
+	for (size_t i = 0; i < ms->n && !m; i++)
+		if (trace_span_is(name, ms->v[i].name))
+			m = &ms->v[i];
+	if (!m) {
+		struct trace_model *nv = sim_grow(ms->v, &ms->cap, ms->n, sizeof *ms->v, 8);
+		if (!nv)
+			return -SIM_ENOMEM;
+		ms->v = nv;
+		m = &ms->v[ms->n++];
+		memset(m, 0, sizeof *m);
+		memcpy(m->name, name.p, name.len);
+	}
+	m->gpus += gpus;
+	for (size_t i = 0; i < m->n_shapes; i++)
+		if (m->shapes[i].gpus == gpus) {
+			m->shapes[i].nodes++;
+			return (int)m->n_shapes;
+		}
+	struct trace_model_shape *ns = sim_grow(m->shapes, &m->cap_shapes, m->n_shapes, sizeof *m->shapes, 4);
+	if (!ns)
+		return -SIM_ENOMEM;
+	m->shapes = ns;
+	m->shapes[m->n_shapes++] = (struct trace_model_shape){ gpus, 1 };
+	return (int)m->n_shapes;
+}
+
+/* The shape with most nodes; ties: more GPUs a node. */
+static const struct trace_model_shape *common_shape(const struct trace_model *m)
+{
+	const struct trace_model_shape *best = &m->shapes[0];
+	for (size_t i = 1; i < m->n_shapes; i++) {
+		const struct trace_model_shape *s = &m->shapes[i];
+		if (s->nodes > best->nodes || (s->nodes == best->nodes && s->gpus > best->gpus))
+			best = s;
+	}
+	return best;
+}
+
+static int by_gpus_desc(const void *a, const void *b)
+{
+	const struct trace_model *x = a, *y = b;
+	if (x->gpus != y->gpus)
+		return x->gpus > y->gpus ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+char *trace_models_cluster_json(struct trace_models *ms)
+{
+	size_t size = 64 + ms->n * (TRACE_MODEL_MAX + 96), used;
+	char *out = malloc(size);
+	if (!out)
+		return NULL;
+	if (ms->n)
+		qsort(ms->v, ms->n, sizeof *ms->v, by_gpus_desc);
+	used = (size_t)snprintf(out, size, "{\"flavors\": [");
+	for (size_t i = 0; i < ms->n; i++) {
+		const struct trace_model_shape *s = common_shape(&ms->v[i]);
+		used += (size_t)snprintf(out + used, size - used,
+					 "%s\n  {\"name\": \"%s\", \"nodes\": %zu, \"node\": {\"gpu\": %lld}}",
+					 i ? "," : "", ms->v[i].name, s->nodes, (long long)s->gpus);
+	}
+	snprintf(out + used, size - used, "\n]}\n");
+	return out;
+}
+
+void trace_models_free(struct trace_models *ms)
+{
+	for (size_t i = 0; i < ms->n; i++)
+		free(ms->v[i].shapes);
+	free(ms->v);
+	*ms = (struct trace_models){ 0 };
 }

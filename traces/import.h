@@ -90,6 +90,9 @@ void trace_import_write_bad_comment(const struct trace_import_result *res, FILE 
 struct trace_tenants;
 struct trace_tenants *trace_tenants_create(void);
 void trace_tenants_destroy(struct trace_tenants *tt);
+/* Replaces *tt (may be NULL) with an empty table, e.g. the ids seen in a pass.
+ * Returns 0 or -SIM_ENOMEM (then *tt is NULL). */
+int trace_tenants_reset(struct trace_tenants **tt);
 /* Adds gpu_s to NAME (len bytes). Returns 0 or -SIM_ENOMEM. */
 int trace_tenants_add(struct trace_tenants *tt, const char *name, size_t len, double gpu_s);
 size_t trace_tenants_count(const struct trace_tenants *tt);
@@ -129,6 +132,7 @@ void trace_import_err(struct sim_diag *diag, const char *path, size_t line, cons
 
 /* The file name after the last '/'. */
 const char *trace_base_name(const char *path);
+
 
 /* A byte range of a line (not NUL-terminated); it points into the caller's buffer. */
 struct trace_span {
@@ -196,5 +200,31 @@ int trace_read_header(struct trace_lines *r, char sep, struct trace_span *f, int
  * stored in f) equal to it. Returns -1 when all are found, else the first missing k. */
 int trace_find_columns(const struct trace_span *f, int n, int max, const char *const *names, int count,
 		       int *col);
+
+/* GPU models and the shapes of their nodes, read from a node list, for `gpusched
+ * cluster import` (openb node lists, PAI machine specs). Zero-initialized = empty;
+ * owned by the caller, freed with trace_models_free. */
+#define TRACE_MODEL_MAX 64 /* a model's name is a flavor name: under 64 bytes */
+struct trace_model {
+	char name[TRACE_MODEL_MAX];
+	struct trace_model_shape {
+		int64_t gpus; /* GPUs a node */
+		size_t nodes;
+	} *shapes;
+	size_t n_shapes, cap_shapes;
+	int64_t gpus; /* all GPUs of the model */
+};
+struct trace_models {
+	struct trace_model *v;
+	size_t n, cap;
+};
+/* Adds one node of `gpus` GPUs of model NAME (name.len < TRACE_MODEL_MAX). Returns the
+ * model's number of distinct shapes so far, or -SIM_ENOMEM. */
+int trace_models_add(struct trace_models *ms, struct trace_span name, int64_t gpus);
+/* The `cluster` object {"flavors": [...]}: one flavor a model, with its most common
+ * shape (ties: more GPUs a node) and the nodes of that shape, models by total GPUs,
+ * most first (ties: by name). Sorts ms. Malloc'd text, or NULL on no memory. */
+char *trace_models_cluster_json(struct trace_models *ms);
+void trace_models_free(struct trace_models *ms);
 
 #endif

@@ -211,10 +211,8 @@ static int pai_pass2(struct pai_ctx *c, struct trace_lines *r, struct pai_row *r
 /* Fresh id set and header state for a pass. */
 static int pai_reset(struct pai_ctx *c)
 {
-	trace_tenants_destroy(c->ids);
-	c->ids = trace_tenants_create();
 	c->seen_data = 0;
-	return c->ids ? 0 : -SIM_ENOMEM;
+	return trace_tenants_reset(&c->ids);
 }
 
 static int pai_run(struct pai_ctx *c, struct trace_lines *r, struct pai_row *row, const char *out_path)
@@ -262,61 +260,10 @@ int trace_pai_import(const char *in_path, const char *out_path, const struct tra
 
 /* ---- machine spec -> cluster ---- */
 
-#define TYPE_MAX 64
 #define SHAPES_MAX 16 /* distinct cap_gpu values a type may have */
 
-struct pai_type {
-	char name[TYPE_MAX];
-	int64_t gpus_total;
-	size_t n_shapes;
-	struct {
-		int64_t gpus; /* GPUs a machine */
-		size_t machines;
-	} shape[SHAPES_MAX];
-};
-
-struct pai_types {
-	struct pai_type *v;
-	size_t n, cap;
-};
-
-static struct pai_type *type_get(struct pai_types *ts, struct trace_span name)
-{
-	for (size_t i = 0; i < ts->n; i++)
-		if (trace_span_is(name, ts->v[i].name))
-			return &ts->v[i];
-	if (ts->n == ts->cap) {
-		size_t cap = ts->cap ? 2 * ts->cap : 8;
-		struct pai_type *v = realloc(ts->v, cap * sizeof *v);
-		if (!v)
-			return NULL;
-		ts->v = v;
-		ts->cap = cap;
-	}
-	struct pai_type *t = &ts->v[ts->n++];
-	memset(t, 0, sizeof *t);
-	memcpy(t->name, name.p, name.len);
-	return t;
-}
-
-/* Adds one machine of GPUS to T. Returns 0, or -1 when T has too many shapes. */
-static int type_add(struct pai_type *t, int64_t gpus)
-{
-	t->gpus_total += gpus;
-	for (size_t i = 0; i < t->n_shapes; i++)
-		if (t->shape[i].gpus == gpus) {
-			t->shape[i].machines++;
-			return 0;
-		}
-	if (t->n_shapes == SHAPES_MAX)
-		return -1;
-	t->shape[t->n_shapes].gpus = gpus;
-	t->shape[t->n_shapes++].machines = 1;
-	return 0;
-}
-
 /* One machine row: 0 (kept or CPU-only), 1 (located error in diag), -SIM_ENOMEM. */
-static int machine_row(const char *path, const struct trace_lines *r, struct pai_types *ts, struct sim_diag *d)
+static int machine_row(const char *path, const struct trace_lines *r, struct trace_models *ms, struct sim_diag *d)
 {
 	struct trace_span f[6];
 	int n = trace_split(r->buf, r->buf + r->len, f, ',', 6);
@@ -333,64 +280,26 @@ static int machine_row(const char *path, const struct trace_lines *r, struct pai
 	}
 	if (gpus == 0)
 		return 0;
-	if (!trace_id_ok(f[1]) || f[1].len >= TYPE_MAX) {
+	if (!trace_id_ok(f[1]) || f[1].len >= TRACE_MODEL_MAX) {
 		trace_import_err(d, path, r->line, "gpu_type",
 				 "expected a GPU type of letters, digits, '_', '.', '-' (1 to %d bytes), "
-				 "found '%.*s%s'", TYPE_MAX - 1, SHOW(f[1].p, f[1].len));
+				 "found '%.*s%s'", TRACE_MODEL_MAX - 1, SHOW(f[1].p, f[1].len));
 		return 1;
 	}
-	struct pai_type *t = type_get(ts, f[1]);
-	if (!t)
-		return -SIM_ENOMEM;
-	if (type_add(t, gpus) < 0) {
-		trace_import_err(d, path, r->line, "cap_gpu", "expected at most %d machine shapes of type %s",
-				 SHAPES_MAX, t->name);
+	int n_shapes = trace_models_add(ms, f[1], gpus);
+	if (n_shapes < 0)
+		return n_shapes;
+	if (n_shapes > SHAPES_MAX) {
+		trace_import_err(d, path, r->line, "cap_gpu", "expected at most %d machine shapes of type %.*s",
+				 SHAPES_MAX, (int)f[1].len, f[1].p);
 		return 1;
 	}
 	return 0;
 }
 
-static int by_total_desc(const void *a, const void *b)
-{
-	const struct pai_type *x = a, *y = b;
-	if (x->gpus_total != y->gpus_total)
-		return x->gpus_total > y->gpus_total ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/* The shape with most machines (ties: more GPUs a machine). */
-static size_t common_shape(const struct pai_type *t)
-{
-	size_t best = 0;
-	for (size_t i = 1; i < t->n_shapes; i++)
-		if (t->shape[i].machines > t->shape[best].machines ||
-		    (t->shape[i].machines == t->shape[best].machines && t->shape[i].gpus > t->shape[best].gpus))
-			best = i;
-	return best;
-}
-
-static char *types_json(struct pai_types *ts)
-{
-	size_t size = 64 + ts->n * (TYPE_MAX + 96), used;
-	char *out = malloc(size);
-	if (!out)
-		return NULL;
-	qsort(ts->v, ts->n, sizeof *ts->v, by_total_desc);
-	used = (size_t)snprintf(out, size, "{\"flavors\": [");
-	for (size_t i = 0; i < ts->n; i++) {
-		size_t s = common_shape(&ts->v[i]);
-		used += (size_t)snprintf(out + used, size - used,
-					 "%s\n  {\"name\": \"%s\", \"nodes\": %zu, \"node\": {\"gpu\": %lld}}",
-					 i ? "," : "", ts->v[i].name, ts->v[i].shape[s].machines,
-					 (long long)ts->v[i].shape[s].gpus);
-	}
-	snprintf(out + used, size - used, "\n]}\n");
-	return out;
-}
-
 int trace_pai_cluster(const char *machine_spec_csv, char **json_out, struct sim_diag *diag)
 {
-	struct pai_types ts = { 0 };
+	struct trace_models ts = { 0 };
 	struct trace_lines r;
 	int err, n_err = 0, first = 1;
 
@@ -424,10 +333,10 @@ int trace_pai_cluster(const char *machine_spec_csv, char **json_out, struct sim_
 		err = sim_diag_add(diag, machine_spec_csv, "expected at least one machine with GPUs, found none");
 		goto out;
 	}
-	*json_out = types_json(&ts);
+	*json_out = trace_models_cluster_json(&ts);
 	err = *json_out ? 0 : -SIM_ENOMEM;
 out:
 	trace_lines_close(&r);
-	free(ts.v);
+	trace_models_free(&ts);
 	return err;
 }

@@ -161,20 +161,12 @@ static int ti_pass2(struct ti_ctx *c, struct trace_lines *r, struct ti_row *row,
 	return err;
 }
 
-/* Fresh id set for a pass (each pass keeps the first row of an id). */
-static int ti_reset_ids(struct ti_ctx *c)
-{
-	trace_tenants_destroy(c->ids);
-	c->ids = trace_tenants_create();
-	return c->ids ? 0 : -SIM_ENOMEM;
-}
-
 static int ti_run(struct ti_ctx *c, struct trace_lines *r, struct ti_row *row, const char *out_path)
 {
 	char tmp[4096];
 	FILE *f = NULL;
 	int err;
-	if ((err = ti_header(c, r, row)) < 0 || (err = ti_reset_ids(c)) < 0)
+	if ((err = ti_header(c, r, row)) < 0 || (err = trace_tenants_reset(&c->ids)) < 0)
 		return err;
 	if ((err = ti_pass1(c, r, row)) < 0) {
 		if (err != -SIM_ENOMEM)
@@ -186,7 +178,7 @@ static int ti_run(struct ti_ctx *c, struct trace_lines *r, struct ti_row *row, c
 	c->in.res->tenants_in = c->in.res->queues_out = c->in.res->rows_written ? 1 : 0;
 	if ((err = trace_import_rewind(&c->in, r)) < 0)
 		return err;
-	if ((err = ti_header(c, r, row)) < 0 || (err = ti_reset_ids(c)) < 0)
+	if ((err = ti_header(c, r, row)) < 0 || (err = trace_tenants_reset(&c->ids)) < 0)
 		return err;
 	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, c->in.diag)) < 0)
 		return err;
