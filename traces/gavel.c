@@ -33,7 +33,7 @@ struct gv_row {
 
 struct gv_ctx {
 	struct trace_import_pass in; /* path, opts, res, diag; report and error count */
-	size_t data_row; /* 1-based data line, for ids */
+	struct gv_row *row; /* the row being classified; owned by trace_gavel_import */
 	char queue[256]; /* from the file name */
 };
 
@@ -76,21 +76,17 @@ static int gv_classify(struct gv_ctx *c, const struct trace_lines *r, struct gv_
 	return 1;
 }
 
-static int gv_pass1(struct gv_ctx *c, struct trace_lines *r, struct gv_row *row)
+static int gv_keep(void *ctx, const struct trace_lines *r)
 {
-	int err;
-	c->in.report = 1;
-	while ((err = trace_lines_next(r)) > 0) {
-		if (trace_blank_line(r))
-			continue;
-		c->in.res->rows_read++;
-		if (!gv_classify(c, r, row))
-			continue;
-		c->in.res->rows_written++;
-		c->in.res->gpu_hours_out +=
-		    (double)row->steps / GAVEL_STEPS_PER_S * (double)row->gpus / 3600.0;
-	}
-	return err;
+	struct gv_ctx *c = ctx;
+	return gv_classify(c, r, c->row);
+}
+
+static int gv_count(void *ctx)
+{
+	struct gv_ctx *c = ctx;
+	c->in.res->gpu_hours_out += (double)c->row->steps / GAVEL_STEPS_PER_S * (double)c->row->gpus / 3600.0;
+	return 0;
 }
 
 /* Queue name from the file name: "traces/msr/6214e9.trace.gz" -> "6214e9". Names
@@ -112,8 +108,9 @@ static void gv_queue_name(const char *path, char *buf, size_t size)
 		snprintf(buf, size, "default");
 }
 
-static void gv_write_header(FILE *f, const struct gv_ctx *c)
+static void gv_write_header(FILE *f, const void *ctx)
 {
+	const struct gv_ctx *c = ctx;
 	const struct trace_import_result *res = c->in.res;
 	char why[1024];
 	trace_import_reasons_str(res, 0, why, sizeof why);
@@ -135,64 +132,41 @@ static void gv_write_header(FILE *f, const struct gv_ctx *c)
 	fputs("id,submit_s,duration_s,queue,request,priority\n", f);
 }
 
-static int gv_pass2(struct gv_ctx *c, struct trace_lines *r, struct gv_row *row, FILE *f)
+/* Ids are the 1-based data line (trace_import_pass.row), as in the source file. */
+static int gv_write_row(void *ctx, FILE *f)
 {
+	struct gv_ctx *c = ctx;
+	const struct gv_row *row = c->row;
 	char sub[32], dur[32];
-	int err;
-	c->in.report = 0;
-	c->data_row = 0;
-	while ((err = trace_lines_next(r)) > 0) {
-		if (trace_blank_line(r))
-			continue;
-		c->data_row++;
-		if (!gv_classify(c, r, row))
-			continue;
-		int64_t dur_ns = row->steps * SIM_NS_PER_S / GAVEL_STEPS_PER_S;
-		fprintf(f, "gavel-%zu,%s,%s,%s,*:gpu=%lld,%lld\n", c->data_row,
-			trace_format_secs(row->arrival_ns, sub, sizeof sub),
-			trace_format_secs(dur_ns, dur, sizeof dur), c->queue, (long long)row->gpus,
-			(long long)row->prio);
-	}
-	return err;
+	int64_t dur_ns = row->steps * SIM_NS_PER_S / GAVEL_STEPS_PER_S;
+	fprintf(f, "gavel-%zu,%s,%s,%s,*:gpu=%lld,%lld\n", c->in.row,
+		trace_format_secs(row->arrival_ns, sub, sizeof sub), trace_format_secs(dur_ns, dur, sizeof dur),
+		c->queue, (long long)row->gpus, (long long)row->prio);
+	return 0;
 }
 
-static int gv_run(struct gv_ctx *c, struct trace_lines *r, struct gv_row *row, const char *out_path)
-{
-	char tmp[4096];
-	FILE *f = NULL;
-	int err;
-	if ((err = gv_pass1(c, r, row)) < 0) {
-		sim_diag_add(c->in.diag, c->in.path, "cannot read: %s", sim_strerror(err));
-		return err;
-	}
-	if (c->in.n_err)
-		return -SIM_EPARSE;
-	/* One tenant a file: --top-queues K >= 1 keeps it. */
-	c->in.res->tenants_in = c->in.res->queues_out = c->in.res->rows_written ? 1 : 0;
-	if ((err = trace_import_rewind(&c->in, r)) < 0)
-		return err;
-	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, c->in.diag)) < 0)
-		return err;
-	gv_write_header(f, c);
-	return trace_import_out_close(&c->in, out_path, tmp, f, gv_pass2(c, r, row, f));
-}
+static const struct trace_import_format gv_format = {
+	.classify = gv_keep,
+	.count = gv_count,
+	.write_header = gv_write_header,
+	.write_row = gv_write_row,
+};
 
 int trace_gavel_import(const char *in_path, const char *out_path, const struct trace_import_opts *opts,
 		       struct trace_import_result *res, struct sim_diag *diag)
 {
 	struct gv_ctx c = {.in = {.path = in_path, .opts = opts, .res = res, .diag = diag}};
 	struct trace_lines r;
-	struct gv_row *row = malloc(sizeof *row);
 	int err;
 
 	memset(res, 0, sizeof *res);
-	if (!row)
+	if (!(c.row = malloc(sizeof *c.row)))
 		return -SIM_ENOMEM;
 	gv_queue_name(in_path, c.queue, sizeof c.queue);
 	if ((err = trace_lines_open(&r, in_path, diag)) == 0) {
-		err = gv_run(&c, &r, row, out_path);
+		err = trace_import_run(&c.in, &gv_format, &c, &r, out_path);
 		trace_lines_close(&r);
 	}
-	free(row);
+	free(c.row);
 	return err;
 }

@@ -43,6 +43,7 @@ struct he_ctx {
 	int64_t min_submit_ns;	       /* earliest submit of a kept row (Unix ns) */
 	struct trace_tenants *ids;     /* job_ids kept so far in this pass (a set) */
 	struct trace_tenants *tenants; /* GPU-seconds per queue name, pass 1 */
+	struct he_row *row;	       /* the row being classified; owned by trace_helios_import */
 };
 
 /* "YYYY-MM-DD HH:MM:SS" (UTC) or Unix seconds, in Unix ns; -1 when neither. */
@@ -151,32 +152,39 @@ static int he_header(struct he_ctx *c, struct trace_lines *r, struct he_row *row
 	return 0;
 }
 
-static int he_pass1(struct he_ctx *c, struct trace_lines *r, struct he_row *row)
+static int he_begin(void *ctx, struct trace_lines *r)
 {
-	int err;
-	c->in.report = 1;
-	while ((err = trace_lines_next(r)) > 0) {
-		if (trace_blank_line(r))
-			continue;
-		c->in.res->rows_read++;
-		int keep = he_classify(c, r, row);
-		if (keep < 0)
-			return keep;
-		if (!keep)
-			continue;
-		double gpu_s = sim_time_to_s(row->dur_ns) * (double)row->gpus;
-		c->in.res->rows_written++;
-		c->in.res->gpu_hours_out += gpu_s / 3600.0;
-		if (c->in.res->rows_written == 1 || row->submit_ns < c->min_submit_ns)
-			c->min_submit_ns = row->submit_ns;
-		if (trace_tenants_add(c->tenants, row->tenant.p, row->tenant.len, gpu_s) < 0)
-			return -SIM_ENOMEM;
-	}
-	return err;
+	struct he_ctx *c = ctx;
+	int err = he_header(c, r, c->row);
+	return err < 0 ? err : trace_tenants_reset(&c->ids);
 }
 
-static void he_write_header(FILE *f, const struct he_ctx *c)
+static int he_keep(void *ctx, const struct trace_lines *r)
 {
+	struct he_ctx *c = ctx;
+	return he_classify(c, r, c->row);
+}
+
+static int he_count(void *ctx)
+{
+	struct he_ctx *c = ctx;
+	const struct he_row *row = c->row;
+	double gpu_s = sim_time_to_s(row->dur_ns) * (double)row->gpus;
+	c->in.res->gpu_hours_out += gpu_s / 3600.0;
+	if (c->in.res->rows_written == 1 || row->submit_ns < c->min_submit_ns)
+		c->min_submit_ns = row->submit_ns;
+	return trace_tenants_add(c->tenants, row->tenant.p, row->tenant.len, gpu_s) < 0 ? -SIM_ENOMEM : 0;
+}
+
+static int he_tenants(void *ctx)
+{
+	struct he_ctx *c = ctx;
+	return trace_import_pick_top(&c->in, c->tenants);
+}
+
+static void he_write_header(FILE *f, const void *ctx)
+{
+	const struct he_ctx *c = ctx;
 	const struct trace_import_result *res = c->in.res;
 	char why[1024], sub[32];
 	trace_import_reasons_str(res, 0, why, sizeof why);
@@ -204,82 +212,54 @@ static void he_write_header(FILE *f, const struct he_ctx *c)
 	fputs("id,submit_s,duration_s,queue,request,user\n", f);
 }
 
-static int he_pass2(struct he_ctx *c, struct trace_lines *r, struct he_row *row, FILE *f)
+static int he_write_row(void *ctx, FILE *f)
 {
+	struct he_ctx *c = ctx;
+	const struct he_row *row = c->row;
 	char sub[32], dur[32];
-	int err;
-	c->in.report = 0;
-	while ((err = trace_lines_next(r)) > 0) {
-		if (trace_blank_line(r))
-			continue;
-		int keep = he_classify(c, r, row);
-		if (keep < 0)
-			return keep;
-		if (!keep)
-			continue;
-		struct trace_span id = row->f[c->col[C_ID]], user = row->f[c->col[C_USER]];
-		const char *q = trace_tenants_map(c->tenants, row->tenant.p, row->tenant.len);
-		int qlen = q ? (int)strlen(q) : (int)row->tenant.len;
-		fprintf(f, "%.*s,%s,%s,%.*s,*:gpu=%lld,%.*s\n", (int)id.len, id.p,
-			trace_format_secs(row->submit_ns - c->min_submit_ns, sub, sizeof sub),
-			trace_format_secs(row->dur_ns, dur, sizeof dur), qlen, q ? q : row->tenant.p,
-			(long long)row->gpus, (int)user.len, user.p);
-	}
-	return err;
+	struct trace_span id = row->f[c->col[C_ID]], user = row->f[c->col[C_USER]];
+	const char *q = trace_tenants_map(c->tenants, row->tenant.p, row->tenant.len);
+	int qlen = q ? (int)strlen(q) : (int)row->tenant.len;
+	fprintf(f, "%.*s,%s,%s,%.*s,*:gpu=%lld,%.*s\n", (int)id.len, id.p,
+		trace_format_secs(row->submit_ns - c->min_submit_ns, sub, sizeof sub),
+		trace_format_secs(row->dur_ns, dur, sizeof dur), qlen, q ? q : row->tenant.p,
+		(long long)row->gpus, (int)user.len, user.p);
+	return 0;
 }
 
-static int he_run(struct he_ctx *c, struct trace_lines *r, struct he_row *row, const char *out_path)
-{
-	char tmp[4096];
-	FILE *f = NULL;
-	int err;
-	if ((err = he_header(c, r, row)) < 0 || (err = trace_tenants_reset(&c->ids)) < 0)
-		return err;
-	if ((err = he_pass1(c, r, row)) < 0) {
-		if (err != -SIM_ENOMEM)
-			sim_diag_add(c->in.diag, c->in.path, "cannot read: %s", sim_strerror(err));
-		return err;
-	}
-	if (c->in.n_err)
-		return -SIM_EPARSE;
-	if ((err = trace_import_pick_top(&c->in, c->tenants)) < 0)
-		return err;
-	if ((err = trace_import_rewind(&c->in, r)) < 0)
-		return err;
-	if ((err = he_header(c, r, row)) < 0 || (err = trace_tenants_reset(&c->ids)) < 0)
-		return err;
-	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, c->in.diag)) < 0)
-		return err;
-	he_write_header(f, c);
-	return trace_import_out_close(&c->in, out_path, tmp, f, he_pass2(c, r, row, f));
-}
+static const struct trace_import_format he_format = {
+	.begin = he_begin,
+	.classify = he_keep,
+	.count = he_count,
+	.tenants = he_tenants,
+	.write_header = he_write_header,
+	.write_row = he_write_row,
+};
 
 int trace_helios_import(const char *in_path, const char *out_path, const struct trace_import_opts *opts,
 			struct trace_import_result *res, struct sim_diag *diag)
 {
 	struct he_ctx c = {.in = {.path = in_path, .opts = opts, .res = res, .diag = diag}};
 	struct trace_lines r;
-	struct he_row *row = malloc(sizeof *row);
 	int err;
 
 	memset(res, 0, sizeof *res);
-	if (opts->queue_from == TRACE_QUEUE_GROUP) {
-		free(row);
+	if (opts->queue_from == TRACE_QUEUE_GROUP)
 		return sim_diag_add(diag, in_path, "--queue-from group: Helios has no groups (use vc or user)");
-	}
 	c.by_user = opts->queue_from == TRACE_QUEUE_USER;
 	c.tenants = trace_tenants_create();
-	if (!row || !c.tenants) {
+	c.row = malloc(sizeof *c.row);
+	if (!c.row || !c.tenants) {
 		err = -SIM_ENOMEM;
 		goto out;
 	}
 	if ((err = trace_lines_open(&r, in_path, diag)) == 0) {
-		err = he_run(&c, &r, row, out_path);
+		err = trace_import_run(&c.in, &he_format, &c, &r, out_path);
 		trace_lines_close(&r);
 	}
 out:
 	trace_tenants_destroy(c.ids);
 	trace_tenants_destroy(c.tenants);
-	free(row);
+	free(c.row);
 	return err;
 }

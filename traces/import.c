@@ -652,3 +652,73 @@ void trace_models_free(struct trace_models *ms)
 	free(ms->v);
 	*ms = (struct trace_models){ 0 };
 }
+
+/* ---- the two-pass driver ---- */
+
+static int next_data_line(const struct trace_import_format *fmt, void *ctx, struct trace_lines *r)
+{
+	if (fmt->next)
+		return fmt->next(ctx, r);
+	int got;
+	while ((got = trace_lines_next(r)) > 0 && trace_blank_line(r))
+		;
+	return got;
+}
+
+/* Pass 1 (count) or pass 2 (write to f). Returns 0 at the end, or < 0. */
+static int import_pass(struct trace_import_pass *ps, const struct trace_import_format *fmt, void *ctx,
+		       struct trace_lines *r, FILE *f)
+{
+	int err;
+	ps->report = f == NULL;
+	ps->row = 0;
+	while ((err = next_data_line(fmt, ctx, r)) > 0) {
+		ps->row++;
+		if (!f)
+			ps->res->rows_read++;
+		int keep = fmt->classify(ctx, r);
+		if (keep <= 0) {
+			if (keep < 0)
+				return keep;
+			continue;
+		}
+		if (f) {
+			err = fmt->write_row(ctx, f);
+		} else {
+			ps->res->rows_written++;
+			err = fmt->count ? fmt->count(ctx) : 0;
+		}
+		if (err < 0)
+			return err;
+	}
+	return err;
+}
+
+int trace_import_run(struct trace_import_pass *ps, const struct trace_import_format *fmt, void *ctx,
+		     struct trace_lines *r, const char *out_path)
+{
+	char tmp[4096];
+	FILE *f = NULL;
+	int err;
+	if (fmt->begin && (err = fmt->begin(ctx, r)) < 0)
+		return err;
+	if ((err = import_pass(ps, fmt, ctx, r, NULL)) < 0) {
+		if (err != -SIM_ENOMEM)
+			sim_diag_add(ps->diag, ps->path, "cannot read: %s", sim_strerror(err));
+		return err;
+	}
+	if (ps->n_err)
+		return -SIM_EPARSE;
+	if (fmt->tenants)
+		err = fmt->tenants(ctx);
+	else
+		ps->res->tenants_in = ps->res->queues_out = ps->res->rows_written ? 1 : 0;
+	if (err < 0 || (err = trace_import_rewind(ps, r)) < 0)
+		return err;
+	if (fmt->begin && (err = fmt->begin(ctx, r)) < 0)
+		return err;
+	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, ps->diag)) < 0)
+		return err;
+	fmt->write_header(f, ctx);
+	return trace_import_out_close(ps, out_path, tmp, f, import_pass(ps, fmt, ctx, r, f));
+}

@@ -172,7 +172,35 @@ struct trace_import_pass {
 	struct sim_diag *diag;
 	int report;   /* pass 1: count reasons and report errors */
 	size_t n_err; /* located errors (strict mode) */
+	size_t row;   /* 1-based data line of the current pass (trace_import_run) */
 };
+
+/* A two-pass importer's parts, for trace_import_run. Pass 1 classifies every data
+ * line and counts (reasons, rows, GPU-hours, tenants); pass 2 classifies them again,
+ * so both agree on every row, and writes the kept ones. ctx is the format's own
+ * context, whose struct trace_import_pass the driver is given beside it. */
+struct trace_import_format {
+	/* Before each pass: read the header, reset per-pass sets. Optional. */
+	int (*begin)(void *ctx, struct trace_lines *r);
+	/* The next data line: 1, 0 at the end, or a reader error. Optional: by default
+	 * the next line that is not blank. */
+	int (*next)(void *ctx, struct trace_lines *r);
+	/* 1 keep, 0 dropped (trace_import_reject), or < 0 (-SIM_ENOMEM). */
+	int (*classify)(void *ctx, const struct trace_lines *r);
+	/* Pass 1, a kept row, rows_written already counted: GPU-hours, tenants... 0 or < 0. */
+	int (*count)(void *ctx);
+	/* Between the passes: queue names (trace_import_pick_top). Optional: by default
+	 * the file is the one tenant (tenants_in = queues_out = 1 when any row is kept). */
+	int (*tenants)(void *ctx);
+	void (*write_header)(FILE *f, const void *ctx);
+	/* Pass 2, a kept row. 0 or < 0. */
+	int (*write_row)(void *ctx, FILE *f);
+};
+
+/* Runs both passes over r (open) and writes out_path (tmp + rename; nothing is left
+ * on error). Returns 0, -SIM_EPARSE (located errors in diag), or another -SIM_E*. */
+int trace_import_run(struct trace_import_pass *ps, const struct trace_import_format *fmt, void *ctx,
+		     struct trace_lines *r, const char *out_path);
 
 /* Drops a row for REASON: when reporting, counts it, or for a bad reason in strict
  * mode reports "FILE:LINE: column COL: FMT..." and counts an error. Returns 0 (the

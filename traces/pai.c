@@ -39,6 +39,7 @@ struct pai_ctx {
 	struct trace_tenants *ids;   /* ids kept so far in this pass (a set) */
 	int64_t min_start_ns;	     /* earliest kept start_time (pass 1) */
 	int seen_data;		     /* a data line (or the header) was seen in this pass */
+	struct pai_row *row;	     /* the row being classified; owned by trace_pai_import */
 };
 
 /* Whether gpu_type names no model: empty, MISC (mixed, unnamed) or CPU. */
@@ -132,8 +133,9 @@ static int pai_classify(struct pai_ctx *c, const struct trace_lines *r, struct p
 
 /* The next data line: 1, 0 at the end, or a reader error. Skips blank lines and a
  * first line that is the column names (the original has none; copies may add it). */
-static int pai_next(struct pai_ctx *c, struct trace_lines *r)
+static int pai_next(void *ctx, struct trace_lines *r)
 {
+	struct pai_ctx *c = ctx;
 	int got;
 	while ((got = trace_lines_next(r)) > 0) {
 		if (trace_blank_line(r))
@@ -147,27 +149,25 @@ static int pai_next(struct pai_ctx *c, struct trace_lines *r)
 	return got;
 }
 
-static int pai_pass1(struct pai_ctx *c, struct trace_lines *r, struct pai_row *row)
+static int pai_keep(void *ctx, const struct trace_lines *r)
 {
-	int err;
-	c->in.report = 1;
-	while ((err = pai_next(c, r)) > 0) {
-		c->in.res->rows_read++;
-		int keep = pai_classify(c, r, row);
-		if (keep < 0)
-			return keep;
-		if (!keep)
-			continue;
-		if (!c->in.res->rows_written || row->start_ns < c->min_start_ns)
-			c->min_start_ns = row->start_ns;
-		c->in.res->rows_written++;
-		c->in.res->gpu_hours_out += sim_time_to_s(row->dur_ns) * (double)row->gpus / SIM_MILLI / 3600.0;
-	}
-	return err;
+	struct pai_ctx *c = ctx;
+	return pai_classify(c, r, c->row);
 }
 
-static void pai_write_header(FILE *f, const struct pai_ctx *c)
+static int pai_count(void *ctx)
 {
+	struct pai_ctx *c = ctx;
+	const struct pai_row *row = c->row;
+	if (c->in.res->rows_written == 1 || row->start_ns < c->min_start_ns)
+		c->min_start_ns = row->start_ns;
+	c->in.res->gpu_hours_out += sim_time_to_s(row->dur_ns) * (double)row->gpus / SIM_MILLI / 3600.0;
+	return 0;
+}
+
+static void pai_write_header(FILE *f, const void *ctx)
+{
+	const struct pai_ctx *c = ctx;
 	const struct trace_import_result *res = c->in.res;
 	char why[1024], t0[32];
 	trace_import_reasons_str(res, 0, why, sizeof why);
@@ -187,74 +187,54 @@ static void pai_write_header(FILE *f, const struct pai_ctx *c)
 	fputs("id,submit_s,duration_s,queue,request\n", f);
 }
 
-static int pai_pass2(struct pai_ctx *c, struct trace_lines *r, struct pai_row *row, FILE *f)
+static int pai_write_row(void *ctx, FILE *f)
 {
+	struct pai_ctx *c = ctx;
+	const struct pai_row *row = c->row;
 	char sub[32], dur[32], gpus[32];
-	int err;
-	c->in.report = 0;
-	while ((err = pai_next(c, r)) > 0) {
-		int keep = pai_classify(c, r, row);
-		if (keep < 0)
-			return keep;
-		if (!keep)
-			continue;
-		struct trace_span t = row->f[F_TYPE];
-		sim_qty_format(row->gpus, gpus, sizeof gpus);
-		fprintf(f, "%s,%s,%s,default,%.*s:gpu=%s\n", row->id,
-			trace_format_secs(row->start_ns - c->min_start_ns, sub, sizeof sub),
-			trace_format_secs(row->dur_ns, dur, sizeof dur), any_flavor(t) ? 1 : (int)t.len,
-			any_flavor(t) ? "*" : t.p, gpus);
-	}
-	return err;
+	struct trace_span t = row->f[F_TYPE];
+	sim_qty_format(row->gpus, gpus, sizeof gpus);
+	fprintf(f, "%s,%s,%s,default,%.*s:gpu=%s\n", row->id,
+		trace_format_secs(row->start_ns - c->min_start_ns, sub, sizeof sub),
+		trace_format_secs(row->dur_ns, dur, sizeof dur), any_flavor(t) ? 1 : (int)t.len,
+		any_flavor(t) ? "*" : t.p, gpus);
+	return 0;
 }
 
 /* Fresh id set and header state for a pass. */
-static int pai_reset(struct pai_ctx *c)
+static int pai_begin(void *ctx, struct trace_lines *r)
 {
+	struct pai_ctx *c = ctx;
+	(void)r;
 	c->seen_data = 0;
 	return trace_tenants_reset(&c->ids);
 }
 
-static int pai_run(struct pai_ctx *c, struct trace_lines *r, struct pai_row *row, const char *out_path)
-{
-	char tmp[4096];
-	FILE *f = NULL;
-	int err;
-	if ((err = pai_reset(c)) < 0)
-		return err;
-	if ((err = pai_pass1(c, r, row)) < 0) {
-		if (err != -SIM_ENOMEM)
-			sim_diag_add(c->in.diag, c->in.path, "cannot read: %s", sim_strerror(err));
-		return err;
-	}
-	if (c->in.n_err)
-		return -SIM_EPARSE;
-	c->in.res->tenants_in = c->in.res->queues_out = c->in.res->rows_written ? 1 : 0;
-	if ((err = trace_import_rewind(&c->in, r)) < 0 || (err = pai_reset(c)) < 0)
-		return err;
-	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, c->in.diag)) < 0)
-		return err;
-	pai_write_header(f, c);
-	return trace_import_out_close(&c->in, out_path, tmp, f, pai_pass2(c, r, row, f));
-}
+static const struct trace_import_format pai_format = {
+	.begin = pai_begin,
+	.next = pai_next,
+	.classify = pai_keep,
+	.count = pai_count,
+	.write_header = pai_write_header,
+	.write_row = pai_write_row,
+};
 
 int trace_pai_import(const char *in_path, const char *out_path, const struct trace_import_opts *opts,
 		     struct trace_import_result *res, struct sim_diag *diag)
 {
 	struct pai_ctx c = { .in = { .path = in_path, .opts = opts, .res = res, .diag = diag } };
 	struct trace_lines r;
-	struct pai_row *row = malloc(sizeof *row);
 	int err;
 
 	memset(res, 0, sizeof *res);
-	if (!row)
+	if (!(c.row = malloc(sizeof *c.row)))
 		return -SIM_ENOMEM;
 	if ((err = trace_lines_open(&r, in_path, diag)) == 0) {
-		err = pai_run(&c, &r, row, out_path);
+		err = trace_import_run(&c.in, &pai_format, &c, &r, out_path);
 		trace_lines_close(&r);
 	}
 	trace_tenants_destroy(c.ids);
-	free(row);
+	free(c.row);
 	return err;
 }
 

@@ -33,6 +33,7 @@ struct ti_ctx {
 	int n_hdr;		   /* fields in the header */
 	size_t hdr_line;	   /* line of the header */
 	struct trace_tenants *ids; /* job_ids kept so far in this pass (a set) */
+	struct ti_row *row;        /* the row being classified; owned by trace_tiresias_import */
 };
 
 /* Parses and checks one data line. Returns 1 to keep it, 0 when dropped, -SIM_ENOMEM.
@@ -102,27 +103,29 @@ static int ti_header(struct ti_ctx *c, struct trace_lines *r, struct ti_row *row
 	return 0;
 }
 
-static int ti_pass1(struct ti_ctx *c, struct trace_lines *r, struct ti_row *row)
+static int ti_begin(void *ctx, struct trace_lines *r)
 {
-	int err;
-	c->in.report = 1;
-	while ((err = trace_lines_next(r)) > 0) {
-		if (trace_blank_line(r))
-			continue;
-		c->in.res->rows_read++;
-		int keep = ti_classify(c, r, row);
-		if (keep < 0)
-			return keep;
-		if (!keep)
-			continue;
-		c->in.res->rows_written++;
-		c->in.res->gpu_hours_out += sim_time_to_s(row->dur_ns) * (double)row->gpus / 3600.0;
-	}
-	return err;
+	struct ti_ctx *c = ctx;
+	int err = ti_header(c, r, c->row);
+	return err < 0 ? err : trace_tenants_reset(&c->ids);
 }
 
-static void ti_write_header(FILE *f, const struct ti_ctx *c)
+static int ti_keep(void *ctx, const struct trace_lines *r)
 {
+	struct ti_ctx *c = ctx;
+	return ti_classify(c, r, c->row);
+}
+
+static int ti_count(void *ctx)
+{
+	struct ti_ctx *c = ctx;
+	c->in.res->gpu_hours_out += sim_time_to_s(c->row->dur_ns) * (double)c->row->gpus / 3600.0;
+	return 0;
+}
+
+static void ti_write_header(FILE *f, const void *ctx)
+{
+	const struct ti_ctx *c = ctx;
 	const struct trace_import_result *res = c->in.res;
 	char why[1024];
 	trace_import_reasons_str(res, 0, why, sizeof why);
@@ -140,68 +143,41 @@ static void ti_write_header(FILE *f, const struct ti_ctx *c)
 	fputs("id,submit_s,duration_s,queue,request\n", f);
 }
 
-static int ti_pass2(struct ti_ctx *c, struct trace_lines *r, struct ti_row *row, FILE *f)
+static int ti_write_row(void *ctx, FILE *f)
 {
+	struct ti_ctx *c = ctx;
+	const struct ti_row *row = c->row;
 	char sub[32], dur[32];
-	int err;
-	c->in.report = 0;
-	while ((err = trace_lines_next(r)) > 0) {
-		if (trace_blank_line(r))
-			continue;
-		int keep = ti_classify(c, r, row);
-		if (keep < 0)
-			return keep;
-		if (!keep)
-			continue;
-		struct trace_span id = row->f[c->col[C_ID]];
-		fprintf(f, "%.*s,%s,%s,default,*:gpu=%lld\n", (int)id.len, id.p,
-			trace_format_secs(row->submit_ns, sub, sizeof sub),
-			trace_format_secs(row->dur_ns, dur, sizeof dur), (long long)row->gpus);
-	}
-	return err;
+	struct trace_span id = row->f[c->col[C_ID]];
+	fprintf(f, "%.*s,%s,%s,default,*:gpu=%lld\n", (int)id.len, id.p,
+		trace_format_secs(row->submit_ns, sub, sizeof sub),
+		trace_format_secs(row->dur_ns, dur, sizeof dur), (long long)row->gpus);
+	return 0;
 }
 
-static int ti_run(struct ti_ctx *c, struct trace_lines *r, struct ti_row *row, const char *out_path)
-{
-	char tmp[4096];
-	FILE *f = NULL;
-	int err;
-	if ((err = ti_header(c, r, row)) < 0 || (err = trace_tenants_reset(&c->ids)) < 0)
-		return err;
-	if ((err = ti_pass1(c, r, row)) < 0) {
-		if (err != -SIM_ENOMEM)
-			sim_diag_add(c->in.diag, c->in.path, "cannot read: %s", sim_strerror(err));
-		return err;
-	}
-	if (c->in.n_err)
-		return -SIM_EPARSE;
-	c->in.res->tenants_in = c->in.res->queues_out = c->in.res->rows_written ? 1 : 0;
-	if ((err = trace_import_rewind(&c->in, r)) < 0)
-		return err;
-	if ((err = ti_header(c, r, row)) < 0 || (err = trace_tenants_reset(&c->ids)) < 0)
-		return err;
-	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, c->in.diag)) < 0)
-		return err;
-	ti_write_header(f, c);
-	return trace_import_out_close(&c->in, out_path, tmp, f, ti_pass2(c, r, row, f));
-}
+static const struct trace_import_format ti_format = {
+	.begin = ti_begin,
+	.classify = ti_keep,
+	.count = ti_count,
+	.write_header = ti_write_header,
+	.write_row = ti_write_row,
+};
 
 int trace_tiresias_import(const char *in_path, const char *out_path, const struct trace_import_opts *opts,
 			  struct trace_import_result *res, struct sim_diag *diag)
 {
 	struct ti_ctx c = {.in = {.path = in_path, .opts = opts, .res = res, .diag = diag}};
 	struct trace_lines r;
-	struct ti_row *row = malloc(sizeof *row);
 	int err;
 
 	memset(res, 0, sizeof *res);
-	if (!row)
+	if (!(c.row = malloc(sizeof *c.row)))
 		return -SIM_ENOMEM;
 	if ((err = trace_lines_open(&r, in_path, diag)) == 0) {
-		err = ti_run(&c, &r, row, out_path);
+		err = trace_import_run(&c.in, &ti_format, &c, &r, out_path);
 		trace_lines_close(&r);
 	}
 	trace_tenants_destroy(c.ids);
-	free(row);
+	free(c.row);
 	return err;
 }
