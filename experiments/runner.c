@@ -351,10 +351,8 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	sim_metrics_summarize_queues(trace, r->queues, &r->sum);
 	/* With capacity over time, utilization is over the capacity in force, not the
 	 * cluster's final size. */
-	if (sim_capacity_any(v->capacity)) {
-		double cap_gpu_s = sim_engine_capacity_gpu_s(r->e);
-		r->sum.v[SIM_SUM_utilization] = cap_gpu_s > 0 ? r->sum.v[SIM_SUM_busy_gpu_s] / cap_gpu_s : NAN;
-	}
+	if (sim_capacity_any(v->capacity))
+		sim_metrics_set_capacity_gpu_s(&r->sum, sim_engine_capacity_gpu_s(r->e));
 	return 0;
 fail:
 	run_result_free(r);

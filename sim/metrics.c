@@ -707,3 +707,8 @@ void sim_metrics_replicate(const struct sim_summary *runs, size_t n, struct sim_
 	}
 	free(x);
 }
+
+void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu_s)
+{
+	sum->v[SIM_SUM_utilization] = capacity_gpu_s > 0 ? sum->v[SIM_SUM_busy_gpu_s] / capacity_gpu_s : NAN;
+}

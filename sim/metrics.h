@@ -163,6 +163,12 @@ int sim_metrics_options(const struct sim_trace *t, const struct sim_cluster *c,
  * 1/n when one value holds everything. NaN when n = 0 or every x is 0. */
 double sim_metrics_jain(const double *x, size_t n);
 
+/* Utilization when capacity changed over the run (stock-outs, reservations, capacity
+ * events): busy_gpu_s over capacity_gpu_s, the GPU-seconds of capacity in force from
+ * the first submit to the end (sim_engine_capacity_gpu_s), instead of the final
+ * capacity x makespan_s. NaN when capacity_gpu_s <= 0. */
+void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu_s);
+
 /* Completes a summary with the per-queue results: jain_fairness over the queues
  * with nominal_gpus > 0 and at least one job (x = share; NaN when there is none). */
 void sim_metrics_summarize_queues(const struct sim_trace *t, const struct sim_queue_row *rows,

@@ -541,7 +541,21 @@ static void test_metrics_quantiles_match_qsort_reference(void)
 	gsl_rng_free(r);
 }
 
+/* Under capacity over time, utilization is busy GPU-seconds over the capacity in force. */
+static void test_metrics_capacity_utilization(void)
+{
+	struct sim_summary s;
+	for (int i = 0; i < SIM_SUM_COUNT_; i++)
+		s.v[i] = NAN;
+	s.v[SIM_SUM_busy_gpu_s] = 500;
+	sim_metrics_set_capacity_gpu_s(&s, 1000); /* e.g. 8 GPUs for 100 s, 4 for 30, 8 for 10 */
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_utilization], 0.5, 1e-12);
+	sim_metrics_set_capacity_gpu_s(&s, 0);
+	CU_ASSERT(isnan(s.v[SIM_SUM_utilization]));
+}
+
 static CU_TestInfo metrics_tests[] = {
+	{ "test_metrics_capacity_utilization", test_metrics_capacity_utilization },
 	{ "test_metrics_quantiles_match_qsort_reference", test_metrics_quantiles_match_qsort_reference },
 	{ "test_metrics_field_names", test_metrics_field_names },
 	{ "test_metrics_per_job", test_metrics_per_job },
