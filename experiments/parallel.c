@@ -78,17 +78,6 @@ void exp_guard_uninstall(void)
 
 /* ---- the parts folder ---- */
 
-/* FNV-1a, 64 bits: tells configs apart, not an integrity check. */
-static uint64_t fnv1a(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 /* What the parts belong to: the config text, the trace file (size and mtime, so an
  * edited trace is noticed without reading it again), the number of runs and whether
  * parts carry logs. */
@@ -103,7 +92,7 @@ static int stamp_text(const struct exp_config *cfg, size_t n_runs, int with_log,
 	snprintf(buf, n,
 		 STAMP_MAGIC "\nconfig_fnv1a=%016llx\ntrace=%s\ntrace_bytes=%lld\ntrace_mtime_ns=%lld\n"
 		 "runs=%zu\nlog=%d\n",
-		 (unsigned long long)fnv1a(cfg->text, strlen(cfg->text)), cfg->trace_path, (long long)st.st_size,
+		 (unsigned long long)sim_fnv1a64(cfg->text, strlen(cfg->text)), cfg->trace_path, (long long)st.st_size,
 		 (long long)st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec, n_runs, with_log);
 	return 0;
 }

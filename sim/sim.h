@@ -105,6 +105,18 @@ char *sim_path_beside(const char *file, const char *rel);
 /* Formats milli-units as a decimal without trailing zeros ("0.5", "8"). */
 void sim_qty_format(sim_qty_t q, char *buf, size_t n);
 
+/* FNV-1a, 64 bits, of len bytes: for hash tables and for telling inputs apart (not
+ * an integrity check). */
+static inline uint64_t sim_fnv1a64(const char *s, size_t len)
+{
+	uint64_t h = 14695981039346656037ull;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
 /* SplitMix64 (Steele, Lea and Flood): spreads a seed, or a (seed, purpose) pair,
  * over 64 bits, so that neighbouring seeds give unrelated GSL streams. */
 static inline uint64_t sim_splitmix64(uint64_t x)

@@ -136,14 +136,6 @@ struct trace_tenants {
 	int picked; /* trace_tenants_pick_top ran with K > 0 */
 };
 
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-	return h;
-}
-
 struct trace_tenants *trace_tenants_create(void)
 {
 	struct trace_tenants *tt = calloc(1, sizeof *tt);
@@ -177,7 +169,7 @@ void trace_tenants_destroy(struct trace_tenants *tt)
 
 static struct tenant *tenant_slot(const struct trace_tenants *tt, const char *name, size_t len)
 {
-	size_t i = (size_t)hash_bytes(name, len) & (tt->cap - 1);
+	size_t i = (size_t)sim_fnv1a64(name, len) & (tt->cap - 1);
 	for (;; i = (i + 1) & (tt->cap - 1)) {
 		struct tenant *s = &tt->slots[i];
 		if (!s->name || (strlen(s->name) == len && memcmp(s->name, name, len) == 0))

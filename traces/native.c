@@ -120,16 +120,6 @@ static uint32_t hash_bytes(const char *s, size_t len)
 	return h;
 }
 
-static uint64_t hash_bytes64(const char *s, size_t len)
-{
-	uint64_t h = 14695981039346656037ull; /* FNV-1a, 64-bit */
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ull;
-	}
-	return h;
-}
-
 static int hmap_init(struct hmap *m, size_t expect)
 {
 	size_t cap = 16;
@@ -973,7 +963,7 @@ static int parse_row(struct parser *ps, uint32_t line)
 			t->strings[t->strings_len + id.len] = '\0';
 			t->strings_len += id.len + 1;
 			if (ps->fast)
-				ps->id_hash[t->n_jobs] = hash_bytes64(id.p, id.len);
+				ps->id_hash[t->n_jobs] = sim_fnv1a64(id.p, id.len);
 			else if (hmap_fill(&ps->ids, s, id_hash, (uint32_t)t->n_jobs) < 0)
 				return -SIM_ENOMEM;
 		}
