@@ -21,10 +21,11 @@
 #include "../sim/h5diag.h"
 
 #define READ_BLOCK_ROWS 65536u
-#define N_ROOT_ATTRS 6
+#define N_ROOT_ATTRS 8
 
 static const char *const root_attr_names[N_ROOT_ATTRS] = {
 	"schema_version", "software", "software_version", "created_utc", "experiment_json", "config_path",
+	"mode", "backend", /* 1.4 */
 };
 
 struct h5read_file {

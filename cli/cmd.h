@@ -17,6 +17,7 @@ int cmd_explain(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
+int cmd_real(int argc, char **argv);
 
 /* Maps a -SIM_E* to an exit code: PARSE/NOENT/INVAL/RANGE -> 2, others -> 1. */
 int cmd_exit_code(int err);

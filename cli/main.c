@@ -17,6 +17,7 @@ static const char usage[] =
 	"  compare BASE.h5 NEW.h5 [--fail-if RULE ...] [--json]  metrics side by side; a regression gate\n"
 	"  cluster import --format openb|pai|helios|philly-vc IN  a node list as a config's cluster\n"
 	"  plan CONFIG --target RULE ...  capacity search: the smallest capacity that meets an SLO\n"
+	"  real CONFIG --backend cpu|cuda [--time-scale S]  run the same config on GPUs (or threads)\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input\n";
 
@@ -47,6 +48,7 @@ int main(int argc, char **argv)
 		{ "compare", cmd_compare },
 		{ "plan", cmd_plan },
 		{ "cluster", cmd_cluster },
+		{ "real", cmd_real },
 	};
 	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
 		if (strcmp(verb, verbs[i].name) == 0)

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../gpu_exec/drv_real.h"
+#include "../gpu_exec/real_results.h"
 #include "../policies/kq_policy.h"
 #include "../policies/policy.h"
 #include "../sim/engine.h"
@@ -300,22 +302,40 @@ struct run_result {
 	double wall_s;
 };
 
+static void driver_fini(struct sim_driver *drv)
+{
+	if (sim_driver_real_results(drv))
+		sim_driver_real_fini(drv);
+	else if (drv->ops)
+		sim_driver_virtual_fini(drv);
+}
+
 static void run_result_free(struct run_result *r)
 {
 	free(r->queues);
 	sim_engine_destroy(r->e);
 	stack_destroy(&r->s);
-	sim_driver_virtual_fini(&r->drv);
+	driver_fini(&r->drv);
+}
+
+/* The run's driver: virtual time, or (real mode) the wall clock and an executor
+ * with one virtual GPU group per flavor of the variant's cluster. */
+static int driver_init(struct sim_driver *drv, const struct exp_config *cfg, const struct exp_variant *v,
+		       const struct sim_trace *trace, const struct real_opts *real, struct sim_diag *diag)
+{
+	if (!real)
+		return sim_driver_virtual_init(drv);
+	return sim_driver_real_init(drv, real, v->flavors, v->n_flavors, trace->n_jobs, cfg->path, diag);
 }
 
 /* Builds the stack for (v, seed), runs it, and computes the summary and per-queue
  * rows. On failure everything is freed. ep_extra: progress and log, may be NULL. */
 static int simulate(const struct exp_config *cfg, const struct exp_variant *v, uint64_t seed,
-		    struct sim_trace *trace, const struct sim_engine_params *ep_extra, const char *name,
-		    struct run_result *r, struct sim_diag *diag)
+		    struct sim_trace *trace, const struct sim_engine_params *ep_extra, const struct real_opts *real,
+		    const char *name, struct run_result *r, struct sim_diag *diag)
 {
 	memset(r, 0, sizeof *r);
-	int rc = sim_driver_virtual_init(&r->drv);
+	int rc = driver_init(&r->drv, cfg, v, trace, real, diag);
 	if (rc)
 		return rc;
 	struct sim_engine_params ep = { .driver = r->drv, .sample_ns = auto_sample_ns(cfg, trace), .seed = seed };
@@ -325,7 +345,7 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 		ep.log = ep_extra->log;
 	}
 	if ((rc = stack_create(&r->s, cfg, v, trace, &r->e, &ep, diag))) {
-		sim_driver_virtual_fini(&r->drv);
+		driver_fini(&r->drv);
 		return rc;
 	}
 	double t0 = wall_now_s();
@@ -353,6 +373,9 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	 * cluster's final size. */
 	if (sim_capacity_any(v->capacity))
 		sim_metrics_set_capacity_gpu_s(&r->sum, sim_engine_capacity_gpu_s(r->e));
+	const struct real_results *measured = sim_driver_real_results(&r->drv);
+	if (measured)
+		real_summarize(measured, &r->sum);
 	return 0;
 fail:
 	run_result_free(r);
@@ -363,12 +386,23 @@ int exp_run_summary(const struct exp_config *cfg, const struct exp_variant *v, u
 		    struct sim_trace *trace, struct sim_summary *out, struct sim_diag *diag)
 {
 	struct run_result r;
-	int rc = simulate(cfg, v, seed, trace, NULL, v->name, &r, diag);
+	int rc = simulate(cfg, v, seed, trace, NULL, NULL, v->name, &r, diag);
 	if (rc)
 		return rc;
 	*out = r.sum;
 	run_result_free(&r);
 	return 0;
+}
+
+/* A real run's one line: what it measured against the model. */
+static void print_real_line(const char *name, const struct sim_trace *trace, const struct run_result *r,
+			    const struct real_results *m)
+{
+	fprintf(stderr, "run %s (real, %s, x%g): %zu jobs, %.0f s of trace time in %.3f s wall; run time error "
+		"%.2f%%, decision latency p50 %.3f ms p99 %.3f ms; %llu failed\n", name, m->backend, m->time_scale,
+		trace->n_jobs, sim_time_to_s(sim_engine_now(r->e)), r->wall_s,
+		100 * r->sum.v[SIM_SUM_runtime_error], 1e3 * r->sum.v[SIM_SUM_decision_latency_p50_s],
+		1e3 * r->sum.v[SIM_SUM_decision_latency_p99_s], (unsigned long long)m->failed);
 }
 
 static int run_one(const struct exp_config *cfg, const struct exp_variant *v, uint64_t seed,
@@ -386,20 +420,25 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 		extra.progress_arg = prog;
 	}
 	struct run_result r;
-	int rc = simulate(cfg, v, seed, trace, &extra, name, &r, diag);
+	int rc = simulate(cfg, v, seed, trace, &extra, opts->real, name, &r, diag);
 	if (prog && prog->on)
 		fputc('\n', stderr);
 	if (rc)
 		return rc;
 	const struct sim_engine_counters *ctr = sim_engine_counters(r.e);
-	if (!opts->quiet)
+	const struct real_results *measured = sim_driver_real_results(&r.drv);
+	if (!opts->quiet && measured)
+		print_real_line(name, trace, &r, measured);
+	else if (!opts->quiet)
 		fprintf(stderr, "run %s: %zu jobs, %llu events, %.0f s simulated in %.3f s (%.0f events/s)\n",
 			name, trace->n_jobs, (unsigned long long)ctr->events, sim_time_to_s(sim_engine_now(r.e)),
 			r.wall_s, r.wall_s > 0 ? (double)ctr->events / r.wall_s : 0.0);
+	struct real_h5 real_out = { .res = measured, .trace = trace, .cluster = r.s.cluster };
 	struct h5out_run run = {
 		.name = name, .policy = v->policy[SIM_FAM_ORDER], .seed = seed, .trace = trace,
 		.cluster = r.s.cluster, .ts = sim_engine_timeseries(r.e), .counters = ctr, .summary = &r.sum,
 		.wall_s = r.wall_s, .decisions = sim_engine_decisions(r.e), .queues = r.queues,
+		.write_extra = measured ? real_h5_write : NULL, .extra_arg = &real_out,
 	};
 	rc = h5out_write_run(out, &run, diag);
 	run_result_free(&r);
@@ -533,7 +572,11 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 {
 	const char *output = opts->output ? opts->output : cfg->output;
 	struct sweep sw = { .cfg = cfg, .opts = opts };
-	int rc = trace_native_read(cfg->trace_path, &sw.trace, diag);
+	int rc = 0;
+	if (opts->real && (run_jobs(opts) > 1 || exp_mpi_active()))
+		return sim_diag_add(diag, cfg->path, "real mode runs one run at a time on the wall clock: expected "
+				    "no -j and no mpirun");
+	rc = trace_native_read(cfg->trace_path, &sw.trace, diag);
 	if (!rc)
 		rc = check_variants(cfg, sw.trace, diag);
 	if (!rc)
@@ -550,6 +593,8 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 		goto out_trace;
 	sw.meta = (struct h5out_meta){ .experiment_json = cfg->text, .config_path = cfg->path,
 				       .software_version = GPUSCHED_VERSION };
+	if (opts->real)
+		sw.meta.mode = "real", sw.meta.backend = opts->real->backend, sw.meta.time_scale = opts->real->time_scale;
 	exp_guard_install();
 	rc = sweep_execute(&sw, output, diag);
 	exp_guard_uninstall();

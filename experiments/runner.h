@@ -5,6 +5,8 @@
 #include "../sim/metrics.h"
 #include "config.h"
 
+struct real_opts;
+
 struct exp_run_opts {
 	const char *output;   /* overrides cfg->output when non-NULL */
 	int progress;         /* 1: show a progress line on stderr (terminal) */
@@ -13,6 +15,10 @@ struct exp_run_opts {
 			       * (sim/engine.h), each run after a line "# run NAME" */
 	int jobs;             /* worker processes (-j); 0 or 1: runs in this process */
 	int resume;           /* 1: keep the complete parts of an earlier, stopped run */
+	/* Real mode (gpu_exec/drv_real.h): every run is driven by the wall clock and
+	 * its jobs run on the executor; runs go one at a time in this process. NULL:
+	 * simulation. */
+	const struct real_opts *real;
 };
 
 /* Loads the trace, checks it against every variant, runs all, writes the file.

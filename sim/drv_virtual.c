@@ -33,9 +33,10 @@ static int virtual_start(void *priv, struct sim_engine *e, struct sim_job *job)
 	return sim_engine_post(e, &ev, &job->finish_ev);
 }
 
-static int virtual_stop(void *priv, struct sim_engine *e, struct sim_job *job)
+static int virtual_stop(void *priv, struct sim_engine *e, struct sim_job *job, struct sim_stop_measure *m)
 {
 	(void)priv;
+	(void)m; /* zeroed by the engine: the work done follows from time */
 	sim_engine_cancel(e, job->finish_ev);
 	job->finish_ev = 0;
 	return 0;

@@ -274,6 +274,8 @@ const struct sim_engine_counters *sim_engine_counters(const struct sim_engine *e
 const struct sim_view *sim_engine_view(const struct sim_engine *e) { return &e->view; }
 const struct sim_decisions *sim_engine_decisions(const struct sim_engine *e) { return &e->decisions; }
 void sim_engine_set_cost(struct sim_engine *e, const struct sim_preempt_cost *cost) { e->p.cost = *cost; }
+
+const struct sim_preempt_cost *sim_engine_cost(const struct sim_engine *e) { return &e->p.cost; }
 const struct sim_queue_acct *sim_engine_queue_acct(const struct sim_engine *e) { return e->qacct; }
 
 /* Integrates the capacity in force up to now. Capacity is constant between event
@@ -743,7 +745,9 @@ static sim_time_t remaining_work(struct sim_engine *e, const struct sim_job *job
 	return r < 1 ? 1 : r;
 }
 
-static void apply_finish(struct sim_engine *e, struct sim_job *job)
+/* A job's run ends: all its work done, or (failed, real drivers only) its workload
+ * failed and it ends SIM_JOB_FAILED. */
+static void apply_finish(struct sim_engine *e, struct sim_job *job, int failed)
 {
 	assert(job->state == SIM_JOB_RUNNING);
 	const struct sim_job_option *o = sim_job_opt(e->p.trace, job, job->opt_chosen);
@@ -756,14 +760,16 @@ static void apply_finish(struct sim_engine *e, struct sim_job *job)
 	int32_t ran_on = job->alloc.flavor;
 	sim_cluster_release(e->p.cluster, &job->alloc, o->req);
 	job->alloc.flavor = ran_on;
-	job->state = SIM_JOB_COMPLETED;
+	job->state = failed ? SIM_JOB_FAILED : SIM_JOB_COMPLETED;
 	job->end_ns = e->now;
 	job->held_s += sim_time_to_s(e->now - job->last_start_ns);
 	job->finish_ev = 0;
 	e->n_running--;
 	running_remove(e, job->idx);
 	e->n_done++;
-	if (e->p.log)
+	if (e->p.log && failed)
+		fprintf(e->p.log, "[%.3f] job=%s event=failed\n", sim_time_to_s(e->now), sim_job_id(e->p.trace, job));
+	else if (e->p.log)
 		log_event(e, job, LOG_FINISH);
 	NOTIFY(e, on_finish, job);
 }
@@ -774,7 +780,7 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 {
 	switch (ev->phase) {
 	case EV_FINISH:
-		apply_finish(e, &e->p.trace->jobs[ev->job]);
+		apply_finish(e, &e->p.trace->jobs[ev->job], ev->arg == SIM_FINISH_FAILED);
 		return 0;
 	case EV_TIMEOUT:
 		apply_timeout(e, &e->p.trace->jobs[ev->job]);
@@ -845,11 +851,31 @@ static int commit_proposals(struct sim_engine *e)
 	return 0;
 }
 
+/* A real driver's measurement of a stopped job: it keeps the work saved at its last
+ * checkpoint (never less than it had) and loses what it did since, in GPU-seconds
+ * of trace time on the flavor it held. */
+static double measured_stop_progress(struct sim_engine *e, struct sim_job *job, const struct sim_stop_measure *m)
+{
+	double saved = m->saved, done = m->done;
+	if (saved < job->progress)
+		saved = job->progress;
+	if (saved > 1.0 - 1e-12)
+		saved = 1.0 - 1e-12;
+	if (done < saved)
+		done = saved;
+	double w_s = sim_time_to_s(full_work(e, job));
+	job->progress = saved;
+	job->ckpt_overhead_s += (double)m->ckpts * sim_time_to_s(e->p.cost.ckpt_overhead_ns);
+	return (double)alloc_gpus(e, job) / SIM_MILLI * (done - saved) * w_s;
+}
+
 /* Work saved and lost when a running job stops at now (DESIGN.md section 2): the
  * checkpoints completed in this segment are kept; the work since the last one (or
  * since the segment's restore ended) is lost, in GPU-seconds. */
-static double stop_progress(struct sim_engine *e, struct sim_job *job)
+static double stop_progress(struct sim_engine *e, struct sim_job *job, const struct sim_stop_measure *m)
 {
+	if (m->measured)
+		return measured_stop_progress(e, job, m);
 	sim_time_t work_start = job->last_start_ns + job->seg_restore_ns;
 	if (e->now <= work_start)
 		return 0;
@@ -932,10 +958,11 @@ static int apply_preemption(struct sim_engine *e, const struct victim_proposal *
 		return evict_queued(e, vp);
 	if (job->state != SIM_JOB_RUNNING)
 		return 0; /* ended earlier in this pass */
-	int rc = e->p.driver.ops->stop(e->p.driver.priv, e, job);
+	struct sim_stop_measure m = { 0 };
+	int rc = e->p.driver.ops->stop(e->p.driver.priv, e, job, &m);
 	if (rc)
 		return rc;
-	double lost = stop_progress(e, job);
+	double lost = stop_progress(e, job, &m);
 	const struct sim_job_option *o = sim_job_opt(t, job, job->opt_chosen);
 	q_touch(e, job->queue);
 	struct sim_queue_acct *qa = &e->qacct[job->queue];
@@ -986,10 +1013,11 @@ static int apply_preemption(struct sim_engine *e, const struct victim_proposal *
 static int interrupt_job(struct sim_engine *e, struct sim_job *job)
 {
 	struct sim_trace *t = e->p.trace;
-	int rc = e->p.driver.ops->stop(e->p.driver.priv, e, job);
+	struct sim_stop_measure m = { 0 };
+	int rc = e->p.driver.ops->stop(e->p.driver.priv, e, job, &m);
 	if (rc)
 		return rc;
-	double lost = stop_progress(e, job);
+	double lost = stop_progress(e, job, &m);
 	q_touch(e, job->queue);
 	struct sim_queue_acct *qa = &e->qacct[job->queue];
 	qa->gpus -= quota_gpus(e, job);
@@ -1238,12 +1266,14 @@ int sim_engine_run(struct sim_engine *e)
 			break; /* nothing scheduled, nothing running: queued jobs can never start */
 		if (only_endless_events_left(e))
 			break;
-		if (t != SIM_TIME_MAX && (rc = ts_sample_until(e, t)))
-			break;
 		if ((rc = drv->ops->advance(drv->priv, e, t)))
 			break;
 		sim_time_t now = drv->ops->now(drv->priv);
 		assert(now >= e->now); /* time never goes backwards */
+		/* Samples before now show the state before its events (a real driver may
+		 * wake before t, when a workload ends). */
+		if ((rc = ts_sample_until(e, now)))
+			break;
 		e->now = now;
 		cap_touch(e);
 		if ((rc = apply_due_events(e)))

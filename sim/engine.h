@@ -23,6 +23,19 @@
 struct sim_engine;
 struct sim_view; /* a const handle on the engine for policies */
 
+/* What a stopped job had done, measured by a real driver (gpu_exec/): work done
+ * and work saved at its last checkpoint, as fractions of the job's whole work on
+ * the flavor it held, and the checkpoints completed in the stopped segment. */
+struct sim_stop_measure {
+	int measured;
+	double done, saved;
+	uint32_t ckpts;
+};
+
+/* EV_FINISH with this arg: the job's workload failed (a real driver); the job ends
+ * SIM_JOB_FAILED and is not run again. */
+#define SIM_FINISH_FAILED 1
+
 struct sim_driver_ops {
 	const char *name;
 	/* Time now, in ns since trace start. */
@@ -34,8 +47,10 @@ struct sim_driver_ops {
 	/* Starts a placed job (alloc and runtime_ns set). The virtual driver posts its
 	 * EV_FINISH at now + runtime_ns and stores the id in job->finish_ev. */
 	int (*start)(void *priv, struct sim_engine *e, struct sim_job *job);
-	/* Stops a running job before its end (preemption, failure): no EV_FINISH follows. */
-	int (*stop)(void *priv, struct sim_engine *e, struct sim_job *job);
+	/* Stops a running job before its end (preemption, failure): no EV_FINISH follows.
+	 * A driver that measures what the job did fills *m (m->measured = 1); the
+	 * virtual driver leaves it zeroed and the engine derives it from time. */
+	int (*stop)(void *priv, struct sim_engine *e, struct sim_job *job, struct sim_stop_measure *m);
 };
 
 struct sim_driver {
@@ -164,6 +179,9 @@ const struct sim_queue_acct *sim_engine_queue_acct(const struct sim_engine *e);
 double sim_engine_capacity_gpu_s(const struct sim_engine *e);
 /* Time of the last event applied (the run's end once sim_engine_run returns). */
 sim_time_t sim_engine_now(const struct sim_engine *e);
+
+/* The cost of preemption in force (drivers size checkpoints and restores with it). */
+const struct sim_preempt_cost *sim_engine_cost(const struct sim_engine *e);
 
 /* ---- the view: what policies may read ---- */
 sim_time_t sim_view_now(const struct sim_view *v);

@@ -441,7 +441,10 @@ struct h5out *h5out_create(const char *path, const struct h5out_meta *meta, stru
 	    attr_str(o->file, "software_version", version) < 0 ||
 	    attr_str(o->file, "created_utc", created) < 0 ||
 	    attr_str(o->file, "experiment_json", meta ? meta->experiment_json : NULL) < 0 ||
-	    attr_str(o->file, "config_path", meta ? meta->config_path : NULL) < 0) {
+	    attr_str(o->file, "config_path", meta ? meta->config_path : NULL) < 0 ||
+	    attr_str(o->file, "mode", meta && meta->mode ? meta->mode : "simulation") < 0 ||
+	    (meta && meta->backend && (attr_str(o->file, "backend", meta->backend) < 0 ||
+				       attr_f64(o->file, "time_scale", meta->time_scale) < 0))) {
 		h5err(diag, o->tmp_path, "cannot write root attributes");
 		goto out_abort;
 	}
@@ -1284,6 +1287,8 @@ int h5out_write_run(struct h5out *o, const struct h5out_run *run, struct sim_dia
 		r = h5err(diag, where, "cannot write options");
 	else if (write_timeseries(g, run) < 0)
 		r = h5err(diag, where, "cannot write timeseries");
+	else if (run->write_extra && run->write_extra(run->extra_arg, g) < 0)
+		r = h5err(diag, where, "cannot write the real-mode tables");
 	if (H5Gclose(g) < 0 && r == 0)
 		r = h5err(diag, where, "cannot close group");
 	if (r == 0 && keep_row(o, run) < 0) {

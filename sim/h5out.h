@@ -7,6 +7,8 @@
 #ifndef SIM_H5OUT_H
 #define SIM_H5OUT_H
 
+#include <hdf5.h>
+
 #include "cluster.h"
 #include "engine.h"
 #include "job.h"
@@ -21,6 +23,11 @@ struct h5out_meta {
 	const char *experiment_json; /* verbatim config text */
 	const char *config_path;
 	const char *software_version;
+	/* Root attribute mode: "simulation" (NULL) or "real"; a real run also gets
+	 * backend ("cpu", "cuda") and time_scale (trace seconds per wall second). */
+	const char *mode;
+	const char *backend;
+	double time_scale;
 };
 
 /* 1.1: root attribute seeds. 1.2: preemption and quota results: jobs fields
@@ -29,7 +36,10 @@ struct h5out_meta {
  * jain_fairness. 1.3: fallback and cost results: jobs fields cost, n_options,
  * fallback_evals, interruptions, pending_from_s; /runs/<run>/options; summary fields
  * fallback_rate ... fallback_evals. */
-#define H5OUT_SCHEMA_VERSION "1.3"
+/* 1.4: real mode: root attribute mode (and backend, time_scale), summary fields
+ * failed, runtime_error, decision_latency_p50_s, decision_latency_p99_s, and in a
+ * real run the group /runs/<run>/real. */
+#define H5OUT_SCHEMA_VERSION "1.4"
 
 /* Opens PATH.tmp for writing (truncates). NULL on failure with a message in diag. */
 struct h5out *h5out_create(const char *path, const struct h5out_meta *meta, struct sim_diag *diag);
@@ -52,6 +62,10 @@ struct h5out_run {
 	/* trace->n_queues rows from sim_metrics_queues; NULL: computed here from the
 	 * jobs alone (engine-only values NaN). */
 	const struct sim_queue_row *queues;
+	/* Optional: writes more under /runs/<name> (real mode's measurements,
+	 * gpu_exec/real_h5.c). Returns 0 or -1. */
+	int (*write_extra)(void *arg, hid_t run_group);
+	void *extra_arg;
 };
 
 /* Writes /runs/<name>/{jobs,decisions,queues,options,timeseries} and the run's attributes,

@@ -286,7 +286,7 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	rb.tmp = buf + 3 * n;
 	double *waits = buf, *jcts = buf + n, *bslds = buf + 2 * n;
 	size_t n_wait = 0, n_jct = 0, n_bsld = 0;
-	size_t completed = 0, rejected = 0, unfinished = 0, preempted_out = 0, timed_out = 0;
+	size_t completed = 0, rejected = 0, unfinished = 0, preempted_out = 0, timed_out = 0, failed = 0;
 	size_t with_limit = 0, multi_started = 0, fell_back = 0, costed = 0;
 	sim_time_t first_submit = SIM_TIME_MAX;
 	double busy_gpu_s = 0.0, cost = 0.0, preemptions = 0.0, lost_gpu_s = 0.0, restore_s = 0.0;
@@ -311,6 +311,9 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 			break;
 		case SIM_JOB_TIMED_OUT_PENDING:
 			timed_out++;
+			break;
+		case SIM_JOB_FAILED:
+			failed++;
 			break;
 		default:
 			break;
@@ -390,6 +393,11 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	out->v[SIM_SUM_mean_cost_per_job] = costed ? cost / (double)costed : NAN;
 	out->v[SIM_SUM_interruptions] = interruptions;
 	out->v[SIM_SUM_fallback_evals] = fb_evals;
+	out->v[SIM_SUM_failed] = (double)failed;
+	/* Measured by a real driver only (gpu_exec/drv_real.h: real_summarize). */
+	out->v[SIM_SUM_runtime_error] = NAN;
+	out->v[SIM_SUM_decision_latency_p50_s] = NAN;
+	out->v[SIM_SUM_decision_latency_p99_s] = NAN;
 	return 0;
 }
 

@@ -45,7 +45,13 @@
 	X(pending_timeout_rate, "1", "pending_timeouts / jobs with a max_pending_s")                \
 	X(mean_cost_per_job, "currency", "cost / started jobs (mean of the jobs' cost over started jobs)") \
 	X(interruptions, "1", "running jobs stopped because their nodes were removed, summed over jobs") \
-	X(fallback_evals, "1", "times the fallback policy evaluated a queued job, summed over jobs")
+	X(fallback_evals, "1", "times the fallback policy evaluated a queued job, summed over jobs") \
+	X(failed, "1", "jobs whose workload failed (real mode: a kernel or launch error)")          \
+	X(runtime_error, "1", "real mode: mean of |measured - predicted| / predicted run time over "  \
+	  "completed segments; NaN in simulation")                                                   \
+	X(decision_latency_p50_s, "s", "real mode: median wall time from an event to a start it causes; " \
+	  "NaN in simulation")                                                                       \
+	X(decision_latency_p99_s, "s", "real mode: 99th percentile of the decision latency; NaN in simulation")
 
 enum sim_summary_field {
 #define SIM_SUM_ENUM(name, unit, desc) SIM_SUM_##name,

@@ -126,13 +126,22 @@ static void test_metrics_summary_hand_computed(void)
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_mean_cost_per_job], (16 + 4 + 32 + 8.0 * 5 / 3600 + 10) / 5, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_interruptions], 1, 0);
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_fallback_evals], 5, 0);
-	/* every field was written; fairness needs the queues (sim_metrics_summarize_queues) */
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_failed], 0, 0);
+	/* every field was written; fairness needs the queues (sim_metrics_summarize_queues),
+	 * and the real-mode fields a real run (gpu_exec/real_results.h) */
 	for (int f = 0; f < SIM_SUM_COUNT_; f++)
-		CU_ASSERT(isfinite(s.v[f]) || f == SIM_SUM_jain_fairness);
+		CU_ASSERT(isfinite(s.v[f]) || f == SIM_SUM_jain_fairness || f >= SIM_SUM_runtime_error);
 	CU_ASSERT(isnan(s.v[SIM_SUM_jain_fairness]));
+	CU_ASSERT(isnan(s.v[SIM_SUM_runtime_error]));
+	CU_ASSERT(isnan(s.v[SIM_SUM_decision_latency_p50_s]));
+	CU_ASSERT(isnan(s.v[SIM_SUM_decision_latency_p99_s]));
 	t->jobs[5].state = SIM_JOB_PREEMPTED_OUT;
 	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_preempted_out], 1, 0);
+	t->jobs[5].state = SIM_JOB_FAILED;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(t, c, FX_END_NS, &s), 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_failed], 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_preempted_out], 0, 0);
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_unfinished], 1, 0);
 	sim_cluster_destroy(c);
 	sim_trace_destroy(t);

@@ -1,0 +1,134 @@
+/* gpu_exec/exec.h: executors run job segments on (virtual) GPUs for real mode.
+ *
+ * An executor knows devices, workloads and clocks; it knows nothing of policies,
+ * queues or traces. The real-time driver (gpu_exec/drv_real.c) tells it what runs
+ * on which virtual GPUs, and the engine's policies decide that, exactly as in
+ * `gpusched run`.
+ *
+ * Protocol of one segment (one run of a job between a start and a finish or a
+ * stop), the same for every backend:
+ *   - the workload does `total` iterations of fixed work; `total` comes from the
+ *     segment's work_ns and the executor's calibration of the slowest of its GPUs;
+ *   - the progress counter (iterations done, of the whole job) is readable while
+ *     it runs (cuda: mapped host memory written by the kernel);
+ *   - every ckpt_every of the work (as a fraction of the job's whole work) the
+ *     workload saves the counter (a checkpoint) and pays ckpt_cost_ns of wall time;
+ *   - a segment resuming from saved work (from > 0) first pays restore_ns;
+ *   - gx_preempt raises a flag the workload polls once per iteration; it stops at
+ *     the next iteration and the work since the last checkpoint is lost, for real.
+ * Times in this interface are wall-clock nanoseconds (CLOCK_MONOTONIC); work is a
+ * fraction of the job's whole work, 0..1.
+ *
+ * Threads: gx_launch, gx_preempt, gx_reap and gx_close are called from one thread
+ * (the engine's). The done callback runs on an executor thread.
+ */
+#ifndef GPU_EXEC_EXEC_H
+#define GPU_EXEC_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gx;
+
+/* Called on an executor thread when a segment ended by itself (all its work done,
+ * or its workload failed); never for a segment stopped by gx_preempt. `seq` is
+ * the segment's launch number (gx_segment.seq). Must not call back into gx. */
+typedef void (*gx_done_fn)(void *arg, uint32_t job, uint64_t seq, int64_t wall_ns);
+
+/* One virtual GPU group: `count` virtual GPUs of `sms` streaming multiprocessors
+ * each (cuda: a green-context SM partition; 0 = a whole physical GPU each, or
+ * whatever the device gives; cpu: ignored). Groups are numbered in order, and so
+ * are their GPUs: group 0's GPUs are 0 .. count-1, and so on. */
+struct gx_group {
+	const char *name;      /* the flavor it stands for, for messages */
+	uint32_t count;
+	uint32_t sms;
+};
+
+struct gx_config {
+	const char *backend;   /* "cpu" or "cuda" */
+	const struct gx_group *groups;
+	size_t n_groups;
+	gx_done_fn done;
+	void *done_arg;
+	/* Length of one iteration, wall ns (cpu: the pacing tick, default 500 us;
+	 * cuda: the calibration target per kernel iteration, default 200 us). 0 = default. */
+	int64_t iter_ns;
+	int verbose;           /* 1: print the calibration on stderr */
+	/* Fault injection (cpu backend, tests of the failure path): every segment of
+	 * this job fails half-way through its remaining work, as a kernel error would.
+	 * -1 (or any index no job has) = none. */
+	int64_t fail_job;
+};
+
+struct gx_segment {
+	uint32_t job;          /* job index, handed back to the done callback */
+	uint64_t seq;          /* launch number, unique over the executor's life */
+	const uint32_t *gpus;  /* virtual GPUs it runs on (copied by gx_launch) */
+	uint32_t n_gpus;
+	int64_t work_ns;       /* wall ns the job's WHOLE work takes on these GPUs */
+	double from;           /* work saved at its last checkpoint: where it resumes */
+	double ckpt_every;     /* work between checkpoints, 0 = no checkpoints */
+	int64_t ckpt_cost_ns;  /* wall ns one checkpoint costs */
+	int64_t restore_ns;    /* wall ns paid first when from > 0 */
+};
+
+/* What a segment did, from its launch to its end. */
+struct gx_report {
+	double progress;       /* work done when it ended (1 when it completed) */
+	double saved;          /* work saved at its last checkpoint (from when none) */
+	uint32_t ckpts;        /* checkpoints completed in this segment */
+	int64_t start_ns;      /* wall time the workload started (after the launch call) */
+	int64_t end_ns;        /* wall time it stopped or completed */
+	int failed;            /* 1: the workload failed; msg says why, with context */
+	char msg[256];
+};
+
+/* Virtual GPU speeds measured at open: iteration time of each group, wall ns. */
+struct gx_calibration {
+	double *iter_ns;       /* n_groups entries */
+	size_t n_groups;
+};
+
+/* Opens the backend: finds the devices, makes the virtual GPUs, calibrates.
+ * Returns 0, or -SIM_EINVAL (no such backend, not built in, no device, groups that
+ * do not fit the device) / -SIM_EEXTERNAL (a driver error) / -SIM_ENOMEM with a
+ * message in err. */
+int gx_open(const struct gx_config *cfg, struct gx **out, char *err, size_t errlen);
+/* Starts a segment. Returns 0 or -SIM_E* with report-style context in err; a
+ * launch that fails leaves nothing running. */
+int gx_launch(struct gx *x, const struct gx_segment *s, char *err, size_t errlen);
+/* Stops a running segment of `job` at its next iteration and waits for it; fills
+ * *r. A segment that had already completed reports progress 1. Returns 0 or
+ * -SIM_ESTATE (no segment of that job). */
+int gx_preempt(struct gx *x, uint32_t job, struct gx_report *r);
+/* After the done callback: waits for the segment's resources and fills *r.
+ * Returns 0 or -SIM_ESTATE. */
+int gx_reap(struct gx *x, uint32_t job, struct gx_report *r);
+const struct gx_calibration *gx_calibration(const struct gx *x);
+const char *gx_backend(const struct gx *x);
+/* Describes the devices (e.g. "NVIDIA H200, 132 SMs, 8 virtual GPUs: 4 x 32 SMs + 4 x 16 SMs"). */
+const char *gx_describe(const struct gx *x);
+/* Stops whatever runs and frees everything. NULL is a no-op. */
+void gx_close(struct gx *x);
+
+/* Backends register through this table (gpu_exec/exec.c dispatches). */
+struct gx_backend_ops {
+	const char *name;
+	int (*open)(const struct gx_config *cfg, void **priv, char *err, size_t errlen);
+	int (*launch)(void *priv, const struct gx_segment *s, char *err, size_t errlen);
+	int (*preempt)(void *priv, uint32_t job, struct gx_report *r);
+	int (*reap)(void *priv, uint32_t job, struct gx_report *r);
+	const struct gx_calibration *(*calibration)(void *priv);
+	const char *(*describe)(void *priv);
+	void (*close)(void *priv);
+};
+
+extern const struct gx_backend_ops gx_cpu_backend;
+/* NULL when the build had no CUDA toolkit (gpu_exec/exec_cuda.c). */
+extern const struct gx_backend_ops *const gx_cuda_backend;
+
+/* Wall clock, CLOCK_MONOTONIC, ns. */
+int64_t gx_now_ns(void);
+
+#endif
