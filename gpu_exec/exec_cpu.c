@@ -4,7 +4,7 @@
  * calibrated busy loop, each paced to one tick of wall time (iter_ns, default
  * 500 us): the loop burns DUTY of the tick and sleeps to the tick's end on an
  * absolute deadline, so a job takes its scaled time whatever else runs, and a
- * machine with fewer cores than running jobs still keeps up (25% of a core per
+ * machine with fewer cores than running jobs still keeps up (10% of a core per
  * running job). The preempt flag is polled once per tick, also while the thread
  * sleeps through a checkpoint or a restore, so a stop takes at most one tick.
  *
@@ -23,7 +23,7 @@
 #include "exec.h"
 
 #define CPU_DEFAULT_TICK_NS 500000 /* 500 us */
-#define CPU_DUTY 0.25              /* share of a tick spent computing */
+#define CPU_DUTY 0.10              /* share of a tick spent computing */
 
 struct cpu_seg {
 	struct cpu_exec *x;
