@@ -28,8 +28,10 @@
  * allocated at open (cuMemHostAlloc can be slow; cuMemFreeHost may synchronise).
  *
  * Threads: launch/preempt/reap/close run on the engine's thread; stream callbacks
- * run on a driver thread and must not call CUDA. `mu` guards the slot and segment
- * fields the callback touches.
+ * run on a driver thread and must not call CUDA (the driver answers
+ * CUDA_ERROR_NOT_PERMITTED, even for cuGetErrorName). `mu` guards the slot and
+ * segment fields the callback touches, and is never held across a CUDA call: the
+ * driver may hold its own locks while it runs a callback that waits for `mu`.
  */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -143,6 +145,7 @@ struct cu_seg {
 	int64_t start_ns, end_ns;
 	uint32_t n_ended;         /* callbacks run */
 	int preempting, self_ended, failed;
+	CUresult fail_status;     /* the kernel error that failed it (msg gets its name later) */
 	char msg[256];
 };
 
@@ -226,9 +229,26 @@ static int api_load(struct cu_exec *x, char *err, size_t errlen)
 		snprintf(err, errlen, "no CUDA driver: %s", why ? why : "libcuda.so.1 not found");
 		return -SIM_EINVAL;
 	}
+	/* cuGetProcAddress fails (CUDA_ERROR_INVALID_VALUE) for a cudaVersion above the
+	 * driver's, and the entry points must be those of the cuda.h we compile against
+	 * (their types are): say so plainly rather than "no entry point". The unversioned
+	 * cuDriverGetVersion is exported by every libcuda. */
+	typedef CUresult (*drvver_fn)(int *);
+	drvver_fn drvver = NULL;
+	void *sym = dlsym(x->lib, "cuDriverGetVersion");
+	int ver = 0;
+	if (sym) {
+		memcpy(&drvver, &sym, sizeof sym);
+		if (drvver(&ver) == CUDA_SUCCESS && ver > 0 && ver < CUDA_VERSION) {
+			snprintf(err, errlen, "CUDA driver too old: libcuda.so.1 supports CUDA %d.%d, this build "
+				 "needs %d.%d or newer (the cuda.h and nvcc it was built with)", ver / 1000,
+				 ver % 1000 / 10, CUDA_VERSION / 1000, CUDA_VERSION % 1000 / 10);
+			return -SIM_EINVAL;
+		}
+	}
 	getproc2_fn gp2 = NULL;
 	getproc1_fn gp1 = NULL;
-	void *sym = dlsym(x->lib, "cuGetProcAddress_v2");
+	sym = dlsym(x->lib, "cuGetProcAddress_v2");
 	if (sym) {
 		memcpy(&gp2, &sym, sizeof sym);
 	} else if ((sym = dlsym(x->lib, "cuGetProcAddress"))) {
@@ -270,6 +290,12 @@ static int api_load(struct cu_exec *x, char *err, size_t errlen)
 static int devs_discover(struct cu_exec *x, char *err, size_t errlen)
 {
 	const struct cu_api *cu = &x->api;
+	/* Streams share the context's hardware work queues (8 by default). Work of two
+	 * streams in one queue is serialised in issue order, and a stream callback holds
+	 * its queue until its kernel ends: job B launched on another virtual GPU would not
+	 * start before job A, sharing B's queue, ended. The driver reads this variable when
+	 * it creates a context; 32 is its maximum. A value the user set is kept. */
+	(void)setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
 	CUresult rc = cu->cuInit(0);
 	if (rc == CUDA_ERROR_NO_DEVICE) {
 		cu_fail(x, err, errlen, rc, "cuInit", NULL);
@@ -341,6 +367,12 @@ static int dev_split(struct cu_exec *x, int d, char *err, size_t errlen)
 	for (unsigned i = 0; i < nb; i++) /* symmetrical by contract; be safe */
 		if (dv->units[i].sm.smCount && (i == 0 || dv->units[i].sm.smCount < dv->unit_sms))
 			dv->unit_sms = dv->units[i].sm.smCount;
+	/* The split may give fewer units than smCount / minc (GPC boundaries): show it. */
+	if (x->cfg.verbose)
+		fprintf(stderr, "cuda: device %d (%s): %u SMs (min partition %u, alignment %u) split into "
+			"%u units of %u SMs, %u SMs left over\n", d, dv->name, full.sm.smCount,
+			full.sm.minSmPartitionSize, full.sm.smCoscheduledAlignment, nb, dv->unit_sms,
+			rest.sm.smCount);
 	return 0;
 }
 
@@ -368,8 +400,8 @@ static int groups_nofit(const struct cu_exec *x, const struct gx_config *cfg, ch
 	const struct cu_dev *d0 = &x->devs[0];
 	char gran[96] = "";
 	if (d0->unit_sms)
-		snprintf(gran, sizeof gran, "; SM counts are rounded up to the device's granularity of %u",
-			 d0->unit_sms);
+		snprintf(gran, sizeof gran, "; SM counts are rounded up to the device's granularity of %u "
+			 "(%u units)", d0->unit_sms, d0->n_units);
 	if (!whole && x->n_devs == 1)
 		snprintf(err, errlen, "groups need %s, device 0 (%s) has %d%s", need, d0->name, d0->sms,
 			 gran);
@@ -403,6 +435,9 @@ static int vgpus_plan(struct cu_exec *x, const struct gx_config *cfg, char *err,
 			}
 			for (; d < x->n_devs; d++) {
 				struct cu_dev *dv = &x->devs[d];
+				/* More SMs than the device has never fit (and would wrap below). */
+				if (gr->sms > (uint32_t)dv->sms || !dv->unit_sms)
+					continue;
 				unsigned need = (gr->sms + dv->unit_sms - 1) / dv->unit_sms;
 				if (dv->use != 2 && dv->next_unit + need <= dv->n_units)
 					break;
@@ -838,14 +873,17 @@ static void CUDA_CB on_kernel_end(CUstream stream, CUresult status, void *arg)
 	} else if (s) {
 		k->status = status;
 		const struct gx_words *w = &x->words[k->index];
-		if (!s->failed && (status != CUDA_SUCCESS || (w->progress < s->total && !w->flag))) {
+		/* Stopped early without a stop asked (preempt, or a failed gang member) means
+		 * the kernel misbehaved. */
+		if (!s->failed && (status != CUDA_SUCCESS ||
+				   (w->progress < s->total && !w->flag && !s->preempting))) {
 			s->failed = 1;
-			const char *name = NULL;
-			if (status != CUDA_SUCCESS && x->api.cuGetErrorName)
-				x->api.cuGetErrorName(status, &name);
+			/* No cuGetErrorName here (no CUDA calls in a callback): seg_finish
+			 * appends the error's name on the engine thread. */
+			s->fail_status = status;
 			if (status != CUDA_SUCCESS)
-				snprintf(s->msg, sizeof s->msg, "job %u: kernel on virtual GPU %u failed: %s (%d)",
-					 s->job, k->vgpu, name ? name : "CUDA error", (int)status);
+				snprintf(s->msg, sizeof s->msg, "job %u: kernel on virtual GPU %u failed (%d)",
+					 s->job, k->vgpu, (int)status);
 			else
 				snprintf(s->msg, sizeof s->msg, "job %u: kernel on virtual GPU %u ended at "
 					 "iteration %llu of %llu without being stopped", s->job, k->vgpu,
@@ -877,12 +915,13 @@ static int seg_finish(struct cu_exec *x, uint32_t job, struct gx_report *r, int 
 	if (!s)
 		return -SIM_ESTATE;
 	if (stop) {
+		/* Flags raised under mu, as the callback reads (and raises) them under mu. */
 		pthread_mutex_lock(&x->mu);
 		if (!s->self_ended)
 			s->preempting = 1;
-		pthread_mutex_unlock(&x->mu);
 		for (uint32_t i = 0; i < s->n; i++)
 			x->words[s->slots[i]].flag = 1;
+		pthread_mutex_unlock(&x->mu);
 	}
 	char msg[256] = "";
 	for (uint32_t i = 0; i < s->n; i++) {
@@ -903,22 +942,35 @@ static int seg_finish(struct cu_exec *x, uint32_t job, struct gx_report *r, int 
 		ckpts = w->ckpts < ckpts ? w->ckpts : ckpts;
 	}
 	memset(r, 0, sizeof *r);
+	/* Events are the engine thread's alone: destroyed before taking mu (no CUDA call
+	 * under mu). Destroying one not yet reached (after a failed synchronize) is
+	 * allowed: the driver frees it once it completes. */
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct cu_slot *k = &x->slots[s->slots[i]];
+		if (k->ev)
+			cu->cuEventDestroy(k->ev);
+		k->ev = NULL;
+	}
 	pthread_mutex_lock(&x->mu);
 	if (msg[0] && !s->failed) {
 		s->failed = 1;
 		snprintf(s->msg, sizeof s->msg, "%s", msg);
 	}
 	r->failed = s->failed;
+	CUresult fail_status = s->fail_status;
 	snprintf(r->msg, sizeof r->msg, "%s", s->msg);
 	r->end_ns = s->self_ended ? s->end_ns : end;
-	for (uint32_t i = 0; i < s->n; i++) {
-		struct cu_slot *k = &x->slots[s->slots[i]];
-		if (k->ev)
-			cu->cuEventDestroy(k->ev);
-		k->ev = NULL;
-		slot_release(k);
-	}
+	for (uint32_t i = 0; i < s->n; i++)
+		slot_release(&x->slots[s->slots[i]]);
 	pthread_mutex_unlock(&x->mu);
+	if (fail_status != CUDA_SUCCESS) {
+		const char *name = NULL, *text = NULL;
+		cu->cuGetErrorName(fail_status, &name);
+		cu->cuGetErrorString(fail_status, &text);
+		size_t len = strlen(r->msg);
+		snprintf(r->msg + len, sizeof r->msg - len, ": %s: %s", name ? name : "CUDA error",
+			 text ? text : "no description");
+	}
 	r->progress = prog >= s->total && !r->failed ? 1.0 : (double)prog / (double)s->total;
 	r->saved = (double)saved / (double)s->total;
 	r->ckpts = ckpts;
@@ -1043,9 +1095,9 @@ static int cuda_launch(void *priv, const struct gx_segment *sg, char *err, size_
 	/* Leave nothing running: stop the kernels queued so far and wait for them. */
 	pthread_mutex_lock(&x->mu);
 	s->preempting = 1;
-	pthread_mutex_unlock(&x->mu);
 	for (uint32_t j = 0; j < s->n; j++)
 		x->words[idx[j]].flag = 1;
+	pthread_mutex_unlock(&x->mu);
 	for (uint32_t j = 0; j < i || (j == i && queued); j++) {
 		struct cu_slot *k = &x->slots[idx[j]];
 		struct cu_vgpu *vg = &x->vgpus[k->vgpu];
@@ -1055,14 +1107,15 @@ static int cuda_launch(void *priv, const struct gx_segment *sg, char *err, size_
 		else
 			cu->cuStreamSynchronize(vg->stream);
 	}
-	pthread_mutex_lock(&x->mu);
-	for (uint32_t j = 0; j < s->n; j++) {
+	for (uint32_t j = 0; j < s->n; j++) { /* not under mu: no CUDA call under mu */
 		struct cu_slot *k = &x->slots[idx[j]];
 		if (k->ev)
 			cu->cuEventDestroy(k->ev);
 		k->ev = NULL;
-		slot_release(k);
 	}
+	pthread_mutex_lock(&x->mu);
+	for (uint32_t j = 0; j < s->n; j++)
+		slot_release(&x->slots[idx[j]]);
 	pthread_mutex_unlock(&x->mu);
 	free(idx);
 	free(s);

@@ -52,7 +52,11 @@ static __device__ __forceinline__ int gx_stop_asked(const struct gx_words *w)
 	return *(const volatile unsigned int *)&w->flag != 0;
 }
 
-/* Thread 0 only. Waits ns of wall time, polling the flag; 1 when asked to stop. */
+/* Thread 0 only. Waits ns of wall time, polling the flag; 1 when asked to stop.
+ * The flag lives in host memory: every poll is a PCIe round trip, from every block
+ * of every running kernel at once. Polling every ~10 us (nanosleep sleeps up to
+ * twice what it is asked) keeps that traffic small and a stop still well inside one
+ * iteration (200 us by default). */
 static __device__ int gx_wait_ns(const struct gx_words *w, long long ns)
 {
 	if (ns <= 0)
@@ -61,9 +65,10 @@ static __device__ int gx_wait_ns(const struct gx_words *w, long long ns)
 	for (;;) {
 		if (gx_stop_asked(w))
 			return 1;
-		if ((long long)(gx_clock_ns() - t0) >= ns)
+		const long long left = ns - (long long)(gx_clock_ns() - t0);
+		if (left <= 0)
 			return 0;
-		__nanosleep(1000);
+		__nanosleep(left < 10000 ? (unsigned int)left : 10000u);
 	}
 }
 

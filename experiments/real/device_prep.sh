@@ -11,6 +11,7 @@ bin="$build/gpusched"
 grep -qx '/.devbin/' .git/info/exclude 2>/dev/null || echo '/.devbin/' >> .git/info/exclude
 rm -rf .devbin && mkdir -p .devbin/lib
 cp "$bin" .devbin/
+cp "$build/gx_smoke" .devbin/ # the cuda backend's smoke test (tests/device/gx_smoke.c)
 ldd "$bin" | awk '$3 ~ /^\// { print $3 }' | while read -r lib; do
 	case "$(basename "$lib")" in
 	libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|ld-linux*) ;;
