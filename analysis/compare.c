@@ -338,6 +338,42 @@ static int check_rule_metrics(const struct compare_result *r, const struct compa
 	return rc;
 }
 
+/* 100 (sim - real) / |real| for a simulation against a real run; NaN otherwise. */
+static double sim_error(enum compare_real_side side, const struct compare_stat *base,
+			const struct compare_stat *nw)
+{
+	if (side == COMPARE_SAME_MODE)
+		return NAN;
+	double real = side == COMPARE_REAL_BASE ? base->mean : nw->mean;
+	double err = (side == COMPARE_REAL_BASE ? nw->mean : base->mean) - real;
+	if (isnan(err))
+		return NAN;
+	if (real != 0)
+		return 100.0 * err / fabs(real);
+	return err > 0 ? INFINITY : err < 0 ? -INFINITY : 0.0;
+}
+
+/* Which file is the real run, when one is a simulation and the other a real run. */
+static void find_modes(struct compare_result *r, const struct h5read_file *base, const struct h5read_file *nw)
+{
+	int rb = strcmp(h5read_mode(base), "real") == 0, rn = strcmp(h5read_mode(nw), "real") == 0;
+	int sb = strcmp(h5read_mode(base), "simulation") == 0,
+	    sn = strcmp(h5read_mode(nw), "simulation") == 0;
+	r->real_side = rb && sn ? COMPARE_REAL_BASE : sb && rn ? COMPARE_REAL_NEW : COMPARE_SAME_MODE;
+	r->real_time_scale = NAN;
+	r->real_backend = "";
+	if (r->real_side == COMPARE_SAME_MODE)
+		return;
+	const struct h5read_file *real = r->real_side == COMPARE_REAL_BASE ? base : nw;
+	const char *b = h5read_root_attr(real, "backend");
+	r->real_backend = b ? b : "";
+	/* an unreadable time scale is only not shown: the comparison does not need it */
+	struct sim_diag quiet;
+	sim_diag_init(&quiet, 1);
+	h5read_root_attr_num(real, "time_scale", &r->real_time_scale, &quiet);
+	sim_diag_fini(&quiet);
+}
+
 static int fill_rows(struct compare_result *r, struct compare_priv *p)
 {
 	size_t max_runs = 1;
@@ -367,6 +403,7 @@ static int fill_rows(struct compare_result *r, struct compare_priv *p)
 			side_stat(&p->s[0], &p->rv[0], bk, p->base_field[i], x, &row->base);
 			side_stat(&p->s[1], &p->rv[1], nk, p->new_field[i], x, &row->nw);
 			compare_welch(&row->base, &row->nw, &row->d);
+			row->sim_error_pct = sim_error(r->real_side, &row->base, &row->nw);
 		}
 	}
 	free(x);
@@ -465,6 +502,7 @@ int compare_files(const struct h5read_file *base, const struct h5read_file *nw,
 	r->rules = rules;
 	r->n_rules = n_rules;
 	r->significant = significant;
+	find_modes(r, base, nw);
 	int rc = h5read_summary(base, &p->s[0], diag);
 	if (!rc)
 		rc = h5read_summary(nw, &p->s[1], diag);
@@ -566,10 +604,11 @@ static size_t utf8_width(const char *s)
 	return w;
 }
 
-#define N_COLS 7
+/* Columns of a variant's block; sim_error[%] only for a simulation against a real run. */
+enum { COL_METRIC, COL_UNIT, COL_BASE, COL_NEW, COL_CHANGE, COL_PCT, COL_SIMERR, COL_CI, N_COLS };
 #define CELL 96
 static const char *const col_head[N_COLS] = {"metric", "unit",	    "base",	    "new",
-					     "change", "change[%]", "change 95% CI"};
+					     "change", "change[%]", "sim_error[%]", "change 95% CI"};
 
 /* A variant's block: its metric rows as cells, then aligned (metric and unit to the
  * left, numbers to the right). */
@@ -584,13 +623,14 @@ static int print_variant(const struct compare_result *r, const struct compare_va
 	for (size_t i = 0; i < r->n_metrics; i++) {
 		const struct compare_metric_row *m = &v->m[i];
 		char(*cell)[CELL] = cells[i + 1];
-		snprintf(cell[0], CELL, "%s", r->metric[i]);
-		snprintf(cell[1], CELL, "%s", r->unit[i][0] ? r->unit[i] : "-");
-		fmt_side(cell[2], CELL, &m->base);
-		fmt_side(cell[3], CELL, &m->nw);
-		fmt_num(cell[4], CELL, m->d.change, 1);
-		fmt_pct(cell[5], CELL, m->d.pct);
-		fmt_ci(cell[6], CELL, &m->d);
+		snprintf(cell[COL_METRIC], CELL, "%s", r->metric[i]);
+		snprintf(cell[COL_UNIT], CELL, "%s", r->unit[i][0] ? r->unit[i] : "-");
+		fmt_side(cell[COL_BASE], CELL, &m->base);
+		fmt_side(cell[COL_NEW], CELL, &m->nw);
+		fmt_num(cell[COL_CHANGE], CELL, m->d.change, 1);
+		fmt_pct(cell[COL_PCT], CELL, m->d.pct);
+		fmt_pct(cell[COL_SIMERR], CELL, m->sim_error_pct);
+		fmt_ci(cell[COL_CI], CELL, &m->d);
 	}
 	size_t w[N_COLS] = {0};
 	for (size_t i = 0; i < rows; i++)
@@ -611,6 +651,8 @@ static int print_variant(const struct compare_result *r, const struct compare_va
 	for (size_t i = 0; i < rows; i++) {
 		for (size_t c = 0; c < N_COLS; c++) {
 			int pad = (int)(w[c] - utf8_width(cells[i][c]));
+			if (c == COL_SIMERR && r->real_side == COMPARE_SAME_MODE)
+				continue;
 			if (c < 2)
 				fprintf(out, "%s%s%*s", c ? "  " : "", cells[i][c], c == N_COLS - 1 ? 0 : pad,
 					"");
@@ -691,6 +733,17 @@ int compare_print(const struct compare_result *r, FILE *out)
 	fprintf(out, "means over seeds \u00b1 half-width of the 95%% confidence interval (Student t); change "
 		     "= new - base; "
 		     "its 95%% CI by Welch's t\n");
+	if (r->real_side != COMPARE_SAME_MODE) {
+		int rb = r->real_side == COMPARE_REAL_BASE;
+		char real[160], scale[48] = "";
+		if (isfinite(r->real_time_scale))
+			snprintf(scale, sizeof scale, ", time scale %g", r->real_time_scale);
+		snprintf(real, sizeof real, "a real run (backend %s%s)",
+			 r->real_backend[0] ? r->real_backend : "?", scale);
+		fprintf(out, "BASE is %s, NEW %s: change = %s; sim error [%%] = (sim - real) / real\n",
+			rb ? real : "a simulation", rb ? "a simulation" : real,
+			rb ? "sim - real" : "real - sim");
+	}
 	for (int side = 0; side < 2; side++) {
 		char *const *only = side ? r->only_new : r->only_base;
 		size_t n = 0;
@@ -773,7 +826,7 @@ static cJSON *json_stat(const struct compare_stat *s)
 	return o;
 }
 
-static cJSON *json_metric(const char *unit, const struct compare_metric_row *m)
+static cJSON *json_metric(const char *unit, const struct compare_metric_row *m, int sim_vs_real)
 {
 	cJSON *o = cJSON_CreateObject(), *b = json_stat(&m->base), *n = json_stat(&m->nw), *ci = NULL;
 	if (o && b)
@@ -781,7 +834,8 @@ static cJSON *json_metric(const char *unit, const struct compare_metric_row *m)
 	if (o && n)
 		cJSON_AddItemToObject(o, "new", n), n = NULL;
 	if (!o || b || n || !cJSON_AddStringToObject(o, "unit", unit) || add_num(o, "change", m->d.change) ||
-	    add_num(o, "change_pct", m->d.pct))
+	    add_num(o, "change_pct", m->d.pct) ||
+	    (sim_vs_real && add_num(o, "sim_error_pct", m->sim_error_pct)))
 		goto out_fail;
 	if (m->d.has_ci) {
 		ci = cJSON_CreateObject();
@@ -810,7 +864,7 @@ static cJSON *json_variant(const struct compare_result *r, const struct compare_
 	    !(ms = cJSON_AddObjectToObject(o, "metrics")))
 		goto out_fail;
 	for (size_t i = 0; i < r->n_metrics; i++) {
-		cJSON *m = json_metric(r->unit[i], &v->m[i]);
+		cJSON *m = json_metric(r->unit[i], &v->m[i], r->real_side != COMPARE_SAME_MODE);
 		if (!m)
 			goto out_fail;
 		cJSON_AddItemToObject(ms, r->metric[i], m);
@@ -861,6 +915,20 @@ static int json_names(cJSON *o, const char *key, char *const *names)
 	return 0;
 }
 
+/* "sim_vs_real": which file is the real run, for a simulation against a real run only. */
+static int json_sim_vs_real(cJSON *o, const struct compare_result *r)
+{
+	if (r->real_side == COMPARE_SAME_MODE)
+		return 0;
+	const char *side = r->real_side == COMPARE_REAL_BASE ? "base" : "new";
+	cJSON *s = cJSON_AddObjectToObject(o, "sim_vs_real");
+	if (!s || !cJSON_AddStringToObject(s, "real", side) ||
+	    !cJSON_AddStringToObject(s, "backend", r->real_backend) ||
+	    add_num(s, "time_scale", r->real_time_scale))
+		return -1;
+	return 0;
+}
+
 int compare_json(const struct compare_result *r, char **out)
 {
 	*out = NULL;
@@ -873,7 +941,7 @@ int compare_json(const struct compare_result *r, char **out)
 	if (!o || b || n || !cJSON_AddBoolToObject(o, "significant", r->significant) ||
 	    !cJSON_AddBoolToObject(o, "matched_by_position", r->by_position) ||
 	    json_names(o, "only_in_base", r->only_base) || json_names(o, "only_in_new", r->only_new) ||
-	    !(vs = cJSON_AddArrayToObject(o, "variants")))
+	    json_sim_vs_real(o, r) || !(vs = cJSON_AddArrayToObject(o, "variants")))
 		goto out_free;
 	for (size_t k = 0; k < r->n_variants; k++) {
 		cJSON *v = json_variant(r, &r->v[k]);

@@ -10,6 +10,10 @@
  * interval for the change by Welch's t (unequal variances, Welch-Satterthwaite
  * degrees of freedom); with one run on either side there is no interval.
  *
+ * When one file is a simulation and the other a real run (root attribute mode, schema
+ * 1.4), every metric row also has the simulator's error against the real run,
+ * 100 (sim - real) / |real|, whichever side is the real one.
+ *
  * Rules (--fail-if) are judged on every matched variant: see compare_rule_parse and
  * compare_judge. Everything reads the files through analysis/h5read.h only.
  */
@@ -83,7 +87,14 @@ struct compare_check {
 struct compare_metric_row {
 	struct compare_stat base, nw;
 	struct compare_diff d;
+	/* With a simulation against a real run (compare_result.real_side): the simulator's
+	 * error 100 (sim - real) / |real| in %, +-inf when real is 0 and sim is not, 0 when
+	 * both are; NaN when a side has no value, or when both files are of one mode. */
+	double sim_error_pct;
 };
+
+/* Which file is the real run when one is a simulation and the other a real run. */
+enum compare_real_side { COMPARE_SAME_MODE, COMPARE_REAL_BASE, COMPARE_REAL_NEW };
 
 struct compare_variant {
 	const char *base_name, *new_name; /* borrowed from the result's variant lists */
@@ -100,6 +111,9 @@ struct compare_result {
 	size_t n_variants;     /* matched */
 	struct compare_variant *v;
 	int by_position;	      /* 1: the files' only variants were matched though their names differ */
+	enum compare_real_side real_side; /* COMPARE_SAME_MODE: both simulations (or both real) */
+	const char *real_backend;	  /* the real file's backend ("" when absent); borrowed */
+	double real_time_scale;		  /* the real file's time_scale; NaN when absent */
 	char **only_base, **only_new; /* variant names in one file only, NULL-terminated */
 	const struct compare_rule *rules; /* borrowed */
 	size_t n_rules;
@@ -125,10 +139,16 @@ void compare_result_free(struct compare_result *r);
 
 /* The table for people: a header naming the files, one block a matched variant (one
  * row a metric: unit, base mean +- half-width, new, change, change %, 95% interval of
- * the change), then the rule checks and a verdict line. 0 or -SIM_ENOMEM. */
+ * the change), then the rule checks and a verdict line. A simulation against a real
+ * run has a line saying which is which before the blocks ("BASE is a simulation, NEW a
+ * real run (backend cpu, time scale 100): change = real - sim; sim error [%] = (sim -
+ * real) / real") and a column sim_error[%] after change[%]. 0 or -SIM_ENOMEM. */
 int compare_print(const struct compare_result *r, FILE *out);
 /* The same as one JSON object (analysis/SCHEMA.md would list it: see cmd_compare's
- * --help); NaN and infinities are null. *out is malloc'd (caller frees). */
+ * --help); NaN and infinities are null. A simulation against a real run adds
+ * "sim_vs_real": {"real": "base" or "new", "backend", "time_scale"} and each metric's
+ * "sim_error_pct"; files of one mode give exactly the keys they gave before. *out is
+ * malloc'd (caller frees). */
 int compare_json(const struct compare_result *r, char **out);
 /* Prints one line a failing check ("rule 'x' failed on variant v: ...") to out. */
 void compare_print_failures(const struct compare_result *r, const char *prefix, FILE *out);

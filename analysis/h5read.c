@@ -288,6 +288,12 @@ const char *h5read_root_attr(const struct h5read_file *f, const char *name)
 	return NULL;
 }
 
+const char *h5read_mode(const struct h5read_file *f)
+{
+	const char *m = h5read_root_attr(f, "mode");
+	return m && m[0] ? m : "simulation";
+}
+
 size_t h5read_n_runs(const struct h5read_file *f)
 {
 	return f->n_runs;
@@ -1311,5 +1317,192 @@ int h5read_timeseries(const struct h5read_file *f, const char *run, struct h5rea
 	H5Gclose(g);
 	if (r != 0)
 		h5read_timeseries_free(out);
+	return r;
+}
+
+/* ---- root numbers and the real-mode group (schema 1.4) ---- */
+
+/* Reads a scalar numeric attribute as a double: 0, 1 when absent, -1 on error (not a
+ * number, or more than one element). */
+static int read_num_attr(hid_t obj, const char *name, double *out)
+{
+	htri_t ex = H5Aexists(obj, name);
+	if (ex == 0)
+		return 1;
+	if (ex < 0)
+		return -1;
+	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+	H5T_class_t cl = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+	int r = (cl == H5T_FLOAT || cl == H5T_INTEGER) && sp >= 0 && H5Sget_simple_extent_npoints(sp) == 1 &&
+			H5Aread(a, H5T_NATIVE_DOUBLE, out) >= 0
+		? 0
+		: -1;
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (t >= 0)
+		H5Tclose(t);
+	H5Aclose(a);
+	return r;
+}
+
+int h5read_root_attr_num(const struct h5read_file *f, const char *name, double *out, struct sim_diag *diag)
+{
+	*out = NAN;
+	int r = read_num_attr(f->file, name, out);
+	if (r < 0) {
+		*out = NAN;
+		char what[160];
+		snprintf(what, sizeof what, "root attribute '%s' is not a number", name);
+		return h5err(diag, f->path, what);
+	}
+	return 0;
+}
+
+static const struct col real_job_cols[] = {
+	{ "id", COL_STR, offsetof(struct h5read_real_jobs, id), 0 },
+	{ "measured_runtime_s", COL_F64, offsetof(struct h5read_real_jobs, measured_runtime_s), 0 },
+	{ "predicted_runtime_s", COL_F64, offsetof(struct h5read_real_jobs, predicted_runtime_s), 0 },
+	{ "decision_latency_s", COL_F64, offsetof(struct h5read_real_jobs, decision_latency_s), 0 },
+};
+#define N_REAL_JOB_COLS (sizeof real_job_cols / sizeof real_job_cols[0])
+
+static const struct col real_seg_cols[] = {
+	{ "id", COL_STR, offsetof(struct h5read_real_segments, id), 0 },
+	{ "gpu0", COL_U32, offsetof(struct h5read_real_segments, gpu0), 0 },
+	{ "n_gpus", COL_U32, offsetof(struct h5read_real_segments, n_gpus), 0 },
+	{ "start_s", COL_F64, offsetof(struct h5read_real_segments, start_s), 0 },
+	{ "end_s", COL_F64, offsetof(struct h5read_real_segments, end_s), 0 },
+	{ "predicted_s", COL_F64, offsetof(struct h5read_real_segments, predicted_s), 0 },
+	{ "from", COL_F64, offsetof(struct h5read_real_segments, from), 0 },
+	{ "done", COL_F64, offsetof(struct h5read_real_segments, done), 0 },
+	{ "saved", COL_F64, offsetof(struct h5read_real_segments, saved), 0 },
+	{ "ckpts", COL_U32, offsetof(struct h5read_real_segments, ckpts), 0 },
+	{ "outcome", COL_STR, offsetof(struct h5read_real_segments, outcome), 1 },
+};
+#define N_REAL_SEG_COLS (sizeof real_seg_cols / sizeof real_seg_cols[0])
+
+static const struct col real_cal_cols[] = {
+	{ "flavor", COL_STR, offsetof(struct h5read_real_calibration, flavor), 0 },
+	{ "iter_ns", COL_F64, offsetof(struct h5read_real_calibration, iter_ns), 0 },
+};
+#define N_REAL_CAL_COLS (sizeof real_cal_cols / sizeof real_cal_cols[0])
+
+/* The group's numbers read NaN until read. */
+static void real_numbers_nan(struct h5read_real *r)
+{
+	r->time_scale = r->wall_s = r->busy_gpu_wall_s = r->gpu_utilization = r->failed_segments = NAN;
+}
+
+void h5read_real_free(struct h5read_real *r)
+{
+	if (!r)
+		return;
+	free(r->backend);
+	free(r->device);
+	free(r->decision_latency_s);
+	cols_free(real_job_cols, N_REAL_JOB_COLS, &r->jobs, &r->jobs.priv_);
+	cols_free(real_seg_cols, N_REAL_SEG_COLS, &r->segments, &r->segments.priv_);
+	cols_free(real_cal_cols, N_REAL_CAL_COLS, &r->calibration, &r->calibration.priv_);
+	memset(r, 0, sizeof *r);
+	real_numbers_nan(r);
+}
+
+/* One compound table of the real group into columns; a table the group lacks leaves
+ * *n at 0 and the columns NULL. */
+static int real_table(hid_t g, const char *where, const char *name, const struct col *cols, size_t ncols,
+		      void *out, size_t *n, struct h5read_cols_ *p, struct sim_diag *diag)
+{
+	htri_t ex = H5Lexists(g, name, H5P_DEFAULT);
+	if (ex < 0)
+		return h5err(diag, where, "cannot list the group");
+	if (ex == 0)
+		return 0;
+	char w[600];
+	snprintf(w, sizeof w, "%s/%s", where, name);
+	hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+	if (d < 0)
+		return h5err(diag, w, "cannot open the table");
+	int r = read_cols(d, w, cols, ncols, out, n, p, diag);
+	H5Dclose(d);
+	return r;
+}
+
+/* The group's attributes: strings "" and numbers NaN when absent. */
+static int real_attrs(hid_t g, const char *where, struct h5read_real *out, struct sim_diag *diag)
+{
+	char **s[] = { &out->backend, &out->device };
+	const char *sn[] = { "backend", "device" };
+	for (size_t k = 0; k < 2; k++) {
+		int r = read_str_attr(g, sn[k], s[k]);
+		if (r < 0)
+			return h5err(diag, where, "cannot read a string attribute");
+		if (r == 1 && !(*s[k] = dup_str("")))
+			return -SIM_ENOMEM;
+	}
+	double *v[] = { &out->time_scale, &out->wall_s, &out->busy_gpu_wall_s, &out->gpu_utilization,
+			&out->failed_segments };
+	const char *vn[] = { "time_scale", "wall_s", "busy_gpu_wall_s", "gpu_utilization",
+			     "failed_segments" };
+	for (size_t k = 0; k < 5; k++) {
+		int r = read_num_attr(g, vn[k], v[k]);
+		if (r != 0)
+			*v[k] = NAN;
+		if (r < 0) {
+			char what[160];
+			snprintf(what, sizeof what, "attribute '%s' is not a number", vn[k]);
+			return h5err(diag, where, what);
+		}
+	}
+	return 0;
+}
+
+int h5read_real(const struct h5read_file *f, const char *run, struct h5read_real *out, struct sim_diag *diag)
+{
+	memset(out, 0, sizeof *out);
+	real_numbers_nan(out);
+	if (h5read_run_find(f, run) < 0) {
+		sim_diag_add(diag, f->path, "no run named '%s'", run);
+		return -SIM_ENOENT;
+	}
+	if (run_has(f, run, "real") == 0)
+		return 0; /* a simulation, or a file older than schema 1.4 */
+	int err = 0;
+	hid_t g = open_in_run(f, run, "real", 0, diag, &err);
+	if (g < 0)
+		return err;
+	char where[512];
+	snprintf(where, sizeof where, "%s: /runs/%s/real", f->path, run);
+	int r = real_attrs(g, where, out, diag);
+	if (!r)
+		r = real_table(g, where, "jobs", real_job_cols, N_REAL_JOB_COLS, &out->jobs, &out->jobs.n,
+			       &out->jobs.priv_, diag);
+	if (!r)
+		r = real_table(g, where, "segments", real_seg_cols, N_REAL_SEG_COLS, &out->segments,
+			       &out->segments.n, &out->segments.priv_, diag);
+	if (!r)
+		r = real_table(g, where, "calibration", real_cal_cols, N_REAL_CAL_COLS, &out->calibration,
+			       &out->calibration.n, &out->calibration.priv_, diag);
+	if (!r) {
+		htri_t ex = H5Lexists(g, "decision_latency_s", H5P_DEFAULT);
+		hsize_t dims[2];
+		if (ex < 0)
+			r = h5err(diag, where, "cannot list the group");
+		else if (ex > 0 && read_doubles(g, "decision_latency_s", &out->decision_latency_s, dims) < 0)
+			r = h5err(diag, where, "dataset 'decision_latency_s' is unreadable");
+		else if (ex > 0 && dims[1] != 1)
+			r = sim_diag_add(diag, where, "'decision_latency_s' is not 1-D");
+		else if (ex > 0)
+			out->n_latencies = (size_t)dims[0];
+	}
+	H5Gclose(g);
+	if (r == -SIM_ENOMEM)
+		sim_diag_add(diag, where, "out of memory");
+	if (r)
+		h5read_real_free(out);
+	else
+		out->present = 1;
 	return r;
 }

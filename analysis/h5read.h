@@ -35,6 +35,13 @@ const char *h5read_path(const struct h5read_file *f);
 /* A root string attribute (schema_version, software, software_version, created_utc,
  * experiment_json, config_path), or NULL when absent. Valid until h5read_close. */
 const char *h5read_root_attr(const struct h5read_file *f, const char *name);
+/* A numeric root attribute (time_scale, schema 1.4, in real-mode files) as a double:
+ * 0 with *out NaN when the file has none; -SIM_EPARSE when it is there but is not a
+ * number. */
+/* The root attribute mode: "simulation" or "real" as written; "simulation" for a file
+ * older than schema 1.4, which has none. Valid until h5read_close. */
+const char *h5read_mode(const struct h5read_file *f);
+int h5read_root_attr_num(const struct h5read_file *f, const char *name, double *out, struct sim_diag *diag);
 
 /* Runs under /runs, in the order they were written. */
 size_t h5read_n_runs(const struct h5read_file *f);
@@ -156,5 +163,49 @@ struct h5read_timeseries {
 int h5read_timeseries(const struct h5read_file *f, const char *run, struct h5read_timeseries *out,
 		      struct sim_diag *diag);
 void h5read_timeseries_free(struct h5read_timeseries *ts);
+
+/* /runs/<run>/real (schema 1.4, real mode: gpu_exec/real_results.c writes it): what the
+ * run measured on the wall clock. present is 0 (and the rest empty, numbers NaN) for a
+ * simulation or an older file. Times of jobs and segments are trace seconds (wall
+ * seconds x time_scale); latencies are wall seconds. */
+struct h5read_real_jobs { /* one row a job, in the order of /runs/<run>/jobs */
+	size_t n;
+	char **id;
+	double *measured_runtime_s;  /* over all its segments; NaN when it never ran */
+	double *predicted_runtime_s; /* the model's run time of the same segments */
+	double *decision_latency_s;  /* of its first start (wall s) */
+	struct h5read_cols_ priv_;
+};
+struct h5read_real_segments { /* one row a run segment, in the order they ended */
+	size_t n;
+	char **id, **outcome;        /* outcome: "completed", "preempted" or "failed" */
+	uint32_t *gpu0, *n_gpus, *ckpts;
+	double *start_s, *end_s;     /* measured (trace s) */
+	double *predicted_s;         /* the model's run time of the segment (trace s) */
+	double *from, *done, *saved; /* work at launch, at the end, at its last checkpoint (0..1) */
+	struct h5read_cols_ priv_;
+};
+struct h5read_real_calibration { /* one row a flavor */
+	size_t n;
+	char **flavor;
+	double *iter_ns; /* wall time of one workload iteration (cpu: the pacing tick) */
+	struct h5read_cols_ priv_;
+};
+struct h5read_real {
+	int present;
+	char *backend, *device; /* "cpu" or "cuda"; the device in words ("" when absent) */
+	double time_scale;      /* trace seconds a wall second */
+	double wall_s;          /* wall time of the run */
+	double busy_gpu_wall_s; /* GPU x wall seconds the workloads held */
+	double gpu_utilization; /* busy_gpu_wall_s / (GPUs x wall_s) */
+	double failed_segments;
+	struct h5read_real_jobs jobs;
+	struct h5read_real_segments segments;
+	size_t n_latencies;
+	double *decision_latency_s; /* every start's, in start order (wall s) */
+	struct h5read_real_calibration calibration;
+};
+int h5read_real(const struct h5read_file *f, const char *run, struct h5read_real *out, struct sim_diag *diag);
+void h5read_real_free(struct h5read_real *r);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 #include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "../sim/metrics.h"
 #include "report.h"
@@ -1270,14 +1271,137 @@ static int plot_sweeps(const struct h5read_file *f, const struct h5read_summary 
 	return r;
 }
 
+/* ---- real mode (schema 1.4): measured against predicted, decision latency ---- */
+
+/* The most job ids written on a run time plot; more and the points go unlabelled. */
+#define REAL_MAX_LABELS 30
+
+/* OUTDIR/real_runtime_<run>.png: one point a completed job, the measured run time of
+ * its completing segment against the model's prediction of that segment (trace s),
+ * with y = x. The completing segment, not the job's sum over segments: a preempted
+ * segment is stopped early, so its predicted run time (of the whole remaining work)
+ * is no prediction of what it ran; this is also what runtime_error averages. */
+static int plot_real_runtime(const struct plot_opts *o, const char *run, const struct h5read_real *g,
+			     const char *gp, const char *term, const char *adir, struct sim_diag *diag)
+{
+	const struct h5read_real_segments *sg = &g->segments;
+	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[1400], qrun[600], qsub[700], sub[400];
+	FILE *df;
+	int r = open_run_dat(o->outdir, "real_runtime_", run, base, path, &df, diag);
+	if (r)
+		return r;
+	double lo = INFINITY, hi = 0;
+	long n = 0;
+	fprintf(df, "# run %s: completed jobs, measured against predicted run time of the completing "
+		    "segment (trace s)\n", run);
+	dat_field(df, "predicted_s");
+	fputc(' ', df);
+	dat_field(df, "measured_s");
+	fputc(' ', df);
+	dat_field(df, "job");
+	fputc('\n', df);
+	for (size_t i = 0; i < sg->n; i++) {
+		double pred = sg->predicted_s[i], meas = sg->end_s[i] - sg->start_s[i];
+		if (strcmp(sg->outcome[i], "completed") != 0 || !isfinite(pred) || !isfinite(meas))
+			continue;
+		fprintf(df, "%.9g %.9g ", pred, meas);
+		dat_field(df, sg->id[i]);
+		fputc('\n', df);
+		n++;
+		lo = fmin(lo, fmin(pred, meas));
+		hi = fmax(hi, fmax(pred, meas));
+	}
+	if ((r = close_dat(df, path, diag)))
+		return r;
+	/* log axes when the run times span more than a factor 20 (and are all > 0) */
+	int logscale = n > 0 && lo > 0 && hi / lo > 20;
+	if (n == 0)
+		lo = 0, hi = 1;
+	snprintf(sub, sizeof sub, "backend %s, time scale %g, %ld completed job%s",
+		 g->backend[0] ? g->backend : "?", g->time_scale, n, n == 1 ? "" : "s");
+	plot_gp_quote(qrun, sizeof qrun, run);
+	plot_gp_quote(qsub, sizeof qsub, sub);
+	snprintf(extra, sizeof extra, "runname=%s; subtitle=%s; lo=%.9g; hi=%.9g; logscale=%d; labels=%d",
+		 qrun, qsub, lo, hi, logscale, n <= REAL_MAX_LABELS);
+	struct plot_vars pv = { .nblocks = 1, .npoints = n };
+	return run_template(gp, adir, o->outdir, "real_runtime", base, term, &pv, extra, o->quiet, diag);
+}
+
+/* OUTDIR/real_latency_<run>.png: the CDF of every start's decision latency (wall ms),
+ * with its median and 99th percentile marked. */
+static int plot_real_latency(const struct plot_opts *o, const char *run, const struct h5read_real *g,
+			     const char *gp, const char *term, const char *adir, struct sim_diag *diag)
+{
+	size_t n = g->n_latencies, m = 0;
+	double *x = malloc((n ? n : 1) * sizeof *x);
+	double *xs = malloc(PLOT_MAX_POINTS * sizeof *xs), *ys = malloc(PLOT_MAX_POINTS * sizeof *ys);
+	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[1024], qrun[600];
+	FILE *df = NULL;
+	int r = -SIM_ENOMEM;
+	if (!x || !xs || !ys) {
+		sim_diag_add(diag, o->outdir, "out of memory");
+		goto out_free;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(g->decision_latency_s[i]))
+			x[m++] = g->decision_latency_s[i] * 1e3;
+	gsl_sort(x, 1, m);
+	size_t k = plot_cdf_points(x, m, PLOT_MAX_POINTS, xs, ys);
+	double p50 = m ? gsl_stats_quantile_from_sorted_data(x, 1, m, 0.5) : NAN;
+	double p99 = m ? gsl_stats_quantile_from_sorted_data(x, 1, m, 0.99) : NAN;
+	if ((r = open_run_dat(o->outdir, "real_latency_", run, base, path, &df, diag)))
+		goto out_free;
+	fprintf(df, "# run %s: decision latency of %zu starts (wall ms), %zu points\n", run, m, k);
+	dat_field(df, "latency_ms");
+	fputc(' ', df);
+	dat_field(df, "fraction");
+	fputc('\n', df);
+	/* the step starts from 0 at the smallest latency */
+	if (k)
+		fprintf(df, "%.9g 0\n", xs[0]);
+	for (size_t i = 0; i < k; i++)
+		fprintf(df, "%.9g %.9g\n", xs[i], ys[i]);
+	if ((r = close_dat(df, path, diag)))
+		goto out_free;
+	/* a log axis when the latencies span more than a factor 100 */
+	int logscale = m > 0 && x[0] > 0 && x[m - 1] / x[0] > 100;
+	plot_gp_quote(qrun, sizeof qrun, run);
+	snprintf(extra, sizeof extra, "runname=%s; nstarts=%zu; p50=%.9g; p99=%.9g; logscale=%d", qrun, m,
+		 isfinite(p50) ? p50 : 0, isfinite(p99) ? p99 : 0, logscale);
+	struct plot_vars pv = { .nblocks = 1, .npoints = (long)(k ? k + 1 : 0) };
+	r = run_template(gp, adir, o->outdir, "real_latency", base, term, &pv, extra, o->quiet, diag);
+out_free:
+	free(x);
+	free(xs);
+	free(ys);
+	return r;
+}
+
+/* Both real-mode plots of one run; *skipped when the run has no real group. */
+static int plot_real(const struct h5read_file *f, const struct plot_opts *o, const char *run, const char *gp,
+		     const char *term, const char *adir, int *skipped, struct sim_diag *diag)
+{
+	struct h5read_real g;
+	int r = h5read_real(f, run, &g, diag);
+	if (r)
+		return r;
+	if (!g.present)
+		*skipped = 1;
+	else if (!(r = plot_real_runtime(o, run, &g, gp, term, adir, diag)))
+		r = plot_real_latency(o, run, &g, gp, term, adir, diag);
+	h5read_real_free(&g);
+	return r;
+}
+
 /* Per run: the queue-usage, preemption and option plots, for the runs that have the
- * data; one note line names how many runs had none. */
+ * data, and in a real-mode file the two real-mode plots; note lines name how many
+ * runs had none. */
 static int plot_run_views(const struct h5read_file *f, const struct plot_opts *o,
 			  const struct h5read_summary *s, const char *gp, const char *term, const char *adir,
 			  struct sim_diag *diag)
 {
-	size_t nr = h5read_n_runs(f), no_queues = 0, no_preempt = 0, no_options = 0;
-	int r = 0;
+	size_t nr = h5read_n_runs(f), no_queues = 0, no_preempt = 0, no_options = 0, no_real = 0;
+	int r = 0, real = strcmp(h5read_mode(f), "real") == 0;
 	for (size_t i = 0; i < nr && !r; i++) {
 		const char *run = h5read_run_name(f, i);
 		int row = h5read_summary_row(s, run);
@@ -1291,6 +1415,11 @@ static int plot_run_views(const struct h5read_file *f, const struct plot_opts *o
 			r = plot_preemptions(f, o, run, span, gp, term, adir, &skip_p, diag);
 		if (!r)
 			r = plot_options(f, o, run, gp, term, adir, &skip_o, diag);
+		if (!r && real) {
+			int skip_r = 0;
+			r = plot_real(f, o, run, gp, term, adir, &skip_r, diag);
+			no_real += (size_t)skip_r;
+		}
 		no_queues += (size_t)skip_q;
 		no_preempt += (size_t)skip_p;
 		no_options += (size_t)skip_o;
@@ -1309,6 +1438,9 @@ static int plot_run_views(const struct h5read_file *f, const struct plot_opts *o
 			       "per-option table)", no_options, no_options == 1 ? "" : "s");
 		printf("\n");
 	}
+	if (!r && !o->quiet && no_real)
+		printf("note: no real-mode plots for %zu run%s (no /runs/<run>/real group)\n", no_real,
+		       no_real == 1 ? "" : "s");
 	return r;
 }
 

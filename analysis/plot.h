@@ -12,7 +12,12 @@
  * or day, stacked by reason) for a run with preemptions, and options_<run>.png
  * (analysis/options.gp: started jobs by the option index they ran on, bars with
  * counts) for a run where some job had 2 or more options; one note line counts the
- * runs without them. gnuplot's exit status is checked; its messages are shown only
+ * runs without them. In a real-mode file (root attribute mode "real", schema 1.4),
+ * also per run real_runtime_<run>.png (analysis/real_runtime.gp: measured against
+ * predicted run time of each completed job's completing segment, trace s, with y = x;
+ * log-log past a 20x spread) and real_latency_<run>.png (analysis/real_latency.gp: the
+ * CDF of every start's decision latency in wall ms, p50 and p99 marked); a simulation
+ * file draws neither. gnuplot's exit status is checked; its messages are shown only
  * when it fails.
  *
  * Sweeps: when the config (root attribute experiment_json) has a "sweep", also

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "../sim/metrics.h"
 
@@ -351,7 +353,8 @@ static void rep_print(FILE *out, const struct vgroups *vg, const struct rcell *c
 	}
 }
 
-int report_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
+/* The per-run table and the replications table. */
+static int summary_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
 {
 	struct h5read_summary s;
 	int r = h5read_summary(f, &s, diag);
@@ -428,6 +431,162 @@ out_free:
 	return r;
 }
 
+/* ---- real mode (schema 1.4) ---- */
+
+/* What a real run measured, for people and for JSON. The summary's values come first
+ * (they are what `gpusched real` printed); a file whose summary lacks them gets them
+ * from the real group, by the same formulas (gpu_exec/real_results.c). */
+struct real_view {
+	const char *run;
+	struct h5read_real g;
+	double runtime_error; /* mean |measured - predicted| / predicted over completed segments */
+	double lat_p50_s, lat_p99_s;
+	size_t completed_segs;
+};
+
+/* The real groups of the runs (`run` alone when not NULL), in file order; n is 0 for a
+ * simulation file. */
+struct real_views {
+	size_t n;
+	struct real_view *v;
+};
+
+static void real_views_free(struct real_views *rv)
+{
+	for (size_t i = 0; i < rv->n; i++)
+		h5read_real_free(&rv->v[i].g);
+	free(rv->v);
+	memset(rv, 0, sizeof *rv);
+}
+
+/* Fills the derived values of one run from the summary row (-1: none) or the group. */
+static int real_derive(struct real_view *v, const struct h5read_summary *s, int row)
+{
+	const struct h5read_real_segments *sg = &v->g.segments;
+	double err = 0;
+	size_t n_err = 0;
+	v->completed_segs = 0;
+	for (size_t i = 0; i < sg->n; i++) {
+		if (strcmp(sg->outcome[i], "completed") != 0)
+			continue;
+		v->completed_segs++;
+		double pred = sg->predicted_s[i], meas = sg->end_s[i] - sg->start_s[i];
+		if (pred > 0) {
+			err += fabs(meas - pred) / pred;
+			n_err++;
+		}
+	}
+	v->runtime_error = row >= 0 ? h5read_summary_get(s, (size_t)row, "runtime_error") : NAN;
+	v->lat_p50_s = row >= 0 ? h5read_summary_get(s, (size_t)row, "decision_latency_p50_s") : NAN;
+	v->lat_p99_s = row >= 0 ? h5read_summary_get(s, (size_t)row, "decision_latency_p99_s") : NAN;
+	if (isnan(v->runtime_error) && n_err)
+		v->runtime_error = err / (double)n_err;
+	size_t n = v->g.n_latencies;
+	if (n && (isnan(v->lat_p50_s) || isnan(v->lat_p99_s))) {
+		double *x = malloc(n * sizeof *x);
+		if (!x)
+			return -SIM_ENOMEM;
+		memcpy(x, v->g.decision_latency_s, n * sizeof *x);
+		gsl_sort(x, 1, n);
+		v->lat_p50_s = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.5);
+		v->lat_p99_s = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.99);
+		free(x);
+	}
+	return 0;
+}
+
+/* Reads every selected run's real group and the summary values, before anything is
+ * printed. A simulation file reads nothing. */
+static int real_views_load(const struct h5read_file *f, const char *run, struct real_views *out,
+			   struct sim_diag *diag)
+{
+	memset(out, 0, sizeof *out);
+	if (strcmp(h5read_mode(f), "real") != 0)
+		return 0;
+	size_t nr = h5read_n_runs(f);
+	struct h5read_summary s;
+	int r = h5read_summary(f, &s, diag);
+	if (r)
+		return r;
+	out->v = calloc(nr + 1, sizeof *out->v);
+	if (!out->v) {
+		r = -SIM_ENOMEM;
+		goto out_free;
+	}
+	for (size_t i = 0; i < nr && !r; i++) {
+		const char *name = h5read_run_name(f, i);
+		if (run && strcmp(name, run) != 0)
+			continue;
+		struct real_view *v = &out->v[out->n];
+		v->run = name;
+		if ((r = h5read_real(f, name, &v->g, diag)))
+			break;
+		out->n++;
+		r = real_derive(v, &s, h5read_summary_row(&s, name));
+	}
+out_free:
+	h5read_summary_free(&s);
+	if (r == -SIM_ENOMEM)
+		sim_diag_add(diag, h5read_path(f), "out of memory");
+	if (r)
+		real_views_free(out);
+	return r;
+}
+
+/* "12.3 ms" style: v x scale with decimals, or "-" for NaN. */
+static void fmt_or_dash(char *buf, size_t cap, double v, double scale, int decimals, const char *unit)
+{
+	if (isnan(v))
+		snprintf(buf, cap, "-");
+	else
+		snprintf(buf, cap, "%.*f%s", decimals, v * scale, unit);
+}
+
+/* One run's "real mode" block for people. */
+static void real_block(FILE *out, const struct real_view *v)
+{
+	const struct h5read_real *g = &v->g;
+	char err[48], p50[48], p99[48], wall[48], util[48], scale[48], failed[48];
+	fprintf(out, "\nreal mode: run %s\n", v->run);
+	if (!g->present) {
+		fprintf(out, "  (no /runs/%s/real group: nothing measured)\n", v->run);
+		return;
+	}
+	fmt_or_dash(err, sizeof err, v->runtime_error, 100, 2, "%");
+	fmt_or_dash(p50, sizeof p50, v->lat_p50_s, 1e3, 3, " ms");
+	fmt_or_dash(p99, sizeof p99, v->lat_p99_s, 1e3, 3, " ms");
+	fmt_or_dash(wall, sizeof wall, g->wall_s, 1, 3, " s");
+	fmt_or_dash(util, sizeof util, g->gpu_utilization, 100, 1, "%");
+	fmt_or_dash(failed, sizeof failed, g->failed_segments, 1, 0, "");
+	if (isnan(g->time_scale))
+		snprintf(scale, sizeof scale, "-");
+	else
+		snprintf(scale, sizeof scale, "%g", g->time_scale);
+	fprintf(out, "  backend:           %s\n", g->backend[0] ? g->backend : "-");
+	fprintf(out, "  device:            %s\n", g->device[0] ? g->device : "-");
+	fprintf(out, "  time scale:        %s (trace seconds a wall second)\n", scale);
+	fprintf(out, "  wall time:         %s\n", wall);
+	fprintf(out, "  run time error:    %s (mean |measured - predicted| / predicted, ", err);
+	fprintf(out, "%zu completed segment%s)\n", v->completed_segs, v->completed_segs == 1 ? "" : "s");
+	fprintf(out, "  decision latency:  p50 %s, p99 %s (%zu start%s)\n", p50, p99, g->n_latencies,
+		g->n_latencies == 1 ? "" : "s");
+	fprintf(out, "  GPU utilization:   %s (busy GPU x wall time / (GPUs x wall time))\n", util);
+	fprintf(out, "  failed segments:   %s\n", failed);
+}
+
+int report_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
+{
+	struct real_views rv;
+	int r = known_run(f, run, diag);
+	if (r || (r = real_views_load(f, run, &rv, diag)))
+		return r;
+	r = summary_table(f, run, out, diag);
+	for (size_t i = 0; !r && i < rv.n; i++)
+		real_block(out, &rv.v[i]);
+	real_views_free(&rv);
+	return r;
+}
+
 /* ---- JSON ---- */
 
 static cJSON *num_or_null(double v)
@@ -435,14 +594,73 @@ static cJSON *num_or_null(double v)
 	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
 }
 
+static int json_num(cJSON *o, const char *key, double v)
+{
+	cJSON *j = num_or_null(v);
+	if (!j)
+		return -1;
+	cJSON_AddItemToObject(o, key, j);
+	return 0;
+}
+
+/* The "real" object of one run's JSON. NULL when out of memory. */
+static cJSON *real_json(const struct real_view *v)
+{
+	const struct h5read_real *g = &v->g;
+	cJSON *o = cJSON_CreateObject(), *cal;
+	if (!o || !cJSON_AddStringToObject(o, "backend", g->backend) ||
+	    !cJSON_AddStringToObject(o, "device", g->device) || json_num(o, "time_scale", g->time_scale) ||
+	    json_num(o, "wall_s", g->wall_s) || json_num(o, "busy_gpu_wall_s", g->busy_gpu_wall_s) ||
+	    json_num(o, "gpu_utilization", g->gpu_utilization) ||
+	    json_num(o, "failed_segments", g->failed_segments) ||
+	    json_num(o, "runtime_error", v->runtime_error) ||
+	    json_num(o, "decision_latency_p50_s", v->lat_p50_s) ||
+	    json_num(o, "decision_latency_p99_s", v->lat_p99_s) || json_num(o, "jobs", (double)g->jobs.n) ||
+	    json_num(o, "segments", (double)g->segments.n) ||
+	    json_num(o, "completed_segments", (double)v->completed_segs) ||
+	    json_num(o, "starts", (double)g->n_latencies) ||
+	    !(cal = cJSON_AddArrayToObject(o, "calibration")))
+		goto out_fail;
+	for (size_t k = 0; k < g->calibration.n; k++) {
+		cJSON *c = cJSON_CreateObject();
+		if (!c)
+			goto out_fail;
+		cJSON_AddItemToArray(cal, c);
+		if (!cJSON_AddStringToObject(c, "flavor", g->calibration.flavor[k]) ||
+		    json_num(c, "iter_ns", g->calibration.iter_ns[k]))
+			goto out_fail;
+	}
+	return o;
+out_fail:
+	cJSON_Delete(o);
+	return NULL;
+}
+
+/* Adds "real" to a run's JSON object when the file is a real run's (present or null
+ * when the run has no group); nothing for a simulation file. 0 or -1 (no memory). */
+static int json_add_real(cJSON *o, const struct real_views *rv, const char *run)
+{
+	for (size_t i = 0; i < rv->n; i++) {
+		if (strcmp(rv->v[i].run, run) != 0)
+			continue;
+		cJSON *r = rv->v[i].g.present ? real_json(&rv->v[i]) : cJSON_CreateNull();
+		if (!r)
+			return -1;
+		cJSON_AddItemToObject(o, "real", r);
+		return 0;
+	}
+	return 0;
+}
+
 int report_json(const struct h5read_file *f, const char *run, char **out, struct sim_diag *diag)
 {
 	*out = NULL;
 	struct h5read_summary s;
+	struct real_views rv = { 0 };
 	int r = h5read_summary(f, &s, diag);
 	if (r)
 		return r;
-	if ((r = check_run(f, &s, run, diag)))
+	if ((r = check_run(f, &s, run, diag)) || (r = real_views_load(f, run, &rv, diag)))
 		goto out_free;
 	r = -SIM_ENOMEM;
 	cJSON *arr = cJSON_CreateArray();
@@ -467,6 +685,8 @@ int report_json(const struct h5read_file *f, const char *run, char **out, struct
 				goto out_json;
 			cJSON_AddItemToObject(o, s.field[k], v);
 		}
+		if (json_add_real(o, &rv, s.run[i]))
+			goto out_json;
 	}
 	*out = cJSON_Print(arr);
 	if (*out)
@@ -474,6 +694,7 @@ int report_json(const struct h5read_file *f, const char *run, char **out, struct
 out_json:
 	cJSON_Delete(arr);
 out_free:
+	real_views_free(&rv);
 	h5read_summary_free(&s);
 	if (r == -SIM_ENOMEM)
 		sim_diag_add(diag, h5read_path(f), "out of memory");

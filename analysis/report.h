@@ -18,10 +18,19 @@
  * variant has 2 or more runs (seeds are replications), a second table "replications"
  * follows: one row a variant, its run count, and "mean ± half-width" of the 95%
  * confidence interval (Student t, sim_metrics_replicate) of mean wait, p95 wait, mean
- * JCT, utilization and mean bounded slowdown. "±" is UTF-8; columns align by characters. */
+ * JCT, utilization and mean bounded slowdown. "±" is UTF-8; columns align by characters.
+ * A real-mode file (schema 1.4) then gets a block a run, "real mode: run NAME": backend,
+ * device, time scale, wall time, run time error (mean |measured - predicted| /
+ * predicted over completed segments, %), decision latency p50 / p99 (ms), GPU
+ * utilization over the wall time (%) and failed segments. Every group is read before
+ * anything is printed. */
 int report_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag);
 /* A JSON array, one object a run: run, policy, seed and every /summary field by its
- * name (analysis/SCHEMA.md); NaN is null. *out is malloc'd (caller frees). */
+ * name (analysis/SCHEMA.md); NaN is null. In a real-mode file each object also has
+ * "real": {backend, device, time_scale, wall_s, busy_gpu_wall_s, gpu_utilization,
+ * failed_segments, runtime_error, decision_latency_p50_s, decision_latency_p99_s (s),
+ * jobs, segments, completed_segments, starts, calibration: [{flavor, iter_ns}]}, or
+ * null for a run without a real group. *out is malloc'd (caller frees). */
 int report_json(const struct h5read_file *f, const char *run, char **out, struct sim_diag *diag);
 /* Replications: the runs grouped by variant, as a JSON array in the order of each
  * variant's first run; one object a variant: variant (string), runs (count), seeds

@@ -112,6 +112,10 @@ static int wait_for_event(struct drv_real *d, int64_t until)
 
 /* ---- results ---- */
 
+/* Records a segment that ended. Its predicted run time is the model's: the
+ * segment's run time (restore, work, checkpoints) when it completed or failed,
+ * and for a preempted one the engine's time from its start to the stop, which is
+ * where the simulator would have stopped it too. */
 static int record_segment(struct drv_real *d, const struct sim_engine *e, const struct sim_job *job,
 			  const struct gx_report *r, enum real_outcome outcome)
 {
@@ -121,17 +125,19 @@ static int record_segment(struct drv_real *d, const struct sim_engine *e, const 
 		return -SIM_ENOMEM;
 	res->segs = v;
 	double run_s = (double)(r->end_ns - r->start_ns) / 1e9 * d->o.time_scale;
+	double predicted_s = outcome == REAL_PREEMPTED ? sim_time_to_s(sim_engine_now(e) - job->last_start_ns)
+						       : sim_time_to_s(job->runtime_ns);
 	uint32_t n = d->job_n_gpus[job->idx];
 	v[res->n_segs++] = (struct real_segment){
 		.job = job->idx, .gpu0 = n ? d->job_gpus[job->idx][0] : 0, .n_gpus = n,
 		.start_s = sim_time_to_s(trace_of_wall(d, r->start_ns)),
 		.end_s = sim_time_to_s(trace_of_wall(d, r->end_ns)),
-		.predicted_s = sim_time_to_s(job->runtime_ns), .from = job->progress, .done = r->progress,
+		.predicted_s = predicted_s, .from = job->progress, .done = r->progress,
 		.saved = r->saved, .ckpts = r->ckpts, .outcome = (uint8_t)outcome,
 	};
 	double *m = &res->measured_run_s[job->idx], *p = &res->predicted_run_s[job->idx];
 	*m = isnan(*m) ? run_s : *m + run_s;
-	*p = isnan(*p) ? sim_time_to_s(job->runtime_ns) : *p + sim_time_to_s(job->runtime_ns);
+	*p = isnan(*p) ? predicted_s : *p + predicted_s;
 	res->busy_gpu_wall_s += (double)n * (double)(r->end_ns - r->start_ns) / 1e9;
 	if (outcome == REAL_FAILED) {
 		res->failed++;

@@ -41,7 +41,8 @@ struct real_segment {
 	uint32_t job;
 	uint32_t gpu0, n_gpus;   /* first virtual GPU and how many */
 	double start_s, end_s;   /* trace seconds: the workload's measured start and end */
-	double predicted_s;      /* the model's run time of the segment, trace s */
+	double predicted_s;      /* the model's run time of the segment, trace s (preempted: its
+				  * start to the engine's stop) */
 	double from, done, saved; /* work at launch, at the end, at the last checkpoint (0..1) */
 	uint32_t ckpts;
 	uint8_t outcome;         /* enum real_outcome */

@@ -332,6 +332,33 @@ static void test_real_preempted_job_resumes_from_checkpoint(void)
 	sim_diag_fini(&diag);
 }
 
+/* Per job, the measured run time sits beside the model's for the same segments: j1
+ * ran 49 s before its preemption (predicted as the engine's 1 s to 50 s) and 79 s
+ * after, 128 s both ways; every job within 2%. */
+static void test_real_jobs_measured_beside_predicted(void)
+{
+	CU_ASSERT_PTR_NOT_NULL_FATAL(real_h5);
+	struct sim_diag diag;
+	sim_diag_init(&diag, 5);
+	struct h5read_file *f = NULL;
+	struct h5read_real r;
+	memset(&r, 0, sizeof r);
+	CU_ASSERT_EQUAL_FATAL(h5read_open(real_h5, &f, &diag), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_real(f, "priority-s1", &r, &diag), 0);
+	CU_ASSERT_EQUAL_FATAL(r.present, 1);
+	CU_ASSERT_EQUAL_FATAL(r.jobs.n, 4);
+	CU_ASSERT_EQUAL(r.n_latencies, 5); /* five starts: j1 twice */
+	for (size_t i = 0; i < r.jobs.n; i++) {
+		double m = r.jobs.measured_runtime_s[i], p = r.jobs.predicted_runtime_s[i];
+		CU_ASSERT(fabs(m - p) <= 0.02 * p);
+		if (strcmp(r.jobs.id[i], "j1") == 0)
+			CU_ASSERT_DOUBLE_EQUAL(p, 49.0 + 79.0, 0.1);
+	}
+	h5read_real_free(&r);
+	h5read_close(f);
+	sim_diag_fini(&diag);
+}
+
 /* Decision latency and run time error are measured and sane; the simulation's are NaN. */
 static void test_real_summary_fields(void)
 {
@@ -422,6 +449,7 @@ static CU_TestInfo real_tests[] = {
 	{ "executor: unknown backend", test_executor_bad_backend },
 	{ "real JCTs within 5% of simulated", test_real_jcts_match_simulation },
 	{ "preempted job resumes from its checkpoint", test_real_preempted_job_resumes_from_checkpoint },
+	{ "per job: measured beside predicted", test_real_jobs_measured_beside_predicted },
 	{ "decision latency and run time error", test_real_summary_fields },
 	{ "failed workload: the run goes on", test_real_failed_job_does_not_stop_the_run },
 	{ "cli errors", test_real_cli_errors },
