@@ -2,6 +2,8 @@
  * group /runs/<run>/real of the results file (analysis/SCHEMA.md, "Real mode"). */
 #include "real_results.h"
 
+#include "../sim/h5out.h"
+
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -34,41 +36,25 @@ void real_summarize(const struct real_results *res, struct sim_summary *sum)
 
 /* ---- HDF5 ---- */
 
-static int attr_put(hid_t obj, const char *name, hid_t type, const void *v)
+/* A dataset's attributes, in the form of every table of the file (sim/h5out.c):
+ * "units" and "field_descriptions", one a field, and "description". */
+static int describe(hid_t d, const char *const *units, const char *const *descs, size_t n_fields, const char *desc)
 {
-	hid_t sp = H5Screate(H5S_SCALAR);
-	hid_t a = sp >= 0 ? H5Acreate2(obj, name, type, sp, H5P_DEFAULT, H5P_DEFAULT) : -1;
-	int r = a >= 0 && H5Awrite(a, type, v) >= 0 ? 0 : -1;
-	if (a >= 0)
-		H5Aclose(a);
-	if (sp >= 0)
-		H5Sclose(sp);
-	return r;
+	return h5out_attr_str_array(d, "units", units, n_fields) < 0 ||
+			       h5out_attr_str_array(d, "field_descriptions", descs, n_fields) < 0 ||
+			       h5out_attr_str(d, "description", desc) < 0
+		       ? -1
+		       : 0;
 }
 
-static int attr_text(hid_t obj, const char *name, const char *v)
-{
-	hid_t t = H5Tcopy(H5T_C_S1);
-	if (t < 0)
-		return -1;
-	int r = H5Tset_size(t, strlen(v) + 1) >= 0 ? attr_put(obj, name, t, v) : -1;
-	H5Tclose(t);
-	return r;
-}
+/* Field units and descriptions of a table, n_fields of each. */
+struct fields_doc {
+	const char *const *units, *const *descs;
+	size_t n;
+};
 
-static int attr_num(hid_t obj, const char *name, double v)
-{
-	return attr_put(obj, name, H5T_NATIVE_DOUBLE, &v);
-}
-
-/* A dataset's "units" and "description" attributes: fields' units joined by ", ". */
-static int describe(hid_t d, const char *units, const char *desc)
-{
-	return attr_text(d, "units", units) < 0 || attr_text(d, "description", desc) < 0 ? -1 : 0;
-}
-
-static int write_table(hid_t grp, const char *name, hid_t type, size_t n, const void *rows, const char *units,
-		       const char *desc)
+static int write_table(hid_t grp, const char *name, hid_t type, size_t n, const void *rows,
+		       const struct fields_doc *doc, const char *desc)
 {
 	hsize_t dim = n;
 	hid_t sp = H5Screate_simple(1, &dim, NULL);
@@ -76,7 +62,7 @@ static int write_table(hid_t grp, const char *name, hid_t type, size_t n, const 
 		return -1;
 	hid_t d = H5Dcreate2(grp, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
 	int r = d >= 0 && (n == 0 || H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0) &&
-			describe(d, units, desc) == 0
+			describe(d, doc->units, doc->descs, doc->n, desc) == 0
 		? 0
 		: -1;
 	if (d >= 0)
@@ -108,7 +94,14 @@ static int write_jobs(hid_t g, const struct real_results *res, const struct sim_
 	    H5Tinsert(c, "predicted_runtime_s", offsetof(struct job_row, predicted_s), H5T_NATIVE_DOUBLE) < 0 ||
 	    H5Tinsert(c, "decision_latency_s", offsetof(struct job_row, latency_s), H5T_NATIVE_DOUBLE) < 0)
 		goto out;
-	r = write_table(g, "jobs", c, res->n_jobs, rows, ", s, s, s",
+	static const char *const units[] = { "", "s", "s", "s" };
+	static const char *const descs[] = {
+		"job id", "measured run time over all its segments (trace s); NaN: never ran",
+		"the model's run time of the same segments (trace s)",
+		"decision latency of its first start (wall s); NaN: never started",
+	};
+	struct fields_doc doc = { units, descs, 4 };
+	r = write_table(g, "jobs", c, res->n_jobs, rows, &doc,
 			"one row a job, in the order of /runs/<run>/jobs: run time measured over all its segments "
 			"and the model's prediction of the same segments (trace seconds), and the decision latency "
 			"of its first start (wall seconds); NaN when it never ran");
@@ -165,7 +158,16 @@ static int write_segments(hid_t g, const struct real_results *res, const struct 
 	    F("ckpts", ckpts, H5T_NATIVE_UINT32) || F("outcome", outcome, so))
 		goto out;
 #undef F
-	r = write_table(g, "segments", c, res->n_segs, rows, ", 1, 1, s, s, s, 1, 1, 1, 1, ",
+	static const char *const units[] = { "", "1", "1", "s", "s", "s", "1", "1", "1", "1", "" };
+	static const char *const descs[] = {
+		"job id", "first virtual GPU (flavor by flavor, node by node)", "virtual GPUs",
+		"the workload's measured start (trace s)", "its measured end (trace s)",
+		"the model's run time of the segment (trace s; preempted: start to the engine's stop)",
+		"work at launch (fraction of the job's whole work)", "work at the end", "work at its last checkpoint",
+		"checkpoints completed in the segment", "completed, preempted or failed",
+	};
+	struct fields_doc doc = { units, descs, 11 };
+	r = write_table(g, "segments", c, res->n_segs, rows, &doc,
 			"one row a run segment (a start to its completion, preemption or failure), in the order "
 			"they ended: first virtual GPU and count, the workload's measured start and end and the "
 			"model's run time (trace seconds), work at launch, at the end and at its last checkpoint "
@@ -183,7 +185,10 @@ out:
 
 static int write_latencies(hid_t g, const struct real_results *res)
 {
-	return write_table(g, "decision_latency_s", H5T_NATIVE_DOUBLE, res->n_latencies, res->latencies, "s",
+	static const char *const units[] = { "s" };
+	static const char *const descs[] = { "decision latency of a start (wall s)" };
+	struct fields_doc doc = { units, descs, 1 };
+	return write_table(g, "decision_latency_s", H5T_NATIVE_DOUBLE, res->n_latencies, res->latencies, &doc,
 			   "every start's decision latency, in start order: wall time from the event its pass "
 			   "followed (a submit or timed event falling due, a workload ending) to the launch's return");
 }
@@ -204,7 +209,10 @@ static int write_calibration(hid_t g, const struct real_results *res, const stru
 		snprintf(rows[f].flavor, sizeof rows[f].flavor, "%s", sim_cluster_flavor(c, (int)f)->name);
 		rows[f].iter_ns = res->iter_ns[f];
 	}
-	r = write_table(g, "calibration", t, res->n_flavors, rows, ", ns",
+	static const char *const units[] = { "", "ns" };
+	static const char *const descs[] = { "flavor", "wall time of one workload iteration on its virtual GPUs" };
+	struct fields_doc doc = { units, descs, 2 };
+	r = write_table(g, "calibration", t, res->n_flavors, rows, &doc,
 			"one row a flavor: the wall time of one workload iteration on its virtual GPUs, measured "
 			"at start-up (cpu: the pacing tick)");
 out:
@@ -226,10 +234,10 @@ int real_h5_write(void *arg, hid_t run_group)
 	double gpus = (double)sim_cluster_gpu_total(w->cluster, -1) / (double)SIM_MILLI;
 	double util = res->wall_s > 0 && gpus > 0 ? res->busy_gpu_wall_s / (gpus * res->wall_s) : NAN;
 	double failed = (double)res->failed;
-	int r = attr_text(g, "backend", res->backend) < 0 || attr_text(g, "device", res->device) < 0 ||
-			attr_num(g, "time_scale", res->time_scale) < 0 || attr_num(g, "wall_s", res->wall_s) < 0 ||
-			attr_num(g, "busy_gpu_wall_s", res->busy_gpu_wall_s) < 0 ||
-			attr_num(g, "gpu_utilization", util) < 0 || attr_num(g, "failed_segments", failed) < 0 ||
+	int r = h5out_attr_str(g, "backend", res->backend) < 0 || h5out_attr_str(g, "device", res->device) < 0 ||
+			h5out_attr_f64(g, "time_scale", res->time_scale) < 0 || h5out_attr_f64(g, "wall_s", res->wall_s) < 0 ||
+			h5out_attr_f64(g, "busy_gpu_wall_s", res->busy_gpu_wall_s) < 0 ||
+			h5out_attr_f64(g, "gpu_utilization", util) < 0 || h5out_attr_f64(g, "failed_segments", failed) < 0 ||
 			write_jobs(g, res, w->trace) < 0 || write_segments(g, res, w->trace) < 0 ||
 			write_latencies(g, res) < 0 || write_calibration(g, res, w->cluster) < 0
 		? -1

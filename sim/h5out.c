@@ -158,6 +158,16 @@ static int attr_scalar(hid_t obj, const char *name, hid_t native, const void *va
 	return r;
 }
 
+int h5out_attr_str(hid_t obj, const char *name, const char *val)
+{
+	return attr_str(obj, name, val);
+}
+
+int h5out_attr_str_array(hid_t obj, const char *name, const char *const *vals, size_t n)
+{
+	return attr_str_array(obj, name, vals, n);
+}
+
 static int attr_u64(hid_t obj, const char *name, uint64_t v)
 {
 	return attr_scalar(obj, name, H5T_NATIVE_UINT64, &v);
@@ -166,6 +176,11 @@ static int attr_u64(hid_t obj, const char *name, uint64_t v)
 static int attr_f64(hid_t obj, const char *name, double v)
 {
 	return attr_scalar(obj, name, H5T_NATIVE_DOUBLE, &v);
+}
+
+int h5out_attr_f64(hid_t obj, const char *name, double v)
+{
+	return attr_f64(obj, name, v);
 }
 
 /* A 1-D uint64 attribute of n values (n may be 0: an empty array). */

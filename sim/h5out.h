@@ -82,6 +82,14 @@ int h5out_commit(struct h5out *o, struct sim_diag *diag);
 void h5out_abort(struct h5out *o);
 void h5out_destroy(struct h5out *o); /* frees; aborts if not committed */
 
+/* Attribute writers for other modules' datasets (gpu_exec/real_results.c), so every
+ * table of the file carries its attributes in one form: a scalar string (NULL: ""),
+ * a scalar double, a 1-D array of strings (units and field_descriptions, one a
+ * field). Return 0 or -1. */
+int h5out_attr_str(hid_t obj, const char *name, const char *val);
+int h5out_attr_f64(hid_t obj, const char *name, double v);
+int h5out_attr_str_array(hid_t obj, const char *name, const char *const *vals, size_t n);
+
 /* Caps the threads that deflate a run's jobs table (default 4, never above the
  * online CPUs). Process-wide: a sweep's worker processes share the CPUs, so each
  * takes its share (the bytes written do not depend on it). */

@@ -147,22 +147,6 @@ static void test_executor_bad_backend(void)
 
 /* ---- the whole mode ---- */
 
-/* Runs preempt.json into OUT, simulated (real NULL) or real. */
-static int run_config(const char *out, const struct real_opts *real)
-{
-	struct sim_diag diag;
-	sim_diag_init(&diag, 20);
-	struct exp_config *cfg = NULL;
-	int rc = exp_config_load(CONFIG, &cfg, &diag);
-	struct exp_run_opts opts = { .output = out, .quiet = 1, .real = real };
-	if (!rc)
-		rc = exp_run_config(cfg, &opts, &diag);
-	if (rc)
-		sim_diag_print(&diag, stderr);
-	exp_config_destroy(cfg);
-	sim_diag_fini(&diag);
-	return rc;
-}
 
 static const char *sim_h5, *real_h5;
 
@@ -172,7 +156,7 @@ static int init_real(void)
 	snprintf(sim_path, sizeof sim_path, "%s/real_sim.h5", tu_tmpdir());
 	snprintf(real_path, sizeof real_path, "%s/real_cpu.h5", tu_tmpdir());
 	struct real_opts ro = { .backend = "cpu", .time_scale = SCALE, .fail_job = -1 };
-	if (run_config(sim_path, NULL) || run_config(real_path, &ro))
+	if (tu_run_config(CONFIG, sim_path, NULL) || tu_run_config(CONFIG, real_path, &ro))
 		return -1;
 	sim_h5 = sim_path;
 	real_h5 = real_path;
@@ -395,7 +379,7 @@ static void test_real_failed_job_does_not_stop_the_run(void)
 	snprintf(out, sizeof out, "%s/real_fail.h5", tu_tmpdir());
 	/* j4 is the last job of the sorted trace (index 3). */
 	struct real_opts ro = { .backend = "cpu", .time_scale = SCALE, .fail_job = 3 };
-	CU_ASSERT_EQUAL_FATAL(run_config(out, &ro), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_run_config(CONFIG, out, &ro), 0);
 	struct sim_diag diag;
 	sim_diag_init(&diag, 5);
 	struct h5read_file *f = NULL;

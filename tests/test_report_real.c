@@ -29,29 +29,13 @@
 
 static char sim_path[4096], real_path[4096];
 
-/* Runs preempt.json into out, simulated (real NULL) or real. */
-static int run_config(const char *out, const struct real_opts *real)
-{
-	struct sim_diag diag;
-	sim_diag_init(&diag, 20);
-	struct exp_config *cfg = NULL;
-	int rc = exp_config_load(CONFIG, &cfg, &diag);
-	struct exp_run_opts opts = { .output = out, .quiet = 1, .real = real };
-	if (!rc)
-		rc = exp_run_config(cfg, &opts, &diag);
-	if (rc)
-		sim_diag_print(&diag, stderr);
-	exp_config_destroy(cfg);
-	sim_diag_fini(&diag);
-	return rc;
-}
 
 static int init_report_real(void)
 {
 	snprintf(sim_path, sizeof sim_path, "%s/rr_sim.h5", tu_tmpdir());
 	snprintf(real_path, sizeof real_path, "%s/rr_real.h5", tu_tmpdir());
 	struct real_opts ro = { .backend = "cpu", .time_scale = 100.0, .fail_job = -1 };
-	return run_config(sim_path, NULL) || run_config(real_path, &ro) ? -1 : 0;
+	return tu_run_config(CONFIG, sim_path, NULL) || tu_run_config(CONFIG, real_path, &ro) ? -1 : 0;
 }
 
 static int clean_report_real(void)

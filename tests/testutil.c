@@ -250,3 +250,22 @@ size_t tu_reason_count(const struct trace_import_result *r, const char *name)
 			return r->reasons[i].count;
 	return (size_t)-1;
 }
+
+#include "../experiments/config.h"
+#include "../experiments/runner.h"
+
+int tu_run_config(const char *config_path, const char *out, const struct real_opts *real)
+{
+	struct sim_diag diag;
+	sim_diag_init(&diag, 20);
+	struct exp_config *cfg = NULL;
+	int rc = exp_config_load(config_path, &cfg, &diag);
+	struct exp_run_opts opts = { .output = out, .quiet = 1, .real = real };
+	if (!rc)
+		rc = exp_run_config(cfg, &opts, &diag);
+	if (rc)
+		sim_diag_print(&diag, stderr);
+	exp_config_destroy(cfg);
+	sim_diag_fini(&diag);
+	return rc;
+}

@@ -51,3 +51,9 @@ int tu_simulate_logged(struct sim_trace *t, uint32_t nodes, int node_gpus, const
 		       const char *params_json, enum sim_placement placement, FILE *log);
 /* Start time of job by id, in seconds (NaN if it never started). */
 double tu_start_s(const struct sim_trace *t, const char *id);
+
+struct real_opts;
+/* Runs every run of the config at CONFIG_PATH into OUT in this process, quietly:
+ * simulated (real NULL) or in real mode (gpu_exec/drv_real.h). Errors are printed.
+ * Returns exp_run_config's result. */
+int tu_run_config(const char *config_path, const char *out, const struct real_opts *real);
