@@ -184,7 +184,8 @@ static uint32_t take_node_gpus(struct drv_real *d, uint32_t job, int flavor, uin
 			out[n++] = base + g;
 		}
 	for (uint32_t g = 0; n < k && g < d->gpn[flavor]; g++)
-		out[n++] = base + g;
+		if (d->gpu_owner[base + g] != job + 1) /* not one it already has */
+			out[n++] = base + g;
 	return n;
 }
 
@@ -397,6 +398,8 @@ int real_parse_sms(const char *sms, const struct sim_flavor_spec *flavors, size_
 					    flavors[f].name, (int)(end - eq - 1), eq + 1);
 		out[f] = (uint32_t)v;
 		p = *end ? end + 1 : end;
+		if (*end && !*p) /* a trailing comma: an empty entry */
+			return sim_diag_add(diag, where, "--sms: expected FLAVOR=N[,FLAVOR=N...], got ''");
 	}
 	return 0;
 }

@@ -145,6 +145,41 @@ static void test_executor_bad_backend(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "expected cpu or cuda"));
 }
 
+/* --sms: every malformed form is refused with what was expected. */
+static void test_parse_sms(void)
+{
+	struct sim_flavor_spec fl[2] = { { .name = "fast" }, { .name = "slow" } };
+	uint32_t sms[2];
+	struct sim_diag diag;
+	sim_diag_init(&diag, 20);
+	CU_ASSERT_EQUAL(real_parse_sms("fast=16,slow=8", fl, 2, sms, "x", &diag), 0);
+	CU_ASSERT_EQUAL(sms[0], 16);
+	CU_ASSERT_EQUAL(sms[1], 8);
+	CU_ASSERT_EQUAL(real_parse_sms("slow=8", fl, 2, sms, "x", &diag), 0);
+	CU_ASSERT_EQUAL(sms[0], 0); /* not named: a whole GPU */
+	CU_ASSERT_EQUAL(sms[1], 8);
+	CU_ASSERT_EQUAL(real_parse_sms(NULL, fl, 2, sms, "x", &diag), 0);
+	CU_ASSERT_EQUAL(diag.count, 0);
+	static const char *const bad[][2] = {
+		{ "fast", "--sms: expected FLAVOR=N[,FLAVOR=N...], got 'fast'" },
+		{ "=8", "--sms: expected FLAVOR=N[,FLAVOR=N...], got '=8'" },
+		{ "fast=", "--sms: fast: expected a number of SMs from 1 to 4096, got ''" },
+		{ "fast=0", "--sms: fast: expected a number of SMs from 1 to 4096, got '0'" },
+		{ "fast=8x", "--sms: fast: expected a number of SMs from 1 to 4096, got '8x'" },
+		{ "fast=8,", "--sms: expected FLAVOR=N[,FLAVOR=N...], got ''" },
+		{ "medium=8", "--sms: 'medium' is not a flavor of the cluster" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		size_t before = diag.count;
+		CU_ASSERT_EQUAL(real_parse_sms(bad[i][0], fl, 2, sms, "x", &diag), -SIM_EPARSE);
+		CU_ASSERT_EQUAL_FATAL(diag.count, before + 1);
+		CU_ASSERT_PTR_NOT_NULL(strstr(diag.lines[before], bad[i][1]));
+		if (!strstr(diag.lines[before], bad[i][1]))
+			fprintf(stderr, "'%s': %s\n", bad[i][0], diag.lines[before]);
+	}
+	sim_diag_fini(&diag);
+}
+
 /* ---- the whole mode ---- */
 
 
@@ -431,6 +466,7 @@ static CU_TestInfo real_tests[] = {
 	{ "executor: checkpoint, preempt, resume", test_executor_checkpoint_preempt_resume },
 	{ "executor: injected failure", test_executor_injected_failure },
 	{ "executor: unknown backend", test_executor_bad_backend },
+	{ "--sms parsing", test_parse_sms },
 	{ "real JCTs within 5% of simulated", test_real_jcts_match_simulation },
 	{ "preempted job resumes from its checkpoint", test_real_preempted_job_resumes_from_checkpoint },
 	{ "per job: measured beside predicted", test_real_jobs_measured_beside_predicted },
