@@ -429,7 +429,8 @@ static void real_free(struct drv_real *d)
 	free(d);
 }
 
-static int real_alloc(struct drv_real *d, const struct sim_flavor_spec *flavors, size_t n_flavors, size_t n_jobs)
+static int real_alloc(struct drv_real *d, const struct sim_flavor_spec *flavors, size_t n_flavors,
+		      size_t n_jobs)
 {
 	size_t nj = n_jobs ? n_jobs : 1, nf = n_flavors ? n_flavors : 1;
 	d->flavor_gpu0 = calloc(nf, sizeof *d->flavor_gpu0);
@@ -491,8 +492,9 @@ static int real_open_executor(struct drv_real *d, const struct sim_flavor_spec *
 	return 0;
 }
 
-int sim_driver_real_init(struct sim_driver *drv, const struct real_opts *o, const struct sim_flavor_spec *flavors,
-			 size_t n_flavors, size_t n_jobs, const char *where, struct sim_diag *diag)
+int sim_driver_real_init(struct sim_driver *drv, const struct real_opts *o,
+			 const struct sim_flavor_spec *flavors, size_t n_flavors, size_t n_jobs, const char *where,
+			 struct sim_diag *diag)
 {
 	if (!(o->time_scale > 0) || !isfinite(o->time_scale))
 		return sim_diag_add(diag, where, "--time-scale: expected a number > 0, got %g", o->time_scale);

@@ -71,8 +71,9 @@ struct real_results {
 /* Opens the executor for a cluster of these flavors (one virtual GPU group per
  * flavor, sized for its peak nodes) and makes the driver. Errors (bad backend,
  * no device, bad --sms) go to diag under `where`. Returns 0 or -SIM_E*. */
-int sim_driver_real_init(struct sim_driver *drv, const struct real_opts *o, const struct sim_flavor_spec *flavors,
-			 size_t n_flavors, size_t n_jobs, const char *where, struct sim_diag *diag);
+int sim_driver_real_init(struct sim_driver *drv, const struct real_opts *o,
+			 const struct sim_flavor_spec *flavors, size_t n_flavors, size_t n_jobs, const char *where,
+			 struct sim_diag *diag);
 void sim_driver_real_fini(struct sim_driver *drv);
 /* The measurements; NULL when drv is not a real driver. */
 const struct real_results *sim_driver_real_results(const struct sim_driver *drv);

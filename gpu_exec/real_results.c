@@ -38,7 +38,8 @@ void real_summarize(const struct real_results *res, struct sim_summary *sum)
 
 /* A dataset's attributes, in the form of every table of the file (sim/h5out.c):
  * "units" and "field_descriptions", one a field, and "description". */
-static int describe(hid_t d, const char *const *units, const char *const *descs, size_t n_fields, const char *desc)
+static int describe(hid_t d, const char *const *units, const char *const *descs, size_t n_fields,
+		    const char *desc)
 {
 	return h5out_attr_str_array(d, "units", units, n_fields) < 0 ||
 			       h5out_attr_str_array(d, "field_descriptions", descs, n_fields) < 0 ||
