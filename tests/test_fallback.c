@@ -25,6 +25,20 @@ struct frun {
 	int rc;
 };
 
+/* A driver that measures (as gpu_exec/drv_real.c does): the virtual driver, except
+ * that a stopped job reports the work below as done and saved, whatever time says. */
+static const struct sim_stop_measure *measured_stop;
+static const struct sim_driver_ops *virtual_ops;
+
+static int measuring_stop(void *priv, struct sim_engine *e, struct sim_job *job, struct sim_stop_measure *m)
+{
+	int rc = virtual_ops->stop(priv, e, job, m);
+	*m = *measured_stop;
+	return rc;
+}
+
+static struct sim_driver_ops measuring_ops;
+
 /* config: JSON with ' for " and TRACE for the trace path; trace: the CSV text. */
 static void frun(struct frun *r, const char *config, const char *trace, uint64_t seed)
 {
@@ -57,6 +71,12 @@ static void frun(struct frun *r, const char *config, const char *trace, uint64_t
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r->c);
 	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(r->t, r->c, &d), 0);
 	sim_driver_virtual_init(&r->drv);
+	if (measured_stop) {
+		virtual_ops = r->drv.ops;
+		measuring_ops = *virtual_ops;
+		measuring_ops.stop = measuring_stop;
+		r->drv.ops = &measuring_ops;
+	}
 	struct sim_engine_params ep = { .trace = r->t, .cluster = r->c, .driver = r->drv,
 					.capacity = v->capacity, .seed = seed };
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
@@ -85,6 +105,8 @@ static void frun_free(struct frun *r)
 	sim_engine_destroy(r->e);
 	for (int f = 0; f < SIM_FAM_COUNT_; f++)
 		sim_policy_destroy(&r->pol[f]);
+	if (r->drv.ops == &measuring_ops)
+		r->drv.ops = virtual_ops;
 	sim_driver_virtual_fini(&r->drv);
 	sim_trace_destroy(r->t);
 	sim_cluster_destroy(r->c);
@@ -275,6 +297,34 @@ static void test_capacity_events_remove_and_drain(void)
 	CU_ASSERT_EQUAL(job(&r, "jb")->interruptions, 0);
 	CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "jc"), 600, 1e-9);
 	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->interruptions, 1);
+	frun_free(&r);
+}
+
+/* A driver's measurement of a stopped job (real mode) replaces the time formula:
+ * ja, stopped at 250 s, reports 40% done and 30% saved at its 3rd checkpoint (time
+ * alone says 25% done, 20% saved): it loses 8 GPUs x 10% x 1000 s = 800 GPU-s (not
+ * 400) and restarts at 300 s with 700 s of work left, ending at 1000 s (not 1100). */
+static void test_measured_stop_replaces_time_formula(void)
+{
+	tu_write_file("fb_cap3.csv", "time_s,flavor,nodes\n250,a,0\n300,a,1\n");
+	struct sim_stop_measure m = { .measured = 1, .done = 0.4, .saved = 0.3, .ckpts = 3 };
+	measured_stop = &m;
+	struct frun r;
+	frun(&r,
+	     "{'name': 'ms', 'trace': {'path': 'TRACE'},"
+	     " 'cluster': {'flavors': [{'name': 'a', 'nodes': 1, 'node': {'gpu': 8}}],"
+	     "             'capacity_events': 'fb_cap3.csv'},"
+	     " 'policies': {'order': 'fifo'}, 'output': 'x.h5'}",
+	     "id,submit_s,duration_s,request,checkpoint_s\n"
+	     "ja,0,1000,a:gpu=8,100\n",
+	     1);
+	measured_stop = NULL;
+	const struct sim_job *ja = job(&r, "ja");
+	CU_ASSERT_EQUAL(ja->interruptions, 1);
+	CU_ASSERT_DOUBLE_EQUAL(ja->lost_gpu_s, 800, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(ja->progress, 0.3, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(ja->end_ns), 1000, 1e-6);
+	CU_ASSERT_EQUAL(ja->state, SIM_JOB_COMPLETED);
 	frun_free(&r);
 }
 
@@ -504,6 +554,7 @@ static CU_TestInfo fallback_tests[] = {
 	{ "test_first_fit_timeout_whole_list", test_first_fit_timeout_whole_list },
 	{ "test_reservation_then_on_demand", test_reservation_then_on_demand },
 	{ "test_capacity_events_remove_and_drain", test_capacity_events_remove_and_drain },
+	{ "test_measured_stop_replaces_time_formula", test_measured_stop_replaces_time_formula },
 	{ "test_order_policies_requeue_and_drop", test_order_policies_requeue_and_drop },
 	{ "test_stockout_fixed_cycle", test_stockout_fixed_cycle },
 	{ "test_deadline_earliest_finish", test_deadline_earliest_finish },
