@@ -325,7 +325,7 @@ static int driver_init(struct sim_driver *drv, const struct exp_config *cfg, con
 {
 	if (!real)
 		return sim_driver_virtual_init(drv);
-	return sim_driver_real_init(drv, real, v->flavors, v->n_flavors, trace->n_jobs, cfg->path, diag);
+	return sim_driver_real_init(drv, real, v->flavors, v->n_flavors, trace, cfg->path, diag);
 }
 
 /* Builds the stack for (v, seed), runs it, and computes the summary and per-queue

@@ -492,9 +492,32 @@ static int real_open_executor(struct drv_real *d, const struct sim_flavor_spec *
 	return 0;
 }
 
+/* A note when the shortest job is only a few iterations of wall time at this
+ * scale: its run time is then off by up to an iteration and a wake-up. */
+static void note_short_jobs(const struct drv_real *d, const struct sim_flavor_spec *flavors,
+			    const struct sim_trace *trace)
+{
+	double fastest = 0, iter_ns = 0;
+	for (size_t f = 0; f < d->n_flavors; f++) {
+		fastest = flavors[f].speed > fastest ? flavors[f].speed : fastest;
+		iter_ns = d->iter_ns_by_flavor[f] > iter_ns ? d->iter_ns_by_flavor[f] : iter_ns;
+	}
+	sim_time_t shortest = SIM_TIME_MAX;
+	for (size_t j = 0; j < trace->n_jobs; j++)
+		shortest = trace->jobs[j].duration_ns < shortest ? trace->jobs[j].duration_ns : shortest;
+	if (!trace->n_jobs || !(fastest > 0) || !(iter_ns > 0))
+		return;
+	double wall_ns = (double)shortest / fastest / d->o.time_scale;
+	if (wall_ns < 50 * iter_ns)
+		fprintf(stderr, "real: note: the shortest job runs about %.3f ms of wall time at time scale %g (%.0f "
+			"iterations of %.0f us): expect run time errors of a few %% on such jobs; a smaller "
+			"--time-scale lengthens them\n", wall_ns / 1e6, d->o.time_scale, wall_ns / iter_ns,
+			iter_ns / 1e3);
+}
+
 int sim_driver_real_init(struct sim_driver *drv, const struct real_opts *o,
-			 const struct sim_flavor_spec *flavors, size_t n_flavors, size_t n_jobs, const char *where,
-			 struct sim_diag *diag)
+			 const struct sim_flavor_spec *flavors, size_t n_flavors, const struct sim_trace *trace,
+			 const char *where, struct sim_diag *diag)
 {
 	if (!(o->time_scale > 0) || !isfinite(o->time_scale))
 		return sim_diag_add(diag, where, "--time-scale: expected a number > 0, got %g", o->time_scale);
@@ -510,7 +533,7 @@ int sim_driver_real_init(struct sim_driver *drv, const struct real_opts *o,
 	d->o = *o;
 	d->tty = o->progress && isatty(2);
 	uint32_t *sms = calloc(n_flavors ? n_flavors : 1, sizeof *sms);
-	int rc = sms ? real_alloc(d, flavors, n_flavors, n_jobs) : -SIM_ENOMEM;
+	int rc = sms ? real_alloc(d, flavors, n_flavors, trace->n_jobs) : -SIM_ENOMEM;
 	if (rc == -SIM_ERANGE)
 		rc = sim_diag_add(diag, where, "the cluster has more than 1048576 GPUs at its peak: too many for "
 				  "real mode");
@@ -528,6 +551,8 @@ int sim_driver_real_init(struct sim_driver *drv, const struct real_opts *o,
 	snprintf(d->res.device, sizeof d->res.device, "%s", gx_describe(d->x));
 	d->res.iter_ns = d->iter_ns_by_flavor;
 	d->res.n_flavors = n_flavors;
+	if (o->verbose)
+		note_short_jobs(d, flavors, trace);
 	drv->ops = &real_driver_ops;
 	drv->priv = d;
 	return 0;

@@ -69,11 +69,13 @@ struct real_results {
 };
 
 /* Opens the executor for a cluster of these flavors (one virtual GPU group per
- * flavor, sized for its peak nodes) and makes the driver. Errors (bad backend,
- * no device, bad --sms) go to diag under `where`. Returns 0 or -SIM_E*. */
+ * flavor, sized for its peak nodes) and makes the driver for a run of `trace`
+ * (borrowed). Errors (bad backend, no device, bad --sms) go to diag under `where`.
+ * With o->verbose, notes when the shortest job is only a few iterations long.
+ * Returns 0 or -SIM_E*. */
 int sim_driver_real_init(struct sim_driver *drv, const struct real_opts *o,
-			 const struct sim_flavor_spec *flavors, size_t n_flavors, size_t n_jobs, const char *where,
-			 struct sim_diag *diag);
+			 const struct sim_flavor_spec *flavors, size_t n_flavors, const struct sim_trace *trace,
+			 const char *where, struct sim_diag *diag);
 void sim_driver_real_fini(struct sim_driver *drv);
 /* The measurements; NULL when drv is not a real driver. */
 const struct real_results *sim_driver_real_results(const struct sim_driver *drv);
