@@ -87,7 +87,22 @@ if(_gx_nvcc)
   # The cuda backend's smoke test for a machine with a GPU (experiments/real/device.sh).
   add_executable(gx_smoke ${CMAKE_SOURCE_DIR}/tests/device/gx_smoke.c)
   target_link_libraries(gx_smoke PRIVATE gpusched_core)
+  # A fake driver for CI (no GPU there): mock_cuda/libcuda.so.1 in the build folder,
+  # which tests/test_exec_cuda.c loads through GPUSCHED_LIBCUDA to run this backend's
+  # host code. sim_tests is defined after this file is included, so the top
+  # CMakeLists.txt hands the path to it: MOCK_LIBCUDA="${GPUSCHED_MOCK_LIBCUDA}"
+  # and a dependency on ${GPUSCHED_MOCK_LIBCUDA_TARGET}.
+  add_library(gpusched_mock_cuda SHARED ${CMAKE_SOURCE_DIR}/tests/mock_cuda/libcuda_mock.c)
+  set_target_properties(gpusched_mock_cuda PROPERTIES
+    PREFIX "lib" OUTPUT_NAME cuda SUFFIX ".so.1"
+    LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/mock_cuda")
+  target_include_directories(gpusched_mock_cuda SYSTEM PRIVATE "${SIM_CUDA_INCLUDE_DIR}")
+  target_link_libraries(gpusched_mock_cuda PRIVATE Threads::Threads)
+  set(GPUSCHED_MOCK_LIBCUDA_TARGET gpusched_mock_cuda)
+  set(GPUSCHED_MOCK_LIBCUDA "${CMAKE_BINARY_DIR}/mock_cuda/libcuda.so.1")
 else()
+  set(GPUSCHED_MOCK_LIBCUDA_TARGET "")
+  set(GPUSCHED_MOCK_LIBCUDA "")
   target_sources(gpusched_core PRIVATE "${CMAKE_CURRENT_LIST_DIR}/exec_nocuda.c")
   if(_gx_mode STREQUAL "OFF")
     message(STATUS "gpusched: CUDA backend off (SIM_CUDA=OFF); cpu backend only")

@@ -1,6 +1,7 @@
 /* gpu_exec/exec.c: picks the backend and forwards the calls (exec.h). */
 #include "exec.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,19 @@ int64_t gx_now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * SIM_NS_PER_S + ts.tv_nsec;
+}
+
+void gx_plan_segment(const struct gx_segment *s, double iter_ns, struct gx_plan *out)
+{
+	double total = (double)s->work_ns / (iter_ns > 0 ? iter_ns : 1) + 0.5;
+	out->total = !(total >= 1) ? 1 : total > 1e18 ? (uint64_t)1e18 : (uint64_t)total;
+	double from = s->from * (double)out->total + 0.5;
+	out->from_iter = !(from >= 1) ? 0 : from >= (double)out->total ? out->total - 1 : (uint64_t)from;
+	out->ckpt_iters = 0;
+	if (s->ckpt_every > 0) {
+		double c = ceil(s->ckpt_every * (double)out->total - 1e-9);
+		out->ckpt_iters = !(c >= 1) ? 1 : c >= (double)out->total ? out->total : (uint64_t)c;
+	}
 }
 
 static const struct gx_backend_ops *backend_find(const char *name)

@@ -131,4 +131,15 @@ extern const struct gx_backend_ops *const gx_cuda_backend;
 /* Wall clock, CLOCK_MONOTONIC, ns. */
 int64_t gx_now_ns(void);
 
+/* A segment in iterations, the same rule for every backend: total = work_ns /
+ * iter_ns rounded (>= 1); the resume point from x total rounded, below total; the
+ * checkpoint interval ckpt_every x total rounded UP (0 = none), so rounding never
+ * adds a checkpoint just before the end: the model counts (work - 1) / interval
+ * of them. Checkpoints fall at the multiples of ckpt_iters below total. A NaN
+ * fraction counts as 0. */
+struct gx_plan {
+	uint64_t total, from_iter, ckpt_iters;
+};
+void gx_plan_segment(const struct gx_segment *s, double iter_ns, struct gx_plan *out);
+
 #endif

@@ -188,12 +188,6 @@ static int seg_slot_reserve(struct cpu_exec *x, uint32_t job)
 	return 0;
 }
 
-static uint64_t iters_of(double fraction, uint64_t total)
-{
-	double v = fraction * (double)total + 0.5;
-	return v <= 0 ? 0 : v >= (double)total ? total : (uint64_t)v;
-}
-
 static int cpu_launch(void *priv, const struct gx_segment *sg, char *err, size_t errlen)
 {
 	struct cpu_exec *x = priv;
@@ -213,14 +207,11 @@ static int cpu_launch(void *priv, const struct gx_segment *sg, char *err, size_t
 	s->x = x;
 	s->job = sg->job;
 	s->seq = sg->seq;
-	double total = (double)sg->work_ns / (double)x->tick_ns + 0.5;
-	s->total = total < 1 ? 1 : (uint64_t)total;
-	s->from_iter = iters_of(sg->from, s->total);
-	if (s->from_iter >= s->total)
-		s->from_iter = s->total - 1; /* saved work is never the whole job */
-	s->ckpt_iters = sg->ckpt_every > 0 ? iters_of(sg->ckpt_every, s->total) : 0;
-	if (sg->ckpt_every > 0 && s->ckpt_iters == 0)
-		s->ckpt_iters = 1;
+	struct gx_plan plan;
+	gx_plan_segment(sg, (double)x->tick_ns, &plan);
+	s->total = plan.total;
+	s->from_iter = plan.from_iter;
+	s->ckpt_iters = plan.ckpt_iters;
 	s->ckpt_cost_ns = sg->ckpt_cost_ns;
 	s->restore_ns = sg->restore_ns;
 	if ((int64_t)sg->job == x->fail_job)

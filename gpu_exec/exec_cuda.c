@@ -2,10 +2,11 @@
  * gpu_exec/workload.cu, built by nvcc into a fatbin that gpu_exec/cuda.cmake embeds
  * as gx_workload_fatbin.
  *
- * No link-time dependency on the driver: libcuda.so.1 is dlopen'ed at open and every
- * entry point comes from cuGetProcAddress for the CUDA version of the cuda.h we
- * compile against, so the function types below (taken from cuda.h) match. A build
- * with this file runs anywhere; without a driver gx_open fails with a message.
+ * No link-time dependency on the driver: libcuda.so.1 (or the library named by
+ * $GPUSCHED_LIBCUDA) is dlopen'ed at open and every entry point comes from
+ * cuGetProcAddress for the CUDA version of the cuda.h we compile against, so the
+ * function types below (taken from cuda.h) match. A build with this file runs
+ * anywhere; without a driver gx_open fails with a message.
  *
  * Virtual GPUs. Groups with sms == 0 take one whole physical GPU per virtual GPU
  * (primary context). Groups with sms > 0 are green contexts: each device's SM
@@ -223,10 +224,18 @@ static int api_load(struct cu_exec *x, char *err, size_t errlen)
 	/* The driver keeps threads of its own; its code must outlive dlclose. */
 	mode |= RTLD_NODELETE;
 #endif
-	x->lib = dlopen("libcuda.so.1", mode);
+	/* GPUSCHED_LIBCUDA names the driver library to load instead of libcuda.so.1:
+	 * for tests (tests/mock_cuda/libcuda_mock.c, a fake driver run in CI) and for a
+	 * driver installed where the dynamic loader does not look. */
+	const char *path = getenv("GPUSCHED_LIBCUDA");
+	int overridden = path && path[0];
+	if (!overridden)
+		path = "libcuda.so.1";
+	x->lib = dlopen(path, mode);
 	if (!x->lib) {
 		const char *why = dlerror();
-		snprintf(err, errlen, "no CUDA driver: %s", why ? why : "libcuda.so.1 not found");
+		snprintf(err, errlen, "no CUDA driver: cannot load %s%s: %s", path,
+			 overridden ? " (GPUSCHED_LIBCUDA)" : "", why ? why : "not found");
 		return -SIM_EINVAL;
 	}
 	/* cuGetProcAddress fails (CUDA_ERROR_INVALID_VALUE) for a cudaVersion above the
@@ -1025,14 +1034,11 @@ static int cuda_launch(void *priv, const struct gx_segment *sg, char *err, size_
 	s->seq = sg->seq;
 	s->n = sg->n_gpus;
 	s->slots = idx;
-	double total = (double)sg->work_ns / (slow > 0 ? slow : 1) + 0.5;
-	s->total = total < 1 ? 1 : total > 1e18 ? (uint64_t)1e18 : (uint64_t)total;
-	double f = sg->from * (double)s->total + 0.5;
-	s->from_iter = f <= 0 ? 0 : f >= (double)s->total ? s->total - 1 : (uint64_t)f;
-	if (sg->ckpt_every > 0) {
-		double c = sg->ckpt_every * (double)s->total + 0.5;
-		s->ckpt_iters = c < 1 ? 1 : c >= (double)s->total ? s->total : (uint64_t)c;
-	}
+	struct gx_plan plan;
+	gx_plan_segment(sg, slow, &plan);
+	s->total = plan.total;
+	s->from_iter = plan.from_iter;
+	s->ckpt_iters = plan.ckpt_iters;
 	pthread_mutex_lock(&x->mu);
 	int rc = slots_take(x, s->n, idx);
 	for (uint32_t i = 0; !rc && i < s->n; i++) {

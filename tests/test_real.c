@@ -145,6 +145,34 @@ static void test_executor_bad_backend(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "expected cpu or cuda"));
 }
 
+/* A segment in iterations: the checkpoint interval rounds up, so 1501 iterations
+ * with a checkpoint every 25% get 3 checkpoints (at 376, 752, 1128) as the model
+ * counts, not a 4th at 1500 that rounding down to 375 would add. */
+static void test_plan_segment(void)
+{
+	struct gx_plan p;
+	struct gx_segment s = { .work_ns = 1501 * 1000, .ckpt_every = 0.25 };
+	gx_plan_segment(&s, 1000, &p);
+	CU_ASSERT_EQUAL(p.total, 1501);
+	CU_ASSERT_EQUAL(p.ckpt_iters, 376);
+	CU_ASSERT_EQUAL((p.total - 1) / p.ckpt_iters, 3);
+	s.work_ns = 2000 * 1000; /* an exact interval stays exact */
+	s.from = 0.3;
+	gx_plan_segment(&s, 1000, &p);
+	CU_ASSERT_EQUAL(p.ckpt_iters, 500);
+	CU_ASSERT_EQUAL(p.from_iter, 600);
+	s.from = 1.0; /* saved work is never the whole job */
+	gx_plan_segment(&s, 1000, &p);
+	CU_ASSERT_EQUAL(p.from_iter, 1999);
+	s.from = NAN;
+	s.ckpt_every = NAN;
+	s.work_ns = 10; /* under one iteration: one */
+	gx_plan_segment(&s, 1000, &p);
+	CU_ASSERT_EQUAL(p.total, 1);
+	CU_ASSERT_EQUAL(p.from_iter, 0);
+	CU_ASSERT_EQUAL(p.ckpt_iters, 0);
+}
+
 /* --sms: every malformed form is refused with what was expected. */
 static void test_parse_sms(void)
 {
@@ -467,6 +495,7 @@ static CU_TestInfo real_tests[] = {
 	{ "executor: injected failure", test_executor_injected_failure },
 	{ "executor: unknown backend", test_executor_bad_backend },
 	{ "--sms parsing", test_parse_sms },
+	{ "segment plan: iterations, resume point, checkpoints", test_plan_segment },
 	{ "real JCTs within 5% of simulated", test_real_jcts_match_simulation },
 	{ "preempted job resumes from its checkpoint", test_real_preempted_job_resumes_from_checkpoint },
 	{ "per job: measured beside predicted", test_real_jobs_measured_beside_predicted },

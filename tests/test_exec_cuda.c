@@ -1,0 +1,523 @@
+/* tests/test_exec_cuda.c: the cuda backend's host code (gpu_exec/exec_cuda.c) against
+ * a fake driver, tests/mock_cuda/libcuda_mock.c, since CI has no GPU.
+ *
+ * gpu_exec/cuda.cmake builds the fake as mock_cuda/libcuda.so.1 when it builds the
+ * backend, and the build passes its path as MOCK_LIBCUDA; the suite points
+ * GPUSCHED_LIBCUDA at it (and puts the variable back afterwards, so later suites
+ * that spawn gpusched see no driver). The fake runs streams on threads and emulates
+ * the gx_job kernel on its mapped words, an iteration lasting what its `chunk` says,
+ * so calibration, progress, checkpoints and preemption behave as on a GPU, at
+ * about the same wall times. Timing checks allow 2x: CI has 2 loaded cores, ASan.
+ *
+ * Without MOCK_LIBCUDA (no CUDA toolkit at build time) one test checks what
+ * gx_open("cuda") says instead.
+ */
+#include <CUnit/CUnit.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../analysis/h5read.h"
+#include "../gpu_exec/drv_real.h"
+#include "../gpu_exec/exec.h"
+#include "../sim/sim.h"
+#include "testutil.h"
+
+#ifdef MOCK_LIBCUDA
+
+#define CONFIG TEST_DATA_DIR "/real/preempt.json"
+#define MS INT64_C(1000000) /* ns */
+
+/* The fake's counters, from the same library exec_cuda.c loads. */
+static void *mock_lib;
+static int (*mock_violations)(void);
+static int (*mock_misuse)(void);
+static char *saved_libcuda; /* GPUSCHED_LIBCUDA before the suite, or NULL */
+
+static const char *const knobs[] = { "MOCK_NDEV", "MOCK_FAIL_TOTAL", "MOCK_FAIL_EVENT_RECORD",
+				     "MOCK_DRV_VER", "MOCK_NO_GREEN" };
+
+static void knobs_clear(void)
+{
+	for (size_t i = 0; i < sizeof knobs / sizeof knobs[0]; i++)
+		unsetenv(knobs[i]);
+}
+
+static int init_exec_cuda(void)
+{
+	const char *old = getenv("GPUSCHED_LIBCUDA");
+	saved_libcuda = old ? strdup(old) : NULL;
+	setenv("GPUSCHED_LIBCUDA", MOCK_LIBCUDA, 1);
+	knobs_clear();
+	mock_lib = dlopen(MOCK_LIBCUDA, RTLD_NOW | RTLD_LOCAL);
+	if (!mock_lib) {
+		fprintf(stderr, "exec_cuda: cannot load the fake driver %s: %s\n", MOCK_LIBCUDA, dlerror());
+		return -1;
+	}
+	void *v = dlsym(mock_lib, "mock_cuda_violations"), *m = dlsym(mock_lib, "mock_cuda_misuse");
+	if (!v || !m) {
+		fprintf(stderr, "exec_cuda: %s has no mock_cuda_violations/mock_cuda_misuse\n", MOCK_LIBCUDA);
+		return -1;
+	}
+	memcpy(&mock_violations, &v, sizeof v);
+	memcpy(&mock_misuse, &m, sizeof m);
+	return 0;
+}
+
+static int clean_exec_cuda(void)
+{
+	knobs_clear();
+	if (saved_libcuda)
+		setenv("GPUSCHED_LIBCUDA", saved_libcuda, 1);
+	else
+		unsetenv("GPUSCHED_LIBCUDA");
+	free(saved_libcuda);
+	saved_libcuda = NULL;
+	if (mock_lib)
+		dlclose(mock_lib);
+	mock_lib = NULL;
+	return 0;
+}
+
+/* ---- helpers ---- */
+
+struct done_log {
+	pthread_mutex_t mu;
+	int n;
+	uint32_t job;
+	uint64_t seq;
+	int64_t wall_ns;
+};
+
+static void on_done(void *arg, uint32_t job, uint64_t seq, int64_t wall_ns)
+{
+	struct done_log *d = arg;
+	pthread_mutex_lock(&d->mu);
+	d->n++;
+	d->job = job;
+	d->seq = seq;
+	d->wall_ns = wall_ns;
+	pthread_mutex_unlock(&d->mu);
+}
+
+static int done_count(struct done_log *d)
+{
+	pthread_mutex_lock(&d->mu);
+	int n = d->n;
+	pthread_mutex_unlock(&d->mu);
+	return n;
+}
+
+static void sleep_ms(double ms)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(fmod(ms, 1000) * 1e6) };
+	nanosleep(&ts, NULL);
+}
+
+/* Waits up to limit_ms for the done callback to have fired n times. */
+static int wait_done(struct done_log *d, int n, int limit_ms)
+{
+	for (int i = 0; i < limit_ms && done_count(d) < n; i++)
+		sleep_ms(1);
+	return done_count(d) >= n;
+}
+
+/* The suite's usual split of one H200: 4 virtual GPUs of 16 SMs, 4 of 8. */
+static const struct gx_group split[] = {
+	{ .name = "fast", .count = 4, .sms = 16 },
+	{ .name = "slow", .count = 4, .sms = 8 },
+};
+
+/* Opens the cuda backend on the fake; open_ok also prints why it failed. */
+static int open_try(const struct gx_group *g, size_t n, struct done_log *log, struct gx **x, char *err,
+		    size_t errlen)
+{
+	struct gx_config cfg = { .backend = "cuda", .groups = g, .n_groups = n, .done = on_done,
+				 .done_arg = log, .fail_job = -1 };
+	*x = NULL;
+	err[0] = '\0';
+	return gx_open(&cfg, x, err, errlen);
+}
+
+static int open_ok(const struct gx_group *g, size_t n, struct done_log *log, struct gx **x)
+{
+	char err[256];
+	int rc = open_try(g, n, log, x, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "gx_open(cuda): %s\n", err);
+	return rc;
+}
+
+/* work_ns that the backend turns into exactly `iters` iterations on group g
+ * (exec_cuda.c: total = work_ns / iter_ns + 0.5, rounded down). */
+static int64_t work_for_iters(const struct gx *x, size_t g, uint64_t iters)
+{
+	return llround((double)iters * gx_calibration(x)->iter_ns[g]);
+}
+
+/* ---- open: SM split, calibration, what does not fit ---- */
+
+static void test_exec_cuda_open_split_calibrate(void)
+{
+	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct gx *x;
+	CU_ASSERT_EQUAL_FATAL(open_ok(split, 2, &log, &x), 0);
+	CU_ASSERT_STRING_EQUAL(gx_backend(x), "cuda");
+	CU_ASSERT_STRING_EQUAL(gx_describe(x),
+			       "NVIDIA H200 (132 SMs): 8 virtual GPUs, 4 x 16 SMs (fast), 4 x 8 SMs (slow)");
+	const struct gx_calibration *cal = gx_calibration(x);
+	CU_ASSERT_EQUAL_FATAL(cal->n_groups, 2);
+	/* The fastest group is calibrated to the 200 us default; half the SMs take twice
+	 * the work per SM: about twice as long. */
+	const int fast_ok = cal->iter_ns[0] > 100e3 && cal->iter_ns[0] < 400e3;
+	const double ratio = cal->iter_ns[1] / cal->iter_ns[0];
+	const int slow_ok = ratio > 1.5 && ratio < 2.5;
+	CU_ASSERT(fast_ok);
+	CU_ASSERT(slow_ok);
+	if (!fast_ok || !slow_ok)
+		fprintf(stderr, "calibration: %.1f us, %.1f us per iteration\n", cal->iter_ns[0] / 1e3,
+			cal->iter_ns[1] / 1e3);
+	gx_close(x);
+}
+
+/* SM counts round up to the device's partition unit (8 on an H200). */
+static void test_exec_cuda_sms_round_up(void)
+{
+	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	const struct gx_group g = { .name = "odd", .count = 2, .sms = 12 };
+	struct gx *x;
+	CU_ASSERT_EQUAL_FATAL(open_ok(&g, 1, &log, &x), 0);
+	CU_ASSERT_STRING_EQUAL(gx_describe(x), "NVIDIA H200 (132 SMs): 2 virtual GPUs, 2 x 16 SMs (odd)");
+	gx_close(x);
+}
+
+static void test_exec_cuda_groups_do_not_fit(void)
+{
+	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct gx *x;
+	char err[256];
+	/* 9 x 16 = 144 > 132 SMs; in units of 8, 18 > 16. */
+	const struct gx_group nine = { .name = "a", .count = 9, .sms = 16 };
+	CU_ASSERT_EQUAL(gx_open(&(struct gx_config){ .backend = "cuda", .groups = &nine, .n_groups = 1,
+						    .fail_job = -1 }, &x, err, sizeof err), -SIM_EINVAL);
+	CU_ASSERT_PTR_NULL(x);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "groups need 9 x 16 SMs, device 0 (NVIDIA H200) has 132"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "granularity of 8 (16 units)"));
+	/* One virtual GPU larger than the device. */
+	const struct gx_group huge = { .name = "a", .count = 1, .sms = 200 };
+	CU_ASSERT_EQUAL(open_try(&huge, 1, &log, &x, err, sizeof err), -SIM_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "groups need 1 x 200 SMs, device 0 (NVIDIA H200) has 132"));
+}
+
+/* Whole GPUs (sms 0): one device each, primary contexts. */
+static void test_exec_cuda_whole_gpus(void)
+{
+	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct gx *x;
+	char err[256];
+	setenv("MOCK_NDEV", "2", 1);
+	const struct gx_group two = { .name = "h", .count = 2, .sms = 0 };
+	CU_ASSERT_EQUAL_FATAL(open_ok(&two, 1, &log, &x), 0);
+	CU_ASSERT_STRING_EQUAL(gx_describe(x),
+			       "2 x NVIDIA H200 (132 SMs): 2 virtual GPUs, 2 x 132 SMs (whole GPU) (h)");
+	uint32_t gpu = 1;
+	const struct gx_segment sg = { .job = 1, .seq = 1, .gpus = &gpu, .n_gpus = 1, .work_ns = 20 * MS };
+	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
+	CU_ASSERT_FATAL(wait_done(&log, 1, 5000));
+	struct gx_report r;
+	CU_ASSERT_EQUAL(gx_reap(x, 1, &r), 0);
+	CU_ASSERT_EQUAL(r.failed, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r.progress, 1.0, 0);
+	gx_close(x);
+	const struct gx_group three = { .name = "h", .count = 3, .sms = 0 };
+	CU_ASSERT_EQUAL(open_try(&three, 1, &log, &x, err, sizeof err), -SIM_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "groups need 3 whole GPUs, found 2 devices"));
+	unsetenv("MOCK_NDEV");
+}
+
+/* What a missing or old driver, or no device, makes gx_open say. */
+static void test_exec_cuda_driver_problems(void)
+{
+	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct gx *x;
+	char err[512];
+	setenv("GPUSCHED_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+	CU_ASSERT_EQUAL(open_try(split, 2, &log, &x, err, sizeof err), -SIM_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "no CUDA driver: cannot load /nonexistent/libcuda.so.1 "
+					   "(GPUSCHED_LIBCUDA)"));
+	setenv("GPUSCHED_LIBCUDA", MOCK_LIBCUDA, 1);
+
+	setenv("MOCK_DRV_VER", "11080", 1);
+	CU_ASSERT_EQUAL(open_try(split, 2, &log, &x, err, sizeof err), -SIM_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "CUDA driver too old: libcuda.so.1 supports CUDA 11.8"));
+	unsetenv("MOCK_DRV_VER");
+
+	setenv("MOCK_NO_GREEN", "1", 1);
+	CU_ASSERT_EQUAL(open_try(split, 2, &log, &x, err, sizeof err), -SIM_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "need green contexts"));
+	unsetenv("MOCK_NO_GREEN");
+
+	setenv("MOCK_NDEV", "0", 1);
+	CU_ASSERT_EQUAL(open_try(split, 2, &log, &x, err, sizeof err), -SIM_EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "cuInit: CUDA_ERROR_NO_DEVICE"));
+	unsetenv("MOCK_NDEV");
+	CU_ASSERT_PTR_NULL(x);
+}
+
+/* ---- segments ---- */
+
+/* A gang of 2 on the 16-SM GPUs: 1500 iterations (~300 ms) of work, a checkpoint
+ * every 25% costing 10 ms, restore 20 ms. Stopped at ~43% of its time it has done
+ * ~40% and saved 25%; resumed from there it runs the remaining 75% with two more
+ * checkpoints. 1500 iterations, a multiple of 4: with a total that 0.25 x total
+ * rounds down for (1501: every 375), both backends checkpoint once more, at
+ * iteration 1500, one before the end (`k % ckpt_iters == 0 && k < total`). */
+static void test_exec_cuda_preempt_resume(void)
+{
+	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct gx *x;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(open_ok(split, 2, &log, &x), 0);
+	const uint32_t gpus[2] = { 0, 1 };
+	struct gx_segment sg = { .job = 7, .seq = 1, .gpus = gpus, .n_gpus = 2,
+				 .work_ns = work_for_iters(x, 0, 1500), .ckpt_every = 0.25,
+				 .ckpt_cost_ns = 10 * MS, .restore_ns = 20 * MS };
+	const double work_ms = (double)sg.work_ns / 1e6;
+	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
+	sleep_ms(0.43 * work_ms);
+	const int64_t t_stop = gx_now_ns();
+	struct gx_report r;
+	CU_ASSERT_EQUAL_FATAL(gx_preempt(x, 7, &r), 0);
+	/* The kernels poll the flag once per iteration (200 us). */
+	CU_ASSERT(gx_now_ns() - t_stop < 50 * MS);
+	CU_ASSERT_EQUAL(done_count(&log), 0); /* a preempted segment is not "done" */
+	CU_ASSERT_EQUAL(r.failed, 0);
+	CU_ASSERT(r.progress > 0 && r.progress < 1);
+	CU_ASSERT(r.saved <= r.progress);
+	CU_ASSERT(r.ckpts >= 1);
+	CU_ASSERT_DOUBLE_EQUAL(r.saved, 0.25 * r.ckpts, 0.01);
+	const double ran_ms = (double)(r.end_ns - r.start_ns) / 1e6;
+	CU_ASSERT(ran_ms >= 0.4 * work_ms && ran_ms < 0.43 * work_ms * 2);
+	CU_ASSERT_EQUAL(gx_preempt(x, 7, &r), -SIM_ESTATE); /* nothing runs any more */
+
+	sg.seq = 2;
+	sg.from = r.saved;
+	const uint32_t left = 3 - r.ckpts; /* checkpoints still ahead: 0.5, 0.75 (of 0.25 .. 0.75) */
+	const double want_ms = 20 + (1 - r.saved) * work_ms + 10.0 * left;
+	const int64_t t0 = gx_now_ns();
+	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
+	CU_ASSERT_FATAL(wait_done(&log, 1, 5000));
+	CU_ASSERT_EQUAL(log.job, 7);
+	CU_ASSERT_EQUAL(log.seq, 2);
+	CU_ASSERT_EQUAL(gx_reap(x, 7, &r), 0);
+	CU_ASSERT_EQUAL(r.failed, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r.progress, 1.0, 0);
+	CU_ASSERT_EQUAL(r.ckpts, left);
+	CU_ASSERT_DOUBLE_EQUAL(r.saved, 0.75, 0.01);
+	if (r.ckpts != left || fabs(r.saved - 0.75) > 0.01)
+		fprintf(stderr, "resumed from %.4f: %u checkpoints (expected %u), saved %.4f\n", sg.from,
+			r.ckpts, left, r.saved);
+	const double ms = (double)(r.end_ns - t0) / 1e6;
+	CU_ASSERT(ms > 0.8 * want_ms && ms < 2 * want_ms);
+	if (!(ms > 0.8 * want_ms && ms < 2 * want_ms))
+		fprintf(stderr, "resumed segment: %.1f ms, expected %.1f ms\n", ms, want_ms);
+	CU_ASSERT_EQUAL(gx_reap(x, 7, &r), -SIM_ESTATE);
+	gx_close(x);
+}
+
+/* A kernel fault half-way: the segment fails with the error's name, the done
+ * callback fires (the stream callback runs after a fault too). */
+static void test_exec_cuda_kernel_failure(void)
+{
+	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct gx *x;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(open_ok(split, 2, &log, &x), 0);
+	const uint32_t gpus[2] = { 2, 3 };
+	const struct gx_segment sg = { .job = 5, .seq = 11, .gpus = gpus, .n_gpus = 2,
+				       .work_ns = work_for_iters(x, 0, 400) };
+	setenv("MOCK_FAIL_TOTAL", "400", 1);
+	const int rc = gx_launch(x, &sg, err, sizeof err);
+	unsetenv("MOCK_FAIL_TOTAL");
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_FATAL(wait_done(&log, 1, 5000));
+	CU_ASSERT_EQUAL(log.job, 5);
+	CU_ASSERT_EQUAL(log.seq, 11);
+	struct gx_report r;
+	CU_ASSERT_EQUAL(gx_reap(x, 5, &r), 0);
+	CU_ASSERT_EQUAL(r.failed, 1);
+	CU_ASSERT(r.progress > 0.4 && r.progress < 0.6);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "job 5: kernel on virtual GPU"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "CUDA_ERROR_ILLEGAL_ADDRESS"));
+	if (!strstr(r.msg, "CUDA_ERROR_ILLEGAL_ADDRESS"))
+		fprintf(stderr, "failed segment: %s\n", r.msg);
+	gx_close(x);
+}
+
+/* A launch that fails part-way (the second kernel's event) leaves nothing running:
+ * the first kernel is stopped, no done callback, and the job can launch again. */
+static void test_exec_cuda_launch_failure(void)
+{
+	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct gx *x;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(open_ok(split, 2, &log, &x), 0);
+	const uint32_t gpus[2] = { 4, 5 };
+	struct gx_segment sg = { .job = 2, .seq = 1, .gpus = gpus, .n_gpus = 2, .work_ns = 5000 * MS };
+	setenv("MOCK_FAIL_EVENT_RECORD", "2", 1);
+	const int64_t t0 = gx_now_ns();
+	const int rc = gx_launch(x, &sg, err, sizeof err);
+	unsetenv("MOCK_FAIL_EVENT_RECORD");
+	CU_ASSERT(rc < 0);
+	CU_ASSERT(gx_now_ns() - t0 < 1000 * MS); /* the queued kernel was stopped, not waited out */
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "cuEventRecord (job 2, virtual GPU 5): "
+					   "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"));
+	struct gx_report r;
+	CU_ASSERT_EQUAL(gx_preempt(x, 2, &r), -SIM_ESTATE);
+	sg.seq = 2;
+	sg.work_ns = 10 * MS;
+	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
+	CU_ASSERT_FATAL(wait_done(&log, 1, 5000));
+	CU_ASSERT_EQUAL(log.seq, 2); /* only the second launch ended by itself */
+	CU_ASSERT_EQUAL(gx_reap(x, 2, &r), 0);
+	CU_ASSERT_EQUAL(r.failed, 0);
+	gx_close(x);
+}
+
+/* gx_close stops what runs (at its next iteration) and fires no done callback. */
+static void test_exec_cuda_close_with_job_running(void)
+{
+	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct gx *x;
+	char err[256];
+	CU_ASSERT_EQUAL_FATAL(open_ok(split, 2, &log, &x), 0);
+	const uint32_t gpus[2] = { 3, 7 };
+	const struct gx_segment sg = { .job = 9, .seq = 1, .gpus = gpus, .n_gpus = 2, .work_ns = 10000 * MS };
+	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
+	sleep_ms(20);
+	const int64_t t0 = gx_now_ns();
+	gx_close(x);
+	CU_ASSERT(gx_now_ns() - t0 < 1000 * MS);
+	CU_ASSERT_EQUAL(done_count(&log), 0);
+}
+
+/* ---- the whole mode ---- */
+
+/* `gpusched real preempt.json --backend cuda --sms a=16 --time-scale 100`, in this
+ * process: the schedule of tests/test_real.c, on 16-SM green contexts. */
+static void test_exec_cuda_real_run(void)
+{
+	char out[4096];
+	snprintf(out, sizeof out, "%s/real_cuda.h5", tu_tmpdir());
+	const struct real_opts ro = { .backend = "cuda", .time_scale = 100, .sms = "a=16", .fail_job = -1 };
+	CU_ASSERT_EQUAL_FATAL(tu_run_config(CONFIG, out, &ro), 0);
+	struct sim_diag diag;
+	sim_diag_init(&diag, 5);
+	struct h5read_file *f = NULL;
+	struct h5read_jobs j;
+	struct h5read_real r;
+	struct h5read_decisions dec;
+	memset(&j, 0, sizeof j);
+	memset(&r, 0, sizeof r);
+	memset(&dec, 0, sizeof dec);
+	CU_ASSERT_EQUAL_FATAL(h5read_open(out, &f, &diag), 0);
+	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "backend"), "cuda");
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "priority-s1", &j, &diag), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_real(f, "priority-s1", &r, &diag), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_decisions(f, "priority-s1", &dec, &diag), 0);
+	CU_ASSERT_EQUAL(j.n, 4);
+	for (size_t i = 0; i < j.n; i++) {
+		CU_ASSERT_STRING_EQUAL(j.state[i], "completed");
+		CU_ASSERT_EQUAL(j.preemptions[i], strcmp(j.id[i], "j1") == 0 ? 1 : 0);
+	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.device, "16 SMs"));
+	/* j1's two segments: stopped at 50 s having saved its 30 s checkpoint, then
+	 * resumed from exactly that. */
+	CU_ASSERT_EQUAL_FATAL(r.segments.n, 5);
+	int first = -1, second = -1;
+	for (size_t i = 0; i < r.segments.n; i++)
+		if (strcmp(r.segments.id[i], "j1") == 0)
+			*(first < 0 ? &first : &second) = (int)i;
+	CU_ASSERT_FATAL(first >= 0 && second >= 0);
+	CU_ASSERT_STRING_EQUAL(r.segments.outcome[first], "preempted");
+	CU_ASSERT_STRING_EQUAL(r.segments.outcome[second], "completed");
+	CU_ASSERT_DOUBLE_EQUAL(r.segments.saved[first], 0.30, 1e-3);
+	CU_ASSERT(r.segments.done[first] > r.segments.saved[first] && r.segments.done[first] < 0.7);
+	CU_ASSERT_DOUBLE_EQUAL(r.segments.from[second], r.segments.saved[first], 0);
+	/* The engine's lost work is what the kernel lost: 1 GPU x (done - saved) x 100 s. */
+	CU_ASSERT_EQUAL_FATAL(dec.n, 1);
+	CU_ASSERT_STRING_EQUAL(dec.victim[0], "j1");
+	CU_ASSERT_DOUBLE_EQUAL(dec.lost_gpu_s[0], (r.segments.done[first] - r.segments.saved[first]) * 100.0,
+			       1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(dec.lost_gpu_s[0], 17.0, 8.5);
+	h5read_decisions_free(&dec);
+	h5read_real_free(&r);
+	h5read_jobs_free(&j);
+	h5read_close(f);
+	sim_diag_fini(&diag);
+}
+
+/* Last: over the whole suite, exec_cuda.c made no CUDA call from a stream callback
+ * and every call kept the API's contract as the fake checks it. */
+static void test_exec_cuda_no_violations(void)
+{
+	CU_ASSERT_EQUAL(mock_violations(), 0);
+	CU_ASSERT_EQUAL(mock_misuse(), 0);
+}
+
+static CU_TestInfo exec_cuda_tests[] = {
+	{ "open: SM split and calibration", test_exec_cuda_open_split_calibrate },
+	{ "open: SM counts round up to the partition unit", test_exec_cuda_sms_round_up },
+	{ "open: groups that do not fit", test_exec_cuda_groups_do_not_fit },
+	{ "open: whole GPUs", test_exec_cuda_whole_gpus },
+	{ "open: no driver, old driver, no device", test_exec_cuda_driver_problems },
+	{ "gang: preempt mid-way, resume from checkpoint", test_exec_cuda_preempt_resume },
+	{ "kernel failure", test_exec_cuda_kernel_failure },
+	{ "launch failure leaves nothing running", test_exec_cuda_launch_failure },
+	{ "close with a job running", test_exec_cuda_close_with_job_running },
+	{ "gpusched real --backend cuda --sms a=16", test_exec_cuda_real_run },
+	{ "no CUDA call from callbacks, no misuse", test_exec_cuda_no_violations },
+	CU_TEST_INFO_NULL,
+};
+
+#else /* !MOCK_LIBCUDA */
+
+static int init_exec_cuda(void)
+{
+	return 0;
+}
+
+static int clean_exec_cuda(void)
+{
+	return 0;
+}
+
+/* No fake driver in this build: without the toolkit gx_open says so; with it (a
+ * CMakeLists.txt that does not pass MOCK_LIBCUDA) there is nothing to run. */
+static void test_exec_cuda_without_fake_driver(void)
+{
+#ifdef SIM_HAVE_CUDA
+	printf("\n  exec_cuda: no MOCK_LIBCUDA in this build, cuda backend not exercised ");
+#else
+	const struct gx_group g = { .name = "a", .count = 1 };
+	const struct gx_config cfg = { .backend = "cuda", .groups = &g, .n_groups = 1, .fail_job = -1 };
+	struct gx *x = NULL;
+	char err[256];
+	CU_ASSERT_EQUAL(gx_open(&cfg, &x, err, sizeof err), -SIM_EINVAL);
+	CU_ASSERT_PTR_NULL(x);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "built without the CUDA toolkit"));
+#endif
+}
+
+static CU_TestInfo exec_cuda_tests[] = {
+	{ "without the fake driver", test_exec_cuda_without_fake_driver },
+	CU_TEST_INFO_NULL,
+};
+
+#endif /* MOCK_LIBCUDA */
+
+CU_SuiteInfo exec_cuda_suite = { "exec_cuda", init_exec_cuda, clean_exec_cuda, NULL, NULL, exec_cuda_tests };
