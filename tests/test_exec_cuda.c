@@ -85,47 +85,6 @@ static int clean_exec_cuda(void)
 
 /* ---- helpers ---- */
 
-struct done_log {
-	pthread_mutex_t mu;
-	int n;
-	uint32_t job;
-	uint64_t seq;
-	int64_t wall_ns;
-};
-
-static void on_done(void *arg, uint32_t job, uint64_t seq, int64_t wall_ns)
-{
-	struct done_log *d = arg;
-	pthread_mutex_lock(&d->mu);
-	d->n++;
-	d->job = job;
-	d->seq = seq;
-	d->wall_ns = wall_ns;
-	pthread_mutex_unlock(&d->mu);
-}
-
-static int done_count(struct done_log *d)
-{
-	pthread_mutex_lock(&d->mu);
-	int n = d->n;
-	pthread_mutex_unlock(&d->mu);
-	return n;
-}
-
-static void sleep_ms(double ms)
-{
-	struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(fmod(ms, 1000) * 1e6) };
-	nanosleep(&ts, NULL);
-}
-
-/* Waits up to limit_ms for the done callback to have fired n times. */
-static int wait_done(struct done_log *d, int n, int limit_ms)
-{
-	for (int i = 0; i < limit_ms && done_count(d) < n; i++)
-		sleep_ms(1);
-	return done_count(d) >= n;
-}
-
 /* The suite's usual split of one H200: 4 virtual GPUs of 16 SMs, 4 of 8. */
 static const struct gx_group split[] = {
 	{ .name = "fast", .count = 4, .sms = 16 },
@@ -133,17 +92,17 @@ static const struct gx_group split[] = {
 };
 
 /* Opens the cuda backend on the fake; open_ok also prints why it failed. */
-static int open_try(const struct gx_group *g, size_t n, struct done_log *log, struct gx **x, char *err,
+static int open_try(const struct gx_group *g, size_t n, struct tu_done_log *log, struct gx **x, char *err,
 		    size_t errlen)
 {
-	struct gx_config cfg = { .backend = "cuda", .groups = g, .n_groups = n, .done = on_done,
+	struct gx_config cfg = { .backend = "cuda", .groups = g, .n_groups = n, .done = tu_done_cb,
 				 .done_arg = log, .fail_job = -1 };
 	*x = NULL;
 	err[0] = '\0';
 	return gx_open(&cfg, x, err, errlen);
 }
 
-static int open_ok(const struct gx_group *g, size_t n, struct done_log *log, struct gx **x)
+static int open_ok(const struct gx_group *g, size_t n, struct tu_done_log *log, struct gx **x)
 {
 	char err[256];
 	int rc = open_try(g, n, log, x, err, sizeof err);
@@ -163,7 +122,7 @@ static int64_t work_for_iters(const struct gx *x, size_t g, uint64_t iters)
 
 static void test_exec_cuda_open_split_calibrate(void)
 {
-	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct tu_done_log log = TU_DONE_LOG_INIT;
 	struct gx *x;
 	CU_ASSERT_EQUAL_FATAL(open_ok(split, 2, &log, &x), 0);
 	CU_ASSERT_STRING_EQUAL(gx_backend(x), "cuda");
@@ -187,7 +146,7 @@ static void test_exec_cuda_open_split_calibrate(void)
 /* SM counts round up to the device's partition unit (8 on an H200). */
 static void test_exec_cuda_sms_round_up(void)
 {
-	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct tu_done_log log = TU_DONE_LOG_INIT;
 	const struct gx_group g = { .name = "odd", .count = 2, .sms = 12 };
 	struct gx *x;
 	CU_ASSERT_EQUAL_FATAL(open_ok(&g, 1, &log, &x), 0);
@@ -197,7 +156,7 @@ static void test_exec_cuda_sms_round_up(void)
 
 static void test_exec_cuda_groups_do_not_fit(void)
 {
-	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct tu_done_log log = TU_DONE_LOG_INIT;
 	struct gx *x;
 	char err[256];
 	/* 9 x 16 = 144 > 132 SMs; in units of 8, 18 > 16. */
@@ -216,7 +175,7 @@ static void test_exec_cuda_groups_do_not_fit(void)
 /* Whole GPUs (sms 0): one device each, primary contexts. */
 static void test_exec_cuda_whole_gpus(void)
 {
-	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct tu_done_log log = TU_DONE_LOG_INIT;
 	struct gx *x;
 	char err[256];
 	setenv("MOCK_NDEV", "2", 1);
@@ -227,7 +186,7 @@ static void test_exec_cuda_whole_gpus(void)
 	uint32_t gpu = 1;
 	const struct gx_segment sg = { .job = 1, .seq = 1, .gpus = &gpu, .n_gpus = 1, .work_ns = 20 * MS };
 	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
-	CU_ASSERT_FATAL(wait_done(&log, 1, 5000));
+	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 5000));
 	struct gx_report r;
 	CU_ASSERT_EQUAL(gx_reap(x, 1, &r), 0);
 	CU_ASSERT_EQUAL(r.failed, 0);
@@ -242,7 +201,7 @@ static void test_exec_cuda_whole_gpus(void)
 /* What a missing or old driver, or no device, makes gx_open say. */
 static void test_exec_cuda_driver_problems(void)
 {
-	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct tu_done_log log = TU_DONE_LOG_INIT;
 	struct gx *x;
 	char err[512];
 	setenv("GPUSCHED_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
@@ -278,7 +237,7 @@ static void test_exec_cuda_driver_problems(void)
  * iteration 1500, one before the end (`k % ckpt_iters == 0 && k < total`). */
 static void test_exec_cuda_preempt_resume(void)
 {
-	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct tu_done_log log = TU_DONE_LOG_INIT;
 	struct gx *x;
 	char err[256];
 	CU_ASSERT_EQUAL_FATAL(open_ok(split, 2, &log, &x), 0);
@@ -288,13 +247,13 @@ static void test_exec_cuda_preempt_resume(void)
 				 .ckpt_cost_ns = 10 * MS, .restore_ns = 20 * MS };
 	const double work_ms = (double)sg.work_ns / 1e6;
 	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
-	sleep_ms(0.43 * work_ms);
+	tu_sleep_ms(0.43 * work_ms);
 	const int64_t t_stop = gx_now_ns();
 	struct gx_report r;
 	CU_ASSERT_EQUAL_FATAL(gx_preempt(x, 7, &r), 0);
 	/* The kernels poll the flag once per iteration (200 us). */
 	CU_ASSERT(gx_now_ns() - t_stop < 50 * MS);
-	CU_ASSERT_EQUAL(done_count(&log), 0); /* a preempted segment is not "done" */
+	CU_ASSERT_EQUAL(tu_done_count(&log), 0); /* a preempted segment is not "done" */
 	CU_ASSERT_EQUAL(r.failed, 0);
 	CU_ASSERT(r.progress > 0 && r.progress < 1);
 	CU_ASSERT(r.saved <= r.progress);
@@ -310,7 +269,7 @@ static void test_exec_cuda_preempt_resume(void)
 	const double want_ms = 20 + (1 - r.saved) * work_ms + 10.0 * left;
 	const int64_t t0 = gx_now_ns();
 	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
-	CU_ASSERT_FATAL(wait_done(&log, 1, 5000));
+	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 5000));
 	CU_ASSERT_EQUAL(log.job, 7);
 	CU_ASSERT_EQUAL(log.seq, 2);
 	CU_ASSERT_EQUAL(gx_reap(x, 7, &r), 0);
@@ -333,7 +292,7 @@ static void test_exec_cuda_preempt_resume(void)
  * callback fires (the stream callback runs after a fault too). */
 static void test_exec_cuda_kernel_failure(void)
 {
-	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct tu_done_log log = TU_DONE_LOG_INIT;
 	struct gx *x;
 	char err[256];
 	CU_ASSERT_EQUAL_FATAL(open_ok(split, 2, &log, &x), 0);
@@ -344,7 +303,7 @@ static void test_exec_cuda_kernel_failure(void)
 	const int rc = gx_launch(x, &sg, err, sizeof err);
 	unsetenv("MOCK_FAIL_TOTAL");
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_FATAL(wait_done(&log, 1, 5000));
+	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 5000));
 	CU_ASSERT_EQUAL(log.job, 5);
 	CU_ASSERT_EQUAL(log.seq, 11);
 	struct gx_report r;
@@ -362,7 +321,7 @@ static void test_exec_cuda_kernel_failure(void)
  * the first kernel is stopped, no done callback, and the job can launch again. */
 static void test_exec_cuda_launch_failure(void)
 {
-	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct tu_done_log log = TU_DONE_LOG_INIT;
 	struct gx *x;
 	char err[256];
 	CU_ASSERT_EQUAL_FATAL(open_ok(split, 2, &log, &x), 0);
@@ -381,7 +340,7 @@ static void test_exec_cuda_launch_failure(void)
 	sg.seq = 2;
 	sg.work_ns = 10 * MS;
 	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
-	CU_ASSERT_FATAL(wait_done(&log, 1, 5000));
+	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 5000));
 	CU_ASSERT_EQUAL(log.seq, 2); /* only the second launch ended by itself */
 	CU_ASSERT_EQUAL(gx_reap(x, 2, &r), 0);
 	CU_ASSERT_EQUAL(r.failed, 0);
@@ -391,18 +350,18 @@ static void test_exec_cuda_launch_failure(void)
 /* gx_close stops what runs (at its next iteration) and fires no done callback. */
 static void test_exec_cuda_close_with_job_running(void)
 {
-	struct done_log log = { .mu = PTHREAD_MUTEX_INITIALIZER };
+	struct tu_done_log log = TU_DONE_LOG_INIT;
 	struct gx *x;
 	char err[256];
 	CU_ASSERT_EQUAL_FATAL(open_ok(split, 2, &log, &x), 0);
 	const uint32_t gpus[2] = { 3, 7 };
 	const struct gx_segment sg = { .job = 9, .seq = 1, .gpus = gpus, .n_gpus = 2, .work_ns = 10000 * MS };
 	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
-	sleep_ms(20);
+	tu_sleep_ms(20);
 	const int64_t t0 = gx_now_ns();
 	gx_close(x);
 	CU_ASSERT(gx_now_ns() - t0 < 1000 * MS);
-	CU_ASSERT_EQUAL(done_count(&log), 0);
+	CU_ASSERT_EQUAL(tu_done_count(&log), 0);
 }
 
 /* ---- the whole mode ---- */

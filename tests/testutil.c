@@ -269,3 +269,37 @@ int tu_run_config(const char *config_path, const char *out, const struct real_op
 	sim_diag_fini(&diag);
 	return rc;
 }
+
+#include <time.h>
+
+void tu_done_cb(void *arg, uint32_t job, uint64_t seq, int64_t wall_ns)
+{
+	struct tu_done_log *d = arg;
+	pthread_mutex_lock(&d->mu);
+	d->n++;
+	d->job = job;
+	d->seq = seq;
+	d->wall_ns = wall_ns;
+	pthread_mutex_unlock(&d->mu);
+}
+
+int tu_done_count(struct tu_done_log *d)
+{
+	pthread_mutex_lock(&d->mu);
+	int n = d->n;
+	pthread_mutex_unlock(&d->mu);
+	return n;
+}
+
+void tu_sleep_ms(double ms)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(fmod(ms, 1000) * 1e6) };
+	nanosleep(&ts, NULL);
+}
+
+int tu_done_wait(struct tu_done_log *d, int n, int limit_ms)
+{
+	for (int i = 0; i < limit_ms && tu_done_count(d) < n; i++)
+		tu_sleep_ms(1);
+	return tu_done_count(d) >= n;
+}

@@ -57,3 +57,21 @@ struct real_opts;
  * simulated (real NULL) or in real mode (gpu_exec/drv_real.h). Errors are printed.
  * Returns exp_run_config's result. */
 int tu_run_config(const char *config_path, const char *out, const struct real_opts *real);
+
+/* An executor's done callback for tests (gpu_exec/exec.h gx_done_fn): counts the
+ * segments that ended by themselves and keeps the last one's job, seq and time.
+ * Initialise with TU_DONE_LOG_INIT. */
+#include <pthread.h>
+struct tu_done_log {
+	pthread_mutex_t mu;
+	int n;
+	uint32_t job;
+	uint64_t seq;
+	int64_t wall_ns;
+};
+#define TU_DONE_LOG_INIT { .mu = PTHREAD_MUTEX_INITIALIZER }
+void tu_done_cb(void *arg, uint32_t job, uint64_t seq, int64_t wall_ns);
+int tu_done_count(struct tu_done_log *d);
+/* Waits up to limit_ms for the callback to have fired n times; 1 if it has. */
+int tu_done_wait(struct tu_done_log *d, int n, int limit_ms);
+void tu_sleep_ms(double ms);
