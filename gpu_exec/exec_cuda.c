@@ -45,52 +45,17 @@
 #include <time.h>
 
 #include "../sim/sim.h"
+#include "cuda_api.h"
 #include "exec.h"
 
 /* The embedded fatbin (generated from workload.cu by cuda.cmake/embed.cmake). */
 extern const unsigned char gx_workload_fatbin[];
 extern const size_t gx_workload_fatbin_size;
 
-#define GX_RING 32u          /* workload.cu */
-#define GX_THREADS 256u      /* workload.cu, __launch_bounds__ */
 #define GX_DEFAULT_ITER_NS 200000
 #define GX_CAL_ITERS 50u     /* iterations of a calibration pass */
 
-/* Layouts shared with workload.cu. */
-struct gx_words {
-	volatile uint32_t flag;
-	volatile uint32_t ckpts;
-	volatile uint64_t progress;
-	volatile uint64_t saved;
-	uint64_t pad[5];
-};
-struct gx_scratch {
-	uint32_t ring_it[GX_RING];
-	uint32_t ring_ck[GX_RING];
-	uint64_t pub_it, pub_ck;
-	float sink;
-	uint32_t pad[3];
-};
-_Static_assert(sizeof(struct gx_words) == 64, "gx_words is one 64-byte line (workload.cu)");
-_Static_assert(sizeof(struct gx_scratch) % 4 == 0, "gx_scratch is cleared in 32-bit words");
 _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "function pointers fit in void *");
-
-/* Driver entry points: required ones, then the green-context ones (CUDA 12.4+),
- * needed only when a group has sms > 0. */
-#define CU_REQUIRED(X)                                                              \
-	X(cuGetErrorName) X(cuGetErrorString) X(cuInit) X(cuDriverGetVersion)       \
-	X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute) \
-	X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) \
-	X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                 \
-	X(cuStreamAddCallback) X(cuLibraryLoadData) X(cuLibraryUnload)              \
-	X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuLaunchKernel)              \
-	X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostGetDevicePointer)             \
-	X(cuMemAlloc) X(cuMemFree) X(cuMemsetD32Async) X(cuEventCreate)             \
-	X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventDestroy)
-#define CU_GREEN(X)                                                                 \
-	X(cuDeviceGetDevResource) X(cuDevSmResourceSplitByCount)                    \
-	X(cuDevResourceGenerateDesc) X(cuGreenCtxCreate) X(cuGreenCtxDestroy)       \
-	X(cuCtxFromGreenCtx) X(cuGreenCtxStreamCreate) X(cuGreenCtxGetDevResource)
 
 /* One field per entry point, typed from cuda.h (names expand as cuda.h maps them,
  * e.g. cuMemAlloc -> cuMemAlloc_v2, at the declaration and at every call alike). */

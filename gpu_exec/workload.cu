@@ -4,7 +4,7 @@
  * partition, each block doing `total - from` iterations of a fixed FMA chunk. It is
  * also the calibration workload (from 0, no checkpoints, flag never raised).
  *
- * Memory (layouts mirrored in exec_cuda.c, keep them in sync):
+ * Memory (layouts mirrored for the host side in cuda_api.h, keep them in sync):
  *   - struct gx_words, mapped host memory, one per kernel: the preempt flag (host
  *     writes, kernel polls once per iteration), the progress and saved counters
  *     (iterations of the whole job, kernel writes, host reads at any time);

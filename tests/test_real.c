@@ -7,7 +7,6 @@
  * since that checkpoint. Time scale 100: the shortest job (30 s) runs 0.3 s.
  */
 #include <CUnit/CUnit.h>
-#include <hdf5.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -267,87 +266,48 @@ static void test_real_jcts_match_simulation(void)
 	close_both(&b);
 }
 
-/* /runs/priority-s1/real/segments, read raw. */
-struct seg {
-	char id[64];
-	double from, done, saved, start_s, end_s, predicted_s;
-	uint32_t ckpts;
-	char outcome[12];
-};
-
-static size_t read_segments(struct seg *out, size_t cap)
-{
-	hid_t f = H5Fopen(real_h5, H5F_ACC_RDONLY, H5P_DEFAULT);
-	hid_t d = f >= 0 ? H5Dopen2(f, "/runs/priority-s1/real/segments", H5P_DEFAULT) : -1;
-	hid_t s = H5Tcopy(H5T_C_S1), so = H5Tcopy(H5T_C_S1), t = H5Tcreate(H5T_COMPOUND, sizeof *out);
-	H5Tset_size(s, sizeof out->id);
-	H5Tset_size(so, sizeof out->outcome);
-	H5Tinsert(t, "id", offsetof(struct seg, id), s);
-	H5Tinsert(t, "from", offsetof(struct seg, from), H5T_NATIVE_DOUBLE);
-	H5Tinsert(t, "done", offsetof(struct seg, done), H5T_NATIVE_DOUBLE);
-	H5Tinsert(t, "saved", offsetof(struct seg, saved), H5T_NATIVE_DOUBLE);
-	H5Tinsert(t, "start_s", offsetof(struct seg, start_s), H5T_NATIVE_DOUBLE);
-	H5Tinsert(t, "end_s", offsetof(struct seg, end_s), H5T_NATIVE_DOUBLE);
-	H5Tinsert(t, "predicted_s", offsetof(struct seg, predicted_s), H5T_NATIVE_DOUBLE);
-	H5Tinsert(t, "ckpts", offsetof(struct seg, ckpts), H5T_NATIVE_UINT32);
-	H5Tinsert(t, "outcome", offsetof(struct seg, outcome), so);
-	size_t n = 0;
-	if (d >= 0) {
-		hid_t sp = H5Dget_space(d);
-		hssize_t rows = H5Sget_simple_extent_npoints(sp);
-		H5Sclose(sp);
-		if (rows > 0 && (size_t)rows <= cap && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0)
-			n = (size_t)rows;
-		H5Dclose(d);
-	}
-	H5Tclose(t);
-	H5Tclose(s);
-	H5Tclose(so);
-	if (f >= 0)
-		H5Fclose(f);
-	return n;
-}
-
 /* j1 is stopped at 50 s: it had done 47 s of work (49 s less a 2 s checkpoint) and
  * saved 30 s; the engine's lost work is the measured progress since the checkpoint
  * and its second segment starts from exactly that checkpoint. */
 static void test_real_preempted_job_resumes_from_checkpoint(void)
 {
 	CU_ASSERT_PTR_NOT_NULL_FATAL(real_h5);
-	struct seg segs[16];
-	size_t n = read_segments(segs, 16);
-	CU_ASSERT_EQUAL_FATAL(n, 5); /* j2, j3, j4, and j1 twice */
-	const struct seg *first = NULL, *second = NULL;
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(segs[i].id, "j1") == 0)
-			*(first ? &second : &first) = &segs[i];
-	CU_ASSERT_PTR_NOT_NULL_FATAL(first);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(second);
-	CU_ASSERT_STRING_EQUAL(first->outcome, "preempted");
-	CU_ASSERT_EQUAL(first->ckpts, 1);
-	CU_ASSERT_DOUBLE_EQUAL(first->from, 0.0, 0);
-	CU_ASSERT_DOUBLE_EQUAL(first->saved, 0.30, 1e-12);
-	CU_ASSERT_DOUBLE_EQUAL(first->done, 0.47, 0.02);   /* 0.02: 20 ms of wall slack on a loaded CI machine */
-	CU_ASSERT_STRING_EQUAL(second->outcome, "completed");
-	CU_ASSERT_DOUBLE_EQUAL(second->from, first->saved, 0); /* resumed from its checkpoint */
-	CU_ASSERT_EQUAL(second->ckpts, 2);                     /* at 60 and 90 s of work */
-	/* restore 5 s + 70 s of work + two 2 s checkpoints, measured. */
-	CU_ASSERT_DOUBLE_EQUAL(second->predicted_s, 79.0, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(second->end_s - second->start_s, 79.0, 79.0 * 0.02);
-
 	struct sim_diag diag;
 	sim_diag_init(&diag, 5);
 	struct h5read_file *f = NULL;
+	struct h5read_real real;
 	struct h5read_decisions dec;
+	memset(&real, 0, sizeof real);
 	memset(&dec, 0, sizeof dec);
 	CU_ASSERT_EQUAL_FATAL(h5read_open(real_h5, &f, &diag), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_real(f, "priority-s1", &real, &diag), 0);
+	const struct h5read_real_segments *sg = &real.segments;
+	CU_ASSERT_EQUAL_FATAL(sg->n, 5); /* j2, j3, j4, and j1 twice */
+	size_t first = sg->n, second = sg->n;
+	for (size_t i = 0; i < sg->n; i++)
+		if (strcmp(sg->id[i], "j1") == 0)
+			*(first < sg->n ? &second : &first) = i;
+	CU_ASSERT_FATAL(first < sg->n && second < sg->n);
+	CU_ASSERT_STRING_EQUAL(sg->outcome[first], "preempted");
+	CU_ASSERT_EQUAL(sg->ckpts[first], 1);
+	CU_ASSERT_DOUBLE_EQUAL(sg->from[first], 0.0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(sg->saved[first], 0.30, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(sg->done[first], 0.47, 0.02); /* 0.02: 20 ms of wall slack on a loaded CI machine */
+	CU_ASSERT_STRING_EQUAL(sg->outcome[second], "completed");
+	CU_ASSERT_DOUBLE_EQUAL(sg->from[second], sg->saved[first], 0); /* resumed from its checkpoint */
+	CU_ASSERT_EQUAL(sg->ckpts[second], 2);                         /* at 60 and 90 s of work */
+	/* restore 5 s + 70 s of work + two 2 s checkpoints, measured. */
+	CU_ASSERT_DOUBLE_EQUAL(sg->predicted_s[second], 79.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sg->end_s[second] - sg->start_s[second], 79.0, 79.0 * 0.02);
+
 	CU_ASSERT_EQUAL_FATAL(h5read_decisions(f, "priority-s1", &dec, &diag), 0);
 	CU_ASSERT_EQUAL_FATAL(dec.n, 1);
 	CU_ASSERT_STRING_EQUAL(dec.victim[0], "j1");
 	/* 1 GPU x (done - saved) x 100 s of work: what it lost, exactly as measured. */
-	CU_ASSERT_DOUBLE_EQUAL(dec.lost_gpu_s[0], (first->done - first->saved) * 100.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(dec.lost_gpu_s[0], (sg->done[first] - sg->saved[first]) * 100.0, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(dec.lost_gpu_s[0], 17.0, 2.0);
 	h5read_decisions_free(&dec);
+	h5read_real_free(&real);
 	h5read_close(f);
 	sim_diag_fini(&diag);
 }

@@ -56,13 +56,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../gpu_exec/cuda_api.h"
+
 #define MOCK_MAX_DEV 16
 #define MOCK_SMS 132u              /* H200 */
 #define MOCK_SM_UNIT 8u            /* minimum partition and co-scheduling alignment, cc 9.0 */
 #define MOCK_CC_MAJOR 9
 #define MOCK_STEP_NS 50            /* wall ns of one per-thread 4-FMA step of an iteration */
 #define MOCK_POLL_NS 20000         /* how often a waiting kernel looks at its flag */
-#define MOCK_THREADS 256u          /* gx_job's __launch_bounds__ (workload.cu) */
 #define MOCK_FATBIN_MAGIC 0xBA55ED50u
 #define MOCK_PAGE 4096u
 
@@ -70,17 +71,7 @@
 int mock_cuda_violations(void);  /* CUDA calls refused inside a stream callback */
 int mock_cuda_misuse(void);      /* calls refused for breaking the API's contract */
 
-/* struct gx_words of workload.cu: the kernel's mapped host words. */
-struct gx_words {
-	volatile uint32_t flag;
-	volatile uint32_t ckpts;
-	volatile uint64_t progress;
-	volatile uint64_t saved;
-	uint64_t pad[5];
-};
-_Static_assert(sizeof(struct gx_words) == 64, "gx_words is one 64-byte line (workload.cu)");
 _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "function pointers fit in void *");
-#define MOCK_SCRATCH_BYTES (2 * 32 * 4 + 2 * 8 + 4 + 3 * 4) /* struct gx_scratch */
 
 /* ---- driver state ---- */
 
@@ -886,7 +877,7 @@ static CUresult kernel_decode(struct mock_kernel *k, void **p)
 	k->w = (struct gx_words *)(uintptr_t)w;
 	if (!mem_holds(k->w, sizeof *k->w, sizeof *k->w, MEM_HOST_MAPPED))
 		return refuse("cuLaunchKernel", "words: not a 64-byte slot of mapped host memory");
-	if (!mem_holds((void *)(uintptr_t)sc, MOCK_SCRATCH_BYTES, 1, MEM_DEVICE))
+	if (!mem_holds((void *)(uintptr_t)sc, sizeof(struct gx_scratch), 1, MEM_DEVICE))
 		return refuse("cuLaunchKernel", "scratch: not device memory of gx_scratch's size");
 	if (total == 0 || from >= total || chunk == 0 || cost < 0 || restore < 0 || ckpt > total)
 		return refuse("cuLaunchKernel", "from/total/ckpt_iters/chunk/costs out of range");
@@ -912,7 +903,7 @@ static CUresult launch_check(CUfunction f, unsigned gx, unsigned gy, unsigned gz
 		return refuse("cuLaunchKernel", "the legacy default stream (exec_cuda.c uses its own)");
 	if (gx == 0 || gx > s->sms || gy != 1 || gz != 1)
 		return refuse("cuLaunchKernel", "grid must be 1 to the partition's SMs blocks, x only");
-	if (bx != MOCK_THREADS || by != 1 || bz != 1 || shared)
+	if (bx != GX_THREADS || by != 1 || bz != 1 || shared)
 		return refuse("cuLaunchKernel", "block must be 256 x 1 x 1, no dynamic shared memory");
 	if (!params || extra)
 		return refuse("cuLaunchKernel", "expected kernelParams and no extra");
@@ -1144,22 +1135,6 @@ CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
 
 /* ---- cuGetProcAddress ---- */
 
-/* exec_cuda.c's CU_REQUIRED and CU_GREEN lists. */
-#define MOCK_REQUIRED(X)                                                                \
-	X(cuGetErrorName) X(cuGetErrorString) X(cuInit) X(cuDriverGetVersion)           \
-	X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceGetAttribute)   \
-	X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)     \
-	X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)                     \
-	X(cuStreamAddCallback) X(cuLibraryLoadData) X(cuLibraryUnload)                  \
-	X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuLaunchKernel)                  \
-	X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostGetDevicePointer)                 \
-	X(cuMemAlloc) X(cuMemFree) X(cuMemsetD32Async) X(cuEventCreate)                 \
-	X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventDestroy)
-#define MOCK_GREEN(X)                                                                   \
-	X(cuDeviceGetDevResource) X(cuDevSmResourceSplitByCount)                        \
-	X(cuDevResourceGenerateDesc) X(cuGreenCtxCreate) X(cuGreenCtxDestroy)           \
-	X(cuCtxFromGreenCtx) X(cuGreenCtxStreamCreate) X(cuGreenCtxGetDevResource)
-
 /* Names are the unversioned ones callers ask for (#fn is not macro-expanded); the
  * functions are the versions cuda.h maps them to (cuMemAlloc -> cuMemAlloc_v2).
  * void (*)(void) is C's generic function pointer: every entry point converts to it
@@ -1172,8 +1147,8 @@ struct mock_entry {
 #define MOCK_ENTRY(fn) { #fn, (void (*)(void))fn, 0 },
 #define MOCK_ENTRY_GREEN(fn) { #fn, (void (*)(void))fn, 1 },
 static const struct mock_entry entries[] = {
-	MOCK_REQUIRED(MOCK_ENTRY)
-	MOCK_GREEN(MOCK_ENTRY_GREEN)
+	CU_REQUIRED(MOCK_ENTRY)
+	CU_GREEN(MOCK_ENTRY_GREEN)
 };
 #undef MOCK_ENTRY
 #undef MOCK_ENTRY_GREEN
