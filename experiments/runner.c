@@ -351,6 +351,7 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	double t0 = wall_now_s();
 	rc = sim_engine_run(r->e);
 	r->wall_s = wall_now_s() - t0;
+	sim_driver_real_end(&r->drv);
 	if (rc) {
 		sim_diag_add(diag, name, "simulation failed: %s", sim_strerror(rc));
 		goto fail;

@@ -37,7 +37,6 @@ struct drv_real {
 	int64_t wall0;
 	sim_time_t trace0;
 	int64_t event_wall;      /* wall time of the event the current pass follows */
-	int64_t last_wall;
 	int64_t last_progress;   /* wall time of the last progress line */
 	int tty;
 	size_t n_ended, n_running; /* segments ended by themselves; workloads running */
@@ -291,7 +290,7 @@ static int real_advance(void *priv, struct sim_engine *e, sim_time_t t)
 	int rc = drain_completions(d, e, &first);
 	/* The pass that follows answers the earliest of what woke us. */
 	d->event_wall = first < until ? first : until;
-	d->last_wall = gx_now_ns();
+	d->res.wall_s = (double)(gx_now_ns() - d->wall0) / 1e9;
 	return rc;
 }
 
@@ -571,11 +570,15 @@ const struct real_results *sim_driver_real_results(const struct sim_driver *drv)
 {
 	if (drv->ops != &real_driver_ops)
 		return NULL;
+	return &((struct drv_real *)drv->priv)->res;
+}
+
+void sim_driver_real_end(struct sim_driver *drv)
+{
+	if (drv->ops != &real_driver_ops)
+		return;
 	struct drv_real *d = drv->priv;
-	d->res.wall_s = d->started ? (double)(d->last_wall - d->wall0) / 1e9 : 0;
-	if (d->tty && d->started && d->last_progress) {
-		fprintf(stderr, "\n");
-		d->last_progress = 0; /* the line is closed once */
-	}
-	return &d->res;
+	if (d->last_progress)
+		fprintf(stderr, "\n"); /* closes the progress line */
+	d->last_progress = 0;
 }

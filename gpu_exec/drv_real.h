@@ -79,6 +79,8 @@ int sim_driver_real_init(struct sim_driver *drv, const struct real_opts *o,
 void sim_driver_real_fini(struct sim_driver *drv);
 /* The measurements; NULL when drv is not a real driver. */
 const struct real_results *sim_driver_real_results(const struct sim_driver *drv);
+/* After the run: closes the progress line, if one was shown. No-op for another driver. */
+void sim_driver_real_end(struct sim_driver *drv);
 
 /* Checks a "FLAVOR=N,..." list against the flavors: -SIM_EPARSE with a message. */
 int real_parse_sms(const char *sms, const struct sim_flavor_spec *flavors, size_t n_flavors, uint32_t *out,
