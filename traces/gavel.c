@@ -156,17 +156,13 @@ int trace_gavel_import(const char *in_path, const char *out_path, const struct t
 		       struct trace_import_result *res, struct sim_diag *diag)
 {
 	struct gv_ctx c = {.in = {.path = in_path, .opts = opts, .res = res, .diag = diag}};
-	struct trace_lines r;
 	int err;
 
 	memset(res, 0, sizeof *res);
 	if (!(c.row = malloc(sizeof *c.row)))
 		return -SIM_ENOMEM;
 	gv_queue_name(in_path, c.queue, sizeof c.queue);
-	if ((err = trace_lines_open(&r, in_path, diag)) == 0) {
-		err = trace_import_run(&c.in, &gv_format, &c, &r, out_path);
-		trace_lines_close(&r);
-	}
+	err = trace_import_run(&c.in, &gv_format, &c, out_path);
 	free(c.row);
 	return err;
 }

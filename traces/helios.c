@@ -240,7 +240,6 @@ int trace_helios_import(const char *in_path, const char *out_path, const struct 
 			struct trace_import_result *res, struct sim_diag *diag)
 {
 	struct he_ctx c = {.in = {.path = in_path, .opts = opts, .res = res, .diag = diag}};
-	struct trace_lines r;
 	int err;
 
 	memset(res, 0, sizeof *res);
@@ -253,10 +252,7 @@ int trace_helios_import(const char *in_path, const char *out_path, const struct 
 		err = -SIM_ENOMEM;
 		goto out;
 	}
-	if ((err = trace_lines_open(&r, in_path, diag)) == 0) {
-		err = trace_import_run(&c.in, &he_format, &c, &r, out_path);
-		trace_lines_close(&r);
-	}
+	err = trace_import_run(&c.in, &he_format, &c, out_path);
 out:
 	trace_tenants_destroy(c.ids);
 	trace_tenants_destroy(c.tenants);

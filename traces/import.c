@@ -686,8 +686,8 @@ static int import_pass(struct trace_import_pass *ps, const struct trace_import_f
 	return err;
 }
 
-int trace_import_run(struct trace_import_pass *ps, const struct trace_import_format *fmt, void *ctx,
-		     struct trace_lines *r, const char *out_path)
+static int import_run_open(struct trace_import_pass *ps, const struct trace_import_format *fmt, void *ctx,
+			   struct trace_lines *r, const char *out_path)
 {
 	char tmp[4096];
 	FILE *f = NULL;
@@ -713,4 +713,16 @@ int trace_import_run(struct trace_import_pass *ps, const struct trace_import_for
 		return err;
 	fmt->write_header(f, ctx);
 	return trace_import_out_close(ps, out_path, tmp, f, import_pass(ps, fmt, ctx, r, f));
+}
+
+int trace_import_run(struct trace_import_pass *ps, const struct trace_import_format *fmt, void *ctx,
+		     const char *out_path)
+{
+	struct trace_lines r;
+	int err = trace_lines_open(&r, ps->path, ps->diag);
+	if (err)
+		return err;
+	err = import_run_open(ps, fmt, ctx, &r, out_path);
+	trace_lines_close(&r);
+	return err;
 }

@@ -197,10 +197,11 @@ struct trace_import_format {
 	int (*write_row)(void *ctx, FILE *f);
 };
 
-/* Runs both passes over r (open) and writes out_path (tmp + rename; nothing is left
- * on error). Returns 0, -SIM_EPARSE (located errors in diag), or another -SIM_E*. */
+/* Opens ps->path (plain or gzip), runs both passes over it and writes out_path (tmp
+ * + rename; nothing is left on error). Returns 0, -SIM_EPARSE (located errors in
+ * diag), or another -SIM_E*. */
 int trace_import_run(struct trace_import_pass *ps, const struct trace_import_format *fmt, void *ctx,
-		     struct trace_lines *r, const char *out_path);
+		     const char *out_path);
 
 /* Drops a row for REASON: when reporting, counts it, or for a bad reason in strict
  * mode reports "FILE:LINE: column COL: FMT..." and counts an error. Returns 0 (the

@@ -167,16 +167,12 @@ int trace_tiresias_import(const char *in_path, const char *out_path, const struc
 			  struct trace_import_result *res, struct sim_diag *diag)
 {
 	struct ti_ctx c = {.in = {.path = in_path, .opts = opts, .res = res, .diag = diag}};
-	struct trace_lines r;
 	int err;
 
 	memset(res, 0, sizeof *res);
 	if (!(c.row = malloc(sizeof *c.row)))
 		return -SIM_ENOMEM;
-	if ((err = trace_lines_open(&r, in_path, diag)) == 0) {
-		err = trace_import_run(&c.in, &ti_format, &c, &r, out_path);
-		trace_lines_close(&r);
-	}
+	err = trace_import_run(&c.in, &ti_format, &c, out_path);
 	trace_tenants_destroy(c.ids);
 	free(c.row);
 	return err;
