@@ -29,8 +29,19 @@ install_missing() {
 build() { # build DIR [cmake options...]
 	local dir=$1
 	shift
-	cmake -S . -B "$dir" "$@" >/dev/null
-	cmake --build "$dir" -j "$JOBS"
+	# One && chain: under `stage || ...` set -e is off, and a failed configure must still stop.
+	cmake -S . -B "$dir" "$@" >/dev/null && cmake --build "$dir" -j "$JOBS"
+}
+
+stage_dev() {
+	build build-dev -DCMAKE_BUILD_TYPE=Debug -DSIM_WERROR=ON &&
+		(cd build-dev && ctest --output-on-failure -j "$JOBS")
+}
+
+stage_asan() {
+	build build-asan -DCMAKE_BUILD_TYPE=Debug -DSIM_WERROR=ON -DSIM_SANITIZE=ON &&
+		(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+			ctest --output-on-failure -j "$JOBS")
 }
 
 case "${1:-}" in
@@ -44,11 +55,13 @@ main)
 	;;
 test)
 	install_missing
-	build build-dev -DCMAKE_BUILD_TYPE=Debug -DSIM_WERROR=ON
-	(cd build-dev && ctest --output-on-failure -j "$JOBS")
-	build build-asan -DCMAKE_BUILD_TYPE=Debug -DSIM_WERROR=ON -DSIM_SANITIZE=ON
-	(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		ctest --output-on-failure -j "$JOBS")
+	# Both stages always run, so one failure in the first does not hide what the
+	# sanitizers would have found; the verdict of each is printed at the end.
+	dev=passed asan=passed
+	stage_dev || dev=FAILED
+	stage_asan || asan=FAILED
+	echo "setup: stage 1 (Debug -Werror): $dev; stage 2 (ASan+UBSan): $asan"
+	[ "$dev" = passed ] && [ "$asan" = passed ]
 	;;
 *)
 	echo "usage: ./setup.sh main|test" >&2

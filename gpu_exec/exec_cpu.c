@@ -5,7 +5,9 @@
  * 500 us): the loop burns DUTY of the tick and sleeps to the tick's end on an
  * absolute deadline, so a job takes its scaled time whatever else runs, and a
  * machine with fewer cores than running jobs still keeps up (10% of a core per
- * running job). The preempt flag is polled once per tick, also while the thread
+ * running job). A thread that the machine runs late (a busy host) skips the burn
+ * of every tick already past its deadline, as a GPU does not wait for the host's
+ * CPUs: the work done follows the wall clock, only its reports come late. The preempt flag is polled once per tick, also while the thread
  * sleeps through a checkpoint or a restore, so a stop takes at most one tick.
  *
  * All the job's GPUs share its one thread: GPU identity matters to the cuda
@@ -120,7 +122,11 @@ static void *seg_main(void *arg)
 			stopped = 1;
 			break;
 		}
-		burn(s->x->burn_units);
+		/* A GPU's pace does not depend on the host's CPUs: a thread the machine ran
+		 * late skips the burn of the ticks already due and catches up on the clock,
+		 * so a busy host delays when progress is seen, never how much is made. */
+		if (gx_now_ns() < t + tick)
+			burn(s->x->burn_units);
 		atomic_store(&s->progress, ++it);
 		if (it == s->fail_at)
 			break;

@@ -54,6 +54,8 @@ extern const size_t gx_workload_fatbin_size;
 
 #define GX_DEFAULT_ITER_NS 200000
 #define GX_CAL_ITERS 50u     /* iterations of a calibration pass */
+#define GX_CAL_REPEATS 5     /* passes a measurement; the shortest counts */
+#define GX_CAL_ROUNDS 6      /* measurements to size the work, the probe included */
 
 _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "function pointers fit in void *");
 
@@ -558,19 +560,21 @@ static void chunks_set(struct cu_exec *x)
 	}
 }
 
-/* Runs `iters` iterations on every virtual GPU at once; fills cal.iter_ns per group
- * (mean over the group's virtual GPUs of event-timed kernel time / iters). */
-static int calibrate_pass(struct cu_exec *x, uint32_t iters, char *err, size_t errlen)
+/* Runs `iters` iterations on every virtual GPU at once; keeps in best_ns[v] the
+ * shortest event-timed kernel time / iters seen so far for virtual GPU v (0: none
+ * yet). A late host thread (a busy machine queuing the launch, or a stream waking
+ * late) can only lengthen a measurement, never shorten it, so the shortest of
+ * several passes is the one closest to the device's own pace. */
+static int calibrate_pass(struct cu_exec *x, uint32_t iters, double *best_ns, char *err, size_t errlen)
 {
 	const struct cu_api *cu = &x->api;
 	uint32_t n = x->n_vgpus;
 	CUevent *ev = calloc(2 * (size_t)n, sizeof *ev);
 	uint32_t *slot = calloc(n, sizeof *slot);
-	uint32_t *cnt = calloc(x->cal.n_groups, sizeof *cnt);
 	int ret = 0;
 	CUresult rc = CUDA_SUCCESS;
 	uint32_t v = 0;
-	if (!ev || !slot || !cnt) {
+	if (!ev || !slot) {
 		snprintf(err, errlen, "out of memory");
 		ret = -SIM_ENOMEM;
 		goto out_free;
@@ -608,8 +612,6 @@ static int calibrate_pass(struct cu_exec *x, uint32_t iters, char *err, size_t e
 		for (uint32_t i = 0; i < n; i++)
 			x->words[slot[i]].flag = 1;
 	}
-	for (uint32_t g = 0; g < x->cal.n_groups; g++)
-		x->cal.iter_ns[g] = 0;
 	for (uint32_t i = 0; i < n && i <= v; i++) {
 		struct cu_vgpu *vg = &x->vgpus[i];
 		cu->cuCtxSetCurrent(vg->ctx);
@@ -623,12 +625,10 @@ static int calibrate_pass(struct cu_exec *x, uint32_t iters, char *err, size_t e
 			ret = cu_fail(x, err, errlen, rc, "calibration kernel", "virtual GPU %u", i);
 			continue;
 		}
-		x->cal.iter_ns[vg->group] += (double)ms * 1e6 / (double)iters;
-		cnt[vg->group]++;
+		const double ns = (double)ms * 1e6 / (double)iters;
+		if (ns > 0 && (best_ns[i] <= 0 || ns < best_ns[i]))
+			best_ns[i] = ns;
 	}
-	for (uint32_t g = 0; g < x->cal.n_groups; g++)
-		if (cnt[g])
-			x->cal.iter_ns[g] /= cnt[g];
 	for (uint32_t i = 0; i < 2 * n; i++)
 		if (ev[i])
 			cu->cuEventDestroy(ev[i]);
@@ -637,24 +637,46 @@ static int calibrate_pass(struct cu_exec *x, uint32_t iters, char *err, size_t e
 		slot_release(&x->slots[slot[i]]);
 	pthread_mutex_unlock(&x->mu);
 out_free:
-	free(cnt);
 	free(slot);
 	free(ev);
 	return ret;
 }
 
-/* Chooses `work` so that one iteration takes about iter_ns on the fastest group
- * (all virtual GPUs busy, as in a full cluster), then measures every group. */
-static int calibrate(struct cu_exec *x, int64_t target_ns, int verbose, char *err, size_t errlen)
+/* cal.iter_ns per group: the mean over the group's virtual GPUs of each one's
+ * shortest time per iteration in GX_CAL_REPEATS passes of `iters` iterations. */
+static int calibrate_measure(struct cu_exec *x, uint32_t iters, double *best_ns, char *err, size_t errlen)
 {
-	uint32_t max_sms = 1;
 	for (uint32_t v = 0; v < x->n_vgpus; v++)
-		if (x->vgpus[v].sms > max_sms)
-			max_sms = x->vgpus[v].sms;
+		best_ns[v] = 0;
+	for (int r = 0; r < GX_CAL_REPEATS; r++) {
+		int rc = calibrate_pass(x, iters, best_ns, err, errlen);
+		if (rc)
+			return rc;
+	}
+	for (uint32_t g = 0; g < x->cal.n_groups; g++) {
+		double sum = 0;
+		uint32_t cnt = 0;
+		for (uint32_t v = 0; v < x->n_vgpus; v++)
+			if (x->vgpus[v].group == g && best_ns[v] > 0) {
+				sum += best_ns[v];
+				cnt++;
+			}
+		x->cal.iter_ns[g] = cnt ? sum / cnt : 0;
+	}
+	return 0;
+}
+
+/* Sizes `work` in measured rounds (a short probe, then up to GX_CAL_ROUNDS - 1 of
+ * GX_CAL_ITERS iterations) until the fastest group's iteration is within 5% of
+ * target_ns, and leaves the chunks set for the last round measured, so cal.iter_ns
+ * is always the measured pace of the chunks in use. */
+static int calibrate_search(struct cu_exec *x, uint32_t max_sms, int64_t target_ns, double *best_ns, char *err,
+			    size_t errlen)
+{
 	x->work = 512.0 * max_sms; /* a short probe: ~10 us per iteration on a large GPU */
-	for (int pass = 0; pass < 3; pass++) {
+	for (int pass = 0; pass < GX_CAL_ROUNDS; pass++) {
 		chunks_set(x);
-		int rc = calibrate_pass(x, pass ? GX_CAL_ITERS : 10, err, errlen);
+		int rc = calibrate_measure(x, pass ? GX_CAL_ITERS : 10, best_ns, err, errlen);
 		if (rc)
 			return rc;
 		double fast = 0;
@@ -668,10 +690,30 @@ static int calibrate(struct cu_exec *x, int64_t target_ns, int verbose, char *er
 		double ratio = (double)target_ns / fast;
 		if (pass > 0 && ratio > 0.95 && ratio < 1.05)
 			break;
-		if (pass < 2)
+		if (pass < GX_CAL_ROUNDS - 1)
 			x->work *= ratio;
 	}
 	chunks_set(x);
+	return 0;
+}
+
+/* Chooses `work` so that one iteration takes about iter_ns on the fastest group
+ * (all virtual GPUs busy, as in a full cluster), then measures every group. */
+static int calibrate(struct cu_exec *x, int64_t target_ns, int verbose, char *err, size_t errlen)
+{
+	uint32_t max_sms = 1;
+	for (uint32_t v = 0; v < x->n_vgpus; v++)
+		if (x->vgpus[v].sms > max_sms)
+			max_sms = x->vgpus[v].sms;
+	double *best_ns = calloc(x->n_vgpus ? x->n_vgpus : 1, sizeof *best_ns);
+	if (!best_ns) {
+		snprintf(err, errlen, "out of memory");
+		return -SIM_ENOMEM;
+	}
+	int rc = calibrate_search(x, max_sms, target_ns, best_ns, err, errlen);
+	free(best_ns);
+	if (rc)
+		return rc;
 	if (verbose)
 		for (size_t g = 0; g < x->cal.n_groups; g++)
 			fprintf(stderr, "cuda: group %zu (%s): %u x %u SMs, %.1f us per iteration\n", g,

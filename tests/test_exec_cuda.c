@@ -186,7 +186,7 @@ static void test_exec_cuda_whole_gpus(void)
 	uint32_t gpu = 1;
 	const struct gx_segment sg = { .job = 1, .seq = 1, .gpus = &gpu, .n_gpus = 1, .work_ns = 20 * MS };
 	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
-	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 5000));
+	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 60000));
 	struct gx_report r;
 	CU_ASSERT_EQUAL(gx_reap(x, 1, &r), 0);
 	CU_ASSERT_EQUAL(r.failed, 0);
@@ -229,22 +229,25 @@ static void test_exec_cuda_driver_problems(void)
 
 /* ---- segments ---- */
 
-/* A gang of 2 on the 16-SM GPUs: 1500 iterations (~300 ms) of work, a checkpoint
- * every 25% costing 10 ms, restore 20 ms. Stopped at ~43% of its time it has done
- * ~40% and saved 25%; resumed from there it runs the remaining 75% with two more
- * checkpoints. 1500 iterations, a multiple of 4: with a total that 0.25 x total
- * rounds down for (1501: every 375), both backends checkpoint once more, at
- * iteration 1500, one before the end (`k % ckpt_iters == 0 && k < total`). */
-static void test_exec_cuda_preempt_resume(void)
+/* A gang of 2 on the 16-SM GPUs: 1500 iterations (~300 ms, x slow) of work, a
+ * checkpoint every 25% costing 10 ms, restore 20 ms (x slow). Stopped at ~43% of its
+ * time it has done ~40% and saved 25%; resumed from there it runs the remaining 75%
+ * with two more checkpoints. 1500 iterations, a multiple of 4: with a total that
+ * 0.25 x total rounds down for (1501: every 375), both backends checkpoint once
+ * more, at iteration 1500, one before the end (`k % ckpt_iters == 0 && k < total`).
+ * Asserted: what holds however late the stream threads run; returned: the timing
+ * a late thread can break (tu_retry_slower tries again with every duration longer). */
+static int attempt_preempt_resume(void *arg, int slow)
 {
+	(void)arg;
 	struct tu_done_log log = TU_DONE_LOG_INIT;
 	struct gx *x;
 	char err[256];
 	CU_ASSERT_EQUAL_FATAL(open_ok(split, 2, &log, &x), 0);
 	const uint32_t gpus[2] = { 0, 1 };
 	struct gx_segment sg = { .job = 7, .seq = 1, .gpus = gpus, .n_gpus = 2,
-				 .work_ns = work_for_iters(x, 0, 1500), .ckpt_every = 0.25,
-				 .ckpt_cost_ns = 10 * MS, .restore_ns = 20 * MS };
+				 .work_ns = work_for_iters(x, 0, 1500 * (uint64_t)slow), .ckpt_every = 0.25,
+				 .ckpt_cost_ns = 10 * MS * slow, .restore_ns = 20 * MS * slow };
 	const double work_ms = (double)sg.work_ns / 1e6;
 	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
 	tu_sleep_ms(0.43 * work_ms);
@@ -252,24 +255,24 @@ static void test_exec_cuda_preempt_resume(void)
 	struct gx_report r;
 	CU_ASSERT_EQUAL_FATAL(gx_preempt(x, 7, &r), 0);
 	/* The kernels poll the flag once per iteration (200 us). */
-	CU_ASSERT(gx_now_ns() - t_stop < 50 * MS);
+	const double stop_ms = (double)(gx_now_ns() - t_stop) / 1e6;
+	int timely = stop_ms < 50.0 * slow;
 	CU_ASSERT_EQUAL(tu_done_count(&log), 0); /* a preempted segment is not "done" */
 	CU_ASSERT_EQUAL(r.failed, 0);
-	CU_ASSERT(r.progress > 0 && r.progress < 1);
+	CU_ASSERT(r.progress >= 0 && r.progress < 1);
 	CU_ASSERT(r.saved <= r.progress);
-	CU_ASSERT(r.ckpts >= 1);
 	CU_ASSERT_DOUBLE_EQUAL(r.saved, 0.25 * r.ckpts, 0.01);
 	const double ran_ms = (double)(r.end_ns - r.start_ns) / 1e6;
-	CU_ASSERT(ran_ms >= 0.4 * work_ms && ran_ms < 0.43 * work_ms * 2);
+	timely &= r.progress > 0 && r.ckpts >= 1 && ran_ms >= 0.4 * work_ms && ran_ms < 0.43 * work_ms * 2;
 	CU_ASSERT_EQUAL(gx_preempt(x, 7, &r), -SIM_ESTATE); /* nothing runs any more */
 
 	sg.seq = 2;
 	sg.from = r.saved;
 	const uint32_t left = 3 - r.ckpts; /* checkpoints still ahead: 0.5, 0.75 (of 0.25 .. 0.75) */
-	const double want_ms = 20 + (1 - r.saved) * work_ms + 10.0 * left;
+	const double want_ms = 20.0 * slow + (1 - r.saved) * work_ms + 10.0 * slow * left;
 	const int64_t t0 = gx_now_ns();
 	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
-	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 5000));
+	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 60000)); /* a limit on waiting, not on speed */
 	CU_ASSERT_EQUAL(log.job, 7);
 	CU_ASSERT_EQUAL(log.seq, 2);
 	CU_ASSERT_EQUAL(gx_reap(x, 7, &r), 0);
@@ -281,40 +284,63 @@ static void test_exec_cuda_preempt_resume(void)
 		fprintf(stderr, "resumed from %.4f: %u checkpoints (expected %u), saved %.4f\n", sg.from,
 			r.ckpts, left, r.saved);
 	const double ms = (double)(r.end_ns - t0) / 1e6;
-	CU_ASSERT(ms > 0.8 * want_ms && ms < 2 * want_ms);
-	if (!(ms > 0.8 * want_ms && ms < 2 * want_ms))
-		fprintf(stderr, "resumed segment: %.1f ms, expected %.1f ms\n", ms, want_ms);
+	CU_ASSERT(ms > 0.8 * want_ms); /* the kernels are paced on deadlines: never early */
+	timely &= ms < 2 * want_ms;
+	if (!timely)
+		fprintf(stderr, "note: stop %.1f ms after the request, ran %.1f of %.1f ms; resumed segment "
+				"%.1f ms, expected %.1f ms\n", stop_ms, ran_ms, work_ms, ms, want_ms);
 	CU_ASSERT_EQUAL(gx_reap(x, 7, &r), -SIM_ESTATE);
 	gx_close(x);
+	return timely;
+}
+
+static void test_exec_cuda_preempt_resume(void)
+{
+	CU_ASSERT(tu_retry_slower(attempt_preempt_resume, NULL) > 0);
 }
 
 /* A kernel fault half-way: the segment fails with the error's name, the done
- * callback fires (the stream callback runs after a fault too). */
-static void test_exec_cuda_kernel_failure(void)
+ * callback fires (the stream callback runs after a fault too). The gang's progress
+ * is its slowest kernel's, at most the half-way point where both fail; a stream
+ * thread the machine runs late may be further behind (returned, for a retry). */
+static int attempt_kernel_failure(void *arg, int slow)
 {
+	(void)arg;
 	struct tu_done_log log = TU_DONE_LOG_INIT;
 	struct gx *x;
 	char err[256];
 	CU_ASSERT_EQUAL_FATAL(open_ok(split, 2, &log, &x), 0);
 	const uint32_t gpus[2] = { 2, 3 };
+	const uint64_t iters = 400 * (uint64_t)slow;
 	const struct gx_segment sg = { .job = 5, .seq = 11, .gpus = gpus, .n_gpus = 2,
-				       .work_ns = work_for_iters(x, 0, 400) };
-	setenv("MOCK_FAIL_TOTAL", "400", 1);
+				       .work_ns = work_for_iters(x, 0, iters) };
+	char total[32];
+	snprintf(total, sizeof total, "%llu", (unsigned long long)iters);
+	setenv("MOCK_FAIL_TOTAL", total, 1);
 	const int rc = gx_launch(x, &sg, err, sizeof err);
 	unsetenv("MOCK_FAIL_TOTAL");
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
-	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 5000));
+	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 60000));
 	CU_ASSERT_EQUAL(log.job, 5);
 	CU_ASSERT_EQUAL(log.seq, 11);
 	struct gx_report r;
 	CU_ASSERT_EQUAL(gx_reap(x, 5, &r), 0);
 	CU_ASSERT_EQUAL(r.failed, 1);
-	CU_ASSERT(r.progress > 0.4 && r.progress < 0.6);
+	CU_ASSERT(r.progress >= 0 && r.progress <= 0.5);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "job 5: kernel on virtual GPU"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.msg, "CUDA_ERROR_ILLEGAL_ADDRESS"));
 	if (!strstr(r.msg, "CUDA_ERROR_ILLEGAL_ADDRESS"))
 		fprintf(stderr, "failed segment: %s\n", r.msg);
+	const int timely = r.progress > 0.4;
+	if (!timely)
+		fprintf(stderr, "note: failed gang's progress %.3f\n", r.progress);
 	gx_close(x);
+	return timely;
+}
+
+static void test_exec_cuda_kernel_failure(void)
+{
+	CU_ASSERT(tu_retry_slower(attempt_kernel_failure, NULL) > 0);
 }
 
 /* A launch that fails part-way (the second kernel's event) leaves nothing running:
@@ -332,7 +358,7 @@ static void test_exec_cuda_launch_failure(void)
 	const int rc = gx_launch(x, &sg, err, sizeof err);
 	unsetenv("MOCK_FAIL_EVENT_RECORD");
 	CU_ASSERT(rc < 0);
-	CU_ASSERT(gx_now_ns() - t0 < 1000 * MS); /* the queued kernel was stopped, not waited out */
+	CU_ASSERT(gx_now_ns() - t0 < sg.work_ns); /* the queued kernel was stopped, not waited out */
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "cuEventRecord (job 2, virtual GPU 5): "
 					   "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"));
 	struct gx_report r;
@@ -340,7 +366,7 @@ static void test_exec_cuda_launch_failure(void)
 	sg.seq = 2;
 	sg.work_ns = 10 * MS;
 	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
-	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 5000));
+	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 60000));
 	CU_ASSERT_EQUAL(log.seq, 2); /* only the second launch ended by itself */
 	CU_ASSERT_EQUAL(gx_reap(x, 2, &r), 0);
 	CU_ASSERT_EQUAL(r.failed, 0);
@@ -360,19 +386,22 @@ static void test_exec_cuda_close_with_job_running(void)
 	tu_sleep_ms(20);
 	const int64_t t0 = gx_now_ns();
 	gx_close(x);
-	CU_ASSERT(gx_now_ns() - t0 < 1000 * MS);
+	CU_ASSERT(gx_now_ns() - t0 < sg.work_ns - 20 * MS); /* stopped, not waited out */
 	CU_ASSERT_EQUAL(tu_done_count(&log), 0);
 }
 
 /* ---- the whole mode ---- */
 
 /* `gpusched real preempt.json --backend cuda --sms a=16 --time-scale 100`, in this
- * process: the schedule of tests/test_real.c, on 16-SM green contexts. */
-static void test_exec_cuda_real_run(void)
+ * process: the schedule of tests/test_real.c, on 16-SM green contexts. The schedule
+ * is asserted; where j1 stood when stopped at 50 s is timing, and a run that missed
+ * it is made again at a longer time scale (100 / slow). */
+static int attempt_real_run(void *arg, int slow)
 {
+	(void)arg;
 	char out[4096];
 	snprintf(out, sizeof out, "%s/real_cuda.h5", tu_tmpdir());
-	const struct real_opts ro = { .backend = "cuda", .time_scale = 100, .sms = "a=16", .fail_job = -1 };
+	const struct real_opts ro = { .backend = "cuda", .time_scale = 100.0 / slow, .sms = "a=16", .fail_job = -1 };
 	CU_ASSERT_EQUAL_FATAL(tu_run_config(CONFIG, out, &ro), 0);
 	struct sim_diag diag;
 	sim_diag_init(&diag, 5);
@@ -404,20 +433,29 @@ static void test_exec_cuda_real_run(void)
 	CU_ASSERT_FATAL(first >= 0 && second >= 0);
 	CU_ASSERT_STRING_EQUAL(r.segments.outcome[first], "preempted");
 	CU_ASSERT_STRING_EQUAL(r.segments.outcome[second], "completed");
-	CU_ASSERT_DOUBLE_EQUAL(r.segments.saved[first], 0.30, 1e-3);
-	CU_ASSERT(r.segments.done[first] > r.segments.saved[first] && r.segments.done[first] < 0.7);
-	CU_ASSERT_DOUBLE_EQUAL(r.segments.from[second], r.segments.saved[first], 0);
+	const double saved = r.segments.saved[first], done = r.segments.done[first];
+	CU_ASSERT(done >= saved);
+	CU_ASSERT_DOUBLE_EQUAL(r.segments.from[second], saved, 0);
 	/* The engine's lost work is what the kernel lost: 1 GPU x (done - saved) x 100 s. */
 	CU_ASSERT_EQUAL_FATAL(dec.n, 1);
 	CU_ASSERT_STRING_EQUAL(dec.victim[0], "j1");
-	CU_ASSERT_DOUBLE_EQUAL(dec.lost_gpu_s[0], (r.segments.done[first] - r.segments.saved[first]) * 100.0,
-			       1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(dec.lost_gpu_s[0], 17.0, 8.5);
+	CU_ASSERT_DOUBLE_EQUAL(dec.lost_gpu_s[0], (done - saved) * 100.0, 1e-9);
+	const int timely = fabs(saved - 0.30) <= 1e-3 && done > saved && done < 0.7 &&
+			   fabs(dec.lost_gpu_s[0] - 17.0) <= 8.5;
+	if (!timely)
+		fprintf(stderr, "note: j1 stopped with %.3f done, %.3f saved, %.2f GPU-s lost\n", done, saved,
+			dec.lost_gpu_s[0]);
 	h5read_decisions_free(&dec);
 	h5read_real_free(&r);
 	h5read_jobs_free(&j);
 	h5read_close(f);
 	sim_diag_fini(&diag);
+	return timely;
+}
+
+static void test_exec_cuda_real_run(void)
+{
+	CU_ASSERT(tu_retry_slower(attempt_real_run, NULL) > 0);
 }
 
 /* Last: over the whole suite, exec_cuda.c made no CUDA call from a stream callback

@@ -4,7 +4,10 @@
  * whole mode on tests/data/real/preempt.csv: the same config run by the simulator
  * and by the cpu executor must give the same decisions and JCTs within 5%, and the
  * preempted job must resume from its checkpoint having lost exactly its progress
- * since that checkpoint. Time scale 100: the shortest job (30 s) runs 0.3 s.
+ * since that checkpoint. Time scale 100 (the shortest job, 30 s, runs 0.3 s), or
+ * longer on a machine too busy for it (tu_real_fixture). Nothing here bounds how
+ * fast the machine is: wall-clock bounds are relations of the run itself, or grow
+ * with the slowdown a retry asks for (tu_retry_slower).
  */
 #include <CUnit/CUnit.h>
 #include <math.h>
@@ -20,7 +23,6 @@
 #include "../gpu_exec/exec.h"
 #include "testutil.h"
 
-#define SCALE 100.0
 #define CONFIG TEST_DATA_DIR "/real/preempt.json"
 
 /* ---- the executor alone ---- */
@@ -36,56 +38,68 @@ static struct gx *open_cpu(struct tu_done_log *log, int64_t fail_job)
 	return x;
 }
 
-/* 200 ms of work, checkpoints every 25% costing 10 ms, stopped after 130 ms or more
- * (about 55% done and 50% saved on an idle machine). Checked as relations that hold
- * however late the threads run on a loaded CI machine: the work saved is exactly
- * its checkpoints, the work done lies between it and the next checkpoint, and the
- * resumed segment pays its restore, the rest of the work and the checkpoints still
- * ahead, no less. */
-static void test_executor_checkpoint_preempt_resume(void)
+/* 200 ms of work (x slow), checkpoints every 25% costing 10 ms, stopped after 130 ms
+ * or more (about 55% done and 50% saved on an idle machine). What holds however late
+ * the threads run is asserted at once: the work saved is exactly its checkpoints,
+ * the work done lies between it and the next checkpoint, and the resumed segment
+ * pays its restore, the rest of the work and the checkpoints still ahead, no less.
+ * What a late thread can break (the stop within 20 ms x slow of the request, the
+ * resumed segment within 1.5 times its work + 20 ms x slow) is returned, for a
+ * retry with every duration longer. */
+static int attempt_checkpoint_preempt_resume(void *arg, int slow)
 {
+	(void)arg;
+	const int64_t ms = 1000000 * (int64_t)slow;
 	struct tu_done_log log = TU_DONE_LOG_INIT;
 	struct gx *x = open_cpu(&log, -1);
 	uint32_t gpu = 0;
-	struct gx_segment sg = { .job = 7, .seq = 1, .gpus = &gpu, .n_gpus = 1, .work_ns = 200000000,
-				 .ckpt_every = 0.25, .ckpt_cost_ns = 10000000, .restore_ns = 20000000 };
+	struct gx_segment sg = { .job = 7, .seq = 1, .gpus = &gpu, .n_gpus = 1, .work_ns = 200 * ms,
+				 .ckpt_every = 0.25, .ckpt_cost_ns = 10 * ms, .restore_ns = 20 * ms };
 	char err[256];
 	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
-	tu_sleep_ms(130);
+	tu_sleep_ms(130.0 * slow);
 	int64_t t_stop = gx_now_ns();
 	struct gx_report r;
 	CU_ASSERT_EQUAL_FATAL(gx_preempt(x, 7, &r), 0);
-	/* A tick or two when the thread gets a CPU; 20 ms of slack for when it waits for one. */
-	CU_ASSERT(gx_now_ns() - t_stop < 20000000);
+	/* A tick or two when the thread gets a CPU. */
+	const double stop_ms = (double)(gx_now_ns() - t_stop) / 1e6;
+	int timely = stop_ms < 20.0 * slow;
 	CU_ASSERT_EQUAL(tu_done_count(&log), 0); /* a preempted segment is not "done" */
 	CU_ASSERT_EQUAL(r.failed, 0);
-	CU_ASSERT(r.ckpts >= 1 && r.ckpts <= 3);
+	CU_ASSERT(r.ckpts <= 3);
 	CU_ASSERT_DOUBLE_EQUAL(r.saved, 0.25 * r.ckpts, 1e-12);
-	CU_ASSERT(r.progress >= r.saved && r.progress < r.saved + 0.25);
-	if (r.ckpts != 2 || r.progress > 0.6)
-		fprintf(stderr, "note: preempted at %.3f with %u checkpoints (a loaded machine)\n", r.progress,
-			r.ckpts);
+	CU_ASSERT(r.progress >= r.saved && r.progress <= r.saved + 0.25); /* = when stopped in a checkpoint */
+	/* Late threads may not have reached the first checkpoint by the stop. */
+	timely &= r.ckpts >= 1;
 	CU_ASSERT_EQUAL(gx_preempt(x, 7, &r), -SIM_ESTATE); /* nothing runs any more */
 
 	/* Resume from the checkpoint: restore, the rest of the work, the checkpoints ahead. */
 	uint32_t ahead = 3 - r.ckpts;
-	double want_ms = 20 + (1 - r.saved) * 200 + 10.0 * ahead;
+	double want_ms = (20 + (1 - r.saved) * 200 + 10.0 * ahead) * slow;
 	sg.seq = 2;
 	sg.from = r.saved;
 	int64_t t0 = gx_now_ns();
 	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
-	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 2000));
+	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 60000));
 	CU_ASSERT_EQUAL(log.job, 7);
 	CU_ASSERT_EQUAL(log.seq, 2);
 	CU_ASSERT_EQUAL(gx_reap(x, 7, &r), 0);
-	double ms = (double)(r.end_ns - t0) / 1e6;
-	CU_ASSERT(ms > want_ms - 2 && ms < 1.5 * want_ms + 20);
-	if (!(ms > want_ms - 2 && ms < 1.5 * want_ms + 20))
-		fprintf(stderr, "resumed segment took %.1f ms, expected %.1f\n", ms, want_ms);
+	double ran_ms = (double)(r.end_ns - t0) / 1e6;
+	CU_ASSERT(ran_ms > want_ms - 2); /* paced on absolute deadlines: never early */
+	timely &= ran_ms < 1.5 * want_ms + 20.0 * slow;
+	if (!timely)
+		fprintf(stderr, "note: stop took %.1f ms, %u checkpoints; resumed segment %.1f ms, expected %.1f\n",
+			stop_ms, r.ckpts, ran_ms, want_ms);
 	CU_ASSERT_DOUBLE_EQUAL(r.progress, 1.0, 0);
 	CU_ASSERT_EQUAL(r.ckpts, ahead);
 	CU_ASSERT_DOUBLE_EQUAL(r.saved, 0.75, 1e-12);
 	gx_close(x);
+	return timely;
+}
+
+static void test_executor_checkpoint_preempt_resume(void)
+{
+	CU_ASSERT(tu_retry_slower(attempt_checkpoint_preempt_resume, NULL) > 0);
 }
 
 static void test_executor_injected_failure(void)
@@ -96,7 +110,7 @@ static void test_executor_injected_failure(void)
 	struct gx_segment sg = { .job = 3, .seq = 9, .gpus = &gpu, .n_gpus = 1, .work_ns = 40000000 };
 	char err[256];
 	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &sg, err, sizeof err), 0);
-	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 200));
+	CU_ASSERT_FATAL(tu_done_wait(&log, 1, 60000)); /* a limit on waiting, not on speed */
 	CU_ASSERT_EQUAL(tu_done_count(&log), 1);
 	struct gx_report r;
 	CU_ASSERT_EQUAL(gx_reap(x, 3, &r), 0);
@@ -185,13 +199,14 @@ static void test_parse_sms(void)
 
 static const char *sim_h5, *real_h5;
 
+/* The simulated and the real run (tu_real_fixture: at a longer time scale when the
+ * machine is too busy for scale 100). */
 static int init_real(void)
 {
 	static char sim_path[4096], real_path[4096];
 	snprintf(sim_path, sizeof sim_path, "%s/real_sim.h5", tu_tmpdir());
 	snprintf(real_path, sizeof real_path, "%s/real_cpu.h5", tu_tmpdir());
-	struct real_opts ro = { .backend = "cpu", .time_scale = SCALE, .fail_job = -1 };
-	if (tu_run_config(CONFIG, sim_path, NULL) || tu_run_config(CONFIG, real_path, &ro))
+	if (tu_real_fixture(sim_path, real_path) <= 0)
 		return -1;
 	sim_h5 = sim_path;
 	real_h5 = real_path;
@@ -358,7 +373,13 @@ static void test_real_summary_fields(void)
 	double p50 = h5read_summary_get(&rs, 0, "decision_latency_p50_s");
 	double p99 = h5read_summary_get(&rs, 0, "decision_latency_p99_s");
 	double err = h5read_summary_get(&rs, 0, "runtime_error");
-	CU_ASSERT(p50 >= 0 && p50 <= p99 && p99 < 0.05);
+	struct h5read_real r;
+	memset(&r, 0, sizeof r);
+	CU_ASSERT_EQUAL_FATAL(h5read_real(rf, "priority-s1", &r, &diag), 0);
+	/* A latency is wall time on the engine's thread, as long as the machine makes it:
+	 * ordered, and within the run, whatever the load. */
+	CU_ASSERT(p50 >= 0 && p50 <= p99 && p99 <= r.wall_s);
+	h5read_real_free(&r);
 	CU_ASSERT(err >= 0 && err < 0.02);
 	CU_ASSERT_EQUAL(h5read_summary_get(&rs, 0, "failed"), 0);
 	CU_ASSERT(isnan(h5read_summary_get(&ss, 0, "decision_latency_p50_s")));
@@ -376,7 +397,7 @@ static void test_real_failed_job_does_not_stop_the_run(void)
 	char out[4096];
 	snprintf(out, sizeof out, "%s/real_fail.h5", tu_tmpdir());
 	/* j4 is the last job of the sorted trace (index 3). */
-	struct real_opts ro = { .backend = "cpu", .time_scale = SCALE, .fail_job = 3 };
+	struct real_opts ro = { .backend = "cpu", .time_scale = TU_REAL_SCALE, .fail_job = 3 };
 	CU_ASSERT_EQUAL_FATAL(tu_run_config(CONFIG, out, &ro), 0);
 	struct sim_diag diag;
 	sim_diag_init(&diag, 5);

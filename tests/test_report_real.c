@@ -5,7 +5,9 @@
  *
  * The files are made here, as tests/test_real.c makes them: tests/data/real/preempt.json
  * (4 jobs on 2 GPUs, one preemption) simulated, and run by the cpu executor at time
- * scale 100 (1.7 s of wall time).
+ * scale 100 (1.7 s of wall time), or longer on a machine too busy for it
+ * (tu_real_fixture). What the analysis prints is checked against what the file
+ * holds, not against an idle machine's timings.
  */
 #include <CUnit/CUnit.h>
 #include <cjson/cJSON.h>
@@ -28,14 +30,28 @@
 #define RUN "priority-s1"
 
 static char sim_path[4096], real_path[4096];
-
+static double scale; /* the real run's time scale (trace s a wall second) */
 
 static int init_report_real(void)
 {
 	snprintf(sim_path, sizeof sim_path, "%s/rr_sim.h5", tu_tmpdir());
 	snprintf(real_path, sizeof real_path, "%s/rr_real.h5", tu_tmpdir());
-	struct real_opts ro = { .backend = "cpu", .time_scale = 100.0, .fail_job = -1 };
-	return tu_run_config(CONFIG, sim_path, NULL) || tu_run_config(CONFIG, real_path, &ro) ? -1 : 0;
+	scale = tu_real_fixture(sim_path, real_path);
+	return scale > 0 ? 0 : -1;
+}
+
+/* The run is paced on the wall clock: its last event (j1's end, 169 trace s) cannot
+ * come sooner than 169 s / scale, and the fixture kept a run whose JCTs are within 5%. */
+static int wall_plausible(double wall_s)
+{
+	return wall_s >= 168.0 / scale && wall_s <= 2 * 169.0 / scale + 1;
+}
+
+/* The number printed after `label` in text (NaN when absent). */
+static double number_after(const char *text, const char *label)
+{
+	const char *p = text ? strstr(text, label) : NULL;
+	return p ? strtod(p + strlen(label), NULL) : NAN;
 }
 
 static int clean_report_real(void)
@@ -84,7 +100,7 @@ static void test_h5read_real(void)
 	CU_ASSERT_STRING_EQUAL(h5read_mode(sf), "simulation");
 	double ts = 0;
 	CU_ASSERT_EQUAL(h5read_root_attr_num(rf, "time_scale", &ts, &d), 0);
-	CU_ASSERT_DOUBLE_EQUAL(ts, 100.0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(ts, scale, 0);
 	CU_ASSERT_EQUAL(h5read_root_attr_num(sf, "time_scale", &ts, &d), 0);
 	CU_ASSERT(isnan(ts)); /* a simulation has none */
 
@@ -93,8 +109,8 @@ static void test_h5read_real(void)
 	CU_ASSERT_EQUAL(g.present, 1);
 	CU_ASSERT_STRING_EQUAL(g.backend, "cpu");
 	CU_ASSERT(strncmp(g.device, "cpu: 2 virtual GPUs", 19) == 0);
-	CU_ASSERT_DOUBLE_EQUAL(g.time_scale, 100.0, 0);
-	CU_ASSERT(g.wall_s > 1.5 && g.wall_s < 5); /* 169 trace s / 100 */
+	CU_ASSERT_DOUBLE_EQUAL(g.time_scale, scale, 0);
+	CU_ASSERT(wall_plausible(g.wall_s));
 	CU_ASSERT(g.gpu_utilization > 0 && g.gpu_utilization <= 1);
 	CU_ASSERT_DOUBLE_EQUAL(g.failed_segments, 0, 0);
 	CU_ASSERT_EQUAL_FATAL(g.jobs.n, 4);
@@ -113,7 +129,8 @@ static void test_h5read_real(void)
 	CU_ASSERT_EQUAL(completed, 4);
 	for (size_t i = 0; i < g.jobs.n; i++) {
 		CU_ASSERT(g.jobs.measured_runtime_s[i] > 0);
-		CU_ASSERT(g.jobs.decision_latency_s[i] >= 0 && g.jobs.decision_latency_s[i] < 0.05);
+		/* wall time on the engine's thread, as long as the machine makes it */
+		CU_ASSERT(g.jobs.decision_latency_s[i] >= 0 && g.jobs.decision_latency_s[i] <= g.wall_s);
 	}
 	h5read_real_free(&g);
 
@@ -148,13 +165,31 @@ static void test_report_real_block(void)
 	CU_ASSERT(table && block && table < block);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  backend:           cpu\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  device:            cpu: 2 virtual GPUs"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  time scale:        100 (trace seconds a wall second)\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  wall time:         1."));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  run time error:    0."));
+	char line[128];
+	snprintf(line, sizeof line, "\n  time scale:        %g (trace seconds a wall second)\n", scale);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, line));
+	/* the file's numbers, in the block's units and precision */
+	struct h5read_real g;
+	struct h5read_summary sum;
+	memset(&sum, 0, sizeof sum);
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	CU_ASSERT_EQUAL_FATAL(h5read_real(rf, RUN, &g, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_summary(rf, &sum, &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(number_after(out, "\n  wall time:         "), g.wall_s, 0.0005);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, " s\n  run time error:    "));
+	CU_ASSERT_DOUBLE_EQUAL(number_after(out, "\n  run time error:    "),
+			       100 * h5read_summary_get(&sum, 0, "runtime_error"), 0.005);
 	CU_ASSERT_PTR_NOT_NULL(
 	    strstr(out, "% (mean |measured - predicted| / predicted, 4 completed segments)\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  decision latency:  p50 0."));
+	CU_ASSERT_DOUBLE_EQUAL(number_after(out, "\n  decision latency:  p50 "),
+			       1e3 * h5read_summary_get(&sum, 0, "decision_latency_p50_s"), 0.0005);
+	CU_ASSERT_DOUBLE_EQUAL(number_after(out, " ms, p99 "),
+			       1e3 * h5read_summary_get(&sum, 0, "decision_latency_p99_s"), 0.0005);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, " ms (5 starts)\n"));
+	h5read_summary_free(&sum);
+	h5read_real_free(&g);
+	sim_diag_fini(&d);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  GPU utilization:   "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\n  failed segments:   0\n"));
 	free(out);
@@ -190,8 +225,9 @@ static void test_report_real_json(void)
 	cJSON *o = cJSON_GetArrayItem(arr, 0), *r = cJSON_GetObjectItem(o, "real");
 	CU_ASSERT_FATAL(cJSON_IsObject(r));
 	CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(r, "backend")), "cpu");
-	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "time_scale")), 100.0, 0);
-	CU_ASSERT(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "wall_s")) > 1.5);
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "time_scale")), scale, 0);
+	const double wall_s = cJSON_GetNumberValue(cJSON_GetObjectItem(r, "wall_s"));
+	CU_ASSERT(wall_plausible(wall_s));
 	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "failed_segments")), 0, 0);
 	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "segments")), 5, 0);
 	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "completed_segments")), 4, 0);
@@ -206,7 +242,7 @@ static void test_report_real_json(void)
 	}
 	double p50 = cJSON_GetNumberValue(cJSON_GetObjectItem(r, "decision_latency_p50_s"));
 	double p99 = cJSON_GetNumberValue(cJSON_GetObjectItem(r, "decision_latency_p99_s"));
-	CU_ASSERT(p50 > 0 && p50 <= p99 && p99 < 0.05);
+	CU_ASSERT(p50 > 0 && p50 <= p99 && p99 <= wall_s);
 	double util = cJSON_GetNumberValue(cJSON_GetObjectItem(r, "gpu_utilization"));
 	CU_ASSERT(util > 0 && util <= 1);
 	cJSON *cal = cJSON_GetObjectItem(r, "calibration");
@@ -275,9 +311,11 @@ static void test_compare_sim_vs_real(void)
 	char *out = compare_text(sim_path, real_path, &res, f);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
 	CU_ASSERT_EQUAL(res->real_side, COMPARE_REAL_NEW);
-	const char *line = strstr(out, "\nBASE is a simulation, "
-				       "NEW a real run (backend cpu, time scale 100): change = real - sim; "
-				       "sim error [%] = (sim - real) / real\n");
+	char want[256];
+	snprintf(want, sizeof want,
+		 "\nBASE is a simulation, NEW a real run (backend cpu, time scale %g): change = real - sim; "
+		 "sim error [%%] = (sim - real) / real\n", scale);
+	const char *line = strstr(out, want);
 	const char *block = strstr(out, "\nvariant priority");
 	CU_ASSERT(line && block && line < block); /* before the tables */
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "  change[%]  sim_error[%]  change 95% CI\n"));
@@ -299,7 +337,7 @@ static void test_compare_sim_vs_real(void)
 	CU_ASSERT_FATAL(cJSON_IsObject(svr));
 	CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(svr, "real")), "new");
 	CU_ASSERT_STRING_EQUAL(cJSON_GetStringValue(cJSON_GetObjectItem(svr, "backend")), "cpu");
-	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(svr, "time_scale")), 100, 0);
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(svr, "time_scale")), scale, 0);
 	cJSON *v0 = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "variants"), 0);
 	cJSON *jm = cJSON_GetObjectItem(cJSON_GetObjectItem(v0, "metrics"), "mean_jct_s");
 	cJSON *se = cJSON_GetObjectItem(jm, "sim_error_pct");
@@ -313,9 +351,10 @@ static void test_compare_sim_vs_real(void)
 	out = compare_text(real_path, sim_path, &res, f);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
 	CU_ASSERT_EQUAL(res->real_side, COMPARE_REAL_BASE);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nBASE is a real run (backend cpu, time scale 100), "
-					   "NEW a simulation: change = sim - real; "
-					   "sim error [%] = (sim - real) / real\n"));
+	snprintf(want, sizeof want,
+		 "\nBASE is a real run (backend cpu, time scale %g), NEW a simulation: change = sim - real; "
+		 "sim error [%%] = (sim - real) / real\n", scale);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, want));
 	k = metric_ix(res, "mean_jct_s");
 	CU_ASSERT_FATAL(k >= 0);
 	m = &res->v[0].m[k];
@@ -351,7 +390,9 @@ static void test_compare_same_mode_unchanged(void)
 	char args[9000], *cli = NULL;
 	snprintf(args, sizeof args, "compare %s %s", sim_path, real_path);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &cli), 0);
-	CU_ASSERT(cli && strstr(cli, "BASE is a simulation, NEW a real run (backend cpu, time scale 100)"));
+	char want[128];
+	snprintf(want, sizeof want, "BASE is a simulation, NEW a real run (backend cpu, time scale %g)", scale);
+	CU_ASSERT(cli && strstr(cli, want));
 	free(cli);
 }
 
@@ -392,8 +433,13 @@ static void test_plot_real(void)
 	char *dat = tu_read_file(p, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dat);
 	CU_ASSERT_PTR_NOT_NULL(strstr(dat, "\n\"predicted_s\" \"measured_s\" \"job\"\n"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(dat, "\n79 79."));
-	CU_ASSERT_PTR_NOT_NULL(strstr(dat, " \"j1\"\n"));
+	/* j1's row: predicted exactly 79, measured as the fixture kept it (within 2%) */
+	const char *j1 = strstr(dat, "\n79 ");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j1);
+	char *after = NULL;
+	const double measured = strtod(j1 + 4, &after);
+	CU_ASSERT_DOUBLE_EQUAL(measured, 79.0, 79.0 * 0.02);
+	CU_ASSERT(strncmp(after, " \"j1\"\n", 6) == 0);
 	size_t rows = 0;
 	for (const char *q = dat; (q = strstr(q, "\"\n")); q += 2)
 		rows++;

@@ -303,3 +303,131 @@ int tu_done_wait(struct tu_done_log *d, int n, int limit_ms)
 		tu_sleep_ms(1);
 	return tu_done_count(d) >= n;
 }
+
+/* ---- the real-mode fixture (tests/data/real/preempt.json) ---- */
+
+#include "../analysis/h5read.h"
+#include "../gpu_exec/drv_real.h"
+
+#define TU_REAL_RUN "priority-s1"
+
+static int tu_real_row(const struct h5read_jobs *j, const char *id)
+{
+	for (size_t i = 0; i < j->n; i++)
+		if (strcmp(j->id[i], id) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* 1 if |got - want| <= tol; else prints what differed and returns 0. */
+static int tu_near(const char *what, double got, double want, double tol)
+{
+	if (fabs(got - want) <= tol)
+		return 1;
+	fprintf(stderr, "note: %s %.4f, expected %.4f +- %.4f\n", what, got, want, tol);
+	return 0;
+}
+
+/* The schedule's structure (who ends how, preempted how often) and its timing
+ * relations, checked on the real run against the simulated one. */
+static int tu_real_jobs_hold(const struct h5read_jobs *sj, const struct h5read_jobs *rj)
+{
+	int ok = sj->n == 4 && rj->n == 4;
+	for (size_t i = 0; ok && i < sj->n; i++) {
+		int k = tu_real_row(rj, sj->id[i]);
+		if (k < 0 || strcmp(rj->state[k], sj->state[i]) != 0 || rj->preemptions[k] != sj->preemptions[i]) {
+			fprintf(stderr, "note: job %s ended otherwise than simulated\n", sj->id[i]);
+			return 0;
+		}
+		char what[64];
+		snprintf(what, sizeof what, "job %s: real JCT (s)", sj->id[i]);
+		ok &= tu_near(what, rj->jct_s[k], sj->jct_s[i], 0.05 * sj->jct_s[i]);
+	}
+	return ok;
+}
+
+/* j1's two segments: stopped at 50 s having done 47% and saved 30%; resumed, it
+ * runs restore 5 s + 70 s of work + two 2 s checkpoints = 79 s. Every job's
+ * measured run time within 3% of the model's, j1's 49 + 79 s. */
+static int tu_real_segments_hold(const struct h5read_real *r)
+{
+	const struct h5read_real_segments *sg = &r->segments;
+	size_t first = sg->n, second = sg->n;
+	for (size_t i = 0; i < sg->n; i++)
+		if (strcmp(sg->id[i], "j1") == 0)
+			*(first < sg->n ? &second : &first) = i;
+	if (sg->n != 5 || first >= sg->n || second >= sg->n) {
+		fprintf(stderr, "note: %zu segments, expected 5 (j1 twice)\n", sg->n);
+		return 0;
+	}
+	int ok = tu_near("j1's first segment: work done", sg->done[first], 0.47, 0.02);
+	ok &= tu_near("j1's second segment: run time (s)", sg->end_s[second] - sg->start_s[second], 79.0,
+		      79.0 * 0.02);
+	for (size_t i = 0; i < r->jobs.n; i++) {
+		double m = r->jobs.measured_runtime_s[i], p = r->jobs.predicted_runtime_s[i];
+		char what[64];
+		snprintf(what, sizeof what, "job %s: measured run time (s)", r->jobs.id[i]);
+		ok &= tu_near(what, m, p, 0.03 * p);
+		if (strcmp(r->jobs.id[i], "j1") == 0)
+			ok &= tu_near("j1: predicted run time (s)", p, 49.0 + 79.0, 1.0);
+	}
+	return ok;
+}
+
+int tu_real_timing_holds(const char *sim_h5, const char *real_h5)
+{
+	struct sim_diag diag;
+	sim_diag_init(&diag, 5);
+	struct h5read_file *sf = NULL, *rf = NULL;
+	struct h5read_jobs sj, rj;
+	struct h5read_real r;
+	struct h5read_summary rs;
+	memset(&sj, 0, sizeof sj);
+	memset(&rj, 0, sizeof rj);
+	memset(&r, 0, sizeof r);
+	memset(&rs, 0, sizeof rs);
+	int ok = !h5read_open(sim_h5, &sf, &diag) && !h5read_open(real_h5, &rf, &diag) &&
+		 !h5read_jobs(sf, TU_REAL_RUN, &sj, &diag) && !h5read_jobs(rf, TU_REAL_RUN, &rj, &diag) &&
+		 !h5read_real(rf, TU_REAL_RUN, &r, &diag) && !h5read_summary(rf, &rs, &diag);
+	if (!ok)
+		sim_diag_print(&diag, stderr);
+	ok = ok && tu_real_jobs_hold(&sj, &rj);
+	ok = ok && tu_real_segments_hold(&r);
+	ok = ok && tu_near("run time error", h5read_summary_get(&rs, 0, "runtime_error"), 0, 0.0099);
+	h5read_summary_free(&rs);
+	h5read_real_free(&r);
+	h5read_jobs_free(&sj);
+	h5read_jobs_free(&rj);
+	h5read_close(sf);
+	h5read_close(rf);
+	sim_diag_fini(&diag);
+	return ok;
+}
+
+double tu_real_fixture(const char *sim_out, const char *real_out)
+{
+	const char *config = TEST_DATA_DIR "/real/preempt.json";
+	if (tu_run_config(config, sim_out, NULL))
+		return 0;
+	double scale = TU_REAL_SCALE;
+	for (int attempt = 1;; attempt++, scale /= 2) {
+		struct real_opts ro = { .backend = "cpu", .time_scale = scale, .fail_job = -1 };
+		if (tu_run_config(config, real_out, &ro))
+			return 0;
+		if (tu_real_timing_holds(sim_out, real_out) || attempt == TU_REAL_ATTEMPTS)
+			return scale;
+		fprintf(stderr, "note: a busy machine: real run at time scale %g missed its timing; "
+				"again at %g\n", scale, scale / 2);
+	}
+}
+
+int tu_retry_slower(int (*attempt)(void *arg, int slow), void *arg)
+{
+	for (int slow = 1; slow <= 8; slow *= 2) {
+		if (attempt(arg, slow))
+			return slow;
+		if (slow < 8)
+			fprintf(stderr, "note: a busy machine: timing missed; again with durations x%d\n", 2 * slow);
+	}
+	return 0;
+}

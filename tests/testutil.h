@@ -58,6 +58,31 @@ struct real_opts;
  * Returns exp_run_config's result. */
 int tu_run_config(const char *config_path, const char *out, const struct real_opts *real);
 
+/* The real-mode fixture of the real and report_real suites: tests/data/real/preempt.json
+ * (4 jobs on 2 GPUs, j1 preempted at 50 s) simulated into SIM_OUT, then run for real
+ * on the cpu backend into REAL_OUT at time scale TU_REAL_SCALE. A busy machine runs
+ * threads late, by a wall-clock delay that does not shrink with the time scale, so
+ * when the run misses its timing relations (tu_real_timing_holds) it is run again
+ * with twice the wall time a trace second, up to TU_REAL_ATTEMPTS runs (100, 50, 25,
+ * 12.5: 1.7 to 13.5 s of wall time); the structure of the schedule must match the
+ * simulation's in every attempt that is kept. Returns the time scale of the kept run
+ * (whose timing the suites then assert), or 0 when a run could not be made. */
+#define TU_REAL_SCALE 100.0
+#define TU_REAL_ATTEMPTS 4
+double tu_real_fixture(const char *sim_out, const char *real_out);
+/* 1 if the real run keeps the simulated schedule (states, preemptions) and its
+ * timing: JCTs within 5%, j1 stopped at 47 +- 2% done and resumed for 79 s +- 2%,
+ * measured run times within 3% of the model's, run time error under 1%. Prints what
+ * missed. */
+int tu_real_timing_holds(const char *sim_h5, const char *real_h5);
+
+/* Runs attempt(arg, slow) with slow = 1, 2, 4, 8 until it returns 1, and returns the
+ * slowdown that held, or 0 when none did. For executor tests on the wall clock:
+ * the attempt scales every duration it asks for by `slow` and returns whether its
+ * timing relations held (asserting, with CUnit, only what holds however late its
+ * threads run), so a fixed scheduling delay of a busy machine weighs less each time. */
+int tu_retry_slower(int (*attempt)(void *arg, int slow), void *arg);
+
 /* An executor's done callback for tests (gpu_exec/exec.h gx_done_fn): counts the
  * segments that ended by themselves and keeps the last one's job, seq and time.
  * Initialise with TU_DONE_LOG_INIT. */
