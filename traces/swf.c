@@ -134,7 +134,7 @@ static void tenant_name(const struct swf_ctx *c, const struct swf_row *row, char
 
 /* Parses and checks one data line. Returns 1 to keep it, 0 when dropped. Both passes
  * call it on the same lines in the same order, so they agree on every row. */
-static int swf_classify(struct swf_ctx *c, const struct trace_lines *r, struct swf_row *row)
+static int swf_classify(struct swf_ctx *c, const struct sim_lines *r, struct swf_row *row)
 {
 	int n = split_blanks(r->buf, r->buf + r->len, row->f, SWF_FIELDS);
 	if (n != SWF_FIELDS)
@@ -205,7 +205,7 @@ static void read_header_comment(struct swf_ctx *c, const char *s)
 }
 
 /* The first non-blank character of the current line: ';' comment, '\0' blank. */
-static char line_kind(const struct trace_lines *r)
+static char line_kind(const struct sim_lines *r)
 {
 	const char *s = r->buf;
 	while (*s == ' ' || *s == '\t')
@@ -218,11 +218,11 @@ struct swf_totals {
 	struct trace_tenants *tenants;
 };
 
-static int swf_pass1(struct swf_ctx *c, struct trace_lines *r, struct swf_row *row, struct swf_totals *tot)
+static int swf_pass1(struct swf_ctx *c, struct sim_lines *r, struct swf_row *row, struct swf_totals *tot)
 {
 	int err;
 	c->in.report = 1;
-	while ((err = trace_lines_next(r)) > 0) {
+	while ((err = sim_lines_next(r)) > 0) {
 		char k = line_kind(r);
 		if (k == ';') {
 			read_header_comment(c, r->buf);
@@ -285,14 +285,14 @@ static void swf_write_header(FILE *f, const struct swf_ctx *c, const struct swf_
 	fputs("id,submit_s,duration_s,queue,request,estimate_s\n", f);
 }
 
-static int swf_pass2(struct swf_ctx *c, struct trace_lines *r, struct swf_row *row,
+static int swf_pass2(struct swf_ctx *c, struct sim_lines *r, struct swf_row *row,
 		     const struct swf_totals *tot, FILE *f)
 {
 	char sub[32], dur[32], est[32];
 	int err;
 	c->in.report = 0;
 	c->have_prev = 0;
-	while ((err = trace_lines_next(r)) > 0) {
+	while ((err = sim_lines_next(r)) > 0) {
 		char k = line_kind(r);
 		if (k == ';' || k == '\0' || !swf_classify(c, r, row))
 			continue;
@@ -314,7 +314,7 @@ int trace_swf_import(const char *in_path, const char *out_path, const struct tra
 {
 	struct swf_ctx c = {.in = {.path = in_path, .opts = opts, .res = res, .diag = diag}};
 	struct swf_totals tot = { 0 };
-	struct trace_lines r;
+	struct sim_lines r;
 	struct swf_row *row = malloc(sizeof *row);
 	char tmp[4096];
 	FILE *f = NULL;
@@ -327,12 +327,10 @@ int trace_swf_import(const char *in_path, const char *out_path, const struct tra
 		trace_tenants_destroy(tot.tenants);
 		return -SIM_ENOMEM;
 	}
-	if ((err = trace_lines_open(&r, in_path, diag)) < 0)
+	if ((err = sim_lines_open(&r, in_path, diag)) < 0)
 		goto out_free;
-	if ((err = swf_pass1(&c, &r, row, &tot)) < 0) {
-		sim_diag_add(diag, in_path, "cannot read: %s", sim_strerror(err));
-		goto out_close;
-	}
+	if ((err = swf_pass1(&c, &r, row, &tot)) < 0)
+		goto out_close; /* reader errors are located by the reader */
 	if (c.in.n_err) {
 		err = -SIM_EPARSE;
 		goto out_close;
@@ -345,7 +343,7 @@ int trace_swf_import(const char *in_path, const char *out_path, const struct tra
 	swf_write_header(f, &c, &tot);
 	err = trace_import_out_close(&c.in, out_path, tmp, f, swf_pass2(&c, &r, row, &tot, f));
 out_close:
-	trace_lines_close(&r);
+	sim_lines_close(&r);
 out_free:
 	trace_tenants_destroy(tot.tenants);
 	free(row);
