@@ -593,13 +593,17 @@ static void read_capacity_events(struct chk *c, const char *cfg_path, const cJSO
 		c->nomem = 1;
 		return;
 	}
-	struct sim_csv r = { .f = fopen(full, "r") };
-	int ti = -1, fi = -1, ni = -1, di = -1, mi = -1;
-	if (!r.f) {
+	struct sim_csv r;
+	struct sim_diag rd; /* the reader's own errors (a NUL byte, a cut file...) */
+	int ti = -1, fi = -1, ni = -1, di = -1, mi = -1, row;
+	sim_diag_init(&rd, 20);
+	if (sim_csv_open(&r, full, &rd) < 0) {
 		err(c, where, "cannot read %s: %s", full, strerror(errno));
 		goto out;
 	}
-	if (sim_csv_next(&r)) {
+	if ((row = sim_csv_next(&r)) < 0)
+		goto out;
+	if (row) {
 		ti = sim_csv_col(&r, "time_s"), fi = sim_csv_col(&r, "flavor");
 		ni = sim_csv_col(&r, "nodes"), di = sim_csv_col(&r, "delta"), mi = sim_csv_col(&r, "mode");
 	}
@@ -610,7 +614,7 @@ static void read_capacity_events(struct chk *c, const char *cfg_path, const cJSO
 		goto out;
 	}
 	int vi = ni >= 0 ? ni : di;
-	while (sim_csv_next(&r)) {
+	while ((row = sim_csv_next(&r)) > 0) {
 		struct sim_cap_change ch = { .is_delta = di >= 0, .line = r.lineno, .mode = SIM_CAP_REMOVE };
 		char *end = NULL;
 		const char *fname = r.n > fi ? r.fields[fi] : "";
@@ -642,8 +646,10 @@ static void read_capacity_events(struct chk *c, const char *cfg_path, const cJSO
 		}
 	}
 out:
-	if (r.f)
-		fclose(r.f);
+	for (size_t i = 0; i < rd.count && i < rd.limit && rd.lines; i++)
+		err(c, where, "%s", rd.lines[i]);
+	sim_diag_fini(&rd);
+	sim_csv_close(&r); /* harmless after a failed open */
 	free(full);
 }
 
