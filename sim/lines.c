@@ -85,6 +85,9 @@ static int io_error(struct sim_lines *r, int e)
  * the input is zlib's "unexpected end of file": the gzip stream was cut. */
 static int stream_error(struct sim_lines *r, int ze, const char *zmsg)
 {
+	size_t plen = strlen(r->path);
+	if (zmsg && strncmp(zmsg, r->path, plen) == 0 && strncmp(zmsg + plen, ": ", 2) == 0)
+		zmsg += plen + 2; /* gzerror prefixes the path, which the message has already */
 	switch (ze) {
 	case Z_BUF_ERROR:
 		return sim_diag_add(r->diag, r->path, "truncated compressed stream (after line %zu); expected "
