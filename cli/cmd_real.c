@@ -25,11 +25,12 @@ static const char real_usage[] =
 	"  --backend cpu    threads stand in for GPUs (a paced busy loop): runs anywhere\n"
 	"  --backend cuda   CUDA kernels on the physical GPUs, or on green-context SM partitions\n"
 	"                   of them with --sms\n"
-	"  --time-scale S   trace seconds per wall second (default 1; 3600: a trace hour a second)\n"
+	"  --time-scale S   trace seconds per wall second, in [0.001, 1e9] (default 1; 3600: a\n"
+	"                   trace hour a second)\n"
 	"  -o OUT.h5        results file (default: the config's \"output\" with -real before .h5)\n"
 	"  --sms F=N,...    cuda: virtual GPUs of flavor F get N SMs each (a slower flavor, fewer\n"
 	"                   SMs); flavors not named get a whole physical GPU each\n"
-	"  --iter-us U      workload iteration, microseconds (cpu default 500, cuda 200): the\n"
+	"  --iter-us U      workload iteration, microseconds in [1, 1e6] (cpu default 500, cuda 200): the\n"
 	"                   granularity of progress, checkpoints and preemption\n"
 	"  --log FILE       the engine's event log, as `run --log`\n"
 	"  -q               print nothing but errors\n"
@@ -38,13 +39,21 @@ static const char real_usage[] =
 	"Runs go one at a time (no -j, no mpirun): they share the devices and the clock.\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input (also: backend not available)\n";
 
-static int parse_positive(const char *flag, const char *s, double max, double *out)
+/* Bounds of the numeric flags. A time scale below the minimum turns any trace into
+ * a run that does not end (1e-300: a trace second per 1e300 wall seconds); an
+ * iteration under 1 us is below what a clock read costs. */
+#define TIME_SCALE_MIN 1e-3
+#define TIME_SCALE_MAX 1e9
+#define ITER_US_MIN 1.0
+#define ITER_US_MAX 1e6
+
+static int parse_range(const char *flag, const char *s, double min, double max, double *out)
 {
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (!*s || *end || errno || !(v > 0) || !(v <= max)) {
-		fprintf(stderr, "gpusched real: %s: expected a number > 0 and <= %g, got '%s'\n", flag, max, s);
+	if (!*s || *end || errno || !(v >= min) || !(v <= max)) {
+		fprintf(stderr, "gpusched real: %s: expected a number in [%g, %g], got '%s'\n", flag, min, max, s);
 		return -1;
 	}
 	*out = v;
@@ -81,10 +90,10 @@ int cmd_real(int argc, char **argv)
 		} else if (strcmp(a, "--backend") == 0 && has) {
 			ro.backend = argv[++i];
 		} else if (strcmp(a, "--time-scale") == 0 && has) {
-			if (parse_positive(a, argv[++i], 1e9, &ro.time_scale))
+			if (parse_range(a, argv[++i], TIME_SCALE_MIN, TIME_SCALE_MAX, &ro.time_scale))
 				return GPUSCHED_EXIT_BADINPUT;
 		} else if (strcmp(a, "--iter-us") == 0 && has) {
-			if (parse_positive(a, argv[++i], 1e6, &iter_us))
+			if (parse_range(a, argv[++i], ITER_US_MIN, ITER_US_MAX, &iter_us))
 				return GPUSCHED_EXIT_BADINPUT;
 		} else if (strcmp(a, "--sms") == 0 && has) {
 			ro.sms = argv[++i];

@@ -307,6 +307,11 @@ static const char *const trace_keys[] = { "path", "format", NULL };
 static const char *const cluster_keys[] = { "resources", "flavors", "capacity_events", NULL };
 static const char *const flavor_keys[] = { "name", "nodes", "node", "speed", "price_per_node_hour",
 					   "stockout", "reservations", NULL };
+/* Shortest mean stock-out period, in s: periods alternate without end, so a mean
+ * of 1e-300 s (1 ns once rounded) gave a run that never finished; 1 s keeps a
+ * year-long run at tens of millions of events a flavor at worst. */
+#define STOCK_MEAN_MIN_S 1.0
+
 static const char *const stockout_keys[] = { "in_stock_mean_s", "out_of_stock_mean_s", "distribution",
 					     "out_of_stock_nodes", NULL };
 static const char *const window_keys[] = { "start_s", "end_s", NULL };
@@ -523,8 +528,10 @@ static void check_stockout(struct chk *c, const cJSON *so, const char *path, con
 		double *dst = i ? &out->out_mean_s : &out->in_mean_s;
 		if (!get(so, means[i]))
 			err(c, sub, "expected seconds > 0 (required), got nothing");
-		else if (want_number(c, get(so, means[i]), sub, 0, 1, dst) == 0 && *dst > 1e9)
-			err(c, sub, "expected seconds <= 1e9, got %g", *dst);
+		else if (want_number(c, get(so, means[i]), sub, 0, 1, dst) == 0 &&
+			 !(*dst >= STOCK_MEAN_MIN_S && *dst <= 1e9))
+			err(c, sub, "expected seconds in [%g, 1e9] (a shorter mean makes the run endless events), "
+			    "got %g", STOCK_MEAN_MIN_S, *dst);
 	}
 	sim_json_path_key(sub, sizeof sub, path, "out_of_stock_nodes");
 	if (get(so, "out_of_stock_nodes") &&
@@ -593,13 +600,17 @@ static void read_capacity_events(struct chk *c, const char *cfg_path, const cJSO
 		c->nomem = 1;
 		return;
 	}
-	struct sim_csv r = { .f = fopen(full, "r") };
-	int ti = -1, fi = -1, ni = -1, di = -1, mi = -1;
-	if (!r.f) {
+	struct sim_csv r;
+	struct sim_diag rd; /* the reader's own errors (a NUL byte, a cut file...) */
+	int ti = -1, fi = -1, ni = -1, di = -1, mi = -1, row;
+	sim_diag_init(&rd, 20);
+	if (sim_csv_open(&r, full, &rd) < 0) {
 		err(c, where, "cannot read %s: %s", full, strerror(errno));
 		goto out;
 	}
-	if (sim_csv_next(&r)) {
+	if ((row = sim_csv_next(&r)) < 0)
+		goto out;
+	if (row) {
 		ti = sim_csv_col(&r, "time_s"), fi = sim_csv_col(&r, "flavor");
 		ni = sim_csv_col(&r, "nodes"), di = sim_csv_col(&r, "delta"), mi = sim_csv_col(&r, "mode");
 	}
@@ -610,7 +621,7 @@ static void read_capacity_events(struct chk *c, const char *cfg_path, const cJSO
 		goto out;
 	}
 	int vi = ni >= 0 ? ni : di;
-	while (sim_csv_next(&r)) {
+	while ((row = sim_csv_next(&r)) > 0) {
 		struct sim_cap_change ch = { .is_delta = di >= 0, .line = r.lineno, .mode = SIM_CAP_REMOVE };
 		char *end = NULL;
 		const char *fname = r.n > fi ? r.fields[fi] : "";
@@ -642,8 +653,10 @@ static void read_capacity_events(struct chk *c, const char *cfg_path, const cJSO
 		}
 	}
 out:
-	if (r.f)
-		fclose(r.f);
+	for (size_t i = 0; i < rd.count && i < rd.limit && rd.lines; i++)
+		err(c, where, "%s", rd.lines[i]);
+	sim_diag_fini(&rd);
+	sim_csv_close(&r); /* harmless after a failed open */
 	free(full);
 }
 

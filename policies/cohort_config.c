@@ -66,6 +66,17 @@ static const char *want_string(const cJSON *obj, const char *key)
 
 /* ---- queues from a CSV (queues_csv) ---- */
 
+/* The result of a side CSV's read: rc (a first hard error), else the reader's error
+ * (got < 0, located by the reader), else -SIM_EPARSE when bad rows were reported. */
+static int csv_result(int rc, int got, size_t bad)
+{
+	if (rc)
+		return rc;
+	if (got < 0)
+		return got;
+	return bad ? -SIM_EPARSE : 0;
+}
+
 static int queues_from_csv(struct cohort_setup *s, const cJSON *spec, cJSON *queues, struct sim_diag *d)
 {
 	static const char *const keys[] = { "path", "name_column", "nominal_column", "multiply", "flavor",
@@ -95,23 +106,25 @@ static int queues_from_csv(struct cohort_setup *s, const cJSON *spec, cJSON *que
 	char *full = sim_path_beside(s->file, path);
 	if (!full)
 		return -SIM_ENOMEM;
-	struct sim_csv c = { .f = fopen(full, "r") };
-	if (!c.f) {
+	struct sim_csv c;
+	if (sim_csv_open(&c, full, d) < 0) {
 		int rc = err(s, d, ".queues_csv.path", "cannot read %s: %s", full, strerror(errno));
 		free(full);
 		return rc;
 	}
-	int rc = 0, ci = -1, vi = -1;
-	if (!sim_csv_next(&c) || (ci = sim_csv_col(&c, ncol)) < 0 || (vi = sim_csv_col(&c, vcol)) < 0)
+	int rc = 0, ci = -1, vi = -1, got = sim_csv_next(&c);
+	size_t bad = 0; /* rows reported: every bad row is, then the read fails */
+	if (got == 0 || (got > 0 && ((ci = sim_csv_col(&c, ncol)) < 0 || (vi = sim_csv_col(&c, vcol)) < 0)))
 		rc = err(s, d, ".queues_csv", "%s: expected a header row naming columns '%s' and '%s'", full, ncol,
 			 vcol);
-	while (!rc && sim_csv_next(&c)) {
+	while (!rc && got > 0 && (got = sim_csv_next(&c)) > 0) {
 		char *end;
 		double v = ci < c.n && vi < c.n ? strtod(c.fields[vi], &end) : -1;
 		if (ci >= c.n || vi >= c.n || v < 0 || *end || end == c.fields[vi]) {
-			rc = err(s, d, ".queues_csv", "%s:%u: expected a name and a number >= 0 in columns '%s' and "
-				 "'%s'", full, c.lineno, ncol, vcol);
-			break;
+			err(s, d, ".queues_csv", "%s:%u: expected a name and a number >= 0 in columns '%s' and '%s'",
+			    full, c.lineno, ncol, vcol);
+			bad++;
+			continue;
 		}
 		double nominal = v * (mul ? mul->valuedouble : 1.0);
 		cJSON *q = tmpl ? cJSON_Duplicate(tmpl, 1) : cJSON_CreateObject();
@@ -130,9 +143,9 @@ static int queues_from_csv(struct cohort_setup *s, const cJSON *spec, cJSON *que
 		cJSON_AddItemToObject(q, "quota", quota);
 		cJSON_AddItemToArray(queues, q);
 	}
-	fclose(c.f);
+	sim_csv_close(&c);
 	free(full);
-	return rc;
+	return csv_result(rc, got, bad);
 }
 
 /* Trace queues nobody configured: nominal 0 of every flavor's GPUs, in a cohort. */
@@ -265,36 +278,38 @@ static int quota_events(struct cohort_setup *s, const char *rel, struct sim_diag
 	char *full = sim_path_beside(s->file, rel);
 	if (!full)
 		return -SIM_ENOMEM;
-	struct sim_csv c = { .f = fopen(full, "r") };
+	struct sim_csv c;
 	int rc = 0;
-	if (!c.f) {
+	if (sim_csv_open(&c, full, d) < 0) {
 		rc = err(s, d, ".quota_events", "cannot read %s: %s", full, strerror(errno));
 		free(full);
 		return rc;
 	}
-	int ti = -1, qi = -1, fi = -1, ri = -1, ni = -1;
-	if (!sim_csv_next(&c) || (ti = sim_csv_col(&c, "time_s")) < 0 || (qi = sim_csv_col(&c, "queue")) < 0 ||
-	    (fi = sim_csv_col(&c, "flavor")) < 0 || (ri = sim_csv_col(&c, "resource")) < 0 ||
-	    (ni = sim_csv_col(&c, "nominal")) < 0)
+	int ti = -1, qi = -1, fi = -1, ri = -1, ni = -1, got = sim_csv_next(&c);
+	size_t bad = 0;
+	if (got == 0 || (got > 0 && ((ti = sim_csv_col(&c, "time_s")) < 0 || (qi = sim_csv_col(&c, "queue")) < 0 ||
+				     (fi = sim_csv_col(&c, "flavor")) < 0 || (ri = sim_csv_col(&c, "resource")) < 0 ||
+				     (ni = sim_csv_col(&c, "nominal")) < 0)))
 		rc = err(s, d, ".quota_events", "%s: expected the header time_s,queue,flavor,resource,nominal",
 			 full);
-	while (!rc && sim_csv_next(&c)) {
+	while (!rc && got > 0 && (got = sim_csv_next(&c)) > 0) {
 		struct timed_change ch = { .kind = 0 };
 		int f, r;
 		if (c.n != 5 || read_time(c.fields[ti], &ch.t) ||
 		    (ch.node = kq_find(s->kq, c.fields[qi])) < 0 || !s->kq->nodes[ch.node].is_queue ||
 		    (f = kq_flavor_find(s->kq, c.fields[fi])) < 0 || (r = kq_res_find(s->kq, c.fields[ri])) < 0 ||
 		    sim_qty_parse(c.fields[ni], strlen(c.fields[ni]), &ch.nominal)) {
-			rc = err(s, d, ".quota_events", "%s:%u: expected time_s >= 0, a configured queue, a "
-				 "cluster flavor and resource, and a nominal quantity", full, c.lineno);
-			break;
+			err(s, d, ".quota_events", "%s:%u: expected time_s >= 0, a configured queue, a cluster flavor "
+			    "and resource, and a nominal quantity", full, c.lineno);
+			bad++;
+			continue;
 		}
 		ch.fr = kq_fr(s->kq, f, r);
 		rc = push_change(s, &ch);
 	}
-	fclose(c.f);
+	sim_csv_close(&c);
 	free(full);
-	return rc;
+	return csv_result(rc, got, bad);
 }
 
 static const struct sim_trace *cmp_trace;
@@ -334,16 +349,18 @@ static int priority_events(struct cohort_setup *s, const char *rel, struct sim_d
 		by_id[i] = (uint32_t)i;
 	cmp_trace = t;
 	qsort(by_id, t->n_jobs, sizeof *by_id, cmp_job_id);
-	struct sim_csv c = { .f = fopen(full, "r") };
-	int rc = 0, ti = -1, ii = -1, pi = -1, di = -1;
-	if (!c.f)
+	struct sim_csv c;
+	int rc = 0, ti = -1, ii = -1, pi = -1, di = -1, got = 0;
+	size_t bad = 0;
+	if (sim_csv_open(&c, full, d) < 0)
 		rc = err(s, d, ".priority_events", "cannot read %s: %s", full, strerror(errno));
-	else if (!sim_csv_next(&c) || (ti = sim_csv_col(&c, "time_s")) < 0 || (ii = sim_csv_col(&c, "id")) < 0 ||
-		 (pi = sim_csv_col(&c, "priority")) < 0)
+	else if ((got = sim_csv_next(&c)) == 0 ||
+		 (got > 0 && ((ti = sim_csv_col(&c, "time_s")) < 0 || (ii = sim_csv_col(&c, "id")) < 0 ||
+			      (pi = sim_csv_col(&c, "priority")) < 0)))
 		rc = err(s, d, ".priority_events", "%s: expected the header time_s,id,priority[,duration_s]", full);
 	else
 		di = sim_csv_col(&c, "duration_s");
-	while (!rc && c.f && sim_csv_next(&c)) {
+	while (!rc && got > 0 && (got = sim_csv_next(&c)) > 0) {
 		struct timed_change ch = { .kind = 1 };
 		char *end;
 		long p = c.n > pi ? strtol(c.fields[pi], &end, 10) : 0;
@@ -352,9 +369,10 @@ static int priority_events(struct cohort_setup *s, const char *rel, struct sim_d
 		if (c.n != 3 + (di >= 0) || read_time(c.fields[ti], &ch.t) || job < 0 || *end ||
 		    end == c.fields[pi] || p < INT32_MIN || p > INT32_MAX ||
 		    (di >= 0 && c.fields[di][0] && read_time(c.fields[di], &dur))) {
-			rc = err(s, d, ".priority_events", "%s:%u: expected time_s >= 0, a job id of the trace, an "
-				 "integer priority and an optional duration_s", full, c.lineno);
-			break;
+			err(s, d, ".priority_events", "%s:%u: expected time_s >= 0, a job id of the trace, an "
+			    "integer priority and an optional duration_s", full, c.lineno);
+			bad++;
+			continue;
 		}
 		ch.job = (uint32_t)job;
 		ch.priority = (int32_t)p;
@@ -365,11 +383,10 @@ static int priority_events(struct cohort_setup *s, const char *rel, struct sim_d
 			rc = push_change(s, &back);
 		}
 	}
-	if (c.f)
-		fclose(c.f);
+	sim_csv_close(&c); /* harmless after a failed open */
 	free(full);
 	free(by_id);
-	return rc;
+	return csv_result(rc, got, bad);
 }
 
 static int cmp_change(const void *a, const void *b)

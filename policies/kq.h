@@ -160,6 +160,11 @@ struct kq_sched {
 	char (*flavor_names)[SIM_NAME_MAX];
 	struct kq_node *nodes;
 	size_t n_nodes, cap_nodes;
+	int32_t *by_name;         /* owned: open-addressing index of nodes by name (FNV-1a,
+				   * linear probing, -1 empty), by_name_cap slots, a power of 2
+				   * at least twice n_nodes: kq_find is O(1), so reading 10^5
+				   * queues is not quadratic */
+	size_t by_name_cap;
 	int fair;                 /* fair sharing on */
 	int fair_le_final;        /* strategy LessThanOrEqualToFinalShare on */
 	int fair_lt_initial;      /* strategy LessThanInitialShare on */

@@ -89,17 +89,46 @@ void kq_destroy(struct kq_sched *s)
 		free(s->nodes[i].max_req);
 	}
 	free(s->nodes);
+	free(s->by_name);
 	free(s->flavor_names);
 	free(s->scratch);
 	free(s);
 }
 
+/* The by_name slot holding NAME, or the empty slot where it would go. */
+static size_t name_slot(const struct kq_sched *s, const char *name)
+{
+	size_t mask = s->by_name_cap - 1, i = (size_t)sim_fnv1a64(name, strlen(name)) & mask;
+	while (s->by_name[i] >= 0 && strcmp(s->nodes[s->by_name[i]].name, name) != 0)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Room in by_name for one more node (rebuilt at twice the size when half full).
+ * Returns 0 or -SIM_ENOMEM. */
+static int name_index_reserve(struct kq_sched *s)
+{
+	if (2 * (s->n_nodes + 1) <= s->by_name_cap)
+		return 0;
+	size_t cap = s->by_name_cap ? 2 * s->by_name_cap : 64;
+	int32_t *idx = malloc(cap * sizeof *idx);
+	if (!idx)
+		return -SIM_ENOMEM;
+	free(s->by_name);
+	s->by_name = idx;
+	s->by_name_cap = cap;
+	for (size_t i = 0; i < cap; i++)
+		idx[i] = -1;
+	for (size_t n = 0; n < s->n_nodes; n++)
+		idx[name_slot(s, s->nodes[n].name)] = (int32_t)n;
+	return 0;
+}
+
 int kq_find(const struct kq_sched *s, const char *name)
 {
-	for (size_t i = 0; i < s->n_nodes; i++)
-		if (strcmp(s->nodes[i].name, name) == 0)
-			return (int)i;
-	return -1;
+	if (!s->by_name_cap)
+		return -1;
+	return s->by_name[name_slot(s, name)];
 }
 
 int kq_flavor_find(const struct kq_sched *s, const char *name)
@@ -142,6 +171,8 @@ int kq_add_node(struct kq_sched *s, const char *name, int is_queue)
 {
 	if (strlen(name) >= SIM_NAME_MAX || kq_find(s, name) >= 0)
 		return -SIM_EINVAL;
+	if (name_index_reserve(s) < 0)
+		return -SIM_ENOMEM;
 	struct kq_node *nn = sim_grow(s->nodes, &s->cap_nodes, s->n_nodes, sizeof *nn, 16);
 	if (!nn)
 		return -SIM_ENOMEM;
@@ -155,6 +186,7 @@ int kq_add_node(struct kq_sched *s, const char *name, int is_queue)
 	n->cfg.fung_preempt_try_next = 1; /* Kueue's API default for whenCanPreempt */
 	if (node_alloc_blocks(n, s->n_fr))
 		return -SIM_ENOMEM;
+	s->by_name[name_slot(s, name)] = (int32_t)s->n_nodes;
 	return (int)s->n_nodes++;
 }
 

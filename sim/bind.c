@@ -114,6 +114,27 @@ static void report_unknown_flavor(const struct sim_trace *t, const struct sim_cl
 	}
 }
 
+/* Reports trace resource r, which the cluster lacks, at the first row asking for it
+ * (the file alone when no row does). */
+static void report_unknown_resource(const struct sim_trace *t, int r, const char *file, struct sim_diag *diag)
+{
+	char w[512];
+	snprintf(w, sizeof w, "%s", file);
+	for (size_t k = 0; k < t->n_jobs; k++) {
+		const struct sim_job *j = &t->jobs[k];
+		int uses = 0;
+		for (int o = 0; o < j->n_opts && !uses; o++)
+			uses = sim_job_opt(t, j, o)->req[r] > 0;
+		if (uses) {
+			where_of(t, j, w, sizeof w);
+			snprintf(w + strlen(w), sizeof w - strlen(w), ": column %s", column_of(j));
+			break;
+		}
+	}
+	sim_diag_add(diag, w, "expected resources declared by the cluster, found '%s' in a request",
+		     t->res.names[r]);
+}
+
 /* Checks the mapping of names; returns the number of errors. */
 static int map_names(struct sim_trace *t, const struct sim_cluster *c, int32_t *fmap, int *rmap,
 		     struct sim_diag *diag)
@@ -131,9 +152,7 @@ static int map_names(struct sim_trace *t, const struct sim_cluster *c, int32_t *
 	for (int r = 0; r < t->res.n; r++) {
 		rmap[r] = sim_resources_find(cres, t->res.names[r]);
 		if (rmap[r] < 0) {
-			sim_diag_add(diag, where,
-				     "expected resources declared by the cluster, found '%s' in a request",
-				     t->res.names[r]);
+			report_unknown_resource(t, r, where, diag);
 			errors++;
 		}
 	}

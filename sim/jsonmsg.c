@@ -5,6 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A NUL byte in TEXT (n bytes) is no JSON: "PATH:LINE: NUL byte ..." and
+ * -SIM_EPARSE, else 0. (cJSON would stop at it and report the wrong place.) */
+static int check_no_nul(const char *path, const char *text, size_t n, struct sim_diag *diag)
+{
+	const char *z = memchr(text, '\0', n), *start = text;
+	size_t line = 1;
+	if (!z)
+		return 0;
+	for (const char *p = text; (p = memchr(p, '\n', (size_t)(z - p))) != NULL; p++, line++)
+		start = p + 1;
+	char where[4200];
+	snprintf(where, sizeof where, "%s:%zu", path, line);
+	return sim_diag_add(diag, where, "NUL byte in line at byte %zu; expected JSON text", (size_t)(z - start) + 1);
+}
+
 int sim_read_file(const char *path, char **text, size_t *len, struct sim_diag *diag)
 {
 	char *buf = NULL;
@@ -19,10 +34,18 @@ int sim_read_file(const char *path, char **text, size_t *len, struct sim_diag *d
 		return e == ENOENT || e == ENOTDIR ? -SIM_ENOENT : -SIM_EIO;
 	}
 	do {
+		if (n > SIM_JSON_FILE_MAX) {
+			sim_diag_add(diag, path, "expected a JSON file of at most %d MiB, found more (is this the "
+				     "right file?)", SIM_JSON_FILE_MAX >> 20);
+			free(buf);
+			fclose(f);
+			return -SIM_EPARSE;
+		}
 		if (cap - n < 4096) { /* room for a read and the NUL */
 			size_t ncap = cap ? 2 * cap : 16384;
 			char *p = realloc(buf, ncap);
 			if (!p) {
+				sim_diag_add(diag, path, "cannot read: out of memory");
 				free(buf);
 				fclose(f);
 				return -SIM_ENOMEM;
@@ -32,13 +55,19 @@ int sim_read_file(const char *path, char **text, size_t *len, struct sim_diag *d
 		}
 		got = fread(buf + n, 1, cap - n - 1, f);
 		n += got;
+		if (memchr(buf + n - got, '\0', got)) { /* at once: /dev/zero ends here */
+			check_no_nul(path, buf, n, diag);
+			free(buf);
+			fclose(f);
+			return -SIM_EPARSE;
+		}
 	} while (got > 0);
 	if (ferror(f)) {
 		int e = errno;
 		sim_diag_add(diag, path, "cannot read: %s", strerror(e));
 		free(buf);
 		fclose(f);
-		return -SIM_EIO;
+		return e == EISDIR ? -SIM_EPARSE : -SIM_EIO;
 	}
 	fclose(f);
 	buf[n] = 0;

@@ -10,9 +10,15 @@
 
 #include "sim.h"
 
+/* Largest JSON input file (config, scenario, generator config), in bytes: far
+ * above any real one (a 100,000-queue scenario is about 9 MB), so /dev/zero or a
+ * wrong path stops at once instead of filling memory. */
+#define SIM_JSON_FILE_MAX (64 << 20)
+
 /* Reads a whole file into *text (malloc'd, NUL-terminated; the caller frees it) and
  * its length (without the NUL). Returns 0, or -SIM_ENOENT / -SIM_EIO / -SIM_ENOMEM
- * with "PATH: cannot open|read: reason" in diag. */
+ * with "PATH: cannot open|read: reason" in diag, or -SIM_EPARSE for a file over
+ * SIM_JSON_FILE_MAX or holding a NUL byte ("PATH:LINE: NUL byte ..."). */
 int sim_read_file(const char *path, char **text, size_t *len, struct sim_diag *diag);
 
 /* Shortest decimal text that reads back as v ("0.0001", not "0.00010000000000000001"). */

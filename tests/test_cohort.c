@@ -519,6 +519,30 @@ static void test_cohort_config_errors(void)
 			   "exp.json: $.policies.quota.max_heads_per_queue: expected an integer in [1, 1000000]");
 }
 
+/* Every bad row of a side CSV is reported, not only the first (priority_events
+ * stopped at its first), and a NUL byte in one is located. */
+static void test_cohort_side_csv_every_bad_row(void)
+{
+	const char *csv = tu_write_file("prio_bad.csv", "time_s,id,priority\n-5,j,1\n10,j,2\n20,nosuch,3\n");
+	char params[1024], want[4200];
+	snprintf(params, sizeof params, "{\"queues\": [{\"name\": \"a\", \"quota\": {\"f\": {\"gpu\": "
+		 "{\"nominal\": 8}}}}], \"unlisted_queues\": {}, \"priority_events\": \"%s\"}", csv);
+	snprintf(want, sizeof want, "%s:2: expected time_s >= 0", csv);
+	expect_quota_error(params, want);
+	snprintf(want, sizeof want, "%s:4: expected time_s >= 0", csv);
+	expect_quota_error(params, want);
+	csv = tu_write_file("quota_bad.csv", "time_s,queue,flavor,resource,nominal\n1,zz,f,gpu,4\n2,a,f,gpu,x\n");
+	snprintf(params, sizeof params, "{\"queues\": [{\"name\": \"a\", \"quota\": {\"f\": {\"gpu\": "
+		 "{\"nominal\": 8}}}}], \"unlisted_queues\": {}, \"quota_events\": \"%s\"}", csv);
+	snprintf(want, sizeof want, "%s:2: expected time_s >= 0, a configured queue", csv);
+	expect_quota_error(params, want);
+	snprintf(want, sizeof want, "%s:3: expected time_s >= 0, a configured queue", csv);
+	expect_quota_error(params, want);
+	snprintf(params, sizeof params, "{\"queues\": [{\"name\": \"a\", \"quota\": {\"f\": {\"gpu\": "
+		 "{\"nominal\": 8}}}}], \"unlisted_queues\": {}, \"priority_events\": \"/dev/zero\"}");
+	expect_quota_error(params, "/dev/zero:1: NUL byte in line at byte 1");
+}
+
 /* The pending limit (max_pending_s) under the quota policy: a timed-out job leaves
  * its queue for good and gives back any quota it held while waiting for nodes.
  *  - quota 8 on 2 nodes: fill (8 GPUs, 0-1000) holds it all; wait (at 10, limit
@@ -797,6 +821,7 @@ static CU_TestInfo cohort_tests[] = {
 	{ "preemption_cap", test_cohort_preemption_cap },
 	{ "quota_shrink_event", test_cohort_quota_shrink_event },
 	{ "priority_events", test_cohort_priority_events },
+	{ "side_csv_every_bad_row", test_cohort_side_csv_every_bad_row },
 	{ "rejects_above_potential", test_cohort_rejects_above_potential },
 	{ "deterministic", test_cohort_deterministic },
 	{ "fungible_second_flavor", test_cohort_fungible_second_flavor },

@@ -509,6 +509,11 @@ static void expect_config_error(const char *config, const char *want)
 
 static void test_capacity_config_errors(void)
 {
+	/* A mean of 1e-300 s was accepted and the run never ended. */
+	expect_config_error(BAD_FLAVOR("'stockout': {'in_stock_mean_s': 1e-300, 'out_of_stock_mean_s': 5}"),
+			    "$.cluster.flavors[0].stockout.in_stock_mean_s: expected seconds in [1, 1e9]");
+	expect_config_error(BAD_FLAVOR("'stockout': {'in_stock_mean_s': 5, 'out_of_stock_mean_s': 0.5}"),
+			    "$.cluster.flavors[0].stockout.out_of_stock_mean_s: expected seconds in [1, 1e9]");
 	expect_config_error(BAD_FLAVOR("'stockout': {'out_of_stock_mean_s': 5}"),
 			    "$.cluster.flavors[0].stockout.in_stock_mean_s: expected seconds > 0 (required), got nothing");
 	expect_config_error(BAD_FLAVOR("'stockout': {'in_stock_mean_s': 5, 'out_of_stock_mean_s': 5, "

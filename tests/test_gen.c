@@ -570,6 +570,12 @@ static void test_gen_bad_configs(void)
 		  "$.gpus.weights[1]: expected a number >= 0");
 	check_bad("{\"jobs\": 10, \"jobs\": 11, " BASE_ARR ", " BASE_DUR "}", "duplicate key");
 	check_bad("{\"jobs\": 10, " BASE_ARR ", " BASE_DUR "} x", "bad.json:1: JSON syntax error");
+	/* No cap on the job count: 1e9 jobs, or span x rate of 2.8e14, wrote gigabytes. */
+	check_bad("{\"jobs\": 100000001, " BASE_ARR ", " BASE_DUR "}", "bad.json: $.jobs: expected an integer");
+	check_bad("{\"span_s\": 1e9, \"arrivals\": {\"rate_per_h\": 1e9}, " BASE_DUR "}",
+		  "bad.json: $.span_s: expected span_s x the peak rate to give at most 100000000 jobs");
+	check_bad("{\"span_s\": 3.6e6, \"arrivals\": {\"rate_per_h\": 60000, \"diurnal\": {\"amplitude\": 1}}, "
+		  BASE_DUR "}", "bad.json: $.span_s: expected span_s x the peak rate");
 }
 
 /* A rate too low for `jobs` within the format's 1e9 s: exit 2 naming the rate, no file. */

@@ -23,7 +23,7 @@ static int clean_import(void)
 #define RAW_NASA TEST_SOURCE_DIR "/../shared/traces/raw/swf/NASA-iPSC-1993-3.1-cln.swf.gz"
 
 /* Data lines 6..15. Kept: jobs 1, 3, 4, 8 (job 8 has the earliest submit, 90).
- * Dropped: job 2 (run time 0), the second job 3 (status 2: a partial-execution
+ * Dropped: job 2 (run time -1, unknown), the second job 3 (status 2: a partial-execution
  * record, not an error), job 5 (4 fields), job 6 (run time 'abc'), job 7 (no
  * processors in field 5 or 8), the second job 2 (number not above 4, the last kept). */
 static const char swf_sample[] = "; Version: 2.2\n"
@@ -32,7 +32,7 @@ static const char swf_sample[] = "; Version: 2.2\n"
 				 "; UnixStartTime: 1000\n"
 				 ";\n"
 				 "1 100 5 3600 8 -1 -1 8 7200 -1 1 3 1 -1 2 -1 -1 -1\n"
-				 "2 150 -1 0 4 -1 -1 4 -1 -1 5 3 1 -1 2 -1 -1 -1\n"
+				 "2 150 -1 -1 4 -1 -1 4 -1 -1 5 3 1 -1 2 -1 -1 -1\n"
 				 "  3 160 -1 120 -1 -1 -1 16 600 -1 0 5 2 -1 1 -1 -1 -1\n"
 				 "3\t160 -1 60 16 -1 -1 16 600 -1 2 5 2 -1 1 -1 -1 -1\n"
 				 "4 200 -1 30.5 2 -1 -1 -1 -1 -1 -1 3 1 -1 -1 -1 -1 -1\r\n"
@@ -80,7 +80,8 @@ static void test_import_swf_strict(void)
 	snprintf(tmp, sizeof tmp, "%s.tmp", out);
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL(trace_import("swf", in, out, &opts, &res, &d), -SIM_EPARSE);
-	CU_ASSERT(sim_diag_contains(&d, "swf_sample.swf:7: column 4 (run time): expected a run time > 0 s"));
+	CU_ASSERT(sim_diag_contains(&d, "swf_sample.swf:7: column 4 (run time): expected a run time >= 0 s "
+					"(0 is read as 1 s; -1, unknown,"));
 	CU_ASSERT(
 		sim_diag_contains(&d, "swf_sample.swf:11: expected 18 whitespace-separated fields, found 4"));
 	CU_ASSERT(sim_diag_contains(&d, "swf_sample.swf:12: column 4 (run time): expected a number (-1 when "
@@ -149,6 +150,36 @@ static void test_import_swf_skip_bad(void)
 		CU_ASSERT_EQUAL(t->jobs[1].estimate_ns, 7200 * SIM_NS_PER_S);
 	}
 	sim_trace_destroy(t);
+	sim_diag_fini(&d);
+}
+
+/* A run time of 0 (a job under the log's 1 s resolution) is a job of 1 s by default;
+ * -1 (unknown) stays a bad row. */
+static void test_import_swf_zero_run_time(void)
+{
+	static const char log[] = "; MaxProcs: 8\n"
+				  "1 0 -1 0 2 -1 -1 2 -1 -1 1 3 1 -1 1 -1 -1 -1\n"
+				  "2 5 -1 7 4 -1 -1 4 -1 -1 1 3 1 -1 1 -1 -1 -1\n"
+				  "3 9 -1 0 1 -1 -1 1 -1 -1 0 4 1 -1 1 -1 -1 -1\n";
+	struct sim_diag d;
+	struct trace_import_result res;
+	struct trace_import_opts opts = { 0 };
+	const char *in = tu_write_file("swf_zero.swf", log), *out = tu_tmp_path("swf_zero.csv");
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL_FATAL(trace_import("swf", in, out, &opts, &res, &d), 0);
+	CU_ASSERT_EQUAL(res.rows_written, 3);
+	CU_ASSERT_EQUAL(res.rows_dropped, 0);
+	CU_ASSERT_STRING_EQUAL(res.note, "run time 0 read as 1 s: 2 jobs");
+	CU_ASSERT(fabs(res.gpu_hours_out - (2.0 + 28 + 1) / 3600) < 1e-12);
+	CU_ASSERT(fabs(res.gpu_hours_in - res.gpu_hours_out) < 1e-12);
+	char *txt = tu_read_file(out, NULL);
+	CU_ASSERT(txt && strstr(txt, "\n1,0,1,user-3,*:gpu=2,\n2,5,7,user-3,*:gpu=4,\n3,9,1,user-4,*:gpu=1,\n"));
+	CU_ASSERT(txt && strstr(txt, "(0 read as 1 s, the log's resolution: 2 jobs)"));
+	free(txt);
+	/* -1 is still a bad row. */
+	in = tu_write_file("swf_unknown.swf", "1 0 -1 -1 2 -1 -1 2 -1 -1 1 3 1 -1 1 -1 -1 -1\n");
+	CU_ASSERT_EQUAL(trace_import("swf", in, out, &opts, &res, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "swf_unknown.swf:1: column 4 (run time): expected a run time >= 0 s"));
 	sim_diag_fini(&d);
 }
 
@@ -222,8 +253,8 @@ static void test_import_swf_tenants(void)
 }
 
 /* Processor-seconds of the NASA log computed without the importer: gzgets + strtod
- * per field, rows with run time > 0 and processors (field 5, else 8) > 0. Also per
- * user (ids < 1024) and the kept row count. */
+ * per field, rows with run time >= 0 (0 counted as 1 s) and processors (field 5,
+ * else 8) > 0. Also per user (ids < 1024) and the kept row count. */
 static double raw_swf_proc_s(const char *path, size_t *rows, size_t *kept, double *per_user)
 {
 	gzFile g = gzopen(path, "rb");
@@ -246,12 +277,12 @@ static double raw_swf_proc_s(const char *path, size_t *rows, size_t *kept, doubl
 		if (line[strspn(line, " \t")] == ';' || n == 0)
 			continue;
 		(*rows)++;
-		double procs = v[4] > 0 ? v[4] : v[7];
-		if (n == 18 && v[3] > 0 && procs > 0) {
+		double procs = v[4] > 0 ? v[4] : v[7], run = n > 3 && v[3] == 0 ? 1 : v[3];
+		if (n == 18 && run > 0 && procs > 0) {
 			(*kept)++;
-			sum += v[3] * procs;
+			sum += run * procs;
 			if (v[11] >= 0 && v[11] < 1024)
-				per_user[(int)v[11]] += v[3] * procs;
+				per_user[(int)v[11]] += run * procs;
 		}
 	}
 	gzclose(g);
@@ -269,48 +300,45 @@ static void test_import_swf_nasa(void)
 		fprintf(stderr, "\n(raw SWF log missing at %s: skipped)\n", RAW_NASA);
 		return;
 	}
-	/* awk '!/^;/ && NF && $4>0 {h+=$4*$5; k++}' gives 18066 rows, 131732.781944 h. */
+	/* awk '!/^;/ && NF && $4>=0 {r=$4>0?$4:1; h+=r*$5; k++}' gives 18239 rows,
+	 * 131734.536111 h (131732.781944 h over the 18066 rows with a run time > 0). */
 	CU_ASSERT_EQUAL(raw_rows, 18239);
-	CU_ASSERT_EQUAL(raw_kept, 18066);
-	CU_ASSERT(fabs(raw_s / 3600 - 131732.781944) < 1e-6);
+	CU_ASSERT_EQUAL(raw_kept, 18239);
+	CU_ASSERT(fabs(raw_s / 3600 - 131734.536111) < 1e-6);
 
 	struct sim_diag d;
 	struct trace_import_result res;
 	struct trace_import_opts opts = { 0 };
 	const char *out = tu_tmp_path("nasa.csv");
 	sim_diag_init(&d, 20);
-	/* Strict: 173 rows have run time 0; the first is line 248 (job 658). */
-	CU_ASSERT_EQUAL(trace_import("swf", RAW_NASA, out, &opts, &res, &d), -SIM_EPARSE);
-	CU_ASSERT(sim_diag_contains(&d, "NASA-iPSC-1993-3.1-cln.swf.gz:248: column 4 (run time): expected a "
-					"run time > 0 s"));
-	CU_ASSERT_EQUAL(d.count, 173);
-	CU_ASSERT(!tu_exists(out));
-	sim_diag_fini(&d);
-
-	sim_diag_init(&d, 20);
-	opts.skip_bad = 1;
-	CU_ASSERT_EQUAL_FATAL(trace_import("swf", RAW_NASA, out, &opts, &res, &d), 0);
+	/* By default (strict) every row is a job: the 173 rows with run time 0 (the first
+	 * is line 248, job 658) are read as 1 s. --skip-bad changes nothing. */
+	for (int skip = 0; skip < 2; skip++) {
+		opts.skip_bad = skip;
+		CU_ASSERT_EQUAL_FATAL(trace_import("swf", RAW_NASA, out, &opts, &res, &d), 0);
+		CU_ASSERT_EQUAL(d.count, 0);
+		CU_ASSERT_EQUAL(res.rows_written, 18239);
+		CU_ASSERT_STRING_EQUAL(res.note, "run time 0 read as 1 s: 173 jobs");
+	}
 	CU_ASSERT_EQUAL(res.rows_read, 18239);
-	CU_ASSERT_EQUAL(res.rows_written, 18066);
-	CU_ASSERT_EQUAL(tu_reason_count(&res, "no run time"), 173);
-	CU_ASSERT_EQUAL(res.rows_dropped, 173);
+	CU_ASSERT_EQUAL(res.rows_dropped, 0);
 	CU_ASSERT_EQUAL(res.tenants_in, 69);
 	CU_ASSERT(fabs(res.gpu_hours_out - raw_s / 3600) < 1e-6);
 	char *txt = tu_read_file(out, NULL);
 	/* line 35:    2  1460 -1  3726 128 -1 -1 -1 -1 -1 -1  1 1 -1 -1 -1 -1 -1
 	 * line 10000: 23872 4625585 -1 196 32 -1 -1 -1 -1 -1 -1 4 1 3 -1 -1 -1 -1
 	 * line 18271: 42264 7948936 -1  86 128 -1 -1 -1 -1 -1 -1 12 2 -1 -1 -1 -1 -1
-	 * line 248:   658 168848 -1 0 128 ... (run time 0: dropped) */
+	 * line 248:   658 168848 -1 0 128 ... (run time 0: read as 1 s) */
 	CU_ASSERT(txt && strstr(txt, "\n2,1460,3726,user-1,*:gpu=128,\n"));
 	CU_ASSERT(txt && strstr(txt, "\n23872,4625585,196,user-4,*:gpu=32,\n"));
 	CU_ASSERT(txt && strstr(txt, "\n42264,7948936,86,user-12,*:gpu=128,\n"));
-	CU_ASSERT(txt && !strstr(txt, "\n658,"));
+	CU_ASSERT(txt && strstr(txt, "\n658,168848,1,user-1,*:gpu=128,\n"));
 	CU_ASSERT(txt && strstr(txt, "# MaxProcs: 128\n"));
 	free(txt);
 
 	struct sim_trace *t = NULL;
 	CU_ASSERT_EQUAL(trace_native_read(out, &t, &d), 0);
-	CU_ASSERT(t && t->n_jobs == 18066);
+	CU_ASSERT(t && t->n_jobs == 18239);
 	sim_trace_destroy(t);
 
 	/* Top 3 users by processor-hours (4, 2, 7 by the raw sums); the rest in 'other'. */
@@ -468,6 +496,7 @@ static CU_TestInfo import_tests[] = {
 	{ "test_import_swf_strict", test_import_swf_strict },
 	{ "test_import_swf_skip_bad", test_import_swf_skip_bad },
 	{ "test_import_swf_gzip", test_import_swf_gzip },
+	{ "test_import_swf_zero_run_time", test_import_swf_zero_run_time },
 	{ "test_import_swf_tenants", test_import_swf_tenants },
 	{ "test_import_swf_nasa", test_import_swf_nasa },
 	{ "test_import_philly_skip_bad", test_import_philly_skip_bad },

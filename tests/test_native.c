@@ -711,6 +711,24 @@ static void test_native_bind_unknown_flavor(void)
 	sim_diag_fini(&d);
 }
 
+/* A resource the cluster lacks is reported at the first row asking for it (the
+ * message named the file only). */
+static void test_native_bind_unknown_resource(void)
+{
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(parse_and_bind("id,submit_s,duration_s,request\n"
+				       "ok,0,10,a:gpu=8\n"
+				       "m,0,10,\"a:gpu=1,mem=4\"\n",
+				       2, 0, &d),
+			-SIM_EPARSE);
+	CU_ASSERT(diag_has(&d, "t.csv:3: column request",
+			   "expected resources declared by the cluster, found 'mem' in a request"));
+	if (d.count != 1)
+		sim_diag_print(&d, stderr);
+	sim_diag_fini(&d);
+}
+
 /* Every option must fit its flavor at its largest: each misfit is reported with
  * its row, option number and the flavor's size; "*" requests keep their message. */
 static void test_native_bind_option_never_fits(void)
@@ -1053,6 +1071,7 @@ static CU_TestInfo native_tests[] = {
 	{ "test_native_prefs_shared_count", test_native_prefs_shared_count },
 	{ "test_native_prefs_shared_round_trip", test_native_prefs_shared_round_trip },
 	{ "test_native_bind_unknown_flavor", test_native_bind_unknown_flavor },
+	{ "test_native_bind_unknown_resource", test_native_bind_unknown_resource },
 	{ "test_native_bind_option_never_fits", test_native_bind_option_never_fits },
 	{ "test_native_bind_judges_peak_nodes", test_native_bind_judges_peak_nodes },
 	{ "test_native_cli_prefs", test_native_cli_prefs },

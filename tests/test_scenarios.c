@@ -565,7 +565,44 @@ static void test_scenarios_explain_command(void)
 	free(out);
 }
 
+/* A scenario of 20,000 queues in 100 cohorts loads and decides (name lookups were
+ * a linear scan each: quadratic in the queues). No timing is asserted: this fails
+ * by the suite's time limit if lookups become quadratic again. */
+static void test_scenarios_many_queues(void)
+{
+	enum { QUEUES = 20000, COHORTS = 100 };
+	size_t cap = (size_t)QUEUES * 96 + COHORTS * 48 + 1024, used = 0;
+	char *json = malloc(cap);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+	used += (size_t)snprintf(json + used, cap - used, "{\"id\": \"big\", \"resources\": [\"gpu\"], "
+				 "\"flavors\": [\"h100\"], \"cohorts\": [{\"name\": \"root\", \"parent\": null}");
+	for (int i = 0; i < COHORTS; i++)
+		used += (size_t)snprintf(json + used, cap - used, ", {\"name\": \"c%d\", \"parent\": \"root\"}", i);
+	used += (size_t)snprintf(json + used, cap - used, "], \"queues\": [");
+	for (int i = 0; i < QUEUES; i++)
+		used += (size_t)snprintf(json + used, cap - used,
+					 "%s{\"name\": \"q%d\", \"cohort\": \"c%d\", \"quota\": {\"h100\": {\"gpu\": "
+					 "{\"nominal\": 8}}}}", i ? ", " : "", i, i % COHORTS);
+	used += (size_t)snprintf(json + used, cap - used,
+				 "], \"fair_sharing\": null, \"running\": [], \"pending\": [{\"id\": \"p\", "
+				 "\"queue\": \"q19999\", \"request\": {\"gpu\": 8}, \"created_at\": 5}]}");
+	CU_ASSERT_FATAL(used < cap);
+	struct sim_diag d;
+	struct scn *sc = NULL;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(scn_parse("big.json", json, used, &sc, &d), 0);
+	sim_diag_print(&d, stderr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sc);
+	CU_ASSERT_EQUAL(sc->kq->n_nodes, QUEUES + COHORTS + 1);
+	CU_ASSERT_EQUAL(kq_find(sc->kq, "q12345"), kq_find(sc->kq, "c99") + 1 + 12345);
+	CU_ASSERT_EQUAL(kq_find(sc->kq, "nosuch"), -1);
+	scn_destroy(sc);
+	sim_diag_fini(&d);
+	free(json);
+}
+
 static CU_TestInfo scenarios_tests[] = {
+	{ "test_scenarios_many_queues", test_scenarios_many_queues },
 	{ "test_scenarios_match_expected", test_scenarios_match_expected },
 	{ "test_scenarios_parse_values_and_defaults", test_scenarios_parse_values_and_defaults },
 	{ "test_scenarios_parse_extensions", test_scenarios_parse_extensions },

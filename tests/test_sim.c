@@ -200,7 +200,52 @@ static void test_sim_jsonmsg(void)
 	sim_diag_fini(&d);
 }
 
+/* JSON input files: a NUL byte and /dev/zero are located errors at once, a file
+ * over SIM_JSON_FILE_MAX is refused by name (all three read until memory ran out,
+ * or stopped at the NUL, with no file named), and the CLI exits 2 on them. */
+static void test_sim_read_file_limits(void)
+{
+	char *text = NULL, *out = NULL;
+	size_t len;
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	const char *p = tu_tmp_path("nul.json");
+	FILE *f = fopen(p, "wb");
+	CU_ASSERT_FATAL(f != NULL);
+	fwrite("{\"a\":\n 1\0}", 1, 11, f);
+	fclose(f);
+	char want[4200];
+	snprintf(want, sizeof want, "%s:2: NUL byte in line at byte 3", p);
+	CU_ASSERT_EQUAL(sim_read_file(p, &text, &len, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, want));
+	CU_ASSERT_EQUAL(sim_read_file("/dev/zero", &text, &len, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "/dev/zero:1: NUL byte in line at byte 1"));
+	CU_ASSERT_PTR_NULL(text);
+
+	p = tu_tmp_path("huge.json");
+	f = fopen(p, "wb");
+	CU_ASSERT_FATAL(f != NULL);
+	static char spaces[1 << 16];
+	memset(spaces, ' ', sizeof spaces);
+	for (size_t i = 0; i <= (size_t)SIM_JSON_FILE_MAX / sizeof spaces; i++)
+		fwrite(spaces, 1, sizeof spaces, f);
+	fclose(f);
+	CU_ASSERT_EQUAL(sim_read_file(p, &text, &len, &d), -SIM_EPARSE);
+	snprintf(want, sizeof want, "%s: expected a JSON file of at most 64 MiB", p);
+	CU_ASSERT(sim_diag_contains(&d, want));
+	remove(p);
+	sim_diag_fini(&d);
+
+	CU_ASSERT_EQUAL(tu_run_gpusched("run /dev/zero", &out), 2);
+	CU_ASSERT(out && strstr(out, "/dev/zero:1: NUL byte in line"));
+	free(out);
+	CU_ASSERT_EQUAL(tu_run_gpusched("explain /dev/zero", &out), 2);
+	CU_ASSERT(out && strstr(out, "/dev/zero:1: NUL byte in line"));
+	free(out);
+}
+
 static CU_TestInfo sim_tests[] = {
+	{ "test_sim_read_file_limits", test_sim_read_file_limits },
 	{ "test_sim_jsonmsg", test_sim_jsonmsg },
 	{ "test_sim_qty_parse", test_sim_qty_parse },
 	{ "test_sim_time_parse", test_sim_time_parse },

@@ -171,7 +171,7 @@ static int bad_time(struct openb_ctx *c, size_t line, int k, struct trace_span s
 
 /* Parses and checks one data line. Returns 1 to keep it, 0 when dropped. Both passes
  * call it on the same lines in the same order, so they agree on every row. */
-static int openb_classify(struct openb_ctx *c, const struct trace_lines *r, struct openb_row *row)
+static int openb_classify(struct openb_ctx *c, const struct sim_lines *r, struct openb_row *row)
 {
 	size_t line = r->line;
 	int n = split_commas(r->buf, r->buf + r->len, row->f, OPENB_MAX_FIELDS);
@@ -240,7 +240,7 @@ static int openb_classify(struct openb_ctx *c, const struct trace_lines *r, stru
 }
 
 /* The header row: every column of col_names, found by name. */
-static int openb_header(struct openb_ctx *c, const struct trace_lines *r)
+static int openb_header(struct openb_ctx *c, const struct sim_lines *r)
 {
 	struct trace_span f[OPENB_MAX_FIELDS];
 	int n = split_commas(r->buf, r->buf + r->len, f, OPENB_MAX_FIELDS);
@@ -264,10 +264,10 @@ static int openb_header(struct openb_ctx *c, const struct trace_lines *r)
 }
 
 /* Next line that is not blank; 1, 0 at the end, or -SIM_E*. */
-static int next_line(struct trace_lines *r)
+static int next_line(struct sim_lines *r)
 {
 	int got;
-	while ((got = trace_lines_next(r)) > 0) {
+	while ((got = sim_lines_next(r)) > 0) {
 		const char *s = r->buf;
 		while (*s == ' ' || *s == '\t')
 			s++;
@@ -297,7 +297,7 @@ static void write_row(FILE *f, const struct openb_row *row, const struct openb_c
 
 /* One pass over the data rows. Pass 1 (c->in.report) counts and sums per tenant; pass 2
  * (out != NULL) writes the kept rows. */
-static int openb_pass(struct openb_ctx *c, struct trace_lines *r, struct openb_row *row,
+static int openb_pass(struct openb_ctx *c, struct sim_lines *r, struct openb_row *row,
 		      struct trace_tenants *tenants, FILE *out)
 {
 	int err;
@@ -366,7 +366,7 @@ static void openb_write_header(FILE *f, const struct openb_ctx *c)
 
 /* Reads the header and runs one pass; the name table starts empty each pass so that
  * both passes find the same duplicates. */
-static int openb_run_pass(struct openb_ctx *c, struct trace_lines *r, struct openb_row *row,
+static int openb_run_pass(struct openb_ctx *c, struct sim_lines *r, struct openb_row *row,
 			  struct trace_tenants *tenants, FILE *out)
 {
 	int err = next_line(r);
@@ -382,18 +382,15 @@ static int openb_run_pass(struct openb_ctx *c, struct trace_lines *r, struct ope
 	return openb_pass(c, r, row, tenants, out);
 }
 
-static int openb_convert(struct openb_ctx *c, struct trace_lines *r, struct openb_row *row,
+static int openb_convert(struct openb_ctx *c, struct sim_lines *r, struct openb_row *row,
 			 struct trace_tenants *tenants, const char *out_path)
 {
 	char tmp[4096];
 	FILE *f = NULL;
 	int err;
 	c->in.report = 1;
-	if ((err = openb_run_pass(c, r, row, tenants, NULL)) < 0) {
-		if (err != -SIM_EPARSE)
-			sim_diag_add(c->in.diag, c->in.path, "cannot read: %s", sim_strerror(err));
-		return err;
-	}
+	if ((err = openb_run_pass(c, r, row, tenants, NULL)) < 0)
+		return err; /* the reader located its own errors */
 	if (c->in.n_err)
 		return -SIM_EPARSE;
 	if ((err = trace_import_pick_top(&c->in, tenants)) < 0)
@@ -416,7 +413,7 @@ int trace_openb_import(const char *in_path, const char *out_path, const struct t
 	struct openb_ctx c = {.in = {.path = in_path, .opts = opts, .res = res, .diag = diag}};
 	struct trace_tenants *tenants = trace_tenants_create();
 	struct openb_row *row = malloc(sizeof *row);
-	struct trace_lines r;
+	struct sim_lines r;
 	int err = -SIM_ENOMEM;
 
 	memset(res, 0, sizeof *res);
@@ -425,10 +422,10 @@ int trace_openb_import(const char *in_path, const char *out_path, const struct t
 	trace_import_reason(res, R_PENDING, 0);
 	if (!row || !tenants)
 		goto out_free;
-	if ((err = trace_lines_open(&r, in_path, diag)) < 0)
+	if ((err = sim_lines_open(&r, in_path, diag)) < 0)
 		goto out_free;
 	err = openb_convert(&c, &r, row, tenants, out_path);
-	trace_lines_close(&r);
+	sim_lines_close(&r);
 out_free:
 	trace_tenants_destroy(c.names);
 	trace_tenants_destroy(tenants);
@@ -439,7 +436,7 @@ out_free:
 /* ---- node list -> cluster ---------------------------------------------------- */
 
 /* Node list header: the gpu and model columns. */
-static int node_header(const char *path, const struct trace_lines *r, int *gcol, int *mcol, int *n_cols,
+static int node_header(const char *path, const struct sim_lines *r, int *gcol, int *mcol, int *n_cols,
 		       struct sim_diag *diag)
 {
 	struct trace_span f[OPENB_MAX_FIELDS];
@@ -464,7 +461,7 @@ static int node_header(const char *path, const struct trace_lines *r, int *gcol,
 
 /* One node row into the model table. Returns 0, -SIM_EPARSE (located in diag) or
  * -SIM_ENOMEM. */
-static int node_row(const char *path, const struct trace_lines *r, int gcol, int mcol, int n_cols,
+static int node_row(const char *path, const struct sim_lines *r, int gcol, int mcol, int n_cols,
 		    struct trace_models *ms, struct sim_diag *diag)
 {
 	struct trace_span f[OPENB_MAX_FIELDS];
@@ -498,11 +495,11 @@ static int node_row(const char *path, const struct trace_lines *r, int gcol, int
 int trace_openb_cluster(const char *node_list_csv, char **json_out, struct sim_diag *diag)
 {
 	struct trace_models ms = {0};
-	struct trace_lines r;
+	struct sim_lines r;
 	int gcol, mcol, n_cols, err, n_err = 0;
 
 	*json_out = NULL;
-	if ((err = trace_lines_open(&r, node_list_csv, diag)) < 0)
+	if ((err = sim_lines_open(&r, node_list_csv, diag)) < 0)
 		return err;
 	if ((err = next_line(&r)) <= 0) {
 		if (err == 0)
@@ -520,10 +517,8 @@ int trace_openb_cluster(const char *node_list_csv, char **json_out, struct sim_d
 		}
 		n_err += e < 0;
 	}
-	if (err < 0) {
-		sim_diag_add(diag, node_list_csv, "cannot read: %s", sim_strerror(err));
-		goto out;
-	}
+	if (err < 0)
+		goto out; /* located by the reader */
 	if (n_err) {
 		err = -SIM_EPARSE;
 		goto out;
@@ -535,7 +530,7 @@ int trace_openb_cluster(const char *node_list_csv, char **json_out, struct sim_d
 	*json_out = trace_models_cluster_json(&ms);
 	err = *json_out ? 0 : -SIM_ENOMEM;
 out:
-	trace_lines_close(&r);
+	sim_lines_close(&r);
 	trace_models_free(&ms);
 	return err;
 }

@@ -39,7 +39,7 @@ struct gv_ctx {
 
 /* Parses and checks one data line. Returns 1 to keep it, 0 when dropped. Both passes
  * see the same lines in the same order, so they agree on every row. */
-static int gv_classify(struct gv_ctx *c, const struct trace_lines *r, struct gv_row *row)
+static int gv_classify(struct gv_ctx *c, const struct sim_lines *r, struct gv_row *row)
 {
 	int n = trace_split(r->buf, r->buf + r->len, row->f, '\t', MAX_FIELDS);
 	if (n != layout10.n && n != layout7.n)
@@ -76,7 +76,7 @@ static int gv_classify(struct gv_ctx *c, const struct trace_lines *r, struct gv_
 	return 1;
 }
 
-static int gv_keep(void *ctx, const struct trace_lines *r)
+static int gv_keep(void *ctx, const struct sim_lines *r)
 {
 	struct gv_ctx *c = ctx;
 	return gv_classify(c, r, c->row);

@@ -277,10 +277,10 @@ static void parse_size(struct pc *c, const cJSON *root, struct gen_config *g)
 		return;
 	}
 	if (jobs) {
-		if (want_int(c, jobs, "$.jobs", 1, 1e9, &v) > 0)
+		if (want_int(c, jobs, "$.jobs", 1, GEN_MAX_JOBS, &v) > 0)
 			g->jobs = (uint64_t)v;
 	} else if (want_num(c, root, "span_s", "$", 0, 0.0, 1, GEN_MAX_SUBMIT_S, &g->span_s) == 0) {
-		err(c, "$.jobs", "expected an integer in [1, 1000000000] (or \"span_s\"), got nothing");
+		err(c, "$.jobs", "expected an integer in [1, %.0f] (or \"span_s\"), got nothing", GEN_MAX_JOBS);
 	}
 	if (get(root, "seed") && want_int(c, get(root, "seed"), "$.seed", 0, 9007199254740992.0, &v) > 0)
 		g->seed = (uint64_t)v;
@@ -616,6 +616,21 @@ void gen_config_destroy(struct gen_config *c)
 	free(c);
 }
 
+/* With span_s, the jobs expected at the peak rate (diurnal crest, bursts) must stay
+ * within GEN_MAX_JOBS: rate 1e9/h over 1e9 s would write without end. */
+static void check_span_jobs(struct pc *c, const struct gen_config *g)
+{
+	if (g->jobs || !(g->span_s > 0) || !(g->rate_per_h > 0))
+		return;
+	double peak = g->rate_per_h * (1.0 + g->diurnal_amp) *
+		      (g->burst_every_h > 0 && g->burst_factor > 1 ? g->burst_factor : 1.0);
+	double expect = peak * g->span_s / 3600.0;
+	if (expect > GEN_MAX_JOBS)
+		err(c, "$.span_s",
+		    "expected span_s x the peak rate to give at most %.0f jobs, got about %.3g (%g s at %g/h)",
+		    GEN_MAX_JOBS, expect, g->span_s, peak);
+}
+
 int gen_config_parse(const char *name, const char *dir, const char *text, size_t len, struct gen_config **out,
 		     struct sim_diag *diag)
 {
@@ -665,6 +680,7 @@ int gen_config_parse(const char *name, const char *dir, const char *text, size_t
 	parse_priorities(&c, root, g);
 	parse_prefs(&c, root, g);
 	parse_checkpoint(&c, root, g);
+	check_span_jobs(&c, g);
 	if (c.nomem)
 		rc = -SIM_ENOMEM;
 	else if (diag->count == before)

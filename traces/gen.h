@@ -34,6 +34,9 @@ enum gen_law { GEN_LAW_LOGNORMAL, GEN_LAW_WEIBULL, GEN_LAW_EMPIRICAL };
 
 #define GEN_MAX_PREFS 5 /* options in a preference list (traces/README.md) */
 #define GEN_MAX_SUBMIT_S 1e9 /* the native format's largest time */
+/* Most jobs one generator config may ask for (about 5 GB of CSV): `jobs`, or with
+ * `span_s` the expected count at the peak rate (experiments/gen/README.md). */
+#define GEN_MAX_JOBS 1e8
 
 /* A checked generator config. Owned by gen_config_destroy; every pointer is owned. */
 struct gen_config {

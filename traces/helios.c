@@ -104,7 +104,7 @@ static int he_check_numbers(struct he_ctx *c, size_t line, const struct he_row *
 
 /* Parses and checks one data line. Returns 1 to keep it, 0 when dropped, -SIM_ENOMEM.
  * Both passes see the same lines in the same order, so they agree on every row. */
-static int he_classify(struct he_ctx *c, const struct trace_lines *r, struct he_row *row)
+static int he_classify(struct he_ctx *c, const struct sim_lines *r, struct he_row *row)
 {
 	int n = trace_split(r->buf, r->buf + r->len, row->f, ',', MAX_FIELDS);
 	if (n != c->n_hdr)
@@ -133,7 +133,7 @@ static int he_classify(struct he_ctx *c, const struct trace_lines *r, struct he_
 
 /* Reads up to the header line and finds the used columns. Returns 0, -SIM_EPARSE
  * (located error) or a reader error. */
-static int he_header(struct he_ctx *c, struct trace_lines *r, struct he_row *row)
+static int he_header(struct he_ctx *c, struct sim_lines *r, struct he_row *row)
 {
 	c->n_hdr = trace_read_header(r, ',', row->f, MAX_FIELDS);
 	if (c->n_hdr < 0)
@@ -152,14 +152,14 @@ static int he_header(struct he_ctx *c, struct trace_lines *r, struct he_row *row
 	return 0;
 }
 
-static int he_begin(void *ctx, struct trace_lines *r)
+static int he_begin(void *ctx, struct sim_lines *r)
 {
 	struct he_ctx *c = ctx;
 	int err = he_header(c, r, c->row);
 	return err < 0 ? err : trace_tenants_reset(&c->ids);
 }
 
-static int he_keep(void *ctx, const struct trace_lines *r)
+static int he_keep(void *ctx, const struct sim_lines *r)
 {
 	struct he_ctx *c = ctx;
 	return he_classify(c, r, c->row);

@@ -29,12 +29,12 @@ static int helios_json(const char *id, int64_t gpus, char **json_out)
 
 /* Scans the rows for ID. Returns 0 (found, json set), -SIM_EPARSE (located error) or a
  * reader error. */
-static int helios_find(struct trace_lines *r, const char *path, const char *id, int n_hdr, const int *col,
+static int helios_find(struct sim_lines *r, const char *path, const char *id, int n_hdr, const int *col,
 		       char **json_out, struct sim_diag *d)
 {
 	struct trace_span f[MAX_FIELDS];
 	int err;
-	while ((err = trace_lines_next(r)) > 0) {
+	while ((err = sim_lines_next(r)) > 0) {
 		if (trace_blank_line(r))
 			continue;
 		int n = trace_split(r->buf, r->buf + r->len, f, ',', MAX_FIELDS);
@@ -49,21 +49,21 @@ static int helios_find(struct trace_lines *r, const char *path, const char *id, 
 		return helios_json(id, gpus, json_out);
 	}
 	if (err < 0)
-		return sim_diag_add(d, path, "cannot read: %s", sim_strerror(err)), err;
+		return err; /* located by the reader */
 	return sim_diag_add(d, path, "expected a row with id '%s' (Venus, Earth, Saturn, Uranus), found none", id);
 }
 
 int trace_helios_cluster(const char *summary_csv, const char *cluster_id, char **json_out, struct sim_diag *diag)
 {
 	struct trace_span f[MAX_FIELDS];
-	struct trace_lines r;
+	struct sim_lines r;
 	int col[C_COUNT], err;
 
 	*json_out = NULL;
 	if (!trace_id_ok((struct trace_span){ cluster_id, strlen(cluster_id) }) || strcmp(cluster_id, "total") == 0)
 		return sim_diag_add(diag, summary_csv, "expected a cluster id (Venus, Earth, Saturn, Uranus), found '%s'",
 				    cluster_id);
-	if ((err = trace_lines_open(&r, summary_csv, diag)) < 0)
+	if ((err = sim_lines_open(&r, summary_csv, diag)) < 0)
 		return err;
 	int n_hdr = trace_read_header(&r, ',', f, MAX_FIELDS);
 	if (n_hdr <= 0) {
@@ -79,6 +79,6 @@ int trace_helios_cluster(const char *summary_csv, const char *cluster_id, char *
 	}
 	err = helios_find(&r, summary_csv, cluster_id, n_hdr, col, json_out, diag);
 out:
-	trace_lines_close(&r);
+	sim_lines_close(&r);
 	return err;
 }

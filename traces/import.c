@@ -7,9 +7,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef SIM_HAVE_ZLIB
-#include <zlib.h>
-#endif
 
 #include "alibaba.h"
 #include "gavel.h"
@@ -248,105 +245,6 @@ const char *trace_tenants_map(const struct trace_tenants *tt, const char *name, 
 	return s->name && s->kept ? s->name : TRACE_IMPORT_OTHER;
 }
 
-/* ---- line reader ------------------------------------------------------------- */
-
-int trace_lines_open(struct trace_lines *r, const char *path, struct sim_diag *diag)
-{
-	memset(r, 0, sizeof *r);
-	r->path = path;
-	errno = 0;
-#ifdef SIM_HAVE_ZLIB
-	r->fp = gzopen(path, "rb");
-	if (r->fp)
-		gzbuffer(r->fp, 1 << 17);
-#else
-	r->fp = fopen(path, "rb");
-#endif
-	if (!r->fp) {
-		int e = errno;
-		sim_diag_add(diag, path, "cannot open: %s", e ? strerror(e) : "out of memory");
-		return e == ENOENT ? -SIM_ENOENT : -SIM_EIO;
-	}
-	r->cap = 512;
-	r->buf = malloc(r->cap);
-	if (!r->buf) {
-		trace_lines_close(r);
-		return -SIM_ENOMEM;
-	}
-	return 0;
-}
-
-/* Appends the next chunk of the current line at buf + len; returns the bytes read
- * (0 at the end), or -1 on a read error. */
-static long read_chunk(struct trace_lines *r)
-{
-	int room = r->cap - r->len > (size_t)INT32_MAX ? INT32_MAX : (int)(r->cap - r->len);
-#ifdef SIM_HAVE_ZLIB
-	if (!gzgets(r->fp, r->buf + r->len, room)) {
-		int ze;
-		gzerror(r->fp, &ze);
-		return ze == Z_OK || ze == Z_BUF_ERROR ? 0 : -1;
-	}
-#else
-	if (!fgets(r->buf + r->len, room, r->fp))
-		return ferror((FILE *)r->fp) ? -1 : 0;
-#endif
-	return (long)strlen(r->buf + r->len);
-}
-
-int trace_lines_next(struct trace_lines *r)
-{
-	r->len = 0;
-	r->buf[0] = '\0';
-	for (;;) {
-		long got = read_chunk(r);
-		if (got < 0)
-			return -SIM_EIO;
-		if (got == 0)
-			break;
-		r->len += (size_t)got;
-		if (r->buf[r->len - 1] == '\n')
-			break;
-		if (r->cap - r->len < 2) { /* a long line: room for more */
-			char *nb = realloc(r->buf, r->cap * 2);
-			if (!nb)
-				return -SIM_ENOMEM;
-			r->buf = nb;
-			r->cap *= 2;
-		}
-	}
-	if (r->len == 0)
-		return 0;
-	r->line++;
-	while (r->len && (r->buf[r->len - 1] == '\n' || r->buf[r->len - 1] == '\r'))
-		r->buf[--r->len] = '\0';
-	return 1;
-}
-
-int trace_lines_rewind(struct trace_lines *r)
-{
-	r->line = 0;
-#ifdef SIM_HAVE_ZLIB
-	return gzrewind(r->fp) == 0 ? 0 : -SIM_EIO;
-#else
-	return fseek(r->fp, 0, SEEK_SET) == 0 ? 0 : -SIM_EIO;
-#endif
-}
-
-void trace_lines_close(struct trace_lines *r)
-{
-	if (r->fp) {
-#ifdef SIM_HAVE_ZLIB
-		gzclose(r->fp);
-#else
-		fclose(r->fp);
-#endif
-	}
-	free(r->buf);
-	r->fp = NULL;
-	r->buf = NULL;
-}
-
 /* ---- output ------------------------------------------------------------------ */
 
 int trace_import_out_open(const char *out_path, char *tmp, size_t tmp_size, FILE **f, struct sim_diag *diag)
@@ -429,7 +327,7 @@ int trace_split(const char *p, const char *end, struct trace_span *f, char sep, 
 	}
 }
 
-int trace_blank_line(const struct trace_lines *r)
+int trace_blank_line(const struct sim_lines *r)
 {
 	return trace_span_trim(r->buf, r->buf + r->len).len == 0;
 }
@@ -512,19 +410,15 @@ int trace_import_reject(struct trace_import_pass *ps, size_t line, const char *r
 	return 0;
 }
 
-int trace_import_rewind(struct trace_import_pass *ps, struct trace_lines *r)
+int trace_import_rewind(struct trace_import_pass *ps, struct sim_lines *r)
 {
-	int err = trace_lines_rewind(r);
-	if (err < 0)
-		sim_diag_add(ps->diag, ps->path, "cannot rewind for the second pass");
-	return err;
+	(void)ps; /* the reader knows the path and the diag */
+	return sim_lines_rewind(r); /* which reports a failure */
 }
 
 int trace_import_out_close(struct trace_import_pass *ps, const char *out_path, const char *tmp, FILE *f,
 			   int read_err)
 {
-	if (read_err < 0)
-		sim_diag_add(ps->diag, ps->path, "cannot read: %s", sim_strerror(read_err));
 	int fin = trace_import_out_finish(out_path, tmp, f, read_err >= 0, ps->diag);
 	return read_err < 0 ? read_err : fin;
 }
@@ -540,10 +434,10 @@ int trace_import_pick_top(struct trace_import_pass *ps, struct trace_tenants *te
 	return trace_tenants_pick_top(tenants, k);
 }
 
-int trace_read_header(struct trace_lines *r, char sep, struct trace_span *f, int max)
+int trace_read_header(struct sim_lines *r, char sep, struct trace_span *f, int max)
 {
 	int err;
-	while ((err = trace_lines_next(r)) > 0 && trace_blank_line(r))
+	while ((err = sim_lines_next(r)) > 0 && trace_blank_line(r))
 		;
 	if (err <= 0)
 		return err;
@@ -647,19 +541,19 @@ void trace_models_free(struct trace_models *ms)
 
 /* ---- the two-pass driver ---- */
 
-static int next_data_line(const struct trace_import_format *fmt, void *ctx, struct trace_lines *r)
+static int next_data_line(const struct trace_import_format *fmt, void *ctx, struct sim_lines *r)
 {
 	if (fmt->next)
 		return fmt->next(ctx, r);
 	int got;
-	while ((got = trace_lines_next(r)) > 0 && trace_blank_line(r))
+	while ((got = sim_lines_next(r)) > 0 && trace_blank_line(r))
 		;
 	return got;
 }
 
 /* Pass 1 (count) or pass 2 (write to f). Returns 0 at the end, or < 0. */
 static int import_pass(struct trace_import_pass *ps, const struct trace_import_format *fmt, void *ctx,
-		       struct trace_lines *r, FILE *f)
+		       struct sim_lines *r, FILE *f)
 {
 	int err;
 	ps->report = f == NULL;
@@ -687,18 +581,15 @@ static int import_pass(struct trace_import_pass *ps, const struct trace_import_f
 }
 
 static int import_run_open(struct trace_import_pass *ps, const struct trace_import_format *fmt, void *ctx,
-			   struct trace_lines *r, const char *out_path)
+			   struct sim_lines *r, const char *out_path)
 {
 	char tmp[4096];
 	FILE *f = NULL;
 	int err;
 	if (fmt->begin && (err = fmt->begin(ctx, r)) < 0)
 		return err;
-	if ((err = import_pass(ps, fmt, ctx, r, NULL)) < 0) {
-		if (err != -SIM_ENOMEM)
-			sim_diag_add(ps->diag, ps->path, "cannot read: %s", sim_strerror(err));
-		return err;
-	}
+	if ((err = import_pass(ps, fmt, ctx, r, NULL)) < 0)
+		return err; /* the reader located its own errors */
 	if (ps->n_err)
 		return -SIM_EPARSE;
 	if (fmt->tenants)
@@ -718,11 +609,11 @@ static int import_run_open(struct trace_import_pass *ps, const struct trace_impo
 int trace_import_run(struct trace_import_pass *ps, const struct trace_import_format *fmt, void *ctx,
 		     const char *out_path)
 {
-	struct trace_lines r;
-	int err = trace_lines_open(&r, ps->path, ps->diag);
+	struct sim_lines r;
+	int err = sim_lines_open(&r, ps->path, ps->diag);
 	if (err)
 		return err;
 	err = import_run_open(ps, fmt, ctx, &r, out_path);
-	trace_lines_close(&r);
+	sim_lines_close(&r);
 	return err;
 }

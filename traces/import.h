@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../sim/lines.h"
 #include "../sim/sim.h"
 
 /* Where a queue name comes from, for formats that carry several (SWF). */
@@ -103,23 +104,7 @@ int trace_tenants_pick_top(struct trace_tenants *tt, size_t k);
  * no top K was picked (the caller keeps NAME). */
 const char *trace_tenants_map(const struct trace_tenants *tt, const char *name, size_t len);
 
-/* Line reader over a plain or gzip file (zlib reads both), one line at a time. */
-struct trace_lines {
-	const char *path;
-	void *fp;   /* gzFile, or FILE * without zlib */
-	char *buf;  /* current line, NUL-terminated, without its line break */
-	size_t len; /* bytes in buf */
-	size_t cap;
-	size_t line; /* 1-based number of the current line */
-};
-
-/* Opens PATH. Returns 0, or -SIM_ENOENT/-SIM_EIO with a message in diag. */
-int trace_lines_open(struct trace_lines *r, const char *path, struct sim_diag *diag);
-/* Next line: 1, 0 at the end, or -SIM_EIO/-SIM_ENOMEM. */
-int trace_lines_next(struct trace_lines *r);
-/* Back to the first line (for two-pass importers). Returns 0 or -SIM_EIO. */
-int trace_lines_rewind(struct trace_lines *r);
-void trace_lines_close(struct trace_lines *r);
+/* Lines of the input: sim/lines.h (plain or gzip, every read error located). */
 
 /* OUT_PATH.tmp opened for writing; trace_import_out_finish renames it to OUT_PATH
  * (ok) or removes it (!ok). Both return 0 or -SIM_E* with a message in diag. */
@@ -146,7 +131,7 @@ struct trace_span trace_span_trim(const char *s, const char *e);
  * field count, which may exceed max (the extra fields are not stored). */
 int trace_split(const char *p, const char *end, struct trace_span *f, char sep, int max);
 /* Whether the reader's current line holds only ' ', '\t' or '\r'. */
-int trace_blank_line(const struct trace_lines *r);
+int trace_blank_line(const struct sim_lines *r);
 /* Whether S is exactly WORD. */
 int trace_span_is(struct trace_span s, const char *word);
 /* Seconds >= 0 ("121", "30.5", at most 9 fractional digits) in ns, or -1. */
@@ -181,12 +166,12 @@ struct trace_import_pass {
  * context, whose struct trace_import_pass the driver is given beside it. */
 struct trace_import_format {
 	/* Before each pass: read the header, reset per-pass sets. Optional. */
-	int (*begin)(void *ctx, struct trace_lines *r);
+	int (*begin)(void *ctx, struct sim_lines *r);
 	/* The next data line: 1, 0 at the end, or a reader error. Optional: by default
 	 * the next line that is not blank. */
-	int (*next)(void *ctx, struct trace_lines *r);
+	int (*next)(void *ctx, struct sim_lines *r);
 	/* 1 keep, 0 dropped (trace_import_reject), or < 0 (-SIM_ENOMEM). */
-	int (*classify)(void *ctx, const struct trace_lines *r);
+	int (*classify)(void *ctx, const struct sim_lines *r);
 	/* Pass 1, a kept row, rows_written already counted: GPU-hours, tenants... 0 or < 0. */
 	int (*count)(void *ctx);
 	/* Between the passes: queue names (trace_import_pick_top). Optional: by default
@@ -209,11 +194,11 @@ int trace_import_run(struct trace_import_pass *ps, const struct trace_import_for
 int trace_import_reject(struct trace_import_pass *ps, size_t line, const char *reason, int bad,
 			const char *col, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
-/* Back to the first line for the second pass; on failure adds "cannot rewind for the
- * second pass" to ps->diag. Returns 0 or the reader's -SIM_E*. */
-int trace_import_rewind(struct trace_import_pass *ps, struct trace_lines *r);
-/* Ends the second pass: READ_ERR < 0 (the pass's reader error) is reported as
- * "cannot read: ..." and OUT_PATH.tmp is removed; else it is renamed to OUT_PATH
+/* Back to the first line for the second pass; on failure the reader adds "cannot
+ * rewind for a second pass" to its diag. Returns 0 or the reader's -SIM_E*. */
+int trace_import_rewind(struct trace_import_pass *ps, struct sim_lines *r);
+/* Ends the second pass: READ_ERR < 0 (the pass's error, which the reader located
+ * itself) removes OUT_PATH.tmp; else it is renamed to OUT_PATH
  * (trace_import_out_finish). Returns READ_ERR when < 0, else the finish result. */
 int trace_import_out_close(struct trace_import_pass *ps, const char *out_path, const char *tmp, FILE *f,
 			   int read_err);
@@ -224,7 +209,7 @@ int trace_import_pick_top(struct trace_import_pass *ps, struct trace_tenants *te
 /* Reads up to the first non-blank line (the header) and splits it at SEP, past a UTF-8
  * BOM, into at most max spans of f. Returns the field count (>= 1), 0 when the input
  * has no such line, or the reader's -SIM_E*. */
-int trace_read_header(struct trace_lines *r, char sep, struct trace_span *f, int max);
+int trace_read_header(struct sim_lines *r, char sep, struct trace_span *f, int max);
 /* For each of the count NAMES, col[k] = the first of the n header fields (at most max
  * stored in f) equal to it. Returns -1 when all are found, else the first missing k. */
 int trace_find_columns(const struct trace_span *f, int n, int max, const char *const *names, int count,

@@ -29,12 +29,15 @@
  */
 #include "native.h"
 
+#include "../sim/lines.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 enum col {
 	COL_ID,
@@ -1302,57 +1305,87 @@ out_free_trace:
 	return err;
 }
 
+/* A NUL byte is never text: without this check it would end a field early in the
+ * messages and pass through an id. Returns 0 or -SIM_EPARSE with the place. */
+static int check_no_nul(const char *name, const char *buf, size_t len, struct sim_diag *diag)
+{
+	const char *z = memchr(buf, '\0', len);
+	if (!z)
+		return 0;
+	size_t line = 1;
+	const char *start = buf;
+	for (const char *p = buf; (p = memchr(p, '\n', (size_t)(z - p))) != NULL; p++) {
+		line++;
+		start = p + 1;
+	}
+	char where[4096];
+	snprintf(where, sizeof where, "%s:%zu", name, line);
+	return sim_diag_add(diag, where, "NUL byte in line at byte %zu; expected text", (size_t)(z - start) + 1);
+}
+
 int trace_native_parse(const char *name, const char *buf, size_t len, struct sim_trace **out,
 		       struct sim_diag *diag)
 {
-	int err = parse_pass(name, buf, len, out, diag, 1);
+	int err = check_no_nul(name, buf, len, diag);
+	if (err < 0)
+		return err;
+	err = parse_pass(name, buf, len, out, diag, 1);
 	if (err == 1)
 		err = parse_pass(name, buf, len, out, diag, 0);
 	return err;
 }
 
-/* Reads all of f into a fresh buffer that grows geometrically: a pipe, a FIFO or a
- * character device has no size to ask for up front (fseek fails on a pipe with
- * "Illegal seek"; st_size is 0 or meaningless). size_hint, when not 0, is the
- * expected size (a regular file that could not be mapped): one read, no growth.
- * Returns 0 with *buf (malloc'd) and *len, or -SIM_EIO / -SIM_ENOMEM with a message. */
-static int read_stream(const char *path, FILE *f, size_t size_hint, char **buf, size_t *len,
-		       struct sim_diag *diag)
+/* Reads all of FD (owned; PATH names it) through the shared line reader (sim/lines.h) into a fresh
+ * buffer, one '\n' after each line: the way for what cannot be mapped or must be
+ * decoded (a pipe, a FIFO, /dev/stdin, a gzip file). The reader stops at a NUL
+ * byte, an overlong line and a cut or corrupt gzip stream with a located error, so
+ * /dev/zero ends at once instead of filling memory. Returns 0 with *buf (malloc'd)
+ * and *len, or the reader's -SIM_E* with its message in diag. */
+static int read_lines(int fd, const char *path, char **buf, size_t *len, struct sim_diag *diag)
 {
-	size_t cap = size_hint > 0 ? size_hint + 1 : 64 * 1024, n = 0;
+	struct sim_lines r;
+	size_t cap = 64 * 1024, n = 0;
+	int err = sim_lines_fdopen(&r, fd, path, diag);
+	if (err < 0)
+		return err;
 	char *b = malloc(cap);
 	if (!b)
-		goto out_nomem;
-	for (;;) {
-		if (n == cap) {
-			if (cap > SIZE_MAX / 2)
-				goto out_nomem;
-			char *nb = realloc(b, cap * 2);
-			if (!nb)
-				goto out_nomem;
+		err = -SIM_ENOMEM;
+	while (b && (err = sim_lines_next(&r)) > 0) {
+		while (cap - n < r.len + 1) {
+			char *nb = cap <= SIZE_MAX / 2 ? realloc(b, cap * 2) : NULL;
+			if (!nb) {
+				err = -SIM_ENOMEM;
+				break;
+			}
 			b = nb;
 			cap *= 2;
 		}
-		/* A short count is the end of the stream or an error (fread retries
-		 * partial reads of a pipe itself). */
-		size_t want = cap - n, got = fread(b + n, 1, want, f);
-		n += got;
-		if (got < want) {
-			if (ferror(f)) {
-				sim_diag_add(diag, path, "cannot read trace: %s", strerror(errno));
-				free(b);
-				return -SIM_EIO;
-			}
+		if (err < 0)
 			break;
-		}
+		memcpy(b + n, r.buf, r.len);
+		n += r.len;
+		b[n++] = '\n';
+	}
+	sim_lines_close(&r);
+	if (err < 0) {
+		if (err == -SIM_ENOMEM)
+			sim_diag_add(diag, path, "cannot read trace: out of memory");
+		free(b);
+		return err;
 	}
 	*buf = b;
 	*len = n;
 	return 0;
-out_nomem:
-	free(b);
-	sim_diag_add(diag, path, "cannot read trace: out of memory");
-	return -SIM_ENOMEM;
+}
+
+/* Whether the file starts with the gzip magic bytes (RFC 1952: 1f 8b). */
+static int is_gzip(FILE *f)
+{
+	unsigned char m[2];
+	int gz = fread(m, 1, 2, f) == 2 && m[0] == 0x1f && m[1] == 0x8b;
+	rewind(f);
+	return gz;
 }
 
 int trace_native_read(const char *path, struct sim_trace **out, struct sim_diag *diag)
@@ -1385,9 +1418,9 @@ int trace_native_read(const char *path, struct sim_trace **out, struct sim_diag 
 	/* A regular file is mapped, not read: its pages are the page cache's, so there
 	 * is no copy and no fresh page to fault in and zero (a tenth of the load time
 	 * for 40 MB). The parser never reads past len, so no NUL is needed. Anything
-	 * else (a pipe, a FIFO, /dev/stdin, an empty file, a failed map) is read to its
-	 * end into a growing buffer. */
-	if (S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size <= SIZE_MAX) {
+	 * else (a pipe, a FIFO, /dev/stdin, an empty file, a gzip file, a failed map) is
+	 * read line by line (read_lines) into a growing buffer. */
+	if (S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size <= SIZE_MAX && !is_gzip(f)) {
 		len = (size_t)st.st_size;
 		void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fileno(f), 0);
 		if (map != MAP_FAILED) {
@@ -1398,13 +1431,17 @@ int trace_native_read(const char *path, struct sim_trace **out, struct sim_diag 
 			return err;
 		}
 	}
-	size_t hint = S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size < SIZE_MAX ?
-			      (size_t)st.st_size : 0;
-	err = read_stream(path, f, hint, &buf, &len, diag);
-	if (err)
-		goto out_close;
+	int fd = dup(fileno(f)); /* at offset 0: nothing was read, or is_gzip rewound */
+	fclose(f);
+	if (fd < 0) {
+		sim_diag_add(diag, path, "cannot read trace: %s", strerror(errno));
+		return -SIM_EIO;
+	}
+	if ((err = read_lines(fd, path, &buf, &len, diag)) < 0)
+		return err;
 	err = trace_native_parse(path, buf, len, out, diag);
 	free(buf);
+	return err;
 out_close:
 	fclose(f);
 	return err;

@@ -65,7 +65,7 @@ static sim_qty_t task_gpus(struct trace_span plan, int64_t inst)
 }
 
 /* Checks the fields before the times. Returns 1 when they pass, else the reject's 0. */
-static int pai_check_fields(struct pai_ctx *c, const struct trace_lines *r, struct pai_row *row, int64_t inst)
+static int pai_check_fields(struct pai_ctx *c, const struct sim_lines *r, struct pai_row *row, int64_t inst)
 {
 	struct trace_span job = row->f[F_JOB], task = row->f[F_TASK], type = row->f[F_TYPE];
 	struct trace_span plan = row->f[F_GPU], in = row->f[F_INST];
@@ -89,7 +89,7 @@ static int pai_check_fields(struct pai_ctx *c, const struct trace_lines *r, stru
 
 /* Parses and checks one data line. Returns 1 to keep it, 0 when dropped, -SIM_ENOMEM.
  * Both passes see the same lines in the same order, so they agree on every row. */
-static int pai_classify(struct pai_ctx *c, const struct trace_lines *r, struct pai_row *row)
+static int pai_classify(struct pai_ctx *c, const struct sim_lines *r, struct pai_row *row)
 {
 	int n = trace_split(r->buf, r->buf + r->len, row->f, ',', F_COUNT + 1);
 	if (n != F_COUNT)
@@ -133,11 +133,11 @@ static int pai_classify(struct pai_ctx *c, const struct trace_lines *r, struct p
 
 /* The next data line: 1, 0 at the end, or a reader error. Skips blank lines and a
  * first line that is the column names (the original has none; copies may add it). */
-static int pai_next(void *ctx, struct trace_lines *r)
+static int pai_next(void *ctx, struct sim_lines *r)
 {
 	struct pai_ctx *c = ctx;
 	int got;
-	while ((got = trace_lines_next(r)) > 0) {
+	while ((got = sim_lines_next(r)) > 0) {
 		if (trace_blank_line(r))
 			continue;
 		int first = !c->seen_data;
@@ -149,7 +149,7 @@ static int pai_next(void *ctx, struct trace_lines *r)
 	return got;
 }
 
-static int pai_keep(void *ctx, const struct trace_lines *r)
+static int pai_keep(void *ctx, const struct sim_lines *r)
 {
 	struct pai_ctx *c = ctx;
 	return pai_classify(c, r, c->row);
@@ -202,7 +202,7 @@ static int pai_write_row(void *ctx, FILE *f)
 }
 
 /* Fresh id set and header state for a pass. */
-static int pai_begin(void *ctx, struct trace_lines *r)
+static int pai_begin(void *ctx, struct sim_lines *r)
 {
 	struct pai_ctx *c = ctx;
 	(void)r;
@@ -239,7 +239,7 @@ int trace_pai_import(const char *in_path, const char *out_path, const struct tra
 #define SHAPES_MAX 16 /* distinct cap_gpu values a type may have */
 
 /* One machine row: 0 (kept or CPU-only), 1 (located error in diag), -SIM_ENOMEM. */
-static int machine_row(const char *path, const struct trace_lines *r, struct trace_models *ms, struct sim_diag *d)
+static int machine_row(const char *path, const struct sim_lines *r, struct trace_models *ms, struct sim_diag *d)
 {
 	struct trace_span f[6];
 	int n = trace_split(r->buf, r->buf + r->len, f, ',', 6);
@@ -276,13 +276,13 @@ static int machine_row(const char *path, const struct trace_lines *r, struct tra
 int trace_pai_cluster(const char *machine_spec_csv, char **json_out, struct sim_diag *diag)
 {
 	struct trace_models ts = { 0 };
-	struct trace_lines r;
+	struct sim_lines r;
 	int err, n_err = 0, first = 1;
 
 	*json_out = NULL;
-	if ((err = trace_lines_open(&r, machine_spec_csv, diag)) < 0)
+	if ((err = sim_lines_open(&r, machine_spec_csv, diag)) < 0)
 		return err;
-	while ((err = trace_lines_next(&r)) > 0) {
+	while ((err = sim_lines_next(&r)) > 0) {
 		if (trace_blank_line(&r))
 			continue;
 		if (first && strncmp(r.buf, "machine,", 8) == 0) {
@@ -297,10 +297,8 @@ int trace_pai_cluster(const char *machine_spec_csv, char **json_out, struct sim_
 		}
 		n_err += e > 0;
 	}
-	if (err < 0) {
-		sim_diag_add(diag, machine_spec_csv, "cannot read: %s", sim_strerror(err));
-		goto out;
-	}
+	if (err < 0)
+		goto out; /* located by the reader */
 	if (n_err) {
 		err = -SIM_EPARSE;
 		goto out;
@@ -312,7 +310,7 @@ int trace_pai_cluster(const char *machine_spec_csv, char **json_out, struct sim_
 	*json_out = trace_models_cluster_json(&ts);
 	err = *json_out ? 0 : -SIM_ENOMEM;
 out:
-	trace_lines_close(&r);
+	sim_lines_close(&r);
 	trace_models_free(&ts);
 	return err;
 }

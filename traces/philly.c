@@ -18,43 +18,6 @@
 /* As in the native reader: longer durations are refused there. */
 #define PHILLY_MAX_S 1000000000LL
 
-/* Reads a whole file into a NUL-terminated malloc'd buffer. */
-static int read_all(const char *path, char **buf_out, size_t *len_out, struct sim_diag *diag)
-{
-	FILE *f = fopen(path, "rb");
-	long size;
-	char *buf;
-	int err = 0;
-
-	if (!f) {
-		err = errno == ENOENT ? -SIM_ENOENT : -SIM_EIO;
-		sim_diag_add(diag, path, "cannot open: %s", strerror(errno));
-		return err;
-	}
-	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-		sim_diag_add(diag, path, "cannot read: %s", strerror(errno));
-		err = -SIM_EIO;
-		goto out_close;
-	}
-	buf = malloc((size_t)size + 1);
-	if (!buf) {
-		err = -SIM_ENOMEM;
-		goto out_close;
-	}
-	if (fread(buf, 1, (size_t)size, f) != (size_t)size) {
-		sim_diag_add(diag, path, "cannot read: short read");
-		free(buf);
-		err = -SIM_EIO;
-		goto out_close;
-	}
-	buf[size] = '\0';
-	*buf_out = buf;
-	*len_out = (size_t)size;
-out_close:
-	fclose(f);
-	return err;
-}
-
 int64_t trace_days_from_civil(int64_t y, unsigned m, unsigned d)
 {
 	/* Howard Hinnant, "chrono-Compatible Low-Level Date Algorithms": days_from_civil. */
@@ -125,25 +88,14 @@ static int span_eq(struct span s, const char *lit)
 	return strlen(lit) == s.len && memcmp(s.p, lit, s.len) == 0;
 }
 
-/* Next non-empty line of [*p, end): sets [*ls, *le) without the line break and
- * advances *line. Returns 0 at the end. */
-static int next_line(const char **p, const char *end, const char **ls, const char **le, size_t *line)
+/* The next non-empty line of r: 1, 0 at the end, or the reader's error (located by
+ * the reader). */
+static int next_nonempty(struct sim_lines *r)
 {
-	while (*p < end) {
-		const char *nl = memchr(*p, '\n', (size_t)(end - *p));
-		const char *e = nl ? nl : end;
-		const char *s = *p;
-		*p = nl ? nl + 1 : end;
-		(*line)++;
-		if (e > s && e[-1] == '\r')
-			e--;
-		if (e == s)
-			continue;
-		*ls = s;
-		*le = e;
-		return 1;
-	}
-	return 0;
+	int got;
+	while ((got = sim_lines_next(r)) > 0 && r->len == 0)
+		;
+	return got;
 }
 
 enum { PC_TIMESTAMP, PC_DURATION, PC_GPUS, PC_GPU_TIME, PC_CLUSTER, PC_COUNT_ };
@@ -160,7 +112,7 @@ static const char *const bad_reason[PC_COUNT_] = { "bad timestamp", "bad duratio
 						   "bad gpu_time", "bad cluster" };
 
 /* Checks the header line; returns the number of errors added to diag. */
-static size_t philly_header(const char *path, const struct trace_lines *r, int col[PC_COUNT_], int *n_hdr,
+static size_t philly_header(const char *path, const struct sim_lines *r, int col[PC_COUNT_], int *n_hdr,
 			    struct sim_diag *diag)
 {
 	struct span f[MAX_FIELDS];
@@ -284,7 +236,7 @@ struct philly_row {
 	struct span cl;
 };
 
-static int philly_row(const char *path, const struct trace_lines *r, const int col[PC_COUNT_], int n_hdr,
+static int philly_row(const char *path, const struct sim_lines *r, const int col[PC_COUNT_], int n_hdr,
 		      int skip_bad, struct philly_row *row, struct trace_import_result *res,
 		      struct sim_diag *diag)
 {
@@ -393,7 +345,7 @@ static int philly_load(const char *path, const struct trace_import_opts *opts, s
 		       struct sim_diag *diag)
 {
 	struct trace_philly_stats st;
-	struct trace_lines r;
+	struct sim_lines r;
 	struct sim_trace *t = NULL;
 	struct philly_row pr;
 	int col[PC_COUNT_], n_hdr = 0, err;
@@ -404,9 +356,9 @@ static int philly_load(const char *path, const struct trace_import_opts *opts, s
 	memset(res, 0, sizeof *res);
 	trace_import_reason(res, R_DURATION, 0);
 	trace_import_reason(res, R_GPUS, 0);
-	if ((err = trace_lines_open(&r, path, diag)) < 0)
+	if ((err = sim_lines_open(&r, path, diag)) < 0)
 		return err;
-	while ((err = trace_lines_next(&r)) > 0 && r.len == 0)
+	while ((err = sim_lines_next(&r)) > 0 && r.len == 0)
 		;
 	if (err < 0)
 		goto out_close;
@@ -426,7 +378,7 @@ static int philly_load(const char *path, const struct trace_import_opts *opts, s
 		err = -SIM_ENOMEM;
 		goto out_free_trace;
 	}
-	while ((err = trace_lines_next(&r)) > 0) {
+	while ((err = sim_lines_next(&r)) > 0) {
 		if (r.len == 0)
 			continue;
 		size_t row = ++st.rows_in;
@@ -489,13 +441,13 @@ static int philly_load(const char *path, const struct trace_import_opts *opts, s
 	if (stats)
 		*stats = st;
 	*out = t;
-	trace_lines_close(&r);
+	sim_lines_close(&r);
 	return 0;
 
 out_free_trace:
 	sim_trace_destroy(t);
 out_close:
-	trace_lines_close(&r);
+	sim_lines_close(&r);
 	return err;
 }
 
@@ -599,71 +551,78 @@ int trace_philly_import(const char *in_path, const char *out_path, const struct 
 	return philly_convert(in_path, out_path, opts, NULL, res, diag);
 }
 
+/* One "vc,node num" row into *vc. Returns 1, or 0 after a located error. */
+static int vc_row(const struct sim_lines *r, struct trace_philly_vc *vc, struct sim_diag *diag)
+{
+	struct span f[3];
+	int nf = split_commas(r->buf, r->buf + r->len, f, 3);
+	if (nf != 2) {
+		trace_import_err(diag, r->path, r->line, NULL, "expected 2 fields (vc,node num), found %d", nf);
+		return 0;
+	}
+	if (f[0].len == 0 || f[0].len >= SIM_NAME_MAX) {
+		trace_import_err(diag, r->path, r->line, "vc", "expected a VC name of 1 to %d bytes, found '%.*s%s'",
+				 SIM_NAME_MAX - 1, SHOW(f[0].p, f[0].len));
+		return 0;
+	}
+	sim_qty_t q;
+	if (sim_qty_parse(f[1].p, f[1].len, &q) < 0 || q % SIM_MILLI != 0 || q / SIM_MILLI > INT32_MAX) {
+		trace_import_err(diag, r->path, r->line, "node num",
+				 "expected a whole number of nodes >= 0, found '%.*s%s'", SHOW(f[1].p, f[1].len));
+		return 0;
+	}
+	memcpy(vc->vc, f[0].p, f[0].len);
+	vc->vc[f[0].len] = '\0';
+	vc->nodes = (int32_t)(q / SIM_MILLI);
+	return 1;
+}
+
 int trace_philly_read_vc(const char *path, struct trace_philly_vc **out, size_t *n_out, struct sim_diag *diag)
 {
 	struct span f[3];
-	char *buf;
-	size_t len, line = 0, n = 0, n_err = 0;
-	const char *p, *end, *ls = "", *le = ls;
+	struct sim_lines r;
+	size_t n = 0, cap = 0, n_err = 0;
 	struct trace_philly_vc *vcs = NULL;
-	int err;
+	int err, got;
 
 	*out = NULL;
 	*n_out = 0;
-	if ((err = read_all(path, &buf, &len, diag)) < 0)
+	if ((err = sim_lines_open(&r, path, diag)) < 0)
 		return err;
-	p = buf;
-	end = buf + len;
-	if (!next_line(&p, end, &ls, &le, &line) || split_commas(ls, le, f, 3) != 2 || !span_eq(f[0], "vc") ||
+	if ((got = next_nonempty(&r)) < 0) {
+		err = got;
+		goto out_close;
+	}
+	if (!got || split_commas(r.buf, r.buf + r.len, f, 3) != 2 || !span_eq(f[0], "vc") ||
 	    !span_eq(f[1], "node num")) {
-		trace_import_err(diag, path, line ? line : 1, NULL, "expected the header 'vc,node num', found '%.*s%s'",
-		       SHOW(ls, (size_t)(le - ls)));
+		trace_import_err(diag, path, r.line ? r.line : 1, NULL,
+				 "expected the header 'vc,node num', found '%.*s%s'", SHOW(r.buf, r.len));
 		err = -SIM_EPARSE;
-		goto out_free_buf;
+		goto out_close;
 	}
-	size_t cap = 1;
-	for (const char *q = p; (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++)
-		cap++;
-	vcs = calloc(cap, sizeof *vcs);
-	if (!vcs) {
-		err = -SIM_ENOMEM;
-		goto out_free_buf;
+	while ((got = next_nonempty(&r)) > 0) {
+		struct trace_philly_vc *nv = sim_grow(vcs, &cap, n, sizeof *vcs, 64);
+		if (!nv) {
+			err = -SIM_ENOMEM;
+			goto out_close;
+		}
+		vcs = nv;
+		if (vc_row(&r, &vcs[n], diag))
+			n++;
+		else
+			n_err++;
 	}
-	while (next_line(&p, end, &ls, &le, &line)) {
-		int nf = split_commas(ls, le, f, 3);
-		if (nf != 2) {
-			trace_import_err(diag, path, line, NULL, "expected 2 fields (vc,node num), found %d", nf);
-			n_err++;
-			continue;
-		}
-		if (f[0].len == 0 || f[0].len >= SIM_NAME_MAX) {
-			trace_import_err(diag, path, line, "vc", "expected a VC name of 1 to %d bytes, found '%.*s%s'",
-			       SIM_NAME_MAX - 1, SHOW(f[0].p, f[0].len));
-			n_err++;
-			continue;
-		}
-		sim_qty_t q;
-		if (sim_qty_parse(f[1].p, f[1].len, &q) < 0 || q % SIM_MILLI != 0 ||
-		    q / SIM_MILLI > INT32_MAX) {
-			trace_import_err(diag, path, line, "node num",
-			       "expected a whole number of nodes >= 0, found '%.*s%s'",
-			       SHOW(f[1].p, f[1].len));
-			n_err++;
-			continue;
-		}
-		memcpy(vcs[n].vc, f[0].p, f[0].len);
-		vcs[n].vc[f[0].len] = '\0';
-		vcs[n].nodes = (int32_t)(q / SIM_MILLI);
-		n++;
-	}
-	if (n_err) {
+	if (got < 0)
+		err = got;
+	else if (n_err)
 		err = -SIM_EPARSE;
-		free(vcs);
-		goto out_free_buf;
+	if (!err) {
+		*out = vcs;
+		*n_out = n;
+		vcs = NULL;
 	}
-	*out = vcs;
-	*n_out = n;
-out_free_buf:
-	free(buf);
+out_close:
+	free(vcs);
+	sim_lines_close(&r);
 	return err;
 }

@@ -61,12 +61,18 @@ static const char *const header_keys[] = { "Computer", "Installation", "MaxNodes
 					   "UnixStartTime" };
 #define N_HEADER_KEYS (sizeof header_keys / sizeof header_keys[0])
 
+/* A run time of 0 is a job shorter than the logs' resolution of 1 s (it ran: the
+ * log records its processors and status); it is read as 1 s, as other simulators
+ * of these logs do. -1 (unknown) stays a bad row. */
+#define SWF_MIN_RUN_NS SIM_NS_PER_S
+
 /* One data row: numbers of the used fields, ns-scaled (value x 1e9) so that times
  * are ns and counts are multiples of SIM_NS_PER_S. */
 struct swf_row {
 	struct trace_span f[SWF_FIELDS];
 	int64_t v[SWF_FIELDS];
 	int64_t procs;	 /* processors the job used (its GPU count), whole */
+	int zero_run;	 /* the log's run time was 0, read as SWF_MIN_RUN_NS */
 	char tenant[48]; /* queue name before --top-queues */
 };
 
@@ -74,6 +80,7 @@ struct swf_ctx {
 	struct trace_import_pass in; /* path, opts, res, diag; report and error count */
 	int64_t prev_job; /* job number of the last kept row, for the increasing check */
 	int have_prev;
+	size_t zero_runs; /* kept rows whose run time 0 was read as 1 s (pass 1) */
 	char header[N_HEADER_KEYS][96];
 };
 
@@ -134,7 +141,7 @@ static void tenant_name(const struct swf_ctx *c, const struct swf_row *row, char
 
 /* Parses and checks one data line. Returns 1 to keep it, 0 when dropped. Both passes
  * call it on the same lines in the same order, so they agree on every row. */
-static int swf_classify(struct swf_ctx *c, const struct trace_lines *r, struct swf_row *row)
+static int swf_classify(struct swf_ctx *c, const struct sim_lines *r, struct swf_row *row)
 {
 	int n = split_blanks(r->buf, r->buf + r->len, row->f, SWF_FIELDS);
 	if (n != SWF_FIELDS)
@@ -150,6 +157,9 @@ static int swf_classify(struct swf_ctx *c, const struct trace_lines *r, struct s
 	}
 	int64_t alloc = whole(row->v[F_ALLOC]), req = whole(row->v[F_REQ_PROCS]);
 	row->procs = alloc > 0 ? alloc : req;
+	row->zero_run = row->v[F_RUN] == 0;
+	if (row->zero_run)
+		row->v[F_RUN] = SWF_MIN_RUN_NS;
 	/* GPU-hours in: every row whose numbers parse (run time <= 0 adds nothing). */
 	if (c->in.report && row->v[F_RUN] > 0 && row->procs > 0)
 		c->in.res->gpu_hours_in += sim_time_to_s(row->v[F_RUN]) * (double)row->procs / 3600.0;
@@ -159,8 +169,8 @@ static int swf_classify(struct swf_ctx *c, const struct trace_lines *r, struct s
 	if (row->v[F_RUN] <= 0)
 		return trace_import_reject(
 		    &c->in, r->line, R_RUN, 1, field_names[F_RUN],
-		    "expected a run time > 0 s (jobs cancelled before they ran have none; "
-		    "--skip-bad drops them), found '%.*s%s'",
+		    "expected a run time >= 0 s (0 is read as 1 s; -1, unknown, is what jobs "
+		    "cancelled before they ran have; --skip-bad drops them), found '%.*s%s'",
 		    SHOW(row->f[F_RUN].p, row->f[F_RUN].len));
 	if (row->procs <= 0 || row->procs > 1000000)
 		return trace_import_reject(
@@ -182,6 +192,8 @@ static int swf_classify(struct swf_ctx *c, const struct trace_lines *r, struct s
 	c->prev_job = job;
 	c->have_prev = 1;
 	tenant_name(c, row, row->tenant, sizeof row->tenant);
+	if (c->in.report && row->zero_run)
+		c->zero_runs++;
 	return 1;
 }
 
@@ -205,7 +217,7 @@ static void read_header_comment(struct swf_ctx *c, const char *s)
 }
 
 /* The first non-blank character of the current line: ';' comment, '\0' blank. */
-static char line_kind(const struct trace_lines *r)
+static char line_kind(const struct sim_lines *r)
 {
 	const char *s = r->buf;
 	while (*s == ' ' || *s == '\t')
@@ -218,11 +230,11 @@ struct swf_totals {
 	struct trace_tenants *tenants;
 };
 
-static int swf_pass1(struct swf_ctx *c, struct trace_lines *r, struct swf_row *row, struct swf_totals *tot)
+static int swf_pass1(struct swf_ctx *c, struct sim_lines *r, struct swf_row *row, struct swf_totals *tot)
 {
 	int err;
 	c->in.report = 1;
-	while ((err = trace_lines_next(r)) > 0) {
+	while ((err = sim_lines_next(r)) > 0) {
 		char k = line_kind(r);
 		if (k == ';') {
 			read_header_comment(c, r->buf);
@@ -267,11 +279,13 @@ static void swf_write_header(FILE *f, const struct swf_ctx *c, const struct swf_
 	fprintf(f,
 		"# SWF logs are CPU clusters: processors stand in for GPUs.\n"
 		"# Converted by: gpusched trace import --format swf (traces/README.md).\n"
-		"# Mapping: id = job number, submit_s = submit time - %s s, duration_s = run time,\n"
+		"# Mapping: id = job number, submit_s = submit time - %s s, duration_s = run time\n"
+		"#   (0 read as 1 s, the log's resolution: %zu jobs),\n"
 		"#   request = *:gpu=<allocated processors, else requested>, queue = %s,\n"
 		"#   estimate_s = requested time when > 0. Partial-execution records (status 2-4) dropped.\n"
 		"# Rows in: %zu, jobs out: %zu, dropped: %zu (%s).\n",
-		trace_format_secs(tot->min_submit_ns, sub, sizeof sub), queue_kind(c->in.opts->queue_from),
+		trace_format_secs(tot->min_submit_ns, sub, sizeof sub), c->zero_runs,
+		queue_kind(c->in.opts->queue_from),
 		res->rows_read, res->rows_written, res->rows_dropped, res->n_reasons ? why : "none");
 	trace_import_write_bad_comment(res, f);
 	if (c->in.opts->top_queues)
@@ -285,14 +299,14 @@ static void swf_write_header(FILE *f, const struct swf_ctx *c, const struct swf_
 	fputs("id,submit_s,duration_s,queue,request,estimate_s\n", f);
 }
 
-static int swf_pass2(struct swf_ctx *c, struct trace_lines *r, struct swf_row *row,
+static int swf_pass2(struct swf_ctx *c, struct sim_lines *r, struct swf_row *row,
 		     const struct swf_totals *tot, FILE *f)
 {
 	char sub[32], dur[32], est[32];
 	int err;
 	c->in.report = 0;
 	c->have_prev = 0;
-	while ((err = trace_lines_next(r)) > 0) {
+	while ((err = sim_lines_next(r)) > 0) {
 		char k = line_kind(r);
 		if (k == ';' || k == '\0' || !swf_classify(c, r, row))
 			continue;
@@ -314,7 +328,7 @@ int trace_swf_import(const char *in_path, const char *out_path, const struct tra
 {
 	struct swf_ctx c = {.in = {.path = in_path, .opts = opts, .res = res, .diag = diag}};
 	struct swf_totals tot = { 0 };
-	struct trace_lines r;
+	struct sim_lines r;
 	struct swf_row *row = malloc(sizeof *row);
 	char tmp[4096];
 	FILE *f = NULL;
@@ -327,16 +341,16 @@ int trace_swf_import(const char *in_path, const char *out_path, const struct tra
 		trace_tenants_destroy(tot.tenants);
 		return -SIM_ENOMEM;
 	}
-	if ((err = trace_lines_open(&r, in_path, diag)) < 0)
+	if ((err = sim_lines_open(&r, in_path, diag)) < 0)
 		goto out_free;
-	if ((err = swf_pass1(&c, &r, row, &tot)) < 0) {
-		sim_diag_add(diag, in_path, "cannot read: %s", sim_strerror(err));
-		goto out_close;
-	}
+	if ((err = swf_pass1(&c, &r, row, &tot)) < 0)
+		goto out_close; /* reader errors are located by the reader */
 	if (c.in.n_err) {
 		err = -SIM_EPARSE;
 		goto out_close;
 	}
+	if (c.zero_runs)
+		snprintf(res->note, sizeof res->note, "run time 0 read as 1 s: %zu jobs", c.zero_runs);
 	if ((err = trace_import_pick_top(&c.in, tot.tenants)) < 0 ||
 	    (err = trace_import_rewind(&c.in, &r)) < 0)
 		goto out_close;
@@ -345,7 +359,7 @@ int trace_swf_import(const char *in_path, const char *out_path, const struct tra
 	swf_write_header(f, &c, &tot);
 	err = trace_import_out_close(&c.in, out_path, tmp, f, swf_pass2(&c, &r, row, &tot, f));
 out_close:
-	trace_lines_close(&r);
+	sim_lines_close(&r);
 out_free:
 	trace_tenants_destroy(tot.tenants);
 	free(row);

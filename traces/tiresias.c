@@ -38,7 +38,7 @@ struct ti_ctx {
 
 /* Parses and checks one data line. Returns 1 to keep it, 0 when dropped, -SIM_ENOMEM.
  * Both passes see the same lines in the same order, so they agree on every row. */
-static int ti_classify(struct ti_ctx *c, const struct trace_lines *r, struct ti_row *row)
+static int ti_classify(struct ti_ctx *c, const struct sim_lines *r, struct ti_row *row)
 {
 	int n = trace_split(r->buf, r->buf + r->len, row->f, ',', MAX_FIELDS);
 	if (n != c->n_hdr)
@@ -82,7 +82,7 @@ static int ti_classify(struct ti_ctx *c, const struct trace_lines *r, struct ti_
 
 /* Reads up to the header line and finds the used columns. Returns 0, -SIM_EPARSE
  * (located error) or a reader error. */
-static int ti_header(struct ti_ctx *c, struct trace_lines *r, struct ti_row *row)
+static int ti_header(struct ti_ctx *c, struct sim_lines *r, struct ti_row *row)
 {
 	c->n_hdr = trace_read_header(r, ',', row->f, MAX_FIELDS);
 	if (c->n_hdr < 0)
@@ -103,14 +103,14 @@ static int ti_header(struct ti_ctx *c, struct trace_lines *r, struct ti_row *row
 	return 0;
 }
 
-static int ti_begin(void *ctx, struct trace_lines *r)
+static int ti_begin(void *ctx, struct sim_lines *r)
 {
 	struct ti_ctx *c = ctx;
 	int err = ti_header(c, r, c->row);
 	return err < 0 ? err : trace_tenants_reset(&c->ids);
 }
 
-static int ti_keep(void *ctx, const struct trace_lines *r)
+static int ti_keep(void *ctx, const struct sim_lines *r)
 {
 	struct ti_ctx *c = ctx;
 	return ti_classify(c, r, c->row);
