@@ -493,8 +493,10 @@ static int sweep_run_part(void *arg, size_t i, struct sim_diag *diag)
 	if (sw->parts.with_log) {
 		exp_parts_path(&sw->parts, i, "log", log_path, sizeof log_path);
 		snprintf(log_tmp, sizeof log_tmp, "%s.tmp", log_path);
+		exp_guard_tmp_log(log_tmp);
 		if (!(log = fopen(log_tmp, "w"))) {
 			sim_diag_add(diag, log_tmp, "cannot write the event log: %s", strerror(errno));
+			exp_guard_tmp_log(NULL);
 			return -SIM_EIO;
 		}
 	}
@@ -511,6 +513,7 @@ static int sweep_run_part(void *arg, size_t i, struct sim_diag *diag)
 	else
 		rc = h5out_commit(out, diag), h5out_destroy(out);
 	exp_guard_tmp(NULL);
+	exp_guard_tmp_log(NULL);
 	if (!rc && sw->per_run_progress) {
 		sw->prog.done++;
 		sw->prog.done_here++;
@@ -597,7 +600,11 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 	if (opts->real)
 		sw.meta.mode = "real", sw.meta.backend = opts->real->backend, sw.meta.time_scale = opts->real->time_scale;
 	exp_guard_install();
+	/* Under MPI no fork: mpirun stops the ranks and their temporaries are their own. */
+	if (!exp_mpi_active())
+		exp_cleaner_start(&sw.parts, output, opts->log_path);
 	rc = sweep_execute(&sw, output, diag);
+	exp_cleaner_stop();
 	exp_guard_uninstall();
 	/* Rank 0 keeps complete parts of a failed or stopped sweep for --resume; a
 	 * folder with none is removed. */
