@@ -461,7 +461,7 @@ static void test_full_disk_fails_cleanly(void)
 		int status = run_limited(cfg, out, jobs[k], merged / 2, err);
 		char *txt = tu_read_file(err, NULL);
 		CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 1);
-		CU_ASSERT(txt && strstr(txt, "File too large"));
+		CU_ASSERT(txt && strstr(txt, "file too large"));
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 1)
 			fprintf(stderr, "-j %s: status %d:\n%s", jobs[k], status, txt ? txt : "");
 		free(txt);
