@@ -24,6 +24,7 @@
 #include "../sim/h5out.h"
 #include "../sim/metrics.h"
 #include "../traces/native.h"
+#include "inputs.h"
 #include "parallel.h"
 
 /* Everything one run needs; built by stack_create, freed by stack_destroy. */
@@ -234,30 +235,18 @@ static int make_parent_dirs(const char *path)
 	return 0;
 }
 
-/* 1 if both paths exist and are the same file (device and inode). */
-static int same_file(const char *a, const char *b)
+/* Refuses outputs that would destroy an input of the run (the config, the trace,
+ * any side file a variant names), replace a device node or other non-regular
+ * file, or each other (-o and --log). Checked before anything runs. */
+static int check_outputs(const struct exp_config *cfg, const char *output, const char *log_path,
+			 struct sim_diag *diag)
 {
-	struct stat sa, sb;
-	return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
-}
-
-/* Refuses an output that is a folder or that would overwrite the trace or the config:
- * a run must never destroy its own input. Checked before anything runs. */
-static int check_output_path(const struct exp_config *cfg, const char *output, struct sim_diag *diag)
-{
-	const char *what = "the output path (-o or $.output)";
-	size_t n = strlen(output);
-	struct stat st;
-	if (n == 0 || output[n - 1] == '/' || (stat(output, &st) == 0 && S_ISDIR(st.st_mode)))
-		return sim_diag_add(diag, output, "%s: expected a file name, got a folder", what);
-	if (same_file(output, cfg->trace_path))
-		return sim_diag_add(diag, output, "%s: expected a file other than the trace %s", what,
-				    cfg->trace_path);
-	if (same_file(output, cfg->path))
-		return sim_diag_add(diag, output, "%s: expected a file other than the config %s", what,
-				    cfg->path);
-	return 0;
+	int rc = exp_check_output(cfg, output, diag);
+	if (!rc && log_path)
+		rc = exp_check_output(cfg, log_path, diag);
+	if (!rc && log_path)
+		rc = sim_out_check_distinct(output, "-o", log_path, "--log", diag);
+	return rc;
 }
 
 /* Pass 1: every variant against the trace. */
@@ -584,7 +573,7 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 	if (!rc)
 		rc = check_variants(cfg, sw.trace, diag);
 	if (!rc)
-		rc = check_output_path(cfg, output, diag);
+		rc = check_outputs(cfg, output, opts->log_path, diag);
 	if (!rc && exp_mpi_rank() == 0 && (rc = make_parent_dirs(output)))
 		sim_diag_add(diag, output, "cannot create the output folder: %s", strerror(errno));
 	/* Rank 0 owns the parts folder; other ranks write theirs to a private folder. */
