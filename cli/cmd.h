@@ -19,6 +19,13 @@ int cmd_plan(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
 int cmd_real(int argc, char **argv);
 
+/* An output path against one input of the verb (sim/outpath.h: not the input, not
+ * a device node, folder or other non-regular file); prints the refusal. Returns
+ * GPUSCHED_EXIT_OK or GPUSCHED_EXIT_BADINPUT. what_in: "trace", "config", ... */
+int cmd_check_output(const char *out, const char *what_in, const char *in);
+/* The same for an output folder (plot -o DIR). */
+int cmd_check_output_dir(const char *dir, const char *what_in, const char *in);
+
 /* Maps a -SIM_E* to an exit code: PARSE/NOENT/INVAL/RANGE -> 2, others -> 1. */
 int cmd_exit_code(int err);
 

@@ -105,6 +105,8 @@ int cmd_cluster(int argc, char **argv)
 		fprintf(stderr, "gpusched cluster import: expected --format and IN\n%s", cluster_usage);
 		return GPUSCHED_EXIT_BADINPUT;
 	}
+	if (out && cmd_check_output(out, "node list", in))
+		return GPUSCHED_EXIT_BADINPUT;
 	struct sim_diag diag;
 	sim_diag_init(&diag, 20);
 	char *json = NULL;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../experiments/config.h"
+#include "../experiments/inputs.h"
 #include "../experiments/plan.h"
 #include "../sim/jsonmsg.h"
 #include "../traces/native.h"
@@ -228,6 +229,18 @@ static int write_outputs(const struct plan_args *a, const struct plan_opts *o, c
 	return rc;
 }
 
+/* -o and --plot: neither an input of the config (nor a device node, ...), nor each
+ * other; nor the temporary beside the PNG when the curve goes only there. */
+static int check_plan_outputs(const struct plan_args *a, const struct exp_config *cfg, struct sim_diag *diag)
+{
+	int rc = a->csv ? exp_check_output(cfg, a->csv, diag) : 0;
+	if (!rc && a->png)
+		rc = exp_check_output(cfg, a->png, diag);
+	if (!rc && a->csv && a->png)
+		rc = sim_out_check_distinct(a->csv, "-o", a->png, "--plot", diag);
+	return rc;
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	struct plan_args a;
@@ -262,6 +275,8 @@ int cmd_plan(int argc, char **argv)
 	if ((rc = sim_read_file(a.config, &text, &len, &diag)) ||
 	    (rc = exp_config_parse(a.config, text, len, &cfg, &diag)) ||
 	    (rc = exp_config_number_at(a.config, text, len, a.vary, &now, &diag)))
+		goto out;
+	if ((rc = check_plan_outputs(&a, cfg, &diag)))
 		goto out;
 	o.config_path = a.config;
 	o.config_text = text;

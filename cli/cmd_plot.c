@@ -72,6 +72,8 @@ int cmd_plot(int argc, char **argv)
 			plot_usage);
 		return GPUSCHED_EXIT_BADINPUT;
 	}
+	if (cmd_check_output_dir(o.outdir, "results file", path))
+		return GPUSCHED_EXIT_BADINPUT;
 	struct sim_diag diag;
 	sim_diag_init(&diag, 20);
 	struct h5read_file *f = NULL;

@@ -454,6 +454,8 @@ static int trace_import_cmd(int argc, char **argv)
 		print_import_usage(stderr);
 		return GPUSCHED_EXIT_BADINPUT;
 	}
+	if (cmd_check_output(out, "trace", in))
+		return GPUSCHED_EXIT_BADINPUT;
 	struct sim_diag diag;
 	struct trace_import_result res;
 	memset(&res, 0, sizeof res);

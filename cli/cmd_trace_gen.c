@@ -85,6 +85,8 @@ int cmd_trace_gen(int argc, char **argv)
 		return gen_bad("%s", !config ? "expected CONFIG.json" : "expected -o OUT.csv");
 	if (seed_arg && parse_seed(seed_arg, &seed))
 		return gen_bad("--seed: expected an integer >= 0, found '%s'", seed_arg);
+	if (cmd_check_output(out, "config", config))
+		return GPUSCHED_EXIT_BADINPUT;
 
 	sim_diag_init(&diag, 20);
 	rc = gen_config_load(config, &cfg, &diag);

@@ -12,12 +12,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -27,6 +30,7 @@
 #define STAMP_MAGIC "gpusched parts 1"
 #define POLL_NS 50000000L /* parent's wait between looks at the workers: 50 ms */
 #define PROGRESS_S 0.25   /* least time between two progress lines */
+#define LOCK_WAIT_S 20.0  /* how long a run waits for the processes of a killed one to end */
 
 static double now_s(void)
 {
@@ -37,17 +41,19 @@ static double now_s(void)
 
 /* ---- signals: no .tmp left behind, no worker left running ---- */
 
-/* File scope because a signal handler reaches nothing else. guard_tmp_path: this
- * process's file being written (set before it exists, cleared once renamed or
- * removed); guard_pids: a pool parent's live workers. */
-static char guard_tmp_path[4096];
+/* File scope because a signal handler reaches nothing else. guard_tmp_paths: this
+ * process's files being written (slot 0 the HDF5 file, slot 1 the event log; set
+ * before they exist, cleared once renamed or removed); guard_pids: a pool parent's
+ * live workers. */
+static char guard_tmp_paths[2][4096];
 static pid_t guard_pids[256];
 static volatile sig_atomic_t guard_n_pids;
 
 static void guard_handler(int sig)
 {
-	if (guard_tmp_path[0])
-		unlink(guard_tmp_path);
+	for (int k = 0; k < 2; k++)
+		if (guard_tmp_paths[k][0])
+			unlink(guard_tmp_paths[k]);
 	for (int k = 0; k < guard_n_pids; k++)
 		if (guard_pids[k] > 0)
 			kill(guard_pids[k], SIGTERM);
@@ -61,18 +67,29 @@ void exp_guard_install(void)
 	signal(SIGTERM, guard_handler);
 }
 
+static void guard_set(int slot, const char *tmp_path)
+{
+	char *dst = guard_tmp_paths[slot];
+	if (!tmp_path || snprintf(dst, sizeof guard_tmp_paths[slot], "%s", tmp_path) >=
+			 (int)sizeof guard_tmp_paths[slot])
+		dst[0] = 0;
+}
+
 void exp_guard_tmp(const char *tmp_path)
 {
-	if (!tmp_path || snprintf(guard_tmp_path, sizeof guard_tmp_path, "%s", tmp_path) >=
-			 (int)sizeof guard_tmp_path)
-		guard_tmp_path[0] = 0;
+	guard_set(0, tmp_path);
+}
+
+void exp_guard_tmp_log(const char *tmp_path)
+{
+	guard_set(1, tmp_path);
 }
 
 void exp_guard_uninstall(void)
 {
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	guard_tmp_path[0] = 0;
+	guard_tmp_paths[0][0] = guard_tmp_paths[1][0] = 0;
 	guard_n_pids = 0;
 }
 
@@ -194,10 +211,40 @@ static int check_stamp(const struct exp_parts *p, const char *want, struct sim_d
 			    "setting (the STAMP differs); run without --resume to start over");
 }
 
+/* Takes the parts folder's lock (flock on the folder itself, held until
+ * exp_parts_fini and inherited by forked workers): one sweep at a time writes
+ * OUTPUT's parts. The processes of a killed sweep (its workers, its cleaner) hold
+ * it until they have ended and removed their temporaries, so a run started right
+ * after a kill waits for them, a bounded time. */
+static int lock_parts_dir(struct exp_parts *p, struct sim_diag *diag)
+{
+	p->lock_fd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (p->lock_fd < 0) {
+		sim_diag_add(diag, p->dir, "cannot open the parts folder: %s", strerror(errno));
+		return -SIM_EIO;
+	}
+	double t0 = now_s();
+	while (flock(p->lock_fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			sim_diag_add(diag, p->dir, "cannot lock the parts folder: %s", strerror(errno));
+			return -SIM_EIO;
+		}
+		if (now_s() - t0 > LOCK_WAIT_S) {
+			sim_diag_add(diag, p->dir, "in use by another gpusched run of this output (it holds the "
+				     "folder's lock); expected one run of an output at a time");
+			return -SIM_EIO;
+		}
+		struct timespec ts = { 0, POLL_NS };
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
 int exp_parts_open(struct exp_parts *p, const struct exp_config *cfg, const char *output, int resume,
 		   int with_log, struct sim_diag *diag)
 {
 	memset(p, 0, sizeof *p);
+	p->lock_fd = -1;
 	p->n = cfg->n_variants * cfg->n_seeds;
 	p->with_log = with_log;
 	p->dir = malloc(strlen(output) + 7);
@@ -217,6 +264,13 @@ int exp_parts_open(struct exp_parts *p, const struct exp_config *cfg, const char
 		rc = sim_diag_add(diag, p->dir, "expected a folder for the run's parts, found a file");
 		goto fail;
 	}
+	if (!have_dir && mkdir(p->dir, 0777) && errno != EEXIST) {
+		sim_diag_add(diag, p->dir, "cannot create the parts folder: %s", strerror(errno));
+		rc = -SIM_EIO;
+		goto fail;
+	}
+	if ((rc = lock_parts_dir(p, diag)))
+		goto fail;
 	if (have_dir && resume) {
 		if ((rc = check_stamp(p, stamp, diag)))
 			goto fail;
@@ -226,11 +280,6 @@ int exp_parts_open(struct exp_parts *p, const struct exp_config *cfg, const char
 	}
 	if (have_dir)
 		clear_dir(p->dir, 0);
-	else if (mkdir(p->dir, 0777)) {
-		sim_diag_add(diag, p->dir, "cannot create the parts folder: %s", strerror(errno));
-		rc = -SIM_EIO;
-		goto fail;
-	}
 	char path[4096];
 	snprintf(path, sizeof path, "%s/" STAMP_NAME, p->dir);
 	if (write_atomic(path, stamp)) {
@@ -248,6 +297,7 @@ int exp_parts_open_private(struct exp_parts *p, const struct exp_config *cfg, in
 			   struct sim_diag *diag)
 {
 	memset(p, 0, sizeof *p);
+	p->lock_fd = -1;
 	p->n = cfg->n_variants * cfg->n_seeds;
 	p->with_log = with_log;
 	const char *base = getenv("TMPDIR");
@@ -297,11 +347,15 @@ static int append_file(FILE *out, const char *src)
 	return bad ? -1 : 0;
 }
 
-static int merge_logs(const struct exp_parts *p, const char *log_path, struct sim_diag *diag)
+/* Joins the parts' logs, in run order, into LOG.tmp (guarded; renamed by the caller
+ * once the results file is in place, so a failed merge leaves the old log alone). */
+static int merge_logs(const struct exp_parts *p, const char *log_tmp, struct sim_diag *diag)
 {
-	FILE *out = fopen(log_path, "w");
+	exp_guard_tmp_log(log_tmp);
+	FILE *out = fopen(log_tmp, "w");
 	if (!out) {
-		sim_diag_add(diag, log_path, "cannot write the event log: %s", strerror(errno));
+		sim_diag_add(diag, log_tmp, "cannot write the event log: %s", strerror(errno));
+		exp_guard_tmp_log(NULL);
 		return -SIM_EIO;
 	}
 	char path[4096];
@@ -311,8 +365,9 @@ static int merge_logs(const struct exp_parts *p, const char *log_path, struct si
 		bad = append_file(out, path);
 	}
 	if (fclose(out) || bad) {
-		sim_diag_add(diag, log_path, "cannot write the event log: %s", strerror(errno));
-		unlink(log_path);
+		sim_diag_add(diag, log_tmp, "cannot write the event log: %s", strerror(errno));
+		unlink(log_tmp);
+		exp_guard_tmp_log(NULL);
 		return -SIM_EIO;
 	}
 	return 0;
@@ -321,27 +376,43 @@ static int merge_logs(const struct exp_parts *p, const char *log_path, struct si
 int exp_merge_begin(struct exp_merge *m, const struct exp_parts *p, const char *output,
 		    const struct h5out_meta *meta, char *const *names, struct sim_diag *diag)
 {
-	*m = (struct exp_merge){ .p = p, .names = names };
+	*m = (struct exp_merge){ .p = p, .names = names, .meta = meta };
+	if (snprintf(m->output, sizeof m->output, "%s", output) >= (int)sizeof m->output)
+		return sim_diag_add(diag, output, "expected an output path under %zu bytes", sizeof m->output);
 	snprintf(m->tmp, sizeof m->tmp, "%s.tmp", output);
-	exp_guard_tmp(m->tmp);
-	m->out = h5out_create(output, meta, diag);
-	if (!m->out) {
-		exp_guard_tmp(NULL);
-		return -SIM_EIO;
-	}
 	return 0;
+}
+
+/* Creates OUTPUT.tmp on the first copy: after the workers are forked, so that none
+ * of them holds it open (and HDF5's lock on it) should it outlive this process. */
+static int merge_open(struct exp_merge *m, struct sim_diag *diag)
+{
+	if (m->out)
+		return 0;
+	exp_guard_tmp(m->tmp);
+	m->out = h5out_create(m->output, m->meta, diag);
+	if (m->out)
+		return 0;
+	exp_guard_tmp(NULL);
+	return -SIM_EIO;
 }
 
 int exp_merge_ready(struct exp_merge *m, struct sim_diag *diag)
 {
+	if (m->failed)
+		return -SIM_ESTATE; /* a failed copy may have left the file broken: copy nothing more */
 	char path[4096];
 	while (m->next < m->p->n) {
 		exp_parts_path(m->p, m->next, "h5", path, sizeof path);
 		if (!exists(path))
 			return 0; /* not written yet: its turn comes later */
-		int rc = h5out_copy_run(m->out, path, m->names[m->next], diag);
-		if (rc)
+		int rc = merge_open(m, diag);
+		if (!rc)
+			rc = h5out_copy_run(m->out, path, m->names[m->next], diag);
+		if (rc) {
+			m->failed = 1;
 			return rc;
+		}
 		m->next++;
 	}
 	return 0;
@@ -355,15 +426,35 @@ void exp_merge_abort(struct exp_merge *m)
 	exp_guard_tmp(NULL);
 }
 
+/* Puts the joined log in place (after the results file: both or neither is new). */
+static int commit_log(const char *log_tmp, const char *log_path, struct sim_diag *diag)
+{
+	int rc = 0;
+	if (rename(log_tmp, log_path)) {
+		sim_diag_add(diag, log_path, "cannot rename %s: %s", log_tmp, strerror(errno));
+		unlink(log_tmp);
+		rc = -SIM_EIO;
+	}
+	exp_guard_tmp_log(NULL);
+	return rc;
+}
+
 int exp_merge_finish(struct exp_merge *m, const char *log_path, struct sim_diag *diag)
 {
-	int rc = exp_merge_ready(m, diag);
+	char log_tmp[4096 + 8];
+	if (log_path && snprintf(log_tmp, sizeof log_tmp, "%s.tmp", log_path) >= (int)sizeof log_tmp) {
+		exp_merge_abort(m);
+		return sim_diag_add(diag, log_path, "expected a log path under %zu bytes", sizeof log_tmp - 8);
+	}
+	int rc = merge_open(m, diag);
+	if (!rc)
+		rc = exp_merge_ready(m, diag);
 	if (!rc && m->next < m->p->n) {
 		sim_diag_add(diag, m->p->dir, "expected every run's part before the merge; run %zu is missing", m->next);
 		rc = -SIM_EIO;
 	}
 	if (!rc && log_path)
-		rc = merge_logs(m->p, log_path, diag);
+		rc = merge_logs(m->p, log_tmp, diag);
 	if (rc) {
 		exp_merge_abort(m);
 		return rc;
@@ -371,9 +462,13 @@ int exp_merge_finish(struct exp_merge *m, const char *log_path, struct sim_diag 
 	rc = h5out_commit(m->out, diag);
 	h5out_destroy(m->out);
 	m->out = NULL;
-	if (rc && log_path)
-		unlink(log_path);
 	exp_guard_tmp(NULL);
+	if (log_path && rc) {
+		unlink(log_tmp);
+		exp_guard_tmp_log(NULL);
+	} else if (log_path) {
+		rc = commit_log(log_tmp, log_path, diag);
+	}
 	return rc;
 }
 
@@ -393,9 +488,80 @@ void exp_parts_remove(const struct exp_parts *p)
 
 void exp_parts_fini(struct exp_parts *p)
 {
+	if (p->lock_fd >= 0)
+		close(p->lock_fd);
 	free(p->dir);
 	free(p->done);
 	memset(p, 0, sizeof *p);
+}
+
+/* ---- the cleaner: what a sweep killed outright leaves ---- */
+
+/* A SIGKILL'd process removes nothing. So a sweep forks a cleaner first, which
+ * waits on a pipe whose write end the sweep's processes hold: a byte means the
+ * sweep ended by itself (nothing to do); end-of-file, that every one of them died,
+ * and it then removes OUTPUT.tmp, LOG.tmp and the parts' .tmp files. It holds the
+ * parts folder's lock (inherited) until done, so a run started after the kill
+ * waits for it. */
+static pid_t cleaner_pid = -1;
+static int cleaner_fd = -1; /* the write end, in the sweep's processes */
+
+static void cleaner_main(int fd, const struct exp_parts *p, const char *out_tmp, const char *log_tmp)
+{
+	signal(SIGINT, SIG_IGN); /* a ^C to the sweep's process group is the sweep's to handle */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	char c;
+	ssize_t got;
+	while ((got = read(fd, &c, 1)) < 0 && errno == EINTR)
+		;
+	if (got == 0) {
+		unlink(out_tmp);
+		if (log_tmp[0])
+			unlink(log_tmp);
+		clear_dir(p->dir, 1);
+	}
+	_exit(0);
+}
+
+int exp_cleaner_start(const struct exp_parts *p, const char *output, const char *log_path)
+{
+	char out_tmp[4096 + 8], log_tmp[4096 + 8] = "";
+	snprintf(out_tmp, sizeof out_tmp, "%s.tmp", output);
+	if (log_path)
+		snprintf(log_tmp, sizeof log_tmp, "%s.tmp", log_path);
+	int fds[2];
+	if (pipe(fds))
+		return -SIM_EIO;
+	fflush(NULL); /* nothing buffered is written twice */
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -SIM_EIO;
+	}
+	if (pid == 0) {
+		close(fds[1]);
+		cleaner_main(fds[0], p, out_tmp, log_tmp);
+	}
+	close(fds[0]);
+	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	cleaner_pid = pid;
+	cleaner_fd = fds[1];
+	return 0;
+}
+
+void exp_cleaner_stop(void)
+{
+	if (cleaner_pid <= 0)
+		return;
+	ssize_t put;
+	while ((put = write(cleaner_fd, "x", 1)) < 0 && errno == EINTR)
+		;
+	close(cleaner_fd);
+	waitpid(cleaner_pid, NULL, 0);
+	cleaner_pid = -1;
+	cleaner_fd = -1;
 }
 
 /* ---- progress ---- */
@@ -430,12 +596,19 @@ struct pool_shm {
 	atomic_long running[];  /* per worker: the run it is on, or -1 */
 };
 
-/* A worker: takes runs until none is left. Never returns. */
+/* A worker: takes runs until none is left. Never returns. parent: the pid that
+ * forked it. */
 static void worker_main(const struct exp_pool *pool, struct pool_shm *shm, int w, const size_t *pending,
-			size_t n_pending)
+			size_t n_pending, pid_t parent)
 {
+	/* A parent killed outright (SIGKILL) runs no handler: the kernel sends us SIGTERM
+	 * then (its handler removes our temporaries). A parent that died before prctl
+	 * took effect is no longer our parent. */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+		_exit(1);
 	guard_n_pids = 0; /* the parent's list is not ours to signal */
 	exp_guard_tmp(NULL);
+	exp_guard_tmp_log(NULL);
 	/* The workers share the CPUs: each deflates its results on its share of them. */
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	h5out_set_zip_threads(cpus > pool->workers ? (size_t)(cpus / pool->workers) : 1);
@@ -592,10 +765,11 @@ int exp_pool_run(const struct exp_pool *pool, struct exp_parts *p, struct sim_di
 		atomic_init(&shm->running[w], -1L);
 	fflush(NULL); /* nothing buffered is written twice */
 	int rc = 0;
+	pid_t self = getpid();
 	for (int w = 0; w < n && !rc; w++) {
 		pid_t pid = fork();
 		if (pid == 0)
-			worker_main(pool, shm, w, pending, n_pending);
+			worker_main(pool, shm, w, pending, n_pending, self);
 		if (pid < 0) {
 			sim_diag_add(diag, "gpusched run", "cannot start a worker process: %s", strerror(errno));
 			stop_workers(pids, w);

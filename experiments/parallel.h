@@ -22,6 +22,7 @@ struct exp_parts {
 	size_t n;            /* runs of the sweep */
 	unsigned char *done; /* n flags: 1 when the run's part is complete (owned) */
 	int with_log;        /* parts carry event logs */
+	int lock_fd;         /* the folder, flock'd while this sweep writes it; -1: none */
 };
 
 /* Opens (creates) OUTPUT.parts for cfg's runs. resume: keeps complete parts, after
@@ -44,15 +45,19 @@ int exp_parts_merge(const struct exp_parts *p, const char *output, const struct 
 		    char *const *names, const char *log_path, struct sim_diag *diag);
 
 /* The same merge in steps, so that the parent of worker processes copies each part
- * (in run order) as soon as it is written: begin creates OUTPUT.tmp (guarded
- * against signals); ready copies every consecutive part that exists from `next`
- * on; finish copies the rest (all must exist), joins the logs and renames; abort
- * removes OUTPUT.tmp. */
+ * (in run order) as soon as it is written: begin only records the names; ready
+ * creates OUTPUT.tmp (guarded against signals) at its first copy, and copies every
+ * consecutive part that exists from `next` on; finish copies the rest (all must
+ * exist), joins the logs into LOG.tmp and renames both; abort removes OUTPUT.tmp.
+ * After a failed copy ready and finish copy nothing more. */
 struct exp_merge {
 	const struct exp_parts *p;
 	char *const *names;   /* borrowed: run i's name */
-	struct h5out *out;
+	const struct h5out_meta *meta; /* borrowed */
+	struct h5out *out;    /* NULL until the first copy */
 	size_t next;          /* the next run to copy */
+	int failed;           /* 1 after a failed copy */
+	char output[4096];
 	char tmp[4096 + 8];
 };
 int exp_merge_begin(struct exp_merge *m, const struct exp_parts *p, const char *output,
@@ -94,7 +99,16 @@ void exp_progress_prefix(char *buf, size_t n, size_t done, size_t total, size_t 
  * handlers; exp_guard_uninstall restores the defaults. */
 void exp_guard_install(void);
 void exp_guard_tmp(const char *tmp_path);
+void exp_guard_tmp_log(const char *tmp_path); /* a second one: the event log being written */
 void exp_guard_uninstall(void);
+
+/* A killed sweep's cleaner (a forked process; design in parallel.c): once every
+ * process of the sweep is gone without exp_cleaner_stop, it removes OUTPUT.tmp,
+ * LOG.tmp (log_path may be NULL) and the .tmp files of p's folder. Start it after
+ * exp_parts_open, before any of them exists; stop it when the sweep has ended by
+ * itself. Returns 0 or -SIM_EIO (no cleaner: the sweep may go on without). */
+int exp_cleaner_start(const struct exp_parts *p, const char *output, const char *log_path);
+void exp_cleaner_stop(void);
 
 /* MPI (built with GPUSCHED_MPI): 1 when this process was started by mpirun with
  * more than one rank; then exp_mpi_* apply. Without MPI always 0. */

@@ -24,6 +24,7 @@
 #include "../sim/h5out.h"
 #include "../sim/metrics.h"
 #include "../traces/native.h"
+#include "inputs.h"
 #include "parallel.h"
 
 /* Everything one run needs; built by stack_create, freed by stack_destroy. */
@@ -234,30 +235,18 @@ static int make_parent_dirs(const char *path)
 	return 0;
 }
 
-/* 1 if both paths exist and are the same file (device and inode). */
-static int same_file(const char *a, const char *b)
+/* Refuses outputs that would destroy an input of the run (the config, the trace,
+ * any side file a variant names), replace a device node or other non-regular
+ * file, or each other (-o and --log). Checked before anything runs. */
+static int check_outputs(const struct exp_config *cfg, const char *output, const char *log_path,
+			 struct sim_diag *diag)
 {
-	struct stat sa, sb;
-	return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-	       sa.st_ino == sb.st_ino;
-}
-
-/* Refuses an output that is a folder or that would overwrite the trace or the config:
- * a run must never destroy its own input. Checked before anything runs. */
-static int check_output_path(const struct exp_config *cfg, const char *output, struct sim_diag *diag)
-{
-	const char *what = "the output path (-o or $.output)";
-	size_t n = strlen(output);
-	struct stat st;
-	if (n == 0 || output[n - 1] == '/' || (stat(output, &st) == 0 && S_ISDIR(st.st_mode)))
-		return sim_diag_add(diag, output, "%s: expected a file name, got a folder", what);
-	if (same_file(output, cfg->trace_path))
-		return sim_diag_add(diag, output, "%s: expected a file other than the trace %s", what,
-				    cfg->trace_path);
-	if (same_file(output, cfg->path))
-		return sim_diag_add(diag, output, "%s: expected a file other than the config %s", what,
-				    cfg->path);
-	return 0;
+	int rc = exp_check_output(cfg, output, diag);
+	if (!rc && log_path)
+		rc = exp_check_output(cfg, log_path, diag);
+	if (!rc && log_path)
+		rc = sim_out_check_distinct(output, "-o", log_path, "--log", diag);
+	return rc;
 }
 
 /* Pass 1: every variant against the trace. */
@@ -493,8 +482,10 @@ static int sweep_run_part(void *arg, size_t i, struct sim_diag *diag)
 	if (sw->parts.with_log) {
 		exp_parts_path(&sw->parts, i, "log", log_path, sizeof log_path);
 		snprintf(log_tmp, sizeof log_tmp, "%s.tmp", log_path);
+		exp_guard_tmp_log(log_tmp);
 		if (!(log = fopen(log_tmp, "w"))) {
 			sim_diag_add(diag, log_tmp, "cannot write the event log: %s", strerror(errno));
+			exp_guard_tmp_log(NULL);
 			return -SIM_EIO;
 		}
 	}
@@ -511,6 +502,7 @@ static int sweep_run_part(void *arg, size_t i, struct sim_diag *diag)
 	else
 		rc = h5out_commit(out, diag), h5out_destroy(out);
 	exp_guard_tmp(NULL);
+	exp_guard_tmp_log(NULL);
 	if (!rc && sw->per_run_progress) {
 		sw->prog.done++;
 		sw->prog.done_here++;
@@ -581,7 +573,7 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 	if (!rc)
 		rc = check_variants(cfg, sw.trace, diag);
 	if (!rc)
-		rc = check_output_path(cfg, output, diag);
+		rc = check_outputs(cfg, output, opts->log_path, diag);
 	if (!rc && exp_mpi_rank() == 0 && (rc = make_parent_dirs(output)))
 		sim_diag_add(diag, output, "cannot create the output folder: %s", strerror(errno));
 	/* Rank 0 owns the parts folder; other ranks write theirs to a private folder. */
@@ -597,7 +589,11 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 	if (opts->real)
 		sw.meta.mode = "real", sw.meta.backend = opts->real->backend, sw.meta.time_scale = opts->real->time_scale;
 	exp_guard_install();
+	/* Under MPI no fork: mpirun stops the ranks and their temporaries are their own. */
+	if (!exp_mpi_active())
+		exp_cleaner_start(&sw.parts, output, opts->log_path);
 	rc = sweep_execute(&sw, output, diag);
+	exp_cleaner_stop();
 	exp_guard_uninstall();
 	/* Rank 0 keeps complete parts of a failed or stopped sweep for --resume; a
 	 * folder with none is removed. */

@@ -24,14 +24,19 @@
  * The bytes written do not depend on the number of threads. Without zlib, HDF5
  * filters the table itself, on one thread.
  */
+#define _GNU_SOURCE /* fallocate */
 #include "h5out.h"
 
 #include "h5diag.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,16 +71,39 @@ struct h5out {
 	hid_t file;
 	hid_t runs;     /* /runs */
 	enum h5out_state state;
+	int broken;        /* 1 after a failed copy: the file may be inconsistent, write no more */
+	uint64_t reserved; /* bytes of the file reserved on disk (reserve_space), for commit to release */
 	struct sum_row *rows; /* one a written run, for /summary */
 	size_t n_rows, cap_rows;
 };
 
 /* ---- error reporting ---- */
 
-/* Adds "where: what (HDF5: ...)"; a failed write is a runtime failure. */
+/* The words for an errno that says the disk (or the file-size limit) is full;
+ * NULL for any other. */
+static const char *full_disk_reason(int err)
+{
+	switch (err) {
+	case ENOSPC:
+		return "no space left on device";
+	case EDQUOT:
+		return "disk quota exceeded";
+	case EFBIG:
+		return "file too large (over the file-size limit)";
+	default:
+		return NULL;
+	}
+}
+
+/* Adds "where: what (HDF5: ...)", naming a full disk when errno says so; a failed
+ * write is a runtime failure. */
 static int h5err(struct sim_diag *diag, const char *where, const char *what)
 {
-	sim_h5_diag(diag, where, what);
+	const char *full = full_disk_reason(errno);
+	char buf[256];
+	if (full)
+		snprintf(buf, sizeof buf, "%s: %s", what, full);
+	sim_h5_diag(diag, where, full ? buf : what);
 	return -SIM_EHDF5;
 }
 
@@ -1369,10 +1397,83 @@ static int read_attr_u64(hid_t obj, const char *name, uint64_t *v)
 	return r;
 }
 
+/* Reserves room on disk for `extra` more bytes of the file (fallocate that keeps
+ * the size; the range starts at 0 because HDF5's metadata cache leaves holes below
+ * the end it has allocated), so that the writes that follow cannot run out of
+ * space midway: HDF5 1.10's H5Ocopy crashes in its cleanup after a failed write. A
+ * file-size limit (RLIMIT_FSIZE) is checked first, fallocate not being subject to
+ * it; a file system without fallocate is checked against its free space. Returns
+ * 0, or -1 with errno (ENOSPC, EFBIG, ...). */
+static int reserve_space(struct h5out *o, uint64_t extra)
+{
+	haddr_t eoa = 0;
+	int *fd = NULL;
+	if (H5Fflush(o->file, H5F_SCOPE_LOCAL) < 0 || H5Fget_eoa(o->file, &eoa) < 0 ||
+	    H5Fget_vfd_handle(o->file, H5P_DEFAULT, (void **)&fd) < 0 || !fd) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	uint64_t need = (uint64_t)eoa + extra;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && need > (uint64_t)rl.rlim_cur) {
+		errno = EFBIG;
+		return -1;
+	}
+	if (fallocate(*fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)need) == 0) {
+		if (need > o->reserved)
+			o->reserved = need;
+		return 0;
+	}
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
+		return -1;
+	struct statvfs vs;
+	if (fstatvfs(*fd, &vs) == 0 && (uint64_t)vs.f_bavail * vs.f_frsize < extra) {
+		errno = ENOSPC;
+		return -1;
+	}
+	return 0;
+}
+
+/* Gives back what reserve_space reserved past the end of the closed file. */
+static void release_reserve(const struct h5out *o)
+{
+	int fd = o->reserved ? open(o->tmp_path, O_WRONLY | O_CLOEXEC) : -1;
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_size < o->reserved)
+		(void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, st.st_size,
+				(off_t)(o->reserved - (uint64_t)st.st_size));
+	if (fd >= 0)
+		close(fd);
+}
+
+/* A copied run takes less than its part file's size (the part also holds a
+ * /summary row and the root attributes); a sixteenth more and 64 KiB of headroom
+ * cover HDF5's object headers and free-space slack. */
+static uint64_t copy_room(const char *part_path)
+{
+	struct stat st;
+	uint64_t size = stat(part_path, &st) == 0 ? (uint64_t)st.st_size : 0;
+	return size + size / 16 + 64 * 1024;
+}
+
 int h5out_copy_run(struct h5out *o, const char *part_path, const char *name, struct sim_diag *diag)
 {
 	if (!o || o->state != H5OUT_OPEN)
 		return -SIM_ESTATE;
+	if (o->broken) {
+		sim_diag_add(diag, o->tmp_path, "cannot copy run '%s': an earlier copy into this file failed", name);
+		return -SIM_ESTATE;
+	}
+	errno = 0;
+	if (reserve_space(o, copy_room(part_path))) {
+		const char *full = full_disk_reason(errno);
+		sim_diag_add(diag, o->tmp_path, "cannot copy run '%s' into the merged file: %s", name,
+			     full ? full : strerror(errno));
+		H5Eclear2(H5E_DEFAULT);
+		o->broken = 1;
+		return -SIM_EIO;
+	}
 	if (H5Lexists(o->runs, name, H5P_DEFAULT) > 0) {
 		sim_diag_add(diag, o->path, "run '%s' is written twice", name);
 		return -SIM_EINVAL;
@@ -1395,11 +1496,14 @@ int h5out_copy_run(struct h5out *o, const char *part_path, const char *name, str
 		r = h5err(diag, part_path, "cannot read the part's /summary row");
 	else if (H5Ocopy(part, src, o->runs, name, H5P_DEFAULT, H5P_DEFAULT) < 0)
 		r = h5err(diag, part_path, "cannot copy the run into the merged file");
-	if (g >= 0)
-		H5Gclose(g);
-	H5Fclose(part);
-	if (r)
+	if (g >= 0 && H5Gclose(g) < 0 && !r)
+		r = h5err(diag, part_path, "cannot close the part's run group");
+	if (H5Fclose(part) < 0 && !r)
+		r = h5err(diag, part_path, "cannot close the part file");
+	if (r) {
+		o->broken = 1;
 		return r;
+	}
 	run.summary = &sum;
 	if (keep_row(o, &run) < 0) {
 		sim_diag_add(diag, o->path, "out of memory");
@@ -1494,11 +1598,36 @@ static int close_file(struct h5out *o)
 	return r;
 }
 
+/* Closes and removes PATH.tmp of an open writer (the writer itself stays). */
+static void h5out_abort_file(struct h5out *o)
+{
+	if (o->state != H5OUT_OPEN)
+		return;
+	close_file(o);
+	H5Eclear2(H5E_DEFAULT);
+	unlink(o->tmp_path);
+	o->state = H5OUT_DONE;
+}
+
 int h5out_commit(struct h5out *o, struct sim_diag *diag)
 {
 	if (!o || o->state != H5OUT_OPEN)
 		return -SIM_ESTATE;
+	if (o->broken) {
+		h5out_abort_file(o);
+		sim_diag_add(diag, o->tmp_path, "cannot commit: a copy into this file failed");
+		return -SIM_ESTATE;
+	}
 	o->state = H5OUT_DONE;
+	/* /summary: a row a run of fixed-length strings and doubles, plus headers. */
+	errno = 0;
+	if (o->reserved && reserve_space(o, (uint64_t)o->n_rows * (1024 + 8 * SIM_SUM_COUNT_) + 256 * 1024)) {
+		const char *full = full_disk_reason(errno);
+		sim_diag_add(diag, o->tmp_path, "cannot write /summary: %s", full ? full : strerror(errno));
+		close_file(o);
+		unlink(o->tmp_path);
+		return -SIM_EIO;
+	}
 	if (write_summary(o) < 0) {
 		int r = h5err(diag, o->tmp_path, "cannot write /summary");
 		close_file(o);
@@ -1516,6 +1645,7 @@ int h5out_commit(struct h5out *o, struct sim_diag *diag)
 		unlink(o->tmp_path);
 		return r;
 	}
+	release_reserve(o);
 	if (rename(o->tmp_path, o->path) != 0) {
 		sim_diag_add(diag, o->path, "cannot rename %s: %s", o->tmp_path, strerror(errno));
 		unlink(o->tmp_path);
@@ -1540,12 +1670,7 @@ void h5out_abort(struct h5out *o)
 {
 	if (!o)
 		return;
-	if (o->state == H5OUT_OPEN) {
-		close_file(o);
-		H5Eclear2(H5E_DEFAULT);
-		unlink(o->tmp_path);
-		o->state = H5OUT_DONE;
-	}
+	h5out_abort_file(o);
 	free_out(o);
 }
 

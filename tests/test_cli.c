@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -170,8 +172,8 @@ static void test_cli_output_never_overwrites_input(void)
 	const char *cfg = write_config("keep.json", "keep.csv", NULL);
 	char args[2048], *txt = NULL;
 	const char *targets[] = { trace, cfg, tu_tmpdir() };
-	const char *expect[] = { "expected a file other than the trace", "expected a file other than the config",
-				 "expected a file name, got a folder" };
+	const char *expect[] = { "output would overwrite input trace", "output would overwrite input config",
+				 "expected a regular file or a new name, got a folder" };
 	for (size_t i = 0; i < 3; i++) {
 		snprintf(args, sizeof args, "run %s -o %s", cfg, targets[i]);
 		CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
@@ -181,6 +183,85 @@ static void test_cli_output_never_overwrites_input(void)
 	char *after = tu_read_file(trace, NULL);
 	CU_ASSERT(after && strcmp(after, good_trace) == 0);
 	free(after);
+}
+
+/* Runs `gpusched ARGS`, expects exit 2 and `want` in the output. */
+static void expect_refused(const char *args, const char *want)
+{
+	char *txt = NULL;
+	int rc = tu_run_gpusched(args, &txt);
+	CU_ASSERT_EQUAL(rc, 2);
+	CU_ASSERT(txt && strstr(txt, want));
+	if (rc != 2 || !txt || !strstr(txt, want))
+		fprintf(stderr, "gpusched %s: exit %d, expected '%s':\n%s", args, rc, want, txt ? txt : "");
+	free(txt);
+}
+
+static int is_fifo(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/* Every verb's outputs (-o, --log, --plot) refuse an input of the same command,
+ * side files of a config included, and anything not a regular file (a device
+ * node, here a named pipe, would be replaced by a regular file). */
+static void test_cli_outputs_never_clobber_inputs_or_devices(void)
+{
+	const char *trace = tu_write_file("clob.csv", good_trace);
+	const char *cap_text = "time_s,flavor,nodes\n0,v100,16\n";
+	const char *cap = tu_write_file("clob_cap.csv", cap_text);
+	char cfg_text[2048];
+	snprintf(cfg_text, sizeof cfg_text,
+		 "{\"name\": \"cli\", \"trace\": {\"path\": \"clob.csv\", \"format\": \"native\"},\n"
+		 " \"cluster\": {\"flavors\": [{\"name\": \"v100\", \"nodes\": 16, \"node\": {\"gpu\": 8}}],\n"
+		 "             \"capacity_events\": \"clob_cap.csv\"},\n"
+		 " \"policies\": {\"order\": \"fifo\"}, \"seeds\": [1], \"output\": \"never.h5\"}\n");
+	const char *cfg = tu_write_file("clob.json", cfg_text);
+	char fifo[600], out[600], args[4096];
+	snprintf(fifo, sizeof fifo, "%s/clob.fifo", tu_tmpdir());
+	snprintf(out, sizeof out, "%s/clob.h5", tu_tmpdir());
+	unlink(fifo);
+	CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+
+	snprintf(args, sizeof args, "run %s -q -o %s", cfg, cap);
+	expect_refused(args, "output would overwrite input $.cluster.capacity_events");
+	snprintf(args, sizeof args, "run %s -q -o %s --log %s", cfg, out, trace);
+	expect_refused(args, "output would overwrite input trace");
+	snprintf(args, sizeof args, "run %s -q -o %s --log %s", cfg, out, cfg);
+	expect_refused(args, "output would overwrite input config");
+	snprintf(args, sizeof args, "run %s -q -o %s --log %s", cfg, out, out);
+	expect_refused(args, "would overwrite the -o output");
+	snprintf(args, sizeof args, "run %s -q -o %s", cfg, fifo);
+	expect_refused(args, "got a named pipe");
+	snprintf(args, sizeof args, "run %s -q -o %s --log %s", cfg, out, fifo);
+	expect_refused(args, "got a named pipe");
+	snprintf(args, sizeof args,
+		 "plan %s --target 'mean_wait_s<=288' --vary 'cluster.flavors[0].nodes' --range 1:16 -o %s", cfg, cap);
+	expect_refused(args, "output would overwrite input $.cluster.capacity_events");
+	snprintf(args, sizeof args,
+		 "plan %s --target 'mean_wait_s<=288' --vary 'cluster.flavors[0].nodes' --range 1:16 --plot %s", cfg,
+		 trace);
+	expect_refused(args, "output would overwrite input trace");
+	snprintf(args, sizeof args, "trace gen %s -o %s", cfg, cfg);
+	expect_refused(args, "output would overwrite input config");
+	snprintf(args, sizeof args, "trace import --format philly %s -o %s", trace, trace);
+	expect_refused(args, "output would overwrite input");
+	snprintf(args, sizeof args, "trace import --format philly %s -o %s", trace, fifo);
+	expect_refused(args, "got a named pipe");
+	snprintf(args, sizeof args, "cluster import --format philly-vc %s -o %s", cap, cap);
+	expect_refused(args, "output would overwrite input");
+	snprintf(args, sizeof args, "plot %s -o %s", trace, trace);
+	expect_refused(args, "expected a folder");
+
+	char *after = tu_read_file(trace, NULL), *cap_after = tu_read_file(cap, NULL);
+	CU_ASSERT(after && strcmp(after, good_trace) == 0);
+	CU_ASSERT(cap_after && strcmp(cap_after, cap_text) == 0);
+	free(after);
+	free(cap_after);
+	CU_ASSERT(is_fifo(fifo));
+	CU_ASSERT(!tu_exists(out));
+	unlink(fifo);
 }
 
 static void test_cli_help_on_every_verb(void)
@@ -237,6 +318,7 @@ static CU_TestInfo cli_tests[] = {
 	{ "test_cli_deterministic", test_cli_deterministic },
 	{ "test_cli_bad_input_exit2_located_no_output", test_cli_bad_input_exit2_located_no_output },
 	{ "test_cli_output_never_overwrites_input", test_cli_output_never_overwrites_input },
+	{ "test_cli_outputs_never_clobber_inputs_or_devices", test_cli_outputs_never_clobber_inputs_or_devices },
 	{ "test_cli_help_on_every_verb", test_cli_help_on_every_verb },
 	CU_TEST_INFO_NULL,
 };

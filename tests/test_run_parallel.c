@@ -8,7 +8,10 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -387,7 +390,212 @@ static void test_exit_codes(void)
 	CU_ASSERT(!tu_exists(parts));
 }
 
+/* ---- a full disk, simulated: RLIMIT_FSIZE makes writes past the limit fail ---- */
+
+/* Runs gpusched run CFG -q -o OUT -j JOBS with every file it writes limited to
+ * limit_bytes (writes past it fail with EFBIG, SIGXFSZ ignored, as a full disk's
+ * fail with ENOSPC); its stderr goes to err_path. Returns the wait status. */
+static int run_limited(const char *cfg, const char *out, const char *jobs, long limit_bytes, const char *err_path)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { (rlim_t)limit_bytes, (rlim_t)limit_bytes };
+		signal(SIGXFSZ, SIG_IGN);
+		if (setrlimit(RLIMIT_FSIZE, &rl) || !freopen(err_path, "w", stderr))
+			_exit(126);
+		execl(GPUSCHED_BIN, GPUSCHED_BIN, "run", cfg, "-q", "-o", out, "-j", jobs, (char *)NULL);
+		_exit(127);
+	}
+	int status = -1;
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+/* Names in dir ending in ".tmp" (0 when dir does not exist). */
+static int count_tmp_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		n += len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Every .tmp a run of OUT may make: OUT.tmp and the parts' (none may survive). */
+static int count_tmp_of(const char *out)
+{
+	char path[700];
+	snprintf(path, sizeof path, "%s.tmp", out);
+	int n = tu_exists(path);
+	snprintf(path, sizeof path, "%s.parts", out);
+	return n + count_tmp_in(path);
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+/* Parts fit under the limit, the merged file does not: the merge fails cleanly
+ * (exit 1, no crash, the cause named, no OUT and no .tmp), with -j 1 and -j 2. */
+static void test_full_disk_fails_cleanly(void)
+{
+	write_trace("full.csv", 3000);
+	const char *cfg = write_sweep("full.json", "full.csv", 8);
+	const char *ref = tmp_path("full-ref.h5");
+	CU_ASSERT_EQUAL_FATAL(run_cmd(cfg, ref, "-j 1"), 0);
+	long merged = file_size(ref);
+	CU_ASSERT_FATAL(merged > 60000);
+	const char *jobs[] = { "1", "2" };
+	for (int k = 0; k < 2; k++) {
+		char name[64];
+		snprintf(name, sizeof name, "full-j%s.h5", jobs[k]);
+		const char *out = tmp_path(name), *err = tmp_path("full.err");
+		int status = run_limited(cfg, out, jobs[k], merged / 2, err);
+		char *txt = tu_read_file(err, NULL);
+		CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+		CU_ASSERT(txt && strstr(txt, "file too large"));
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 1)
+			fprintf(stderr, "-j %s: status %d:\n%s", jobs[k], status, txt ? txt : "");
+		free(txt);
+		CU_ASSERT(!tu_exists(out));
+		CU_ASSERT_EQUAL(count_tmp_of(out), 0);
+	}
+}
+
+/* ---- a killed parent takes its workers with it ---- */
+
+/* The pids whose parent is ppid (from /proc), up to max; returns how many. */
+static int children_of(pid_t ppid, pid_t *out, int max)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && n < max) {
+		char path[300], buf[512];
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t got = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[got] = 0;
+		const char *close_paren = strrchr(buf, ')');
+		int pp = 0;
+		char state = 0;
+		if (close_paren && sscanf(close_paren + 1, " %c %d", &state, &pp) == 2 && pp == ppid)
+			out[n++] = (pid_t)atoi(e->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+/* 1 while pid runs (a zombie no longer does: nobody may reap it here). */
+static int alive(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t got = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[got] = 0;
+	const char *close_paren = strrchr(buf, ')');
+	return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' && close_paren[2] != 'X';
+}
+
+/* Polls (up to limit_s) until f(arg) holds; returns whether it did. Generous limits:
+ * what is checked is that it happens, not how fast. */
+static int wait_until(int (*f)(const void *), const void *arg, double limit_s)
+{
+	struct timespec ms = { 0, 10000000 };
+	for (double t = 0; t < limit_s; t += 0.01) {
+		if (f(arg))
+			return 1;
+		nanosleep(&ms, NULL);
+	}
+	return f(arg);
+}
+
+struct pids {
+	pid_t *v;
+	int n;
+};
+
+static int none_alive(const void *arg)
+{
+	const struct pids *p = arg;
+	for (int k = 0; k < p->n; k++)
+		if (alive(p->v[k]))
+			return 0;
+	return 1;
+}
+
+static int has_part(const void *out)
+{
+	return some_part(out);
+}
+
+/* Complete parts NNNNNN.h5 of out's 6 runs. */
+static int count_parts(const char *out)
+{
+	char path[700];
+	int n = 0;
+	for (int i = 0; i < 6; i++) {
+		snprintf(path, sizeof path, "%s.parts/%06d.h5", out, i);
+		n += tu_exists(path);
+	}
+	return n;
+}
+
+static void test_sigkill_parent_stops_workers(void)
+{
+	/* Runs long enough that each worker has more than one left when the first part
+	 * is written: workers that outlived the parent would complete all six. */
+	write_trace("orphan.csv", 100000);
+	const char *cfg = write_sweep("orphan.json", "orphan.csv", 24);
+	const char *ref = tmp_path("orphan-ref.h5"), *out = tmp_path("orphan.h5");
+	CU_ASSERT_EQUAL_FATAL(run_cmd(cfg, ref, "-j 2"), 0);
+	pid_t pid = spawn(cfg, out, "2");
+	CU_ASSERT(wait_until(has_part, out, 60));
+	pid_t kids[8];
+	int n_kids = children_of(pid, kids, 8);
+	kill(pid, SIGKILL);
+	int status;
+	waitpid(pid, &status, 0);
+	int finished_first = WIFEXITED(status); /* the sweep beat the kill: nothing to test */
+	CU_ASSERT(!finished_first);
+	if (finished_first)
+		return;
+	CU_ASSERT(n_kids >= 2); /* the workers (and whatever else the sweep forked) */
+	struct pids kp = { kids, n_kids };
+	CU_ASSERT(wait_until(none_alive, &kp, 60));
+	CU_ASSERT(count_parts(out) < 6);
+	/* Nothing named .tmp survives the processes that wrote it. */
+	CU_ASSERT_EQUAL(count_tmp_of(out), 0);
+	char *txt = NULL, args[2048];
+	snprintf(args, sizeof args, "run %s -o %s --no-progress -j 2 --resume", cfg, out);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 0);
+	if (txt && !strstr(txt, "wrote "))
+		fprintf(stderr, "%s", txt);
+	free(txt);
+	CU_ASSERT(h5_same(ref, out));
+	CU_ASSERT_EQUAL(count_tmp_of(out), 0);
+}
+
 static CU_TestInfo run_parallel_tests[] = {
+	{ "test_full_disk_fails_cleanly", test_full_disk_fails_cleanly },
+	{ "test_sigkill_parent_stops_workers", test_sigkill_parent_stops_workers },
 	{ "test_j3_equals_j1", test_j3_equals_j1 },
 	{ "test_resume_after_sigkill", test_resume_after_sigkill },
 	{ "test_resume_refuses_other_config", test_resume_refuses_other_config },
