@@ -89,6 +89,11 @@ if [ -z "$out" ]; then
 fi
 mkdir -p "$out" || exit 1
 
+# UBSan stops at the first error (SIM_SANITIZE builds with -fno-sanitize-recover) but
+# prints no stack by default; the stack is what the owner of the code needs.
+UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
+export UBSAN_OPTIONS
+
 summary="$out/summary.txt"
 printf '%-10s %-8s %10s %9s %8s %6s  %s\n' target result execs execs/s corpus new reproducer >"$summary"
 failed=0
