@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[64];
+static char dir[256];
 
 /* Removes the scratch folder's files, then the folder: importers leave OUT.tmp or OUT
  * only on paths we named, so one level is all there is. */
@@ -32,7 +32,13 @@ static void cleanup(void)
 const char *fuzz_dir(void)
 {
 	if (!dir[0]) {
-		snprintf(dir, sizeof dir, "/tmp/gpusched-fuzz-%ld", (long)getpid());
+		/* Under TMPDIR when set: run.sh points it into its own output folder, so the
+		 * folders that crashed runs leave (atexit does not run then) go with it. */
+		const char *tmp = getenv("TMPDIR");
+		if (!tmp || !tmp[0])
+			tmp = "/tmp";
+		if ((size_t)snprintf(dir, sizeof dir, "%s/gpusched-fuzz-%ld", tmp, (long)getpid()) >= sizeof dir)
+			abort();
 		if (mkdir(dir, 0700) != 0) {
 			perror(dir);
 			abort();

@@ -2,8 +2,8 @@
  *
  * libFuzzer calls LLVMFuzzerTestOneInput many times in one process, so a target must
  * free everything it allocates and leave no state behind. Readers that take a path get
- * the input as a file in a private scratch folder, /tmp/gpusched-fuzz-<pid>, which is
- * removed at exit; nothing is written into the repository.
+ * the input as a file in a private scratch folder, $TMPDIR/gpusched-fuzz-<pid> (/tmp
+ * without TMPDIR), which is removed at exit; nothing is written into the repository.
  */
 #ifndef TESTS_FUZZ_FUZZ_UTIL_H
 #define TESTS_FUZZ_FUZZ_UTIL_H

@@ -101,15 +101,16 @@ for t in $targets; do
 	bin="$build/fuzz_$t"
 	work="$out/$t"
 	rm -rf "$work"
-	mkdir -p "$work/corpus" "$work/artifacts"
+	mkdir -p "$work/corpus" "$work/artifacts" "$work/tmp"
 	[ -d "$here/corpus/$t" ] && cp "$here/corpus/$t"/* "$work/corpus/" 2>/dev/null
 	dict=
 	[ -f "$here/dict/$t.dict" ] && dict="-dict=$here/dict/$t.dict"
 	echo "== fuzz_$t: $secs s, corpus $(find "$work/corpus" -type f | wc -l) seeds"
-	# The scratch files the targets make are in /tmp/gpusched-fuzz-<pid>; run from
-	# $work so libFuzzer's own files (none expected) never land in the repository.
+	# The targets' scratch folders go under TMPDIR ($work/tmp), so a crashed run's
+	# leftovers are removed with $out; running from $work keeps libFuzzer's own files
+	# (none expected) out of the repository.
 	# shellcheck disable=SC2086 # FUZZ_ARGS is a list of flags
-	(cd "$work" && "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	(cd "$work" && TMPDIR="$work/tmp" "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		-print_final_stats=1 -artifact_prefix="$work/artifacts/" $dict ${FUZZ_ARGS:-} \
 		"$work/corpus") >"$work/log" 2>&1
 	rc=$?
