@@ -5,17 +5,20 @@
 #                     (experiments/default.json on the bundled Philly trace), write
 #                     results/philly-default.h5 and PNG plots in results/plots/
 #   ./setup.sh test   install what is missing, build with -Werror, run every test; then the
-#                     same suite again under AddressSanitizer + UndefinedBehaviorSanitizer
+#                     same suite again under AddressSanitizer + UndefinedBehaviorSanitizer;
+#                     then each libFuzzer target of tests/fuzz/ on FUZZ_RUNS inputs (default 3000)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(build-essential cmake pkg-config libgsl-dev libhdf5-dev zlib1g-dev libcjson-dev libcunit1-dev gnuplot-nox
 	openmpi-bin libopenmpi-dev)
+# The fuzz stage of `test` only: clang and its libFuzzer runtime.
+TEST_PACKAGES=(clang libclang-rt-14-dev)
 JOBS=$(nproc 2>/dev/null || echo 2)
 
-install_missing() {
+install_missing() { # install_missing [extra packages...]
 	local missing=()
-	for p in "${PACKAGES[@]}"; do
+	for p in "${PACKAGES[@]}" "$@"; do
 		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
@@ -44,6 +47,14 @@ stage_asan() {
 			ctest --output-on-failure -j "$JOBS")
 }
 
+# A fixed seed and a fixed number of inputs a target (about 1 to 15 s each on 2 cores),
+# not a time: the same commit fuzzes the same inputs on every machine, so a CI verdict
+# can be reproduced. tests/fuzz/README.md has the long local run.
+FUZZ_RUNS=${FUZZ_RUNS:-3000}
+stage_fuzz() {
+	FUZZ_ARGS="-seed=1 -runs=$FUZZ_RUNS" tests/fuzz/run.sh 120
+}
+
 case "${1:-}" in
 main)
 	install_missing
@@ -54,14 +65,15 @@ main)
 	echo "setup: results in results/philly-default.h5, plots in results/plots/"
 	;;
 test)
-	install_missing
-	# Both stages always run, so one failure in the first does not hide what the
-	# sanitizers would have found; the verdict of each is printed at the end.
-	dev=passed asan=passed
+	install_missing "${TEST_PACKAGES[@]}"
+	# Every stage always runs, so one failure in the first does not hide what the
+	# sanitizers or the fuzzers would have found; the verdict of each is printed at the end.
+	dev=passed asan=passed fuzz=passed
 	stage_dev || dev=FAILED
 	stage_asan || asan=FAILED
-	echo "setup: stage 1 (Debug -Werror): $dev; stage 2 (ASan+UBSan): $asan"
-	[ "$dev" = passed ] && [ "$asan" = passed ]
+	stage_fuzz || fuzz=FAILED
+	echo "setup: stage 1 (Debug -Werror): $dev; stage 2 (ASan+UBSan): $asan; stage 3 (fuzz, $FUZZ_RUNS inputs a target): $fuzz"
+	[ "$dev" = passed ] && [ "$asan" = passed ] && [ "$fuzz" = passed ]
 	;;
 *)
 	echo "usage: ./setup.sh main|test" >&2
