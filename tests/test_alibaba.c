@@ -59,6 +59,36 @@ static const char *const pods_sample_rows[] = {
     "\np12,100,50,BE,0,G2:gpu=4,\n",
 };
 
+/* openb-1: a run of 2e9 s (or a creation_time over 1e9 s) was written and then
+ * refused by the native reader; now bad rows, located. */
+static void test_openb_time_range(void)
+{
+	struct sim_diag d;
+	struct trace_import_result res;
+	struct trace_import_opts opts = { 0 };
+	const char *in = tu_write_file(
+	    "openb_range.csv",
+	    "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,"
+	    "scheduled_time\n"
+	    "p1,1000,100,1,1000,,LS,Running,0,2000000000,10\n"
+	    "p2,1000,100,1,1000,,LS,Running,2000000000,2000000100,2000000010\n"
+	    "p3,1000,100,1,1000,,LS,Running,5,100,10\n");
+	const char *out = tu_tmp_path("openb_range_out.csv");
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(trace_openb_import(in, out, &opts, &res, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "openb_range.csv:2: column deletion_time: duration over 1e9 s"));
+	CU_ASSERT(sim_diag_contains(&d, "openb_range.csv:3: column creation_time: submit time out of range"));
+	CU_ASSERT(!tu_exists(out));
+	sim_diag_fini(&d);
+	opts.skip_bad = 1;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL_FATAL(trace_openb_import(in, out, &opts, &res, &d), 0);
+	CU_ASSERT_EQUAL(res.rows_written, 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "duration over 1e9 s"), 1);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "submit time out of range"), 1);
+	sim_diag_fini(&d);
+}
+
 static void test_openb_strict(void)
 {
 	struct sim_diag d;
@@ -343,6 +373,7 @@ static void test_openb_cluster_real(void)
 
 static CU_TestInfo alibaba_tests[] = {
     {"test_openb_strict", test_openb_strict},
+	{ "test_openb_time_range", test_openb_time_range },
     {"test_openb_skip_bad", test_openb_skip_bad},
     {"test_openb_real", test_openb_real},
     {"test_openb_cluster_sample", test_openb_cluster_sample},

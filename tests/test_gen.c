@@ -578,6 +578,17 @@ static void test_gen_bad_configs(void)
 		  BASE_DUR "}", "bad.json: $.span_s: expected span_s x the peak rate");
 }
 
+/* A template naming a flavor twice wrote "a100;a100", which the native reader refuses
+ * (fuzz reproducer gen-1): the config check reports the repeat where it is. */
+static void test_gen_template_repeated_flavor(void)
+{
+	check_bad("{\"jobs\": 3, " BASE_ARR ", " BASE_DUR ", \"prefs\": {\"templates\": [[\"a100\", \"a100\"]]}}",
+		  "bad.json: $.prefs.templates[0][1]: expected each flavor once, found 'a100' again");
+	check_bad("{\"jobs\": 3, " BASE_ARR ", " BASE_DUR ", \"prefs\": {\"templates\": "
+		  "[[\"h100\", \"a100\"], [\"l40s\", \"h100\", \"l40s\"]]}}",
+		  "bad.json: $.prefs.templates[1][2]: expected each flavor once");
+}
+
 /* A rate too low for `jobs` within the format's 1e9 s: exit 2 naming the rate, no file. */
 static void test_gen_rate_too_low(void)
 {
@@ -655,6 +666,7 @@ static CU_TestInfo gen_tests[] = {
     {"test_gen_streams_independent", test_gen_streams_independent},
     {"test_gen_bad_configs", test_gen_bad_configs},
     {"test_gen_rate_too_low", test_gen_rate_too_low},
+    {"test_gen_template_repeated_flavor", test_gen_template_repeated_flavor},
     {"test_gen_cli", test_gen_cli},
     {"test_gen_philly_like_example", test_gen_philly_like_example},
     CU_TEST_INFO_NULL,

@@ -209,6 +209,74 @@ static void test_helios_header(void)
 	sim_diag_fini(&d);
 }
 
+/* Times the native reader refuses (fuzz reproducers helios-1, helios-2): a date past
+ * 2262 overflowed int64 ns; a submit over 1e9 s after the earliest, or a duration over
+ * 1e9 s, was written and then refused on reading. Now bad rows, located. */
+static const char helios_range[] = "job_id,user,vc,gpu_num,submit_time,duration\n"
+				   "h1,alice,vcA,8,1980-01-01 00:00:00,3600\n"
+				   "h2,alice,vcA,8,2017-01-01 00:00:00,3600\n"
+				   "h3,alice,vcA,8,3000-01-01 00:00:00,3600\n"
+				   "h4,alice,vcA,8,1980-01-02 00:00:00,2000000000\n"
+				   "h5,alice,vcA,8,1980-01-03 00:00:00,60\n";
+
+static void test_helios_time_range(void)
+{
+	struct sim_diag d;
+	struct trace_import_result res;
+	struct trace_import_opts opts = { 0 };
+	const char *in = tu_write_file("he_range.csv", helios_range), *out = tu_tmp_path("he_range_out.csv");
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(trace_helios_import(in, out, &opts, &res, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "he_range.csv:3: column submit_time: submit time out of range: "
+					"expected at most 1e9 s after the earliest"));
+	CU_ASSERT(sim_diag_contains(&d, "he_range.csv:4: column submit_time: submit time out of range"));
+	CU_ASSERT(sim_diag_contains(&d, "he_range.csv:5: column duration: duration over 1e9 s"));
+	CU_ASSERT_EQUAL(d.count, 3);
+	CU_ASSERT(!tu_exists(out));
+	sim_diag_fini(&d);
+
+	opts.skip_bad = 1;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL_FATAL(trace_helios_import(in, out, &opts, &res, &d), 0);
+	CU_ASSERT_EQUAL(res.rows_read, 5);
+	CU_ASSERT_EQUAL(res.rows_written, 2);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "submit time out of range"), 2);
+	CU_ASSERT_EQUAL(tu_reason_count(&res, "duration over 1e9 s"), 1);
+	CU_ASSERT_DOUBLE_EQUAL(res.gpu_hours_out, (3600.0 * 8 + 60 * 8) / 3600.0, 1e-9);
+	CU_ASSERT(contains(out, "\nh1,0,3600,vcA,*:gpu=8,alice\nh5,172800,60,vcA,*:gpu=8,alice\n"));
+	CU_ASSERT_EQUAL(native_jobs(out), 2);
+	sim_diag_fini(&d);
+}
+
+/* Tiresias and Gavel write submit times as they are: over 1e9 s is a bad row. */
+static void test_tiresias_gavel_time_range(void)
+{
+	struct sim_diag d;
+	struct trace_import_result res;
+	struct trace_import_opts opts = { 0 };
+	const char *in = tu_write_file("ti_range.csv", "job_id,num_gpu,submit_time,duration\n"
+						       "0,1,0,10\n1,1,2000000000,10\n2,1,5,2000000000\n");
+	const char *out = tu_tmp_path("ti_range_out.csv");
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(trace_tiresias_import(in, out, &opts, &res, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "ti_range.csv:3: column submit_time: submit time out of range"));
+	CU_ASSERT(sim_diag_contains(&d, "ti_range.csv:4: column duration: duration over 1e9 s"));
+	sim_diag_fini(&d);
+	opts.skip_bad = 1;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL_FATAL(trace_tiresias_import(in, out, &opts, &res, &d), 0);
+	CU_ASSERT_EQUAL(res.rows_written, 1);
+	CU_ASSERT_EQUAL(native_jobs(out), 1);
+	sim_diag_fini(&d);
+
+	opts.skip_bad = 0;
+	in = tu_write_file("gv_range.txt", "a\tb\tc\td\t100\t0\t1\na\tb\tc\td\t100\t2000000000\t1\n");
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(trace_gavel_import(in, out, &opts, &res, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "gv_range.txt:2: column arrival_time: submit time out of range"));
+	sim_diag_fini(&d);
+}
+
 /* 10-field rows 1, 2, 5; 3 bad scale_factor; 4 wrong field count; 6 bad priority. */
 static const char gavel_sample[] =
 	"ResNet-18 (batch size 32)\tpython3 main.py\tcifar10\t--num_steps\t1\t3948\t2\t1\t-1.000000\t0\n"
@@ -298,6 +366,8 @@ static CU_TestInfo more_tests[] = {
 	{ "test_tiresias_real", test_tiresias_real },
 	{ "test_helios_sample", test_helios_sample },
 	{ "test_helios_header", test_helios_header },
+	{ "test_helios_time_range", test_helios_time_range },
+	{ "test_tiresias_gavel_time_range", test_tiresias_gavel_time_range },
 	{ "test_gavel_sample", test_gavel_sample },
 	{ "test_gavel_real", test_gavel_real },
 	CU_TEST_INFO_NULL,

@@ -230,6 +230,11 @@ static int openb_classify(struct openb_ctx *c, const struct sim_lines *r, struct
 		    &c->in, line, R_RUN, 1, "deletion_time",
 		    "expected a deletion_time after scheduled_time (%.*s%s), found '%.*s%s'", SHOW(sched),
 		    SHOW(row->f[c->col[C_DELETION]]));
+	if (!trace_import_check_submit_abs(&c->in, line, "creation_time", row->submit,
+					   row->f[c->col[C_CREATION]]) ||
+	    !trace_import_check_duration(&c->in, line, "deletion_time", row->duration,
+					 row->f[c->col[C_DELETION]]))
+		return 0;
 	size_t before = trace_tenants_count(c->names);
 	if (trace_tenants_add(c->names, name.p, name.len, 0) < 0)
 		return -SIM_ENOMEM;

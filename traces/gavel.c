@@ -69,6 +69,8 @@ static int gv_classify(struct gv_ctx *c, const struct sim_lines *r, struct gv_ro
 		    &c->in, r->line, R_ARRIVAL, 1, "arrival_time",
 		    "expected seconds >= 0 (decimal, at most 9 fractional digits), found '%.*s%s'",
 		    SHOW(arr.p, arr.len));
+	if (!trace_import_check_submit_abs(&c->in, r->line, "arrival_time", row->arrival_ns, arr))
+		return 0;
 	if (row->prio < 0)
 		return trace_import_reject(&c->in, r->line, R_PRIO, 1, "priority_weight",
 					   "expected a whole weight in 0..2147483647, found '%.*s%s'",

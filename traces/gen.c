@@ -519,6 +519,21 @@ static void parse_priorities(struct pc *c, const cJSON *root, struct gen_config 
 	g->prio_weights = want_weights(c, o, "$.priorities", n);
 }
 
+/* The native reader refuses a preference list naming a flavor twice, so the
+ * generator must never write one: report option K of TEMPLATE when it repeats an
+ * earlier one (NULL entries failed their own check and are skipped). */
+static void check_flavor_once(struct pc *c, const char *item, char *const *tmpl, size_t k)
+{
+	if (!tmpl[k])
+		return;
+	for (size_t j = 0; j < k; j++)
+		if (tmpl[j] && strcmp(tmpl[j], tmpl[k]) == 0) {
+			err(c, item, "expected each flavor once, found '%s' again (first as option %zu)",
+			    tmpl[k], j + 1);
+			return;
+		}
+}
+
 static void parse_template(struct pc *c, const cJSON *t, const char *path, struct gen_config *g, size_t i)
 {
 	const cJSON *f;
@@ -539,9 +554,10 @@ static void parse_template(struct pc *c, const cJSON *t, const char *path, struc
 	cJSON_ArrayForEach(f, t)
 	{
 		sim_json_path_idx(item, sizeof item, path, k);
-		g->templates[i][k++] =
-		    want_name(c, f, item, flavor_name_ok,
-			      "a flavor name (letters, digits, '_', '.', '-'; under 64 bytes)");
+		g->templates[i][k] = want_name(c, f, item, flavor_name_ok,
+					       "a flavor name (letters, digits, '_', '.', '-'; under 64 bytes)");
+		check_flavor_once(c, item, g->templates[i], k);
+		k++;
 	}
 }
 

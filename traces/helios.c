@@ -4,6 +4,7 @@
  * second writes the kept rows in file order. */
 #include "helios.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,12 +47,18 @@ struct he_ctx {
 	struct he_row *row;	       /* the row being classified; owned by trace_helios_import */
 };
 
-/* "YYYY-MM-DD HH:MM:SS" (UTC) or Unix seconds, in Unix ns; -1 when neither. */
+#define WHEN_TOO_LATE (-2) /* parse_when: a date past 64-bit Unix ns (2262-04-11) */
+
+/* "YYYY-MM-DD HH:MM:SS" (UTC) or Unix seconds, in Unix ns; -1 when neither,
+ * WHEN_TOO_LATE when the date does not fit in int64 ns. */
 static int64_t parse_when(struct trace_span s)
 {
 	int64_t epoch_s;
-	if (trace_parse_utc(s.p, s.len, &epoch_s) == 0)
-		return epoch_s >= 0 ? epoch_s * SIM_NS_PER_S : -1;
+	if (trace_parse_utc(s.p, s.len, &epoch_s) == 0) {
+		if (epoch_s < 0)
+			return -1;
+		return epoch_s > INT64_MAX / SIM_NS_PER_S ? WHEN_TOO_LATE : epoch_s * SIM_NS_PER_S;
+	}
 	return trace_parse_secs(s);
 }
 
@@ -85,6 +92,11 @@ static int he_check_numbers(struct he_ctx *c, size_t line, const struct he_row *
 		return trace_import_reject(&c->in, line, R_GPU, 1, "gpu_num",
 					   "expected a whole GPU count in 0..%d, found '%.*s%s'", MAX_GPUS,
 					   SHOW(gpu.p, gpu.len));
+	if (row->submit_ns == WHEN_TOO_LATE)
+		return trace_import_reject(&c->in, line, TRACE_IMPORT_R_SUBMIT_RANGE, 1, "submit_time",
+					   "submit time out of range: expected a date before 2262-04-11, "
+					   "found '%.*s%s'",
+					   SHOW(sub.p, sub.len));
 	if (row->submit_ns < 0)
 		return trace_import_reject(
 		    &c->in, line, R_SUBMIT, 1, "submit_time",
@@ -99,6 +111,10 @@ static int he_check_numbers(struct he_ctx *c, size_t line, const struct he_row *
 		return trace_import_reject(&c->in, line, R_CPU, 0, NULL, "CPU job");
 	if (row->dur_ns == 0)
 		return trace_import_reject(&c->in, line, R_NORUN, 0, NULL, "never ran");
+	/* Range last: rows dropped anyway are not errors. */
+	if (!trace_import_check_duration(&c->in, line, "duration", row->dur_ns, dur) ||
+	    !trace_import_check_submit(&c->in, line, "submit_time", row->submit_ns, sub))
+		return 0;
 	return 1;
 }
 
@@ -176,6 +192,12 @@ static int he_count(void *ctx)
 	return trace_tenants_add(c->tenants, row->tenant.p, row->tenant.len, gpu_s) < 0 ? -SIM_ENOMEM : 0;
 }
 
+static int he_restart(void *ctx)
+{
+	struct he_ctx *c = ctx;
+	return trace_tenants_reset(&c->tenants);
+}
+
 static int he_tenants(void *ctx)
 {
 	struct he_ctx *c = ctx;
@@ -231,6 +253,7 @@ static const struct trace_import_format he_format = {
 	.begin = he_begin,
 	.classify = he_keep,
 	.count = he_count,
+	.restart = he_restart,
 	.tenants = he_tenants,
 	.write_header = he_write_header,
 	.write_row = he_write_row,

@@ -397,17 +397,88 @@ int trace_import_reject(struct trace_import_pass *ps, size_t line, const char *r
 	if (!ps->report)
 		return 0;
 	if (bad && !ps->opts->skip_bad) {
+		ps->n_err++;
+		if (ps->quiet_rerun)
+			return 0; /* reported in the first run of pass 1 */
 		char msg[512];
 		va_list ap;
 		va_start(ap, fmt);
 		vsnprintf(msg, sizeof msg, fmt, ap);
 		va_end(ap);
 		trace_import_err(ps->diag, ps->path, line, col, "%s", msg);
-		ps->n_err++;
 		return 0;
 	}
 	trace_import_drop(ps->res, reason, bad);
 	return 0;
+}
+
+#define SHOW_FOUND(sp) (int)((sp).len > 60 ? 60 : (sp).len), (sp).p, ((sp).len > 60 ? "..." : "")
+
+int trace_import_check_submit(struct trace_import_pass *ps, size_t line, const char *col, int64_t ns,
+			      struct trace_span found)
+{
+	if (!ps->submit_fixed) {
+		if (!ps->submit_seen || ns < ps->submit_lo_ns)
+			ps->submit_lo_ns = ns;
+		if (!ps->submit_seen || ns > ps->submit_hi_ns)
+			ps->submit_hi_ns = ns;
+		ps->submit_seen = 1;
+		return 1;
+	}
+	if (ns - ps->submit_lo_ns <= TRACE_IMPORT_MAX_NS)
+		return 1;
+	char lo[32];
+	int quiet = ps->quiet_rerun; /* the one new error of a strict rerun */
+	ps->quiet_rerun = 0;
+	trace_import_reject(ps, line, TRACE_IMPORT_R_SUBMIT_RANGE, 1, col,
+			    "submit time out of range: expected at most 1e9 s after the earliest in the "
+			    "file (%s), found '%.*s%s'",
+			    trace_format_secs(ps->submit_lo_ns, lo, sizeof lo), SHOW_FOUND(found));
+	ps->quiet_rerun = quiet;
+	return 0;
+}
+
+int trace_import_check_submit_abs(struct trace_import_pass *ps, size_t line, const char *col, int64_t ns,
+				  struct trace_span found)
+{
+	if (ns <= TRACE_IMPORT_MAX_NS)
+		return 1;
+	return trace_import_reject(ps, line, TRACE_IMPORT_R_SUBMIT_RANGE, 1, col,
+				   "submit time out of range: expected at most 1e9 s, found '%.*s%s'",
+				   SHOW_FOUND(found));
+}
+
+int trace_import_check_duration(struct trace_import_pass *ps, size_t line, const char *col, int64_t ns,
+				struct trace_span found)
+{
+	if (ns <= TRACE_IMPORT_MAX_NS)
+		return 1;
+	return trace_import_reject(ps, line, TRACE_IMPORT_R_DURATION_RANGE, 1, col,
+				   "duration over 1e9 s: expected at most 1e9 s, found '%.*s%s'",
+				   SHOW_FOUND(found));
+}
+
+/* Zero pass 1's counts, keeping the registered reasons (summaries list them). */
+static void result_forget_counts(struct trace_import_result *res)
+{
+	res->rows_read = res->rows_written = res->rows_dropped = 0;
+	res->gpu_hours_in = res->gpu_hours_out = 0;
+	res->tenants_in = res->queues_out = 0;
+	for (size_t i = 0; i < res->n_reasons; i++)
+		res->reasons[i].count = 0;
+}
+
+int trace_import_submit_rerun(struct trace_import_pass *ps)
+{
+	if (ps->submit_fixed || !ps->submit_seen || ps->submit_hi_ns - ps->submit_lo_ns <= TRACE_IMPORT_MAX_NS)
+		return 0;
+	ps->submit_fixed = 1;
+	/* Strict mode: pass 1's errors are reported already; the rerun adds only those of
+	 * trace_import_check_submit (the error count starts over: each is met again). */
+	ps->quiet_rerun = !ps->opts->skip_bad;
+	ps->n_err = 0;
+	result_forget_counts(ps->res);
+	return 1;
 }
 
 int trace_import_rewind(struct trace_import_pass *ps, struct sim_lines *r)
@@ -580,6 +651,18 @@ static int import_pass(struct trace_import_pass *ps, const struct trace_import_f
 	return err;
 }
 
+/* Pass 1 again, now that trace_import_submit_rerun fixed the submit origin. */
+static int import_rerun_pass1(struct trace_import_pass *ps, const struct trace_import_format *fmt, void *ctx,
+			      struct sim_lines *r)
+{
+	int err;
+	if ((fmt->restart && (err = fmt->restart(ctx)) < 0) || (err = trace_import_rewind(ps, r)) < 0)
+		return err;
+	if (fmt->begin && (err = fmt->begin(ctx, r)) < 0)
+		return err;
+	return import_pass(ps, fmt, ctx, r, NULL);
+}
+
 static int import_run_open(struct trace_import_pass *ps, const struct trace_import_format *fmt, void *ctx,
 			   struct sim_lines *r, const char *out_path)
 {
@@ -590,6 +673,8 @@ static int import_run_open(struct trace_import_pass *ps, const struct trace_impo
 		return err;
 	if ((err = import_pass(ps, fmt, ctx, r, NULL)) < 0)
 		return err; /* the reader located its own errors */
+	if (trace_import_submit_rerun(ps) && (err = import_rerun_pass1(ps, fmt, ctx, r)) < 0)
+		return err;
 	if (ps->n_err)
 		return -SIM_EPARSE;
 	if (fmt->tenants)

@@ -158,7 +158,38 @@ struct trace_import_pass {
 	int report;   /* pass 1: count reasons and report errors */
 	size_t n_err; /* located errors (strict mode) */
 	size_t row;   /* 1-based data line of the current pass (trace_import_run) */
+	/* Submit times written relative to the earliest (trace_import_check_submit): pass 1
+	 * notes the range of those that parse; when it spans over 1e9 s, pass 1 runs again
+	 * with the earliest fixed as origin, so rows too far after it are refused. */
+	int64_t submit_lo_ns, submit_hi_ns;
+	int submit_seen;  /* a submit time was noted */
+	int submit_fixed; /* origin fixed at submit_lo_ns: the check refuses */
+	int quiet_rerun;  /* strict rerun: only range errors are new messages */
 };
+
+/* The native format's ceiling on submit_s and duration_s (traces/native.c): an
+ * importer writes only what the native reader accepts. */
+#define TRACE_IMPORT_MAX_S 1000000000LL
+#define TRACE_IMPORT_MAX_NS (TRACE_IMPORT_MAX_S * SIM_NS_PER_S)
+#define TRACE_IMPORT_R_SUBMIT_RANGE "submit time out of range"
+#define TRACE_IMPORT_R_DURATION_RANGE "duration over 1e9 s"
+
+/* A submit time (ns, >= 0) that the output shifts to the earliest one: in pass 1
+ * noted; once the origin is fixed, refused (bad row, reason "submit time out of
+ * range") when over 1e9 s after it. FOUND is the field, for the message. Returns 1
+ * (keep going) or 0 (dropped). */
+int trace_import_check_submit(struct trace_import_pass *ps, size_t line, const char *col, int64_t ns,
+			      struct trace_span found);
+/* A submit time the output holds as is: refused when over 1e9 s. 1 or 0 as above. */
+int trace_import_check_submit_abs(struct trace_import_pass *ps, size_t line, const char *col, int64_t ns,
+				  struct trace_span found);
+/* A duration (ns): refused (reason "duration over 1e9 s") when over 1e9 s. 1 or 0. */
+int trace_import_check_duration(struct trace_import_pass *ps, size_t line, const char *col, int64_t ns,
+				struct trace_span found);
+/* After pass 1: when the noted submit times span over 1e9 s, fixes the origin and
+ * forgets pass 1's counts (the result's, not the format's own) so it can run again;
+ * returns 1 then, else 0. */
+int trace_import_submit_rerun(struct trace_import_pass *ps);
 
 /* A two-pass importer's parts, for trace_import_run. Pass 1 classifies every data
  * line and counts (reasons, rows, GPU-hours, tenants); pass 2 classifies them again,
@@ -174,6 +205,9 @@ struct trace_import_format {
 	int (*classify)(void *ctx, const struct sim_lines *r);
 	/* Pass 1, a kept row, rows_written already counted: GPU-hours, tenants... 0 or < 0. */
 	int (*count)(void *ctx);
+	/* Before pass 1 runs again (trace_import_submit_rerun): forget what the format
+	 * counted in pass 1 (tenants...). 0 or < 0. Optional. */
+	int (*restart)(void *ctx);
 	/* Between the passes: queue names (trace_import_pick_top). Optional: by default
 	 * the file is the one tenant (tenants_in = queues_out = 1 when any row is kept). */
 	int (*tenants)(void *ctx);

@@ -70,6 +70,9 @@ static int ti_classify(struct ti_ctx *c, const struct sim_lines *r, struct ti_ro
 		    &c->in, r->line, R_DUR, 1, "duration",
 		    "expected seconds > 0 (decimal, at most 9 fractional digits), found '%.*s%s'",
 		    SHOW(dur.p, dur.len));
+	if (!trace_import_check_submit_abs(&c->in, r->line, "submit_time", row->submit_ns, sub) ||
+	    !trace_import_check_duration(&c->in, r->line, "duration", row->dur_ns, dur))
+		return 0;
 	size_t before = trace_tenants_count(c->ids);
 	if (trace_tenants_add(c->ids, id.p, id.len, 0) < 0)
 		return -SIM_ENOMEM;
