@@ -10,6 +10,7 @@
 #include "sim/job.h"
 #include "testutil.h"
 #include "traces/native.h"
+#include "traces/import.h"
 #include "traces/philly.h"
 
 static int init_philly(void) { return 0; }
@@ -306,6 +307,49 @@ static void test_philly_cli_import(void)
 	free(txt);
 }
 
+/* Timestamps more than 1e9 s apart (the native format's ceiling on submit_s): the
+ * later rows are bad rows at their line, not an overflow (1700 and 2017 are 1e10 s
+ * apart: the shift to ns wrapped) nor an output the native reader refuses (1980:
+ * submit_s 1191283200 was written), and reported beside the file's other bad rows
+ * (here a duration over 1e9 s), once each. Found by fuzz_philly
+ * (tests/fuzz/corpus/philly/philly-1, -2). */
+static void test_philly_times_out_of_range(void)
+{
+	static const char *const firsts[] = { "1700-01-01 00:00:00", "1980-01-01 00:00:00" };
+	char out[512];
+	snprintf(out, sizeof out, "%s/philly_range.csv", tu_tmpdir());
+	for (size_t k = 0; k < 2; k++) {
+		char text[512];
+		snprintf(text, sizeof text,
+			 "timestamp,duration,num_gpus,gpu_time,cluster\n%s,10,1,10,vcA\n"
+			 "2017-10-01 00:00:00,10,1,10,vcA\n2017-10-01 00:00:00,1000000001,1,1000000001,vcA\n",
+			 firsts[k]);
+		const char *in = tu_write_file("philly_range_in.csv", text);
+		struct sim_diag d;
+		sim_diag_init(&d, 20);
+		CU_ASSERT_EQUAL(trace_philly_convert(in, out, NULL, &d), -SIM_EPARSE);
+		CU_ASSERT(sim_diag_contains(&d, "philly_range_in.csv:3: column timestamp: submit time out of range"));
+		CU_ASSERT(sim_diag_contains(&d, "philly_range_in.csv:4: column duration: expected seconds"));
+		CU_ASSERT_EQUAL(d.count, 2);
+		CU_ASSERT(!tu_exists(out));
+		sim_diag_fini(&d);
+
+		/* --skip-bad: both dropped and counted, the first row kept at 0 s */
+		struct trace_import_opts o = { .skip_bad = 1 };
+		struct trace_import_result res;
+		sim_diag_init(&d, 20);
+		CU_ASSERT_EQUAL_FATAL(trace_import("philly", in, out, &o, &res, &d), 0);
+		CU_ASSERT_EQUAL(res.rows_written, 1);
+		CU_ASSERT_EQUAL(tu_reason_count(&res, TRACE_IMPORT_R_SUBMIT_RANGE), 1);
+		CU_ASSERT_EQUAL(tu_reason_count(&res, "bad duration"), 1);
+		char *csv = tu_read_file(out, NULL);
+		CU_ASSERT(csv && strstr(csv, "\nphilly-1,0,10,vcA,"));
+		free(csv);
+		remove(out);
+		sim_diag_fini(&d);
+	}
+}
+
 static CU_TestInfo philly_tests[] = {
 	{ "test_philly_utc", test_philly_utc },
 	{ "test_philly_sample_hand_checked", test_philly_sample_hand_checked },
@@ -313,6 +357,7 @@ static CU_TestInfo philly_tests[] = {
 	{ "test_philly_vc_table", test_philly_vc_table },
 	{ "test_philly_real_file", test_philly_real_file },
 	{ "test_philly_cli_import", test_philly_cli_import },
+	{ "times out of the native range are bad rows", test_philly_times_out_of_range },
 	CU_TEST_INFO_NULL,
 };
 

@@ -338,17 +338,45 @@ static int philly_add_job(struct sim_trace *t, size_t row, const struct philly_r
 	return 0;
 }
 
+/* Returned by philly_load_from when the kept rows span over 1e9 s: the load is
+ * made again with the earliest timestamp fixed as origin (philly_load). */
+#define PHILLY_SPAN_TOO_LONG 1
+
+/* With the origin fixed: a row whose timestamp is over 1e9 s after the earliest
+ * (the native format's ceiling on submit_s; the row parser already bounds durations)
+ * is a bad row (strict: a located error; --skip-bad: dropped and counted). Returns 1
+ * when the row is out of range. */
+static int philly_out_of_range(const char *path, size_t line, const struct philly_row *pr, int64_t origin_s,
+			       const struct trace_import_opts *opts, struct trace_import_result *res,
+			       struct sim_diag *diag)
+{
+	if (pr->epoch - origin_s <= TRACE_IMPORT_MAX_S)
+		return 0;
+	if (opts->skip_bad)
+		trace_import_drop(res, TRACE_IMPORT_R_SUBMIT_RANGE, 1);
+	else
+		trace_import_err(diag, path, line, "timestamp",
+				 "submit time out of range: expected at most 1e9 s after the earliest "
+				 "timestamp in the file");
+	return 1;
+}
+
 /* The reader behind trace_philly_read and the importer: streams the input a line at
- * a time (plain or gzip) and keeps only the output's arrays. */
-static int philly_load(const char *path, const struct trace_import_opts *opts, struct sim_trace **out,
-		       struct trace_philly_stats *stats, struct trace_import_result *res,
-		       struct sim_diag *diag)
+ * a time (plain or gzip) and keeps only the output's arrays. With origin_fixed, rows
+ * more than 1e9 s after origin_s (Unix seconds) are bad rows, and with quiet_rows
+ * they are the only ones reported (the others were, by the first load); without
+ * origin_fixed, a span over 1e9 s returns PHILLY_SPAN_TOO_LONG (nothing kept, *n_bad
+ * the rows in error) before any shift could overflow. */
+static int philly_load_from(const char *path, const struct trace_import_opts *opts, int origin_fixed,
+			    int64_t origin_s, int quiet_rows, size_t *n_bad, struct sim_trace **out,
+			    struct trace_philly_stats *stats, struct trace_import_result *res,
+			    struct sim_diag *diag)
 {
 	struct trace_philly_stats st;
 	struct sim_lines r;
 	struct sim_trace *t = NULL;
 	struct philly_row pr;
-	int col[PC_COUNT_], n_hdr = 0, err;
+	int col[PC_COUNT_], n_hdr = 0, err, seen = 0;
 	size_t n_err = 0, cap_jobs = 0, cap_opts = 0, cap_str = 0;
 
 	*out = NULL;
@@ -382,7 +410,8 @@ static int philly_load(const char *path, const struct trace_import_opts *opts, s
 		if (r.len == 0)
 			continue;
 		size_t row = ++st.rows_in;
-		if (!philly_row(path, &r, col, n_hdr, opts->skip_bad, &pr, res, diag)) {
+		if (!philly_row(path, &r, col, n_hdr, opts->skip_bad, &pr, res, quiet_rows ? NULL : diag) ||
+		    (origin_fixed && !pr.negative && philly_out_of_range(path, r.line, &pr, origin_s, opts, res, diag))) {
 			n_err += !opts->skip_bad;
 			continue;
 		}
@@ -399,6 +428,12 @@ static int philly_load(const char *path, const struct trace_import_opts *opts, s
 			trace_import_drop(res, R_GPUS, 0);
 			continue;
 		}
+		/* The span of the rows kept, also past an error: the range check needs it. */
+		if (!seen || pr.epoch < st.first_epoch_s)
+			st.first_epoch_s = pr.epoch;
+		if (!seen || pr.epoch > st.last_epoch_s)
+			st.last_epoch_s = pr.epoch;
+		seen = 1;
 		if (n_err)
 			continue; /* the load fails: only collect errors */
 		double got_s = (pr.gt_neg ? -1.0 : 1.0) * sim_time_to_s(pr.gt_ns);
@@ -415,14 +450,17 @@ static int philly_load(const char *path, const struct trace_import_opts *opts, s
 			err = q < 0 ? q : err;
 			goto out_free_trace;
 		}
-		if (t->n_jobs == 0 || pr.epoch < st.first_epoch_s)
-			st.first_epoch_s = pr.epoch;
-		if (t->n_jobs == 0 || pr.epoch > st.last_epoch_s)
-			st.last_epoch_s = pr.epoch;
 		philly_add_job(t, row, &pr, q);
 	}
 	if (err < 0)
 		goto out_free_trace;
+	if (!origin_fixed && seen && st.last_epoch_s - st.first_epoch_s > TRACE_IMPORT_MAX_S) {
+		if (stats)
+			*stats = st; /* the caller reads first_epoch_s */
+		*n_bad = n_err;
+		err = PHILLY_SPAN_TOO_LONG;
+		goto out_free_trace;
+	}
 	if (n_err) {
 		err = -SIM_EPARSE;
 		goto out_free_trace;
@@ -448,6 +486,20 @@ out_free_trace:
 	sim_trace_destroy(t);
 out_close:
 	sim_lines_close(&r);
+	return err;
+}
+
+static int philly_load(const char *path, const struct trace_import_opts *opts, struct sim_trace **out,
+		       struct trace_philly_stats *stats, struct trace_import_result *res,
+		       struct sim_diag *diag)
+{
+	struct trace_philly_stats st;
+	size_t n_bad = 0;
+	int err = philly_load_from(path, opts, 0, 0, 0, &n_bad, out, &st, res, diag);
+	if (err == PHILLY_SPAN_TOO_LONG) /* again, the rows too far after the earliest refused */
+		err = philly_load_from(path, opts, 1, st.first_epoch_s, n_bad > 0, &n_bad, out, &st, res, diag);
+	if (err == 0 && stats)
+		*stats = st;
 	return err;
 }
 
