@@ -452,6 +452,27 @@ static void test_cli_full_disk_names_cause(void)
 	expect_out_of_space(run_file_limited(imp_argv, 16384, err), imp_out, err);
 }
 
+/* One pass reports every kind of bad row against the cluster: a row naming a
+ * flavor the cluster lacks no longer hides a row too big for any node. */
+static void test_cli_bind_reports_every_bad_row(void)
+{
+	tu_write_file("bind_bad.csv", "id,submit_s,duration_s,queue,priority,request\n"
+				      "j1,0,10,a,0,a100:gpu=1\n"
+				      "j2,0,10,a,0,v100:gpu=512\n"
+				      "j3,0,10,a,0,v100:gpu=8\n");
+	const char *cfg = write_config("bind_bad.json", "bind_bad.csv", NULL);
+	char args[2048], *txt = NULL;
+	snprintf(args, sizeof args, "run %s -q -o %s/bind_bad.h5", cfg, tu_tmpdir());
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
+	CU_ASSERT(txt && strstr(txt, "bind_bad.csv:2: column request: expected a flavor of the cluster, found 'a100'"));
+	CU_ASSERT(txt && strstr(txt, "bind_bad.csv:3: column request: expected a request its flavor can hold, "
+				     "found v100:gpu=512 which can never run"));
+	CU_ASSERT(txt && !strstr(txt, "bind_bad.csv:4"));
+	if (!txt || !strstr(txt, "bind_bad.csv:3"))
+		fprintf(stderr, "\n%s", txt ? txt : "(no output)\n");
+	free(txt);
+}
+
 static CU_TestInfo cli_tests[] = {
 	{ "test_cli_run_report_plot", test_cli_run_report_plot },
 	{ "test_cli_cluster_import", test_cli_cluster_import },
@@ -462,6 +483,7 @@ static CU_TestInfo cli_tests[] = {
 	{ "test_cli_help_on_every_verb", test_cli_help_on_every_verb },
 	{ "test_cli_user_tmp_files_survive", test_cli_user_tmp_files_survive },
 	{ "test_cli_full_disk_names_cause", test_cli_full_disk_names_cause },
+	{ "test_cli_bind_reports_every_bad_row", test_cli_bind_reports_every_bad_row },
 	CU_TEST_INFO_NULL,
 };
 
