@@ -19,6 +19,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "../sim/metrics.h"
+#include "../sim/outpath.h"
 #include "report.h"
 
 const char *plot_analysis_dir(const struct plot_opts *o)
@@ -228,13 +229,13 @@ static size_t busy_block(FILE *f, const char *run, const struct h5read_timeserie
 	return rows;
 }
 
-static FILE *open_dat(const char *dir, const char *name, char *path, size_t cap, struct sim_diag *diag)
+/* Opens the temporary of OUTDIR/NAME (o's stage: renamed when every plot is done);
+ * path gets the final path, for messages. */
+static FILE *open_dat(const struct plot_opts *o, const char *name, char *path, size_t cap, struct sim_diag *diag)
 {
-	snprintf(path, cap, "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	if (!f)
-		sim_diag_add(diag, path, "cannot write: %s", strerror(errno));
-	return f;
+	snprintf(path, cap, "%s/%s", o->outdir, name);
+	const char *tmp;
+	return sim_out_stage_fopen(o->stage, path, &tmp, diag);
 }
 
 /* Bytes of a per-run plot's base name, "<prefix><run>" (the template's output name), and
@@ -244,21 +245,21 @@ static FILE *open_dat(const char *dir, const char *name, char *path, size_t cap,
 
 /* Opens *df, <dir>/<prefix><run>.dat, the data of a per-run plot; base gets its base
  * name, path its path. 0, or -SIM_EIO with the message. */
-static int open_run_dat(const char *dir, const char *prefix, const char *run, char base[RUN_BASE_MAX],
+static int open_run_dat(const struct plot_opts *o, const char *prefix, const char *run, char base[RUN_BASE_MAX],
 			char path[DAT_PATH_MAX], FILE **df, struct sim_diag *diag)
 {
 	char name[RUN_BASE_MAX + 8];
 	plot_file_name(prefix, run, base, RUN_BASE_MAX);
 	snprintf(name, sizeof name, "%s.dat", base);
-	*df = open_dat(dir, name, path, DAT_PATH_MAX, diag);
+	*df = open_dat(o, name, path, DAT_PATH_MAX, diag);
 	return *df ? 0 : -SIM_EIO;
 }
 
 static int close_dat(FILE *f, const char *path, struct sim_diag *diag)
 {
-	int bad = ferror(f);
-	if (fclose(f) != 0 || bad) {
-		sim_diag_add(diag, path, "write failed: %s", strerror(errno));
+	int err = sim_out_close(f);
+	if (err) {
+		sim_diag_add(diag, path, "write failed: %s", sim_out_write_error(err));
 		return -SIM_EIO;
 	}
 	return 0;
@@ -272,19 +273,29 @@ struct plot_vars {
 };
 
 /* Runs gnuplot on analysis_dir/NAME.gp with the variables (and `extra`, more
- * gnuplot assignments, or NULL) on OUTDIR/BASE.dat; checks OUTDIR/BASE.png exists. */
-static int run_template(const char *gnuplot, const char *adir, const char *outdir, const char *name,
+ * gnuplot assignments, or NULL) on the staged OUTDIR/BASE.dat, into a staged
+ * OUTDIR/BASE.png (o's stage: both temporaries until every plot is done); checks
+ * the image was written. */
+static int run_template(const char *gnuplot, const char *adir, const struct plot_opts *o, const char *name,
 			const char *base, const char *term, const struct plot_vars *pv, const char *extra,
 			int quiet, struct sim_diag *diag)
 {
-	char tmpl[1024], dat[1024], png[1024];
+	char tmpl[1024], final_dat[1024], final_png[1024];
+	(void)quiet; /* "wrote" lines come after the stage's commit */
 	snprintf(tmpl, sizeof tmpl, "%s/%s.gp", adir, name);
-	snprintf(dat, sizeof dat, "%s/%s.dat", outdir, base);
-	snprintf(png, sizeof png, "%s/%s.png", outdir, base);
+	snprintf(final_dat, sizeof final_dat, "%s/%s.dat", o->outdir, base);
+	snprintf(final_png, sizeof final_png, "%s/%s.png", o->outdir, base);
 	if (access(tmpl, R_OK) != 0) {
 		sim_diag_add(diag, tmpl, "plot template not found (set GPUSCHED_ANALYSIS_DIR to the analysis/ folder)");
 		return -SIM_EIO;
 	}
+	const char *dat = sim_out_stage_tmp_of(o->stage, final_dat), *png;
+	int fd = dat ? sim_out_stage_add(o->stage, final_png, &png, diag) : -1;
+	if (!dat)
+		sim_diag_add(diag, final_dat, "expected the data file to be written first");
+	if (fd < 0)
+		return -SIM_EIO;
+	close(fd); /* gnuplot writes it */
 	char qdat[2100], qpng[2100], qadir[2100], vars[12288];
 	plot_gp_quote(qdat, sizeof qdat, dat);
 	plot_gp_quote(qpng, sizeof qpng, png);
@@ -294,10 +305,7 @@ static int run_template(const char *gnuplot, const char *adir, const char *outdi
 		 "xunit='%s'; samecap=%d; capacity=%.9g%s%s",
 		 qdat, qpng, qadir, term, pv->nblocks, pv->npoints, pv->xunit ? pv->xunit : "s", pv->samecap,
 		 pv->capacity, extra ? "; " : "", extra ? extra : "");
-	int r = plot_run_gnuplot(gnuplot, tmpl, vars, png, diag);
-	if (!r && !quiet)
-		printf("wrote %s\n", png);
-	return r;
+	return plot_run_gnuplot(gnuplot, tmpl, vars, png, diag);
 }
 
 int plot_run_gnuplot(const char *gnuplot, const char *tmpl, const char *vars, const char *png,
@@ -305,7 +313,6 @@ int plot_run_gnuplot(const char *gnuplot, const char *tmpl, const char *vars, co
 {
 	char *argv[] = { (char *)"gnuplot", (char *)"-e", (char *)vars, (char *)tmpl, NULL };
 	char *msg = NULL;
-	unlink(png);
 	int st = run_capture(gnuplot, argv, &msg);
 	struct stat sb;
 	int r = 0;
@@ -325,10 +332,12 @@ int plot_run_gnuplot(const char *gnuplot, const char *tmpl, const char *vars, co
 	return r;
 }
 
-/* Makes the output folder (one level); an existing folder is fine. */
-static int make_dir(const char *dir, struct sim_diag *diag)
+/* Makes the output folder (one level); an existing folder is fine. *made: 1 when
+ * this call created it (a failed plot removes it again). */
+static int make_dir(const char *dir, int *made, struct sim_diag *diag)
 {
 	struct stat st;
+	*made = 0;
 	if (stat(dir, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
 			return 0;
@@ -339,7 +348,34 @@ static int make_dir(const char *dir, struct sim_diag *diag)
 		sim_diag_add(diag, dir, "cannot create folder: %s", strerror(errno));
 		return -SIM_EIO;
 	}
+	*made = 1;
 	return 0;
+}
+
+/* Puts every staged output in place (r == 0) and prints "wrote X.png" for each
+ * image, or removes every temporary (and the folder, when this plot made it and
+ * it is empty). Returns r, or the commit's error. */
+static int finish_outputs(int r, struct sim_out_stage *stage, const char *dir, int made_dir, int quiet,
+			  struct sim_diag *diag)
+{
+	size_t n = stage->n;
+	char **finals = calloc(n ? n : 1, sizeof *finals);
+	for (size_t i = 0; finals && i < n; i++)
+		finals[i] = strdup(stage->final[i]);
+	if (!r)
+		r = sim_out_stage_commit(stage, diag);
+	else
+		sim_out_stage_abort(stage);
+	if (r && made_dir)
+		rmdir(dir);
+	for (size_t i = 0; finals && i < n; i++) {
+		size_t len = finals[i] ? strlen(finals[i]) : 0;
+		if (!r && !quiet && len > 4 && strcmp(finals[i] + len - 4, ".png") == 0)
+			printf("wrote %s\n", finals[i]);
+		free(finals[i]);
+	}
+	free(finals);
+	return r;
 }
 
 /* Finds gnuplot and the best PNG terminal it has ("pngcairo", else "png"). */
@@ -632,7 +668,7 @@ static int plot_queues(const struct h5read_file *f, const struct plot_opts *o, c
 	}
 	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[1024], qrun[600];
 	FILE *df;
-	if ((r = open_run_dat(o->outdir, "queues_", run, base, path, &df, diag)))
+	if ((r = open_run_dat(o, "queues_", run, base, path, &df, diag)))
 		goto out_ts;
 	struct plot_vars pv = { .nblocks = 1, .npoints = (long)ts.n, .capacity = isfinite(cap) ? cap : 0 };
 	double unit_s = time_unit(ts.t_s[ts.n - 1], &pv.xunit);
@@ -647,7 +683,7 @@ static int plot_queues(const struct h5read_file *f, const struct plot_opts *o, c
 	plot_gp_quote(qrun, sizeof qrun, run);
 	snprintf(extra, sizeof extra, "runname=%s; nseries=%ld; hasquota=%d; palette='%s'", qrun, ns,
 		 ts.queue_borrowed != NULL, QUEUE_PALETTE);
-	r = run_template(gp, adir, o->outdir, "queue_usage", base, term, &pv, extra, o->quiet, diag);
+	r = run_template(gp, adir, o, "queue_usage", base, term, &pv, extra, o->quiet, diag);
 out_ts:
 	h5read_timeseries_free(&ts);
 	return r;
@@ -668,7 +704,7 @@ static int plot_preemptions(const struct h5read_file *f, const struct plot_opts 
 	}
 	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[2048];
 	FILE *df;
-	if ((r = open_run_dat(o->outdir, "preemptions_", run, base, path, &df, diag)))
+	if ((r = open_run_dat(o, "preemptions_", run, base, path, &df, diag)))
 		goto out_d;
 	int w = preempt_dat(df, &d, span_s, run, extra, sizeof extra);
 	if ((r = close_dat(df, path, diag)))
@@ -679,7 +715,7 @@ static int plot_preemptions(const struct h5read_file *f, const struct plot_opts 
 		goto out_d;
 	}
 	struct plot_vars pv = { .nblocks = 1, .npoints = (long)d.n };
-	r = run_template(gp, adir, o->outdir, "preemptions", base, term, &pv, extra, o->quiet, diag);
+	r = run_template(gp, adir, o, "preemptions", base, term, &pv, extra, o->quiet, diag);
 out_d:
 	h5read_decisions_free(&d);
 	return r;
@@ -701,7 +737,7 @@ static int plot_options(const struct h5read_file *f, const struct plot_opts *o, 
 	}
 	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[1024], qrun[600];
 	FILE *df;
-	if ((r = open_run_dat(o->outdir, "options_", run, base, path, &df, diag)))
+	if ((r = open_run_dat(o, "options_", run, base, path, &df, diag)))
 		goto out_op;
 	double started = 0, most = 0;
 	fprintf(df, "# run %s: started jobs by the option they ran on\n", run);
@@ -723,7 +759,7 @@ static int plot_options(const struct h5read_file *f, const struct plot_opts *o, 
 	snprintf(extra, sizeof extra, "runname=%s; noptions=%zu; maxjobs=%.9g; started=%.0f", qrun, op.n_rows,
 		 most, started);
 	struct plot_vars pv = { .nblocks = 1, .npoints = (long)op.n_rows };
-	r = run_template(gp, adir, o->outdir, "options", base, term, &pv, extra, o->quiet, diag);
+	r = run_template(gp, adir, o, "options", base, term, &pv, extra, o->quiet, diag);
 out_op:
 	h5read_table_free(&op);
 	return r;
@@ -770,7 +806,7 @@ static int plot_cost_wait(const struct h5read_summary *s, const struct plot_opts
 		c[i] = h5read_summary_get(s, i, "mean_cost_per_job");
 	}
 	char path[1024], label[COST_WAIT_LABEL_MAX + 1];
-	FILE *df = open_dat(o->outdir, "cost_wait.dat", path, sizeof path, diag);
+	FILE *df = open_dat(o, "cost_wait.dat", path, sizeof path, diag);
 	if (!df) {
 		free(w);
 		return -SIM_EIO;
@@ -798,7 +834,7 @@ static int plot_cost_wait(const struct h5read_summary *s, const struct plot_opts
 	if (r)
 		return r;
 	struct plot_vars pv = { .nblocks = 1, .npoints = n };
-	return run_template(gp, adir, o->outdir, "cost_wait", "cost_wait", term, &pv, NULL, o->quiet, diag);
+	return run_template(gp, adir, o, "cost_wait", "cost_wait", term, &pv, NULL, o->quiet, diag);
 }
 
 /* ---- sweeps: key metrics against each swept parameter, mean and 95% CI over seeds ---- */
@@ -1189,7 +1225,7 @@ static int sweep_plot_one(const struct sweep *sw, size_t m, size_t p, double sca
 	char prefix[64], base[RUN_BASE_MAX], path[DAT_PATH_MAX];
 	snprintf(prefix, sizeof prefix, "sweep_%s_", sweep_metrics[m].file);
 	FILE *df;
-	int r = open_run_dat(o->outdir, prefix, pp->path, base, path, &df, diag);
+	int r = open_run_dat(o, prefix, pp->path, base, path, &df, diag);
 	if (r)
 		return r;
 	fprintf(df, "# %s (%s) against %s: one block a line (the other swept values), one row a value:\n"
@@ -1221,7 +1257,7 @@ static int sweep_plot_one(const struct sweep *sw, size_t m, size_t p, double sca
 		 qwhat, sweep_metrics[m].title, unit, qparam, !pp->numeric, pp->n, xl, lines,
 		 sw->n_params > 1, seeds);
 	struct plot_vars pv = { .nblocks = (long)lines, .npoints = rows };
-	r = run_template(gp, adir, o->outdir, "sweep_metric", base, term, &pv, extra, o->quiet, diag);
+	r = run_template(gp, adir, o, "sweep_metric", base, term, &pv, extra, o->quiet, diag);
 	free(extra);
 	free(xl);
 	return r;
@@ -1287,7 +1323,7 @@ static int plot_real_runtime(const struct plot_opts *o, const char *run, const s
 	const struct h5read_real_segments *sg = &g->segments;
 	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[1400], qrun[600], qsub[700], sub[400];
 	FILE *df;
-	int r = open_run_dat(o->outdir, "real_runtime_", run, base, path, &df, diag);
+	int r = open_run_dat(o, "real_runtime_", run, base, path, &df, diag);
 	if (r)
 		return r;
 	double lo = INFINITY, hi = 0;
@@ -1324,7 +1360,7 @@ static int plot_real_runtime(const struct plot_opts *o, const char *run, const s
 	snprintf(extra, sizeof extra, "runname=%s; subtitle=%s; lo=%.9g; hi=%.9g; logscale=%d; labels=%d",
 		 qrun, qsub, lo, hi, logscale, n <= REAL_MAX_LABELS);
 	struct plot_vars pv = { .nblocks = 1, .npoints = n };
-	return run_template(gp, adir, o->outdir, "real_runtime", base, term, &pv, extra, o->quiet, diag);
+	return run_template(gp, adir, o, "real_runtime", base, term, &pv, extra, o->quiet, diag);
 }
 
 /* OUTDIR/real_latency_<run>.png: the CDF of every start's decision latency (wall ms),
@@ -1349,7 +1385,7 @@ static int plot_real_latency(const struct plot_opts *o, const char *run, const s
 	size_t k = plot_cdf_points(x, m, PLOT_MAX_POINTS, xs, ys);
 	double p50 = m ? gsl_stats_quantile_from_sorted_data(x, 1, m, 0.5) : NAN;
 	double p99 = m ? gsl_stats_quantile_from_sorted_data(x, 1, m, 0.99) : NAN;
-	if ((r = open_run_dat(o->outdir, "real_latency_", run, base, path, &df, diag)))
+	if ((r = open_run_dat(o, "real_latency_", run, base, path, &df, diag)))
 		goto out_free;
 	fprintf(df, "# run %s: decision latency of %zu starts (wall ms), %zu points\n", run, m, k);
 	dat_field(df, "latency_ms");
@@ -1369,7 +1405,7 @@ static int plot_real_latency(const struct plot_opts *o, const char *run, const s
 	snprintf(extra, sizeof extra, "runname=%s; nstarts=%zu; p50=%.9g; p99=%.9g; logscale=%d", qrun, m,
 		 isfinite(p50) ? p50 : 0, isfinite(p99) ? p99 : 0, logscale);
 	struct plot_vars pv = { .nblocks = 1, .npoints = (long)(k ? k + 1 : 0) };
-	r = run_template(gp, adir, o->outdir, "real_latency", base, term, &pv, extra, o->quiet, diag);
+	r = run_template(gp, adir, o, "real_latency", base, term, &pv, extra, o->quiet, diag);
 out_free:
 	free(x);
 	free(xs);
@@ -1444,7 +1480,24 @@ static int plot_run_views(const struct h5read_file *f, const struct plot_opts *o
 	return r;
 }
 
+/* Every output of plot_results goes to OUTDIR under a temporary name (o->stage)
+ * and is renamed when all are written: a failed plot leaves no new file and every
+ * old one as it was. */
+static int plot_all(const struct h5read_file *f, const struct plot_opts *o, struct sim_diag *diag);
+
 int plot_results(const struct h5read_file *f, const struct plot_opts *o, struct sim_diag *diag)
+{
+	struct sim_out_stage stage = { 0 };
+	struct plot_opts staged = *o;
+	staged.stage = &stage;
+	int made_dir = 0;
+	int r = make_dir(o->outdir, &made_dir, diag);
+	if (!r)
+		r = plot_all(f, &staged, diag);
+	return finish_outputs(r, &stage, o->outdir, made_dir, o->quiet, diag);
+}
+
+static int plot_all(const struct h5read_file *f, const struct plot_opts *o, struct sim_diag *diag)
 {
 	char *gp = NULL;
 	const char *term = "png";
@@ -1454,13 +1507,11 @@ int plot_results(const struct h5read_file *f, const struct plot_opts *o, struct 
 	struct h5read_summary s;
 	if ((r = h5read_summary(f, &s, diag)))
 		goto out_gp;
-	if ((r = make_dir(o->outdir, diag)))
-		goto out_sum;
 	const char *adir = plot_analysis_dir(o);
 	char pw[1024], pj[1024], pb[1024];
-	FILE *fw = open_dat(o->outdir, "wait_cdf.dat", pw, sizeof pw, diag);
-	FILE *fj = fw ? open_dat(o->outdir, "jct_cdf.dat", pj, sizeof pj, diag) : NULL;
-	FILE *fb = fj ? open_dat(o->outdir, "busy_gpus.dat", pb, sizeof pb, diag) : NULL;
+	FILE *fw = open_dat(o, "wait_cdf.dat", pw, sizeof pw, diag);
+	FILE *fj = fw ? open_dat(o, "jct_cdf.dat", pj, sizeof pj, diag) : NULL;
+	FILE *fb = fj ? open_dat(o, "busy_gpus.dat", pb, sizeof pb, diag) : NULL;
 	if (!fb) {
 		if (fw)
 			fclose(fw);
@@ -1537,7 +1588,7 @@ out_files:
 	const char *const names[] = { "wait_cdf", "jct_cdf", "busy_gpus" };
 	const struct plot_vars *vars[] = { &vw, &vj, &vb };
 	for (size_t k = 0; k < 3 && !r; k++)
-		r = run_template(gp, adir, o->outdir, names[k], names[k], term, vars[k], NULL, o->quiet,
+		r = run_template(gp, adir, o, names[k], names[k], term, vars[k], NULL, o->quiet,
 				 diag);
 	if (!r)
 		r = plot_cost_wait(&s, o, gp, term, adir, diag);

@@ -41,20 +41,28 @@
 #define PLOT_MAX_QUEUES 12  /* series in a queue plot; beyond, the least used are "other" */
 #define PLOT_NAME_MAX 200   /* characters of a run name kept in a file name */
 
+struct sim_out_stage;
+
 struct plot_opts {
 	const char *outdir;       /* created if missing (one level) */
 	const char *analysis_dir; /* templates; NULL: env GPUSCHED_ANALYSIS_DIR, else the build's */
 	const char *gnuplot;      /* program; NULL: "gnuplot" found on PATH */
 	int quiet;                /* 1: print nothing on success */
+	struct sim_out_stage *stage; /* set by plot_results (callers leave NULL): the outputs'
+				       * temporaries, renamed once every plot is written */
 };
 
-/* Returns 0, -SIM_EEXTERNAL (gnuplot missing or failed), -SIM_EIO (cannot write),
+/* Writes every .dat and .png under a temporary name in OUTDIR and renames them all
+ * once every plot is done; on any failure removes only those temporaries (and
+ * OUTDIR when it made it), so existing files of OUTDIR stay as they were.
+ * Returns 0, -SIM_EEXTERNAL (gnuplot missing or failed), -SIM_EIO (cannot write),
  * or a reader error (h5read.h), with a message in diag. */
 int plot_results(const struct h5read_file *f, const struct plot_opts *o, struct sim_diag *diag);
 
 /* Runs gnuplot (a path, or a name found on PATH) as `gnuplot -e VARS TEMPLATE`,
- * its output captured for the message; checks png was written (a stale one is
- * removed first). 0, or -SIM_EEXTERNAL with the reason in diag. */
+ * its output captured for the message; checks png (the caller's temporary, named
+ * as outfile in VARS, empty before) was written. Removes nothing.
+ * 0, or -SIM_EEXTERNAL with the reason in diag. */
 int plot_run_gnuplot(const char *gnuplot, const char *tmpl, const char *vars, const char *png,
 		     struct sim_diag *diag);
 /* s as a gnuplot single-quoted string literal (quotes doubled: 'it''s'), cut to cap. */

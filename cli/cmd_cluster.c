@@ -2,12 +2,15 @@
  *
  * Turns a public trace's node list into the "cluster" object of an experiment config
  * (experiments/README.md), so a real trace runs on its real cluster. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
+#include "../sim/outpath.h"
 #include "../traces/alibaba.h"
 #include "../traces/helios_cluster.h"
 #include "../traces/pai.h"
@@ -52,25 +55,26 @@ static int philly_vc_cluster(const char *path, char **json, struct sim_diag *dia
 	return 0;
 }
 
-/* Writes text (plus a newline) to path through path.tmp and a rename. */
+/* Writes text (plus a newline) to path through a new temporary beside it and a
+ * rename. */
 static int write_file(const char *path, const char *text, struct sim_diag *diag)
 {
-	size_t n = strlen(path) + 5;
-	char *tmp = malloc(n);
-	if (!tmp)
-		return -SIM_ENOMEM;
-	snprintf(tmp, n, "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	int ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-	ok = f && fclose(f) == 0 && ok;
-	if (!ok || rename(tmp, path) != 0) {
-		remove(tmp);
-		free(tmp);
-		sim_diag_add(diag, path, "cannot write the cluster file");
+	char *tmp = NULL;
+	FILE *f = sim_out_tmp_fopen(path, &tmp, diag);
+	if (!f)
 		return -SIM_EIO;
-	}
+	int bad = fputs(text, f) < 0 || fputc('\n', f) == EOF;
+	int err = sim_out_close(f);
+	if (bad && !err)
+		err = EIO;
+	if (err)
+		sim_diag_add(diag, path, "cannot write the cluster file: %s", sim_out_write_error(err));
+	else if (rename(tmp, path) != 0)
+		sim_diag_add(diag, path, "cannot rename %s: %s", tmp, strerror(err = errno));
+	if (err)
+		unlink(tmp);
 	free(tmp);
-	return 0;
+	return err ? -SIM_EIO : 0;
 }
 
 int cmd_cluster(int argc, char **argv)

@@ -11,6 +11,7 @@
 #include "../experiments/inputs.h"
 #include "../experiments/plan.h"
 #include "../sim/jsonmsg.h"
+#include "../sim/outpath.h"
 #include "../traces/native.h"
 #include "cmd.h"
 
@@ -191,41 +192,42 @@ static void print_probe(void *arg, const struct plan_point *p)
 	fflush(stdout);
 }
 
-/* Writes the curve CSV (to a temporary file beside the PNG when only --plot asked for
- * it), then the PNG. */
+/* Writes the curve CSV (--csv; or, when only --plot asked for it, a temporary
+ * beside the PNG that gnuplot reads and that is removed after), then the PNG: each
+ * under a new temporary name, both renamed once both are written, so a failure
+ * leaves the old files as they were. */
 static int write_outputs(const struct plan_args *a, const struct plan_opts *o, const struct plan_result *r,
 			 struct sim_diag *diag)
 {
-	char tmp[4096];
-	const char *csv = a->csv;
-	int rc = 0;
-
-	if (!csv && !a->png)
+	if (!a->csv && !a->png)
 		return 0;
-	if (!csv) {
-		if (snprintf(tmp, sizeof tmp, "%s.csv.tmp", a->png) >= (int)sizeof tmp)
-			return sim_diag_add(diag, a->png, "path too long");
-		csv = tmp;
-	}
-	FILE *f = fopen(csv, "w");
-	if (!f) {
-		sim_diag_add(diag, csv, "cannot write the curve: %s", strerror(errno));
-		return -SIM_EIO;
-	}
-	rc = plan_write_csv(r, f);
-	if (fclose(f) && !rc)
+	struct sim_out_stage stage = { 0 };
+	char *scratch = NULL; /* the curve only gnuplot reads */
+	const char *csv = NULL, *png = NULL;
+	FILE *f = a->csv ? sim_out_stage_fopen(&stage, a->csv, &csv, diag) : sim_out_tmp_fopen(a->png, &scratch, diag);
+	if (!a->csv)
+		csv = scratch;
+	int rc = f ? plan_write_csv(r, f) : -SIM_EIO;
+	int err = f ? sim_out_close(f) : 0;
+	if (err) {
+		sim_diag_add(diag, a->csv ? a->csv : a->png, "cannot write the curve: %s", sim_out_write_error(err));
 		rc = -SIM_EIO;
-	if (rc == -SIM_EIO)
-		sim_diag_add(diag, csv, "cannot write the curve: %s", strerror(errno));
+	}
+	if (!rc && a->png) {
+		int fd = sim_out_stage_add(&stage, a->png, &png, diag);
+		rc = fd < 0 ? -SIM_EIO : (close(fd), plan_plot(csv, png, o, r, diag));
+	}
+	if (scratch)
+		unlink(scratch);
+	free(scratch);
+	if (rc)
+		sim_out_stage_abort(&stage);
+	else
+		rc = sim_out_stage_commit(&stage, diag);
 	if (!rc && a->csv)
 		printf("wrote %s\n", a->csv);
-	if (!rc && a->png) {
-		rc = plan_plot(csv, a->png, o, r, diag);
-		if (!rc)
-			printf("wrote %s\n", a->png);
-	}
-	if (!a->csv)
-		unlink(tmp);
+	if (!rc && a->png)
+		printf("wrote %s\n", a->png);
 	return rc;
 }
 

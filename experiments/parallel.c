@@ -10,6 +10,8 @@
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "parallel.h"
 
+#include "../sim/outpath.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -93,6 +95,29 @@ void exp_guard_uninstall(void)
 	guard_n_pids = 0;
 }
 
+/* ---- the merge's temporaries, known to the cleaner ---- */
+
+/* The names of the merge's temporaries (results, joined log) are random, made
+ * after the cleaner is forked: the sweep's parent writes them here, a mapping
+ * shared with the cleaner, as soon as each exists, so a kill never leaves one the
+ * cleaner cannot name. Only the parent writes (workers merge nothing); the cleaner
+ * reads once every writer is gone. NULL without a cleaner. */
+struct cleaner_names {
+	char path[2][4096 + 16]; /* slot 0 the results file, 1 the log; "" none */
+};
+static struct cleaner_names *cleaner_names;
+
+/* Sets (tmp) or clears (NULL) the signal guard and the cleaner's name of slot. */
+static void merge_guard(int slot, const char *tmp)
+{
+	guard_set(slot, tmp);
+	if (!cleaner_names)
+		return;
+	char *dst = cleaner_names->path[slot];
+	if (!tmp || snprintf(dst, sizeof cleaner_names->path[slot], "%s", tmp) >= (int)sizeof cleaner_names->path[slot])
+		dst[0] = 0;
+}
+
 /* ---- the parts folder ---- */
 
 /* What the parts belong to: the config text, the trace file (size and mtime, so an
@@ -114,28 +139,33 @@ static int stamp_text(const struct exp_config *cfg, size_t n_runs, int with_log,
 	return 0;
 }
 
-/* Writes path atomically (path.tmp, then rename). */
+/* Writes path atomically (a new temporary beside it, then rename). */
 static int write_atomic(const char *path, const char *text)
 {
-	char tmp[4096 + 8];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return -1;
-	int bad = fputs(text, f) < 0;
-	if (fclose(f) || bad || rename(tmp, path)) {
-		unlink(tmp);
+	char *tmp = NULL;
+	int fd = sim_out_tmp_create(path, &tmp);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd), unlink(tmp);
+		free(tmp);
 		return -1;
 	}
-	return 0;
+	int bad = fputs(text, f) < 0;
+	bad = sim_out_close(f) || bad || rename(tmp, path);
+	if (bad)
+		unlink(tmp);
+	free(tmp);
+	return bad ? -1 : 0;
 }
 
 /* 1 for a name this code writes in a parts folder: STAMP, NNNNNN.h5, NNNNNN.log,
- * and any of them with .tmp. Only these are removed. */
+ * and their temporaries (sim_out_tmp_create's NAME.XXXXXX.tmp, or an older
+ * version's NAME.tmp). Only these are removed. */
 static int is_part_name(const char *name)
 {
 	size_t len = strlen(name);
-	if (len > 4 && strcmp(name + len - 4, ".tmp") == 0)
+	if (!sim_out_tmp_name(name, &len) && len > 4 && strcmp(name + len - 4, ".tmp") == 0)
 		len -= 4;
 	if (len == strlen(STAMP_NAME) && strncmp(name, STAMP_NAME, len) == 0)
 		return 1;
@@ -347,27 +377,29 @@ static int append_file(FILE *out, const char *src)
 	return bad ? -1 : 0;
 }
 
-/* Joins the parts' logs, in run order, into LOG.tmp (guarded; renamed by the caller
- * once the results file is in place, so a failed merge leaves the old log alone). */
-static int merge_logs(const struct exp_parts *p, const char *log_tmp, struct sim_diag *diag)
+/* Joins the parts' logs, in run order, into a new temporary beside LOG_PATH
+ * (*log_tmp, guarded; renamed by the caller once the results file is in place, so a
+ * failed merge leaves the old log alone). */
+static int merge_logs(const struct exp_parts *p, const char *log_path, char **log_tmp, struct sim_diag *diag)
 {
-	exp_guard_tmp_log(log_tmp);
-	FILE *out = fopen(log_tmp, "w");
-	if (!out) {
-		sim_diag_add(diag, log_tmp, "cannot write the event log: %s", strerror(errno));
-		exp_guard_tmp_log(NULL);
+	FILE *out = sim_out_tmp_fopen(log_path, log_tmp, diag);
+	if (!out)
 		return -SIM_EIO;
-	}
+	merge_guard(1, *log_tmp);
 	char path[4096];
 	int bad = 0;
 	for (size_t i = 0; i < p->n && !bad; i++) {
 		exp_parts_path(p, i, "log", path, sizeof path);
 		bad = append_file(out, path);
 	}
-	if (fclose(out) || bad) {
-		sim_diag_add(diag, log_tmp, "cannot write the event log: %s", strerror(errno));
-		unlink(log_tmp);
-		exp_guard_tmp_log(NULL);
+	int err = bad ? errno : 0, close_err = sim_out_close(out);
+	if (bad || close_err) {
+		sim_diag_add(diag, log_path, "cannot write the event log: %s",
+			     sim_out_write_error(close_err ? close_err : err ? err : EIO));
+		unlink(*log_tmp);
+		merge_guard(1, NULL);
+		free(*log_tmp);
+		*log_tmp = NULL;
 		return -SIM_EIO;
 	}
 	return 0;
@@ -379,22 +411,21 @@ int exp_merge_begin(struct exp_merge *m, const struct exp_parts *p, const char *
 	*m = (struct exp_merge){ .p = p, .names = names, .meta = meta };
 	if (snprintf(m->output, sizeof m->output, "%s", output) >= (int)sizeof m->output)
 		return sim_diag_add(diag, output, "expected an output path under %zu bytes", sizeof m->output);
-	snprintf(m->tmp, sizeof m->tmp, "%s.tmp", output);
 	return 0;
 }
 
-/* Creates OUTPUT.tmp on the first copy: after the workers are forked, so that none
- * of them holds it open (and HDF5's lock on it) should it outlive this process. */
+/* Creates the output's temporary on the first copy: after the workers are forked,
+ * so that none of them holds it open (and HDF5's lock on it) should it outlive this
+ * process. */
 static int merge_open(struct exp_merge *m, struct sim_diag *diag)
 {
 	if (m->out)
 		return 0;
-	exp_guard_tmp(m->tmp);
 	m->out = h5out_create(m->output, m->meta, diag);
-	if (m->out)
-		return 0;
-	exp_guard_tmp(NULL);
-	return -SIM_EIO;
+	if (!m->out)
+		return -SIM_EIO;
+	merge_guard(0, h5out_tmp_path(m->out));
+	return 0;
 }
 
 int exp_merge_ready(struct exp_merge *m, struct sim_diag *diag)
@@ -420,10 +451,10 @@ int exp_merge_ready(struct exp_merge *m, struct sim_diag *diag)
 
 void exp_merge_abort(struct exp_merge *m)
 {
+	merge_guard(0, NULL);
 	if (m->out)
 		h5out_abort(m->out);
 	m->out = NULL;
-	exp_guard_tmp(NULL);
 }
 
 /* Puts the joined log in place (after the results file: both or neither is new). */
@@ -435,17 +466,13 @@ static int commit_log(const char *log_tmp, const char *log_path, struct sim_diag
 		unlink(log_tmp);
 		rc = -SIM_EIO;
 	}
-	exp_guard_tmp_log(NULL);
+	merge_guard(1, NULL);
 	return rc;
 }
 
 int exp_merge_finish(struct exp_merge *m, const char *log_path, struct sim_diag *diag)
 {
-	char log_tmp[4096 + 8];
-	if (log_path && snprintf(log_tmp, sizeof log_tmp, "%s.tmp", log_path) >= (int)sizeof log_tmp) {
-		exp_merge_abort(m);
-		return sim_diag_add(diag, log_path, "expected a log path under %zu bytes", sizeof log_tmp - 8);
-	}
+	char *log_tmp = NULL;
 	int rc = merge_open(m, diag);
 	if (!rc)
 		rc = exp_merge_ready(m, diag);
@@ -454,7 +481,7 @@ int exp_merge_finish(struct exp_merge *m, const char *log_path, struct sim_diag 
 		rc = -SIM_EIO;
 	}
 	if (!rc && log_path)
-		rc = merge_logs(m->p, log_tmp, diag);
+		rc = merge_logs(m->p, log_path, &log_tmp, diag);
 	if (rc) {
 		exp_merge_abort(m);
 		return rc;
@@ -462,13 +489,14 @@ int exp_merge_finish(struct exp_merge *m, const char *log_path, struct sim_diag 
 	rc = h5out_commit(m->out, diag);
 	h5out_destroy(m->out);
 	m->out = NULL;
-	exp_guard_tmp(NULL);
+	merge_guard(0, NULL); /* renamed or removed by the commit */
 	if (log_path && rc) {
 		unlink(log_tmp);
-		exp_guard_tmp_log(NULL);
+		merge_guard(1, NULL);
 	} else if (log_path) {
 		rc = commit_log(log_tmp, log_path, diag);
 	}
+	free(log_tmp);
 	return rc;
 }
 
@@ -500,13 +528,14 @@ void exp_parts_fini(struct exp_parts *p)
 /* A SIGKILL'd process removes nothing. So a sweep forks a cleaner first, which
  * waits on a pipe whose write end the sweep's processes hold: a byte means the
  * sweep ended by itself (nothing to do); end-of-file, that every one of them died,
- * and it then removes OUTPUT.tmp, LOG.tmp and the parts' .tmp files. It holds the
+ * and it then removes the merge's temporaries (named in cleaner_names) and the
+ * parts' temporaries. It holds the
  * parts folder's lock (inherited) until done, so a run started after the kill
  * waits for it. */
 static pid_t cleaner_pid = -1;
 static int cleaner_fd = -1; /* the write end, in the sweep's processes */
 
-static void cleaner_main(int fd, const struct exp_parts *p, const char *out_tmp, const char *log_tmp)
+static void cleaner_main(int fd, const struct exp_parts *p)
 {
 	signal(SIGINT, SIG_IGN); /* a ^C to the sweep's process group is the sweep's to handle */
 	signal(SIGTERM, SIG_IGN);
@@ -516,33 +545,37 @@ static void cleaner_main(int fd, const struct exp_parts *p, const char *out_tmp,
 	while ((got = read(fd, &c, 1)) < 0 && errno == EINTR)
 		;
 	if (got == 0) {
-		unlink(out_tmp);
-		if (log_tmp[0])
-			unlink(log_tmp);
+		for (int k = 0; k < 2; k++)
+			if (cleaner_names->path[k][0])
+				unlink(cleaner_names->path[k]);
 		clear_dir(p->dir, 1);
 	}
 	_exit(0);
 }
 
-int exp_cleaner_start(const struct exp_parts *p, const char *output, const char *log_path)
+int exp_cleaner_start(const struct exp_parts *p)
 {
-	char out_tmp[4096 + 8], log_tmp[4096 + 8] = "";
-	snprintf(out_tmp, sizeof out_tmp, "%s.tmp", output);
-	if (log_path)
-		snprintf(log_tmp, sizeof log_tmp, "%s.tmp", log_path);
-	int fds[2];
-	if (pipe(fds))
+	void *names = mmap(NULL, sizeof *cleaner_names, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (names == MAP_FAILED)
 		return -SIM_EIO;
+	int fds[2];
+	if (pipe(fds)) {
+		munmap(names, sizeof *cleaner_names);
+		return -SIM_EIO;
+	}
+	cleaner_names = names; /* zero-filled: no temporary yet */
 	fflush(NULL); /* nothing buffered is written twice */
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
+		munmap(names, sizeof *cleaner_names);
+		cleaner_names = NULL;
 		return -SIM_EIO;
 	}
 	if (pid == 0) {
 		close(fds[1]);
-		cleaner_main(fds[0], p, out_tmp, log_tmp);
+		cleaner_main(fds[0], p);
 	}
 	close(fds[0]);
 	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
@@ -562,6 +595,8 @@ void exp_cleaner_stop(void)
 	waitpid(cleaner_pid, NULL, 0);
 	cleaner_pid = -1;
 	cleaner_fd = -1;
+	munmap(cleaner_names, sizeof *cleaner_names);
+	cleaner_names = NULL;
 }
 
 /* ---- progress ---- */

@@ -46,9 +46,10 @@ int exp_parts_merge(const struct exp_parts *p, const char *output, const struct 
 
 /* The same merge in steps, so that the parent of worker processes copies each part
  * (in run order) as soon as it is written: begin only records the names; ready
- * creates OUTPUT.tmp (guarded against signals) at its first copy, and copies every
- * consecutive part that exists from `next` on; finish copies the rest (all must
- * exist), joins the logs into LOG.tmp and renames both; abort removes OUTPUT.tmp.
+ * creates the output's temporary (a new name beside OUTPUT, guarded against signals
+ * and known to the cleaner) at its first copy, and copies every consecutive part
+ * that exists from `next` on; finish copies the rest (all must exist), joins the
+ * logs into a temporary beside LOG and renames both; abort removes the temporary.
  * After a failed copy ready and finish copy nothing more. */
 struct exp_merge {
 	const struct exp_parts *p;
@@ -58,7 +59,6 @@ struct exp_merge {
 	size_t next;          /* the next run to copy */
 	int failed;           /* 1 after a failed copy */
 	char output[4096];
-	char tmp[4096 + 8];
 };
 int exp_merge_begin(struct exp_merge *m, const struct exp_parts *p, const char *output,
 		    const struct h5out_meta *meta, char *const *names, struct sim_diag *diag);
@@ -103,11 +103,12 @@ void exp_guard_tmp_log(const char *tmp_path); /* a second one: the event log bei
 void exp_guard_uninstall(void);
 
 /* A killed sweep's cleaner (a forked process; design in parallel.c): once every
- * process of the sweep is gone without exp_cleaner_stop, it removes OUTPUT.tmp,
- * LOG.tmp (log_path may be NULL) and the .tmp files of p's folder. Start it after
- * exp_parts_open, before any of them exists; stop it when the sweep has ended by
- * itself. Returns 0 or -SIM_EIO (no cleaner: the sweep may go on without). */
-int exp_cleaner_start(const struct exp_parts *p, const char *output, const char *log_path);
+ * process of the sweep is gone without exp_cleaner_stop, it removes the merge's
+ * temporaries (of the output and the log; the merge tells it their names) and the
+ * temporaries of p's folder. Start it after exp_parts_open, before any of them
+ * exists; stop it when the sweep has ended by itself. Returns 0 or -SIM_EIO (no
+ * cleaner: the sweep may go on without). */
+int exp_cleaner_start(const struct exp_parts *p);
 void exp_cleaner_stop(void);
 
 /* MPI (built with GPUSCHED_MPI): 1 when this process was started by mpirun with

@@ -16,6 +16,8 @@
 #ifdef GPUSCHED_MPI
 #include "parallel.h"
 
+#include "../sim/outpath.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <mpi.h>
@@ -96,24 +98,26 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-/* Writes len bytes to path atomically (path.tmp, renamed). */
+/* Writes len bytes to path atomically (a new temporary beside it, renamed). */
 static int spill(const char *path, const char *buf, size_t len, struct sim_diag *diag)
 {
-	char tmp[4096 + 8];
-	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	char *tmp = NULL;
+	FILE *f = sim_out_tmp_fopen(path, &tmp, diag);
+	if (!f)
+		return -SIM_EIO;
 	exp_guard_tmp(tmp);
-	FILE *f = fopen(tmp, "wb");
-	int bad = !f || fwrite(buf, 1, len, f) != len;
-	if (f && fclose(f))
-		bad = 1;
-	if (!bad && rename(tmp, path))
-		bad = 1;
-	if (bad) {
-		sim_diag_add(diag, path, "cannot write a part received from another rank: %s", strerror(errno));
+	int err = fwrite(buf, 1, len, f) != len ? errno : 0, close_err = sim_out_close(f);
+	err = close_err ? close_err : err;
+	if (!err && rename(tmp, path))
+		err = errno;
+	if (err) {
+		sim_diag_add(diag, path, "cannot write a part received from another rank: %s",
+			     sim_out_write_error(err));
 		unlink(tmp);
 	}
 	exp_guard_tmp(NULL);
-	return bad ? -SIM_EIO : 0;
+	free(tmp);
+	return err ? -SIM_EIO : 0;
 }
 
 /* Rank > 0: sends run i's part (and log) to rank 0, then deletes them here. */

@@ -7,6 +7,8 @@
  */
 #include "runner.h"
 
+#include "../sim/outpath.h"
+
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -453,11 +455,13 @@ static void sweep_run_name(void *arg, size_t i, char *buf, size_t n)
 	run_name(sw->cfg, &sw->cfg->variants[i / sw->cfg->n_seeds], sw->cfg->seeds[i % sw->cfg->n_seeds], buf, n);
 }
 
-/* Closes the part's event log and renames it complete; on rc != 0 removes it. */
-static int finish_part_log(FILE *log, const char *tmp, const char *path, int rc, struct sim_diag *diag)
+/* Closes the part's event log and renames it complete; on rc != 0 removes it.
+ * Frees tmp. */
+static int finish_part_log(FILE *log, char *tmp, const char *path, int rc, struct sim_diag *diag)
 {
-	if (fclose(log) && !rc) {
-		sim_diag_add(diag, tmp, "cannot write the event log: %s", strerror(errno));
+	int err = sim_out_close(log);
+	if (err && !rc) {
+		sim_diag_add(diag, path, "cannot write the event log: %s", sim_out_write_error(err));
 		rc = -SIM_EIO;
 	}
 	if (!rc && rename(tmp, path)) {
@@ -466,43 +470,41 @@ static int finish_part_log(FILE *log, const char *tmp, const char *path, int rc,
 	}
 	if (rc)
 		unlink(tmp);
+	free(tmp);
 	return rc;
 }
 
 /* Run i of the sweep into its part file (and its log, with --log): both written
- * under .tmp and renamed, the log first, so an existing part is a complete run. */
+ * under new temporaries and renamed, the log first, so an existing part is a
+ * complete run. */
 static int sweep_run_part(void *arg, size_t i, struct sim_diag *diag)
 {
 	struct sweep *sw = arg;
 	const struct exp_config *cfg = sw->cfg;
-	char path[4096], log_path[4096], log_tmp[4096 + 8], h5_tmp[4096 + 8];
+	char path[4096], log_path[4096], *log_tmp = NULL;
 	exp_parts_path(&sw->parts, i, "h5", path, sizeof path);
-	snprintf(h5_tmp, sizeof h5_tmp, "%s.tmp", path);
 	FILE *log = NULL;
 	if (sw->parts.with_log) {
 		exp_parts_path(&sw->parts, i, "log", log_path, sizeof log_path);
-		snprintf(log_tmp, sizeof log_tmp, "%s.tmp", log_path);
-		exp_guard_tmp_log(log_tmp);
-		if (!(log = fopen(log_tmp, "w"))) {
-			sim_diag_add(diag, log_tmp, "cannot write the event log: %s", strerror(errno));
-			exp_guard_tmp_log(NULL);
+		if (!(log = sim_out_tmp_fopen(log_path, &log_tmp, diag)))
 			return -SIM_EIO;
-		}
+		exp_guard_tmp_log(log_tmp);
 	}
-	exp_guard_tmp(h5_tmp);
 	struct h5out *out = h5out_create(path, &sw->meta, diag);
 	int rc = out ? 0 : -SIM_EIO;
+	if (out)
+		exp_guard_tmp(h5out_tmp_path(out));
 	if (!rc)
 		rc = run_one(cfg, &cfg->variants[i / cfg->n_seeds], cfg->seeds[i % cfg->n_seeds], sw->trace, out,
 			     sw->per_run_progress ? &sw->prog : NULL, sw->opts, log, diag);
 	if (log)
 		rc = finish_part_log(log, log_tmp, log_path, rc, diag);
+	exp_guard_tmp_log(NULL);
 	if (rc)
 		h5out_abort(out);
 	else
 		rc = h5out_commit(out, diag), h5out_destroy(out);
 	exp_guard_tmp(NULL);
-	exp_guard_tmp_log(NULL);
 	if (!rc && sw->per_run_progress) {
 		sw->prog.done++;
 		sw->prog.done_here++;
@@ -591,7 +593,7 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 	exp_guard_install();
 	/* Under MPI no fork: mpirun stops the ranks and their temporaries are their own. */
 	if (!exp_mpi_active())
-		exp_cleaner_start(&sw.parts, output, opts->log_path);
+		exp_cleaner_start(&sw.parts);
 	rc = sweep_execute(&sw, output, diag);
 	exp_cleaner_stop();
 	exp_guard_uninstall();

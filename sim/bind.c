@@ -14,6 +14,8 @@
  * the cluster (else the first row using the name is reported, with the cluster's
  * flavors) and must fit that flavor at its largest (peak nodes of its node shape,
  * sim_cluster_could_fit), else the row and option are reported with that size.
+ * Both kinds come in one pass: rows that can never fit are reported even when
+ * another row names a flavor or resource the cluster lacks.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -202,12 +204,12 @@ static void format_node_other(const struct sim_cluster *c, const struct sim_flav
 		snprintf(buf + len, n - len, " a node");
 }
 
-/* Reports option k of job j, which can never run: on a named flavor, against that
- * flavor's largest size (peak nodes, node shape); a "*" option fits no flavor. */
+/* Reports option k of job j (o: the option in the cluster's name space), which can
+ * never run: on a named flavor, against that flavor's largest size (peak nodes,
+ * node shape); a "*" option fits no flavor. */
 static void report_misfit(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j,
-			  int k, struct sim_diag *diag)
+			  int k, const struct sim_job_option *o, struct sim_diag *diag)
 {
-	const struct sim_job_option *o = sim_job_opt(t, j, k);
 	char w[512], req[256], other[256], gpus[32];
 	where_of(t, j, w, sizeof w);
 	format_req(c, o->req, req, sizeof req);
@@ -237,16 +239,45 @@ static void report_misfit(const struct sim_trace *t, const struct sim_cluster *c
 			     fl->name, req, size);
 }
 
-/* Reports every option no flavor can ever hold, each with its row and number. */
-static int report_misfits(const struct sim_trace *t, const struct sim_cluster *c, struct sim_diag *diag)
+/* Option o of the (unbound) trace in the cluster's name space, through the maps of
+ * map_names, into *out; 0 when it names a flavor or asks for a resource the cluster
+ * lacks (reported by map_names: its fit cannot be judged). */
+static int map_option(const struct sim_trace *t, const struct sim_job_option *o, const int32_t *fmap,
+		      const int *rmap, struct sim_job_option *out)
+{
+	*out = *o;
+	if (o->flavor_id != SIM_FLAVOR_ANY && (out->flavor_id = fmap[o->flavor_id]) < 0)
+		return 0;
+	memset(out->req, 0, sizeof out->req);
+	for (int r = 0; r < t->res.n; r++) {
+		if (rmap[r] < 0 && o->req[r] > 0)
+			return 0;
+		if (rmap[r] >= 0)
+			out->req[rmap[r]] = o->req[r];
+	}
+	return 1;
+}
+
+/* Reports every option no flavor can ever hold, each with its row and number. With
+ * fmap and rmap (a trace left unbound because some name is missing) options are
+ * mapped through them and those naming a missing flavor or resource are skipped;
+ * without (NULL), the trace is bound already. */
+static int report_misfits(const struct sim_trace *t, const struct sim_cluster *c, const int32_t *fmap,
+			  const int *rmap, struct sim_diag *diag)
 {
 	int errors = 0;
 	for (size_t i = 0; i < t->n_jobs; i++) {
 		const struct sim_job *j = &t->jobs[i];
 		for (int k = 0; k < j->n_opts; k++) {
-			if (option_could_fit(c, sim_job_opt(t, j, k)))
+			struct sim_job_option mapped;
+			const struct sim_job_option *o = sim_job_opt(t, j, k);
+			if (fmap && !map_option(t, o, fmap, rmap, &mapped))
 				continue;
-			report_misfit(t, c, j, k, diag);
+			if (fmap)
+				o = &mapped;
+			if (option_could_fit(c, o))
+				continue;
+			report_misfit(t, c, j, k, o, diag);
 			errors++;
 		}
 	}
@@ -315,6 +346,9 @@ int sim_trace_bind(struct sim_trace *t, const struct sim_cluster *c, struct sim_
 		return -SIM_ENOMEM;
 	int rmap[SIM_MAX_RES] = { 0 };
 	if (map_names(t, c, fmap, rmap, diag)) {
+		/* The rows that name what the cluster has are still judged, so one pass
+		 * reports every kind of bad row. */
+		report_misfits(t, c, fmap, rmap, diag);
 		free(fmap);
 		return -SIM_EPARSE;
 	}
@@ -351,7 +385,7 @@ int sim_trace_bind(struct sim_trace *t, const struct sim_cluster *c, struct sim_
 	t->bind_flavor = fmap;
 	memcpy(t->bind_res, rmap, sizeof rmap);
 	t->bound = 1;
-	int errors = misfits ? report_misfits(t, c, diag) : 0;
+	int errors = misfits ? report_misfits(t, c, NULL, NULL, diag) : 0;
 	errors += check_scaled_times(t, c, diag);
 	return errors ? -SIM_EPARSE : 0;
 }

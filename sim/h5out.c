@@ -2,7 +2,7 @@
  *
  * HDF5 runs in return-code mode (H5Eset_auto2 off): every hid_t / herr_t is
  * checked, and the innermost message of HDF5's error stack goes into the diag.
- * The file is written as PATH.tmp and renamed on commit, so a reader never sees a
+ * The file is written under a new temporary name beside PATH and renamed on commit, so a reader never sees a
  * half-written PATH (git's lockfile.h pattern). Root attributes are written at
  * create, except "seeds", which is collected from the runs and written at commit
  * (h5out_meta does not carry the seeds).
@@ -28,6 +28,7 @@
 #include "h5out.h"
 
 #include "h5diag.h"
+#include "outpath.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -67,7 +68,7 @@ enum h5out_state { H5OUT_OPEN, H5OUT_DONE };
 
 struct h5out {
 	char *path;     /* final name */
-	char *tmp_path; /* PATH.tmp, written until commit */
+	char *tmp_path; /* PATH.XXXXXX.tmp (created exclusively), written until commit */
 	hid_t file;
 	hid_t runs;     /* /runs */
 	enum h5out_state state;
@@ -443,12 +444,18 @@ struct h5out *h5out_create(const char *path, const struct h5out_meta *meta, stru
 	}
 	o->file = o->runs = -1;
 	o->path = dup_str(path);
-	o->tmp_path = malloc(strlen(path) + 5);
-	if (!o->path || !o->tmp_path) {
+	if (!o->path) {
 		sim_diag_add(diag, path, "out of memory");
 		goto out_free;
 	}
-	sprintf(o->tmp_path, "%s.tmp", path);
+	/* The name is made ours exclusively first (no file of the user is truncated);
+	 * HDF5 then truncates our empty file. */
+	int fd = sim_out_tmp_create(path, &o->tmp_path);
+	if (fd < 0) {
+		sim_diag_add(diag, path, "cannot create a temporary file beside it: %s", strerror(errno));
+		goto out_free;
+	}
+	close(fd);
 
 	/* Object headers of the 1.8 format: large attributes (experiment_json of any
 	 * size) go to dense storage, and groups can track creation order. Files stay
@@ -465,6 +472,7 @@ struct h5out *h5out_create(const char *path, const struct h5out_meta *meta, stru
 	H5Pclose(fapl);
 	if (o->file < 0) {
 		h5err(diag, o->tmp_path, "cannot create HDF5 file");
+		unlink(o->tmp_path);
 		goto out_free;
 	}
 
@@ -512,6 +520,11 @@ out_free:
 	free(o->tmp_path);
 	free(o);
 	return NULL;
+}
+
+const char *h5out_tmp_path(const struct h5out *o)
+{
+	return o->tmp_path;
 }
 
 /* ---- one run ---- */
@@ -1598,7 +1611,7 @@ static int close_file(struct h5out *o)
 	return r;
 }
 
-/* Closes and removes PATH.tmp of an open writer (the writer itself stays). */
+/* Closes and removes the temporary of an open writer (the writer itself stays). */
 static void h5out_abort_file(struct h5out *o)
 {
 	if (o->state != H5OUT_OPEN)

@@ -1,7 +1,8 @@
 /* sim/h5out.h: the HDF5 results file (layout in analysis/SCHEMA.md).
  *
- * Nothing is half-written: h5out_create opens PATH.tmp; h5out_commit closes it and
- * renames it to PATH; h5out_abort (or destroy without commit) closes and unlinks
+ * Nothing is half-written: h5out_create opens a new temporary beside PATH
+ * (PATH.XXXXXX.tmp, created exclusively: sim_out_tmp_create); h5out_commit closes it
+ * and renames it to PATH; h5out_abort (or destroy without commit) closes and unlinks
  * the temporary. Every dataset carries "units" and "description" attributes.
  */
 #ifndef SIM_H5OUT_H
@@ -41,8 +42,11 @@ struct h5out_meta {
  * real run the group /runs/<run>/real. */
 #define H5OUT_SCHEMA_VERSION "1.4"
 
-/* Opens PATH.tmp for writing (truncates). NULL on failure with a message in diag. */
+/* Opens a new temporary beside PATH for writing (never an existing file). NULL on
+ * failure with a message in diag. */
 struct h5out *h5out_create(const char *path, const struct h5out_meta *meta, struct sim_diag *diag);
+/* The temporary's name (owned by o): for a signal handler that removes it. */
+const char *h5out_tmp_path(const struct h5out *o);
 
 /* What one run produced. */
 struct h5out_run {
@@ -76,9 +80,9 @@ int h5out_write_run(struct h5out *o, const struct h5out_run *run, struct sim_dia
  * /summary row, policy and seed for o's /summary and seeds. The result equals
  * h5out_write_run of the same run. Returns 0 or -SIM_EHDF5 / -SIM_EINVAL / -SIM_ENOMEM. */
 int h5out_copy_run(struct h5out *o, const char *part_path, const char *name, struct sim_diag *diag);
-/* Writes /summary, closes and renames PATH.tmp to PATH. */
+/* Writes /summary, closes and renames the temporary to PATH. */
 int h5out_commit(struct h5out *o, struct sim_diag *diag);
-/* Closes and unlinks PATH.tmp; frees o. NULL is a no-op. */
+/* Closes and unlinks the temporary; frees o. NULL is a no-op. */
 void h5out_abort(struct h5out *o);
 void h5out_destroy(struct h5out *o); /* frees; aborts if not committed */
 

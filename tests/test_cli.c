@@ -1,12 +1,16 @@
 /* tests/test_cli.c: the gpusched command end to end: a run and its results, bad
  * input (exit 2, a located message, no output file), determinism, --help. */
 #include <CUnit/CUnit.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "outtmp.h"
 #include "testutil.h"
 
 static int init_cli(void) { return 0; }
@@ -147,9 +151,7 @@ static void test_cli_bad_input_exit2_located_no_output(void)
 			fprintf(stderr, "\n  case %s: exit %d, output:\n%s", bc->name, code, txt ? txt : "");
 		CU_ASSERT_EQUAL(code, 2);
 		CU_ASSERT(located);
-		char tmp[600];
-		snprintf(tmp, sizeof tmp, "%s.tmp", out);
-		CU_ASSERT(!tu_exists(out) && !tu_exists(tmp));
+		CU_ASSERT(!tu_exists(out) && count_out_tmps(out, NULL) == 0);
 		free(txt);
 	}
 	/* A missing config file, and trace validate on a bad trace. */
@@ -312,6 +314,165 @@ static void test_cli_cluster_import(void)
 	free(txt);
 }
 
+/* ---- temporaries: never a file of the user ---- */
+
+static const char gen_config[] =
+	"{\"jobs\": 3000, \"seed\": 1,\n"
+	" \"arrivals\": {\"process\": \"poisson\", \"rate_per_h\": 30},\n"
+	" \"durations\": {\"law\": \"lognormal\", \"median_s\": 1000, \"sigma\": 1},\n"
+	" \"gpus\": {\"values\": [1, 8], \"weights\": [3, 1]},\n"
+	" \"queues\": {\"names\": [\"a\", \"b\"], \"weights\": [1, 1]}}\n";
+
+/* A Philly job log of n rows (for trace import). */
+static const char *write_philly_log(const char *name, int n)
+{
+	size_t cap = 64 + (size_t)n * 64;
+	char *buf = malloc(cap);
+	size_t len = (size_t)snprintf(buf, cap, "timestamp,duration,num_gpus,gpu_time,cluster\n");
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "2017-10-01 %02d:%02d:%02d,%d.0,2,%d.0,vc%c\n", i / 3600 % 24,
+					i / 60 % 60, i % 60, 100 + i, 200 + 2 * i, 'A' + i % 3);
+	const char *path = tu_write_file(name, buf);
+	free(buf);
+	return path;
+}
+
+/* Writes "user's NAME" to out + suffix (a file of the user named like the
+ * temporary older versions used); path gets its name. */
+static void plant_user_file(const char *out, const char *suffix, char *path, size_t n)
+{
+	snprintf(path, n, "%s%s", out, suffix);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fprintf(f, "user's %s\n", path);
+	fclose(f);
+}
+
+/* The user's file at path still holds what plant_user_file put there. */
+static int user_file_intact(const char *path)
+{
+	char want[1200];
+	snprintf(want, sizeof want, "user's %s\n", path);
+	char *txt = tu_read_file(path, NULL);
+	int ok = txt && strcmp(txt, want) == 0;
+	free(txt);
+	return ok;
+}
+
+/* trace gen, trace import, cluster import and run (results and --log) write their
+ * outputs under new, unique temporaries: a file of the user named OUT.tmp is
+ * neither overwritten nor renamed nor removed, and no temporary is left. */
+static void test_cli_user_tmp_files_survive(void)
+{
+	const char *gcfg = tu_write_file("utmp_gen.json", gen_config);
+	const char *plog = write_philly_log("utmp_philly.csv", 50);
+	const char *vc = tu_write_file("utmp_vc.csv", "vc,node num\nteamA,3\n");
+	tu_write_file("utmp.csv", good_trace);
+	const char *rcfg = write_config("utmp.json", "utmp.csv", NULL);
+	char gen_out[600], imp_out[600], cl_out[600], h5[600], log[600], args[4096];
+	snprintf(gen_out, sizeof gen_out, "%s/utmp_gen.csv", tu_tmpdir());
+	snprintf(imp_out, sizeof imp_out, "%s/utmp_imp.csv", tu_tmpdir());
+	snprintf(cl_out, sizeof cl_out, "%s/utmp_cluster.json", tu_tmpdir());
+	snprintf(h5, sizeof h5, "%s/utmp.h5", tu_tmpdir());
+	snprintf(log, sizeof log, "%s/utmp.log", tu_tmpdir());
+	const char *outs[] = { gen_out, imp_out, cl_out, h5, log };
+	char planted[5][700];
+	for (int k = 0; k < 5; k++)
+		plant_user_file(outs[k], ".tmp", planted[k], sizeof planted[k]);
+
+	snprintf(args, sizeof args, "trace gen %s -o %s", gcfg, gen_out);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, NULL), 0);
+	snprintf(args, sizeof args, "trace import --format philly %s -o %s", plog, imp_out);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, NULL), 0);
+	snprintf(args, sizeof args, "cluster import --format philly-vc %s -o %s", vc, cl_out);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, NULL), 0);
+	snprintf(args, sizeof args, "run %s -q -o %s --log %s", rcfg, h5, log);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, NULL), 0);
+	for (int k = 0; k < 5; k++) {
+		const char *keep[] = { planted[k], NULL };
+		CU_ASSERT(tu_exists(outs[k]));
+		CU_ASSERT(user_file_intact(planted[k]));
+		CU_ASSERT_EQUAL(count_out_tmps(outs[k], keep), 0);
+		if (!user_file_intact(planted[k]))
+			fprintf(stderr, "\n%s: the user's file was overwritten or removed\n", planted[k]);
+	}
+}
+
+/* Runs `gpusched ARGS...` (argv, NULL-terminated) with every file it writes limited
+ * to limit_bytes: writes past it fail with EFBIG (SIGXFSZ ignored), as on a full
+ * disk they fail with ENOSPC. stderr goes to err_path. Returns the wait status. */
+static int run_file_limited(char *const argv[], long limit_bytes, const char *err_path)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct rlimit rl = { (rlim_t)limit_bytes, (rlim_t)limit_bytes };
+		signal(SIGXFSZ, SIG_IGN);
+		if (!freopen(err_path, "w", stderr) || !freopen("/dev/null", "w", stdout) ||
+		    setrlimit(RLIMIT_FSIZE, &rl))
+			_exit(126);
+		execv(GPUSCHED_BIN, argv);
+		_exit(127);
+	}
+	int status = -1;
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+/* Checks a command that ran out of room: exit 1, the cause and the output named,
+ * no output and no temporary left. */
+static void expect_out_of_space(int status, const char *out, const char *err_path)
+{
+	char *txt = tu_read_file(err_path, NULL);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	CU_ASSERT(txt && strstr(txt, "file too large") && strstr(txt, out));
+	if (!txt || !strstr(txt, "file too large") || !strstr(txt, out) || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 1)
+		fprintf(stderr, "\n%s: status %d: %s", out, status, txt ? txt : "(no message)\n");
+	free(txt);
+	CU_ASSERT(!tu_exists(out));
+	CU_ASSERT_EQUAL(count_out_tmps(out, NULL), 0);
+}
+
+/* trace gen and trace import on a full disk (a file-size limit of 16 KiB, far under
+ * their outputs): the cause is named ("file too large"; ENOSPC would read "no space
+ * left on device"), not "input/output error", and nothing is left. */
+static void test_cli_full_disk_names_cause(void)
+{
+	const char *gcfg = tu_write_file("full_gen.json", gen_config);
+	const char *plog = write_philly_log("full_philly.csv", 3000);
+	char gen_out[600], imp_out[600], err[600];
+	snprintf(gen_out, sizeof gen_out, "%s/full_gen.csv", tu_tmpdir());
+	snprintf(imp_out, sizeof imp_out, "%s/full_imp.csv", tu_tmpdir());
+	snprintf(err, sizeof err, "%s/full_cli.err", tu_tmpdir());
+	char *gen_argv[] = { (char *)GPUSCHED_BIN, (char *)"trace", (char *)"gen", (char *)gcfg, (char *)"-o",
+			     gen_out, NULL };
+	expect_out_of_space(run_file_limited(gen_argv, 16384, err), gen_out, err);
+	char *imp_argv[] = { (char *)GPUSCHED_BIN, (char *)"trace", (char *)"import", (char *)"--format",
+			     (char *)"philly", (char *)plog, (char *)"-o", imp_out, NULL };
+	expect_out_of_space(run_file_limited(imp_argv, 16384, err), imp_out, err);
+}
+
+/* One pass reports every kind of bad row against the cluster: a row naming a
+ * flavor the cluster lacks no longer hides a row too big for any node. */
+static void test_cli_bind_reports_every_bad_row(void)
+{
+	tu_write_file("bind_bad.csv", "id,submit_s,duration_s,queue,priority,request\n"
+				      "j1,0,10,a,0,a100:gpu=1\n"
+				      "j2,0,10,a,0,v100:gpu=512\n"
+				      "j3,0,10,a,0,v100:gpu=8\n");
+	const char *cfg = write_config("bind_bad.json", "bind_bad.csv", NULL);
+	char args[2048], *txt = NULL;
+	snprintf(args, sizeof args, "run %s -q -o %s/bind_bad.h5", cfg, tu_tmpdir());
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
+	CU_ASSERT(txt && strstr(txt, "bind_bad.csv:2: column request: expected a flavor of the cluster, found 'a100'"));
+	CU_ASSERT(txt && strstr(txt, "bind_bad.csv:3: column request: expected a request its flavor can hold, "
+				     "found v100:gpu=512 which can never run"));
+	CU_ASSERT(txt && !strstr(txt, "bind_bad.csv:4"));
+	if (!txt || !strstr(txt, "bind_bad.csv:3"))
+		fprintf(stderr, "\n%s", txt ? txt : "(no output)\n");
+	free(txt);
+}
+
 static CU_TestInfo cli_tests[] = {
 	{ "test_cli_run_report_plot", test_cli_run_report_plot },
 	{ "test_cli_cluster_import", test_cli_cluster_import },
@@ -320,6 +481,9 @@ static CU_TestInfo cli_tests[] = {
 	{ "test_cli_output_never_overwrites_input", test_cli_output_never_overwrites_input },
 	{ "test_cli_outputs_never_clobber_inputs_or_devices", test_cli_outputs_never_clobber_inputs_or_devices },
 	{ "test_cli_help_on_every_verb", test_cli_help_on_every_verb },
+	{ "test_cli_user_tmp_files_survive", test_cli_user_tmp_files_survive },
+	{ "test_cli_full_disk_names_cause", test_cli_full_disk_names_cause },
+	{ "test_cli_bind_reports_every_bad_row", test_cli_bind_reports_every_bad_row },
 	CU_TEST_INFO_NULL,
 };
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sim/job.h"
+#include "outtmp.h"
 #include "testutil.h"
 #include "traces/native.h"
 #include "traces/import.h"
@@ -107,9 +108,7 @@ static void test_philly_sample_hand_checked(void)
 	CU_ASSERT(txt && strstr(txt, "\nid,submit_s,duration_s,queue,request\nphilly-2,0,50,vcB,*:gpu=1\n"
 				     "philly-1,20,100,vcA,*:gpu=2\n"));
 	free(txt);
-	char tmp[600];
-	snprintf(tmp, sizeof tmp, "%s.tmp", out);
-	CU_ASSERT(!tu_exists(tmp));
+	CU_ASSERT_EQUAL(count_out_tmps(out, NULL), 0);
 	t = NULL;
 	CU_ASSERT_EQUAL(trace_native_read(out, &t, &d), 0);
 	CU_ASSERT(t && t->n_jobs == 5);
@@ -132,9 +131,8 @@ static void test_philly_bad_input_no_output(void)
 							 "2017-10-01 00:00:10,abc,2,200.0,vcA\n"
 							 "2017-10-01 00:00:10,1.0,two,2.0,vcA\n"
 							 "2017-10-01 00:00:10,1.0,2\n");
-	char out[512], tmp[600];
+	char out[512];
 	snprintf(out, sizeof out, "%s/philly_bad_native.csv", tu_tmpdir());
-	snprintf(tmp, sizeof tmp, "%s.tmp", out);
 	CU_ASSERT_EQUAL(trace_philly_convert(in, out, NULL, &d), -SIM_EPARSE);
 	CU_ASSERT(sim_diag_contains(&d, "philly_bad.csv:3: column timestamp: expected a UTC time "
 					"YYYY-MM-DD HH:MM:SS, found '2017-10-32 00:00:10'"));
@@ -143,7 +141,7 @@ static void test_philly_bad_input_no_output(void)
 	CU_ASSERT(sim_diag_contains(&d, "philly_bad.csv:6: expected 5 fields as in the header, found 3"));
 	CU_ASSERT_EQUAL(d.count, 4);
 	CU_ASSERT(!tu_exists(out));
-	CU_ASSERT(!tu_exists(tmp));
+	CU_ASSERT_EQUAL(count_out_tmps(out, NULL), 0);
 	sim_diag_fini(&d);
 
 	sim_diag_init(&d, 20);

@@ -3,6 +3,7 @@
  * alignment, CDF downsampling, and the CLI's exit codes and messages. */
 #include <CUnit/CUnit.h>
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -740,6 +741,83 @@ static void test_report_cli_plot(void)
 }
 
 
+/* Names in dir other than "." and "..", counted (-1 when dir cannot be read). */
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+/* A plot that fails part-way (a fake gnuplot on PATH: it answers the terminal probe,
+ * draws the first two images, then fails) leaves the folder as it was: the old
+ * files untouched, no new .dat or .png, no temporary. */
+static void test_report_plot_failure_keeps_old_files(void)
+{
+	char bin[600], dir[600], path[700], count[700], script[2048], cmd[3000];
+	snprintf(bin, sizeof bin, "%s/fakegp", tu_tmpdir());
+	snprintf(dir, sizeof dir, "%s/kept_plots", tu_tmpdir());
+	snprintf(count, sizeof count, "%s/fakegp.count", tu_tmpdir());
+	mkdir(bin, 0777);
+	mkdir(dir, 0777);
+	unlink(count);
+	snprintf(script, sizeof script,
+		 "#!/bin/sh\n"
+		 "if [ \"$2\" = \"set terminal\" ]; then echo ' png pngcairo '; exit 0; fi\n"
+		 "n=$(cat '%s' 2>/dev/null || echo 0); n=$((n + 1)); echo $n > '%s'\n"
+		 "if [ $n -ge 3 ]; then echo 'fake gnuplot: failed' >&2; exit 1; fi\n"
+		 "out=$(printf '%%s' \"$2\" | sed -n \"s/.*outfile='\\([^']*\\)'.*/\\1/p\")\n"
+		 "printf 'new image' > \"$out\"\n",
+		 count, count);
+	snprintf(path, sizeof path, "%s/gnuplot", bin);
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs(script, f);
+	fclose(f);
+	chmod(path, 0755);
+	const char *names[] = { "wait_cdf.png", "jct_cdf.png", "busy_gpus.dat" };
+	for (int k = 0; k < 3; k++) {
+		snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+		f = fopen(path, "w");
+		CU_ASSERT_FATAL(f != NULL);
+		fprintf(f, "old %s\n", names[k]);
+		fclose(f);
+	}
+	snprintf(cmd, sizeof cmd, "env PATH=%s:$PATH %s plot %s -o %s >/dev/null 2>&1", bin, GPUSCHED_BIN, fx_path,
+		 dir);
+	int st = system(cmd);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	char *n_calls = tu_read_file(count, NULL);
+	CU_ASSERT(n_calls && atoi(n_calls) == 3); /* two images drawn, the third failed */
+	free(n_calls);
+	for (int k = 0; k < 3; k++) {
+		char want[64];
+		snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+		snprintf(want, sizeof want, "old %s\n", names[k]);
+		char *txt = tu_read_file(path, NULL);
+		CU_ASSERT(txt && strcmp(txt, want) == 0);
+		if (!txt || strcmp(txt, want) != 0)
+			fprintf(stderr, "\n%s: %s", path, txt ? txt : "(gone)\n");
+		free(txt);
+	}
+	CU_ASSERT_EQUAL(count_entries(dir), 3);
+
+	/* A folder the failed plot made is removed again. */
+	snprintf(path, sizeof path, "%s/new_plots", tu_tmpdir());
+	unlink(count);
+	snprintf(cmd, sizeof cmd, "env PATH=%s:$PATH %s plot %s -o %s >/dev/null 2>&1", bin, GPUSCHED_BIN, fx_path,
+		 path);
+	st = system(cmd);
+	CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+	CU_ASSERT(!tu_exists(path));
+}
+
 /* Output of a report function on the suite's file into a string (malloc'd). */
 static char *capture_fx(int (*fn)(const struct h5read_file *, const char *, FILE *, struct sim_diag *),
 			const char *run, int *rc)
@@ -1448,6 +1526,7 @@ static CU_TestInfo report_tests[] = {
 	{ "test_report_cli_bad_input", test_report_cli_bad_input },
 	{ "test_report_cli_truncated", test_report_cli_truncated },
 	{ "test_report_cli_plot", test_report_cli_plot },
+	{ "test_report_plot_failure_keeps_old_files", test_report_plot_failure_keeps_old_files },
 	{ "test_report_queues_table", test_report_queues_table },
 	{ "test_report_decisions_csv", test_report_decisions_csv },
 	{ "test_report_queues_json", test_report_queues_json },

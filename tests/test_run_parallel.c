@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "outtmp.h"
 #include "testutil.h"
 
 static int init_par(void) { return 0; }
@@ -268,9 +269,8 @@ static void test_resume_after_sigkill(void)
 	if (finished_first)
 		return;
 	char tmp[700];
-	snprintf(tmp, sizeof tmp, "%s.tmp", out);
 	CU_ASSERT(!tu_exists(out));
-	CU_ASSERT(!tu_exists(tmp));
+	CU_ASSERT_EQUAL(count_out_tmps(out, NULL), 0);
 	/* Every complete part opens as HDF5. */
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	for (int i = 0; i < 6; i++) {
@@ -292,6 +292,31 @@ static void test_resume_after_sigkill(void)
 	CU_ASSERT(!tu_exists(tmp));
 }
 
+/* Names in dir ending in ".tmp" (0 when dir does not exist). */
+static int count_tmp_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		n += len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Every temporary a run of OUT may make: OUT's (any name) and the parts' (none may
+ * survive). */
+static int count_tmp_of(const char *out)
+{
+	char path[700];
+	snprintf(path, sizeof path, "%s.parts", out);
+	return count_out_tmps(out, NULL) + count_tmp_in(path);
+}
+
 /* Leaves a parts folder of cfg for out: a run stopped by SIGTERM after its first part. */
 static void leave_parts(const char *cfg, const char *out)
 {
@@ -310,13 +335,8 @@ static void test_resume_refuses_other_config(void)
 	const char *other = write_sweep("other.json", "mid.csv", 25);
 	const char *out = tmp_path("mixed.h5");
 	leave_parts(cfg, out);
-	char tmp[700], *txt = NULL, args[2048];
-	snprintf(tmp, sizeof tmp, "%s.tmp", out);
-	CU_ASSERT(!tu_exists(tmp)); /* SIGTERM removed the file being written */
-	for (int i = 0; i < 6; i++) {
-		snprintf(tmp, sizeof tmp, "%s.parts/%06d.h5.tmp", out, i);
-		CU_ASSERT(!tu_exists(tmp));
-	}
+	char *txt = NULL, args[2048];
+	CU_ASSERT_EQUAL(count_tmp_of(out), 0); /* SIGTERM removed the files being written */
 	snprintf(args, sizeof args, "run %s -q -o %s --resume", other, out);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
 	CU_ASSERT(txt && strstr(txt, "different config"));
@@ -409,32 +429,6 @@ static int run_limited(const char *cfg, const char *out, const char *jobs, long 
 	int status = -1;
 	waitpid(pid, &status, 0);
 	return status;
-}
-
-/* Names in dir ending in ".tmp" (0 when dir does not exist). */
-static int count_tmp_in(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
-		n += len > 4 && strcmp(e->d_name + len - 4, ".tmp") == 0;
-	}
-	closedir(d);
-	return n;
-}
-
-/* Every .tmp a run of OUT may make: OUT.tmp and the parts' (none may survive). */
-static int count_tmp_of(const char *out)
-{
-	char path[700];
-	snprintf(path, sizeof path, "%s.tmp", out);
-	int n = tu_exists(path);
-	snprintf(path, sizeof path, "%s.parts", out);
-	return n + count_tmp_in(path);
 }
 
 static long file_size(const char *path)

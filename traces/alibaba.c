@@ -390,7 +390,7 @@ static int openb_run_pass(struct openb_ctx *c, struct sim_lines *r, struct openb
 static int openb_convert(struct openb_ctx *c, struct sim_lines *r, struct openb_row *row,
 			 struct trace_tenants *tenants, const char *out_path)
 {
-	char tmp[4096];
+	char *tmp = NULL;
 	FILE *f = NULL;
 	int err;
 	c->in.report = 1;
@@ -405,7 +405,7 @@ static int openb_convert(struct openb_ctx *c, struct sim_lines *r, struct openb_
 		 c->cut, OPENB_MAX_PREFS);
 	if ((err = trace_import_rewind(&c->in, r)) < 0)
 		return err;
-	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, c->in.diag)) < 0)
+	if ((err = trace_import_out_open(out_path, &tmp, &f, c->in.diag)) < 0)
 		return err;
 	openb_write_header(f, c);
 	c->in.report = 0;

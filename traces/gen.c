@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <gsl/gsl_errno.h>
@@ -15,6 +16,7 @@
 
 #include "../sim/job.h"
 #include "../sim/jsonmsg.h"
+#include "../sim/outpath.h"
 #include "gen.h"
 #include "native.h"
 
@@ -979,34 +981,25 @@ int gen_write(const struct gen_config *cfg, FILE *f, uint64_t *n_jobs, struct si
 int gen_write_file(const struct gen_config *cfg, const char *out_path, uint64_t *n_jobs,
 		   struct sim_diag *diag)
 {
-	size_t n = strlen(out_path) + 5;
-	char *tmp = malloc(n);
-	FILE *f;
-	int rc;
-
-	if (!tmp)
-		return -SIM_ENOMEM;
-	snprintf(tmp, n, "%s.tmp", out_path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		sim_diag_add(diag, tmp, "cannot create: %s", strerror(errno));
-		free(tmp);
+	char *tmp = NULL;
+	FILE *f = sim_out_tmp_fopen(out_path, &tmp, diag);
+	if (!f)
 		return -SIM_EIO;
-	}
 	setvbuf(f, NULL, _IOFBF, 1u << 20);
-	rc = gen_write(cfg, f, n_jobs, diag);
-	if (fclose(f) != 0 && rc == 0) {
-		sim_diag_add(diag, tmp, "write failed: %s", strerror(errno));
+	int rc = gen_write(cfg, f, n_jobs, diag);
+	int err = sim_out_close(f);
+	if (err && (rc == 0 || rc == -SIM_EIO)) {
+		sim_diag_add(diag, out_path, "cannot write: %s", sim_out_write_error(err));
 		rc = -SIM_EIO;
 	} else if (rc == -SIM_EIO) {
-		sim_diag_add(diag, tmp, "write failed");
+		sim_diag_add(diag, out_path, "cannot write");
 	}
 	if (rc == 0 && rename(tmp, out_path) != 0) {
 		sim_diag_add(diag, out_path, "cannot rename %s: %s", tmp, strerror(errno));
 		rc = -SIM_EIO;
 	}
 	if (rc)
-		remove(tmp);
+		unlink(tmp);
 	free(tmp);
 	return rc;
 }

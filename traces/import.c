@@ -7,6 +7,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "../sim/outpath.h"
 
 #include "alibaba.h"
 #include "gavel.h"
@@ -247,39 +250,31 @@ const char *trace_tenants_map(const struct trace_tenants *tt, const char *name, 
 
 /* ---- output ------------------------------------------------------------------ */
 
-int trace_import_out_open(const char *out_path, char *tmp, size_t tmp_size, FILE **f, struct sim_diag *diag)
+int trace_import_out_open(const char *out_path, char **tmp, FILE **f, struct sim_diag *diag)
 {
-	*f = NULL;
-	if (snprintf(tmp, tmp_size, "%s.tmp", out_path) >= (int)tmp_size) {
-		sim_diag_add(diag, out_path, "expected an output path under %zu bytes", tmp_size - 4);
-		return -SIM_EINVAL;
-	}
-	*f = fopen(tmp, "w");
-	if (!*f) {
-		sim_diag_add(diag, tmp, "cannot create: %s", strerror(errno));
+	*f = sim_out_tmp_fopen(out_path, tmp, diag);
+	if (!*f)
 		return -SIM_EIO;
-	}
 	/* Big rows of small writes: a larger buffer halves the write calls. */
 	setvbuf(*f, NULL, _IOFBF, 1 << 16);
 	return 0;
 }
 
-int trace_import_out_finish(const char *out_path, const char *tmp, FILE *f, int ok, struct sim_diag *diag)
+int trace_import_out_finish(const char *out_path, char *tmp, FILE *f, int ok, struct sim_diag *diag)
 {
-	int err = 0;
-	if (ferror(f))
-		err = -SIM_EIO;
-	if (fclose(f) != 0)
-		err = -SIM_EIO;
-	if (ok && err)
-		sim_diag_add(diag, tmp, "cannot write: %s", sim_strerror(err));
+	int rc = 0, err = sim_out_close(f);
+	if (ok && err) {
+		sim_diag_add(diag, out_path, "cannot write: %s", sim_out_write_error(err));
+		rc = -SIM_EIO;
+	}
 	if (ok && !err && rename(tmp, out_path) != 0) {
 		sim_diag_add(diag, out_path, "cannot rename %s: %s", tmp, strerror(errno));
-		err = -SIM_EIO;
+		rc = -SIM_EIO;
 	}
-	if (!ok || err)
-		remove(tmp);
-	return err;
+	if (!ok || rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
 }
 
 void trace_import_err(struct sim_diag *diag, const char *path, size_t line, const char *col, const char *fmt,
@@ -487,7 +482,7 @@ int trace_import_rewind(struct trace_import_pass *ps, struct sim_lines *r)
 	return sim_lines_rewind(r); /* which reports a failure */
 }
 
-int trace_import_out_close(struct trace_import_pass *ps, const char *out_path, const char *tmp, FILE *f,
+int trace_import_out_close(struct trace_import_pass *ps, const char *out_path, char *tmp, FILE *f,
 			   int read_err)
 {
 	int fin = trace_import_out_finish(out_path, tmp, f, read_err >= 0, ps->diag);
@@ -666,7 +661,7 @@ static int import_rerun_pass1(struct trace_import_pass *ps, const struct trace_i
 static int import_run_open(struct trace_import_pass *ps, const struct trace_import_format *fmt, void *ctx,
 			   struct sim_lines *r, const char *out_path)
 {
-	char tmp[4096];
+	char *tmp = NULL;
 	FILE *f = NULL;
 	int err;
 	if (fmt->begin && (err = fmt->begin(ctx, r)) < 0)
@@ -685,7 +680,7 @@ static int import_run_open(struct trace_import_pass *ps, const struct trace_impo
 		return err;
 	if (fmt->begin && (err = fmt->begin(ctx, r)) < 0)
 		return err;
-	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, ps->diag)) < 0)
+	if ((err = trace_import_out_open(out_path, &tmp, &f, ps->diag)) < 0)
 		return err;
 	fmt->write_header(f, ctx);
 	return trace_import_out_close(ps, out_path, tmp, f, import_pass(ps, fmt, ctx, r, f));

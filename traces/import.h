@@ -106,10 +106,13 @@ const char *trace_tenants_map(const struct trace_tenants *tt, const char *name, 
 
 /* Lines of the input: sim/lines.h (plain or gzip, every read error located). */
 
-/* OUT_PATH.tmp opened for writing; trace_import_out_finish renames it to OUT_PATH
- * (ok) or removes it (!ok). Both return 0 or -SIM_E* with a message in diag. */
-int trace_import_out_open(const char *out_path, char *tmp, size_t tmp_size, FILE **f, struct sim_diag *diag);
-int trace_import_out_finish(const char *out_path, const char *tmp, FILE *f, int ok, struct sim_diag *diag);
+/* A new temporary beside OUT_PATH opened for writing (sim_out_tmp_fopen: never an
+ * existing file); *tmp its name, owned by the caller until trace_import_out_finish,
+ * which closes f, renames the temporary to OUT_PATH (ok) or removes it (!ok, or a
+ * write failed: the message names the cause, e.g. "no space left on device") and
+ * frees tmp. Both return 0 or -SIM_E* with a message in diag. */
+int trace_import_out_open(const char *out_path, char **tmp, FILE **f, struct sim_diag *diag);
+int trace_import_out_finish(const char *out_path, char *tmp, FILE *f, int ok, struct sim_diag *diag);
 
 /* Located error "PATH:LINE: column COL: FMT" (COL may be NULL). */
 void trace_import_err(struct sim_diag *diag, const char *path, size_t line, const char *col, const char *fmt,
@@ -232,9 +235,9 @@ int trace_import_reject(struct trace_import_pass *ps, size_t line, const char *r
  * rewind for a second pass" to its diag. Returns 0 or the reader's -SIM_E*. */
 int trace_import_rewind(struct trace_import_pass *ps, struct sim_lines *r);
 /* Ends the second pass: READ_ERR < 0 (the pass's error, which the reader located
- * itself) removes OUT_PATH.tmp; else it is renamed to OUT_PATH
+ * itself) removes the temporary; else it is renamed to OUT_PATH
  * (trace_import_out_finish). Returns READ_ERR when < 0, else the finish result. */
-int trace_import_out_close(struct trace_import_pass *ps, const char *out_path, const char *tmp, FILE *f,
+int trace_import_out_close(struct trace_import_pass *ps, const char *out_path, char *tmp, FILE *f,
 			   int read_err);
 /* --top-queues for a filled tenant table: sets tenants_in and queues_out (K + 1 with
  * "other" when more than K) and picks the top K (trace_tenants_pick_top); K = 0 keeps

@@ -564,23 +564,20 @@ static int philly_convert(const char *in_path, const char *out_path, const struc
 {
 	struct trace_philly_stats st;
 	struct sim_trace *t;
-	char tmp[4096];
+	char *tmp = NULL;
 	FILE *f;
 	int err;
 
-	if (strlen(out_path) + 5 > sizeof tmp) {
-		sim_diag_add(diag, out_path, "expected an output path under %zu bytes", sizeof tmp - 4);
-		return -SIM_EINVAL;
-	}
 	if ((err = philly_load(in_path, opts, &t, &st, res, diag)) < 0)
 		return err;
-	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, diag)) < 0)
+	if ((err = trace_import_out_open(out_path, &tmp, &f, diag)) < 0)
 		goto out_free_trace;
 	philly_write_header(f, in_path, &st, opts, res);
 	err = trace_native_write(t, f);
-	if (err)
-		sim_diag_add(diag, tmp, "cannot write: %s", sim_strerror(err));
-	int fin = trace_import_out_finish(out_path, tmp, f, !err, diag);
+	if (err && err != -SIM_EIO)
+		sim_diag_add(diag, out_path, "cannot write: %s", sim_strerror(err));
+	/* A failed write (-SIM_EIO) is reported by the finish, with its cause. */
+	int fin = trace_import_out_finish(out_path, tmp, f, !err || err == -SIM_EIO, diag);
 	err = err ? err : fin;
 	if (!err && stats)
 		*stats = st;

@@ -330,7 +330,7 @@ int trace_swf_import(const char *in_path, const char *out_path, const struct tra
 	struct swf_totals tot = { 0 };
 	struct sim_lines r;
 	struct swf_row *row = malloc(sizeof *row);
-	char tmp[4096];
+	char *tmp = NULL;
 	FILE *f = NULL;
 	int err;
 
@@ -354,7 +354,7 @@ int trace_swf_import(const char *in_path, const char *out_path, const struct tra
 	if ((err = trace_import_pick_top(&c.in, tot.tenants)) < 0 ||
 	    (err = trace_import_rewind(&c.in, &r)) < 0)
 		goto out_close;
-	if ((err = trace_import_out_open(out_path, tmp, sizeof tmp, &f, diag)) < 0)
+	if ((err = trace_import_out_open(out_path, &tmp, &f, diag)) < 0)
 		goto out_close;
 	swf_write_header(f, &c, &tot);
 	err = trace_import_out_close(&c.in, out_path, tmp, f, swf_pass2(&c, &r, row, &tot, f));
