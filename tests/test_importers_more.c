@@ -12,6 +12,7 @@
 #include "testutil.h"
 #include "traces/gavel.h"
 #include "traces/helios.h"
+#include "traces/import.h"
 #include "traces/native.h"
 #include "traces/tiresias.h"
 
@@ -277,6 +278,53 @@ static void test_tiresias_gavel_time_range(void)
 	sim_diag_fini(&d);
 }
 
+/* SWF and PAI write submit times shifted to the earliest and durations as read: a
+ * row that would not fit the native format's 1e9 s is a bad row at its line (they
+ * imported with exit 0 and wrote a trace the native reader refused), also when the
+ * span is found only at the end of the file (pass 1 then runs again). */
+static void test_swf_pai_time_range(void)
+{
+	static const struct {
+		const char *format, *name, *text, *submit_err, *dur_err;
+	} cases[] = {
+		{ "swf", "sw_range.swf",
+		  "1 0 -1 10 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n"
+		  "2 2000000000 -1 10 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n"
+		  "3 5 -1 3000000000 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n",
+		  "sw_range.swf:2: column 2 (submit time): submit time out of range",
+		  "sw_range.swf:3: column 4 (run time): duration over 1e9 s" },
+		{ "pai", "pai_range.csv",
+		  "j1,tf,1,Terminated,1000,1100,600,29,100,T4\n"
+		  "j2,tf,1,Terminated,3000000000,3000000100,600,29,100,T4\n"
+		  "j3,tf,1,Terminated,1000,2000001000,600,29,100,T4\n",
+		  "pai_range.csv:2: column start_time: submit time out of range",
+		  "pai_range.csv:3: column end_time: duration over 1e9 s" },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		struct sim_diag d;
+		struct trace_import_result res;
+		struct trace_import_opts opts = { 0 };
+		const char *in = tu_write_file(cases[k].name, cases[k].text);
+		const char *out = tu_tmp_path("range_out.csv");
+		sim_diag_init(&d, 20);
+		CU_ASSERT_EQUAL(trace_import(cases[k].format, in, out, &opts, &res, &d), -SIM_EPARSE);
+		CU_ASSERT(sim_diag_contains(&d, cases[k].submit_err));
+		CU_ASSERT(sim_diag_contains(&d, cases[k].dur_err));
+		CU_ASSERT_EQUAL(d.count, 2);
+		CU_ASSERT(!tu_exists(out));
+		sim_diag_fini(&d);
+		opts.skip_bad = 1;
+		sim_diag_init(&d, 20);
+		CU_ASSERT_EQUAL_FATAL(trace_import(cases[k].format, in, out, &opts, &res, &d), 0);
+		CU_ASSERT_EQUAL(res.rows_written, 1);
+		CU_ASSERT_EQUAL(tu_reason_count(&res, TRACE_IMPORT_R_SUBMIT_RANGE), 1);
+		CU_ASSERT_EQUAL(tu_reason_count(&res, TRACE_IMPORT_R_DURATION_RANGE), 1);
+		CU_ASSERT_EQUAL(native_jobs(out), 1);
+		remove(out);
+		sim_diag_fini(&d);
+	}
+}
+
 /* 10-field rows 1, 2, 5; 3 bad scale_factor; 4 wrong field count; 6 bad priority. */
 static const char gavel_sample[] =
 	"ResNet-18 (batch size 32)\tpython3 main.py\tcifar10\t--num_steps\t1\t3948\t2\t1\t-1.000000\t0\n"
@@ -368,6 +416,7 @@ static CU_TestInfo more_tests[] = {
 	{ "test_helios_header", test_helios_header },
 	{ "test_helios_time_range", test_helios_time_range },
 	{ "test_tiresias_gavel_time_range", test_tiresias_gavel_time_range },
+	{ "swf and pai: times out of the native range", test_swf_pai_time_range },
 	{ "test_gavel_sample", test_gavel_sample },
 	{ "test_gavel_real", test_gavel_real },
 	CU_TEST_INFO_NULL,

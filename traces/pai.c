@@ -118,6 +118,11 @@ static int pai_classify(struct pai_ctx *c, const struct sim_lines *r, struct pai
 		return trace_import_reject(&c->in, r->line, R_DUR, 1, "end_time",
 			"expected end_time after start_time ('%.*s%s'), found '%.*s%s'", SHOW(st.p, st.len),
 			SHOW(en.p, en.len));
+	/* What the native format holds: durations and start times (shifted to the
+	 * earliest) of at most 1e9 s. */
+	if (!trace_import_check_duration(&c->in, r->line, "end_time", end - start, en) ||
+	    !trace_import_check_submit(&c->in, r->line, "start_time", start, st))
+		return 0;
 	row->start_ns = start;
 	row->dur_ns = end - start;
 	snprintf(row->id, sizeof row->id, "%.*s.%.*s", (int)row->f[F_JOB].len, row->f[F_JOB].p,

@@ -183,6 +183,11 @@ static int swf_classify(struct swf_ctx *c, const struct sim_lines *r, struct swf
 		return trace_import_reject(&c->in, r->line, R_SUBMIT, 1, field_names[F_SUBMIT],
 					   "expected a submit time >= 0 s, found '%.*s%s'",
 					   SHOW(row->f[F_SUBMIT].p, row->f[F_SUBMIT].len));
+	/* What the native format holds: a run time and a submit time (shifted to the
+	 * earliest) of at most 1e9 s. */
+	if (!trace_import_check_duration(&c->in, r->line, field_names[F_RUN], row->v[F_RUN], row->f[F_RUN]) ||
+	    !trace_import_check_submit(&c->in, r->line, field_names[F_SUBMIT], row->v[F_SUBMIT], row->f[F_SUBMIT]))
+		return 0;
 	int64_t job = whole(row->v[F_JOB]);
 	if (job < 0 || (c->have_prev && job <= c->prev_job))
 		return trace_import_reject(
@@ -254,6 +259,18 @@ static int swf_pass1(struct swf_ctx *c, struct sim_lines *r, struct swf_row *row
 			return -SIM_ENOMEM;
 	}
 	return err;
+}
+
+/* Before pass 1 runs again (its submit times span over 1e9 s, trace_import_submit_rerun
+ * fixed the origin): forget what pass 1 counted, and rewind. */
+static int swf_restart(struct swf_ctx *c, struct swf_totals *tot, struct sim_lines *r)
+{
+	c->zero_runs = 0;
+	c->have_prev = 0;
+	c->prev_job = 0;
+	tot->min_submit_ns = 0;
+	int err = trace_tenants_reset(&tot->tenants);
+	return err < 0 ? err : trace_import_rewind(&c->in, r);
 }
 
 static const char *queue_kind(enum trace_queue_from q)
@@ -345,6 +362,9 @@ int trace_swf_import(const char *in_path, const char *out_path, const struct tra
 		goto out_free;
 	if ((err = swf_pass1(&c, &r, row, &tot)) < 0)
 		goto out_close; /* reader errors are located by the reader */
+	if (trace_import_submit_rerun(&c.in) && ((err = swf_restart(&c, &tot, &r)) < 0 ||
+						 (err = swf_pass1(&c, &r, row, &tot)) < 0))
+		goto out_close;
 	if (c.in.n_err) {
 		err = -SIM_EPARSE;
 		goto out_close;
