@@ -80,27 +80,11 @@ struct h5out {
 
 /* ---- error reporting ---- */
 
-/* The words for an errno that says the disk (or the file-size limit) is full;
- * NULL for any other. */
-static const char *full_disk_reason(int err)
-{
-	switch (err) {
-	case ENOSPC:
-		return "no space left on device";
-	case EDQUOT:
-		return "disk quota exceeded";
-	case EFBIG:
-		return "file too large (over the file-size limit)";
-	default:
-		return NULL;
-	}
-}
-
 /* Adds "where: what (HDF5: ...)", naming a full disk when errno says so; a failed
  * write is a runtime failure. */
 static int h5err(struct sim_diag *diag, const char *where, const char *what)
 {
-	const char *full = full_disk_reason(errno);
+	const char *full = sim_out_full_disk(errno);
 	char buf[256];
 	if (full)
 		snprintf(buf, sizeof buf, "%s: %s", what, full);
@@ -1480,7 +1464,7 @@ int h5out_copy_run(struct h5out *o, const char *part_path, const char *name, str
 	}
 	errno = 0;
 	if (reserve_space(o, copy_room(part_path))) {
-		const char *full = full_disk_reason(errno);
+		const char *full = sim_out_full_disk(errno);
 		sim_diag_add(diag, o->tmp_path, "cannot copy run '%s' into the merged file: %s", name,
 			     full ? full : strerror(errno));
 		H5Eclear2(H5E_DEFAULT);
@@ -1635,7 +1619,7 @@ int h5out_commit(struct h5out *o, struct sim_diag *diag)
 	/* /summary: a row a run of fixed-length strings and doubles, plus headers. */
 	errno = 0;
 	if (o->reserved && reserve_space(o, (uint64_t)o->n_rows * (1024 + 8 * SIM_SUM_COUNT_) + 256 * 1024)) {
-		const char *full = full_disk_reason(errno);
+		const char *full = sim_out_full_disk(errno);
 		sim_diag_add(diag, o->tmp_path, "cannot write /summary: %s", full ? full : strerror(errno));
 		close_file(o);
 		unlink(o->tmp_path);

@@ -169,7 +169,7 @@ int sim_out_tmp_name(const char *name, size_t *base_len)
 	return 1;
 }
 
-const char *sim_out_write_error(int err)
+const char *sim_out_full_disk(int err)
 {
 	switch (err) {
 	case ENOSPC:
@@ -179,8 +179,14 @@ const char *sim_out_write_error(int err)
 	case EFBIG:
 		return "file too large (over the file-size limit)";
 	default:
-		return strerror(err);
+		return NULL;
 	}
+}
+
+const char *sim_out_write_error(int err)
+{
+	const char *full = sim_out_full_disk(err);
+	return full ? full : strerror(err);
 }
 
 int sim_out_close(FILE *f)

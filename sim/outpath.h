@@ -56,6 +56,10 @@ FILE *sim_out_tmp_fopen(const char *path, char **tmp, struct sim_diag *diag);
  * "BASE.XXXXXX.tmp"; *base_len gets the length of BASE. */
 int sim_out_tmp_name(const char *name, size_t *base_len);
 
+/* The words for an errno that says the disk (or the file-size limit) is full: "no
+ * space left on device", "disk quota exceeded", "file too large (over the file-size
+ * limit)"; NULL for any other. */
+const char *sim_out_full_disk(int err);
 /* The cause of a failed write, flush or close (errno) in words: "no space left on
  * device", "disk quota exceeded", "file too large (over the file-size limit)", or
  * strerror's text for any other. */
