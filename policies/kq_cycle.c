@@ -613,9 +613,12 @@ static int fs_beats(const struct fs_pick *a, const struct fs_pick *b)
 {
 	if (a->borrows != b->borrows)
 		return !a->borrows;
-	if (a->drs != b->drs) {
-		if (isinf(a->drs) && isinf(b->drs))
+	/* Two weight-0 borrowers both have an infinite share (equal as doubles): they
+	 * compare by their shares before the weight. */
+	if (isinf(a->drs) && isinf(b->drs)) {
+		if (a->unweighted != b->unweighted)
 			return a->unweighted < b->unweighted;
+	} else if (a->drs != b->drs) {
 		return a->drs < b->drs;
 	}
 	const struct kq_wl *x = a->e->wl, *y = b->e->wl; /* then priority, FIFO, id: not the level */
