@@ -112,6 +112,9 @@ static void random_part(char out[TMP_RAND_LEN])
 	}
 }
 
+/* Not mkstemp(3)/mkstemps(3): they create the file 0600, and the output renamed from
+ * it must get the mode any new file gets (0666 less the umask), as before; the umask
+ * cannot be read without being set, which is not safe beside other threads. */
 int sim_out_tmp_create(const char *path, char **tmp)
 {
 	size_t len = strlen(path);
