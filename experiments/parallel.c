@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -51,6 +52,10 @@ static char guard_tmp_paths[2][4096];
 static pid_t guard_pids[256];
 static volatile sig_atomic_t guard_n_pids;
 
+/* Removes this process's temporaries, stops its workers and waits for them (each
+ * removes its own in its handler), so that once a stopped sweep's parent is gone,
+ * so are its workers and every temporary they were writing; then dies of sig.
+ * Only async-signal-safe calls. */
 static void guard_handler(int sig)
 {
 	for (int k = 0; k < 2; k++)
@@ -59,6 +64,10 @@ static void guard_handler(int sig)
 	for (int k = 0; k < guard_n_pids; k++)
 		if (guard_pids[k] > 0)
 			kill(guard_pids[k], SIGTERM);
+	for (int k = 0; k < guard_n_pids; k++)
+		if (guard_pids[k] > 0)
+			while (waitpid(guard_pids[k], NULL, 0) < 0 && errno == EINTR)
+				;
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -85,6 +94,22 @@ void exp_guard_tmp(const char *tmp_path)
 void exp_guard_tmp_log(const char *tmp_path)
 {
 	guard_set(1, tmp_path);
+}
+
+static sigset_t guard_held_old; /* the mask before exp_guard_hold */
+
+void exp_guard_hold(void)
+{
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, &guard_held_old);
+}
+
+void exp_guard_release(void)
+{
+	pthread_sigmask(SIG_SETMASK, &guard_held_old, NULL);
 }
 
 void exp_guard_uninstall(void)
@@ -139,8 +164,7 @@ static int stamp_text(const struct exp_config *cfg, size_t n_runs, int with_log,
 	return 0;
 }
 
-/* Writes path atomically (a new temporary beside it, then rename). */
-static int write_atomic(const char *path, const char *text)
+static int write_atomic_held(const char *path, const char *text)
 {
 	char *tmp = NULL;
 	int fd = sim_out_tmp_create(path, &tmp);
@@ -157,6 +181,16 @@ static int write_atomic(const char *path, const char *text)
 		unlink(tmp);
 	free(tmp);
 	return bad ? -1 : 0;
+}
+
+/* Writes path atomically (a new temporary beside it, then rename; signals held off
+ * meanwhile, so a stop never leaves the temporary). */
+static int write_atomic(const char *path, const char *text)
+{
+	exp_guard_hold();
+	int rc = write_atomic_held(path, text);
+	exp_guard_release();
+	return rc;
 }
 
 /* 1 for a name this code writes in a parts folder: STAMP, NNNNNN.h5, NNNNNN.log,
@@ -382,10 +416,13 @@ static int append_file(FILE *out, const char *src)
  * failed merge leaves the old log alone). */
 static int merge_logs(const struct exp_parts *p, const char *log_path, char **log_tmp, struct sim_diag *diag)
 {
+	exp_guard_hold();
 	FILE *out = sim_out_tmp_fopen(log_path, log_tmp, diag);
+	if (out)
+		merge_guard(1, *log_tmp);
+	exp_guard_release();
 	if (!out)
 		return -SIM_EIO;
-	merge_guard(1, *log_tmp);
 	char path[4096];
 	int bad = 0;
 	for (size_t i = 0; i < p->n && !bad; i++) {
@@ -421,11 +458,12 @@ static int merge_open(struct exp_merge *m, struct sim_diag *diag)
 {
 	if (m->out)
 		return 0;
+	exp_guard_hold();
 	m->out = h5out_create(m->output, m->meta, diag);
-	if (!m->out)
-		return -SIM_EIO;
-	merge_guard(0, h5out_tmp_path(m->out));
-	return 0;
+	if (m->out)
+		merge_guard(0, h5out_tmp_path(m->out));
+	exp_guard_release();
+	return m->out ? 0 : -SIM_EIO;
 }
 
 int exp_merge_ready(struct exp_merge *m, struct sim_diag *diag)

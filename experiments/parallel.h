@@ -101,6 +101,12 @@ void exp_guard_install(void);
 void exp_guard_tmp(const char *tmp_path);
 void exp_guard_tmp_log(const char *tmp_path); /* a second one: the event log being written */
 void exp_guard_uninstall(void);
+/* SIGINT and SIGTERM held off from exp_guard_hold to exp_guard_release (nested
+ * holds are not supported): around the creation of a temporary and the handing of
+ * its name to the guard, so a signal between the two cannot leave the file behind;
+ * a signal that came meanwhile is handled at the release, with the name known. */
+void exp_guard_hold(void);
+void exp_guard_release(void);
 
 /* A killed sweep's cleaner (a forked process; design in parallel.c): once every
  * process of the sweep is gone without exp_cleaner_stop, it removes the merge's

@@ -102,10 +102,13 @@ static char *slurp(const char *path, size_t *len)
 static int spill(const char *path, const char *buf, size_t len, struct sim_diag *diag)
 {
 	char *tmp = NULL;
+	exp_guard_hold(); /* created and guarded with no stop in between */
 	FILE *f = sim_out_tmp_fopen(path, &tmp, diag);
+	if (f)
+		exp_guard_tmp(tmp);
+	exp_guard_release();
 	if (!f)
 		return -SIM_EIO;
-	exp_guard_tmp(tmp);
 	int err = fwrite(buf, 1, len, f) != len ? errno : 0, close_err = sim_out_close(f);
 	err = close_err ? close_err : err;
 	if (!err && rename(tmp, path))

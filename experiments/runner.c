@@ -484,16 +484,23 @@ static int sweep_run_part(void *arg, size_t i, struct sim_diag *diag)
 	char path[4096], log_path[4096], *log_tmp = NULL;
 	exp_parts_path(&sw->parts, i, "h5", path, sizeof path);
 	FILE *log = NULL;
+	/* Each temporary is created and handed to the guard with SIGINT and SIGTERM held
+	 * off, so a stop in between cannot leave it behind. */
 	if (sw->parts.with_log) {
 		exp_parts_path(&sw->parts, i, "log", log_path, sizeof log_path);
-		if (!(log = sim_out_tmp_fopen(log_path, &log_tmp, diag)))
+		exp_guard_hold();
+		if ((log = sim_out_tmp_fopen(log_path, &log_tmp, diag)))
+			exp_guard_tmp_log(log_tmp);
+		exp_guard_release();
+		if (!log)
 			return -SIM_EIO;
-		exp_guard_tmp_log(log_tmp);
 	}
+	exp_guard_hold();
 	struct h5out *out = h5out_create(path, &sw->meta, diag);
-	int rc = out ? 0 : -SIM_EIO;
 	if (out)
 		exp_guard_tmp(h5out_tmp_path(out));
+	exp_guard_release();
+	int rc = out ? 0 : -SIM_EIO;
 	if (!rc)
 		rc = run_one(cfg, &cfg->variants[i / cfg->n_seeds], cfg->seeds[i % cfg->n_seeds], sw->trace, out,
 			     sw->per_run_progress ? &sw->prog : NULL, sw->opts, log, diag);
