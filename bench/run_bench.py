@@ -24,7 +24,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 POLICIES = ("fifo", "priority", "easy_backfill", "kueue", "fallback")
 # "kueue": the cohort quota policy (Kueue's cycle) with N_QUEUES queues of equal nominal
 # quota in one cohort, lending and borrowing without limits, classical preemption.
-N_QUEUES = 20
+# --queues changes it: `--queues 1000 --jobs 100000 --policies kueue` is the case for
+# the per-queue time series (each sample asks the quota policy for every queue's
+# usage, borrowed and lent GPUs).
+DEFAULT_N_QUEUES = 20
+N_QUEUES = DEFAULT_N_QUEUES
 # "fallback": fifo with the first_fit fallback policy; every job lists the 3 flavors
 # FALLBACK_FLAVORS (the cluster split in three), first choices spread evenly; each flavor
 # has an exponential stock-out model (in stock 3 days, out 6 hours on average, no nodes
@@ -86,7 +90,7 @@ def size_label(n):
 def generate(build_dir, data_dir, n_jobs, diurnal, prefs=False):
     """Writes the trace for n_jobs once (kept between benchmark runs: same seed, same file).
     prefs: every job gets the FALLBACK_FLAVORS preference list instead of a request."""
-    path = os.path.join(data_dir, "jobs-%s%s%s.csv" % (size_label(n_jobs),
+    path = os.path.join(data_dir, "jobs-%s%s%s%s.csv" % (size_label(n_jobs), queues_label(),
                                                        "-d%g" % diurnal if diurnal else "",
                                                        "-p%d" % len(FALLBACK_FLAVORS) if prefs else ""))
     stamp = path + ".args"
@@ -110,8 +114,13 @@ def generate(build_dir, data_dir, n_jobs, diurnal, prefs=False):
     return path
 
 
+def queues_label():
+    """"" at the default N_QUEUES, else "-qN": traces and configs of another count apart."""
+    return "" if N_QUEUES == DEFAULT_N_QUEUES else "-q%d" % N_QUEUES
+
+
 def kueue_policies():
-    """Quota, preemption and order of the "kueue" variant: 20 queues, one cohort."""
+    """Quota, preemption and order of the "kueue" variant: N_QUEUES queues, one cohort."""
     nominal = CLUSTER_GPUS // N_QUEUES
     queues = [{"name": "q%d" % i, "cohort": "all", "share_strategy": "LEND_AND_BORROW",
                "quota": {"gpu8": {"gpu": {"nominal": nominal}}}} for i in range(N_QUEUES)]
@@ -124,7 +133,8 @@ def kueue_policies():
 
 
 def write_config(data_dir, policy, trace_path, n_jobs, diurnal):
-    name = "%s-%s%s" % (policy, size_label(n_jobs), "-d%g" % diurnal if diurnal else "")
+    name = "%s-%s%s%s" % (policy, size_label(n_jobs), queues_label(),
+                          "-d%g" % diurnal if diurnal else "")
     cfg = {
         "name": name,
         "trace": {"path": trace_path, "format": "native"},
@@ -236,10 +246,20 @@ def main():
     ap.add_argument("--diurnal", type=float, default=0.0,
                     help="daily swing of the arrival rate, 0..1 (default 0: homogeneous Poisson)")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    ap.add_argument("--queues", type=int, default=DEFAULT_N_QUEUES,
+                    help="queues of the trace and of the kueue cohort (default %(default)s)")
+    ap.add_argument("--jobs", type=int, default=None,
+                    help="one trace of this many jobs instead of 1M and 2M (no target checks)")
     a = ap.parse_args()
+    global N_QUEUES
+    if a.queues < 1 or CLUSTER_GPUS // a.queues < 1:
+        die("--queues must be in 1..%d" % CLUSTER_GPUS)
+    N_QUEUES = a.queues
 
     build_dir = os.path.abspath(a.build_dir)
-    sizes = [100000] if a.quick else [1000000, 2000000]
+    sizes = [a.jobs] if a.jobs else [100000] if a.quick else [1000000, 2000000]
+    if a.jobs is not None and a.jobs < 1:
+        die("--jobs must be >= 1")
     runs = a.runs if a.runs else (1 if a.quick else 3)
     policies = [p for p in a.policies.split(",") if p]
     if runs < 1 or not policies:
@@ -326,7 +346,7 @@ def main():
               "exercised (try --diurnal 0.6)")
 
     results = []
-    if not a.quick:
+    if not a.quick and not a.jobs:
         print()
         for policy in policies:
             small, big = rows.get((policy, sizes[0])), rows.get((policy, sizes[1]))

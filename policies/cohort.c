@@ -103,6 +103,7 @@ struct cohort {
 	int oom;
 	uint8_t *managed_res;    /* per cluster resource: some quota names it */
 	uint8_t *explicit_pre;   /* per kq node: preemption keys the queue set itself */
+	struct sibling_sums *sums; /* co_queue_stats' scratch; NULL until the first sample */
 };
 
 /* ---- the workload pool ---- */
@@ -862,23 +863,92 @@ static double unused_lendable(const struct kq_node *n, int fr)
 	return u > 0 ? u / SIM_MILLI : 0;
 }
 
-/* Lent by n on fr: its parent cohort's children borrow B above their quota; it is
- * attributed to the children with unused lendable quota in proportion to it (Kueue
- * keeps no per-lender record). GPUs. */
-static double lent_share(const struct kq_sched *kq, const struct kq_node *n, int fr)
+/* Over a cohort's children, on one fr: what they borrow above their quota and
+ * their unused lendable quota, GPUs (summed in child order). */
+static void children_sums(const struct kq_sched *kq, const struct kq_node *p, int fr, double *borrowed,
+			  double *unused)
 {
-	double mine = unused_lendable(n, fr);
-	if (mine <= 0)
-		return 0;
-	const struct kq_node *p = &kq->nodes[n->parent];
-	double b = 0, unused = 0;
+	double b = 0, u = 0;
 	for (size_t k = 0; k < p->n_children; k++) {
 		const struct kq_node *s = &kq->nodes[p->children[k]];
 		double over = (double)(s->usage[fr] - s->subtree[fr]) / SIM_MILLI;
 		if (over > 0)
 			b += over;
-		unused += unused_lendable(s, fr);
+		u += unused_lendable(s, fr);
 	}
+	*borrowed = b;
+	*unused = u;
+}
+
+/* children_sums per (cohort, fr), each computed once per sample: every queue of a
+ * cohort asks for the same sums, and asking each time made a sample O(queues^2). */
+struct sibling_sums {
+	uint64_t epoch;     /* the sample being taken; a slot is valid when its stamp equals it */
+	size_t n_slots;     /* n_nodes * n_fr when allocated */
+	uint64_t *stamp;
+	double *borrowed, *unused;
+};
+
+static void sibling_sums_free(struct sibling_sums *ss)
+{
+	if (!ss)
+		return;
+	free(ss->stamp);
+	free(ss->borrowed);
+	free(ss->unused);
+	free(ss);
+}
+
+/* Scratch for this sample (grown when the tree grew); NULL on no memory, when the
+ * sums are computed each time instead (same values, slower). */
+static struct sibling_sums *sibling_sums_begin(struct cohort *c)
+{
+	size_t need = c->kq->n_nodes * (size_t)c->kq->n_fr;
+	struct sibling_sums *ss = c->sums;
+	if (!ss && !(ss = c->sums = calloc(1, sizeof *ss)))
+		return NULL;
+	if (ss->n_slots < need) {
+		free(ss->stamp);
+		free(ss->borrowed);
+		free(ss->unused);
+		ss->stamp = calloc(need, sizeof *ss->stamp);
+		ss->borrowed = malloc(need * sizeof *ss->borrowed);
+		ss->unused = malloc(need * sizeof *ss->unused);
+		ss->epoch = 0;
+		ss->n_slots = ss->stamp && ss->borrowed && ss->unused ? need : 0;
+		if (!ss->n_slots)
+			return NULL;
+	}
+	ss->epoch++;
+	return ss;
+}
+
+static void cached_children_sums(const struct kq_sched *kq, struct sibling_sums *ss, int32_t parent, int fr,
+				 double *borrowed, double *unused)
+{
+	if (!ss) {
+		children_sums(kq, &kq->nodes[parent], fr, borrowed, unused);
+		return;
+	}
+	size_t i = (size_t)parent * (size_t)kq->n_fr + (size_t)fr;
+	if (ss->stamp[i] != ss->epoch) {
+		children_sums(kq, &kq->nodes[parent], fr, &ss->borrowed[i], &ss->unused[i]);
+		ss->stamp[i] = ss->epoch;
+	}
+	*borrowed = ss->borrowed[i];
+	*unused = ss->unused[i];
+}
+
+/* Lent by n on fr: its parent cohort's children borrow B above their quota; it is
+ * attributed to the children with unused lendable quota in proportion to it (Kueue
+ * keeps no per-lender record). GPUs. ss: this sample's sums, or NULL. */
+static double lent_share(const struct kq_sched *kq, struct sibling_sums *ss, const struct kq_node *n, int fr)
+{
+	double mine = unused_lendable(n, fr);
+	if (mine <= 0)
+		return 0;
+	double b, unused;
+	cached_children_sums(kq, ss, n->parent, fr, &b, &unused);
 	return unused > 0 ? mine * (b < unused ? b / unused : 1.0) : 0;
 }
 
@@ -888,6 +958,7 @@ static void co_queue_stats(struct sim_policy *pol, const struct sim_view *v, str
 	(void)v;
 	struct cohort *c = pol->priv;
 	const struct kq_sched *kq = c->kq;
+	struct sibling_sums *ss = sibling_sums_begin(c);
 	for (size_t qi = 0; qi < c->n_queues; qi++) {
 		const struct kq_node *n = &kq->nodes[c->qs[qi].node];
 		double u = 0, nom = 0, bor = 0, lent = 0;
@@ -899,7 +970,7 @@ static void co_queue_stats(struct sim_policy *pol, const struct sim_view *v, str
 			if (uf > nf)
 				bor += uf - nf;
 			if (n->parent >= 0)
-				lent += lent_share(kq, n, fr);
+				lent += lent_share(kq, ss, n, fr);
 		}
 		out->usage[qi] = u;
 		out->nominal[qi] = nom;
@@ -933,6 +1004,7 @@ static void co_fini(struct sim_policy *pol)
 	free(c->awaiting);
 	free(c->managed_res);
 	free(c->explicit_pre);
+	sibling_sums_free(c->sums);
 	kq_decision_free(&c->dec);
 	free(c);
 	pol->priv = NULL;

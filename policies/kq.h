@@ -52,7 +52,8 @@ enum kq_wait { /* why a head was not admitted this cycle */
 	KQ_W_NO_CANDIDATES,         /* needs preemption, no set of victims frees enough */
 	KQ_W_PREEMPTING,            /* issued preemptions, waits for the victims */
 	KQ_W_DEFERRED,              /* fits once this cycle's victims are gone */
-	KQ_W_OVERLAP,               /* its victims overlap an earlier entry's, and again after recompute */
+	KQ_W_OVERLAP,               /* its victims overlap an earlier entry's (and again after the
+				     * recompute, unless overlap_skips) */
 	KQ_W_NO_LONGER_FITS,        /* earlier admissions this cycle took the quota */
 	KQ_W_NOT_HEAD,              /* behind its queue's head (one head a queue a cycle) */
 	KQ_W_NO_NODES,              /* quota fits, the cluster has no free nodes of the flavor */
@@ -169,6 +170,10 @@ struct kq_sched {
 	int fair_le_final;        /* strategy LessThanOrEqualToFinalShare on */
 	int fair_lt_initial;      /* strategy LessThanInitialShare on */
 	int fair_first_is_initial; /* strategies listed as [LessThanInitialShare, ...] */
+	int overlap_skips;        /* gate RecomputeAssignmentUponPreemptionTargetsOverlap off: a
+				   * preemptor whose targets overlap an earlier one's this cycle
+				   * is skipped (KQ_W_OVERLAP) without the recompute; 0 (the
+				   * gate's default, on) recomputes */
 	int finalized;
 	uint32_t epoch;           /* mark generation */
 	uint64_t gen;             /* bumped at every change of running work, quota or settings

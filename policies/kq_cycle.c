@@ -833,6 +833,8 @@ static int process_preempting(struct cycle *c, struct nomination *e)
 {
 	struct kq_decision *d = c->out;
 	if (targets_overlap(c, &e->targets)) {
+		if (c->s->overlap_skips) /* the gate off: Kueue skips it for this cycle */
+			return wait_on(d, e->wl, KQ_W_OVERLAP);
 		/* Correction 1: recompute on the snapshot without earlier victims. */
 		if (cycle_fits(c, e)) {
 			jbook_wl(c->s, &c->j, e->wl, e->flavor, +1);

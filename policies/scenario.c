@@ -1164,10 +1164,20 @@ out_free:
 
 static const char *const fair_keys[] = { "strategies", NULL };
 static const char *const strategy_names[] = { "LessThanOrEqualToFinalShare", "LessThanInitialShare", NULL };
-static const char *const gate_names[] = { "RecomputeAssignmentUponPreemptionTargetsOverlap",
-					  "FairSharingPreemptWithinNominal",
-					  "FlavorFungibilityPreserveScanProgress",
-					  "PrioritySortingWithinCohort", NULL };
+/* Feature gates a scenario may set, and how each is modelled: honoured (both
+ * values select a behaviour), or only at the value the core implements (the
+ * other is refused: the decision would be silently wrong). */
+enum gate_model { GATE_HONOURED, GATE_ONLY_TRUE };
+struct gate {
+	const char *name;
+	enum gate_model model;
+};
+static const struct gate gates[] = {
+	{ "RecomputeAssignmentUponPreemptionTargetsOverlap", GATE_HONOURED },
+	{ "FairSharingPreemptWithinNominal", GATE_ONLY_TRUE },
+	{ "PrioritySortingWithinCohort", GATE_ONLY_TRUE },
+};
+#define N_GATES (sizeof gates / sizeof gates[0])
 
 static void read_fair_sharing(struct ctx *c, const cJSON *fs)
 {
@@ -1209,8 +1219,24 @@ static void read_fair_sharing(struct ctx *c, const cJSON *fs)
 	kq->fair_lt_initial = seen[1];
 }
 
-/* Gates are accepted by name; their values do not change the decision (the core
- * follows the defaults KUEUE.md states). */
+static const struct gate *find_gate(const char *name)
+{
+	for (size_t k = 0; k < N_GATES; k++)
+		if (strcmp(gates[k].name, name) == 0)
+			return &gates[k];
+	return NULL;
+}
+
+/* Applies an honoured gate's value to the core. */
+static void apply_gate(struct ctx *c, const struct gate *g, int on)
+{
+	if (strcmp(g->name, "RecomputeAssignmentUponPreemptionTargetsOverlap") == 0)
+		c->kq->overlap_skips = !on;
+}
+
+/* experiments/scenarios/README.md lists each gate's behaviour. A gate the core
+ * does not model (FlavorFungibilityPreserveScanProgress among them), or a value
+ * of a GATE_ONLY_TRUE gate other than true, is a located error. */
 static void read_gates(struct ctx *c, const cJSON *g)
 {
 	char sub[PATH_MAX_];
@@ -1222,15 +1248,19 @@ static void read_gates(struct ctx *c, const cJSON *g)
 		return;
 	for (const cJSON *e = g->child; e; e = e->next) {
 		sim_json_path_key(sub, sizeof sub, "$.feature_gates", e->string);
-		int k;
-		for (k = 0; gate_names[k]; k++)
-			if (strcmp(gate_names[k], e->string) == 0)
-				break;
-		if (!gate_names[k])
-			err(c, sub, "unknown feature gate; expected one of %s, %s, %s, %s", gate_names[0],
-			    gate_names[1], gate_names[2], gate_names[3]);
+		const struct gate *gate = find_gate(e->string);
+		if (!gate) {
+			err(c, sub, "feature gate %s is not modelled; expected one of %s, %s, %s", e->string,
+			    gates[0].name, gates[1].name, gates[2].name);
+			continue;
+		}
+		if (want_bool(c, e, sub, &b))
+			continue;
+		if (gate->model == GATE_ONLY_TRUE && !b)
+			err(c, sub, "feature gate %s=false is not modelled; expected true (its default)",
+			    gate->name);
 		else
-			want_bool(c, e, sub, &b);
+			apply_gate(c, gate, b);
 	}
 }
 

@@ -5,6 +5,7 @@
  * state of the trace's jobs (job.h "run state" block) and nothing else.
  */
 #include "engine.h"
+#include "tick.h"
 
 #include <assert.h>
 #include <math.h>
@@ -38,6 +39,7 @@ struct sim_engine {
 	sim_time_t now;
 	sim_time_t next_sample;  /* next grid time of the time series */
 	sim_time_t sample_ns;    /* its step: p.sample_ns, doubled each time it is thinned */
+	struct sim_tick progress_tick; /* when p.progress is due (wall time) */
 	size_t next_submit;      /* index of the next job to submit (trace is sorted) */
 	size_t n_queued, n_running, n_done;
 	int changed;             /* an event since the last decision pass */
@@ -1223,7 +1225,7 @@ static int apply_due_events(struct sim_engine *e)
 		}
 		e->ctr.events++;
 		e->changed = 1;
-		if (e->p.progress && (e->ctr.events & 0xFFFF) == 0)
+		if (e->p.progress && sim_tick_due(&e->progress_tick))
 			e->p.progress(e->p.progress_arg, e->n_done, t->n_jobs, e->now);
 	}
 }
@@ -1258,6 +1260,8 @@ int sim_engine_run(struct sim_engine *e)
 	q_refresh_nominal(e);
 	e->next_sample = 0;
 	e->sample_ns = e->p.sample_ns;
+	if (e->p.progress)
+		sim_tick_init(&e->progress_tick, SIM_PROGRESS_PERIOD_S, sim_tick_monotonic_s, NULL);
 	if ((rc = capacity_start(e)))
 		return rc;
 	for (;;) {

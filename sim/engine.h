@@ -131,6 +131,9 @@ struct sim_engine_counters {
 	uint64_t capacity_changes;   /* capacity events applied (changes, windows, stock-outs) */
 };
 
+/* Wall seconds between two progress calls during a run. */
+#define SIM_PROGRESS_PERIOD_S 0.5
+
 typedef void (*sim_progress_fn)(void *arg, size_t jobs_done, size_t jobs_total, sim_time_t now);
 
 struct sim_engine_params {
@@ -139,7 +142,8 @@ struct sim_engine_params {
 	struct sim_policy *policies[SIM_FAM_COUNT_]; /* borrowed; [SIM_FAM_ORDER] required */
 	struct sim_driver driver;        /* borrowed */
 	sim_time_t sample_ns;            /* time series step; 0 = none recorded */
-	sim_progress_fn progress;        /* optional, called about once per 2^16 events */
+	sim_progress_fn progress;        /* optional, called every SIM_PROGRESS_PERIOD_S of wall time
+					  * (between events) and once at the end */
 	void *progress_arg;
 	/* Optional event log, borrowed: one line an event, in the order applied:
 	 *   [T] job=ID event=submit gpus=G queue=Q

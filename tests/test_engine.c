@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../policies/policy.h"
+#include "../sim/tick.h"
 #include "../sim/engine.h"
 #include "testutil.h"
 
@@ -358,6 +359,117 @@ static void test_engine_golden_log_fifo(void) { check_golden("fifo", "fifo_small
 static void test_engine_golden_log_priority(void) { check_golden("priority", "priority_small.log"); }
 static void test_engine_golden_log_backfill(void) { check_golden("easy_backfill", "easy_backfill_small.log"); }
 
+
+/* ---- the progress throttle, on an injected clock (no real time passes) ---- */
+
+struct fake_clock {
+	double now_s;
+	unsigned reads;
+};
+
+static double fake_clock_read(void *arg)
+{
+	struct fake_clock *c = arg;
+	c->reads++;
+	return c->now_s;
+}
+
+/* Calls sim_tick_due n times, each call advancing the clock by step_s first;
+ * returns how many fired, and the index of the first (or -1) in *first. */
+static int tick_run(struct sim_tick *t, struct fake_clock *c, long n, double step_s, long *first)
+{
+	int fired = 0;
+	*first = -1;
+	for (long i = 0; i < n; i++) {
+		c->now_s += step_s;
+		if (sim_tick_due(t)) {
+			if (*first < 0)
+				*first = i;
+			fired++;
+		}
+	}
+	return fired;
+}
+
+/* Fast events: a million calls in 0.4 s never fire, however many events; the
+ * clock is read far less than once a call. */
+static void test_engine_tick_not_before_period(void)
+{
+	struct fake_clock c = { 100.0, 0 };
+	struct sim_tick t;
+	sim_tick_init(&t, 0.5, fake_clock_read, &c);
+	long first;
+	CU_ASSERT_EQUAL(tick_run(&t, &c, 1000000, 0.4 / 1e6, &first), 0);
+	CU_ASSERT(c.reads < 1000000 / 100);
+}
+
+/* Slow events (10 ms each, so 50 make a period): it fires within a few events of
+ * 0.5 s, not 65,536 events later. */
+static void test_engine_tick_slow_events_fire_on_time(void)
+{
+	struct fake_clock c = { 0.0, 0 };
+	struct sim_tick t;
+	sim_tick_init(&t, 0.5, fake_clock_read, &c);
+	long first;
+	int fired = tick_run(&t, &c, 500, 0.01, &first); /* 5 s */
+	CU_ASSERT(first >= 49 && first <= 49 + 64); /* at most the first stride late */
+	CU_ASSERT(fired >= 8 && fired <= 10);
+	/* settled: consecutive fires are 0.5 s apart, at most a read interval
+	 * (period / 8 once the stride has adapted) plus an event later */
+	c.now_s = 0;
+	sim_tick_init(&t, 0.5, fake_clock_read, &c);
+	double last = -1, worst = 0, shortest = 1e9;
+	for (int i = 0; i < 2000; i++) {
+		c.now_s += 0.01;
+		if (!sim_tick_due(&t))
+			continue;
+		if (last >= 0 && i > 200) {
+			double gap = c.now_s - last;
+			worst = gap > worst ? gap : worst;
+			shortest = gap < shortest ? gap : shortest;
+		}
+		last = c.now_s;
+	}
+	CU_ASSERT(shortest >= 0.5 - 1e-9);
+	CU_ASSERT(worst <= 0.5 + 0.5 / 8 + 0.01 + 1e-9);
+}
+
+/* Exactly at the period it fires; just below it does not, whatever the count. */
+static void test_engine_tick_fires_at_period(void)
+{
+	struct fake_clock c = { 0.0, 0 };
+	struct sim_tick t;
+	sim_tick_init(&t, 0.5, fake_clock_read, &c);
+	t.stride = t.left = 1; /* read on every call */
+	c.now_s = 0.499;
+	CU_ASSERT_EQUAL(sim_tick_due(&t), 0);
+	t.stride = t.left = 1;
+	c.now_s = 0.5;
+	CU_ASSERT_EQUAL(sim_tick_due(&t), 1);
+	t.stride = t.left = 1;
+	c.now_s = 0.9;
+	CU_ASSERT_EQUAL(sim_tick_due(&t), 0); /* the period restarted at 0.5 */
+	t.stride = t.left = 1;
+	c.now_s = 1.0;
+	CU_ASSERT_EQUAL(sim_tick_due(&t), 1);
+}
+
+/* A stall (one event of 3 s) fires on the next read, then the stride shrinks. */
+static void test_engine_tick_stride_adapts(void)
+{
+	struct fake_clock c = { 0.0, 0 };
+	struct sim_tick t;
+	sim_tick_init(&t, 0.5, fake_clock_read, &c);
+	long first;
+	tick_run(&t, &c, 100000, 1e-7, &first); /* fast: the stride grows to the cap */
+	CU_ASSERT_EQUAL(t.stride, SIM_TICK_MAX_STRIDE);
+	unsigned before = t.stride;
+	t.left = 1;
+	c.now_s += 3.0;
+	CU_ASSERT_EQUAL(sim_tick_due(&t), 1);
+	CU_ASSERT(t.stride < before);
+}
+
 static CU_TestInfo engine_tests[] = {
 	{ "test_engine_golden_log_fifo", test_engine_golden_log_fifo },
 	{ "test_engine_golden_log_priority", test_engine_golden_log_priority },
@@ -374,6 +486,10 @@ static CU_TestInfo engine_tests[] = {
 	{ "test_engine_mmc_load_095", test_engine_mmc_load_095 },
 	{ "test_engine_deterministic", test_engine_deterministic },
 	{ "test_engine_whole_nodes", test_engine_whole_nodes },
+	{ "test_engine_tick_not_before_period", test_engine_tick_not_before_period },
+	{ "test_engine_tick_slow_events_fire_on_time", test_engine_tick_slow_events_fire_on_time },
+	{ "test_engine_tick_fires_at_period", test_engine_tick_fires_at_period },
+	{ "test_engine_tick_stride_adapts", test_engine_tick_stride_adapts },
 	CU_TEST_INFO_NULL,
 };
 

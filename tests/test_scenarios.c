@@ -371,7 +371,7 @@ static void test_scenarios_parse_extensions(void)
 
 	rc = parse_text(BASE, "'fair_sharing': null,",
 			"'fair_sharing': {'strategies': ['LessThanInitialShare']}, 'now': 1000,"
-			" 'feature_gates': {'PrioritySortingWithinCohort': false},",
+			" 'feature_gates': {'PrioritySortingWithinCohort': true},",
 			&s, &d);
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_EQUAL(s->kq->fair, 1);
@@ -460,7 +460,27 @@ static void test_scenarios_parse_errors(void)
 	expect_error("'created_at': 90", "'created_at': -1",
 		     "$.running[0].created_at: expected seconds >= 0");
 	expect_error("'fair_sharing': null,", "'fair_sharing': null, 'feature_gates': {'Nope': true},",
-		     "$.feature_gates.Nope: unknown feature gate");
+		     "s.json: $.feature_gates.Nope: feature gate Nope is not modelled; expected one of "
+		     "RecomputeAssignmentUponPreemptionTargetsOverlap, FairSharingPreemptWithinNominal, "
+		     "PrioritySortingWithinCohort");
+	/* the core does not model the scan progress across cycles: refused at either value */
+	expect_error("'fair_sharing': null,",
+		     "'fair_sharing': null, 'feature_gates': {'FlavorFungibilityPreserveScanProgress': true},",
+		     "s.json: $.feature_gates.FlavorFungibilityPreserveScanProgress: feature gate "
+		     "FlavorFungibilityPreserveScanProgress is not modelled; expected one of");
+	/* modelled at their default only */
+	expect_error("'fair_sharing': null,",
+		     "'fair_sharing': null, 'feature_gates': {'PrioritySortingWithinCohort': false},",
+		     "s.json: $.feature_gates.PrioritySortingWithinCohort: feature gate "
+		     "PrioritySortingWithinCohort=false is not modelled; expected true (its default)");
+	expect_error("'fair_sharing': null,",
+		     "'fair_sharing': null, 'feature_gates': {'FairSharingPreemptWithinNominal': false},",
+		     "$.feature_gates.FairSharingPreemptWithinNominal: feature gate "
+		     "FairSharingPreemptWithinNominal=false is not modelled; expected true");
+	expect_error("'fair_sharing': null,",
+		     "'fair_sharing': null, 'feature_gates': "
+		     "{'RecomputeAssignmentUponPreemptionTargetsOverlap': 1},",
+		     "$.feature_gates.RecomputeAssignmentUponPreemptionTargetsOverlap: expected true or false");
 	expect_error("'fair_sharing': null,", "'fair_sharing': null, 'fair_sharing': null,",
 		     "$.fair_sharing: duplicate key");
 	expect_error("'flavor': {'gpu': 'h100'},", "", "$.running[0].flavor: expected an object");
