@@ -4,7 +4,7 @@
  *
  * The decisions are kq_cycle's (policies/kq_cycle.c), the same code `gpusched
  * explain` runs on a scenario. This file keeps a kq_sched in step with the engine:
- * per queue a pending heap ordered as Kueue orders a ClusterQueue (priority, then
+ * per queue a pending set ordered as Kueue orders a ClusterQueue (priority, then
  * submit time, then trace order), the running workloads booked in the tree, and the
  * timed quota and priority changes. Each decision pass runs cycles (one head a
  * queue each) until a cycle admits nothing; a cycle that preempts ends the pass so
@@ -19,7 +19,7 @@
  * option of that flavor, so its run time scales as that option. All options of a
  * job share one request under these two (checked at init).
  *
- * Ownership: the policy owns the kq_sched, the workload pool and the heaps; the
+ * Ownership: the policy owns the kq_sched, the workload pool and the pending sets; the
  * engine owns the jobs. Memory is proportional to queued + running jobs.
  */
 #include <math.h>
@@ -36,26 +36,40 @@
  * victim outgrows min_runtime_s, a preemption leaves the hourly cap's window), so
  * parked heads are offered again. */
 #define WAKE_HANDLE UINT32_MAX
+/* qstate.cursor values that are not entries */
+#define CURSOR_END (UINT32_MAX - 1)
+#define CURSOR_FIRST (UINT32_MAX - 2)
 
 /* A queued or running job's workload; `wl` first so a kq_wl* converts back. */
 struct entry {
 	struct kq_wl wl;
 	uint32_t job;   /* job index */
-	uint32_t hpos;  /* position in its queue's heap, NONE_U32 when not in it */
 	uint32_t self;  /* its own index in the pool */
 	uint8_t running; /* quota reserved: booked in the kq tree (Kueue's "admitted") */
 	uint8_t placed;  /* on nodes (proposed or started); 0 while it waits for nodes */
+	uint8_t pending; /* in its queue's pending set (queued, not holding quota) */
+	uint8_t parked_flag; /* naive pending sets only (tests' oracle): set aside */
 	sim_time_t evicted_at; /* when it was last preempted (SIM_TIME_NONE: never) */
-	uint8_t parked;
-	uint8_t dropped; /* parked when its pending limit ran out: freed when unparked */
+	/* Pending-set links (entry indices, NONE_U32 = none): the left, right and parent
+	 * of its node in the queue's treap; the naive set keeps its slot in `left`. */
+	uint32_t left, right, up;
+	uint64_t parked_in; /* the queue's park epoch it was set aside in (0 = never) */
 };
 
 struct qstate {
 	int node;                /* kq node of this trace queue */
-	uint32_t *heap;          /* entry indices */
-	size_t n, cap;
-	uint32_t *parked;        /* entries set aside as inadmissible (BestEffortFIFO) */
-	size_t n_parked, cap_parked;
+	/* The pending jobs in Kueue's ClusterQueue order (priority, then submit time,
+	 * then trace order): a treap of entries, linked through the entries. A head
+	 * that does not fit (BestEffortFIFO) is set aside by marking it with the
+	 * queue's epoch; bumping the epoch gives every set-aside head back. */
+	uint32_t root;           /* NONE_U32 when empty */
+	size_t n;                /* pending entries */
+	uint64_t epoch;          /* park epoch, from 1 */
+	/* Where the head search starts: every pending entry before it is set aside in
+	 * this epoch. CURSOR_FIRST: the first entry; CURSOR_END: all are set aside. */
+	uint32_t cursor;
+	uint32_t *naive;         /* naive pending set (tests' oracle): entries, unordered */
+	size_t cap_naive;
 	int strict_fifo;         /* StrictFIFO: a head that does not fit blocks the queue */
 	int32_t retry_limit;     /* -1 = requeue forever */
 	double max_preempt_per_hour; /* < 0 = no cap */
@@ -91,7 +105,8 @@ struct cohort {
 	struct timed_change *changes;
 	size_t n_changes;
 	int shrink_check;        /* a quota went down: evict what no longer fits */
-	int max_heads_per_queue; /* heads a queue may set aside in one pass */
+	int max_heads_per_queue; /* heads a queue may set aside in one pass; 0 = no bound (Kueue) */
+	int naive_pending;       /* pending sets are the naive oracle (cohort_test_naive_pending) */
 	uint32_t *awaiting;      /* entries holding quota but no nodes yet, in admission order */
 	size_t n_awaiting, cap_awaiting;
 	struct kq_wl **preemptors; /* issued preemptions in the last pass: tried first in the next */
@@ -144,7 +159,7 @@ static void entry_free(struct cohort *c, uint32_t ei)
 	c->free_list[c->n_free++] = ei;
 }
 
-/* ---- per-queue heaps: Kueue's ClusterQueue order ---- */
+/* ---- per-queue pending sets: Kueue's ClusterQueue order ---- */
 
 static int before(const struct cohort *c, uint32_t a, uint32_t b)
 {
@@ -156,99 +171,211 @@ static int before(const struct cohort *c, uint32_t a, uint32_t b)
 	return x->tie < y->tie;
 }
 
-static void heap_set(struct cohort *c, struct qstate *q, size_t i, uint32_t ei)
+/* The treap's heap key: a fixed hash of the entry index (murmur3's finalizer), so
+ * the shape, like every decision, is the same on every run. */
+static uint32_t treap_rank(uint32_t ei)
 {
-	q->heap[i] = ei;
-	ent(c, ei)->hpos = (uint32_t)i;
+	uint32_t x = ei * 0x9e3779b1u;
+	x ^= x >> 16;
+	x *= 0x85ebca6bu;
+	x ^= x >> 13;
+	return x;
 }
 
-static void sift_up(struct cohort *c, struct qstate *q, size_t i)
+/* The link that points at x: its parent's left or right, or the queue's root. */
+static uint32_t *link_to(struct cohort *c, struct qstate *q, uint32_t x)
 {
-	uint32_t ei = q->heap[i];
-	while (i > 0 && before(c, ei, q->heap[(i - 1) / 2])) {
-		heap_set(c, q, i, q->heap[(i - 1) / 2]);
-		i = (i - 1) / 2;
+	uint32_t p = ent(c, x)->up;
+	if (p == NONE_U32)
+		return &q->root;
+	return ent(c, p)->left == x ? &ent(c, p)->left : &ent(c, p)->right;
+}
+
+/* Rotates x above its parent, keeping the order. */
+static void rotate_up(struct cohort *c, struct qstate *q, uint32_t x)
+{
+	struct entry *e = ent(c, x);
+	uint32_t p = e->up;
+	struct entry *pe = ent(c, p);
+	*link_to(c, q, p) = x;
+	e->up = pe->up;
+	uint32_t moved;
+	if (pe->left == x) {
+		moved = e->right;
+		pe->left = moved;
+		e->right = p;
+	} else {
+		moved = e->left;
+		pe->right = moved;
+		e->left = p;
 	}
-	heap_set(c, q, i, ei);
+	if (moved != NONE_U32)
+		ent(c, moved)->up = p;
+	pe->up = x;
 }
 
-static void sift_down(struct cohort *c, struct qstate *q, size_t i)
+static uint32_t leftmost(const struct cohort *c, uint32_t x)
 {
-	uint32_t ei = q->heap[i];
-	for (;;) {
-		size_t l = 2 * i + 1, best = i;
-		uint32_t bv = ei;
-		if (l < q->n && before(c, q->heap[l], bv))
-			best = l, bv = q->heap[l];
-		if (l + 1 < q->n && before(c, q->heap[l + 1], bv))
-			best = l + 1, bv = q->heap[l + 1];
-		if (best == i)
-			break;
-		heap_set(c, q, i, bv);
-		i = best;
+	while (ent(c, x)->left != NONE_U32)
+		x = ent(c, x)->left;
+	return x;
+}
+
+/* The entry after x in queue order, or CURSOR_END. */
+static uint32_t next_after(const struct cohort *c, uint32_t x)
+{
+	if (ent(c, x)->right != NONE_U32)
+		return leftmost(c, ent(c, x)->right);
+	for (uint32_t p = ent(c, x)->up; p != NONE_U32; x = p, p = ent(c, p)->up)
+		if (ent(c, p)->left == x)
+			return p;
+	return CURSOR_END;
+}
+
+static int is_set_aside(const struct cohort *c, const struct qstate *q, const struct entry *e)
+{
+	return c->naive_pending ? e->parked_flag : e->parked_in == q->epoch;
+}
+
+static void treap_insert(struct cohort *c, struct qstate *q, uint32_t ei)
+{
+	struct entry *e = ent(c, ei);
+	uint32_t parent = NONE_U32, *link = &q->root;
+	while (*link != NONE_U32) {
+		parent = *link;
+		link = before(c, ei, parent) ? &ent(c, parent)->left : &ent(c, parent)->right;
 	}
-	heap_set(c, q, i, ei);
+	*link = ei;
+	e->up = parent;
+	e->left = e->right = NONE_U32;
+	while (e->up != NONE_U32 && treap_rank(ei) > treap_rank(e->up))
+		rotate_up(c, q, ei);
+	/* A job that may be tried, ahead of the cursor, is where the search starts;
+	 * everything before it is still set aside. */
+	int ahead = q->cursor == CURSOR_END || (q->cursor != CURSOR_FIRST && before(c, ei, q->cursor));
+	if (ahead && !is_set_aside(c, q, e))
+		q->cursor = ei;
 }
 
-static int heap_push(struct cohort *c, struct qstate *q, uint32_t ei)
+static void treap_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 {
-	uint32_t *nh = sim_grow(q->heap, &q->cap, q->n, sizeof *nh, 64);
-	if (!nh)
+	struct entry *e = ent(c, ei);
+	if (q->cursor == ei)
+		q->cursor = next_after(c, ei);
+	while (e->left != NONE_U32 && e->right != NONE_U32)
+		rotate_up(c, q, treap_rank(e->left) > treap_rank(e->right) ? e->left : e->right);
+	uint32_t child = e->left != NONE_U32 ? e->left : e->right;
+	*link_to(c, q, ei) = child;
+	if (child != NONE_U32)
+		ent(c, child)->up = e->up;
+	e->left = e->right = e->up = NONE_U32;
+}
+
+/* The naive pending set, the tests' oracle: an unordered array, the head found by
+ * a scan, set-aside flags cleared one by one. Obviously Kueue's order; slow. */
+static int naive_insert(struct cohort *c, struct qstate *q, uint32_t ei)
+{
+	uint32_t *nv = sim_grow(q->naive, &q->cap_naive, q->n, sizeof *nv, 64);
+	if (!nv)
 		return -SIM_ENOMEM;
-	q->heap = nh;
-	q->heap[q->n++] = ei;
-	sift_up(c, q, q->n - 1);
+	q->naive = nv;
+	ent(c, ei)->left = (uint32_t)q->n;
+	q->naive[q->n] = ei;
 	return 0;
 }
 
-static void heap_remove(struct cohort *c, struct qstate *q, uint32_t ei)
+static void naive_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 {
-	size_t i = ent(c, ei)->hpos;
-	ent(c, ei)->hpos = NONE_U32;
-	uint32_t last = q->heap[--q->n];
-	if (i == q->n)
-		return;
-	heap_set(c, q, i, last);
-	sift_up(c, q, i);
-	sift_down(c, q, ent(c, last)->hpos);
+	uint32_t slot = ent(c, ei)->left, last = q->naive[q->n - 1];
+	q->naive[slot] = last;
+	ent(c, last)->left = slot;
+	ent(c, ei)->parked_flag = 0;
 }
 
-static void heap_fix(struct cohort *c, struct qstate *q, uint32_t ei)
+static uint32_t naive_head(const struct cohort *c, const struct qstate *q)
 {
-	size_t i = ent(c, ei)->hpos;
-	sift_up(c, q, i);
-	sift_down(c, q, ent(c, ei)->hpos);
+	uint32_t best = NONE_U32;
+	for (size_t i = 0; i < q->n; i++) {
+		uint32_t ei = q->naive[i];
+		if (!ent(c, ei)->parked_flag && (best == NONE_U32 || before(c, ei, best)))
+			best = ei;
+	}
+	return best;
+}
+
+static int pending_add(struct cohort *c, struct qstate *q, uint32_t ei)
+{
+	if (c->naive_pending) {
+		int rc = naive_insert(c, q, ei);
+		if (rc)
+			return rc;
+	} else {
+		treap_insert(c, q, ei);
+	}
+	ent(c, ei)->pending = 1;
+	q->n++;
+	return 0;
+}
+
+static void pending_remove(struct cohort *c, struct qstate *q, uint32_t ei)
+{
+	if (c->naive_pending)
+		naive_remove(c, q, ei);
+	else
+		treap_remove(c, q, ei);
+	ent(c, ei)->pending = 0;
+	ent(c, ei)->parked_in = 0;
+	q->n--;
+}
+
+/* Its priority changed: it moves in its queue, set aside or not as before. */
+static void pending_reorder(struct cohort *c, struct qstate *q, uint32_t ei)
+{
+	if (c->naive_pending)
+		return; /* unordered: the scan sees the new priority */
+	uint64_t parked_in = ent(c, ei)->parked_in;
+	pending_remove(c, q, ei);
+	ent(c, ei)->parked_in = parked_in;
+	pending_add(c, q, ei); /* cannot fail: the treap allocates nothing */
+}
+
+/* The first pending entry not set aside, or NONE_U32. Amortized O(1) a head: the
+ * cursor only moves forward over set-aside entries until the epoch changes. */
+static uint32_t pending_head(struct cohort *c, struct qstate *q)
+{
+	if (c->naive_pending)
+		return naive_head(c, q);
+	if (q->cursor == CURSOR_FIRST)
+		q->cursor = q->root == NONE_U32 ? CURSOR_END : leftmost(c, q->root);
+	while (q->cursor != CURSOR_END && ent(c, q->cursor)->parked_in == q->epoch)
+		q->cursor = next_after(c, q->cursor);
+	return q->cursor == CURSOR_END ? NONE_U32 : q->cursor;
+}
+
+/* A head that does not fit is set aside (BestEffortFIFO) until unpark_all. O(1). */
+static void park(struct cohort *c, struct qstate *q, uint32_t ei)
+{
+	if (c->naive_pending)
+		ent(c, ei)->parked_flag = 1;
+	else
+		ent(c, ei)->parked_in = q->epoch;
 }
 
 /* Parked heads come back on a change that may let them fit: a finish, a
- * preemption, a quota change (Kueue requeues inadmissible workloads then). */
+ * preemption, a quota change (Kueue requeues inadmissible workloads then). A new
+ * epoch a queue: O(queues), whatever the number of heads set aside. */
 static void unpark_all(struct cohort *c)
 {
 	for (size_t qi = 0; qi < c->n_queues; qi++) {
 		struct qstate *q = &c->qs[qi];
-		for (size_t k = 0; k < q->n_parked; k++) {
-			struct entry *e = ent(c, q->parked[k]);
-			e->parked = 0;
-			if (e->dropped)
-				entry_free(c, q->parked[k]);
-			else if (heap_push(c, q, q->parked[k]))
-				c->oom = 1;
+		if (c->naive_pending) {
+			for (size_t k = 0; k < q->n; k++)
+				ent(c, q->naive[k])->parked_flag = 0;
+			continue;
 		}
-		q->n_parked = 0;
+		q->epoch++;
+		q->cursor = CURSOR_FIRST;
 	}
-}
-
-static void park(struct cohort *c, struct qstate *q, uint32_t ei)
-{
-	uint32_t *np = sim_grow(q->parked, &q->cap_parked, q->n_parked, sizeof *np, 64);
-	if (!np) {
-		c->oom = 1;
-		return;
-	}
-	q->parked = np;
-	heap_remove(c, q, ei);
-	ent(c, ei)->parked = 1;
-	q->parked[q->n_parked++] = ei;
 }
 
 /* ---- notifications ---- */
@@ -331,7 +458,7 @@ static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const
 	e->self = ei;
 	e->evicted_at = SIM_TIME_NONE;
 	e->job = job->idx;
-	e->hpos = NONE_U32;
+	e->left = e->right = e->up = NONE_U32;
 	e->wl.tie = job->idx;
 	e->wl.name = sim_job_id(sim_view_trace(v), job);
 	e->wl.queue = c->qs[job->queue].node;
@@ -343,7 +470,7 @@ static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const
 		e->wl.flavor[r] = -1;
 	fill_request(c, v, job, &e->wl);
 	c->job_entry[job->idx] = ei;
-	if (heap_push(c, &c->qs[job->queue], ei))
+	if (pending_add(c, &c->qs[job->queue], ei))
 		c->oom = 1;
 }
 
@@ -406,7 +533,7 @@ static void co_on_preempt(struct sim_policy *pol, const struct sim_view *v, cons
 	if (job->state == SIM_JOB_QUEUED) {
 		ent(c, ei)->wl.evicted = 0;
 		ent(c, ei)->evicted_at = sim_view_now(v);
-		if (heap_push(c, &c->qs[job->queue], ei))
+		if (pending_add(c, &c->qs[job->queue], ei))
 			c->oom = 1;
 	} else {
 		entry_free(c, ei);
@@ -430,14 +557,9 @@ static void co_on_drop(struct sim_policy *pol, const struct sim_view *v, const s
 			c->preemptors[i--] = c->preemptors[--c->n_preemptors];
 	int held_quota = e->running;
 	leave_running(c, ei);
-	if (e->hpos != NONE_U32)
-		heap_remove(c, &c->qs[job->queue], ei);
-	if (e->parked) {
-		e->dropped = 1;
-		c->job_entry[job->idx] = NONE_U32;
-	} else {
-		entry_free(c, ei);
-	}
+	if (e->pending)
+		pending_remove(c, &c->qs[job->queue], ei);
+	entry_free(c, ei);
 	if (held_quota)
 		unpark_all(c);
 }
@@ -454,8 +576,8 @@ static void set_priority(struct cohort *c, const struct sim_view *v, uint32_t jo
 		return;
 	struct entry *e = ent(c, ei);
 	e->wl.priority = prio;
-	if (e->hpos != NONE_U32)
-		heap_fix(c, &c->qs[j->queue], ei);
+	if (e->pending)
+		pending_reorder(c, &c->qs[j->queue], ei);
 }
 
 static void co_on_event(struct sim_policy *pol, const struct sim_view *v, uint32_t handle)
@@ -674,7 +796,7 @@ static size_t take_preemptors(struct cohort *c)
 	for (size_t i = 0; i < c->n_preemptors; i++) {
 		struct entry *e = (struct entry *)c->preemptors[i];
 		const struct sim_job *j = sim_view_job(c->view, e->job);
-		if (j->state == SIM_JOB_QUEUED && !e->running && e->hpos != NONE_U32) {
+		if (j->state == SIM_JOB_QUEUED && !e->running && e->pending && !is_set_aside(c, &c->qs[j->queue], e)) {
 			e->wl.no_preempt = 0; /* a preemptor was queued, not a victim, at this time */
 			c->heads[n++] = &e->wl;
 		}
@@ -690,12 +812,14 @@ static size_t take_preemptors(struct cohort *c)
 static size_t collect_heads(struct cohort *c, sim_time_t now)
 {
 	size_t n = 0;
-	for (size_t qi = 0; qi < c->n_queues; qi++)
-		if (c->qs[qi].n) {
-			struct entry *e = ent(c, c->qs[qi].heap[0]);
-			e->wl.no_preempt = e->evicted_at == now;
-			c->heads[n++] = &e->wl;
-		}
+	for (size_t qi = 0; qi < c->n_queues; qi++) {
+		uint32_t ei = pending_head(c, &c->qs[qi]);
+		if (ei == NONE_U32)
+			continue;
+		struct entry *e = ent(c, ei);
+		e->wl.no_preempt = e->evicted_at == now;
+		c->heads[n++] = &e->wl;
+	}
 	return n;
 }
 
@@ -703,7 +827,7 @@ static void mark_running(struct cohort *c, const struct kq_assign *a, sim_time_t
 {
 	struct entry *e = (struct entry *)a->wl;
 	const struct sim_job *j = sim_view_job(c->view, e->job);
-	heap_remove(c, &c->qs[j->queue], e->self);
+	pending_remove(c, &c->qs[j->queue], e->self);
 	memcpy(e->wl.flavor, a->flavor, sizeof e->wl.flavor);
 	e->wl.admitted = now;
 	e->wl.last_ckpt = now; /* the engine adds restore time; a checkpoint is at least that late */
@@ -750,7 +874,7 @@ static int apply_decision(struct cohort *c, sim_time_t now, int *preempted)
 			continue;
 		struct entry *e = (struct entry *)w->wl;
 		struct qstate *q = &c->qs[sim_view_job(c->view, e->job)->queue];
-		if (q->strict_fifo || q->parked_this_pass >= c->max_heads_per_queue)
+		if (q->strict_fifo || (c->max_heads_per_queue && q->parked_this_pass >= c->max_heads_per_queue))
 			continue;
 		park(c, q, e->self);
 		q->parked_this_pass++;
@@ -987,8 +1111,7 @@ static void co_fini(struct sim_policy *pol)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->n_queues; i++) {
-		free(c->qs[i].heap);
-		free(c->qs[i].parked);
+		free(c->qs[i].naive);
 		free(c->qs[i].recent);
 	}
 	free(c->qs);
@@ -1065,6 +1188,8 @@ static int check_shared_requests(const struct cohort *c, const struct sim_view *
 	return rc;
 }
 
+int cohort_test_naive_pending;
+
 static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *env, const cJSON *params,
 			  struct sim_diag *diag, int hard)
 {
@@ -1101,12 +1226,16 @@ static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *e
 	memset(c->job_entry, 0xff, (t->n_jobs ? t->n_jobs : 1) * sizeof *c->job_entry);
 	for (size_t q = 0; q < t->n_queues; q++) {
 		c->qs[q].node = setup.queue_node[q];
+		c->qs[q].root = NONE_U32;
+		c->qs[q].epoch = 1;
+		c->qs[q].cursor = CURSOR_FIRST;
 		c->qs[q].strict_fifo = setup.knobs[q].strict_fifo;
 		c->qs[q].retry_limit = setup.knobs[q].retry_limit;
 		c->qs[q].max_preempt_per_hour = setup.knobs[q].max_preempt_per_hour;
 	}
 	c->order_by_priority = 1;
 	c->max_heads_per_queue = setup.max_heads_per_queue;
+	c->naive_pending = cohort_test_naive_pending;
 	c->changes = setup.changes;
 	c->n_changes = setup.n_changes;
 	setup.changes = NULL;

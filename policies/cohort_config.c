@@ -495,7 +495,7 @@ int cohort_setup_read(struct cohort_setup *s, struct sim_diag *d)
 			if (s->kq->nodes[i].has_quota[fr])
 				s->managed_res[fr % s->kq->n_res] = 1;
 	const cJSON *mh = cJSON_GetObjectItemCaseSensitive(s->params, "max_heads_per_queue");
-	s->max_heads_per_queue = 16;
+	s->max_heads_per_queue = 0; /* absent: no bound, as Kueue */
 	if (mh) {
 		if (!cJSON_IsNumber(mh) || mh->valuedouble < 1 || mh->valuedouble > 1e6 ||
 		    mh->valuedouble != floor(mh->valuedouble)) {

@@ -61,8 +61,14 @@ struct cohort_setup {
 	uint8_t *explicit_pre;     /* per kq node: KQ_SET_* bits */
 	struct timed_change *changes; /* sorted by time */
 	size_t n_changes;
-	int max_heads_per_queue;
+	int max_heads_per_queue;   /* 0 = no bound (the default, Kueue's behaviour) */
 };
+/* Tests only: when set as a cohort or hard policy is created, its pending queues
+ * are the naive oracle (an unordered array scanned for each head, set-aside marks
+ * cleared one by one) instead of the treap with park epochs; decisions must be
+ * identical. 0 otherwise. */
+extern int cohort_test_naive_pending;
+
 /* Reads $.policies.quota of a run (keys in experiments/README.md). Returns 0 or
  * -SIM_EPARSE / -SIM_ENOMEM with located errors in diag. */
 int cohort_setup_read(struct cohort_setup *s, struct sim_diag *diag);

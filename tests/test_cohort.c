@@ -809,6 +809,187 @@ static void test_cohort_prefs_share_one_request(void)
 	sim_diag_fini(&d);
 }
 
+/* ---- BestEffortFIFO without a bound (Kueue) ---- */
+
+/* One queue, 8 GPUs of quota on one 8-GPU node, no preemption: "run" (4 GPUs)
+ * starts at 0; the 1,000 jobs of 8 GPUs behind it need quota "run" holds, so each
+ * is set aside in turn, and "small" (4 GPUs, last in the queue) is admitted at the
+ * same instant. Bounded at 16 heads a pass (the option), it waits for "run". */
+static void many_heads_trace(struct sim_trace *t)
+{
+	char id[16];
+	add_job(t, "run", 0, 1000, 4, "a", 0);
+	for (int i = 0; i < 1000; i++) {
+		snprintf(id, sizeof id, "big%d", i);
+		add_job(t, id, 0, 10, 8, "a", 0);
+	}
+	add_job(t, "small", 0, 10, 4, "a", 0);
+}
+
+static void test_cohort_every_head_set_aside(void)
+{
+	struct qrun r;
+	struct sim_trace *t = sim_trace_create();
+	many_heads_trace(t);
+	qrun(&r, t, 1, "priority", ONE_QUEUE(""), NULL);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "small")->start_ns, job_by_id(r.t, "small")->submit_ns);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "small"), 0.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "big0"), 1000.0, 1e-9);
+	qrun_free(&r);
+
+	t = sim_trace_create();
+	many_heads_trace(t);
+	qrun(&r, t, 1, "priority",
+	     "{\"name\": \"cohort\", \"queues\": [{\"name\": \"a\", \"cohort\": null,"
+	     " \"quota\": {\"f\": {\"gpu\": {\"nominal\": 8}}}}], \"unlisted_queues\": {\"cohort\": null},"
+	     " \"max_heads_per_queue\": 16}",
+	     NULL);
+	CU_ASSERT(tu_start_s(r.t, "small") >= 1000.0);
+	qrun_free(&r);
+}
+
+/* The differential test: random small runs, each once on the treap with park
+ * epochs and once on the naive oracle (cohort_test_naive_pending), must give the
+ * same job table (start, end, state, preemptions of every job, byte for byte) and
+ * the same preemption decisions. */
+struct diff_case {
+	char quota[2048];
+	const char *preempt; /* NULL: none */
+	const char *order;
+	uint32_t nodes;
+};
+
+/* A quota entry of nominal n with, sometimes, a borrowing and a lending limit. */
+static int diff_limits(gsl_rng *g, char *buf, size_t len, int n)
+{
+	int o = snprintf(buf, len, "{\"f\": {\"gpu\": {\"nominal\": %d", n);
+	if (gsl_rng_uniform_int(g, 3) == 0)
+		o += snprintf(buf + o, len - (size_t)o, ", \"borrowing_limit\": %d", (int)gsl_rng_uniform_int(g, 3) * 4);
+	if (gsl_rng_uniform_int(g, 3) == 0)
+		o += snprintf(buf + o, len - (size_t)o, ", \"lending_limit\": %d", (int)gsl_rng_uniform_int(g, 3) * 4);
+	return o + snprintf(buf + o, len - (size_t)o, "}}}");
+}
+
+static const char *const diff_queues[] = { "a", "b", "c", "d" };
+
+/* 4 queues (c and d in a nested cohort half the time), random quotas and limits,
+ * StrictFIFO now and then, priority boosts, preemption none, classical (either
+ * within-queue policy) or fair sharing, the cohort or the hard policy, and a head
+ * bound of 2 in some runs (so the bound's path is checked too). */
+static void diff_config(gsl_rng *g, struct diff_case *dc, const char *prio_csv)
+{
+	static const char *const preempts[] = { NULL, "{\"name\": \"classical\"}",
+						"{\"name\": \"classical\", \"within_queue\": \"LowerOrNewerEqualPriority\"}",
+						"{\"name\": \"fair_sharing\"}" };
+	static const int nominals[] = { 0, 4, 8, 16 };
+	dc->preempt = preempts[gsl_rng_uniform_int(g, 4)];
+	dc->order = gsl_rng_uniform_int(g, 4) ? "priority" : "fifo";
+	dc->nodes = 2 + (uint32_t)gsl_rng_uniform_int(g, 4);
+	int nested = (int)gsl_rng_uniform_int(g, 2), hard = gsl_rng_uniform_int(g, 5) == 0;
+	size_t o = (size_t)snprintf(dc->quota, sizeof dc->quota,
+				    "{\"name\": \"%s\", \"cohorts\": [{\"name\": \"co\", \"parent\": null},"
+				    " {\"name\": \"sub\", \"parent\": \"co\"}], \"queues\": [",
+				    hard ? "hard" : "cohort");
+	for (int q = 0; q < 4; q++) {
+		char lim[256];
+		diff_limits(g, lim, sizeof lim, nominals[gsl_rng_uniform_int(g, 4)]);
+		o += (size_t)snprintf(dc->quota + o, sizeof dc->quota - o,
+				      "%s{\"name\": \"%s\", \"cohort\": \"%s\", %s\"quota\": %s}", q ? ", " : "",
+				      diff_queues[q], nested && q >= 2 ? "sub" : "co",
+				      gsl_rng_uniform_int(g, 6) == 0 ? "\"queueing_strategy\": \"StrictFIFO\", " : "", lim);
+	}
+	o += (size_t)snprintf(dc->quota + o, sizeof dc->quota - o,
+			      "], \"unlisted_queues\": {\"cohort\": null}, \"priority_events\": \"%s\"", prio_csv);
+	if (gsl_rng_uniform_int(g, 4) == 0)
+		o += (size_t)snprintf(dc->quota + o, sizeof dc->quota - o, ", \"max_heads_per_queue\": 2");
+	snprintf(dc->quota + o, sizeof dc->quota - o, "}");
+}
+
+/* n jobs of 1 to 16 GPUs over 2,000 s (whole seconds, so many share an instant),
+ * priorities 0 to 3, a pending limit on some. Jobs are named j0..j(n-1). */
+static struct sim_trace *diff_trace(unsigned long seed, int n)
+{
+	static const int gpus[] = { 1, 2, 4, 8, 12, 16 };
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(g, seed);
+	struct sim_trace *t = sim_trace_create();
+	char id[16];
+	for (int i = 0; i < n; i++) {
+		snprintf(id, sizeof id, "j%d", i);
+		size_t row = add_job(t, id, (double)gsl_rng_uniform_int(g, 2000), 10 + (double)gsl_rng_uniform_int(g, 990),
+				     gpus[gsl_rng_uniform_int(g, 6)], diff_queues[gsl_rng_uniform_int(g, 4)],
+				     (int)gsl_rng_uniform_int(g, 4));
+		if (gsl_rng_uniform_int(g, 8) == 0)
+			t->jobs[row].max_pending_ns = (sim_time_t)(100 + gsl_rng_uniform_int(g, 900)) * SIM_NS_PER_S;
+	}
+	gsl_rng_free(g);
+	return t;
+}
+
+/* Per job, in trace order: start, end, state, preemptions (fixed-width fields: no
+ * padding, so memcmp compares the tables byte for byte). */
+static int64_t *job_table(const struct sim_trace *t)
+{
+	int64_t *v = calloc(t->n_jobs * 4 + 1, sizeof *v);
+	for (size_t i = 0; v && i < t->n_jobs; i++) {
+		v[4 * i] = t->jobs[i].start_ns;
+		v[4 * i + 1] = t->jobs[i].end_ns;
+		v[4 * i + 2] = t->jobs[i].state;
+		v[4 * i + 3] = t->jobs[i].preemptions;
+	}
+	return v;
+}
+
+static void diff_decisions_equal(const struct sim_decisions *a, const struct sim_decisions *b)
+{
+	CU_ASSERT_EQUAL_FATAL(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++) { /* field by field: the struct has padding */
+		CU_ASSERT_EQUAL(a->v[i].t, b->v[i].t);
+		CU_ASSERT_EQUAL(a->v[i].victim, b->v[i].victim);
+		CU_ASSERT_EQUAL(a->v[i].preemptor, b->v[i].preemptor);
+		CU_ASSERT_EQUAL(a->v[i].reason, b->v[i].reason);
+		CU_ASSERT_EQUAL(a->v[i].requeued, b->v[i].requeued);
+		CU_ASSERT_EQUAL(a->v[i].lost_gpu_s, b->v[i].lost_gpu_s);
+	}
+}
+
+static void test_cohort_epochs_match_naive_oracle(void)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	size_t preemptions = 0, jobs = 0;
+	for (unsigned long seed = 1; seed <= 60; seed++) {
+		gsl_rng_set(g, seed);
+		int n = 60 + (int)gsl_rng_uniform_int(g, 90);
+		char csv[256];
+		snprintf(csv, sizeof csv, "time_s,id,priority,duration_s\n%d,j%d,5,300\n%d,j%d,3,0\n",
+			 (int)gsl_rng_uniform_int(g, 2000), (int)gsl_rng_uniform_int(g, (unsigned long)n),
+			 (int)gsl_rng_uniform_int(g, 2000), (int)gsl_rng_uniform_int(g, (unsigned long)n));
+		struct diff_case dc;
+		diff_config(g, &dc, tu_write_file("diff_prio.csv", csv));
+		struct qrun fast, naive;
+		qrun(&fast, diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
+		cohort_test_naive_pending = 1;
+		qrun(&naive, diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
+		cohort_test_naive_pending = 0;
+		int64_t *a = job_table(fast.t), *b = job_table(naive.t);
+		CU_ASSERT_FATAL(a && b);
+		int same = memcmp(a, b, fast.t->n_jobs * 4 * sizeof *a) == 0;
+		if (!same)
+			fprintf(stderr, "seed %lu: job tables differ (%s)\n", seed, dc.quota);
+		CU_ASSERT(same);
+		diff_decisions_equal(sim_engine_decisions(fast.e), sim_engine_decisions(naive.e));
+		preemptions += sim_engine_decisions(fast.e)->n;
+		jobs += fast.t->n_jobs;
+		free(a);
+		free(b);
+		qrun_free(&fast);
+		qrun_free(&naive);
+	}
+	CU_ASSERT(preemptions > 0); /* the runs do preempt */
+	CU_ASSERT(jobs > 0);
+	gsl_rng_free(g);
+}
+
 static CU_TestInfo cohort_tests[] = {
 	{ "config_errors", test_cohort_config_errors },
 	{ "no_preemption_chains_at_one_instant", test_cohort_no_preemption_chains_at_one_instant },
@@ -830,6 +1011,8 @@ static CU_TestInfo cohort_tests[] = {
 	{ "first_fit_rejects_any_shortfall", test_cohort_first_fit_rejects_any_shortfall },
 	{ "prefs_share_one_request", test_cohort_prefs_share_one_request },
 	{ "pending_limit_drops", test_cohort_pending_limit_drops },
+	{ "every_head_set_aside", test_cohort_every_head_set_aside },
+	{ "epochs_match_naive_oracle", test_cohort_epochs_match_naive_oracle },
 	CU_TEST_INFO_NULL,
 };
 
