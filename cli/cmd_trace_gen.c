@@ -90,6 +90,12 @@ int cmd_trace_gen(int argc, char **argv)
 
 	sim_diag_init(&diag, 20);
 	rc = gen_config_load(config, &cfg, &diag);
+	/* The empirical law's source trace is an input too: the output must not replace it. */
+	if (rc == 0 && cfg->emp_path && cmd_check_output(out, "empirical durations trace", cfg->emp_path)) {
+		gen_config_destroy(cfg);
+		sim_diag_fini(&diag);
+		return GPUSCHED_EXIT_BADINPUT;
+	}
 	if (rc == 0) {
 		if (seed_arg)
 			cfg->seed = seed;

@@ -495,7 +495,9 @@ void exp_merge_abort(struct exp_merge *m)
 	m->out = NULL;
 }
 
-/* Puts the joined log in place (after the results file: both or neither is new). */
+/* Puts the joined log in place, after the results file (a failed merge renames
+ * neither; only a failed rename of the log itself leaves the results new and the
+ * log old). */
 static int commit_log(const char *log_tmp, const char *log_path, struct sim_diag *diag)
 {
 	int rc = 0;
@@ -626,9 +628,22 @@ void exp_cleaner_stop(void)
 {
 	if (cleaner_pid <= 0)
 		return;
+	/* A cleaner that is gone (killed, or reaped by the watch loop's waitpid) left no
+	 * reader: the write then fails with EPIPE, and the SIGPIPE it raises, held off
+	 * here, is taken back rather than ending a sweep that succeeded. */
+	sigset_t pipe_set, old;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
 	ssize_t put;
 	while ((put = write(cleaner_fd, "x", 1)) < 0 && errno == EINTR)
 		;
+	if (put < 0 && errno == EPIPE) {
+		const struct timespec none = { 0, 0 };
+		while (sigtimedwait(&pipe_set, NULL, &none) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	close(cleaner_fd);
 	waitpid(cleaner_pid, NULL, 0);
 	cleaner_pid = -1;
@@ -776,6 +791,7 @@ static int watch_workers(const struct exp_pool *pool, struct exp_parts *p, struc
 		if (w == n)
 			continue; /* not ours */
 		pids[w] = 0;
+		guard_pids[w] = 0; /* reaped: its pid may be reused, the handler must not signal it */
 		alive--;
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 			continue;

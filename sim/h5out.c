@@ -450,6 +450,7 @@ struct h5out *h5out_create(const char *path, const struct h5out_meta *meta, stru
 		if (fapl >= 0)
 			H5Pclose(fapl);
 		h5err(diag, o->tmp_path, "cannot set HDF5 file properties");
+		unlink(o->tmp_path); /* ours, made above */
 		goto out_free;
 	}
 	o->file = H5Fcreate(o->tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);

@@ -70,9 +70,12 @@ const char *sim_out_write_error(int err);
  * failed write when the close itself succeeds; EIO when none is known). */
 int sim_out_close(FILE *f);
 
-/* Outputs of one command that all appear, or none does: each written under its
- * temporary, renamed together by commit; abort removes the temporaries (only
- * those this process created, never a file that was there before). */
+/* Outputs of one command, each written under its temporary and renamed only once
+ * all are written (commit), so a failure while writing leaves every old file as it
+ * was; abort removes the temporaries (only those this process created, never a
+ * file that was there before). The renames themselves are one after the other: a
+ * rename that fails part-way (rare: the folder changed under us) leaves the outputs
+ * renamed before it new and the rest old. */
 struct sim_out_stage {
 	size_t n, cap;
 	char **tmp, **final;

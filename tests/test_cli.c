@@ -208,6 +208,31 @@ static int is_fifo(const char *path)
 /* Every verb's outputs (-o, --log, --plot) refuse an input of the same command,
  * side files of a config included, and anything not a regular file (a device
  * node, here a named pipe, would be replaced by a regular file). */
+/* trace gen reads a second input under the empirical law, the trace its durations
+ * are drawn from: -o naming it is refused (exit 2) and the trace is left as it was
+ * (it was read, then replaced by the output). */
+static void test_cli_trace_gen_keeps_empirical_source(void)
+{
+	static const char before[] = "id,submit_s,duration_s,request\nj1,0,60,*:gpu=1\nj2,5,120,*:gpu=2\n";
+	const char *trace = tu_write_file("emp_src.csv", before);
+	const char *cfg = tu_write_file("emp_gen.json",
+					"{\"jobs\": 5, \"seed\": 1, \"arrivals\": {\"process\": \"poisson\", "
+					"\"rate_per_h\": 10}, \"durations\": {\"law\": \"empirical\", "
+					"\"trace\": \"emp_src.csv\"}}");
+	char args[8192], *out = NULL;
+	snprintf(args, sizeof args, "trace gen %s -o %s", cfg, trace);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT(out && strstr(out, "empirical durations trace"));
+	free(out);
+	char *now = tu_read_file(trace, NULL);
+	CU_ASSERT(now && strcmp(now, before) == 0);
+	free(now);
+	/* another output is fine */
+	snprintf(args, sizeof args, "trace gen %s -o %s", cfg, tu_tmp_path("emp_out.csv"));
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	free(out);
+}
+
 static void test_cli_outputs_never_clobber_inputs_or_devices(void)
 {
 	const char *trace = tu_write_file("clob.csv", good_trace);
@@ -480,6 +505,7 @@ static CU_TestInfo cli_tests[] = {
 	{ "test_cli_bad_input_exit2_located_no_output", test_cli_bad_input_exit2_located_no_output },
 	{ "test_cli_output_never_overwrites_input", test_cli_output_never_overwrites_input },
 	{ "test_cli_outputs_never_clobber_inputs_or_devices", test_cli_outputs_never_clobber_inputs_or_devices },
+	{ "trace gen: -o never replaces the empirical source", test_cli_trace_gen_keeps_empirical_source },
 	{ "test_cli_help_on_every_verb", test_cli_help_on_every_verb },
 	{ "test_cli_user_tmp_files_survive", test_cli_user_tmp_files_survive },
 	{ "test_cli_full_disk_names_cause", test_cli_full_disk_names_cause },

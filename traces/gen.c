@@ -353,6 +353,9 @@ static void load_empirical(struct pc *c, const char *dir, const cJSON *d, struct
 		err(c, "$.durations.trace", "expected a path under 4096 bytes");
 		return;
 	}
+	free(g->emp_path);
+	if (!(g->emp_path = strdup(path)))
+		c->nomem = 1;
 	rc = trace_native_read(path, &t, c->diag);
 	if (rc == -SIM_ENOMEM)
 		c->nomem = 1;
@@ -614,6 +617,7 @@ void gen_config_destroy(struct gen_config *c)
 		return;
 	free(c->name);
 	free(c->emp_s);
+	free(c->emp_path);
 	free(c->gpu_values);
 	free(c->gpu_weights);
 	for (size_t i = 0; c->queue_names && i < c->n_queues; i++)

@@ -56,6 +56,7 @@ struct gen_config {
 	double median_s, sigma;  /* lognormal */
 	double shape, scale_s;   /* Weibull */
 	double *emp_s;           /* empirical: the source's durations, s */
+	char *emp_path;          /* empirical: the source trace's path (an input of `trace gen`) */
 	size_t n_emp;
 	double cap_s;            /* 0 = no cap */
 	/* mixes: values with weights (equal when the config gives none) */

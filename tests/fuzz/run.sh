@@ -100,8 +100,14 @@ failed=0
 for t in $targets; do
 	bin="$build/fuzz_$t"
 	work="$out/$t"
+	# Only a folder an earlier run made (it holds our marker) is cleared: a user's
+	# FUZZ_OUT may hold other things under that name.
+	if [ -e "$work" ] && [ ! -f "$work/.gpusched-fuzz" ]; then
+		echo "error: $work exists and was not made by tests/fuzz/run.sh; choose another FUZZ_OUT" >&2
+		exit 2
+	fi
 	rm -rf "$work"
-	mkdir -p "$work/corpus" "$work/artifacts" "$work/tmp"
+	mkdir -p "$work/corpus" "$work/artifacts" "$work/tmp" && : >"$work/.gpusched-fuzz"
 	[ -d "$here/corpus/$t" ] && cp "$here/corpus/$t"/* "$work/corpus/" 2>/dev/null
 	dict=
 	[ -f "$here/dict/$t.dict" ] && dict="-dict=$here/dict/$t.dict"
