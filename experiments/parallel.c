@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #define STAMP_NAME "STAMP"
+#define MERGED_NAME "merged.h5" /* the merge's temporary is MERGED_NAME.XXXXXX.tmp, in the parts folder */
 #define STAMP_MAGIC "gpusched parts 1"
 #define POLL_NS 50000000L /* parent's wait between looks at the workers: 50 ms */
 #define PROGRESS_S 0.25   /* least time between two progress lines */
@@ -194,14 +195,15 @@ static int write_atomic(const char *path, const char *text)
 }
 
 /* 1 for a name this code writes in a parts folder: STAMP, NNNNNN.h5, NNNNNN.log,
- * and their temporaries (sim_out_tmp_create's NAME.XXXXXX.tmp, or an older
+ * the merge's temporary (MERGED_NAME.XXXXXX.tmp), and their temporaries (sim_out_tmp_create's NAME.XXXXXX.tmp, or an older
  * version's NAME.tmp). Only these are removed. */
 static int is_part_name(const char *name)
 {
 	size_t len = strlen(name);
 	if (!sim_out_tmp_name(name, &len) && len > 4 && strcmp(name + len - 4, ".tmp") == 0)
 		len -= 4;
-	if (len == strlen(STAMP_NAME) && strncmp(name, STAMP_NAME, len) == 0)
+	if ((len == strlen(STAMP_NAME) && strncmp(name, STAMP_NAME, len) == 0) ||
+	    (len == strlen(MERGED_NAME) && strncmp(name, MERGED_NAME, len) == 0))
 		return 1;
 	size_t digits = strspn(name, "0123456789");
 	if (digits < 6)
@@ -458,8 +460,14 @@ static int merge_open(struct exp_merge *m, struct sim_diag *diag)
 {
 	if (m->out)
 		return 0;
+	/* The temporary goes in the parts folder (same filesystem as the output, renamed
+	 * there by commit): a SIGKILL between its creation and the cleaner learning its
+	 * name (SIGKILL cannot be held off) then leaves it where the cleaner and a
+	 * --resume remove what is ours, not beside the output under a name nobody knows. */
+	char beside[4096 + 16];
+	snprintf(beside, sizeof beside, "%s/" MERGED_NAME, m->p->dir);
 	exp_guard_hold();
-	m->out = h5out_create(m->output, m->meta, diag);
+	m->out = h5out_create_at(m->output, beside, m->meta, diag);
 	if (m->out)
 		merge_guard(0, h5out_tmp_path(m->out));
 	exp_guard_release();

@@ -420,6 +420,12 @@ static char *dup_str(const char *s)
 
 struct h5out *h5out_create(const char *path, const struct h5out_meta *meta, struct sim_diag *diag)
 {
+	return h5out_create_at(path, path, meta, diag);
+}
+
+struct h5out *h5out_create_at(const char *path, const char *tmp_beside, const struct h5out_meta *meta,
+			      struct sim_diag *diag)
+{
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	struct h5out *o = calloc(1, sizeof *o);
 	if (!o) {
@@ -434,7 +440,7 @@ struct h5out *h5out_create(const char *path, const struct h5out_meta *meta, stru
 	}
 	/* The name is made ours exclusively first (no file of the user is truncated);
 	 * HDF5 then truncates our empty file. */
-	int fd = sim_out_tmp_create(path, &o->tmp_path);
+	int fd = sim_out_tmp_create(tmp_beside, &o->tmp_path);
 	if (fd < 0) {
 		sim_diag_add(diag, path, "cannot create a temporary file beside it: %s", strerror(errno));
 		goto out_free;

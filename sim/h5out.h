@@ -45,6 +45,11 @@ struct h5out_meta {
 /* Opens a new temporary beside PATH for writing (never an existing file). NULL on
  * failure with a message in diag. */
 struct h5out *h5out_create(const char *path, const struct h5out_meta *meta, struct sim_diag *diag);
+/* The same with the temporary beside TMP_BESIDE instead (a path in the same
+ * filesystem as PATH, which commit renames the temporary to): for a writer whose
+ * folder of its own is cleaned by others when it is killed outright. */
+struct h5out *h5out_create_at(const char *path, const char *tmp_beside, const struct h5out_meta *meta,
+			      struct sim_diag *diag);
 /* The temporary's name (owned by o): for a signal handler that removes it. */
 const char *h5out_tmp_path(const struct h5out *o);
 
