@@ -238,16 +238,22 @@ static pid_t spawn(const char *cfg, const char *out, const char *jobs)
 	return pid;
 }
 
+/* Complete parts NNNNNN.h5 of out's 6 runs. */
+static int count_parts(const char *out)
+{
+	char path[700];
+	int n = 0;
+	for (int i = 0; i < 6; i++) {
+		snprintf(path, sizeof path, "%s.parts/%06d.h5", out, i);
+		n += tu_exists(path);
+	}
+	return n;
+}
+
 /* 1 when some complete part NNNNNN.h5 of out exists. */
 static int some_part(const char *out)
 {
-	char path[700];
-	for (int i = 0; i < 6; i++) {
-		snprintf(path, sizeof path, "%s.parts/%06d.h5", out, i);
-		if (tu_exists(path))
-			return 1;
-	}
-	return 0;
+	return count_parts(out) > 0;
 }
 
 static void test_resume_after_sigkill(void)
@@ -540,17 +546,6 @@ static int has_part(const void *out)
 	return some_part(out);
 }
 
-/* Complete parts NNNNNN.h5 of out's 6 runs. */
-static int count_parts(const char *out)
-{
-	char path[700];
-	int n = 0;
-	for (int i = 0; i < 6; i++) {
-		snprintf(path, sizeof path, "%s.parts/%06d.h5", out, i);
-		n += tu_exists(path);
-	}
-	return n;
-}
 
 static void test_sigkill_parent_stops_workers(void)
 {
