@@ -575,6 +575,11 @@ static void set_priority(struct cohort *c, const struct sim_view *v, uint32_t jo
 	if (ei == NONE_U32)
 		return;
 	struct entry *e = ent(c, ei);
+	if (e->running) { /* its quantities move to the new priority's band */
+		if (kq_set_running_priority(c->kq, &e->wl, prio))
+			c->oom = 1;
+		return;
+	}
 	e->wl.priority = prio;
 	if (e->pending)
 		pending_reorder(c, &c->qs[j->queue], ei);

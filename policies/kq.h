@@ -110,6 +110,7 @@ struct kq_wl {
 	int16_t allow[SIM_MAX_OPTIONS]; /* flavor indices */
 	/* owned by kq while running */
 	uint32_t slot;        /* index in its queue's running array */
+	struct kq_wl *run_prev, *run_next; /* its priority band's list (kq_band.head) */
 	uint32_t mark;        /* cycle scratch */
 	/* owned by kq while pending: its last nomination, reused while the tree and the
 	 * time are the same (s->gen, now) and it admitted nothing (NoFit or no
@@ -146,8 +147,14 @@ struct kq_node {
 		int32_t prio;
 		uint32_t jobs;
 		sim_qty_t *qty; /* n_fr, owned */
+		/* Its running workloads in preemption-candidate order within one queue and
+		 * priority: most recently admitted first, then by tie. Admissions come in
+		 * time order, so a new one goes in front and the order costs nothing to
+		 * keep; a victim search walks it instead of sorting every candidate. */
+		struct kq_wl *head;
 	} *bands;
 	size_t n_bands, cap_bands;
+	uint32_t n_evicted;  /* running workloads with `evicted` set (they are candidates first) */
 	sim_qty_t *max_req;  /* n_fr: the largest quantity one running workload ever had (a bound) */
 };
 
@@ -184,8 +191,20 @@ struct kq_sched {
 	kq_room_fn room;          /* physical room for first-fit workloads; NULL = always
 				   * (explain: a scenario has no nodes) */
 	void *room_arg;
-	void *scratch;            /* owned buffers for decisions */
+	void *scratch;            /* owned: struct kq_scratch (kq_impl.h), buffers reused by decisions */
 };
+
+/* Tests only: each bit set makes the decision core take one shortcut's slow, obvious
+ * path instead, the oracle that differential tests compare the fast path with.
+ * Decisions must be identical either way. Default 0 (every shortcut on). */
+enum {
+	KQ_ORACLE_FAIR_BOUND = 1,      /* no aggregate bound before a fair-sharing search */
+	KQ_ORACLE_SCAN = 2,            /* fair sharing finds a queue's next candidate by a scan */
+	KQ_ORACLE_NO_MEMO = 4,         /* every nomination computed afresh */
+	KQ_ORACLE_CLASSICAL_BOUND = 8, /* no aggregate bound before a classical search */
+	KQ_ORACLE_ALL = 15,
+};
+extern int kq_test_oracle;
 
 /* ---- building ---- */
 struct kq_sched *kq_create(int n_res, const char (*res_names)[SIM_NAME_MAX], int n_flavors,
@@ -214,6 +233,10 @@ static inline int kq_fr(const struct kq_sched *s, int flavor, int res) { return 
  * nothing changed. */
 int kq_add_running(struct kq_sched *s, struct kq_wl *wl);
 void kq_remove_running(struct kq_sched *s, struct kq_wl *wl); /* unbooks; never fails */
+/* A running workload's priority changes (a priority event): its quantities move to
+ * the band of the new priority, so the bounds of a victim search see it where it now
+ * is. Returns 0, or -SIM_ENOMEM with nothing changed. */
+int kq_set_running_priority(struct kq_sched *s, struct kq_wl *wl, int32_t prio);
 void kq_usage_add(struct kq_sched *s, int node, int fr, sim_qty_t v);
 void kq_usage_remove(struct kq_sched *s, int node, int fr, sim_qty_t v);
 sim_qty_t kq_available(const struct kq_sched *s, int node, int fr);

@@ -492,7 +492,7 @@ static int nominate_uncached(struct kq_sched *s, struct kq_wl *wl, sim_time_t no
 
 static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct nomination *nom)
 {
-	if (wl->nom_gen == s->gen && wl->nom_now == now) {
+	if (!(kq_test_oracle & KQ_ORACLE_NO_MEMO) && wl->nom_gen == s->gen && wl->nom_now == now) {
 		nom->wl = wl;
 		nom->mode = (enum kq_mode)wl->nom_mode;
 		nom->level = wl->nom_level;

@@ -4,6 +4,16 @@
 
 #include "kq.h"
 
+/* Buffers a kq_sched keeps between decisions (kq_sched.scratch, owned, freed by
+ * kq_destroy): grown on first use, reused after, so the decision path does not
+ * allocate once a run is warm. */
+struct kq_scratch {
+	void *taken; /* the aggregate bounds' undo log (kq_preempt.c) */
+	size_t cap_taken;
+	void *fair;  /* a fair-sharing search's arrays (struct fair_bufs, kq_preempt.c) */
+};
+void kq_scratch_free(struct kq_sched *s); /* frees s->scratch and what it holds */
+
 /* A growable list of victims (with reasons) that one preemption simulation found. */
 struct kq_targets {
 	struct kq_victim *v;

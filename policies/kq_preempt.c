@@ -500,10 +500,39 @@ static sim_qty_t attempt_allowance(const struct kq_sched *s, const struct kq_nod
 
 /* One attempt's bound: remove in aggregate all that every queue may lose, then test
  * the attempt's fit. */
+struct taken {
+	int node, fr;
+	sim_qty_t v;
+};
+
+/* The undo log of an aggregate bound: at most one entry per (node, fr), kept by the
+ * scheduler between searches (no allocation once it has grown). NULL: no memory. */
+static struct taken *taken_log(struct kq_sched *s)
+{
+	struct kq_scratch *sc = s->scratch;
+	size_t need = s->n_nodes * (size_t)s->n_fr + 1;
+	if (!sc && !(sc = s->scratch = calloc(1, sizeof *sc)))
+		return NULL;
+	if (sc->cap_taken < need) {
+		void *nv = realloc(sc->taken, need * sizeof(struct taken));
+		if (!nv)
+			return NULL;
+		sc->taken = nv;
+		sc->cap_taken = need;
+	}
+	return sc->taken;
+}
+
+static void restore_taken(struct kq_sched *s, const struct taken *tk, size_t n)
+{
+	while (n--)
+		kq_usage_add(s, tk[n].node, tk[n].fr, tk[n].v);
+}
+
 static int attempt_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
 			      const uint8_t *contested, int allow_borrow, int advantage, int root)
 {
-	struct taken { int node, fr; sim_qty_t v; } *tk = malloc(s->n_nodes * (size_t)s->n_fr * sizeof *tk);
+	struct taken *tk = taken_log(s);
 	if (!tk)
 		return 1; /* no bound: search in full */
 	size_t n = 0;
@@ -528,9 +557,7 @@ static int attempt_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const
 		}
 	}
 	int fits = kq_fits_quota(s, pre, flavor, allow_borrow);
-	while (n--)
-		kq_usage_add(s, tk[n].node, tk[n].fr, tk[n].v);
-	free(tk);
+	restore_taken(s, tk, n);
 	return fits;
 }
 
@@ -563,7 +590,7 @@ static int hopeless_classical(struct kq_sched *s, const struct kq_wl *pre, const
 static int classical_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *flavor,
 			     const uint8_t *contested, sim_time_t now, struct kq_targets *out)
 {
-	if (hopeless_classical(s, pre, flavor, contested))
+	if (!(kq_test_oracle & KQ_ORACLE_CLASSICAL_BOUND) && hopeless_classical(s, pre, flavor, contested))
 		return 0;
 	struct classical_ctx x = { .s = s, .pre = pre, .flavor = flavor, .contested = contested, .now = now };
 	struct cands all = { 0 };
@@ -636,66 +663,261 @@ struct fair_ctx {
 	const int16_t *flavor;
 	const uint8_t *contested;
 	sim_time_t now;
-	struct cands cand;     /* sorted; taken ones have wl == NULL */
-	size_t *first;         /* per node: index in cand of its queue's next candidate, or SIZE_MAX */
+	/* The candidates, collected a queue at a time when the search first asks about
+	 * that queue, and made a heap when it is first popped: the search looks at few
+	 * queues and takes few jobs of each, and sorting every candidate of the tree
+	 * for each search was most of fair sharing's cost. (The oracle,
+	 * KQ_ORACLE_SCAN, collects and sorts every candidate up front and scans.) */
+	struct cands cand;
+	size_t *first;         /* per node: FQ_COLLECTED/FQ_HEAP: start of its run in cand;
+				* FQ_LINKED: index of its next candidate, or SIZE_MAX */
+	size_t *left;          /* per node, FQ_COLLECTED/FQ_HEAP: candidates left in its run */
+	size_t *next;          /* FQ_LINKED, per candidate: the next of its queue, or SIZE_MAX */
+	size_t cap_next;
+	/* FQ_LIST, per node: where the walk of its priority bands' lists stands */
+	size_t *band;          /* band index */
+	struct kq_wl **at;     /* next workload to look at in that band (NULL: band done) */
+	uint8_t *phase;        /* 0: evicted workloads only (a first walk), 1: the others */
+	uint8_t *state;        /* per node: FQ_* */
 	uint8_t *pruned;       /* per node */
 	uint8_t *on_path;      /* per node: ancestors of the preemptor's queue */
 	int root;
 	struct kq_targets *out;
 	int done;              /* fits: stop */
+	int oom;               /* a lazy collection ran out of memory: the search fails */
 	int allow_borrow;
 };
 
+enum { /* fair_ctx.state of a node */
+	FQ_NONE = 0,   /* not a source of candidates in this search */
+	FQ_ELIGIBLE,   /* a source, its jobs not looked at yet */
+	FQ_COLLECTED,  /* its candidates are one run of cand, unordered */
+	FQ_HEAP,       /* ... a binary heap in candidate order, `left` entries */
+	FQ_LINKED,     /* second pass: threaded through next[] in candidate order */
+	FQ_LIST,       /* walked lazily in the queue's band lists (already in order) */
+};
+
+/* Is queue qi a source of candidates for this search? Decided for every queue when
+ * the search starts, on the usage then (a target taken back within its nominal
+ * quota during the search stays a source, as Kueue collects once up front). */
+static int fair_source(const struct fair_ctx *x, int qi)
+{
+	const struct kq_sched *s = x->s;
+	const struct kq_node *q = &s->nodes[qi];
+	const struct kq_queue_cfg *cfg = &s->nodes[x->pre->queue].cfg;
+	if (!q->is_queue || !q->n_running)
+		return 0;
+	if (qi == x->pre->queue)
+		return cfg->within != KQ_NEVER;
+	int r = qi;
+	while (s->nodes[r].parent >= 0)
+		r = s->nodes[r].parent;
+	return r == x->root && q->parent >= 0 && cfg->reclaim != KQ_NEVER && !within_nominal(s, qi, x->contested);
+}
+
+/* Appends queue qi's candidates (unsorted) to x->cand. */
+static int collect_queue(struct fair_ctx *x, int qi)
+{
+	struct kq_sched *s = x->s;
+	const struct kq_node *q = &s->nodes[qi];
+	const struct kq_queue_cfg *cfg = &s->nodes[x->pre->queue].cfg;
+	int own = qi == x->pre->queue;
+	for (size_t k = 0; k < q->n_running; k++) {
+		struct kq_wl *c = q->running[k];
+		if (!uses_contested(s, c, x->contested) || protected_now(s, c, x->now))
+			continue;
+		if (!policy_allows(own ? cfg->within : cfg->reclaim, x->pre, c))
+			continue;
+		if (cands_push(&x->cand, c, -1, own ? V_WITHIN_CQ : V_HIERARCHY, lost_work(c, x->now)))
+			return -SIM_ENOMEM;
+	}
+	return 0;
+}
+
+/* The oracle's collection: every source's candidates, sorted together. */
 static int fair_collect(struct fair_ctx *x)
 {
 	struct kq_sched *s = x->s;
-	const struct kq_queue_cfg *cfg = &s->nodes[x->pre->queue].cfg;
-	for (size_t qi = 0; qi < s->n_nodes; qi++) {
-		const struct kq_node *q = &s->nodes[qi];
-		if (!q->is_queue || !q->n_running)
-			continue;
-		int own = (int)qi == x->pre->queue;
-		if (!own) {
-			int r = (int)qi;
-			while (s->nodes[r].parent >= 0)
-				r = s->nodes[r].parent;
-			if (r != x->root || q->parent < 0 || cfg->reclaim == KQ_NEVER ||
-			    within_nominal(s, (int)qi, x->contested))
-				continue;
-		} else if (cfg->within == KQ_NEVER) {
-			continue;
-		}
-		for (size_t k = 0; k < q->n_running; k++) {
-			struct kq_wl *c = q->running[k];
-			if (!uses_contested(s, c, x->contested) || protected_now(s, c, x->now))
-				continue;
-			if (!policy_allows(own ? cfg->within : cfg->reclaim, x->pre, c))
-				continue;
-			if (cands_push(&x->cand, c, -1, own ? V_WITHIN_CQ : V_HIERARCHY, lost_work(c, x->now)))
-				return -SIM_ENOMEM;
-		}
-	}
+	for (size_t qi = 0; qi < s->n_nodes; qi++)
+		if (fair_source(x, (int)qi) && collect_queue(x, (int)qi))
+			return -SIM_ENOMEM;
 	sort_cands(x->cand.v, x->cand.n, x->pre, s);
 	return 0;
 }
 
-static int queue_has_cand(const struct fair_ctx *x, int qi)
+/* Threads x->cand (in its order) into one list per queue: first[queue] is the
+ * queue's next candidate, next[i] the one after candidate i (FQ_LINKED). */
+static int index_by_queue(struct fair_ctx *x)
 {
-	for (size_t i = 0; i < x->cand.n; i++)
-		if (x->cand.v[i].wl && x->cand.v[i].wl->queue == qi)
-			return 1;
+	size_t n = x->cand.n;
+	if (n > x->cap_next) {
+		size_t *nx = realloc(x->next, n * sizeof *nx);
+		if (!nx)
+			return -SIM_ENOMEM;
+		x->next = nx;
+		x->cap_next = n;
+	}
+	for (size_t i = 0; i < x->s->n_nodes; i++) {
+		x->first[i] = SIZE_MAX;
+		x->state[i] = FQ_LINKED;
+	}
+	for (size_t i = n; i-- > 0;) {
+		int q = x->cand.v[i].wl->queue;
+		x->next[i] = x->first[q];
+		x->first[q] = i;
+	}
 	return 0;
 }
 
-static struct kq_wl *pop_cand(struct fair_ctx *x, int qi)
+static void set_cmp_context(const struct kq_wl *pre, const struct kq_sched *s)
+{
+	cmp_preemptor_queue = pre->queue;
+	cmp_ckpt_aware = s->nodes[pre->queue].cfg.checkpoint_aware;
+}
+
+/* Is w, met in the walk of queue qi's lists, a candidate (the tests of collect_queue,
+ * plus the walk's phase: evicted workloads come first)? */
+static int list_candidate(const struct fair_ctx *x, int qi, const struct kq_wl *w)
+{
+	const struct kq_sched *s = x->s;
+	const struct kq_queue_cfg *cfg = &s->nodes[x->pre->queue].cfg;
+	if ((w->evicted != 0) != (x->phase[qi] == 0))
+		return 0;
+	if (!uses_contested(s, w, x->contested) || protected_now(s, w, x->now))
+		return 0;
+	return policy_allows(qi == x->pre->queue ? cfg->within : cfg->reclaim, x->pre, w);
+}
+
+/* Queue qi's next candidate in the walk, the walk left on it; NULL when none is left.
+ * The bands are in ascending priority and each list most recently admitted first:
+ * the walk meets the queue's candidates in candidate order (cand_cmp within one
+ * queue, checkpoint-unaware), evicted ones in a first walk when there are any. */
+static struct kq_wl *list_peek(struct fair_ctx *x, int qi)
+{
+	const struct kq_node *q = &x->s->nodes[qi];
+	for (;;) {
+		struct kq_wl *w = x->at[qi];
+		if (w) {
+			if (list_candidate(x, qi, w))
+				return w;
+			x->at[qi] = w->run_next;
+			continue;
+		}
+		if (x->band[qi] + 1 < q->n_bands) {
+			x->at[qi] = q->bands[++x->band[qi]].head;
+			continue;
+		}
+		if (x->phase[qi] == 0 && q->n_bands) {
+			x->phase[qi] = 1;
+			x->band[qi] = 0;
+			x->at[qi] = q->bands[0].head;
+			continue;
+		}
+		return NULL;
+	}
+}
+
+static void list_start(struct fair_ctx *x, int qi)
+{
+	const struct kq_node *q = &x->s->nodes[qi];
+	x->phase[qi] = q->n_evicted ? 0 : 1;
+	x->band[qi] = 0;
+	x->at[qi] = q->n_bands ? q->bands[0].head : NULL;
+	x->state[qi] = FQ_LIST;
+}
+
+/* Collects queue qi's candidates on first use; with `heap`, orders them as a heap
+ * too. A checkpoint-unaware preemptor walks the queue's lists instead (no
+ * collection). On no memory the queue offers none and x->oom is set. */
+static void fair_prepare(struct fair_ctx *x, int qi, int heap)
+{
+	if (x->state[qi] == FQ_ELIGIBLE && !x->s->nodes[x->pre->queue].cfg.checkpoint_aware) {
+		list_start(x, qi);
+		return;
+	}
+	if (x->state[qi] == FQ_ELIGIBLE) {
+		size_t start = x->cand.n;
+		if (collect_queue(x, qi)) {
+			x->oom = 1;
+			x->cand.n = start;
+			x->state[qi] = FQ_NONE;
+			return;
+		}
+		x->first[qi] = start;
+		x->left[qi] = x->cand.n - start;
+		x->state[qi] = FQ_COLLECTED;
+	}
+	if (heap && x->state[qi] == FQ_COLLECTED) {
+		struct cand *v = &x->cand.v[x->first[qi]];
+		size_t n = x->left[qi];
+		set_cmp_context(x->pre, x->s);
+		for (size_t i = n / 2; i-- > 0;)
+			cand_sift(v, n, i);
+		x->state[qi] = FQ_HEAP;
+	}
+}
+
+/* The oracle (KQ_ORACLE_SCAN): the first untaken candidate of queue qi, by a
+ * scan of all of them. SIZE_MAX if none. */
+static size_t scan_cand(const struct fair_ctx *x, int qi)
 {
 	for (size_t i = 0; i < x->cand.n; i++)
-		if (x->cand.v[i].wl && x->cand.v[i].wl->queue == qi) {
-			struct kq_wl *w = x->cand.v[i].wl;
-			x->cand.v[i].wl = NULL;
-			return w;
-		}
-	return NULL;
+		if (x->cand.v[i].wl && x->cand.v[i].wl->queue == qi)
+			return i;
+	return SIZE_MAX;
+}
+
+static int queue_has_cand(struct fair_ctx *x, int qi)
+{
+	if (kq_test_oracle & KQ_ORACLE_SCAN)
+		return scan_cand(x, qi) != SIZE_MAX;
+	fair_prepare(x, qi, 0);
+	switch (x->state[qi]) {
+	case FQ_LIST:
+		return list_peek(x, qi) != NULL;
+	case FQ_COLLECTED:
+	case FQ_HEAP:
+		return x->left[qi] > 0;
+	case FQ_LINKED:
+		return x->first[qi] != SIZE_MAX;
+	default:
+		return 0;
+	}
+}
+
+/* Takes queue qi's next candidate in order (NULL when it has none left). */
+static struct kq_wl *pop_cand(struct fair_ctx *x, int qi)
+{
+	if (kq_test_oracle & KQ_ORACLE_SCAN) {
+		size_t k = scan_cand(x, qi);
+		struct kq_wl *w = k == SIZE_MAX ? NULL : x->cand.v[k].wl;
+		if (w)
+			x->cand.v[k].wl = NULL;
+		return w;
+	}
+	fair_prepare(x, qi, 1);
+	if (x->state[qi] == FQ_LIST) {
+		struct kq_wl *w = list_peek(x, qi);
+		if (w)
+			x->at[qi] = w->run_next;
+		return w;
+	}
+	if (x->state[qi] == FQ_HEAP) {
+		if (!x->left[qi])
+			return NULL;
+		set_cmp_context(x->pre, x->s);
+		struct cand *c = cand_pop(&x->cand.v[x->first[qi]], x->left[qi]--);
+		struct kq_wl *w = c->wl;
+		c->wl = NULL;
+		return w;
+	}
+	if (x->state[qi] != FQ_LINKED || x->first[qi] == SIZE_MAX)
+		return NULL;
+	size_t i = x->first[qi];
+	struct kq_wl *w = x->cand.v[i].wl;
+	x->cand.v[i].wl = NULL;
+	x->first[qi] = x->next[i];
+	return w;
 }
 
 /* nextTarget: from `cohort`, the child with the highest share among borrowing
@@ -852,10 +1074,13 @@ static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *
 static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
 {
 	struct kq_sched *s = x->s;
-	free(x->cand.v);
+	struct cands first = x->cand; /* kept for its memory */
 	x->cand = *retry;
-	memset(retry, 0, sizeof *retry);
+	*retry = first;
+	retry->n = 0;
 	memset(x->pruned, 0, s->n_nodes);
+	if (index_by_queue(x)) /* retry holds each queue's candidates in order already */
+		return -SIM_ENOMEM;
 	while (!x->done && !x->pruned[x->root]) {
 		int qi = next_target(x, x->root);
 		if (qi < 0)
@@ -874,28 +1099,180 @@ static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
 	return 0;
 }
 
+/* What a fair-sharing search needs per node and per candidate, kept by the scheduler
+ * between searches (kq_scratch.fair) so that a warm run allocates nothing here. */
+struct fair_bufs {
+	size_t n_nodes;           /* the per-node arrays' length */
+	uint8_t *bytes;           /* one block: state, pruned, on_path, phase */
+	size_t *sizes;            /* one block: first, left, band */
+	struct kq_wl **at;
+	size_t *next;
+	size_t cap_next;
+	struct cands cand, retry;
+};
+
+static struct fair_bufs *fair_bufs_get(struct kq_sched *s)
+{
+	struct kq_scratch *sc = s->scratch;
+	if (!sc && !(sc = s->scratch = calloc(1, sizeof *sc)))
+		return NULL;
+	struct fair_bufs *fb = sc->fair;
+	if (!fb && !(fb = sc->fair = calloc(1, sizeof *fb)))
+		return NULL;
+	if (fb->n_nodes < s->n_nodes || !fb->bytes) {
+		size_t n = s->n_nodes ? s->n_nodes : 1;
+		uint8_t *bytes = malloc(4 * n);
+		size_t *sizes = malloc(3 * n * sizeof *sizes);
+		struct kq_wl **at = malloc(n * sizeof *at);
+		if (!bytes || !sizes || !at) {
+			free(bytes);
+			free(sizes);
+			free(at);
+			return NULL;
+		}
+		free(fb->bytes);
+		free(fb->sizes);
+		free(fb->at);
+		fb->bytes = bytes;
+		fb->sizes = sizes;
+		fb->at = at;
+		fb->n_nodes = n;
+	}
+	return fb;
+}
+
+/* Points the search's arrays into the kept buffers; the per-node flags start at 0. */
+static void fair_ctx_lend(struct fair_ctx *x, struct fair_bufs *fb)
+{
+	size_t n = fb->n_nodes;
+	memset(fb->bytes, 0, 3 * n); /* state, pruned, on_path; phase is set before use */
+	x->state = fb->bytes;
+	x->pruned = fb->bytes + n;
+	x->on_path = fb->bytes + 2 * n;
+	x->phase = fb->bytes + 3 * n;
+	x->first = fb->sizes;
+	x->left = fb->sizes + n;
+	x->band = fb->sizes + 2 * n;
+	x->at = fb->at;
+	x->next = fb->next;
+	x->cap_next = fb->cap_next;
+	x->cand = fb->cand;
+	x->cand.n = 0;
+}
+
+/* Takes back what the search grew (its candidate lists, the next[] links). */
+static void fair_ctx_return(struct fair_ctx *x, struct fair_bufs *fb, const struct cands *retry)
+{
+	fb->next = x->next;
+	fb->cap_next = x->cap_next;
+	fb->cand = x->cand;
+	fb->retry = *retry;
+}
+
+void kq_scratch_free(struct kq_sched *s)
+{
+	struct kq_scratch *sc = s->scratch;
+	if (!sc)
+		return;
+	struct fair_bufs *fb = sc->fair;
+	if (fb) {
+		free(fb->bytes);
+		free(fb->sizes);
+		free(fb->at);
+		free(fb->next);
+		free(fb->cand.v);
+		free(fb->retry.v);
+		free(fb);
+	}
+	free(sc->taken);
+	free(sc);
+	s->scratch = NULL;
+}
+
+/* A bound before any job is looked at: fair sharing only ever takes candidates, so
+ * if the preemptor does not fit (borrowing allowed, as fair_take tests) even with
+ * every job that could be a candidate gone, in aggregate, no victim set exists.
+ * The candidates' superset, per queue and contested flavor-resource: from its own
+ * queue all that within_queue allows, from every other queue of its tree that has a
+ * cohort and borrows on a contested flavor-resource all that reclaim_within_cohort
+ * allows (uncapped: fair sharing may take a target below its nominal quota while
+ * its share stays the highest). Removing usage never lowers what a queue may
+ * admit, so "fits" here is necessary for any victim set. O(queues). */
+static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+			   const uint8_t *contested, int root)
+{
+	struct taken *tk = taken_log(s);
+	if (!tk)
+		return 1; /* no bound: search in full */
+	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
+	size_t n = 0;
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct kq_node *o = &s->nodes[i];
+		if (!o->is_queue || !o->n_running)
+			continue;
+		int own = (int)i == pre->queue;
+		if (!own) {
+			int r = (int)i;
+			while (s->nodes[r].parent >= 0)
+				r = s->nodes[r].parent;
+			if (r != root || o->parent < 0 || cfg->reclaim == KQ_NEVER ||
+			    within_nominal(s, (int)i, contested))
+				continue;
+		}
+		for (int fr = 0; fr < s->n_fr; fr++) {
+			if (!contested[fr])
+				continue;
+			sim_qty_t v = band_allowance(o, fr, pre, own ? cfg->within : cfg->reclaim);
+			if (v > 0) {
+				kq_usage_remove(s, (int)i, fr, v);
+				tk[n++] = (struct taken){ (int)i, fr, v };
+			}
+		}
+	}
+	int fits = kq_fits_quota(s, pre, flavor, 1);
+	restore_taken(s, tk, n);
+	return fits;
+}
+
 static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *flavor, const uint8_t *contested,
 			sim_time_t now, struct kq_targets *out)
 {
 	struct fair_ctx x = { .s = s, .pre = pre, .flavor = flavor, .contested = contested, .now = now, .out = out };
-	struct cands retry = { 0 };
-	int rc = -SIM_ENOMEM;
+	struct fair_bufs *fb = fair_bufs_get(s);
 	out->n = 0;
+	if (!fb)
+		return -SIM_ENOMEM;
 	x.root = pre->queue;
 	while (s->nodes[x.root].parent >= 0)
 		x.root = s->nodes[x.root].parent;
-	x.pruned = calloc(s->n_nodes, 1);
-	x.on_path = calloc(s->n_nodes, 1);
-	if (!x.pruned || !x.on_path)
-		goto out;
+	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && !fair_bound_fits(s, pre, flavor, contested, x.root))
+		return 0;
+	struct cands retry = fb->retry;
+	int rc = 0;
+	retry.n = 0;
+	fair_ctx_lend(&x, fb);
 	for (int n = s->nodes[pre->queue].parent; n >= 0; n = s->nodes[n].parent)
 		x.on_path[n] = 1;
-	if ((rc = fair_collect(&x)) || x.cand.n == 0)
-		goto out;
+	if (kq_test_oracle & KQ_ORACLE_SCAN) {
+		if ((rc = fair_collect(&x)) || x.cand.n == 0)
+			goto out;
+	} else {
+		int any = 0;
+		for (size_t qi = 0; qi < s->n_nodes; qi++)
+			if (fair_source(&x, (int)qi)) {
+				x.state[qi] = FQ_ELIGIBLE;
+				any = 1;
+			}
+		rc = 0;
+		if (!any)
+			goto out;
+	}
 	kq_book(s, pre, flavor, +1);
 	int two = s->fair_le_final && s->fair_lt_initial;
 	fs_strategy first = (s->fair_le_final && !s->fair_first_is_initial) ? le_final : lt_initial;
 	rc = fair_first_pass(&x, first, &retry);
+	if (!rc && x.oom)
+		rc = -SIM_ENOMEM;
 	if (!rc && !x.done && two && first == le_final)
 		rc = fair_second_pass(&x, &retry);
 	if (!x.done)
@@ -904,10 +1281,7 @@ static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *fl
 	if (!x.done)
 		out->n = 0;
 out:
-	free(retry.v);
-	free(x.cand.v);
-	free(x.pruned);
-	free(x.on_path);
+	fair_ctx_return(&x, fb, &retry);
 	return rc;
 }
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kq.h"
+#include "kq_impl.h"
 
 static const char *const policy_names[] = { "Never", "LowerPriority", "LowerOrNewerEqualPriority", "Any" };
 
@@ -53,6 +53,8 @@ const char *kq_wait_text(enum kq_wait w)
 
 /* ---- building ---- */
 
+int kq_test_oracle;
+
 struct kq_sched *kq_create(int n_res, const char (*res_names)[SIM_NAME_MAX], int n_flavors,
 			   const char (*flavor_names)[SIM_NAME_MAX])
 {
@@ -91,7 +93,7 @@ void kq_destroy(struct kq_sched *s)
 	free(s->nodes);
 	free(s->by_name);
 	free(s->flavor_names);
-	free(s->scratch);
+	kq_scratch_free(s);
 	free(s);
 }
 
@@ -362,7 +364,7 @@ static struct kq_band *band_of(struct kq_sched *s, struct kq_node *q, int32_t pr
 	if (!qty)
 		return NULL;
 	memmove(&q->bands[i + 1], &q->bands[i], (q->n_bands - i) * sizeof *q->bands);
-	q->bands[i] = (struct kq_band){ prio, 0, qty };
+	q->bands[i] = (struct kq_band){ prio, 0, qty, NULL };
 	q->n_bands++;
 	return &q->bands[i];
 }
@@ -383,6 +385,45 @@ static void band_update(struct kq_sched *s, const struct kq_wl *wl, struct kq_ba
 	}
 }
 
+/* Does running workload a come before b as a preemption candidate of one queue
+ * and priority? Most recently admitted first, then the lower tie. */
+static int runs_before(const struct kq_wl *a, const struct kq_wl *b)
+{
+	if (a->admitted != b->admitted)
+		return a->admitted > b->admitted;
+	return a->tie < b->tie;
+}
+
+/* Puts wl in its place in band b's list: a walk from the front, which a workload
+ * admitted now (the newest) ends at once. */
+static void band_link(struct kq_band *b, struct kq_wl *wl)
+{
+	struct kq_wl *prev = NULL, *cur = b->head;
+	while (cur && runs_before(cur, wl)) {
+		prev = cur;
+		cur = cur->run_next;
+	}
+	wl->run_prev = prev;
+	wl->run_next = cur;
+	if (cur)
+		cur->run_prev = wl;
+	if (prev)
+		prev->run_next = wl;
+	else
+		b->head = wl;
+}
+
+static void band_unlink(struct kq_band *b, struct kq_wl *wl)
+{
+	if (wl->run_prev)
+		wl->run_prev->run_next = wl->run_next;
+	else
+		b->head = wl->run_next;
+	if (wl->run_next)
+		wl->run_next->run_prev = wl->run_prev;
+	wl->run_prev = wl->run_next = NULL;
+}
+
 int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 {
 	struct kq_node *q = &s->nodes[wl->queue];
@@ -400,6 +441,8 @@ int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 	q->running[q->n_running++] = wl;
 	book(s, wl, +1);
 	band_update(s, wl, b, +1);
+	band_link(b, wl);
+	q->n_evicted += wl->evicted != 0;
 	s->gen++;
 	return 0;
 }
@@ -411,8 +454,28 @@ void kq_remove_running(struct kq_sched *s, struct kq_wl *wl)
 	q->running[wl->slot] = last;
 	last->slot = wl->slot;
 	book(s, wl, -1);
-	band_update(s, wl, band_of(s, q, wl->priority), -1); /* exists: it was added */
+	struct kq_band *b = band_of(s, q, wl->priority); /* exists: it was added */
+	band_update(s, wl, b, -1);
+	band_unlink(b, wl);
+	q->n_evicted -= wl->evicted != 0;
 	s->gen++;
+}
+
+int kq_set_running_priority(struct kq_sched *s, struct kq_wl *wl, int32_t prio)
+{
+	struct kq_node *q = &s->nodes[wl->queue];
+	struct kq_band *to = band_of(s, q, prio); /* first (it may create and move bands): a
+						   * failure changes nothing */
+	if (!to)
+		return -SIM_ENOMEM;
+	struct kq_band *from = band_of(s, q, wl->priority); /* exists: it was added */
+	band_update(s, wl, from, -1);
+	band_unlink(from, wl);
+	wl->priority = prio;
+	band_update(s, wl, to, +1);
+	band_link(to, wl);
+	s->gen++;
+	return 0;
 }
 
 void kq_requota(struct kq_sched *s)

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../policies/kq.h"
 #include "../policies/kq_policy.h"
 #include "../policies/policy.h"
 #include "../sim/metrics.h"
@@ -969,8 +970,10 @@ static void test_cohort_epochs_match_naive_oracle(void)
 		struct qrun fast, naive;
 		qrun(&fast, diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
 		cohort_test_naive_pending = 1;
+		kq_test_oracle = KQ_ORACLE_ALL;
 		qrun(&naive, diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
 		cohort_test_naive_pending = 0;
+		kq_test_oracle = 0;
 		int64_t *a = job_table(fast.t), *b = job_table(naive.t);
 		CU_ASSERT_FATAL(a && b);
 		int same = memcmp(a, b, fast.t->n_jobs * 4 * sizeof *a) == 0;

@@ -232,10 +232,33 @@ static int is_running(const struct world *wd, const struct kq_wl *w)
 	return w->slot < q->n_running && q->running[w->slot] == w;
 }
 
+/* Each priority band's list holds exactly its running workloads, most recently
+ * admitted first (then by tie), and the lists together hold every running one. */
+static void check_band_lists(const struct kq_sched *s, int q)
+{
+	const struct kq_node *n = &s->nodes[q];
+	size_t listed = 0;
+	for (size_t b = 0; b < n->n_bands; b++) {
+		uint32_t in_band = 0;
+		for (const struct kq_wl *w = n->bands[b].head; w; w = w->run_next) {
+			CU_ASSERT_EQUAL(w->priority, n->bands[b].prio);
+			CU_ASSERT(w->run_next == NULL || w->run_next->run_prev == w);
+			const struct kq_wl *nx = w->run_next;
+			CU_ASSERT(!nx || w->admitted > nx->admitted || (w->admitted == nx->admitted && w->tie < nx->tie));
+			in_band++;
+		}
+		CU_ASSERT_EQUAL(in_band, n->bands[b].jobs);
+		listed += in_band;
+	}
+	CU_ASSERT_EQUAL(listed, n->n_running);
+}
+
 /* Invariants of the live tree after every applied decision. */
 static void check_tree(const struct world *wd)
 {
 	const struct kq_sched *s = wd->s;
+	for (int i = 0; i < wd->n_queues; i++)
+		check_band_lists(s, wd->queue0 + i);
 	for (int i = 0; i < wd->n_queues; i++) {
 		int q = wd->queue0 + i;
 		for (int fr = 0; fr < s->n_fr; fr++) {
@@ -276,6 +299,29 @@ static void check_minimal(struct kq_sched *s, struct kq_wl *pre, const struct kq
 		CU_ASSERT_EQUAL(kq_add_running(s, d->victims.v[i].wl), 0);
 }
 
+/* The fast path's answer (a, d) equals the slow, obvious path's (kq_test_oracle): the
+ * same flavors, mode, borrowing level, and the same victims in the same order for the
+ * same reasons. Run after the fast path, so its memo cannot answer for the oracle. */
+static void same_as_oracle(struct kq_sched *s, struct kq_wl *pre, sim_time_t now, const struct kq_assign *a,
+			   const struct kq_decision *d)
+{
+	struct kq_assign oa;
+	struct kq_decision od = { 0 };
+	kq_test_oracle = KQ_ORACLE_ALL;
+	int rc = kq_incoming(s, pre, NULL, KQ_FIT, now, &oa, &od);
+	kq_test_oracle = 0;
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL(oa.mode, a->mode);
+	CU_ASSERT_EQUAL(oa.borrow_level, a->borrow_level);
+	CU_ASSERT(memcmp(oa.flavor, a->flavor, sizeof oa.flavor) == 0);
+	CU_ASSERT_EQUAL_FATAL(od.victims.n, d->victims.n);
+	for (size_t i = 0; i < od.victims.n; i++) {
+		CU_ASSERT(od.victims.v[i].wl == d->victims.v[i].wl);
+		CU_ASSERT_EQUAL(od.victims.v[i].reason, d->victims.v[i].reason);
+	}
+	kq_decision_free(&od);
+}
+
 static void property_run(int fair, unsigned long seed)
 {
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -294,6 +340,7 @@ static void property_run(int fair, unsigned long seed)
 		CU_ASSERT_EQUAL_FATAL(kq_incoming(s, pre, NULL, KQ_FIT, now, &a, &d), 0);
 		CU_ASSERT(same_usage(s, before)); /* deciding changes no state */
 		free(before);
+		same_as_oracle(s, pre, now, &a, &d);
 		for (size_t i = 0; i < d.victims.n; i++) {
 			const struct kq_victim *v = &d.victims.v[i];
 			CU_ASSERT(is_running(&wd, v->wl));
@@ -634,7 +681,59 @@ static void test_kq_first_fit_properties(void)
 	}
 }
 
+/* The quantity of queue q's running workloads in the band of priority prio (-1: no band). */
+static sim_qty_t band_qty(const struct kq_sched *s, int q, int32_t prio)
+{
+	for (size_t b = 0; b < s->nodes[q].n_bands; b++)
+		if (s->nodes[q].bands[b].prio == prio)
+			return s->nodes[q].bands[b].qty[0];
+	return -1;
+}
+
+/* A running workload whose priority changes (a priority event) moves to the new
+ * priority's band: the victim-search bounds read the bands, and a workload left in
+ * its old band let a lower-priority preemptor's bound count it (or miss it), which
+ * changed decisions (found by the cohort suite's differential test). Removing it
+ * afterwards leaves every band empty. */
+static void test_kq_running_priority_moves_band(void)
+{
+	struct kq_sched *s = one_flavor();
+	int co = kq_add_node(s, "co", 0);
+	int q = add_queue(s, "q", co, G(8), KQ_UNSET, KQ_UNSET);
+	CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+	struct kq_wl w = { .queue = q, .priority = 1, .admitted = 10, .tie = 1, .req = { G(3) }, .flavor = { 0 } };
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &w), 0);
+	CU_ASSERT_EQUAL(band_qty(s, q, 1), G(3));
+	uint64_t gen = s->gen;
+	CU_ASSERT_EQUAL(kq_set_running_priority(s, &w, 5), 0);
+	CU_ASSERT_EQUAL(w.priority, 5);
+	CU_ASSERT(s->gen != gen);
+	CU_ASSERT_EQUAL(band_qty(s, q, 1), 0);
+	CU_ASSERT_EQUAL(band_qty(s, q, 5), G(3));
+	CU_ASSERT_EQUAL(s->nodes[q].usage[0], G(3)); /* usage does not depend on priority */
+	/* A newer workload of priority 5 goes before it; moved back, it is alone again. */
+	struct kq_wl w2 = { .queue = q, .priority = 5, .admitted = 20, .tie = 2, .req = { G(1) }, .flavor = { 0 } };
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &w2), 0);
+	check_band_lists(s, q);
+	const struct kq_band *b5 = NULL;
+	for (size_t b = 0; b < s->nodes[q].n_bands; b++)
+		if (s->nodes[q].bands[b].prio == 5)
+			b5 = &s->nodes[q].bands[b];
+	CU_ASSERT_FATAL(b5 != NULL);
+	CU_ASSERT(b5->head == &w2 && w2.run_next == &w && w.run_next == NULL);
+	CU_ASSERT_EQUAL(kq_set_running_priority(s, &w, 1), 0);
+	check_band_lists(s, q);
+	kq_remove_running(s, &w2);
+	kq_remove_running(s, &w);
+	check_band_lists(s, q);
+	for (size_t b = 0; b < s->nodes[q].n_bands; b++)
+		CU_ASSERT_EQUAL(s->nodes[q].bands[b].qty[0], 0);
+	CU_ASSERT_EQUAL(s->nodes[q].usage[0], 0);
+	kq_destroy(s);
+}
+
 static CU_TestInfo kq_tests[] = {
+	{ "running_priority_moves_band", test_kq_running_priority_moves_band },
 	{ "lending_example", test_kq_lending_example },
 	{ "borrowing_limit_and_nested", test_kq_borrowing_limit_and_nested },
 	{ "drs_weights", test_kq_drs_weights },
