@@ -135,6 +135,13 @@ struct kq_node {
 	sim_qty_t *nominal, *borrow_limit, *lend_limit;
 	uint8_t *has_quota;   /* an entry exists (nominal may be 0) */
 	sim_qty_t *subtree, *local, *usage;
+	sim_qty_t *potential; /* potentialAvailable (kq_potential), kept by finalize and requota */
+	/* Its dominant resource share as usage now stands (kq_drs with no request), a
+	 * cache: share_ok is cleared by every change of its usage (kq_usage_add and
+	 * kq_usage_remove walk the nodes they change) and of quotas (finalize, requota),
+	 * so a fair-sharing search recomputes only the shares its trials changed. */
+	double share, share_unweighted;
+	uint8_t share_ok;
 	uint8_t *subtree_has; /* some node of the subtree has an entry for fr */
 	/* queues only */
 	struct kq_queue_cfg cfg;
@@ -156,6 +163,8 @@ struct kq_node {
 	size_t n_bands, cap_bands;
 	uint32_t n_evicted;  /* running workloads with `evicted` set (they are candidates first) */
 	sim_qty_t *max_req;  /* n_fr: the largest quantity one running workload ever had (a bound) */
+	sim_qty_t *min_req;  /* n_fr: the smallest positive one ever (a bound; 0 = none yet); owned
+			      * with max_req (one block) */
 };
 
 /* Run mode: 1 if `flavor` has free nodes for wl's request now, else 0. Asked for
@@ -233,6 +242,8 @@ static inline int kq_fr(const struct kq_sched *s, int flavor, int res) { return 
  * nothing changed. */
 int kq_add_running(struct kq_sched *s, struct kq_wl *wl);
 void kq_remove_running(struct kq_sched *s, struct kq_wl *wl); /* unbooks; never fails */
+/* Sets a node's fair-sharing weight (x 1000); its cached share is recomputed. */
+void kq_set_weight(struct kq_sched *s, int node, int64_t weight_milli);
 /* A running workload's priority changes (a priority event): its quantities move to
  * the band of the new priority, so the bounds of a victim search see it where it now
  * is. Returns 0, or -SIM_ENOMEM with nothing changed. */

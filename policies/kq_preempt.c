@@ -678,6 +678,8 @@ struct fair_ctx {
 	size_t *band;          /* band index */
 	struct kq_wl **at;     /* next workload to look at in that band (NULL: band done) */
 	uint8_t *phase;        /* 0: evicted workloads only (a first walk), 1: the others */
+	uint8_t *in_retry;     /* per node: retry holds a candidate of this queue */
+	int second_pass;       /* rule S2-b runs after the first strategy */
 	uint8_t *state;        /* per node: FQ_* */
 	uint8_t *pruned;       /* per node */
 	uint8_t *on_path;      /* per node: ancestors of the preemptor's queue */
@@ -792,6 +794,33 @@ static int list_candidate(const struct fair_ctx *x, int qi, const struct kq_wl *
  * The bands are in ascending priority and each list most recently admitted first:
  * the walk meets the queue's candidates in candidate order (cand_cmp within one
  * queue, checkpoint-unaware), evicted ones in a first walk when there are any. */
+/* May the policy that applies to queue qi let the preemptor take a job of priority
+ * prio? The bands ascend in priority, so the first band that may not ends a walk. */
+static int band_may_hold(const struct fair_ctx *x, int qi, int32_t prio)
+{
+	const struct kq_queue_cfg *cfg = &x->s->nodes[x->pre->queue].cfg;
+	switch (qi == x->pre->queue ? cfg->within : cfg->reclaim) {
+	case KQ_LOWER_PRIORITY:
+		return prio < x->pre->priority;
+	case KQ_LOWER_OR_NEWER_EQUAL:
+		return prio <= x->pre->priority;
+	case KQ_ANY:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The head of band b of queue qi for the walk, or NULL when that band (and so every
+ * later one) holds no job the policy allows. */
+static struct kq_wl *band_entry(const struct fair_ctx *x, int qi, size_t b)
+{
+	const struct kq_node *q = &x->s->nodes[qi];
+	if (b >= q->n_bands || !band_may_hold(x, qi, q->bands[b].prio))
+		return NULL;
+	return q->bands[b].head;
+}
+
 static struct kq_wl *list_peek(struct fair_ctx *x, int qi)
 {
 	const struct kq_node *q = &x->s->nodes[qi];
@@ -803,14 +832,16 @@ static struct kq_wl *list_peek(struct fair_ctx *x, int qi)
 			x->at[qi] = w->run_next;
 			continue;
 		}
-		if (x->band[qi] + 1 < q->n_bands) {
-			x->at[qi] = q->bands[++x->band[qi]].head;
+		size_t b = x->band[qi];
+		if (b + 1 < q->n_bands && band_may_hold(x, qi, q->bands[b + 1].prio)) {
+			x->band[qi] = b + 1;
+			x->at[qi] = q->bands[b + 1].head;
 			continue;
 		}
-		if (x->phase[qi] == 0 && q->n_bands) {
+		if (x->phase[qi] == 0) {
 			x->phase[qi] = 1;
 			x->band[qi] = 0;
-			x->at[qi] = q->bands[0].head;
+			x->at[qi] = band_entry(x, qi, 0);
 			continue;
 		}
 		return NULL;
@@ -822,7 +853,7 @@ static void list_start(struct fair_ctx *x, int qi)
 	const struct kq_node *q = &x->s->nodes[qi];
 	x->phase[qi] = q->n_evicted ? 0 : 1;
 	x->band[qi] = 0;
-	x->at[qi] = q->n_bands ? q->bands[0].head : NULL;
+	x->at[qi] = band_entry(x, qi, 0);
 	x->state[qi] = FQ_LIST;
 }
 
@@ -1005,6 +1036,106 @@ static int lt_initial(struct share p, struct share o, struct share n)
 	return share_lt(p, o, 0);
 }
 
+/* Is it certain, before any trial, that no victim set exists because no target can
+ * pass a share rule? Only in the plain case: the preemptor's queue hangs off the
+ * root, it borrows on a contested flavor-resource (so no take is a plain reclaim)
+ * and its own queue offers no candidate. Then its share p_new (its queue's, with
+ * the request booked) stays the same through the search, a target's share only
+ * falls as it loses jobs, and both strategies need a target whose share is not
+ * below p_new (S2-a: p_new <= t_new <= t_old; S2-b: p_new < t_old); a child of
+ * the root with share 0 is never a target. No such child: no victims. */
+static int no_share_target(struct fair_ctx *x)
+{
+	struct kq_sched *s = x->s;
+	int qp = x->pre->queue, parent = s->nodes[qp].parent;
+	if (parent < 0 || s->nodes[parent].parent >= 0)
+		return 0;
+	int borrows = 0;
+	for (int fr = 0; fr < s->n_fr; fr++)
+		if (x->contested[fr] && kq_borrowing(s, qp, fr))
+			borrows = 1;
+	if (!borrows || queue_has_cand(x, qp))
+		return 0;
+	struct share p_new = node_share(s, qp);
+	const struct kq_node *root = &s->nodes[parent];
+	for (size_t k = 0; k < root->n_children; k++) {
+		int ch = root->children[k];
+		if (ch == qp)
+			continue;
+		struct share t_old = node_share(s, ch);
+		if (t_old.v != 0 && !share_lt(t_old, p_new, 0))
+			return 0;
+	}
+	return 1;
+}
+
+/* Does c hold at least what f holds, on the same flavor, of every resource f uses? */
+static int dominates(const struct kq_sched *s, const struct kq_wl *c, const struct kq_wl *f)
+{
+	for (int r = 0; r < s->n_res; r++)
+		if (f->req[r] > 0 && (c->req[r] < f->req[r] || c->flavor[r] != f->flavor[r]))
+			return 0;
+	return 1;
+}
+
+static int dominates_any(const struct kq_sched *s, const struct kq_wl *c, const struct kq_wl *const *f, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (dominates(s, c, f[i]))
+			return 1;
+	return 0;
+}
+
+/* Does every candidate queue qi has left dominate c? Yes when c requests one
+ * resource, on the only contested flavor-resource (so every candidate uses it),
+ * no more of it than any job of the queue ever held (kq_node.min_req). */
+static int smallest_possible(const struct fair_ctx *x, int qi, const struct kq_wl *c)
+{
+	const struct kq_sched *s = x->s;
+	int fr_c = -1;
+	for (int r = 0; r < s->n_res; r++)
+		if (c->req[r] > 0) {
+			if (fr_c >= 0)
+				return 0;
+			fr_c = kq_fr(s, c->flavor[r], r);
+			if (c->req[r] > s->nodes[qi].min_req[fr_c])
+				return 0;
+		}
+	for (int fr = 0; fr < s->n_fr; fr++)
+		if (x->contested[fr] && fr != fr_c)
+			return 0;
+	return fr_c >= 0;
+}
+
+/* A candidate the first strategy rejected, for rule S2-b. The second pass offers
+ * only each queue's first rejected candidate, so the fast path keeps just that one
+ * (and none when no second pass runs); the oracle keeps them all. */
+static int keep_for_retry(struct fair_ctx *x, struct cands *retry, struct kq_wl *c)
+{
+	if (!(kq_test_oracle & KQ_ORACLE_SCAN)) {
+		if (!x->second_pass || x->in_retry[c->queue])
+			return 0;
+		x->in_retry[c->queue] = 1;
+	}
+	return cands_push(retry, c, -1, V_HIERARCHY, 0);
+}
+
+/* No candidate of queue qi can pass the first strategy: all are rejected in order,
+ * and the queue offers none after. The fast path looks at the first only (the one
+ * the second pass may use) and marks the queue done. */
+static int drain_to_retry(struct fair_ctx *x, int qi, struct cands *retry)
+{
+	if (kq_test_oracle & KQ_ORACLE_SCAN) {
+		for (struct kq_wl *c; (c = pop_cand(x, qi));)
+			if (cands_push(retry, c, -1, V_HIERARCHY, 0))
+				return -SIM_ENOMEM;
+		return 0;
+	}
+	struct kq_wl *c = x->second_pass && !x->in_retry[qi] ? pop_cand(x, qi) : NULL;
+	x->state[qi] = FQ_NONE; /* no candidates left */
+	return c ? keep_for_retry(x, retry, c) : 0;
+}
+
 static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *retry)
 {
 	struct kq_sched *s = x->s;
@@ -1040,20 +1171,23 @@ static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *
 		int np, nt;
 		almost_lca(s, x->pre->queue, qi, &np, &nt);
 		struct share p_new = node_share(s, np), t_old = node_share(s, nt);
-		if (!strat(p_new, t_old, t_old) && strat == lt_initial) {
-			/* independent of the candidate: none here can pass */
-			for (struct kq_wl *c; (c = pop_cand(x, qi));)
-				if (cands_push(retry, c, -1, V_HIERARCHY, 0))
-					return -SIM_ENOMEM;
+		if ((!strat(p_new, t_old, t_old) && strat == lt_initial) || /* independent of the candidate */
+		    share_lt(t_old, p_new, 0)) { /* p_new > t_old: no removal can pass S2-a */
+			if (drain_to_retry(x, qi, retry))
+				return -SIM_ENOMEM;
 			continue;
 		}
-		if (share_lt(t_old, p_new, 0)) { /* p_new > t_old: no removal can pass S2-a */
-			for (struct kq_wl *c; (c = pop_cand(x, qi));)
-				if (cands_push(retry, c, -1, V_HIERARCHY, 0))
-					return -SIM_ENOMEM;
-			continue;
-		}
+		/* Candidates that fail the rule, kept to rule out larger ones unexamined:
+		 * removing more of a target's usage never raises its share, so a candidate
+		 * holding at least as much on the same flavors as one that failed fails. */
+		const struct kq_wl *failed[4];
+		int n_failed = 0;
 		for (struct kq_wl *c; (c = pop_cand(x, qi));) {
+			if (!(kq_test_oracle & KQ_ORACLE_SCAN) && dominates_any(s, c, failed, n_failed)) {
+				if (keep_for_retry(x, retry, c))
+					return -SIM_ENOMEM;
+				continue;
+			}
 			kq_unbook_running(s, c);
 			struct share t_new = node_share(s, nt);
 			kq_rebook_running(s, c);
@@ -1063,8 +1197,14 @@ static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *
 					return rc;
 				break;
 			}
-			if (cands_push(retry, c, -1, V_HIERARCHY, 0))
+			if (keep_for_retry(x, retry, c))
 				return -SIM_ENOMEM;
+			if (!(kq_test_oracle & KQ_ORACLE_SCAN) && smallest_possible(x, qi, c)) {
+				x->state[qi] = FQ_NONE; /* every candidate left dominates c */
+				break;
+			}
+			if (n_failed < 4)
+				failed[n_failed++] = c;
 		}
 	}
 	return 0;
@@ -1103,7 +1243,7 @@ static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
  * between searches (kq_scratch.fair) so that a warm run allocates nothing here. */
 struct fair_bufs {
 	size_t n_nodes;           /* the per-node arrays' length */
-	uint8_t *bytes;           /* one block: state, pruned, on_path, phase */
+	uint8_t *bytes;           /* one block: state, pruned, on_path, in_retry, phase */
 	size_t *sizes;            /* one block: first, left, band */
 	struct kq_wl **at;
 	size_t *next;
@@ -1121,7 +1261,7 @@ static struct fair_bufs *fair_bufs_get(struct kq_sched *s)
 		return NULL;
 	if (fb->n_nodes < s->n_nodes || !fb->bytes) {
 		size_t n = s->n_nodes ? s->n_nodes : 1;
-		uint8_t *bytes = malloc(4 * n);
+		uint8_t *bytes = malloc(5 * n);
 		size_t *sizes = malloc(3 * n * sizeof *sizes);
 		struct kq_wl **at = malloc(n * sizeof *at);
 		if (!bytes || !sizes || !at) {
@@ -1145,11 +1285,12 @@ static struct fair_bufs *fair_bufs_get(struct kq_sched *s)
 static void fair_ctx_lend(struct fair_ctx *x, struct fair_bufs *fb)
 {
 	size_t n = fb->n_nodes;
-	memset(fb->bytes, 0, 3 * n); /* state, pruned, on_path; phase is set before use */
+	memset(fb->bytes, 0, 4 * n); /* state, pruned, on_path, in_retry; phase is set before use */
 	x->state = fb->bytes;
 	x->pruned = fb->bytes + n;
 	x->on_path = fb->bytes + 2 * n;
-	x->phase = fb->bytes + 3 * n;
+	x->in_retry = fb->bytes + 3 * n;
+	x->phase = fb->bytes + 4 * n;
 	x->first = fb->sizes;
 	x->left = fb->sizes + n;
 	x->band = fb->sizes + 2 * n;
@@ -1237,6 +1378,7 @@ static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const in
 static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *flavor, const uint8_t *contested,
 			sim_time_t now, struct kq_targets *out)
 {
+
 	struct fair_ctx x = { .s = s, .pre = pre, .flavor = flavor, .contested = contested, .now = now, .out = out };
 	struct fair_bufs *fb = fair_bufs_get(s);
 	out->n = 0;
@@ -1268,8 +1410,13 @@ static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *fl
 			goto out;
 	}
 	kq_book(s, pre, flavor, +1);
+	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && no_share_target(&x)) {
+		kq_book(s, pre, flavor, -1);
+		goto out;
+	}
 	int two = s->fair_le_final && s->fair_lt_initial;
 	fs_strategy first = (s->fair_le_final && !s->fair_first_is_initial) ? le_final : lt_initial;
+	x.second_pass = two && first == le_final;
 	rc = fair_first_pass(&x, first, &retry);
 	if (!rc && x.oom)
 		rc = -SIM_ENOMEM;

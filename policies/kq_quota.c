@@ -149,11 +149,11 @@ int kq_res_find(const struct kq_sched *s, const char *name)
 	return -1;
 }
 
-/* One block for the per-fr arrays: 6 quantity arrays and 2 byte arrays. */
+/* One block for the per-fr arrays: 7 quantity arrays and 2 byte arrays. */
 static int node_alloc_blocks(struct kq_node *n, int n_fr)
 {
 	size_t q = (size_t)(n_fr ? n_fr : 1);
-	sim_qty_t *blk = calloc(q * 6 * sizeof(sim_qty_t) + q * 2, 1);
+	sim_qty_t *blk = calloc(q * 7 * sizeof(sim_qty_t) + q * 2, 1);
 	if (!blk)
 		return -SIM_ENOMEM;
 	n->nominal = blk;
@@ -162,7 +162,8 @@ static int node_alloc_blocks(struct kq_node *n, int n_fr)
 	n->subtree = blk + 3 * q;
 	n->local = blk + 4 * q;
 	n->usage = blk + 5 * q;
-	n->has_quota = (uint8_t *)(blk + 6 * q);
+	n->potential = blk + 6 * q;
+	n->has_quota = (uint8_t *)(blk + 7 * q);
 	n->subtree_has = n->has_quota + q;
 	for (size_t i = 0; i < q; i++)
 		n->borrow_limit[i] = n->lend_limit[i] = KQ_UNSET;
@@ -280,11 +281,36 @@ static void compute_subtree(struct kq_sched *s, int i)
 	}
 }
 
+/* potentialAvailable, parents before children (pre-order): a root's is its
+ * SubtreeQuota; a child's is its localQuota plus its parent's, capped at its
+ * SubtreeQuota plus its borrowing limit. It depends on quotas only, so it is
+ * computed when they change, not at each question. */
+static void compute_potential(struct kq_sched *s, int i)
+{
+	struct kq_node *n = &s->nodes[i];
+	for (int fr = 0; fr < s->n_fr; fr++) {
+		sim_qty_t v = n->subtree[fr];
+		if (n->parent >= 0) {
+			v = n->local[fr] + s->nodes[n->parent].potential[fr];
+			sim_qty_t bl = n->borrow_limit[fr];
+			if (bl != KQ_UNSET && n->subtree[fr] + bl < v)
+				v = n->subtree[fr] + bl;
+		}
+		n->potential[fr] = v;
+	}
+	for (size_t k = 0; k < n->n_children; k++)
+		compute_potential(s, n->children[k]);
+}
+
 static void compute_all_quota(struct kq_sched *s)
 {
 	for (size_t i = 0; i < s->n_nodes; i++)
-		if (s->nodes[i].parent < 0)
+		s->nodes[i].share_ok = 0; /* shares read quotas and weights too */
+	for (size_t i = 0; i < s->n_nodes; i++)
+		if (s->nodes[i].parent < 0) {
 			compute_subtree(s, (int)i);
+			compute_potential(s, (int)i);
+		}
 }
 
 int kq_finalize(struct kq_sched *s, struct sim_diag *diag)
@@ -316,6 +342,7 @@ void kq_usage_add(struct kq_sched *s, int node, int fr, sim_qty_t v)
 		struct kq_node *n = &s->nodes[node];
 		sim_qty_t la = local_available(n, fr);
 		n->usage[fr] += v;
+		n->share_ok = 0;
 		v -= la; /* the part above the local quota counts in the parent */
 		node = n->parent;
 	}
@@ -327,6 +354,7 @@ void kq_usage_remove(struct kq_sched *s, int node, int fr, sim_qty_t v)
 		struct kq_node *n = &s->nodes[node];
 		sim_qty_t stored_in_parent = n->usage[fr] - n->local[fr];
 		n->usage[fr] -= v;
+		n->share_ok = 0;
 		if (stored_in_parent <= 0)
 			return;
 		v = v < stored_in_parent ? v : stored_in_parent;
@@ -382,6 +410,8 @@ static void band_update(struct kq_sched *s, const struct kq_wl *wl, struct kq_ba
 		b->qty[fr] += sign * wl->req[r];
 		if (wl->req[r] > q->max_req[fr])
 			q->max_req[fr] = wl->req[r];
+		if (sign > 0 && (q->min_req[fr] == 0 || wl->req[r] < q->min_req[fr]))
+			q->min_req[fr] = wl->req[r];
 	}
 }
 
@@ -432,8 +462,12 @@ int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 	if (!nr)
 		return -SIM_ENOMEM;
 	q->running = nr;
-	if (!q->max_req && !(q->max_req = calloc((size_t)(s->n_fr ? s->n_fr : 1), sizeof *q->max_req)))
-		return -SIM_ENOMEM;
+	if (!q->max_req) { /* one block: max_req, then min_req */
+		size_t n = (size_t)(s->n_fr ? s->n_fr : 1);
+		if (!(q->max_req = calloc(2 * n, sizeof *q->max_req)))
+			return -SIM_ENOMEM;
+		q->min_req = q->max_req + n;
+	}
 	struct kq_band *b = band_of(s, q, wl->priority);
 	if (!b)
 		return -SIM_ENOMEM;
@@ -458,6 +492,13 @@ void kq_remove_running(struct kq_sched *s, struct kq_wl *wl)
 	band_update(s, wl, b, -1);
 	band_unlink(b, wl);
 	q->n_evicted -= wl->evicted != 0;
+	s->gen++;
+}
+
+void kq_set_weight(struct kq_sched *s, int node, int64_t weight_milli)
+{
+	s->nodes[node].weight_milli = weight_milli;
+	s->nodes[node].share_ok = 0;
 	s->gen++;
 }
 
@@ -512,14 +553,7 @@ sim_qty_t kq_available(const struct kq_sched *s, int node, int fr)
 
 sim_qty_t kq_potential(const struct kq_sched *s, int node, int fr)
 {
-	const struct kq_node *n = &s->nodes[node];
-	if (n->parent < 0)
-		return n->subtree[fr];
-	sim_qty_t v = n->local[fr] + kq_potential(s, n->parent, fr);
-	sim_qty_t bl = n->borrow_limit[fr];
-	if (bl != KQ_UNSET && n->subtree[fr] + bl < v)
-		v = n->subtree[fr] + bl;
-	return v;
+	return s->nodes[node].potential[fr]; /* compute_potential, at finalize and requota */
 }
 
 int kq_borrowing(const struct kq_sched *s, int node, int fr)
@@ -528,15 +562,37 @@ int kq_borrowing(const struct kq_sched *s, int node, int fr)
 	return n->usage[fr] > n->subtree[fr];
 }
 
+static double drs_now(const struct kq_sched *s, const struct kq_node *n, const sim_qty_t *req_fr,
+		      double *unweighted);
+
 /* DRS (fair_sharing.go; KUEUE.md correction 4 and 8): per resource name, the
  * borrowed amount summed over flavors, over what the parent could lend; the max
  * over resources, divided by the weight. Roots have share 0. */
 double kq_drs(const struct kq_sched *s, int node, const sim_qty_t *req_fr, double *unweighted)
 {
 	const struct kq_node *n = &s->nodes[node];
-	double best = 0;
+	if (!req_fr && n->share_ok) { /* the cache of the share as it is (see kq_node) */
+		if (unweighted)
+			*unweighted = n->share_unweighted;
+		return n->share;
+	}
+	double unw = 0, v = drs_now(s, n, req_fr, &unw);
+	if (!req_fr) {
+		struct kq_node *m = (struct kq_node *)n; /* a cache: logically const */
+		m->share = v;
+		m->share_unweighted = unw;
+		m->share_ok = 1;
+	}
 	if (unweighted)
-		*unweighted = 0;
+		*unweighted = unw;
+	return v;
+}
+
+static double drs_now(const struct kq_sched *s, const struct kq_node *n, const sim_qty_t *req_fr,
+		      double *unweighted)
+{
+	double best = 0;
+	*unweighted = 0;
 	if (n->parent < 0)
 		return 0;
 	for (int r = 0; r < s->n_res; r++) {
@@ -556,8 +612,7 @@ double kq_drs(const struct kq_sched *s, int node, const sim_qty_t *req_fr, doubl
 		if (ratio > best)
 			best = ratio;
 	}
-	if (unweighted)
-		*unweighted = best;
+	*unweighted = best;
 	if (best == 0)
 		return 0;
 	if (n->weight_milli == 0)

@@ -549,7 +549,7 @@ static void read_weight(struct ctx *c, const cJSON *obj, const char *path, int n
 		return;
 	sim_json_path_key(sub, sizeof sub, path, "fair_weight");
 	if (want_qty(c, v, sub, &w) == 0 && node >= 0)
-		c->kq->nodes[node].weight_milli = w;
+		kq_set_weight(c->kq, node, w);
 }
 
 static const char *const cohort_keys[] = { "name", "parent", "quota", "fair_weight", NULL };

@@ -103,13 +103,13 @@ static void test_kq_drs_weights(void)
 	double u;
 	CU_ASSERT_DOUBLE_EQUAL(kq_drs(s, a, NULL, &u), 200.0, 1e-9); /* 2 of 10 lendable, x1000 */
 	CU_ASSERT_DOUBLE_EQUAL(kq_drs(s, b, NULL, NULL), 0.0, 1e-12);
-	s->nodes[a].weight_milli = 2000;
+	kq_set_weight(s, a, 2000);
 	CU_ASSERT_DOUBLE_EQUAL(kq_drs(s, a, NULL, NULL), 100.0, 1e-9);
-	s->nodes[a].weight_milli = 0;
+	kq_set_weight(s, a, 0);
 	CU_ASSERT(isinf(kq_drs(s, a, NULL, &u)));
 	CU_ASSERT_DOUBLE_EQUAL(u, 200.0, 1e-9);
 	sim_qty_t req[1] = { G(1) };
-	s->nodes[b].weight_milli = 1000;
+	kq_set_weight(s, b, 1000);
 	CU_ASSERT_DOUBLE_EQUAL(kq_drs(s, b, req, NULL), 0.0, 1e-12); /* 1 within nominal 5 */
 	kq_destroy(s);
 }
