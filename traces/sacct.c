@@ -20,7 +20,7 @@
 #define PRIORITY_MAX 2147483647
 
 enum { C_JOBID, C_SUBMIT, C_ELAPSED, C_STATE, C_COUNT_ };
-static const char *const col_names[C_COUNT_] = { "JobID", "Submit", "Elapsed", "State" };
+static const char *const col_names[C_COUNT_] = {"JobID", "Submit", "Elapsed", "State"};
 
 #define R_FIELDS "wrong field count"
 #define R_ID "bad JobID"
@@ -51,9 +51,15 @@ struct sa_jobid {
 	size_t het_plus;       /* offset of '+' in job, 0 when none */
 };
 
-static int is_digit(char ch) { return ch >= '0' && ch <= '9'; }
+static int is_digit(char ch)
+{
+	return ch >= '0' && ch <= '9';
+}
 
-static int is_alnum(char ch) { return is_digit(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); }
+static int is_alnum(char ch)
+{
+	return is_digit(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
 
 /* Length of the run of digits at s[i..n). */
 static size_t digits_at(const char *s, size_t n, size_t i)
@@ -106,7 +112,7 @@ static int parse_jobid(struct trace_span s, struct sa_jobid *id)
 	size_t i = parse_job_part(s, id);
 	if (!i)
 		return -1;
-	id->job = (struct trace_span){ s.p, i };
+	id->job = (struct trace_span){s.p, i};
 	if (i == s.len)
 		return 0;
 	if (s.p[i] != '.' || i + 1 == s.len)
@@ -128,7 +134,7 @@ static size_t output_id(const struct sa_jobid *id, char *buf, size_t size)
 	int w = id->het_plus ? snprintf(buf, size, "%.*s-het%.*s", (int)id->het_plus, j.p,
 					(int)(j.len - id->het_plus - 1), j.p + id->het_plus + 1)
 			     : snprintf(buf, size, "%.*s", (int)j.len, j.p);
-	if (w < 0 || (size_t)w >= size || !trace_id_ok((struct trace_span){ buf, (size_t)w }))
+	if (w < 0 || (size_t)w >= size || !trace_id_ok((struct trace_span){buf, (size_t)w}))
 		return 0;
 	return (size_t)w;
 }
@@ -143,13 +149,13 @@ struct sa_state {
 };
 
 static const struct sa_state states[] = {
-	{ "COMPLETED", 1 },   { "FAILED", 1 },	       { "CANCELLED", 1 },	   { "TIMEOUT", 1 },
-	{ "PREEMPTED", 1 },   { "NODE_FAIL", 1 },      { "OUT_OF_MEMORY", 1 },	   { "DEADLINE", 1 },
-	{ "BOOT_FAIL", 1 },   { "REQUEUED", 1 },       { "REVOKED", 1 },	   { "SPECIAL_EXIT", 1 },
-	{ "LAUNCH_FAILED", 1 }, { "RECONFIG_FAIL", 1 }, { "PENDING", 0 },	   { "RUNNING", 0 },
-	{ "SUSPENDED", 0 },   { "RESIZING", 0 },       { "REQUEUE_HOLD", 0 },	   { "REQUEUE_FED", 0 },
-	{ "STOPPED", 0 },     { "SIGNALING", 0 },      { "STAGE_OUT", 0 },	   { "CONFIGURING", 0 },
-	{ "COMPLETING", 0 },  { "RESV_DEL_HOLD", 0 },  { "POWER_UP_NODE", 0 },
+    {"COMPLETED", 1},	  {"FAILED", 1},	{"CANCELLED", 1},     {"TIMEOUT", 1},
+    {"PREEMPTED", 1},	  {"NODE_FAIL", 1},	{"OUT_OF_MEMORY", 1}, {"DEADLINE", 1},
+    {"BOOT_FAIL", 1},	  {"REQUEUED", 1},	{"REVOKED", 1},	      {"SPECIAL_EXIT", 1},
+    {"LAUNCH_FAILED", 1}, {"RECONFIG_FAIL", 1}, {"PENDING", 0},	      {"RUNNING", 0},
+    {"SUSPENDED", 0},	  {"RESIZING", 0},	{"REQUEUE_HOLD", 0},  {"REQUEUE_FED", 0},
+    {"STOPPED", 0},	  {"SIGNALING", 0},	{"STAGE_OUT", 0},     {"CONFIGURING", 0},
+    {"COMPLETING", 0},	  {"RESV_DEL_HOLD", 0}, {"POWER_UP_NODE", 0},
 };
 
 /* The state named by the field's first word ("CANCELLED by 1000" is CANCELLED), or
@@ -157,7 +163,7 @@ static const struct sa_state states[] = {
 static const struct sa_state *find_state(struct trace_span s)
 {
 	const char *sp = memchr(s.p, ' ', s.len);
-	struct trace_span word = { s.p, sp ? (size_t)(sp - s.p) : s.len };
+	struct trace_span word = {s.p, sp ? (size_t)(sp - s.p) : s.len};
 	for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
 		if (trace_span_is(word, states[i].name))
 			return &states[i];
@@ -259,8 +265,8 @@ static int tres_item(struct trace_span it, int64_t *untyped, int64_t *typed, str
 	const char *eq = memchr(it.p, '=', it.len);
 	if (!eq || eq == it.p)
 		return -1;
-	struct trace_span name = { it.p, (size_t)(eq - it.p) };
-	struct trace_span val = { eq + 1, it.len - name.len - 1 };
+	struct trace_span name = {it.p, (size_t)(eq - it.p)};
+	struct trace_span val = {eq + 1, it.len - name.len - 1};
 	static const char gpu[] = "gres/gpu";
 	size_t gl = sizeof gpu - 1;
 	if (name.len < gl || memcmp(name.p, gpu, gl) != 0 || (name.len > gl && name.p[gl] != ':'))
@@ -272,7 +278,7 @@ static int tres_item(struct trace_span it, int64_t *untyped, int64_t *typed, str
 		*untyped = v;
 		return 0;
 	}
-	struct trace_span t = { name.p + gl + 1, name.len - gl - 1 };
+	struct trace_span t = {name.p + gl + 1, name.len - gl - 1};
 	if (!flavor_name_ok(t) || *typed + v > MAX_GPUS)
 		return -1;
 	*typed += v;
@@ -291,8 +297,8 @@ static int parse_tres(struct trace_span s, struct sa_gpus *g)
 {
 	int64_t untyped = -1, typed = 0;
 	int n_types = 0;
-	*g = (struct sa_gpus){ 0 };
-	struct trace_span type = { NULL, 0 };
+	*g = (struct sa_gpus){0};
+	struct trace_span type = {NULL, 0};
 	const char *p = s.p, *end = s.p + s.len;
 	while (s.len && p <= end) {
 		const char *c = memchr(p, ',', (size_t)(end - p));
@@ -335,23 +341,23 @@ struct sa_ctx {
 	struct trace_import_pass in; /* path, opts, res, diag; report and error count */
 	int col[C_COUNT_];
 	struct sa_cols opt;
-	int tenant_col;	   /* field of the queue name, -1: every job in "default" */
+	int tenant_col; /* field of the queue name, -1: every job in "default" */
 	const char *tenant_name;
 	int n_hdr;
-	char last_job[ID_MAX + 1]; /* JobID of the last job row: where its steps fold */
-	size_t last_job_len;	   /* 0: no job row yet */
-	int64_t min_submit_ns;	   /* earliest submit of a kept row (Unix ns) */
-	size_t zero_elapsed;	   /* kept jobs with Elapsed 0 (pass 1) */
+	char last_job[ID_MAX + 1];     /* JobID of the last job row: where its steps fold */
+	size_t last_job_len;	       /* 0: no job row yet */
+	int64_t min_submit_ns;	       /* earliest submit of a kept row (Unix ns) */
+	size_t zero_elapsed;	       /* kept jobs with Elapsed 0 (pass 1) */
 	struct trace_tenants *ids;     /* JobIDs of job rows seen in this pass (a set) */
 	struct trace_tenants *tenants; /* GPU-seconds per queue name, pass 1 */
 	struct sa_row *row;	       /* the row being classified; owned by trace_sacct_import */
 };
 
-static const struct trace_span default_queue = { "default", 7 };
+static const struct trace_span default_queue = {"default", 7};
 
 static struct trace_span field(const struct sa_row *row, int col)
 {
-	return col >= 0 ? row->f[col] : (struct trace_span){ "", 0 };
+	return col >= 0 ? row->f[col] : (struct trace_span){"", 0};
 }
 
 /* A step is part of the job whose row came just before it (sacct prints a job, then
@@ -422,10 +428,11 @@ static int sa_check_times(struct sa_ctx *c, size_t line, const struct sa_row *ro
 	struct trace_span sub = row->f[c->col[C_SUBMIT]], dur = row->f[c->col[C_ELAPSED]];
 	struct trace_span start = field(row, c->opt.start);
 	if (row->submit_ns == WHEN_TOO_LATE || row->start_ns == WHEN_TOO_LATE)
-		return trace_import_reject(&c->in, line, TRACE_IMPORT_R_SUBMIT_RANGE, 1,
-					   row->submit_ns == WHEN_TOO_LATE ? "Submit" : "Start",
-					   "time out of range: expected a date before 2262-04-11, found '%.*s%s'",
-					   SHOW(row->submit_ns == WHEN_TOO_LATE ? sub : start));
+		return trace_import_reject(
+		    &c->in, line, TRACE_IMPORT_R_SUBMIT_RANGE, 1,
+		    row->submit_ns == WHEN_TOO_LATE ? "Submit" : "Start",
+		    "time out of range: expected a date before 2262-04-11, found '%.*s%s'",
+		    SHOW(row->submit_ns == WHEN_TOO_LATE ? sub : start));
 	if (row->submit_ns < 0)
 		return trace_import_reject(&c->in, line, R_TIME, 1, "Submit",
 					   "expected YYYY-MM-DDTHH:MM:SS or Unix seconds, found '%.*s%s'",
@@ -487,8 +494,8 @@ static int sa_check_ran(struct sa_ctx *c, size_t line, struct sa_row *row)
 	int started = c->opt.start >= 0 ? row->start_ns >= 0 : row->dur_ns > 0;
 	if (!started)
 		return trace_import_reject(&c->in, line,
-					   strcmp(row->state->name, "CANCELLED") == 0 ? R_CANCELLED : R_NEVER, 0,
-					   NULL, "never started");
+					   strcmp(row->state->name, "CANCELLED") == 0 ? R_CANCELLED : R_NEVER,
+					   0, NULL, "never started");
 	if (row->gpus.n == 0)
 		return trace_import_reject(&c->in, line, R_NOGPU, 0, NULL, "no GPU");
 	if (row->dur_ns == 0) {
@@ -530,7 +537,8 @@ static int sa_classify(struct sa_ctx *c, const struct sim_lines *r, struct sa_ro
 					   "(not an array range), found '%.*s%s'",
 					   ID_MAX, SHOW(jid));
 	/* Range last: rows dropped anyway are not errors. */
-	if (!trace_import_check_duration(&c->in, r->line, "Elapsed", row->dur_ns, row->f[c->col[C_ELAPSED]]) ||
+	if (!trace_import_check_duration(&c->in, r->line, "Elapsed", row->dur_ns,
+					 row->f[c->col[C_ELAPSED]]) ||
 	    !trace_import_check_submit(&c->in, r->line, "Submit", row->submit_ns, row->f[c->col[C_SUBMIT]]))
 		return 0;
 	return 1;
@@ -547,14 +555,14 @@ static int optional_column(const struct trace_span *f, int n, const char *name)
  * there; by default Account, else Partition, else none. Returns 0 or -SIM_EPARSE. */
 static int sa_pick_tenant(struct sa_ctx *c, size_t line)
 {
-	static const char *const names[] = { [TRACE_QUEUE_DEFAULT] = "Account",
-					     [TRACE_QUEUE_USER] = "User",
-					     [TRACE_QUEUE_QUEUE] = "Partition",
-					     [TRACE_QUEUE_GROUP] = "Account" };
-	const int cols[] = { [TRACE_QUEUE_DEFAULT] = c->opt.account,
-			     [TRACE_QUEUE_USER] = c->opt.user,
-			     [TRACE_QUEUE_QUEUE] = c->opt.part,
-			     [TRACE_QUEUE_GROUP] = c->opt.account };
+	static const char *const names[] = {[TRACE_QUEUE_DEFAULT] = "Account",
+					    [TRACE_QUEUE_USER] = "User",
+					    [TRACE_QUEUE_QUEUE] = "Partition",
+					    [TRACE_QUEUE_GROUP] = "Account"};
+	const int cols[] = {[TRACE_QUEUE_DEFAULT] = c->opt.account,
+			    [TRACE_QUEUE_USER] = c->opt.user,
+			    [TRACE_QUEUE_QUEUE] = c->opt.part,
+			    [TRACE_QUEUE_GROUP] = c->opt.account};
 	enum trace_queue_from q = c->in.opts->queue_from;
 	c->tenant_col = cols[q];
 	c->tenant_name = names[q];
@@ -562,7 +570,8 @@ static int sa_pick_tenant(struct sa_ctx *c, size_t line)
 		return 0;
 	if (q != TRACE_QUEUE_DEFAULT) {
 		trace_import_err(c->in.diag, c->in.path, line, names[q],
-				 "expected a header naming %s for --queue-from, found no '%s'", names[q], names[q]);
+				 "expected a header naming %s for --queue-from, found no '%s'", names[q],
+				 names[q]);
 		return -SIM_EPARSE;
 	}
 	c->tenant_col = c->opt.part;
@@ -590,13 +599,13 @@ static int sa_header(struct sa_ctx *c, struct sim_lines *r, struct sa_row *row)
 		return -SIM_EPARSE;
 	}
 	c->opt = (struct sa_cols){
-		.start = optional_column(row->f, c->n_hdr, "Start"),
-		.alloc = optional_column(row->f, c->n_hdr, "AllocTRES"),
-		.req = optional_column(row->f, c->n_hdr, "ReqTRES"),
-		.part = optional_column(row->f, c->n_hdr, "Partition"),
-		.account = optional_column(row->f, c->n_hdr, "Account"),
-		.user = optional_column(row->f, c->n_hdr, "User"),
-		.prio = optional_column(row->f, c->n_hdr, "Priority"),
+	    .start = optional_column(row->f, c->n_hdr, "Start"),
+	    .alloc = optional_column(row->f, c->n_hdr, "AllocTRES"),
+	    .req = optional_column(row->f, c->n_hdr, "ReqTRES"),
+	    .part = optional_column(row->f, c->n_hdr, "Partition"),
+	    .account = optional_column(row->f, c->n_hdr, "Account"),
+	    .user = optional_column(row->f, c->n_hdr, "User"),
+	    .prio = optional_column(row->f, c->n_hdr, "Priority"),
 	};
 	if (c->opt.alloc < 0 && c->opt.req < 0) {
 		trace_import_err(c->in.diag, c->in.path, r->line, "AllocTRES",
@@ -644,8 +653,8 @@ static int sa_tenants(void *ctx)
 {
 	struct sa_ctx *c = ctx;
 	if (c->zero_elapsed)
-		snprintf(c->in.res->note, sizeof c->in.res->note, "Elapsed 0 after a start read as 1 s: %zu jobs",
-			 c->zero_elapsed);
+		snprintf(c->in.res->note, sizeof c->in.res->note,
+			 "Elapsed 0 after a start read as 1 s: %zu jobs", c->zero_elapsed);
 	return trace_import_pick_top(&c->in, c->tenants);
 }
 
@@ -655,18 +664,19 @@ static void sa_write_header(FILE *f, const void *ctx)
 	const struct trace_import_result *res = c->in.res;
 	char why[1024], sub[32];
 	trace_import_reasons_str(res, 0, why, sizeof why);
-	fprintf(f,
-		"# Slurm accounting records %s (sacct --parsable2; the site's own data).\n"
-		"# Converted by: gpusched trace import --format sacct (traces/README.md).\n"
-		"# Mapping: id = JobID (het component J+K as J-hetK), submit_s = Submit - %s (Unix s),\n"
-		"#   duration_s = Elapsed, request = [TYPE|*]:gpu=<gres/gpu of %s>, queue = %s,\n"
-		"#   priority = Priority, user = User. Job steps folded into their job; unfinished jobs,\n"
-		"#   jobs that never started (cancelled before start included) and jobs without GPUs dropped.\n"
-		"# Rows in: %zu, jobs out: %zu, dropped: %zu (%s).\n",
-		trace_base_name(c->in.path), trace_format_secs(c->min_submit_ns, sub, sizeof sub),
-		c->opt.alloc >= 0 ? (c->opt.req >= 0 ? "AllocTRES, else ReqTRES" : "AllocTRES") : "ReqTRES",
-		c->tenant_col >= 0 ? c->tenant_name : "default", res->rows_read, res->rows_written, res->rows_dropped,
-		res->n_reasons ? why : "none");
+	fprintf(
+	    f,
+	    "# Slurm accounting records %s (sacct --parsable2; the site's own data).\n"
+	    "# Converted by: gpusched trace import --format sacct (traces/README.md).\n"
+	    "# Mapping: id = JobID (het component J+K as J-hetK), submit_s = Submit - %s (Unix s),\n"
+	    "#   duration_s = Elapsed, request = [TYPE|*]:gpu=<gres/gpu of %s>, queue = %s,\n"
+	    "#   priority = Priority, user = User. Job steps folded into their job; unfinished jobs,\n"
+	    "#   jobs that never started (cancelled before start included) and jobs without GPUs dropped.\n"
+	    "# Rows in: %zu, jobs out: %zu, dropped: %zu (%s).\n",
+	    trace_base_name(c->in.path), trace_format_secs(c->min_submit_ns, sub, sizeof sub),
+	    c->opt.alloc >= 0 ? (c->opt.req >= 0 ? "AllocTRES, else ReqTRES" : "AllocTRES") : "ReqTRES",
+	    c->tenant_col >= 0 ? c->tenant_name : "default", res->rows_read, res->rows_written,
+	    res->rows_dropped, res->n_reasons ? why : "none");
 	if (c->zero_elapsed)
 		fprintf(f, "# Elapsed 0 after a start read as 1 s (the record's resolution): %zu jobs.\n",
 			c->zero_elapsed);
@@ -699,19 +709,19 @@ static int sa_write_row(void *ctx, FILE *f)
 }
 
 static const struct trace_import_format sa_format = {
-	.begin = sa_begin,
-	.classify = sa_keep,
-	.count = sa_count,
-	.restart = sa_restart,
-	.tenants = sa_tenants,
-	.write_header = sa_write_header,
-	.write_row = sa_write_row,
+    .begin = sa_begin,
+    .classify = sa_keep,
+    .count = sa_count,
+    .restart = sa_restart,
+    .tenants = sa_tenants,
+    .write_header = sa_write_header,
+    .write_row = sa_write_row,
 };
 
 int trace_sacct_import(const char *in_path, const char *out_path, const struct trace_import_opts *opts,
 		       struct trace_import_result *res, struct sim_diag *diag)
 {
-	struct sa_ctx c = { .in = { .path = in_path, .opts = opts, .res = res, .diag = diag } };
+	struct sa_ctx c = {.in = {.path = in_path, .opts = opts, .res = res, .diag = diag}};
 	int err;
 
 	memset(res, 0, sizeof *res);
