@@ -355,6 +355,14 @@ struct sa_ctx {
 
 static const struct trace_span default_queue = {"default", 7};
 
+/* A queue or user name the output holds unquoted: the native rule (trace_name_ok)
+ * and no ','. Fields here are split at '|', so a comma can reach a name, and the
+ * native CSV would split it (found by fuzz_sacct). */
+static int sa_name_ok(struct trace_span s)
+{
+	return trace_name_ok(s) && !memchr(s.p, ',', s.len);
+}
+
 static struct trace_span field(const struct sa_row *row, int col)
 {
 	return col >= 0 ? row->f[col] : (struct trace_span){"", 0};
@@ -472,15 +480,15 @@ static int sa_check_fields(struct sa_ctx *c, size_t line, const struct sa_row *r
 		return trace_import_reject(&c->in, line, R_PRIO, 1, "Priority",
 					   "expected a whole number in 0..%d or empty, found '%.*s%s'",
 					   PRIORITY_MAX, SHOW(field(row, c->opt.prio)));
-	if (!trace_name_ok(row->tenant))
+	if (!sa_name_ok(row->tenant))
 		return trace_import_reject(&c->in, line, R_NAME, 1, c->tenant_name,
 					   "expected a name of 1 to 255 bytes without control characters, "
-					   "'\"' or a leading '#', found '%.*s%s'",
+					   "',', '\"' or a leading '#', found '%.*s%s'",
 					   SHOW(row->tenant));
-	if (row->user.len && !trace_name_ok(row->user))
+	if (row->user.len && !sa_name_ok(row->user))
 		return trace_import_reject(&c->in, line, R_NAME, 1, "User",
 					   "expected a name of 1 to 255 bytes without control characters, "
-					   "'\"' or a leading '#', found '%.*s%s'",
+					   "',', '\"' or a leading '#', found '%.*s%s'",
 					   SHOW(row->user));
 	return 1;
 }
