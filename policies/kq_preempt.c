@@ -1,5 +1,5 @@
-/* policies/kq_preempt.c: choosing victims, classical and fair sharing (KUEUE.md
- * "Classical preemption algorithm", "Fair sharing" and corrections 3, 4, 6, 7).
+/* policies/kq_preempt.c: choosing victims, classical and fair sharing (docs/kueue-rules.md
+ * "Classical preemption" P1-P8, "Fair sharing" S1-S5, with S3, S4, P3 and P8).
  *
  * Both strategies simulate on the live usage: a candidate's usage is unbooked when
  * it is tried and rebooked before returning, so the tree is the same afterwards.
@@ -622,7 +622,7 @@ static struct share node_share(const struct kq_sched *s, int node)
 	return sh;
 }
 
-/* a < b, or a <= b; two infinite shares compare unweighted (correction 4). */
+/* a < b, or a <= b; two infinite shares compare unweighted (docs/kueue-rules.md S4). */
 static int share_lt(struct share a, struct share b, int or_equal)
 {
 	if (isinf(a.v) && isinf(b.v))
@@ -825,7 +825,7 @@ static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *
 					return -SIM_ENOMEM;
 			continue;
 		}
-		if (share_lt(t_old, p_new, 0)) { /* p_new > t_old: no removal can pass S2-a */
+		if (share_lt(t_old, p_new, 0)) { /* p_new > t_old: no removal can pass S3's first rule */
 			for (struct kq_wl *c; (c = pop_cand(x, qi));)
 				if (cands_push(retry, c, -1, V_HIERARCHY, 0))
 					return -SIM_ENOMEM;
@@ -848,7 +848,7 @@ static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *
 	return 0;
 }
 
-/* Rule S2-b over the candidates the first strategy left: at most one a queue. */
+/* LessThanInitialShare (S3) over the candidates the first strategy left: one a queue. */
 static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
 {
 	struct kq_sched *s = x->s;

@@ -7,7 +7,7 @@
 set -eu
 src=${1:-.}
 cd "$src"
-pattern='(DESIGN|KUEUE|SCENARIO|STYLE)[.]md|[.][.]/shared|/work/shared|shared/traces|shared/(DESIGN|KUEUE|SCENARIO|STYLE)'
+pattern='(DESIGN|KUEUE|SCENARIO|STYLE)[.]md|[.][.]/shared|/work[/]shared|shared[/]traces|shared[/](DESIGN|KUEUE|SCENARIO|STYLE)'
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	# Tracked files plus new ones not yet added (not ignored): what a commit would hold.
 	files=$(git ls-files --cached --others --exclude-standard)
