@@ -1,6 +1,6 @@
 /* cli/cmd_explain.c: gpusched explain SCENARIO.json [--json]: decides the one
  * scheduling cycle a scenario file states (policies/scenario.h) and prints it, as
- * SCENARIO.md's JSON object or as sentences. */
+ * docs/scenarios.md's JSON object or as sentences. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

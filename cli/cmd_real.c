@@ -14,7 +14,7 @@ static const char real_usage[] =
 	"usage: gpusched real CONFIG.json --backend cpu|cuda [--time-scale S] [-o OUT.h5]\n"
 	"                     [--sms FLAVOR=N,...] [--iter-us U] [--log FILE] [-q] [--no-progress]\n"
 	"\n"
-	"Runs the config's trace and policies for real (DESIGN.md section 7): the same code as\n"
+	"Runs the config's trace and policies for real (docs/design.md section 7): the same code as\n"
 	"`gpusched run` decides, on the wall clock; every job runs as a workload on the\n"
 	"executor's virtual GPUs, one per GPU of the cluster (flavor by flavor, node by node),\n"
 	"sized to the model's run time on its flavor divided by S. Preemption stops the\n"

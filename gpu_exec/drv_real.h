@@ -1,4 +1,4 @@
-/* gpu_exec/drv_real.h: the real-time driver (DESIGN.md section 7).
+/* gpu_exec/drv_real.h: the real-time driver (docs/design.md section 7).
  *
  * It plugs into the engine as a struct sim_driver, like the virtual driver, so the
  * same trace, cluster and policy code decide; only time and execution change:

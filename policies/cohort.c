@@ -11,7 +11,7 @@
  * the engine can stop the victims first.
  *
  * Preference lists (issue 4): the cohort cycle chooses a job's flavor itself, as
- * the fallback policy's name says (DESIGN.md section 2): strict (or none) = option
+ * the fallback policy's name says (docs/design.md section 2): strict (or none) = option
  * 0's flavor; fungible = any flavor of the job's options, in the queue's
  * flavor_order, under the queue's flavor_fungibility (Kueue); first_fit = the
  * options in the job's order, the first whose flavor fits quota without preemption

@@ -1,5 +1,5 @@
 /* policies/fallback.c: fallback policies, which option of a preference list a job
- * runs on (DESIGN.md section 2; issue 4).
+ * runs on (docs/design.md section 2; issue 4).
  *
  *  - strict: option 0 only.
  *  - first_fit: SageMaker instance preference lists. Options in order; the first

@@ -1,4 +1,4 @@
-/* policies/fifo.c: strict first-in first-out (DESIGN.md section 4).
+/* policies/fifo.c: strict first-in first-out (docs/design.md section 4).
  *
  * Jobs start in submit order, ties by trace row (the engine submits them in that
  * order). A head that does not fit blocks every job behind it: no backfill.

@@ -1,5 +1,5 @@
 /* policies/kq.h: Kueue's quota tree, flavor assignment, preemption (classical and
- * fair sharing) and scheduling cycle, as ../shared/KUEUE.md states them.
+ * fair sharing) and scheduling cycle, as docs/kueue-rules.md states them.
  *
  * One implementation serves `gpusched explain` (a scenario file builds a kq_sched,
  * one kq_cycle decides) and `gpusched run` (policies/cohort.c keeps a kq_sched in
@@ -36,7 +36,7 @@ int kq_policy_from_name(const char *name); /* -1 if unknown */
 enum kq_mode { KQ_NOFIT = 0, KQ_NO_CANDIDATES, KQ_PREEMPT, KQ_RECLAIM, KQ_FIT };
 const char *kq_mode_name(enum kq_mode m); /* "NoFit", "Preempt" (for no-candidates too)... */
 
-enum kq_reason { /* why a job was preempted (DESIGN.md section 2) */
+enum kq_reason { /* why a job was preempted (docs/design.md section 2) */
 	KQ_R_IN_QUEUE = 0,
 	KQ_R_RECLAIM,
 	KQ_R_RECLAIM_WHILE_BORROWING,
@@ -77,7 +77,7 @@ struct kq_queue_cfg {
 	int fung_borrow_try_next; /* when_can_borrow: TryNextFlavor (default MayStopSearch) */
 	int fung_preempt_try_next; /* when_can_preempt: TryNextFlavor (the API default) */
 	int fung_preemption_over_borrowing; /* preference (default BorrowingOverPreemption) */
-	/* Beyond Kueue (DESIGN.md section 2), off by default. */
+	/* Beyond Kueue (docs/design.md section 2), off by default. */
 	sim_time_t min_runtime_ns; /* a job of this queue younger than this is not a victim */
 	int checkpoint_aware;      /* as preemptor: prefer victims that lose the least work */
 	int no_preemption;         /* may not preempt now (run mode: preemptions-per-hour cap) */
@@ -289,7 +289,7 @@ void kq_decision_free(struct kq_decision *d);
  * waiting, KQ_W_NO_NODES). NULL = quota only (explain). */
 typedef int (*kq_place_fn)(void *arg, struct kq_wl *wl, const int16_t *flavor);
 
-/* One scheduling cycle (KUEUE.md "Scheduling cycle semantics"): heads[] holds at
+/* One scheduling cycle (docs/kueue-rules.md "The scheduling cycle"): heads[] holds at
  * most one pending workload per queue. Writes the outcome into out (reset first).
  * Running workloads are not changed; the caller applies the outcome. Returns 0 or
  * -SIM_ENOMEM. */

@@ -1,5 +1,5 @@
-/* policies/kq_cycle.c: flavor assignment and the scheduling cycle (KUEUE.md
- * "Flavor assignment", "Scheduling cycle semantics", corrections 1, 2 and 5).
+/* policies/kq_cycle.c: flavor assignment and the scheduling cycle (docs/kueue-rules.md
+ * "Flavor assignment" F1-F7, "The scheduling cycle" C1-C8, with C6, C7 and F3).
  *
  * A cycle nominates every head on the live usage, orders the entries (classical:
  * not borrowing, priority, FIFO; fair sharing: a tournament through the cohort
@@ -257,7 +257,7 @@ static int search_joint(struct kq_sched *s, struct kq_wl *wl, const struct kq_gr
  * representative mode is its worst (mode, level) pair over the group's resources
  * under the queue's preference (flavorassigner's representative mode); preemption
  * is simulated for the contested resources together, and a resource that needs it
- * gets its borrowing level after the targets are gone (correction 5), or on the
+ * gets its borrowing level after the targets are gone (rule F3), or on the
  * current usage when there are none. */
 static int try_flavor(struct kq_sched *s, struct kq_wl *wl, const struct kq_group *g, int f, int16_t *flavor,
 		      sim_time_t now, struct flavor_try *ft)
@@ -737,7 +737,7 @@ struct cycle {
 	sim_time_t now;
 	/* Victims issued so far. They stay booked in the cycle's snapshot (shares and
 	 * reservations still see them) and are taken out only for each fit check
-	 * (correction 2). */
+	 * (rule C7). */
 	struct kq_wl **issued;
 	size_t n_issued, cap_issued;
 };
@@ -771,7 +771,7 @@ static int targets_overlap(const struct cycle *c, const struct kq_targets *t)
 	return 0;
 }
 
-/* Correction 2: a queue that cannot always reclaim holds back what it could use. */
+/* Rule C7: a queue that cannot always reclaim holds back what it could use. */
 static void reserve_capacity(struct cycle *c, const struct nomination *e)
 {
 	struct kq_sched *s = c->s;
@@ -835,7 +835,7 @@ static int process_preempting(struct cycle *c, struct nomination *e)
 	if (targets_overlap(c, &e->targets)) {
 		if (c->s->overlap_skips) /* the gate off: Kueue skips it for this cycle */
 			return wait_on(d, e->wl, KQ_W_OVERLAP);
-		/* Correction 1: recompute on the snapshot without earlier victims. */
+		/* Rule C6: recompute on the snapshot without earlier victims. */
 		if (cycle_fits(c, e)) {
 			jbook_wl(c->s, &c->j, e->wl, e->flavor, +1);
 			PUSH(d->deferred, assign_of(e));

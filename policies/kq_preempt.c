@@ -1,5 +1,5 @@
-/* policies/kq_preempt.c: choosing victims, classical and fair sharing (KUEUE.md
- * "Classical preemption algorithm", "Fair sharing" and corrections 3, 4, 6, 7).
+/* policies/kq_preempt.c: choosing victims, classical and fair sharing (docs/kueue-rules.md
+ * "Classical preemption" P1-P8, "Fair sharing" S1-S5, with S3, S4, P3 and P8).
  *
  * Both strategies simulate on the live usage: a candidate's usage is unbooked when
  * it is tried and rebooked before returning, so the tree is the same afterwards.
@@ -649,7 +649,7 @@ static struct share node_share(const struct kq_sched *s, int node)
 	return sh;
 }
 
-/* a < b, or a <= b; two infinite shares compare unweighted (correction 4). */
+/* a < b, or a <= b; two infinite shares compare unweighted (docs/kueue-rules.md S4). */
 static int share_lt(struct share a, struct share b, int or_equal)
 {
 	if (isinf(a.v) && isinf(b.v))
@@ -679,7 +679,7 @@ struct fair_ctx {
 	struct kq_wl **at;     /* next workload to look at in that band (NULL: band done) */
 	uint8_t *phase;        /* 0: evicted workloads only (a first walk), 1: the others */
 	uint8_t *in_retry;     /* per node: retry holds a candidate of this queue */
-	int second_pass;       /* rule S2-b runs after the first strategy */
+	int second_pass;       /* the second pass (LessThanInitialShare, S3) runs after the first */
 	uint8_t *state;        /* per node: FQ_* */
 	uint8_t *pruned;       /* per node */
 	uint8_t *on_path;      /* per node: ancestors of the preemptor's queue */
@@ -1042,7 +1042,8 @@ static int lt_initial(struct share p, struct share o, struct share n)
  * and its own queue offers no candidate. Then its share p_new (its queue's, with
  * the request booked) stays the same through the search, a target's share only
  * falls as it loses jobs, and both strategies need a target whose share is not
- * below p_new (S2-a: p_new <= t_new <= t_old; S2-b: p_new < t_old); a child of
+ * below p_new (LessThanOrEqualToFinalShare: p_new <= t_new <= t_old;
+ * LessThanInitialShare: p_new < t_old; docs/kueue-rules.md S3); a child of
  * the root with share 0 is never a target. No such child: no victims. */
 static int no_share_target(struct fair_ctx *x)
 {
@@ -1107,7 +1108,7 @@ static int smallest_possible(const struct fair_ctx *x, int qi, const struct kq_w
 	return fr_c >= 0;
 }
 
-/* A candidate the first strategy rejected, for rule S2-b. The second pass offers
+/* A candidate the first strategy rejected, for the second pass (S3). It offers
  * only each queue's first rejected candidate, so the fast path keeps just that one
  * (and none when no second pass runs); the oracle keeps them all. */
 static int keep_for_retry(struct fair_ctx *x, struct cands *retry, struct kq_wl *c)
@@ -1172,7 +1173,7 @@ static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *
 		almost_lca(s, x->pre->queue, qi, &np, &nt);
 		struct share p_new = node_share(s, np), t_old = node_share(s, nt);
 		if ((!strat(p_new, t_old, t_old) && strat == lt_initial) || /* independent of the candidate */
-		    share_lt(t_old, p_new, 0)) { /* p_new > t_old: no removal can pass S2-a */
+		    share_lt(t_old, p_new, 0)) { /* p_new > t_old: no removal can pass S3's first rule */
 			if (drain_to_retry(x, qi, retry))
 				return -SIM_ENOMEM;
 			continue;
@@ -1210,7 +1211,7 @@ static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *
 	return 0;
 }
 
-/* Rule S2-b over the candidates the first strategy left: at most one a queue. */
+/* LessThanInitialShare (S3) over the candidates the first strategy left: one a queue. */
 static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
 {
 	struct kq_sched *s = x->s;

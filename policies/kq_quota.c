@@ -1,4 +1,4 @@
-/* policies/kq_quota.c: the quota tree and its arithmetic (KUEUE.md "Quota arithmetic",
+/* policies/kq_quota.c: the quota tree and its arithmetic (docs/kueue-rules.md "Quota arithmetic",
  * after Kueue's pkg/cache/scheduler/resource_node.go), and the dominant resource share.
  *
  * Ownership: kq_sched owns its nodes and their per-fr blocks; running workloads are
@@ -565,7 +565,7 @@ int kq_borrowing(const struct kq_sched *s, int node, int fr)
 static double drs_now(const struct kq_sched *s, const struct kq_node *n, const sim_qty_t *req_fr,
 		      double *unweighted);
 
-/* DRS (fair_sharing.go; KUEUE.md correction 4 and 8): per resource name, the
+/* DRS (fair_sharing.go; docs/kueue-rules.md S1, S4 and Q9): per resource name, the
  * borrowed amount summed over flavors, over what the parent could lend; the max
  * over resources, divided by the weight. Roots have share 0. */
 double kq_drs(const struct kq_sched *s, int node, const sim_qty_t *req_fr, double *unweighted)

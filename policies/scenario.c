@@ -1,4 +1,4 @@
-/* policies/scenario.c: reads a scenario file (../shared/SCENARIO.md) into a kq_sched
+/* policies/scenario.c: reads a scenario file (docs/scenarios.md) into a kq_sched
  * and decides its one cycle; renders the decision as JSON.
  *
  * Flow: parse with cJSON (syntax errors become FILE:LINE:COL), refuse duplicate
@@ -754,7 +754,7 @@ static void read_queue(struct ctx *c, const cJSON *e, const char *path, int node
 	int k;
 
 	memset(&cfg, 0, sizeof cfg);
-	cfg.within = KQ_NEVER; /* the API defaults (KUEUE.md correction 9) */
+	cfg.within = KQ_NEVER; /* the API defaults (docs/kueue-rules.md D1) */
 	cfg.reclaim = KQ_NEVER;
 	cfg.fung_borrow_try_next = 0;  /* MayStopSearch */
 	cfg.fung_preempt_try_next = 1; /* TryNextFlavor */

@@ -1,11 +1,11 @@
 /* policies/scenario.h: scenario files, one scheduling cycle stated in full
- * (format: ../shared/SCENARIO.md; user documentation with the extensions:
+ * (format: docs/scenarios.md; user documentation with the extensions:
  * experiments/scenarios/README.md).
  *
  * scn_load reads a file into a finalized kq_sched with its running workloads booked,
  * plus the pending jobs (or the one incoming job). scn_decide forms one head per
  * queue and runs kq_cycle (or kq_incoming) on it; it changes no state, so it may be
- * called again. scn_outcome_json renders a decision in SCENARIO.md's --json shape;
+ * called again. scn_outcome_json renders a decision in docs/scenarios.md's --json shape;
  * it is the only output code here (cli/cmd_explain.c writes the sentences).
  *
  * Errors: syntax errors are "FILE:LINE:COL: JSON syntax error near '...'"; every
@@ -66,7 +66,7 @@ int scn_read_quota_tree(const char *file, const char *json_path, const cJSON *tr
  * Returns 0 or -SIM_ENOMEM. */
 int scn_decide(struct scn *s, struct kq_decision *out, struct kq_assign *inc);
 
-/* The decision as SCENARIO.md's --json object. Pending form: {"admitted":
+/* The decision as docs/scenarios.md's --json object. Pending form: {"admitted":
  * [{"id","flavor"}], "preempting": [{"id","flavor"}], "victims": [{"id","reason",
  * "preemptor"}], "deferred": [{"id","flavor"}], "left_waiting": [{"id","reason"}]};
  * incoming form: {"id","mode","flavor","victims"}. "flavor" maps each requested

@@ -1,4 +1,4 @@
-/* sim/capacity.h: capacity over time (DESIGN.md section 1), as a config states it.
+/* sim/capacity.h: capacity over time (docs/design.md section 1), as a config states it.
  *
  * Three sources, each per flavor:
  *  - changes: (time, nodes | delta, mode) rows from a CSV (cluster.capacity_events):

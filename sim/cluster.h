@@ -72,7 +72,7 @@ void sim_cluster_release(struct sim_cluster *c, struct sim_alloc *a, const sim_q
  * usable now); busy never counts held-back capacity. */
 sim_qty_t sim_cluster_gpu_busy(const struct sim_cluster *c, int flavor);
 sim_qty_t sim_cluster_gpu_total(const struct sim_cluster *c, int flavor);
-/* ---- capacity over time (DESIGN.md section 1: stock-outs, reservations, new racks) ----
+/* ---- capacity over time (docs/design.md section 1: stock-outs, reservations, new racks) ----
  *
  * A node is online (placements may use it), draining (no new placements; its free
  * part is held back, and what its jobs release is held back too; it goes offline

@@ -347,7 +347,7 @@ static double flavor_speed(const struct sim_cluster *c, int flavor)
 	return flavor >= 0 ? sim_cluster_flavor(c, flavor)->speed : 1.0;
 }
 
-/* DESIGN.md section 1: the trace's duration holds on option 0 as stated (on a named
+/* docs/design.md section 1: the trace's duration holds on option 0 as stated (on a named
  * flavor it was measured there). A "*" option 0 is taken at the reference speed and
  * divided by the speed of the flavor chosen. Option k > 0 without its own duration
  * scales by (count_0 x speed_0) / (count_k x speed_k). */
@@ -871,7 +871,7 @@ static double measured_stop_progress(struct sim_engine *e, struct sim_job *job, 
 	return (double)alloc_gpus(e, job) / SIM_MILLI * (done - saved) * w_s;
 }
 
-/* Work saved and lost when a running job stops at now (DESIGN.md section 2): the
+/* Work saved and lost when a running job stops at now (docs/design.md section 2): the
  * checkpoints completed in this segment are kept; the work since the last one (or
  * since the segment's restore ended) is lost, in GPU-seconds. */
 static double stop_progress(struct sim_engine *e, struct sim_job *job, const struct sim_stop_measure *m)
@@ -1009,7 +1009,7 @@ static int apply_preemption(struct sim_engine *e, const struct victim_proposal *
 
 /* ---- capacity over time ---- */
 
-/* A running job whose nodes were removed (DESIGN.md section 3, node failure): it
+/* A running job whose nodes were removed (docs/design.md section 3, node failure): it
  * keeps the work up to its last checkpoint, loses the rest, and is queued again
  * (policies see it through on_preempt, as a victim without a preemptor). */
 static int interrupt_job(struct sim_engine *e, struct sim_job *job)

@@ -110,7 +110,7 @@ struct sim_queue_acct {
 	sim_time_t last_t;
 };
 
-/* The cost of preemption (DESIGN.md section 2): a checkpoint every job->checkpoint_ns
+/* The cost of preemption (docs/design.md section 2): a checkpoint every job->checkpoint_ns
  * of work costs ckpt_overhead_ns of wall time; a restart from a checkpoint first
  * pays restore_ns. */
 struct sim_preempt_cost {
@@ -192,7 +192,7 @@ sim_time_t sim_view_now(const struct sim_view *v);
 const struct sim_trace *sim_view_trace(const struct sim_view *v);
 const struct sim_cluster *sim_view_cluster(const struct sim_view *v);
 const struct sim_job *sim_view_job(const struct sim_view *v, uint32_t idx);
-/* Run time of a job on option k placed on flavor f, scaled as DESIGN.md section 1:
+/* Run time of a job on option k placed on flavor f, scaled as docs/design.md section 1:
  * the option's own duration if stated, else duration x (count_0 x speed_0)/(count_k x speed_k).
  * For option 0 on flavor f: duration / speed_f. */
 sim_time_t sim_view_runtime(const struct sim_view *v, const struct sim_job *job, int opt, int flavor);

@@ -1014,7 +1014,7 @@ static int decisions_ctype(struct ctype *c, const struct sim_trace *t, const str
 	    ctype_add(c, "victim", str_type(id_w + 1), "", "job stopped") < 0 ||
 	    ctype_add(c, "preemptor_queue", str_type(q_w + 1), "", "preemptor's queue, \"\" when none") < 0 ||
 	    ctype_add(c, "victim_queue", str_type(q_w + 1), "", "victim's queue") < 0 ||
-	    ctype_add(c, "reason", reason_enum_type(), "", "why (DESIGN.md section 2)") < 0 ||
+	    ctype_add(c, "reason", reason_enum_type(), "", "why (docs/design.md section 2)") < 0 ||
 	    ctype_add(c, "requeued", copy_type(H5T_NATIVE_UINT8), "1",
 		      "1: the victim was queued again; 0: it reached its retry limit (preempted_out)") < 0 ||
 	    ctype_add(c, "lost_gpu_s", copy_type(H5T_NATIVE_DOUBLE), "GPU*s",

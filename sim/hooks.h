@@ -34,7 +34,7 @@ const char *sim_policy_family_name(enum sim_policy_family f); /* "order", ... */
 
 enum sim_admit { SIM_ADMIT, SIM_DEFER, SIM_REJECT };
 
-/* Why a running job was stopped for another (DESIGN.md section 2). */
+/* Why a running job was stopped for another (docs/design.md section 2). */
 enum sim_preempt_reason {
 	SIM_PR_IN_QUEUE = 0,
 	SIM_PR_COHORT_RECLAMATION,

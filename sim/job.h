@@ -73,7 +73,7 @@ struct sim_job {
 	sim_time_t end_ns;     /* completion or final state time, SIM_TIME_NONE before */
 	sim_time_t runtime_ns; /* wall time of the current (or last) run segment: restore,
 				* remaining work and checkpoint overheads */
-	/* Preemption cost (DESIGN.md section 2). Work is measured in fractions of the
+	/* Preemption cost (docs/design.md section 2). Work is measured in fractions of the
 	 * job's whole work, so a restart on another flavor scales it by that speed. */
 	double progress;       /* work saved by completed checkpoints, 0..1 */
 	sim_time_t seg_restore_ns; /* restore time at the start of the current segment */

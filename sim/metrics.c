@@ -412,7 +412,7 @@ static int option_flavor_known(const struct sim_trace *t, const struct sim_clust
 }
 
 /* Run time of the whole job, in s, on the option it ran on (*on_opt) and on option 0
- * (*on_first), scaled as DESIGN.md section 1 (sim_scaled_time_ns). The chosen option
+ * (*on_first), scaled as docs/design.md section 1 (sim_scaled_time_ns). The chosen option
  * is taken on the flavor the job ran on; option 0 on its own flavor, or for a "*"
  * option 0 on the flavor the job ran on when that was option 0, else at the
  * reference speed 1.0. NaN when a flavor is not one of the cluster's. */

@@ -105,7 +105,7 @@ const char *sim_queue_field_description(enum sim_queue_field f);
 /* The per-option table /runs/<run>/options: one row an option index 0 .. k-1, k the
  * largest n_opts in the trace, after its integer field "option". A job counts in the
  * row of the option it ran on (sim_job.opt_chosen) when it started; runtimes are the
- * whole job's run time on the option (DESIGN.md section 1 scaling, sim_scaled_time_ns),
+ * whole job's run time on the option (docs/design.md section 1 scaling, sim_scaled_time_ns),
  * without checkpoint or restore overheads. X(name, unit, description). */
 #define SIM_OPTION_FIELDS(X)                                                                       \
 	X(jobs, "1", "started jobs that ran on this option")                                        \

@@ -23,8 +23,8 @@ static int clean_alibaba(void)
 	return 0;
 }
 
-/* The raw openb files sit beside the repository (shared/traces/raw). */
-#define RAW_OPENB TEST_SOURCE_DIR "/../shared/traces/raw/alibaba-openb-2023/"
+/* The full openb files, when configured (SIM_RAW_TRACES_DIR, traces/samples/README.md). */
+#define RAW_OPENB TEST_RAW_DIR "/alibaba-openb-2023/"
 #define RAW_PODS RAW_OPENB "openb_pod_list_gpuspec33.csv"
 #define RAW_NODES RAW_OPENB "openb_node_list_gpu_node.csv"
 

@@ -315,7 +315,7 @@ static void test_engine_scaled_runtime_bounded(void)
 	sim_trace_destroy(t);
 }
 
-/* The event log of a small trace, byte for byte against a golden file (STYLE.md
+/* The event log of a small trace, byte for byte against a golden file (docs/style.md
  * section 9). The trace mixes sizes, a whole-node job, equal-time finishes and
  * submits, and a '*' request; every start time in it is also asserted by hand in
  * test_engine_fifo_hand_computed's style below. Regenerate only after checking a

@@ -20,8 +20,8 @@ static int clean_import(void)
 	return 0;
 }
 
-/* The raw SWF log sits beside the repository (shared/traces/raw/swf). */
-#define RAW_NASA TEST_SOURCE_DIR "/../shared/traces/raw/swf/NASA-iPSC-1993-3.1-cln.swf.gz"
+/* The full SWF log, when configured (SIM_RAW_TRACES_DIR, traces/samples/README.md). */
+#define RAW_NASA TEST_RAW_DIR "/swf/NASA-iPSC-1993-3.1-cln.swf.gz"
 
 /* Data lines 6..15. Kept: jobs 1, 3, 4, 8 (job 8 has the earliest submit, 90).
  * Dropped: job 2 (run time -1, unknown), the second job 3 (status 2: a partial-execution
@@ -479,7 +479,7 @@ static void test_import_cli(void)
 	free(txt);
 	snprintf(args, sizeof args, "trace import --format sfw %s -o %s", in, out);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
-	CU_ASSERT(txt && strstr(txt, "expected one of philly, swf, helios, tiresias, openb, pai, gavel, found 'sfw'"));
+	CU_ASSERT(txt && strstr(txt, "expected one of philly, swf, helios, tiresias, openb, pai, gavel, sacct, found 'sfw'"));
 	free(txt);
 	CU_ASSERT_EQUAL(tu_run_gpusched("trace import --help", &txt), 0);
 	CU_ASSERT(txt && strstr(txt, "  swf ") && strstr(txt, "  philly ") && strstr(txt, "--skip-bad"));

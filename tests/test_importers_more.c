@@ -1,6 +1,7 @@
 /* tests/test_importers_more.c: the Tiresias, Helios and Gavel importers
  * (traces/tiresias.c, helios.c, gavel.c) on hand-made files with bad rows (strict
- * and --skip-bad), --top-queues, and on the real samples in shared/traces/raw. Each
+ * and --skip-bad), --top-queues, and on the full public files when configured
+ * (SIM_RAW_TRACES_DIR, traces/samples/README.md). Each
  * output is read back with the native reader; GPU-hours in = out over kept rows. */
 #include <CUnit/CUnit.h>
 #include <math.h>
@@ -16,7 +17,9 @@
 #include "traces/native.h"
 #include "traces/tiresias.h"
 
-#define RAW TEST_SOURCE_DIR "/../shared/traces/raw/"
+#define RAW TEST_RAW_DIR "/"
+/* Samples shipped in the repository (traces/samples/README.md). */
+#define SAMPLES TEST_SOURCE_DIR "/traces/samples/"
 
 static int init_more(void) { return 0; }
 static int clean_more(void) { return 0; }
@@ -101,9 +104,8 @@ static void test_tiresias_real(void)
 	struct trace_import_result res;
 	struct trace_import_opts opts = { 0 };
 	const char *out = tu_tmp_path("ti60.csv");
-	FILE *f = fopen(RAW "tiresias/60_job.csv", "r");
-	if (!f)
-		return; /* the shared samples are beside the repository; not every checkout has them */
+	FILE *f = fopen(SAMPLES "60_job.csv", "r"); /* the whole published file */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	/* Our own sum: num_gpu x duration over the 60 rows. */
 	char line[256];
 	double h = 0;
@@ -119,7 +121,7 @@ static void test_tiresias_real(void)
 	fclose(f);
 	CU_ASSERT_EQUAL(rows, 60);
 	sim_diag_init(&d, 20);
-	CU_ASSERT_EQUAL_FATAL(trace_tiresias_import(RAW "tiresias/60_job.csv", out, &opts, &res, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_tiresias_import(SAMPLES "60_job.csv", out, &opts, &res, &d), 0);
 	CU_ASSERT_EQUAL(res.rows_read, 60);
 	CU_ASSERT_EQUAL(res.rows_written, 60);
 	CU_ASSERT_DOUBLE_EQUAL(res.gpu_hours_in, h, 1e-9);
@@ -405,8 +407,9 @@ static void check_gavel_real(const char *path, int steps_col, int scale_col, lon
 static void test_gavel_real(void)
 {
 	check_gavel_real(RAW "gavel/msr-seed0/6214e9.trace", 4, 6, 2000);
-	check_gavel_real(RAW "gavel/msr-seed0/23dbec.trace", 4, 6, 9);
-	check_gavel_real(RAW "gavel/physical_cluster/small_test.trace", 5, 6, 20);
+	check_gavel_real(SAMPLES "gavel/msr-seed0/6214e9.trace", 4, 6, 300); /* its first 300 lines */
+	check_gavel_real(SAMPLES "gavel/msr-seed0/23dbec.trace", 4, 6, 9);
+	check_gavel_real(SAMPLES "gavel/physical_cluster/small_test.trace", 5, 6, 20);
 }
 
 static CU_TestInfo more_tests[] = {

@@ -1,5 +1,5 @@
 /* tests/test_kq.c: Kueue's quota arithmetic by hand, and properties of the decision
- * core on random seeded states (KUEUE.md; issue 3 "What it must show"). */
+ * core on random seeded states (docs/kueue-rules.md; issue 3 "What it must show"). */
 #include <CUnit/CUnit.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -37,7 +37,7 @@ static int add_queue(struct kq_sched *s, const char *name, int parent, sim_qty_t
 	return q;
 }
 
-/* KUEUE.md's worked lending example. */
+/* The lending example of docs/kueue-rules.md Q2 and Q5. */
 static void test_kq_lending_example(void)
 {
 	struct kq_sched *s = one_flavor();
@@ -186,7 +186,8 @@ static void world_make(struct world *wd, gsl_rng *r, int fair)
 		/* LessThanOrEqualToFinalShare only: the no-loop argument holds for it. With
 		 * LessThanInitialShare a preemptor may take a second victim that leaves the
 		 * target below its own share, and the target can take it back (seed 47 of
-		 * this test found such a pair); Kueue's documentation proves only rule S2-a. */
+		 * this test found such a pair); Kueue's documentation proves it only for
+		 * LessThanOrEqualToFinalShare (docs/kueue-rules.md S5). */
 		s->fair = 1;
 		s->fair_le_final = 1;
 	}

@@ -22,7 +22,7 @@ static int clean_pai(void)
 	return 0;
 }
 
-#define RAW_DIR TEST_SOURCE_DIR "/../shared/traces/raw/"
+#define RAW_DIR TEST_RAW_DIR "/"
 #define RAW_MACHINES RAW_DIR "alibaba-pai-2020/pai_machine_spec.csv"
 #define RAW_HELIOS RAW_DIR "helios/helios_cluster_summary.csv"
 

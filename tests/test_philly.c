@@ -19,7 +19,7 @@ static int clean_philly(void) { return 0; }
 
 #define S(x) ((sim_time_t)(x) * SIM_NS_PER_S)
 /* The raw Philly files sit beside the repository (SOURCES.md section 1). */
-#define RAW_PHILLY TEST_SOURCE_DIR "/../shared/traces/raw/philly"
+#define RAW_PHILLY TEST_RAW_DIR "/philly"
 
 static void test_philly_utc(void)
 {

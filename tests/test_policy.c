@@ -1,4 +1,4 @@
-/* tests/test_policy.c: the contract every registered policy keeps (STYLE.md section 9:
+/* tests/test_policy.c: the contract every registered policy keeps (docs/style.md section 9:
  * contract suites run for every registry entry), and the registry's checks. */
 #include <CUnit/CUnit.h>
 #include <gsl/gsl_randist.h>

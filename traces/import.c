@@ -1,6 +1,6 @@
 /* traces/import.c: the importer registry and the helpers importers share
  * (import.h). Each importer lives in its own file (philly.c, swf.c, helios.c,
- * tiresias.c, alibaba.c, pai.c, gavel.c). */
+ * tiresias.c, alibaba.c, pai.c, gavel.c, sacct.c). */
 #include "import.h"
 
 #include <errno.h>
@@ -16,6 +16,7 @@
 #include "helios.h"
 #include "pai.h"
 #include "philly.h"
+#include "sacct.h"
 #include "swf.h"
 #include "tiresias.h"
 
@@ -32,6 +33,8 @@ static const struct trace_importer importers[] = {
 	{ "pai", "Alibaba PAI 2020 task table (pai_task_table.csv, no header)", trace_pai_import },
 	{ "gavel", "Gavel trace files (tab-separated, 10-field or older 7-field msr layout; 1 step = 1 s)",
 	  trace_gavel_import },
+	{ "sacct", "Slurm sacct --parsable2 output (JobID|Submit|...|Elapsed|AllocTRES or ReqTRES|...|State)",
+	  trace_sacct_import },
 };
 
 const struct trace_importer *trace_importers(size_t *n)

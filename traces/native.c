@@ -1,4 +1,4 @@
-/* traces/native.c: the native CSV trace reader and writer (DESIGN.md section 4,
+/* traces/native.c: the native CSV trace reader and writer (docs/design.md section 4,
  * reference in traces/README.md).
  *
  * Speed: a million-row trace must load in well under a second. The whole file is

@@ -1,4 +1,4 @@
-/* traces/native.h: the native CSV trace (DESIGN.md section 4).
+/* traces/native.h: the native CSV trace (docs/design.md section 4).
  *
  * Header row, '#' comment lines, one job a row, columns in any order:
  * id, submit_s, duration_s (required), queue, priority, request, prefs,

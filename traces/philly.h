@@ -1,7 +1,7 @@
 /* traces/philly.h: the Microsoft Philly job table (Jeon et al., ATC'19) as carried
  * by the Pollux artifact (petuum/adaptdl, simulator/traces/philly.csv), converted
- * to the native trace. Mapping (traces/README.md, /work/shared/traces/raw/SOURCES.md
- * section 1):
+ * to the native trace. Mapping (traces/README.md; source and licence in
+ * traces/samples/README.md):
  *   id         = "philly-<R>", R = 1-based data row in the input (header excluded)
  *   submit_s   = timestamp - earliest timestamp (UTC, "YYYY-MM-DD HH:MM:SS")
  *   duration_s = duration

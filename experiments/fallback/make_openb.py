@@ -2,7 +2,7 @@
 """make_openb.py: derive the fallback experiment's traces and configs from Alibaba openb 2023.
 
 Reads (never changes) two files of the Alibaba GPU cluster trace v2023 ("openb", Weng et al.,
-ATC'23; /work/shared/traces/raw/SOURCES.md section 2):
+ATC'23; source and licence in traces/samples/README.md):
 
   openb_pod_list_gpuspec33.csv   one row a pod: GPUs asked for, allowed GPU models, QoS, times
   openb_node_list_gpu_node.csv   one row a GPU node: GPU model and GPUs per node
@@ -20,8 +20,8 @@ library only, no floating point in anything written (integer and Fraction arithm
 outputs are the same bytes on every machine.
 
 Usage:  python3 make_openb.py [--raw DIR] [--out DIR] [--check]
-  --raw    folder holding the two openb CSVs (default: ../../../shared/traces/raw/alibaba-openb-2023
-           from this script, i.e. /work/shared/... next to the repository)
+  --raw    folder holding the two openb CSVs (default: $GPUSCHED_RAW_TRACES/alibaba-openb-2023;
+           the full files are not in the repository)
   --out    where to write (default: this script's folder)
   --check  write nothing; exit 1 if any output differs from what is on disk
 """
@@ -280,11 +280,13 @@ def config_text(name, description, trace, fallback, sweep, flavors, stockout, se
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--raw", default=os.path.normpath(os.path.join(
-        here, "..", "..", "..", "shared", "traces", "raw", "alibaba-openb-2023")))
+    raw_root = os.environ.get("GPUSCHED_RAW_TRACES")
+    ap.add_argument("--raw", default=os.path.join(raw_root, "alibaba-openb-2023") if raw_root else None)
     ap.add_argument("--out", default=here)
     ap.add_argument("--check", action="store_true")
     a = ap.parse_args()
+    if not a.raw:
+        die("no openb folder: give --raw DIR or set GPUSCHED_RAW_TRACES")
 
     pod_path = os.path.join(a.raw, POD_FILE)
     node_path = os.path.join(a.raw, NODE_FILE)

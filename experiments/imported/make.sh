@@ -5,7 +5,12 @@
 set -eu
 cd "$(dirname "$0")"
 G=${GPUSCHED:-../../build/gpusched}
-R=${RAW:-../../../shared/traces/raw}
+# The full public traces are not in the repository (traces/samples/README.md: layout, sources).
+R=${RAW:-${GPUSCHED_RAW_TRACES:-}}
+if [ -z "$R" ]; then
+	echo "make.sh: set GPUSCHED_RAW_TRACES (or RAW) to the folder of the full public traces" >&2
+	exit 2
+fi
 D=data
 mkdir -p "$D" plots ../../results/imported
 
