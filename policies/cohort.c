@@ -851,6 +851,38 @@ static void mark_running(struct cohort *c, const struct kq_assign *a, sim_time_t
 		c->oom = 1; /* it becomes a candidate then */
 }
 
+/* Sets aside a head that was not admitted, as BestEffortFIFO does (not under
+ * StrictFIFO, nor past the optional head bound). Returns 1 if it did. */
+static int set_aside(struct cohort *c, struct entry *e)
+{
+	struct qstate *q = &c->qs[sim_view_job(c->view, e->job)->queue];
+	if (q->strict_fifo || (c->max_heads_per_queue && q->parked_this_pass >= c->max_heads_per_queue))
+		return 0;
+	park(c, q, e->self);
+	q->parked_this_pass++;
+	return 1;
+}
+
+/* Would kq_cycle answer every head from its memos with "not admissible" (NoFit or
+ * NoCandidates)? Then the cycle would change nothing but leave them waiting. */
+static int all_known_inadmissible(const struct cohort *c, size_t n, sim_time_t now)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!kq_known_inadmissible(c->kq, c->heads[i], now))
+			return 0;
+	return 1;
+}
+
+/* The outcome of such a cycle, without running it: each head set aside. Returns 1
+ * if any was (the pass goes on), 0 if none could be (quiescent). */
+static int set_aside_heads(struct cohort *c, size_t n)
+{
+	int changed = 0;
+	for (size_t i = 0; i < n; i++)
+		changed |= set_aside(c, (struct entry *)c->heads[i]);
+	return changed;
+}
+
 /* Applies one cycle's outcome. Returns 1 if it changed anything (admitted,
  * preempted or parked), 0 if quiescent, or -SIM_E*. */
 static int apply_decision(struct cohort *c, sim_time_t now, int *preempted)
@@ -877,13 +909,7 @@ static int apply_decision(struct cohort *c, sim_time_t now, int *preempted)
 		if (w->why != KQ_W_EXCEEDS_MAX_QUOTA && w->why != KQ_W_NO_QUOTA && w->why != KQ_W_NO_CANDIDATES &&
 		    w->why != KQ_W_NO_NODES)
 			continue;
-		struct entry *e = (struct entry *)w->wl;
-		struct qstate *q = &c->qs[sim_view_job(c->view, e->job)->queue];
-		if (q->strict_fifo || (c->max_heads_per_queue && q->parked_this_pass >= c->max_heads_per_queue))
-			continue;
-		park(c, q, e->self);
-		q->parked_this_pass++;
-		changed = 1;
+		changed |= set_aside(c, (struct entry *)w->wl);
 	}
 	return changed;
 }
@@ -916,6 +942,12 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 			n = collect_heads(c, now);
 		if (!n)
 			break;
+		if (all_known_inadmissible(c, n, now)) {
+			rc = set_aside_heads(c, n);
+			if (rc <= 0)
+				break;
+			continue;
+		}
 		if ((rc = kq_cycle(c->kq, c->heads, n, now, place_cb, c, &c->dec)))
 			break;
 		rc = apply_decision(c, now, &preempted);

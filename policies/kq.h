@@ -22,6 +22,7 @@
 #define KQ_UNSET (-1)       /* a borrowing or lending limit not given */
 #define KQ_MAX_GROUPS 4     /* resource groups of a queue's flavor_order */
 #define KQ_MAX_GROUP_FLAVORS 16
+#define KQ_FAILED_CLASSES 8 /* request classes a queue remembers as not admissible (kq_node.failed) */
 
 enum kq_policy { /* within_queue and reclaim_within_cohort values */
 	KQ_NEVER = 0,
@@ -165,6 +166,24 @@ struct kq_node {
 	sim_qty_t *max_req;  /* n_fr: the largest quantity one running workload ever had (a bound) */
 	sim_qty_t *min_req;  /* n_fr: the smallest positive one ever (a bound; 0 = none yet); owned
 			      * with max_req (one block) */
+	/* Nominations of this queue that admitted nothing (NoFit, NoCandidates), by
+	 * request class: a pending workload of the same class nominated while the tree
+	 * and the time are the same (kq_sched.gen, now) gets the same answer without a
+	 * search. A queue's pending jobs are mostly a few sizes, so a queue of a
+	 * thousand waiting jobs costs a few searches a change, not a thousand. */
+	struct kq_failed {
+		uint64_t gen;        /* 0: empty */
+		sim_time_t now;
+		sim_qty_t req[SIM_MAX_RES];
+		int32_t priority;
+		sim_time_t created;  /* part of the class only under LowerOrNewerEqualPriority */
+		uint8_t no_preempt, n_allow, job_order;
+		int16_t allow[SIM_MAX_OPTIONS];
+		int16_t flavor[SIM_MAX_RES];
+		int8_t mode, level;
+		uint8_t exceeds;
+	} failed[KQ_FAILED_CLASSES];
+	uint8_t failed_next; /* the slot the next new class takes when all are live */
 };
 
 /* Run mode: 1 if `flavor` has free nodes for wl's request now, else 0. Asked for
@@ -295,6 +314,12 @@ typedef int (*kq_place_fn)(void *arg, struct kq_wl *wl, const int16_t *flavor);
  * -SIM_ENOMEM. */
 int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_t now,
 	     kq_place_fn place, void *place_arg, struct kq_decision *out);
+
+/* 1 if nominating wl now would be answered from a memo (its own, or its queue's
+ * request class) with NoFit or NoCandidates: a cycle of such heads only leaves
+ * them waiting (KQ_W_NO_QUOTA, KQ_W_EXCEEDS_MAX_QUOTA or KQ_W_NO_CANDIDATES) and
+ * changes nothing, so a caller may set them aside without running it. */
+int kq_known_inadmissible(const struct kq_sched *s, const struct kq_wl *wl, sim_time_t now);
 
 /* "Whom would it preempt?": flavor assignment (or the fixed one: flavor[] per
  * resource and mode KQ_FIT or KQ_PREEMPT) and the victims, into *a and out->victims. */

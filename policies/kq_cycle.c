@@ -490,29 +490,110 @@ static int group_of(const struct kq_queue_cfg *cfg, int r)
 
 static int nominate_uncached(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct nomination *nom);
 
+/* ---- memos of nominations that admitted nothing ---- */
+
+/* Does memo entry f hold wl's request class? Everything a nomination reads of the
+ * workload it nominates: its request, priority, the flavors it may use and in which
+ * order, whether it may preempt now, and its creation time where the queue's
+ * within-queue policy compares it. (Its tie-break and name only order victims and
+ * messages; a nomination without victims has neither.) */
+static int same_class(const struct kq_sched *s, const struct kq_failed *f, const struct kq_wl *wl)
+{
+	if (f->priority != wl->priority || f->no_preempt != wl->no_preempt || f->n_allow != wl->n_allow ||
+	    f->job_order != wl->job_order || memcmp(f->req, wl->req, sizeof f->req) != 0 ||
+	    memcmp(f->allow, wl->allow, (size_t)wl->n_allow * sizeof *f->allow) != 0)
+		return 0;
+	return s->nodes[wl->queue].cfg.within != KQ_LOWER_OR_NEWER_EQUAL || f->created == wl->created;
+}
+
+/* The live class memo of wl's queue that answers wl now, or NULL. */
+static const struct kq_failed *class_memo(const struct kq_sched *s, const struct kq_wl *wl, sim_time_t now)
+{
+	const struct kq_node *q = &s->nodes[wl->queue];
+	for (int i = 0; i < KQ_FAILED_CLASSES; i++) {
+		const struct kq_failed *f = &q->failed[i];
+		if (f->gen == s->gen && f->now == now && same_class(s, f, wl))
+			return f;
+	}
+	return NULL;
+}
+
+/* A memo can answer wl: first-fit nominations are never kept (they depend on the
+ * nodes' room, which the tree's generation does not follow), nor any under the
+ * oracle. */
+static int memo_applies(const struct kq_wl *wl)
+{
+	return !(kq_test_oracle & KQ_ORACLE_NO_MEMO) && !wl->first_fit;
+}
+
+int kq_known_inadmissible(const struct kq_sched *s, const struct kq_wl *wl, sim_time_t now)
+{
+	if (!memo_applies(wl))
+		return 0;
+	return (wl->nom_gen == s->gen && wl->nom_now == now) || class_memo(s, wl, now) != NULL;
+}
+
+static void remember_class(struct kq_sched *s, const struct kq_wl *wl, sim_time_t now, const struct nomination *nom)
+{
+	struct kq_node *q = &s->nodes[wl->queue];
+	int slot = -1;
+	for (int i = 0; i < KQ_FAILED_CLASSES && slot < 0; i++)
+		if (q->failed[i].gen != s->gen || q->failed[i].now != now)
+			slot = i; /* a stale entry */
+	if (slot < 0) {
+		slot = q->failed_next;
+		q->failed_next = (uint8_t)((q->failed_next + 1) % KQ_FAILED_CLASSES);
+	}
+	struct kq_failed *f = &q->failed[slot];
+	memset(f, 0, sizeof *f);
+	f->gen = s->gen;
+	f->now = now;
+	memcpy(f->req, wl->req, sizeof f->req);
+	f->priority = wl->priority;
+	f->created = wl->created;
+	f->no_preempt = wl->no_preempt;
+	f->n_allow = wl->n_allow;
+	f->job_order = wl->job_order;
+	memcpy(f->allow, wl->allow, sizeof f->allow);
+	memcpy(f->flavor, nom->flavor, sizeof f->flavor);
+	f->mode = (int8_t)nom->mode;
+	f->level = (int8_t)nom->level;
+	f->exceeds = (uint8_t)nom->exceeds;
+}
+
+static void answer_from_memo(struct kq_wl *wl, struct nomination *nom, int mode, int level, int exceeds,
+			     const int16_t *flavor)
+{
+	nom->wl = wl;
+	nom->mode = (enum kq_mode)mode;
+	nom->level = level;
+	nom->exceeds = exceeds;
+	nom->no_room = 0;
+	nom->targets.n = 0;
+	memcpy(nom->flavor, flavor, sizeof nom->flavor);
+}
+
 static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct nomination *nom)
 {
-	if (!(kq_test_oracle & KQ_ORACLE_NO_MEMO) && wl->nom_gen == s->gen && wl->nom_now == now) {
-		nom->wl = wl;
-		nom->mode = (enum kq_mode)wl->nom_mode;
-		nom->level = wl->nom_level;
-		nom->exceeds = wl->nom_exceeds;
-		nom->no_room = 0;
-		nom->targets.n = 0;
-		memcpy(nom->flavor, wl->nom_flavor, sizeof nom->flavor);
+	if (memo_applies(wl) && wl->nom_gen == s->gen && wl->nom_now == now) {
+		answer_from_memo(wl, nom, wl->nom_mode, wl->nom_level, wl->nom_exceeds, wl->nom_flavor);
+		return 0;
+	}
+	const struct kq_failed *f = memo_applies(wl) ? class_memo(s, wl, now) : NULL;
+	if (f) {
+		answer_from_memo(wl, nom, f->mode, f->level, f->exceeds, f->flavor);
 		return 0;
 	}
 	int rc = nominate_uncached(s, wl, now, nom);
 	wl->nom_gen = 0;
-	/* A first-fit nomination simulates no preemption (nothing to save) and depends
-	 * on the nodes' room, which the tree's generation does not follow. */
-	if (!rc && !wl->first_fit && (nom->mode == KQ_NOFIT || nom->mode == KQ_NO_CANDIDATES)) {
+	if (!rc && memo_applies(wl) && (nom->mode == KQ_NOFIT || nom->mode == KQ_NO_CANDIDATES)) {
 		wl->nom_gen = s->gen;
 		wl->nom_now = now;
 		wl->nom_mode = (int8_t)nom->mode;
 		wl->nom_level = (int8_t)nom->level;
 		wl->nom_exceeds = (uint8_t)nom->exceeds;
 		memcpy(wl->nom_flavor, nom->flavor, sizeof wl->nom_flavor);
+		remember_class(s, wl, now, nom);
 	}
 	return rc;
 }
