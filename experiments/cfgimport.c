@@ -167,7 +167,13 @@ static long double quantity_units(const char *s)
 	long double f = suffix_factor(q);
 	if (f == 0)
 		return -1;
-	return strtold(p, NULL) * f;
+	char mantissa[64]; /* the digits alone: strtold would also read an exponent suffix */
+	size_t n = (size_t)(q - p);
+	if (n >= sizeof mantissa)
+		return -1;
+	memcpy(mantissa, p, n);
+	mantissa[n] = 0;
+	return strtold(mantissa, NULL) * f;
 }
 
 int cfgimp_quantity(const cJSON *v, int to_gib, sim_qty_t *milli)
