@@ -51,6 +51,8 @@ static const char *opt_value(int argc, char **argv, int *i, const char *opt)
 		return NULL;
 	if (argv[*i][n] == '=')
 		return argv[*i] + n + 1;
+	if (n == 2 && argv[*i][n]) /* a short option's value may follow at once: -oFILE */
+		return argv[*i] + n;
 	if (argv[*i][n] == 0 && *i + 1 < argc)
 		return argv[++*i];
 	return NULL;

@@ -315,11 +315,11 @@ static void test_cli_yaml_output_reads_back(void)
 {
 	const char *y = tu_tmp_path("quota.yaml");
 	char args[1024], *out = NULL, *json = NULL;
-	snprintf(args, sizeof args, "config import --format kueue " KUEUE_DIR "reclaim-v1beta1-list.yaml -o %s", y);
+	snprintf(args, sizeof args, "config import --format kueue " KUEUE_DIR "reclaim-v1beta1-list.yaml -o%s", y);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
 	free(out);
 	const char *jpath = tu_tmp_path("quota.json");
-	snprintf(args, sizeof args, "config import --format kueue " KUEUE_DIR "reclaim-v1beta1-list.yaml -o %s", jpath);
+	snprintf(args, sizeof args, "config import --format=kueue " KUEUE_DIR "reclaim-v1beta1-list.yaml --output=%s", jpath);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
 	free(out);
 	size_t len;
