@@ -29,6 +29,11 @@ struct kueue_ctx {
 	size_t n_local_queues;
 	char local_example[300];
 	cJSON *priorities;                 /* "name=value" strings */
+	struct local_ref {                 /* a LocalQueue's ClusterQueue, checked at the end */
+		const struct cfgimp_file *f;
+		const cJSON *node;
+	} *local_refs;
+	size_t n_local_refs, cap_local_refs;
 	int fair_weights;                  /* some object sets fairSharing.weight */
 	int bad;                           /* errors so far */
 };
@@ -157,6 +162,15 @@ static const struct res_map *map_resource(struct kueue_ctx *k, const struct cfgi
 
 /* ---- quotas ------------------------------------------------------------------- */
 
+/* 1 when there is no cluster to check against, or it has the flavor. */
+static int cluster_has_flavor(const struct cfgimp_cluster *c, const char *name)
+{
+	for (size_t i = 0; c && i < c->n_flavors; i++)
+		if (strcmp(c->flavors[i].name, name) == 0)
+			return 1;
+	return !c;
+}
+
 /* A quantity at key of r (NULL when absent and optional) as a JSON number. */
 static cJSON *quota_value(struct kueue_ctx *k, const struct cfgimp_file *f, const cJSON *r, const char *key,
 			  const struct res_map *m, const char *what, int required, int *ok)
@@ -274,6 +288,12 @@ static void read_resource_groups(struct kueue_ctx *k, const struct cfgimp_file *
 				k->bad++;
 				cfgimp_error(k->im, f, get(fl, "name"), "%s: flavor %s listed twice; expected each flavor "
 					     "in one resource group once", what, fname);
+				continue;
+			}
+			if (!cluster_has_flavor(k->im->cluster, fname)) {
+				k->bad++;
+				cfgimp_error(k->im, f, get(fl, "name"), "%s: flavor %s is not a flavor of the --cluster "
+					     "config; expected one of its $.cluster.flavors", what, fname);
 				continue;
 			}
 			cJSON *fq = cJSON_AddObjectToObject(quota, fname);
@@ -548,6 +568,13 @@ static void read_local_queue(struct kueue_ctx *k, const struct cfgimp_file *f, c
 		cfgimp_error(k->im, f, spec ? spec : doc, "%s: expected spec.clusterQueue, a string", what);
 		return;
 	}
+	void *grown = sim_grow(k->local_refs, &k->cap_local_refs, k->n_local_refs, sizeof *k->local_refs, 16);
+	if (grown) {
+		k->local_refs = grown;
+		k->local_refs[k->n_local_refs++] = (struct local_ref){ f, get(spec, "clusterQueue") };
+	} else {
+		k->im->nomem = 1;
+	}
 	if (k->n_local_queues++ == 0) {
 		const char *ns = str_of(get(doc, "metadata"), "namespace");
 		snprintf(k->local_example, sizeof k->local_example, "%s/%s -> %s", ns ? ns : "default", name, cq);
@@ -639,6 +666,17 @@ static void read_document(struct kueue_ctx *k, const struct cfgimp_file *f, cons
 
 /* ---- the end: implicit cohorts, notes -------------------------------------------- */
 
+/* A LocalQueue whose ClusterQueue the input does not hold feeds nothing imported. */
+static void check_local_refs(struct kueue_ctx *k)
+{
+	for (size_t i = 0; i < k->n_local_refs; i++) {
+		const cJSON *cq = k->local_refs[i].node;
+		if (!find_named(k->queues, cq->valuestring))
+			cfgimp_warn(k->im, k->local_refs[i].f, cq, "LocalQueue for ClusterQueue %s, which the input does "
+				    "not define; its jobs have no imported queue", cq->valuestring);
+	}
+}
+
 static void add_implicit_cohorts(struct kueue_ctx *k)
 {
 	for (const cJSON *c = k->referenced->child; c; c = c->next) {
@@ -717,6 +755,7 @@ int cfgimp_kueue(struct cfgimp *im, struct cfgimp_file *files, size_t n, cJSON *
 		for (size_t d = 0; d < files[i].n_docs; d++)
 			read_document(&k, &files[i], files[i].docs[d]);
 	add_implicit_cohorts(&k);
+	check_local_refs(&k);
 	if (k.bad) {
 		rc = -SIM_EPARSE;
 	} else if (!k.queues->child) {
@@ -729,6 +768,7 @@ out:
 	cJSON_Delete(k.flavors_declared);
 	cJSON_Delete(k.flavors_used);
 	cJSON_Delete(k.priorities);
+	free(k.local_refs);
 	if (rc) {
 		cJSON_Delete(root);
 		return rc;

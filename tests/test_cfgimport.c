@@ -365,6 +365,26 @@ static void test_cli_warns_unmodelled(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "ac.yaml:5:3: warning: ClusterQueue admissionChecksStrategy"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"nominal\":\t0.5"));
 	free(out);
+	const char *lq = tu_write_file("lq.yaml", "apiVersion: kueue.x-k8s.io/v1beta2\n"
+						  "kind: LocalQueue\n"
+						  "metadata: {name: lq, namespace: team}\n"
+						  "spec: {clusterQueue: elsewhere}\n");
+	snprintf(args, sizeof args, "config import --format kueue %s %s", m, lq);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "lq.yaml:4:8: warning: LocalQueue for ClusterQueue elsewhere"));
+	free(out);
+}
+
+/* With --cluster, every flavor a quota names must be one of the cluster's. */
+static void test_cli_kueue_flavors_checked_against_cluster(void)
+{
+	char args[1024], *out = NULL;
+	snprintf(args, sizeof args, "config import --format kueue --cluster " AWS_DIR "cluster.json "
+		 KUEUE_DIR "reclaim-v1beta1-list.yaml");
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "reclaim-v1beta1-list.yaml:27:9: ClusterQueue team-a: flavor h100 is not a "
+					   "flavor of the --cluster config"));
+	free(out);
 }
 
 /* Bad input: a located error, exit 2, and no output file (nor temporary) left. */
@@ -436,6 +456,7 @@ static CU_TestInfo cfgimport_tests[] = {
 	{ "aws_decides_as_hand_written", test_aws_decides_as_hand_written },
 	{ "cli_yaml_output_reads_back", test_cli_yaml_output_reads_back },
 	{ "cli_warns_unmodelled", test_cli_warns_unmodelled },
+	{ "cli_kueue_flavors_checked_against_cluster", test_cli_kueue_flavors_checked_against_cluster },
 	{ "cli_bad_input_located_nothing_written", test_cli_bad_input_located_nothing_written },
 	CU_TEST_INFO_NULL,
 };
