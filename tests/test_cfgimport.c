@@ -198,6 +198,48 @@ static void test_yaml_config_run_error_located(void)
 	free(out);
 }
 
+/* A YAML scenario decides as its JSON twin; its errors are located in the YAML. */
+static void test_yaml_scenario(void)
+{
+	const char *y = tu_write_file("reclaim.yaml", "id: reclaim-basic\n"
+						      "resources: [gpu]\n"
+						      "flavors: [h100]\n"
+						      "cohorts: [{name: research, parent: null}]\n"
+						      "queues:\n"
+						      "  - name: team-a\n"
+						      "    cohort: research\n"
+						      "    quota: {h100: {gpu: {nominal: 8}}}\n"
+						      "    within_queue: LowerPriority\n"
+						      "    reclaim_within_cohort: Any\n"
+						      "  - name: team-b\n"
+						      "    cohort: research\n"
+						      "    quota: {h100: {gpu: {nominal: 8}}}\n"
+						      "    within_queue: LowerPriority\n"
+						      "    reclaim_within_cohort: Any\n"
+						      "running:\n"
+						      "  - {id: b-big, queue: team-b, flavor: {gpu: h100}, request: {gpu: 12},\n"
+						      "     admitted_at: 100, created_at: 90}\n"
+						      "pending:\n"
+						      "  - {id: a-new, queue: team-a, request: {gpu: 8}, created_at: 200}\n");
+	char args[1024], *yaml_out = NULL, *json_out = NULL;
+	snprintf(args, sizeof args, "explain %s --json", y);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &yaml_out), 0);
+	CU_ASSERT_EQUAL(tu_run_gpusched("explain " TEST_SOURCE_DIR "/experiments/scenarios/reclaim-basic.json --json",
+					&json_out), 0);
+	CU_ASSERT_STRING_EQUAL(yaml_out, json_out);
+	free(yaml_out);
+	free(json_out);
+	const char *bad = tu_write_file("bad-scn.yaml", "resources: [gpu]\n"
+							"flavors: [h100]\n"
+							"queues:\n"
+							"  - name: q\n"
+							"    quota: {h100: {gpu: {nominal: -8}}}\n");
+	snprintf(args, sizeof args, "explain %s", bad);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &yaml_out), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(yaml_out, "bad-scn.yaml:5:26: $.queues[0].quota.h100.gpu.nominal"));
+	free(yaml_out);
+}
+
 /* ---- import, held to hand-written scenarios through explain ---- */
 
 /* The run-only queue keys, turned into what they mean for one cycle (the rules of
@@ -452,6 +494,7 @@ static CU_TestInfo cfgimport_tests[] = {
 	{ "yaml_config_same_as_json", test_yaml_config_same_as_json },
 	{ "yaml_config_errors_located", test_yaml_config_errors_located },
 	{ "yaml_config_run_error_located", test_yaml_config_run_error_located },
+	{ "yaml_scenario", test_yaml_scenario },
 	{ "kueue_doc_examples_decide_as_hand_written", test_kueue_doc_examples_decide_as_hand_written },
 	{ "aws_decides_as_hand_written", test_aws_decides_as_hand_written },
 	{ "cli_yaml_output_reads_back", test_cli_yaml_output_reads_back },
