@@ -1,6 +1,6 @@
 /* cli/cmd_config.c: gpusched config import --format kueue|aws-batch FILE... [-o OUT]
  *
- * Turns another scheduler's quota definitions into the `cohort` quota section of an
+ * (and --format hyperpod). Turns another scheduler's quota definitions into the `cohort` quota section of an
  * experiment config ($.policies.quota); the rules are docs/config-import.md, the
  * code experiments/cfgimport*.c. */
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include "cmd.h"
 
 static const char config_usage[] =
-	"usage: gpusched config import --format kueue|aws-batch FILE... [-o OUT.json|OUT.yaml]\n"
+	"usage: gpusched config import --format kueue|aws-batch|hyperpod FILE... [-o OUT.json|OUT.yaml]\n"
 	"                              [--cluster CONFIG]\n"
 	"\n"
 	"Writes the \"cohort\" quota section of an experiment config ($.policies.quota) from\n"
@@ -25,6 +25,9 @@ static const char config_usage[] =
 	"  --format aws-batch  AWS Batch request bodies as `aws batch ... --cli-input-json`\n"
 	"                      takes them: CreateQuotaShare, CreateSchedulingPolicy,\n"
 	"                      SubmitServiceJob; needs --cluster\n"
+	"  --format hyperpod   SageMaker HyperPod task governance request bodies (aws\n"
+	"                      sagemaker ... --cli-input-json): CreateComputeQuota,\n"
+	"                      CreateClusterSchedulerConfig; needs --cluster\n"
 	"  --cluster CONFIG    an experiment config (JSON or YAML) whose cluster flavors are\n"
 	"                      the instance types: maxCapacity instances x the flavor's GPUs a\n"
 	"                      node is a share's GPU quota (kueue: the quotas' flavors must\n"
@@ -85,8 +88,9 @@ static int parse_args(int argc, char **argv, struct import_args *a)
 		fputs("gpusched config import: expected --format and at least one FILE\n", stderr);
 		return -1;
 	}
-	if (strcmp(a->format, "kueue") && strcmp(a->format, "aws-batch")) {
-		fprintf(stderr, "gpusched config import: unknown format '%s'; expected kueue or aws-batch\n", a->format);
+	if (strcmp(a->format, "kueue") && strcmp(a->format, "aws-batch") && strcmp(a->format, "hyperpod")) {
+		fprintf(stderr, "gpusched config import: unknown format '%s'; expected kueue, aws-batch or hyperpod\n",
+			a->format);
 		return -1;
 	}
 	return 0;
@@ -101,10 +105,15 @@ static int load_cluster(const char *path, struct exp_config **cfg, struct cfgimp
 	const struct exp_variant *v = &(*cfg)->variants[0];
 	cl->flavors = v->flavors;
 	cl->n_flavors = v->n_flavors;
-	cl->gpu_res = -1;
-	for (int r = 0; r < v->res.n; r++)
+	cl->gpu_res = cl->cpu_res = cl->mem_res = -1;
+	for (int r = 0; r < v->res.n; r++) {
 		if (strcmp(v->res.names[r], "gpu") == 0)
 			cl->gpu_res = r;
+		if (strcmp(v->res.names[r], "cpu") == 0)
+			cl->cpu_res = r;
+		if (strcmp(v->res.names[r], "memory") == 0)
+			cl->mem_res = r;
+	}
 	return 0;
 }
 

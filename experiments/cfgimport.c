@@ -238,6 +238,8 @@ int cfgimp_import(const char *format, const char *const *paths, size_t n, const 
 		reader = cfgimp_kueue;
 	else if (strcmp(format, "aws-batch") == 0)
 		reader = cfgimp_aws;
+	else if (strcmp(format, "hyperpod") == 0)
+		reader = cfgimp_hyperpod;
 	else
 		return -SIM_EINVAL;
 	struct cfgimp_file *files = calloc(n ? n : 1, sizeof *files);

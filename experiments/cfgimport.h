@@ -9,6 +9,8 @@
  * - aws-batch: AWS Batch request bodies as the AWS CLI takes them
  *   (--cli-input-json): CreateQuotaShare, CreateSchedulingPolicy, SubmitServiceJob;
  *   capacity limits in instances become GPUs through the cluster's flavors.
+ * - hyperpod: SageMaker HyperPod task governance request bodies
+ *   (CreateComputeQuota, CreateClusterSchedulerConfig), instances to GPUs likewise.
  *
  * Every input value is either modelled, or named on the warning stream ("FILE:LINE:
  * COL: warning: ..."), never dropped silently; facts the user must act on (flavor
@@ -31,9 +33,10 @@ struct cfgimp_cluster {
 	const struct sim_flavor_spec *flavors;
 	size_t n_flavors;
 	int gpu_res; /* index of "gpu" in node_cap */
+	int cpu_res, mem_res; /* of "cpu" and "memory", or -1 when the cluster has none */
 };
 
-/* Imports files[0..n) of `format` ("kueue" or "aws-batch") into *out, a new tree
+/* Imports files[0..n) of `format` ("kueue", "aws-batch" or "hyperpod") into *out, a new tree
  * {"name": "cohort", "cohorts": [...], "queues": [...]} (the caller cJSON_Delete()s
  * it). cluster may be NULL for kueue. Warnings and notes go to warn (may be NULL).
  * Returns 0, -SIM_EPARSE (errors in diag, *out NULL), -SIM_ENOENT/-SIM_EIO (a file
@@ -102,5 +105,6 @@ int cfgimp_check_keys(struct cfgimp *im, const struct cfgimp_file *f, const cJSO
 
 int cfgimp_kueue(struct cfgimp *im, struct cfgimp_file *files, size_t n, cJSON **out);
 int cfgimp_aws(struct cfgimp *im, struct cfgimp_file *files, size_t n, cJSON **out);
+int cfgimp_hyperpod(struct cfgimp *im, struct cfgimp_file *files, size_t n, cJSON **out);
 
 #endif

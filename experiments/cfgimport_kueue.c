@@ -34,6 +34,12 @@ struct kueue_ctx {
 		const cJSON *node;
 	} *local_refs;
 	size_t n_local_refs, cap_local_refs;
+	struct parent_ref {                /* a Cohort's parentName, checked for cycles at the end */
+		const struct cfgimp_file *f;
+		const cJSON *node;
+		const char *child;             /* the Cohort's name (in the output tree) */
+	} *parent_refs;
+	size_t n_parent_refs, cap_parent_refs;
 	int fair_weights;                  /* some object sets fairSharing.weight */
 	int bad;                           /* errors so far */
 };
@@ -529,6 +535,14 @@ static void read_cohort(struct kueue_ctx *k, const struct cfgimp_file *f, const 
 	if (parent) {
 		cJSON_AddStringToObject(c, "parent", parent);
 		add_unique(k, k->referenced, parent);
+		void *grown = sim_grow(k->parent_refs, &k->cap_parent_refs, k->n_parent_refs, sizeof *k->parent_refs, 16);
+		if (grown) {
+			k->parent_refs = grown;
+			k->parent_refs[k->n_parent_refs++] =
+				(struct parent_ref){ f, get(spec, "parentName"), cJSON_GetObjectItem(c, "name")->valuestring };
+		} else {
+			k->im->nomem = 1;
+		}
 	} else {
 		cJSON_AddNullToObject(c, "parent");
 	}
@@ -677,6 +691,28 @@ static void check_local_refs(struct kueue_ctx *k)
 	}
 }
 
+/* Cohorts form a tree: following parents from a cohort must never come back to it
+ * (Kueue refuses such a cohort as well). One error a cohort on the cycle. */
+static void check_cohort_cycles(struct kueue_ctx *k)
+{
+	size_t n = (size_t)cJSON_GetArraySize(k->cohorts);
+	for (size_t i = 0; i < k->n_parent_refs; i++) {
+		const char *at = k->parent_refs[i].node->valuestring;
+		for (size_t steps = 0; at && steps <= n; steps++) {
+			if (strcmp(at, k->parent_refs[i].child) == 0) {
+				k->bad++;
+				cfgimp_error(k->im, k->parent_refs[i].f, k->parent_refs[i].node, "Cohort %s: parentName %s "
+					     "leads back to this cohort; expected cohorts to form a tree",
+					     k->parent_refs[i].child, k->parent_refs[i].node->valuestring);
+				break;
+			}
+			const cJSON *c = find_named(k->cohorts, at);
+			const cJSON *p = c ? cJSON_GetObjectItem(c, "parent") : NULL;
+			at = cJSON_IsString(p) ? p->valuestring : NULL;
+		}
+	}
+}
+
 static void add_implicit_cohorts(struct kueue_ctx *k)
 {
 	for (const cJSON *c = k->referenced->child; c; c = c->next) {
@@ -755,6 +791,7 @@ int cfgimp_kueue(struct cfgimp *im, struct cfgimp_file *files, size_t n, cJSON *
 		for (size_t d = 0; d < files[i].n_docs; d++)
 			read_document(&k, &files[i], files[i].docs[d]);
 	add_implicit_cohorts(&k);
+	check_cohort_cycles(&k);
 	check_local_refs(&k);
 	if (k.bad) {
 		rc = -SIM_EPARSE;
@@ -769,6 +806,7 @@ out:
 	cJSON_Delete(k.flavors_used);
 	cJSON_Delete(k.priorities);
 	free(k.local_refs);
+	free(k.parent_refs);
 	if (rc) {
 		cJSON_Delete(root);
 		return rc;

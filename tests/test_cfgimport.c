@@ -288,12 +288,20 @@ static void check_same_decision(const char *format, const char *const *files, si
 				const char *scenario)
 {
 	struct exp_config *cfg = NULL;
-	struct cfgimp_cluster cl = { 0 };
+	struct cfgimp_cluster cl = { .cpu_res = -1, .mem_res = -1 };
 	struct sim_diag d;
 	sim_diag_init(&d, 20);
 	if (cluster_cfg) {
 		CU_ASSERT_EQUAL_FATAL(exp_config_load(cluster_cfg, &cfg, &d), 0);
-		cl = (struct cfgimp_cluster){ cfg->variants[0].flavors, cfg->variants[0].n_flavors, 0 };
+		cl = (struct cfgimp_cluster){ .flavors = cfg->variants[0].flavors, .cpu_res = -1, .mem_res = -1,
+					      .n_flavors = cfg->variants[0].n_flavors };
+		for (int r = 0; r < cfg->variants[0].res.n; r++) {
+			const char *nm = cfg->variants[0].res.names[r];
+			if (strcmp(nm, "gpu") == 0)
+				cl.gpu_res = r;
+			cl.cpu_res = strcmp(nm, "cpu") == 0 ? r : cl.cpu_res;
+			cl.mem_res = strcmp(nm, "memory") == 0 ? r : cl.mem_res;
+		}
 	}
 	cJSON *quota = NULL;
 	FILE *quiet = fopen("/dev/null", "w");
@@ -349,6 +357,14 @@ static void test_aws_decides_as_hand_written(void)
 	const char *files[] = { AWS_DIR "quota-shares.json", AWS_DIR "scheduling-policy.json",
 				AWS_DIR "service-job.json" };
 	check_same_decision("aws-batch", files, 3, AWS_DIR "cluster.json", AWS_DIR "aws.scenario.json");
+}
+
+static void test_hyperpod_decides_as_hand_written(void)
+{
+	const char *files[] = { TEST_DATA_DIR "/hyperpod/compute-quotas.json",
+				TEST_DATA_DIR "/hyperpod/cluster-policy.json" };
+	check_same_decision("hyperpod", files, 2, TEST_DATA_DIR "/hyperpod/cluster.yaml",
+			    TEST_DATA_DIR "/hyperpod/hyperpod.scenario.json");
 }
 
 /* ---- the command: outputs, warnings, errors ---- */
@@ -470,6 +486,17 @@ static void test_cli_bad_input_located_nothing_written(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "typo.yaml:5:3: ClusterQueue cq: unknown key 'cohortNme'"));
 	free(out);
 
+	m = tu_write_file("cycle.yaml", "apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: x}\n"
+					"spec: {parentName: y}\n---\n"
+					"apiVersion: kueue.x-k8s.io/v1beta2\nkind: Cohort\nmetadata: {name: y}\n"
+					"spec: {parentName: x}\n---\n"
+					"apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q}\n"
+					"spec: {cohortName: x}\n");
+	snprintf(args, sizeof args, "config import --format kueue %s", m);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "cycle.yaml:4:8: Cohort x: parentName y leads back to this cohort"));
+	free(out);
+
 	const char *a = tu_write_file("aws-bad.json", "{\"quotaShareName\": \"s\", \"jobQueue\": \"q\",\n"
 						      " \"capacityLimits\": [{\"capacityUnit\": \"ml.p4d.24xlarge\", "
 						      "\"maxCapacity\": 1}],\n"
@@ -479,6 +506,16 @@ static void test_cli_bad_input_located_nothing_written(void)
 		 o);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "aws-bad.json:2:22: quota share s: expected capacityUnit"));
+	CU_ASSERT(!tu_exists(o));
+	free(out);
+	const char *h = tu_write_file("hp-bad.json", "{\"ClusterArn\": \"arn:aws:sagemaker:r:1:cluster/c\",\n"
+						     " \"ComputeQuotaTarget\": {\"TeamName\": \"t\"},\n"
+						     " \"ComputeQuotaConfig\": {\"ResourceSharingConfig\": "
+						     "{\"Strategy\": \"LendSometimes\"}}}\n");
+	snprintf(args, sizeof args, "config import --format hyperpod --cluster " TEST_DATA_DIR "/hyperpod/cluster.yaml "
+		 "%s -o %s", h, o);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "hp-bad.json:3:51: compute allocation of team t: expected Strategy"));
 	CU_ASSERT(!tu_exists(o));
 	free(out);
 	snprintf(args, sizeof args, "config import --format aws-batch %s", a);
@@ -497,6 +534,7 @@ static CU_TestInfo cfgimport_tests[] = {
 	{ "yaml_scenario", test_yaml_scenario },
 	{ "kueue_doc_examples_decide_as_hand_written", test_kueue_doc_examples_decide_as_hand_written },
 	{ "aws_decides_as_hand_written", test_aws_decides_as_hand_written },
+	{ "hyperpod_decides_as_hand_written", test_hyperpod_decides_as_hand_written },
 	{ "cli_yaml_output_reads_back", test_cli_yaml_output_reads_back },
 	{ "cli_warns_unmodelled", test_cli_warns_unmodelled },
 	{ "cli_kueue_flavors_checked_against_cluster", test_cli_kueue_flavors_checked_against_cluster },
