@@ -212,6 +212,36 @@ static void file_fini(struct cfgimp_file *f)
 	memset(f, 0, sizeof *f);
 }
 
+struct dup_ctx {
+	const struct cfgimp_file *f;
+	uint32_t doc;
+	struct sim_diag *diag;
+	int found;
+};
+
+static void report_dup(void *arg, const char *path)
+{
+	struct dup_ctx *c = arg;
+	const struct sim_srcpos *pos = sim_srcmap_find_path(c->f->map, c->doc, path);
+	char where[1024];
+	if (pos)
+		snprintf(where, sizeof where, "%s:%u:%u", c->f->path, pos->line, pos->col);
+	else
+		snprintf(where, sizeof where, "%s", c->f->path);
+	sim_diag_add(c->diag, where, "%s: duplicate key; expected each key once per mapping", path);
+	c->found++;
+}
+
+/* A key written twice would leave one of its values unread (the readers see the
+ * first): an error at the second, in every document. */
+static int check_duplicates(const struct cfgimp_file *f, struct sim_diag *diag)
+{
+	struct dup_ctx c = { .f = f, .diag = diag };
+	for (c.doc = 0; c.doc < f->n_docs; c.doc++)
+		sim_json_duplicate_keys(f->docs[c.doc], "$", report_dup, &c);
+	return c.found ? -SIM_EPARSE : 0;
+}
+
 static int file_read(const char *path, struct cfgimp_file *f, struct sim_diag *diag)
 {
 	char *text;
@@ -224,6 +254,8 @@ static int file_read(const char *path, struct cfgimp_file *f, struct sim_diag *d
 	f->map = calloc(1, sizeof *f->map);
 	rc = f->map ? sim_yaml_parse(path, text, len, &f->docs, &f->n_docs, f->map, diag) : -SIM_ENOMEM;
 	free(text);
+	if (!rc)
+		rc = check_duplicates(f, diag);
 	if (rc)
 		file_fini(f);
 	return rc;

@@ -60,7 +60,8 @@ const struct sim_srcpos *sim_srcmap_find_path(const struct sim_srcmap *m, uint32
 		if (m->v[i].doc != doc)
 			continue;
 		size_t len = strlen(m->v[i].path);
-		if ((!best || len > best_len) && is_ancestor(m->v[i].path, len, path)) {
+		/* on a tie (a key written twice) the later one: a duplicate-key error is about it */
+		if ((!best || len >= best_len) && is_ancestor(m->v[i].path, len, path)) {
 			best = &m->v[i];
 			best_len = len;
 		}
@@ -312,12 +313,7 @@ static int on_container_start(struct yparse *p, const yaml_event_t *e, int is_ma
 	cJSON *node = is_map ? cJSON_CreateObject() : cJSON_CreateArray();
 	if (!node)
 		return -SIM_ENOMEM;
-	if (push(p, node, e->start_mark) < 0) {
-		if (!p->root && !top)
-			cJSON_Delete(node);
-		return -SIM_ENOMEM;
-	}
-	return 0;
+	return push(p, node, e->start_mark); /* node is in the tree even on failure: freed with it */
 }
 
 /* One event; returns 1 at the end of a document, 2 at the end of the stream,

@@ -43,8 +43,9 @@ struct sim_srcmap {
 
 void sim_srcmap_fini(struct sim_srcmap *m);
 /* The position of `path` in document doc, or of its nearest ancestor the file
- * writes (an error about a missing key points at the object that lacks it);
- * NULL when the map has nothing for that document. */
+ * writes (an error about a missing key points at the object that lacks it); of a
+ * key written twice, the later one. NULL when the map has nothing for that
+ * document. */
 const struct sim_srcpos *sim_srcmap_find_path(const struct sim_srcmap *m, uint32_t doc, const char *path);
 /* The position of a node of the tree, or NULL. */
 const struct sim_srcpos *sim_srcmap_find_node(const struct sim_srcmap *m, const cJSON *node);

@@ -497,6 +497,13 @@ static void test_cli_bad_input_located_nothing_written(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "cycle.yaml:4:8: Cohort x: parentName y leads back to this cohort"));
 	free(out);
 
+	m = tu_write_file("dup.yaml", "apiVersion: kueue.x-k8s.io/v1beta2\nkind: ClusterQueue\nmetadata: {name: q}\n"
+				      "spec:\n  cohortName: a\n  cohortName: b\n");
+	snprintf(args, sizeof args, "config import --format kueue %s", m);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "dup.yaml:6:3: $.spec.cohortName: duplicate key"));
+	free(out);
+
 	const char *a = tu_write_file("aws-bad.json", "{\"quotaShareName\": \"s\", \"jobQueue\": \"q\",\n"
 						      " \"capacityLimits\": [{\"capacityUnit\": \"ml.p4d.24xlarge\", "
 						      "\"maxCapacity\": 1}],\n"
