@@ -16,7 +16,7 @@
 struct res_map {
 	char kueue[254]; /* a Kubernetes resource name: up to 253 characters */
 	char ours[64];
-	int memory;      /* quantities of bytes, written as GiB */
+	int memory;      /* quantities of bytes, written as GiB (counts_bytes) */
 };
 
 struct kueue_ctx {
@@ -126,6 +126,19 @@ static const char *want_enum(struct kueue_ctx *k, const struct cfgimp_file *f, c
 
 /* ---- resource names --------------------------------------------------------- */
 
+/* Resources Kubernetes counts in bytes: memory, ephemeral-storage, hugepages-SIZE,
+ * and by the same naming any NAME ending in .memory, -memory or _memory (DRA's
+ * gpu.memory). Their quotas are written in GiB: bytes would pass the config's
+ * largest quantity (10^9) at one GiB. */
+static int counts_bytes(const char *kn)
+{
+	const char *base = strrchr(kn, '/') ? strrchr(kn, '/') + 1 : kn;
+	size_t n = strlen(base);
+	if (strcmp(base, "memory") == 0 || strcmp(base, "ephemeral-storage") == 0 || strncmp(base, "hugepages-", 10) == 0)
+		return 1;
+	return n > 7 && strcmp(base + n - 6, "memory") == 0 && strchr(".-_", base[n - 7]);
+}
+
 /* Our name for a Kubernetes resource name: nvidia.com/gpu is gpu; DOMAIN/NAME is
  * NAME; other characters than [A-Za-z0-9_] become '_' (a trace request spells
  * resources "gpu=8,cpu=4"). Two Kueue names that meet in one of ours are an error. */
@@ -141,7 +154,7 @@ static const struct res_map *map_resource(struct kueue_ctx *k, const struct cfgi
 	for (int i = 0; i < k->n_res; i++)
 		if (strcmp(k->res[i].kueue, kn) == 0)
 			return &k->res[i];
-	struct res_map m = { .memory = strcmp(kn, "memory") == 0 };
+	struct res_map m = { .memory = counts_bytes(kn) };
 	snprintf(m.kueue, sizeof m.kueue, "%s", kn);
 	const char *slash = strrchr(kn, '/');
 	snprintf(m.ours, sizeof m.ours, "%s", strcmp(kn, "nvidia.com/gpu") == 0 ? "gpu" : slash ? slash + 1 : kn);

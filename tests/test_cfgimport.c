@@ -342,7 +342,9 @@ static void test_kueue_doc_examples_decide_as_hand_written(void)
 {
 	static const char *const cases[] = { "single-clusterqueue-setup", "cohort-borrowing", "borrowing-limit",
 					     "lending-limit", "cohort-quota", "tas-sample-gpu-queues",
-					     "shared-quota-setup", "reclaim-v1beta1-list", NULL };
+					     "shared-quota-setup", "reclaim-v1beta1-list", "quick-start-setup",
+					     "concurrent-admission-setup", "provisioning-setup", "multikueue-setup",
+					     "admission-fair-sharing-setup", "sample-dra-capacity-queues", NULL };
 	for (int i = 0; cases[i]; i++) {
 		char manifest[512], scenario[512];
 		snprintf(manifest, sizeof manifest, KUEUE_DIR "%s.yaml", cases[i]);
@@ -350,6 +352,38 @@ static void test_kueue_doc_examples_decide_as_hand_written(void)
 		const char *files[] = { manifest };
 		check_same_decision("kueue", files, 1, NULL, scenario);
 	}
+}
+
+/* The documentation's other quota examples (TAS, MultiKueue, DRA, HAMi, resource
+ * groups) import; what they hold beyond quotas is warned about. */
+static void test_kueue_other_doc_examples_import(void)
+{
+	static const char *const files[] = { "cluster-queue-flavors-and-resources", "cluster-queue-resource-groups",
+					     "concurrent-admission-zones", "multikueue-tas-manager-setup",
+					     "multikueue-tas-worker-setup", "sample-dra-counter-queues",
+					     "sample-dra-queues", "sample-hami", "tas-sample-queues", NULL };
+	for (int i = 0; files[i]; i++) {
+		char args[1024], *out = NULL;
+		snprintf(args, sizeof args, "config import --format kueue " KUEUE_DIR "import-only/%s.yaml -o %s",
+			 files[i], tu_tmp_path("other.json"));
+		int rc = tu_run_gpusched(args, &out);
+		if (rc != 0)
+			fprintf(stderr, "\n%s: exit %d\n%s", files[i], rc, out);
+		CU_ASSERT_EQUAL(rc, 0);
+		free(out);
+	}
+	/* hierarchical cohorts keep their parents and fair-sharing weights */
+	char args[1024], *out = NULL;
+	snprintf(args, sizeof args, "config import --format kueue " KUEUE_DIR "hierarchical-cohorts.yaml -o %s",
+		 tu_tmp_path("h.yaml"));
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	free(out);
+	size_t len;
+	char *text = tu_read_file(tu_tmp_path("h.yaml"), &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "- name: important-org\n  parent: root-cohort\n  quota: {}\n  fair_weight: 0.75"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "- name: root-cohort\n  parent: null"));
+	free(text);
 }
 
 static void test_aws_decides_as_hand_written(void)
@@ -408,6 +442,12 @@ static void test_cli_warns_unmodelled(void)
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "tas-sample-gpu-queues.yaml:1:1: warning: Kueue kind Topology"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "tas-sample-gpu-queues.yaml:18:3: warning: ResourceFlavor topologyName"));
+	free(out);
+	snprintf(args, sizeof args, "config import --format kueue " KUEUE_DIR "multikueue-setup.yaml -o %s", o);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "multikueue-setup.yaml:21:3: warning: ClusterQueue admissionChecksStrategy"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "multikueue-setup.yaml:44:1: warning: Kueue kind MultiKueueConfig"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "multikueue-setup.yaml:52:1: warning: Kueue kind MultiKueueCluster"));
 	free(out);
 	const char *m = tu_write_file("ac.yaml", "apiVersion: kueue.x-k8s.io/v1beta2\n"
 						 "kind: ClusterQueue\n"
@@ -540,6 +580,7 @@ static CU_TestInfo cfgimport_tests[] = {
 	{ "yaml_config_run_error_located", test_yaml_config_run_error_located },
 	{ "yaml_scenario", test_yaml_scenario },
 	{ "kueue_doc_examples_decide_as_hand_written", test_kueue_doc_examples_decide_as_hand_written },
+	{ "kueue_other_doc_examples_import", test_kueue_other_doc_examples_import },
 	{ "aws_decides_as_hand_written", test_aws_decides_as_hand_written },
 	{ "hyperpod_decides_as_hand_written", test_hyperpod_decides_as_hand_written },
 	{ "cli_yaml_output_reads_back", test_cli_yaml_output_reads_back },
