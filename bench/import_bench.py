@@ -19,6 +19,7 @@ suite: a wall-clock bound on a shared machine would make the suite flaky.
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -95,14 +96,21 @@ spec:
     return "---\n".join(docs)
 
 
+def children_cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def import_once(gpusched, src, out):
-    t0 = time.perf_counter()
+    """(wall seconds, CPU seconds) of one import: on a shared machine the CPU time is
+    what the import itself costs, the wall time what a user waits."""
+    t0, c0 = time.perf_counter(), children_cpu()
     r = subprocess.run([gpusched, "config", "import", "--format", "kueue", src, "-o", out],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    dt = time.perf_counter() - t0
+    dt, dc = time.perf_counter() - t0, children_cpu() - c0
     if r.returncode != 0:
         sys.exit(f"import failed (exit {r.returncode}):\n{r.stderr}")
-    return dt
+    return dt, dc
 
 
 def run_imported(gpusched, folder, quota_path):
@@ -143,13 +151,15 @@ def main():
         with open(src, "w") as f:
             f.write(manifest(a.queues, a.levels))
         out = os.path.join(folder, "quota.json")
-        times = [import_once(a.gpusched, src, out) for _ in range(a.runs)]
+        runs = [import_once(a.gpusched, src, out) for _ in range(a.runs)]
+        times, cpu = [w for w, _ in runs], [c for _, c in runs]
         with open(out) as f:
             q = json.load(f)
         print(f"manifest: {a.queues} ClusterQueues, {len(q['cohorts'])} cohorts in {a.levels} levels, "
               f"{os.path.getsize(src) / 1e6:.2f} MB")
         print(f"import wall time over {a.runs} runs: median {statistics.median(times):.3f} s, "
-              f"min {min(times):.3f} s, max {max(times):.3f} s (target < 1 s)")
+              f"min {min(times):.3f} s, max {max(times):.3f} s (target < 1 s); "
+              f"CPU time median {statistics.median(cpu):.3f} s")
         print(f"gpusched run of the imported quota (3 jobs): {run_imported(a.gpusched, folder, out):.3f} s")
         if a.strict and statistics.median(times) >= 1.0:
             sys.exit(1)

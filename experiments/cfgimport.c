@@ -119,6 +119,66 @@ int cfgimp_check_keys(struct cfgimp *im, const struct cfgimp_file *f, const cJSO
 	return bad;
 }
 
+/* ---- a name index ---------------------------------------------------------------- */
+
+static size_t slot_of(const struct cfgimp_index *x, const char *key)
+{
+	size_t i = (size_t)sim_fnv1a64(key, strlen(key)) & (x->cap - 1);
+	while (x->key[i] && strcmp(x->key[i], key) != 0)
+		i = (i + 1) & (x->cap - 1);
+	return i;
+}
+
+void *cfgimp_index_get(const struct cfgimp_index *x, const char *key)
+{
+	if (!x->cap)
+		return NULL;
+	size_t i = slot_of(x, key);
+	return x->key[i] ? x->val[i] : NULL;
+}
+
+/* Twice the slots (at least 64), every entry placed again. */
+static int index_grow(struct cfgimp_index *x)
+{
+	struct cfgimp_index bigger = { .cap = x->cap ? 2 * x->cap : 64 };
+	bigger.key = calloc(bigger.cap, sizeof *bigger.key);
+	bigger.val = calloc(bigger.cap, sizeof *bigger.val);
+	if (!bigger.key || !bigger.val) {
+		free(bigger.key);
+		free(bigger.val);
+		return -SIM_ENOMEM;
+	}
+	for (size_t i = 0; i < x->cap; i++)
+		if (x->key[i]) {
+			size_t j = slot_of(&bigger, x->key[i]);
+			bigger.key[j] = x->key[i];
+			bigger.val[j] = x->val[i];
+		}
+	bigger.n = x->n;
+	cfgimp_index_fini(x);
+	*x = bigger;
+	return 0;
+}
+
+int cfgimp_index_put(struct cfgimp_index *x, const char *key, void *val)
+{
+	if (2 * (x->n + 1) > x->cap && index_grow(x) < 0) /* at most half full: probes stay short */
+		return -SIM_ENOMEM;
+	size_t i = slot_of(x, key);
+	if (!x->key[i])
+		x->n++;
+	x->key[i] = key;
+	x->val[i] = val;
+	return 0;
+}
+
+void cfgimp_index_fini(struct cfgimp_index *x)
+{
+	free(x->key);
+	free(x->val);
+	memset(x, 0, sizeof *x);
+}
+
 /* ---- quantities ---------------------------------------------------------------- */
 
 /* The factor of a quantity's suffix (Kubernetes: binary Ki..Ei, decimal n..E, or an

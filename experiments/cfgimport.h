@@ -103,6 +103,18 @@ cJSON *cfgimp_qty_json(sim_qty_t milli);
 int cfgimp_check_keys(struct cfgimp *im, const struct cfgimp_file *f, const cJSON *obj, const char *what,
 		      const char *const *known);
 
+/* Names to values in O(1): an import of 10,000 queues looks names up 10,000 times
+ * (duplicates, cohorts, LocalQueues); a list scan each time would be quadratic.
+ * Keys are borrowed (they must outlive the index). Open addressing, FNV-1a. */
+struct cfgimp_index {
+	const char **key;
+	void **val;
+	size_t cap, n;
+};
+void *cfgimp_index_get(const struct cfgimp_index *x, const char *key); /* NULL when absent */
+int cfgimp_index_put(struct cfgimp_index *x, const char *key, void *val); /* 0 or -SIM_ENOMEM; replaces */
+void cfgimp_index_fini(struct cfgimp_index *x);
+
 int cfgimp_kueue(struct cfgimp *im, struct cfgimp_file *files, size_t n, cJSON **out);
 int cfgimp_aws(struct cfgimp *im, struct cfgimp_file *files, size_t n, cJSON **out);
 int cfgimp_hyperpod(struct cfgimp *im, struct cfgimp_file *files, size_t n, cJSON **out);

@@ -41,6 +41,8 @@ struct kueue_ctx {
 	} *parent_refs;
 	size_t n_parent_refs, cap_parent_refs;
 	int fair_weights;                  /* some object sets fairSharing.weight */
+	/* name -> object of the arrays above, for lookups in O(1) */
+	struct cfgimp_index queue_idx, cohort_idx, referenced_idx, declared_idx, used_idx, priority_idx;
 	int bad;                           /* errors so far */
 };
 
@@ -55,27 +57,38 @@ static const char *str_of(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* A short list of strings (a group's coveredResources) holds s. */
 static int in_list(const cJSON *list, const char *s)
 {
 	for (const cJSON *c = list->child; c; c = c->next)
-		if (strcmp(c->valuestring, s) == 0)
+		if (cJSON_IsString(c) && strcmp(c->valuestring, s) == 0)
 			return 1;
 	return 0;
 }
 
-static void add_unique(struct kueue_ctx *k, cJSON *list, const char *s)
+/* Appends s to list unless idx (the list's index) has it already. */
+static void add_unique(struct kueue_ctx *k, cJSON *list, struct cfgimp_index *idx, const char *s)
 {
-	if (!in_list(list, s) && !cJSON_AddItemToArray(list, cJSON_CreateString(s)))
+	if (cfgimp_index_get(idx, s))
+		return;
+	cJSON *item = cJSON_CreateString(s);
+	if (!item || !cJSON_AddItemToArray(list, item) || cfgimp_index_put(idx, item->valuestring, item) < 0)
 		k->im->nomem = 1;
 }
 
-/* An object named `name` in an output array, or NULL. */
-static cJSON *find_named(const cJSON *arr, const char *name)
+/* Appends obj (named name) to an output array and its index. */
+static void add_named(struct kueue_ctx *k, cJSON *arr, struct cfgimp_index *idx, cJSON *obj, const char *name)
 {
-	for (cJSON *c = arr->child; c; c = c->next)
-		if (strcmp(cJSON_GetObjectItemCaseSensitive(c, "name")->valuestring, name) == 0)
-			return c;
-	return NULL;
+	cJSON *nm = cJSON_CreateString(name);
+	if (!nm || !cJSON_AddItemToObject(obj, "name", nm) || !cJSON_AddItemToArray(arr, obj) ||
+	    cfgimp_index_put(idx, nm->valuestring, obj) < 0)
+		k->im->nomem = 1;
+}
+
+/* A queue or cohort of that name exists already. */
+static int name_taken(const struct kueue_ctx *k, const char *name)
+{
+	return cfgimp_index_get(&k->queue_idx, name) || cfgimp_index_get(&k->cohort_idx, name);
 }
 
 static int name_ok(const char *s)
@@ -317,7 +330,7 @@ static void read_resource_groups(struct kueue_ctx *k, const struct cfgimp_file *
 			}
 			cJSON *fq = cJSON_AddObjectToObject(quota, fname);
 			read_flavor_quota(k, f, fl, cov, fq, what);
-			add_unique(k, k->flavors_used, fname);
+			add_unique(k, k->flavors_used, &k->used_idx, fname);
 			cJSON_AddItemToArray(names, cJSON_CreateString(fname));
 		}
 		if (order)
@@ -470,7 +483,7 @@ static void read_cluster_queue(struct kueue_ctx *k, const struct cfgimp_file *f,
 		cfgimp_error(k->im, f, spec, "%s: expected spec, an object", what);
 		return;
 	}
-	if (find_named(k->queues, name) || find_named(k->cohorts, name)) {
+	if (name_taken(k, name)) {
 		k->bad++;
 		cfgimp_error(k->im, f, get(get(doc, "metadata"), "name"), "%s: the name is taken by an earlier "
 			     "ClusterQueue or Cohort; expected distinct names (queues and cohorts share one namespace "
@@ -480,12 +493,11 @@ static void read_cluster_queue(struct kueue_ctx *k, const struct cfgimp_file *f,
 	if (spec)
 		k->bad += cfgimp_check_keys(k->im, f, spec, what, keys);
 	cJSON *q = cJSON_CreateObject();
-	if (!q || !cJSON_AddItemToArray(k->queues, q)) {
-		cJSON_Delete(q);
+	if (!q) {
 		k->im->nomem = 1;
 		return;
 	}
-	cJSON_AddStringToObject(q, "name", name);
+	add_named(k, k->queues, &k->queue_idx, q, name);
 	if (get(spec, "cohort") && get(spec, "cohortName")) {
 		k->bad++;
 		cfgimp_error(k->im, f, get(spec, "cohortName"), "%s: expected cohort (v1beta1) or cohortName "
@@ -495,7 +507,7 @@ static void read_cluster_queue(struct kueue_ctx *k, const struct cfgimp_file *f,
 	const char *cohort = get(spec, ck) ? want_name(k, f, spec, ck, what) : NULL;
 	if (cohort) {
 		cJSON_AddStringToObject(q, "cohort", cohort);
-		add_unique(k, k->referenced, cohort);
+		add_unique(k, k->referenced, &k->referenced_idx, cohort);
 	} else {
 		cJSON_AddNullToObject(q, "cohort");
 	}
@@ -523,7 +535,7 @@ static void read_cohort(struct kueue_ctx *k, const struct cfgimp_file *f, const 
 	char what[128];
 	snprintf(what, sizeof what, "Cohort %s", name);
 	const cJSON *spec = get(doc, "spec");
-	if (find_named(k->queues, name) || find_named(k->cohorts, name)) {
+	if (name_taken(k, name)) {
 		k->bad++;
 		cfgimp_error(k->im, f, get(get(doc, "metadata"), "name"), "%s: the name is taken by an earlier "
 			     "ClusterQueue or Cohort; expected distinct names (queues and cohorts share one namespace "
@@ -538,16 +550,15 @@ static void read_cohort(struct kueue_ctx *k, const struct cfgimp_file *f, const 
 	if (spec)
 		k->bad += cfgimp_check_keys(k->im, f, spec, what, keys);
 	cJSON *c = cJSON_CreateObject();
-	if (!c || !cJSON_AddItemToArray(k->cohorts, c)) {
-		cJSON_Delete(c);
+	if (!c) {
 		k->im->nomem = 1;
 		return;
 	}
-	cJSON_AddStringToObject(c, "name", name);
+	add_named(k, k->cohorts, &k->cohort_idx, c, name);
 	const char *parent = get(spec, "parentName") ? want_name(k, f, spec, "parentName", what) : NULL;
 	if (parent) {
 		cJSON_AddStringToObject(c, "parent", parent);
-		add_unique(k, k->referenced, parent);
+		add_unique(k, k->referenced, &k->referenced_idx, parent);
 		void *grown = sim_grow(k->parent_refs, &k->cap_parent_refs, k->n_parent_refs, sizeof *k->parent_refs, 16);
 		if (grown) {
 			k->parent_refs = grown;
@@ -572,7 +583,7 @@ static void read_resource_flavor(struct kueue_ctx *k, const struct cfgimp_file *
 	snprintf(what, sizeof what, "ResourceFlavor %s", name);
 	if (cJSON_IsObject(spec))
 		k->bad += cfgimp_check_keys(k->im, f, spec, what, keys);
-	add_unique(k, k->flavors_declared, name);
+	add_unique(k, k->flavors_declared, &k->declared_idx, name);
 	if ((v = get(spec, "topologyName")))
 		cfgimp_warn(k->im, f, v, "ResourceFlavor topologyName (topology-aware scheduling) is not modelled: "
 			    "placement follows $.policies.placement");
@@ -624,7 +635,7 @@ static void read_priority_class(struct kueue_ctx *k, const struct cfgimp_file *f
 	}
 	char item[128];
 	snprintf(item, sizeof item, "%s=%d", name, (int)v->valuedouble);
-	add_unique(k, k->priorities, item);
+	add_unique(k, k->priorities, &k->priority_idx, item);
 }
 
 /* ---- documents -------------------------------------------------------------------- */
@@ -698,7 +709,7 @@ static void check_local_refs(struct kueue_ctx *k)
 {
 	for (size_t i = 0; i < k->n_local_refs; i++) {
 		const cJSON *cq = k->local_refs[i].node;
-		if (!find_named(k->queues, cq->valuestring))
+		if (!cfgimp_index_get(&k->queue_idx, cq->valuestring))
 			cfgimp_warn(k->im, k->local_refs[i].f, cq, "LocalQueue for ClusterQueue %s, which the input does "
 				    "not define; its jobs have no imported queue", cq->valuestring);
 	}
@@ -719,7 +730,7 @@ static void check_cohort_cycles(struct kueue_ctx *k)
 					     k->parent_refs[i].child, k->parent_refs[i].node->valuestring);
 				break;
 			}
-			const cJSON *c = find_named(k->cohorts, at);
+			const cJSON *c = cfgimp_index_get(&k->cohort_idx, at);
 			const cJSON *p = c ? cJSON_GetObjectItem(c, "parent") : NULL;
 			at = cJSON_IsString(p) ? p->valuestring : NULL;
 		}
@@ -729,13 +740,15 @@ static void check_cohort_cycles(struct kueue_ctx *k)
 static void add_implicit_cohorts(struct kueue_ctx *k)
 {
 	for (const cJSON *c = k->referenced->child; c; c = c->next) {
-		if (find_named(k->cohorts, c->valuestring))
+		if (cfgimp_index_get(&k->cohort_idx, c->valuestring))
 			continue;
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "name", c->valuestring);
-		cJSON_AddNullToObject(o, "parent");
-		if (!cJSON_AddItemToArray(k->cohorts, o))
+		if (!o) {
 			k->im->nomem = 1;
+			return;
+		}
+		add_named(k, k->cohorts, &k->cohort_idx, o, c->valuestring);
+		cJSON_AddNullToObject(o, "parent");
 	}
 }
 
@@ -758,7 +771,7 @@ static void print_notes(struct kueue_ctx *k)
 	if (k->flavors_used->child)
 		cfgimp_note(k->im, "flavors the quotas use, which $.cluster.flavors must name: %s", list);
 	for (const cJSON *c = k->flavors_used->child; c; c = c->next)
-		if (!in_list(k->flavors_declared, c->valuestring)) {
+		if (!cfgimp_index_get(&k->declared_idx, c->valuestring)) {
 			cfgimp_note(k->im, "flavor %s has no ResourceFlavor in the input (Kueue would not admit on it "
 				    "until one exists); imported as given", c->valuestring);
 			break;
@@ -819,6 +832,10 @@ out:
 	cJSON_Delete(k.flavors_used);
 	cJSON_Delete(k.priorities);
 	free(k.local_refs);
+	struct cfgimp_index *idx[] = { &k.queue_idx, &k.cohort_idx, &k.referenced_idx, &k.declared_idx, &k.used_idx,
+				       &k.priority_idx };
+	for (size_t i = 0; i < sizeof idx / sizeof idx[0]; i++)
+		cfgimp_index_fini(idx[i]);
 	free(k.parent_refs);
 	if (rc) {
 		cJSON_Delete(root);
