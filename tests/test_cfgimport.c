@@ -54,6 +54,25 @@ static void test_quantities(void)
 	cJSON_Delete(n);
 }
 
+static void test_name_index(void)
+{
+	struct cfgimp_index x = { 0 };
+	static char names[500][16];
+	CU_ASSERT_PTR_NULL(cfgimp_index_get(&x, "a"));
+	for (int i = 0; i < 500; i++) { /* several growths */
+		snprintf(names[i], sizeof names[i], "q%d", i);
+		CU_ASSERT_EQUAL(cfgimp_index_put(&x, names[i], names[i]), 0);
+	}
+	CU_ASSERT_EQUAL(x.n, 500);
+	for (int i = 0; i < 500; i++)
+		CU_ASSERT_PTR_EQUAL(cfgimp_index_get(&x, names[i]), names[i]);
+	CU_ASSERT_PTR_NULL(cfgimp_index_get(&x, "q500"));
+	CU_ASSERT_EQUAL(cfgimp_index_put(&x, "q7", names[0]), 0); /* replaces */
+	CU_ASSERT_PTR_EQUAL(cfgimp_index_get(&x, "q7"), names[0]);
+	CU_ASSERT_EQUAL(x.n, 500);
+	cfgimp_index_fini(&x);
+}
+
 static void test_yaml_types_and_positions(void)
 {
 	const char *text = "a:\n  b: 12\n  c: \"12\"\n  d: ~\n  e: true\n  f: yes\n  g: [1, x]\n  h: 0x10\n"
@@ -573,6 +592,7 @@ static void test_cli_bad_input_located_nothing_written(void)
 
 static CU_TestInfo cfgimport_tests[] = {
 	{ "quantities", test_quantities },
+	{ "name_index", test_name_index },
 	{ "yaml_types_and_positions", test_yaml_types_and_positions },
 	{ "yaml_write_reads_back", test_yaml_write_reads_back },
 	{ "yaml_config_same_as_json", test_yaml_config_same_as_json },
