@@ -1,6 +1,6 @@
-/* cli/cmd_config.c: gpusched config import --format kueue|aws-batch FILE... [-o OUT]
+/* cli/cmd_config.c: gpusched config import --format kueue|aws-batch|hyperpod FILE... [-o OUT]
  *
- * (and --format hyperpod). Turns another scheduler's quota definitions into the `cohort` quota section of an
+ * Turns another scheduler's quota definitions into the `cohort` quota section of an
  * experiment config ($.policies.quota); the rules are docs/config-import.md, the
  * code experiments/cfgimport*.c. */
 #include <stdio.h>
