@@ -1514,27 +1514,15 @@ int scn_read_quota_tree(const char *file, const char *json_path, const cJSON *tr
 static int parse_yaml(const char *path, const char *text, size_t len, struct scn **out, struct sim_diag *diag)
 {
 	struct sim_srcmap map = { 0 };
-	cJSON **docs = NULL;
-	size_t n = 0;
-	int rc = sim_yaml_parse(path, text, len, &docs, &n, &map, diag);
-	if (!rc && n != 1) {
-		char where[1024];
-		snprintf(where, sizeof where, "%s:1:1", path);
-		rc = sim_diag_add(diag, where, "expected one YAML document (the scenario), got %zu", n);
-	}
-	char *json = rc ? NULL : cJSON_Print(docs[0]);
-	if (!rc && !json)
-		rc = -SIM_ENOMEM;
-	if (!rc) {
-		size_t before = diag->count;
-		rc = scn_parse(path, json, strlen(json), out, diag);
-		if (diag->count > before)
-			sim_srcmap_locate_diag(&map, path, diag);
-	}
+	char *json;
+	int rc = sim_yaml_to_json(path, text, len, "the scenario", &json, &map, diag);
+	if (rc)
+		return rc;
+	size_t before = diag->count;
+	rc = scn_parse(path, json, strlen(json), out, diag);
+	if (diag->count > before)
+		sim_srcmap_locate_diag(&map, path, diag);
 	cJSON_free(json);
-	for (size_t i = 0; i < n; i++)
-		cJSON_Delete(docs[i]);
-	free(docs);
 	sim_srcmap_fini(&map);
 	return rc;
 }

@@ -421,6 +421,28 @@ int sim_yaml_parse(const char *file, const char *text, size_t len, cJSON ***docs
 	return rc;
 }
 
+int sim_yaml_to_json(const char *file, const char *text, size_t len, const char *what, char **json,
+		     struct sim_srcmap *map, struct sim_diag *diag)
+{
+	cJSON **docs = NULL;
+	size_t n = 0;
+	*json = NULL;
+	int rc = sim_yaml_parse(file, text, len, &docs, &n, map, diag);
+	if (!rc && n != 1) {
+		char where[YPATH_MAX + 16];
+		snprintf(where, sizeof where, "%s:1:1", file);
+		rc = sim_diag_add(diag, where, "expected one YAML document (%s), got %zu", what, n);
+	}
+	if (!rc && !(*json = cJSON_Print(docs[0])))
+		rc = -SIM_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		cJSON_Delete(docs[i]);
+	free(docs);
+	if (rc)
+		sim_srcmap_fini(map);
+	return rc;
+}
+
 /* ---- the writer ------------------------------------------------------------- */
 
 static int emit(yaml_emitter_t *em, yaml_event_t *e)

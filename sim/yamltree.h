@@ -63,6 +63,14 @@ int sim_yaml_is_path(const char *path);
 int sim_yaml_parse(const char *file, const char *text, size_t len, cJSON ***docs, size_t *n_docs,
 		   struct sim_srcmap *map, struct sim_diag *diag);
 
+/* For a reader that takes JSON text: a YAML file of exactly one document (what
+ * names it in the message otherwise: "the scenario") as the JSON text of its tree
+ * (*json, the caller's to cJSON_free), with the positions in map (the caller's to
+ * sim_srcmap_fini). Returns 0, -SIM_EPARSE (located errors in diag) or -SIM_ENOMEM.
+ * The reader's "FILE: $.path" errors are then located by sim_srcmap_locate_diag. */
+int sim_yaml_to_json(const char *file, const char *text, size_t len, const char *what, char **json,
+		     struct sim_srcmap *map, struct sim_diag *diag);
+
 /* Writes root as one YAML document in block style, strings quoted wherever the
  * reader above would otherwise type them as something else, so the output reads
  * back as the same tree. Returns 0, or -SIM_EIO / -SIM_ENOMEM. */

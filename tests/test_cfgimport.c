@@ -259,6 +259,41 @@ static void test_yaml_scenario(void)
 	free(yaml_out);
 }
 
+/* A YAML generator config generates the trace its JSON twin does; errors located. */
+static void test_yaml_gen_config(void)
+{
+	const char *json = tu_write_file("g.json", "{\"jobs\": 50, \"seed\": 3, \"arrivals\": {\"process\": "
+						   "\"poisson\", \"rate_per_h\": 10}, \"durations\": {\"law\": "
+						   "\"lognormal\", \"median_s\": 600, \"sigma\": 1}}\n");
+	const char *yaml = tu_write_file("g.yaml", "jobs: 50\n"
+						   "seed: 3\n"
+						   "arrivals: {process: poisson, rate_per_h: 10}\n"
+						   "durations:\n"
+						   "  law: lognormal\n"
+						   "  median_s: 600\n"
+						   "  sigma: 1\n");
+	char args[2048], *out = NULL;
+	const char *tj = tu_tmp_path("gj.csv"), *ty = tu_tmp_path("gy.csv");
+	snprintf(args, sizeof args, "trace gen %s -o %s && %s trace gen %s -o %s", json, tj, GPUSCHED_BIN, yaml, ty);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	free(out);
+	size_t la, lb;
+	char *a = tu_read_file(tj, &la), *b = tu_read_file(ty, &lb);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	/* the first line names the config file; every job after it is the same */
+	const char *ja = strchr(a, '\n'), *jb = strchr(b, '\n');
+	CU_ASSERT(ja && jb && strcmp(ja, jb) == 0);
+	free(a);
+	free(b);
+	const char *bad = tu_write_file("gbad.yaml", "jobs: 50\narrivals: {process: poisson, rate_per_h: 10}\n"
+						     "durations:\n  law: lognormal\n  median_s: -600\n  sigma: 1\n");
+	snprintf(args, sizeof args, "trace gen %s -o %s", bad, tu_tmp_path("gbad.csv"));
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "gbad.yaml:5:3: $.durations.median_s"));
+	free(out);
+}
+
 /* ---- import, held to hand-written scenarios through explain ---- */
 
 /* The run-only queue keys, turned into what they mean for one cycle (the rules of
@@ -599,6 +634,7 @@ static CU_TestInfo cfgimport_tests[] = {
 	{ "yaml_config_errors_located", test_yaml_config_errors_located },
 	{ "yaml_config_run_error_located", test_yaml_config_run_error_located },
 	{ "yaml_scenario", test_yaml_scenario },
+	{ "yaml_gen_config", test_yaml_gen_config },
 	{ "kueue_doc_examples_decide_as_hand_written", test_kueue_doc_examples_decide_as_hand_written },
 	{ "kueue_other_doc_examples_import", test_kueue_other_doc_examples_import },
 	{ "aws_decides_as_hand_written", test_aws_decides_as_hand_written },
