@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(build-essential cmake pkg-config libgsl-dev libhdf5-dev zlib1g-dev libcjson-dev libcunit1-dev gnuplot-nox
+PACKAGES=(build-essential cmake pkg-config libgsl-dev libhdf5-dev zlib1g-dev libcjson-dev libyaml-dev libcunit1-dev gnuplot-nox
 	openmpi-bin libopenmpi-dev)
 # The fuzz stage of `test` only: clang and its libFuzzer runtime.
 TEST_PACKAGES=(clang libclang-rt-14-dev)

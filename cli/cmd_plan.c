@@ -300,6 +300,7 @@ int cmd_plan(int argc, char **argv)
 		rc = write_outputs(&a, &o, &res, &diag);
 out:
 	if (rc) {
+		exp_config_locate_errors(cfg, &diag); /* a YAML config's policy errors get their line */
 		sim_diag_print(&diag, stderr);
 		if (!diag.count)
 			fprintf(stderr, "gpusched plan: %s\n", sim_strerror(rc));

@@ -133,6 +133,7 @@ int cmd_real(int argc, char **argv)
 		rc = -SIM_ENOMEM;
 	if (!rc)
 		rc = exp_run_config(cfg, &opts, &diag);
+	exp_config_locate_errors(cfg, &diag); /* a YAML config's policy errors get their line */
 	if (rc) {
 		sim_diag_print(&diag, stderr);
 		if (!diag.count)

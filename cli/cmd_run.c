@@ -92,6 +92,7 @@ int cmd_run(int argc, char **argv)
 	int rc = exp_config_load(config, &cfg, &diag);
 	if (!rc)
 		rc = exp_run_config(cfg, &opts, &diag);
+	exp_config_locate_errors(cfg, &diag); /* a YAML config's policy errors get their line */
 	/* Under MPI every rank checks the same input: rank 0 reports bad input, the
 	 * others only their own runtime failures. */
 	int speak = exp_mpi_rank() == 0 || (rc && cmd_exit_code(rc) != GPUSCHED_EXIT_BADINPUT && diag.count);

@@ -19,6 +19,7 @@
 
 #include "../sim/jsonmsg.h"
 #include "../sim/sidecsv.h"
+#include "../sim/yamltree.h"
 
 #define PATH_MAX_     512                /* JSON paths in messages; longer ones are truncated */
 #define MAX_VARIANTS  100000             /* a sweep larger than this is almost surely a mistake */
@@ -1257,7 +1258,18 @@ static int verr_cmp(const void *pa, const void *pb)
  * is sent once, plainly (where variant 1 has it); others name their variant. Equal errors
  * are grouped by sorting, O(E log E) for E errors, so a large failing sweep stays fast.
  * Returns the number of errors sent, or (size_t)-1 when out of memory. */
-static size_t report(const char *file, const struct chk *base, const struct chk *vc,
+/* "FILE: $.path", or "FILE:LINE:COL: $.path" for a YAML config (map non-NULL): the
+ * line of the value, or of its nearest ancestor the file writes. */
+static void where_of(char *buf, size_t n, const char *file, const struct sim_srcmap *map, const char *path)
+{
+	const struct sim_srcpos *pos = map ? sim_srcmap_find_path(map, 0, path) : NULL;
+	if (pos)
+		snprintf(buf, n, "%s:%u:%u: %s", file, pos->line, pos->col, path);
+	else
+		snprintf(buf, n, "%s: %s", file, path);
+}
+
+static size_t report(const char *file, const struct sim_srcmap *map, const struct chk *base, const struct chk *vc,
 		     const struct exp_variant *vs, size_t nv, struct sim_diag *diag)
 {
 	char where[PATH_MAX_ + 1024];
@@ -1265,7 +1277,7 @@ static size_t report(const char *file, const struct chk *base, const struct chk 
 	struct verr *all, **by_order;
 
 	for (size_t i = 0; i < base->n; i++, sent++) {
-		snprintf(where, sizeof where, "%s: %s", file, base->errs[i].path);
+		where_of(where, sizeof where, file, map, base->errs[i].path);
 		sim_diag_add(diag, where, "%s", base->errs[i].msg);
 	}
 	for (size_t v = 0; v < nv; v++)
@@ -1305,7 +1317,7 @@ static size_t report(const char *file, const struct chk *base, const struct chk 
 		int in_all = x->n_with == nv;
 		if (in_all && x->v > 0)
 			continue; /* already sent with variant 1 */
-		snprintf(where, sizeof where, "%s: %s", file, x->e->path);
+		where_of(where, sizeof where, file, map, x->e->path);
 		if (in_all)
 			sim_diag_add(diag, where, "%s", x->e->msg);
 		else
@@ -1375,11 +1387,86 @@ void exp_config_destroy(struct exp_config *cfg)
 	free(cfg->name);
 	free(cfg->text);
 	free(cfg->path);
+	sim_srcmap_fini(cfg->srcmap);
+	free(cfg->srcmap);
 	free(cfg);
+}
+
+static int parse_json(const char *path, const char *text, size_t len, struct sim_srcmap *map,
+		      struct exp_config **out, struct sim_diag *diag);
+
+/* A YAML config's one document as a tree, with its position table (*map, malloc'd).
+ * Returns 0, or -SIM_EPARSE with the located error in diag, or -SIM_ENOMEM. */
+static int yaml_tree(const char *path, const char *text, size_t len, cJSON **root, struct sim_srcmap **map,
+		     struct sim_diag *diag)
+{
+	cJSON **docs = NULL;
+	size_t n = 0;
+	*root = NULL;
+	*map = calloc(1, sizeof **map);
+	if (!*map)
+		return -SIM_ENOMEM;
+	int rc = sim_yaml_parse(path, text, len, &docs, &n, *map, diag);
+	if (!rc && n != 1) {
+		char where[PATH_MAX_ + 16];
+		snprintf(where, sizeof where, "%s:1:1", path);
+		rc = sim_diag_add(diag, where, "expected one YAML document (the config), got %zu", n);
+	}
+	if (!rc) {
+		*root = docs[0];
+	} else {
+		for (size_t i = 0; i < n; i++)
+			cJSON_Delete(docs[i]);
+		sim_srcmap_fini(*map);
+		free(*map);
+		*map = NULL;
+	}
+	free(docs);
+	return rc;
+}
+
+/* A YAML config is read as the JSON text of its tree (so cfg->text, the results'
+ * experiment_json, is JSON for every reader of a results file), with the YAML
+ * positions kept for the messages. */
+static int parse_yaml(const char *path, const char *text, size_t len, struct exp_config **out,
+		      struct sim_diag *diag)
+{
+	cJSON *root;
+	struct sim_srcmap *map;
+	int rc = yaml_tree(path, text, len, &root, &map, diag);
+	if (rc)
+		return rc;
+	char *json = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!json) {
+		sim_srcmap_fini(map);
+		free(map);
+		return -SIM_ENOMEM;
+	}
+	rc = parse_json(path, json, strlen(json), map, out, diag);
+	cJSON_free(json);
+	return rc;
 }
 
 int exp_config_parse(const char *path, const char *text, size_t len, struct exp_config **out,
 		     struct sim_diag *diag)
+{
+	*out = NULL;
+	if (sim_yaml_is_path(path))
+		return parse_yaml(path, text, len, out, diag);
+	return parse_json(path, text, len, NULL, out, diag);
+}
+
+void exp_config_locate_errors(const struct exp_config *cfg, struct sim_diag *diag)
+{
+	if (cfg && cfg->srcmap)
+		sim_srcmap_locate_diag(cfg->srcmap, cfg->path, diag);
+}
+
+/* exp_config_parse of JSON text; map (owned by the result, or freed on failure) is
+ * the YAML file's position table when the text was printed from a YAML tree. */
+static int parse_json(const char *path, const char *text, size_t len, struct sim_srcmap *map,
+		      struct exp_config **out, struct sim_diag *diag)
 {
 	struct exp_config *cfg;
 	struct chk base = { 0 }, *vc = NULL;
@@ -1391,8 +1478,12 @@ int exp_config_parse(const char *path, const char *text, size_t len, struct exp_
 
 	*out = NULL;
 	cfg = calloc(1, sizeof *cfg);
-	if (!cfg)
+	if (!cfg) {
+		sim_srcmap_fini(map);
+		free(map);
 		return -SIM_ENOMEM;
+	}
+	cfg->srcmap = map;
 	cfg->path = xstrdup(path);
 	cfg->text = malloc(len + 1);
 	if (!cfg->path || !cfg->text) {
@@ -1463,7 +1554,7 @@ out_report:
 	if (base.nomem) {
 		rc = -SIM_ENOMEM;
 	} else {
-		size_t sent = report(path, &base, vc, cfg->variants, vc ? cfg->n_variants : 0, diag);
+		size_t sent = report(path, cfg->srcmap, &base, vc, cfg->variants, vc ? cfg->n_variants : 0, diag);
 		if (sent == (size_t)-1)
 			rc = -SIM_ENOMEM;
 		else if (sent > 0)
@@ -1501,8 +1592,17 @@ int exp_config_load(const char *path, struct exp_config **out, struct sim_diag *
 
 /* Parses text into a tree, or NULL on a syntax error or no memory (exp_config_parse
  * then reports which). */
-static cJSON *tree_of(const char *text, size_t len)
+static cJSON *tree_of(const char *path, const char *text, size_t len, struct sim_srcmap **map)
 {
+	*map = NULL;
+	if (sim_yaml_is_path(path)) {
+		cJSON *root = NULL;
+		struct sim_diag quiet; /* exp_config_parse reports a bad file again, with its messages */
+		sim_diag_init(&quiet, 1);
+		yaml_tree(path, text, len, &root, map, &quiet);
+		sim_diag_fini(&quiet);
+		return root;
+	}
 	size_t skip = len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
 	char *copy;
 	cJSON *root;
@@ -1585,9 +1685,12 @@ out_free:
 int exp_config_number_at(const char *path, const char *text, size_t len, const char *json_path, double *value,
 			 struct sim_diag *diag)
 {
-	cJSON *root = tree_of(text, len);
+	struct sim_srcmap *map;
+	cJSON *root = tree_of(path, text, len, &map);
 	int rc;
 
+	sim_srcmap_fini(map); /* a path's own errors name the path as given */
+	free(map);
 	if (!root) {
 		struct exp_config *cfg = NULL;
 		rc = exp_config_parse(path, text, len, &cfg, diag); /* says where the syntax fails */
@@ -1604,12 +1707,15 @@ int exp_config_number_at(const char *path, const char *text, size_t len, const c
 int exp_config_parse_with(const char *path, const char *text, size_t len, const char *json_path, double value,
 			  struct exp_config **out, struct sim_diag *diag)
 {
-	cJSON *root = tree_of(text, len), *node;
+	struct sim_srcmap *map;
+	cJSON *root = tree_of(path, text, len, &map), *node;
 	char *edited;
 	int rc;
 
 	*out = NULL;
 	if (!root) {
+		sim_srcmap_fini(map);
+		free(map);
 		rc = exp_config_parse(path, text, len, out, diag); /* says where the syntax fails */
 		if (rc == 0) {
 			exp_config_destroy(*out);
@@ -1626,9 +1732,14 @@ int exp_config_parse_with(const char *path, const char *text, size_t len, const 
 	edited = cJSON_Print(root);
 	if (!edited)
 		goto out_root;
-	rc = exp_config_parse(path, edited, strlen(edited), out, diag);
+	/* the edited tree is JSON text whatever the file was; a YAML file's positions still
+	 * locate its errors (the edit changes one number, not where anything is) */
+	rc = parse_json(path, edited, strlen(edited), map, out, diag);
+	map = NULL; /* parse_json owns it now */
 	cJSON_free(edited);
 out_root:
+	sim_srcmap_fini(map);
+	free(map);
 	cJSON_Delete(root);
 	return rc;
 }

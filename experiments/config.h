@@ -43,15 +43,25 @@ struct exp_config {
 	size_t n_seeds;
 	struct exp_variant *variants;
 	size_t n_variants;
+	struct sim_srcmap *srcmap; /* a YAML config's value positions (sim/yamltree.h); NULL for JSON; owned */
 };
 
-/* Loads and checks PATH. Returns 0, or -SIM_ENOENT/-SIM_EIO/-SIM_EPARSE with every
+struct sim_srcmap;
+
+/* Loads and checks PATH. A PATH ending in .yaml or .yml is read as YAML (one
+ * document, the same schema; docs/yaml.md): its errors are then
+ * "FILE:LINE:COL: $.json.path: expected ...", at the value's line (or its nearest
+ * ancestor's, for a missing key), and cfg->text is the tree printed as JSON. Returns 0, or -SIM_ENOENT/-SIM_EIO/-SIM_EPARSE with every
  * error (up to diag->limit) in diag. Caller must exp_config_destroy(*out). */
 int exp_config_load(const char *path, struct exp_config **out, struct sim_diag *diag);
 /* Same from text; `path` names it in messages and anchors relative paths. */
 int exp_config_parse(const char *path, const char *text, size_t len, struct exp_config **out,
 		     struct sim_diag *diag);
 void exp_config_destroy(struct exp_config *cfg); /* NULL is a no-op */
+/* Errors found after the load (a policy's parameters, a side file) name JSON paths
+ * only: for a YAML config, this adds the LINE:COL of each path to diag's lines
+ * about cfg's file. A no-op for JSON configs and NULL. */
+void exp_config_locate_errors(const struct exp_config *cfg, struct sim_diag *diag);
 
 /* Capacity planning: one number of a config, by path. JSON_PATH is written as a sweep
  * path ("cluster.flavors[0].nodes", "$." optional), must lie under "cluster" or

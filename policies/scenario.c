@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "../sim/jsonmsg.h"
+#include "../sim/yamltree.h"
 
 #define PATH_MAX_ 512 /* JSON paths in messages; longer ones are cut */
 #define QTY_MAX_MILLI (1000000000LL * SIM_MILLI) /* 1e9 units, as experiment configs */
@@ -1508,6 +1509,24 @@ int scn_read_quota_tree(const char *file, const char *json_path, const cJSON *tr
 	return 0;
 }
 
+/* A YAML scenario (docs/yaml.md) is read as the JSON text of its one document; the
+ * reader's "FILE: $.path" errors then get the YAML line and column of the path. */
+static int parse_yaml(const char *path, const char *text, size_t len, struct scn **out, struct sim_diag *diag)
+{
+	struct sim_srcmap map = { 0 };
+	char *json;
+	int rc = sim_yaml_to_json(path, text, len, "the scenario", &json, &map, diag);
+	if (rc)
+		return rc;
+	size_t before = diag->count;
+	rc = scn_parse(path, json, strlen(json), out, diag);
+	if (diag->count > before)
+		sim_srcmap_locate_diag(&map, path, diag);
+	cJSON_free(json);
+	sim_srcmap_fini(&map);
+	return rc;
+}
+
 int scn_load(const char *path, struct scn **out, struct sim_diag *diag)
 {
 	char *buf;
@@ -1516,7 +1535,7 @@ int scn_load(const char *path, struct scn **out, struct sim_diag *diag)
 	int rc = sim_read_file(path, &buf, &len, diag);
 	if (rc)
 		return rc;
-	rc = scn_parse(path, buf, len, out, diag);
+	rc = sim_yaml_is_path(path) ? parse_yaml(path, buf, len, out, diag) : scn_parse(path, buf, len, out, diag);
 	free(buf);
 	return rc;
 }

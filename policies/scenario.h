@@ -38,7 +38,8 @@ struct scn {
 	sim_time_t now;       /* $.now, or the latest time in the file, ns */
 };
 
-/* Reads and checks PATH. Returns 0, or -SIM_ENOENT / -SIM_EIO / -SIM_EPARSE /
+/* Reads and checks PATH; a PATH ending in .yaml or .yml is read as YAML (docs/yaml.md),
+ * its errors then "FILE:LINE:COL: $.json.path: ...". Returns 0, or -SIM_ENOENT / -SIM_EIO / -SIM_EPARSE /
  * -SIM_ENOMEM with every error (up to diag->limit) in diag. Caller must
  * scn_destroy(*out). */
 int scn_load(const char *path, struct scn **out, struct sim_diag *diag);

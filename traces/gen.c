@@ -17,6 +17,7 @@
 #include "../sim/job.h"
 #include "../sim/jsonmsg.h"
 #include "../sim/outpath.h"
+#include "../sim/yamltree.h"
 #include "gen.h"
 #include "native.h"
 
@@ -718,6 +719,25 @@ out_destroy:
 	return 0;
 }
 
+/* A YAML generator config (docs/yaml.md) is parsed as the JSON text of its one
+ * document; its "FILE: $.path" errors then get the YAML line and column. */
+static int parse_yaml(const char *path, const char *dir, const char *text, size_t len, struct gen_config **out,
+		      struct sim_diag *diag)
+{
+	struct sim_srcmap map = { 0 };
+	char *json;
+	int rc = sim_yaml_to_json(path, text, len, "the generator config", &json, &map, diag);
+	if (rc)
+		return rc;
+	size_t before = diag->count;
+	rc = gen_config_parse(path, dir, json, strlen(json), out, diag);
+	if (diag->count > before)
+		sim_srcmap_locate_diag(&map, path, diag);
+	cJSON_free(json);
+	sim_srcmap_fini(&map);
+	return rc;
+}
+
 int gen_config_load(const char *path, struct gen_config **out, struct sim_diag *diag)
 {
 	char *text = NULL, *dir;
@@ -738,7 +758,9 @@ int gen_config_load(const char *path, struct gen_config **out, struct sim_diag *
 		dir[slash - path] = 0;
 	else
 		dir[0] = 0;
-	rc = gen_config_parse(path, slash && slash == path ? "/" : dir, text, len, out, diag);
+	const char *folder = slash && slash == path ? "/" : dir;
+	rc = sim_yaml_is_path(path) ? parse_yaml(path, folder, text, len, out, diag)
+				    : gen_config_parse(path, folder, text, len, out, diag);
 	free(dir);
 	free(text);
 	return rc;

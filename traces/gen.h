@@ -97,8 +97,9 @@ struct gen_job {
  * -SIM_ENOMEM. Caller must gen_config_destroy(*out). */
 int gen_config_parse(const char *name, const char *dir, const char *text, size_t len,
 		     struct gen_config **out, struct sim_diag *diag);
-/* Same, reading PATH; relative paths in it are relative to PATH's folder. Adds
- * -SIM_ENOENT/-SIM_EIO. */
+/* Same, reading PATH; relative paths in it are relative to PATH's folder. A PATH
+ * ending in .yaml or .yml is read as YAML (docs/yaml.md), its errors then
+ * "FILE:LINE:COL: $.path: ...". Adds -SIM_ENOENT/-SIM_EIO. */
 int gen_config_load(const char *path, struct gen_config **out, struct sim_diag *diag);
 void gen_config_destroy(struct gen_config *c);
 
