@@ -21,14 +21,18 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-POLICIES = ("fifo", "priority", "easy_backfill", "kueue", "fallback")
+POLICIES = ("fifo", "priority", "easy_backfill", "kueue", "kueue_fs", "fallback")
 # "kueue": the cohort quota policy (Kueue's cycle) with N_QUEUES queues of equal nominal
 # quota in one cohort, lending and borrowing without limits, classical preemption.
+# "kueue_fs": the same with fair sharing (Kueue's default strategies) instead.
 # --queues changes it: `--queues 1000 --jobs 100000 --policies kueue` is the case for
 # the per-queue time series (each sample asks the quota policy for every queue's
-# usage, borrowed and lent GPUs).
+# usage, borrowed and lent GPUs); --cohorts N spreads the queues over N cohorts under
+# one root (nested: `--queues 1000 --cohorts 50` is 50 cohorts of 20).
 DEFAULT_N_QUEUES = 20
 N_QUEUES = DEFAULT_N_QUEUES
+N_COHORTS = 0             # 0: every queue in the root cohort
+DEFAULT_LOAD = 0.7
 # "fallback": fifo with the first_fit fallback policy; every job lists the 3 flavors
 # FALLBACK_FLAVORS (the cluster split in three), first choices spread evenly; each flavor
 # has an exponential stock-out model (in stock 3 days, out 6 hours on average, no nodes
@@ -38,7 +42,7 @@ STOCK_IN_S, STOCK_OUT_S = 3 * 86400, 6 * 3600
 SEED = 20240601           # trace seed: fixed so every run of the benchmark sees the same jobs
 CLUSTER_GPUS = 10000      # 1250 nodes of 8 GPUs
 NODE_GPUS = 8
-LOAD = 0.7
+LOAD = DEFAULT_LOAD
 
 # Targets for the full benchmark on the reference 2-core machine (bench/README.md).
 TARGET_FIFO_1M_WALL_S = 1.5
@@ -115,25 +119,39 @@ def generate(build_dir, data_dir, n_jobs, diurnal, prefs=False):
 
 
 def queues_label():
-    """"" at the default N_QUEUES, else "-qN": traces and configs of another count apart."""
-    return "" if N_QUEUES == DEFAULT_N_QUEUES else "-q%d" % N_QUEUES
+    """"" at the default N_QUEUES and load, else "-qN", "-lL": traces and configs of another
+    count or load apart."""
+    return (("" if N_QUEUES == DEFAULT_N_QUEUES else "-q%d" % N_QUEUES) +
+            ("" if LOAD == DEFAULT_LOAD else "-l%g" % LOAD))
 
 
-def kueue_policies():
-    """Quota, preemption and order of the "kueue" variant: N_QUEUES queues, one cohort."""
+def config_label():
+    """queues_label(), plus "-cN" for N cohorts (the config differs, not the trace)."""
+    return queues_label() + ("-c%d" % N_COHORTS if N_COHORTS else "")
+
+
+def kueue_policies(fair):
+    """Quota, preemption and order of the "kueue" variants: N_QUEUES queues, in one cohort or
+    spread over N_COHORTS cohorts under one root; classical or (fair) fair sharing."""
     nominal = CLUSTER_GPUS // N_QUEUES
-    queues = [{"name": "q%d" % i, "cohort": "all", "share_strategy": "LEND_AND_BORROW",
+    cohorts = [{"name": "all", "parent": None}]
+    if N_COHORTS:
+        cohorts += [{"name": "c%d" % k, "parent": "all"} for k in range(N_COHORTS)]
+
+    def cohort_of(i):
+        return "c%d" % (i * N_COHORTS // N_QUEUES) if N_COHORTS else "all"
+    queues = [{"name": "q%d" % i, "cohort": cohort_of(i), "share_strategy": "LEND_AND_BORROW",
                "quota": {"gpu8": {"gpu": {"nominal": nominal}}}} for i in range(N_QUEUES)]
+    preemption = ({"name": "fair_sharing"} if fair else
+                  {"name": "classical", "within_queue": "LowerPriority", "reclaim_within_cohort": "Any"})
     return {"order": "priority",
-            "quota": {"name": "cohort", "cohorts": [{"name": "all", "parent": None}],
-                      "queues": queues},
-            "preemption": {"name": "classical", "within_queue": "LowerPriority",
-                           "reclaim_within_cohort": "Any"},
+            "quota": {"name": "cohort", "cohorts": cohorts, "queues": queues},
+            "preemption": preemption,
             "fallback": "strict", "placement": "best_fit"}
 
 
 def write_config(data_dir, policy, trace_path, n_jobs, diurnal):
-    name = "%s-%s%s%s" % (policy, size_label(n_jobs), queues_label(),
+    name = "%s-%s%s%s" % (policy, size_label(n_jobs), config_label(),
                           "-d%g" % diurnal if diurnal else "")
     cfg = {
         "name": name,
@@ -146,8 +164,8 @@ def write_config(data_dir, policy, trace_path, n_jobs, diurnal):
         "seeds": [1],
         "output": os.path.join(data_dir, name + ".h5"),
     }
-    if policy == "kueue":
-        cfg["policies"] = kueue_policies()
+    if policy in ("kueue", "kueue_fs"):
+        cfg["policies"] = kueue_policies(policy == "kueue_fs")
     if policy == "fallback":
         nodes = CLUSTER_GPUS // NODE_GPUS
         split = [nodes // 3 + (1 if i < nodes % 3 else 0) for i in range(3)]
@@ -248,13 +266,24 @@ def main():
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     ap.add_argument("--queues", type=int, default=DEFAULT_N_QUEUES,
                     help="queues of the trace and of the kueue cohort (default %(default)s)")
+    ap.add_argument("--cohorts", type=int, default=0,
+                    help="spread the kueue queues over this many cohorts under one root "
+                         "(default 0: all in the root cohort)")
+    ap.add_argument("--load", type=float, default=DEFAULT_LOAD,
+                    help="offered load of the trace (default %(default)s)")
     ap.add_argument("--jobs", type=int, default=None,
                     help="one trace of this many jobs instead of 1M and 2M (no target checks)")
     a = ap.parse_args()
-    global N_QUEUES
+    global N_QUEUES, N_COHORTS, LOAD
     if a.queues < 1 or CLUSTER_GPUS // a.queues < 1:
         die("--queues must be in 1..%d" % CLUSTER_GPUS)
+    if a.cohorts < 0 or a.cohorts > a.queues:
+        die("--cohorts must be in 0..--queues")
+    if not 0.0 < a.load <= 2.0:
+        die("--load must be in (0, 2]")
     N_QUEUES = a.queues
+    N_COHORTS = a.cohorts
+    LOAD = a.load
 
     build_dir = os.path.abspath(a.build_dir)
     sizes = [a.jobs] if a.jobs else [100000] if a.quick else [1000000, 2000000]
@@ -367,9 +396,15 @@ def main():
         check("easy_backfill 1M wall / fifo 1M wall",
               eb["wall_s"] / f1["wall_s"] if eb and f1 else None,
               TARGET_BACKFILL_OVER_FIFO, "x", results)
-        kq = rows.get(("kueue", sizes[0]))
-        check("kueue 1M wall / fifo 1M wall", kq["wall_s"] / f1["wall_s"] if kq and f1 else None,
-              TARGET_KUEUE_OVER_FIFO, "x", results)
+        for kv in ("kueue", "kueue_fs"):
+            kq = rows.get((kv, sizes[0]))
+            if kq:
+                check("%s 1M wall / fifo 1M wall" % kv, kq["wall_s"] / f1["wall_s"] if f1 else None,
+                      TARGET_KUEUE_OVER_FIFO, "x", results)
+            kq2 = rows.get((kv, sizes[1]))
+            if kq and kq2:
+                check("%s wall 2M / 1M" % kv, kq2["wall_s"] / kq["wall_s"],
+                      TARGET_2X_JOBS_TIME_RATIO, "x", results)
         fb = rows.get(("fallback", sizes[0]))
         check("fallback 1M wall / fifo 1M wall", fb["wall_s"] / f1["wall_s"] if fb and f1 else None,
               TARGET_FALLBACK_OVER_FIFO, "x", results)
