@@ -11,6 +11,7 @@ struct kq_scratch {
 	void *taken; /* the aggregate bounds' undo log (kq_preempt.c) */
 	size_t cap_taken;
 	void *fair;  /* a fair-sharing search's arrays (struct fair_bufs, kq_preempt.c) */
+	void *classical; /* a classical search's sources and heap (struct cl_bufs, kq_preempt.c) */
 };
 void kq_scratch_free(struct kq_sched *s); /* frees s->scratch and what it holds */
 

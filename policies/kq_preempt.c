@@ -587,12 +587,325 @@ static int hopeless_classical(struct kq_sched *s, const struct kq_wl *pre, const
 	       !attempt_bound_fits(s, pre, flavor, contested, 0, advantage, root);
 }
 
+/* ---- classical search as a lazy merge (docs/kueue-rules.md E9) ----
+ *
+ * The candidates of a group (hierarchy, priority, own queue) come from a few source
+ * queues, each of whose priority-band lists is already in candidate order (E3). A
+ * binary heap of the sources, keyed by each one's next candidate, yields the group in
+ * order without collecting or sorting it; a source whose next candidate is not valid
+ * is dropped whole, since none of its later ones can be: validity only shrinks while
+ * an attempt removes victims, and a later candidate of the same queue has the same
+ * validity test or (borrow_within_cohort) a priority no lower. */
+
+enum { CG_HIER = 0, CG_PRIO, CG_SAME }; /* candidate groups, in attempt order */
+
+struct cl_src {
+	int queue, lca;       /* lca: the cohort where the search found it (-1: own queue) */
+	uint8_t group, advantage;
+	size_t band;          /* walk position: band index and the next workload to look at */
+	struct kq_wl *at;
+};
+
+struct cl_bufs {
+	size_t n_nodes, n_fr; /* the arrays' lengths */
+	struct cl_src *src;   /* n_nodes */
+	int *heap;            /* n_nodes source indices */
+	sim_qty_t *remaining; /* n_fr */
+	uint8_t *requested;   /* n_fr */
+};
+
+struct cl_lazy {
+	struct classical_ctx *x;
+	struct cl_bufs *b;
+	size_t n_src;
+};
+
+static struct cl_bufs *cl_bufs_get(struct kq_sched *s)
+{
+	struct kq_scratch *sc = s->scratch;
+	if (!sc && !(sc = s->scratch = calloc(1, sizeof *sc)))
+		return NULL;
+	struct cl_bufs *b = sc->classical;
+	if (!b && !(b = sc->classical = calloc(1, sizeof *b)))
+		return NULL;
+	size_t nn = s->n_nodes ? s->n_nodes : 1, nf = (size_t)(s->n_fr ? s->n_fr : 1);
+	if (b->n_nodes < nn || b->n_fr < nf) {
+		struct cl_src *src = malloc(nn * sizeof *src);
+		int *heap = malloc(nn * sizeof *heap);
+		sim_qty_t *rem = malloc(nf * (sizeof *rem + 1));
+		if (!src || !heap || !rem) {
+			free(src);
+			free(heap);
+			free(rem);
+			return NULL;
+		}
+		free(b->src);
+		free(b->heap);
+		free(b->remaining);
+		b->src = src;
+		b->heap = heap;
+		b->remaining = rem;
+		b->requested = (uint8_t *)(rem + nf);
+		b->n_nodes = nn;
+		b->n_fr = nf;
+	}
+	return b;
+}
+
+static void cl_bufs_free(struct cl_bufs *b)
+{
+	if (!b)
+		return;
+	free(b->src);
+	free(b->heap);
+	free(b->remaining);
+	free(b);
+}
+
+static void add_source(struct cl_lazy *l, int queue, int lca, int group, int advantage)
+{
+	l->b->src[l->n_src++] = (struct cl_src){ queue, lca, (uint8_t)group, (uint8_t)advantage, 0, NULL };
+}
+
+/* collect_in_subtree's walk, recording source queues instead of their jobs. */
+static void sources_in_subtree(struct cl_lazy *l, int cohort, int lca, int skip, int advantage)
+{
+	const struct classical_ctx *x = l->x;
+	const struct kq_node *n = &x->s->nodes[cohort];
+	for (size_t k = 0; k < n->n_children; k++) {
+		int ch = n->children[k];
+		if (ch == skip || ch == x->pre->queue || within_nominal(x->s, ch, x->contested))
+			continue;
+		if (x->s->nodes[ch].is_queue)
+			add_source(l, ch, lca, advantage ? CG_HIER : CG_PRIO, advantage);
+		else
+			sources_in_subtree(l, ch, lca, skip, advantage);
+	}
+}
+
+/* collect_classical's walk, recording sources. */
+static void find_sources(struct cl_lazy *l)
+{
+	const struct classical_ctx *x = l->x;
+	const struct kq_sched *s = x->s;
+	const struct kq_node *q = &s->nodes[x->pre->queue];
+	l->n_src = 0;
+	if (q->cfg.within != KQ_NEVER)
+		add_source(l, x->pre->queue, -1, CG_SAME, 0);
+	if (q->parent < 0 || q->cfg.reclaim == KQ_NEVER)
+		return;
+	sim_qty_t *remaining = l->b->remaining;
+	uint8_t *requested = l->b->requested;
+	request_fr(s, x->pre, x->flavor, remaining);
+	for (int fr = 0; fr < s->n_fr; fr++)
+		requested[fr] = remaining[fr] > 0;
+	int advantage = fits_in_node_quota(s, x->pre->queue, remaining, requested);
+	int prev = -1;
+	for (int cur = q->parent; cur >= 0; prev = cur, cur = s->nodes[cur].parent) {
+		sources_in_subtree(l, cur, cur, prev, advantage);
+		advantage = fits_in_node_quota(s, cur, remaining, requested) || advantage;
+	}
+}
+
+/* May the policy for source sc take a job of priority prio? (Bands ascend: the first
+ * band that may not ends the walk.) */
+static int src_band_ok(const struct classical_ctx *x, const struct cl_src *sc, int32_t prio)
+{
+	const struct kq_queue_cfg *cfg = &x->s->nodes[x->pre->queue].cfg;
+	switch (sc->group == CG_SAME ? cfg->within : cfg->reclaim) {
+	case KQ_LOWER_PRIORITY:
+		return prio < x->pre->priority;
+	case KQ_LOWER_OR_NEWER_EQUAL:
+		return prio <= x->pre->priority;
+	case KQ_ANY:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Moves source sc's walk to its next candidate (collect_from_queue's tests) and
+ * returns it, or NULL when it has none left. */
+static struct kq_wl *src_peek(const struct classical_ctx *x, struct cl_src *sc)
+{
+	const struct kq_node *q = &x->s->nodes[sc->queue];
+	for (;;) {
+		struct kq_wl *w = sc->at;
+		if (w) {
+			if (uses_contested(x->s, w, x->contested) && !protected_now(x->s, w, x->now) &&
+			    classify(x, w, sc->advantage))
+				return w;
+			sc->at = w->run_next;
+			continue;
+		}
+		if (sc->band + 1 < q->n_bands && src_band_ok(x, sc, q->bands[sc->band + 1].prio)) {
+			sc->at = q->bands[++sc->band].head;
+			continue;
+		}
+		return NULL;
+	}
+}
+
+static void src_start(const struct classical_ctx *x, struct cl_src *sc)
+{
+	const struct kq_node *q = &x->s->nodes[sc->queue];
+	sc->band = 0;
+	sc->at = q->n_bands && src_band_ok(x, sc, q->bands[0].prio) ? q->bands[0].head : NULL;
+}
+
+/* Candidate order across queues of one group (cand_cmp without the parts that are
+ * the same within a group): lower priority, then most recently admitted, then tie. */
+static int src_before(const struct cl_lazy *l, int a, int b)
+{
+	const struct kq_wl *wa = l->b->src[a].at, *wb = l->b->src[b].at;
+	if (wa->priority != wb->priority)
+		return wa->priority < wb->priority;
+	if (wa->admitted != wb->admitted)
+		return wa->admitted > wb->admitted;
+	return wa->tie < wb->tie;
+}
+
+static void src_sift(const struct cl_lazy *l, int *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t c = 2 * i + 1, m = i;
+		if (c < n && src_before(l, h[c], h[m]))
+			m = c;
+		if (c + 1 < n && src_before(l, h[c + 1], h[m]))
+			m = c + 1;
+		if (m == i)
+			return;
+		int t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+/* Does group g have a candidate (the walks start over)? */
+static int group_has(struct cl_lazy *l, int g)
+{
+	for (size_t i = 0; i < l->n_src; i++) {
+		struct cl_src *sc = &l->b->src[i];
+		if (sc->group != g)
+			continue;
+		src_start(l->x, sc);
+		if (src_peek(l->x, sc))
+			return 1;
+	}
+	return 0;
+}
+
+/* cand_valid for the next candidate w of source sc. */
+static int src_valid(const struct classical_ctx *x, const struct cl_src *sc, const struct kq_wl *w, int allow_borrow)
+{
+	struct cand c = { (struct kq_wl *)w, sc->lca, classify(x, w, sc->advantage), 0, 0 };
+	return cand_valid(x, &c, allow_borrow);
+}
+
+/* classical_attempt over the lazy merge: the same victims in the same order. */
+static int lazy_attempt(struct cl_lazy *l, int allow_borrow, struct kq_targets *out)
+{
+	struct classical_ctx *x = l->x;
+	int *h = l->b->heap;
+	out->n = 0;
+	for (int g = CG_HIER; g <= CG_SAME; g++) {
+		size_t n = 0;
+		for (size_t i = 0; i < l->n_src; i++) {
+			struct cl_src *sc = &l->b->src[i];
+			if (sc->group != g)
+				continue;
+			src_start(x, sc);
+			if (src_peek(x, sc))
+				h[n++] = (int)i;
+		}
+		for (size_t i = n / 2; i-- > 0;)
+			src_sift(l, h, n, i);
+		while (n) {
+			struct cl_src *sc = &l->b->src[h[0]];
+			struct kq_wl *w = sc->at;
+			if (!src_valid(x, sc, w, allow_borrow)) {
+				h[0] = h[--n]; /* none of its later candidates is valid either */
+				src_sift(l, h, n, 0);
+				continue;
+			}
+			kq_unbook_running(x->s, w);
+			if (kq_targets_push(out, w, x->pre, variant_reason(classify(x, w, sc->advantage)))) {
+				kq_rebook_running(x->s, w);
+				rebook_all(x->s, out);
+				out->n = 0;
+				return -SIM_ENOMEM;
+			}
+			if (kq_fits_quota(x->s, x->pre, x->flavor, allow_borrow)) {
+				fill_back(x->s, x->pre, x->flavor, allow_borrow, out);
+				rebook_all(x->s, out);
+				return 1;
+			}
+			sc->at = w->run_next;
+			if (src_peek(x, sc))
+				src_sift(l, h, n, 0);
+			else {
+				h[0] = h[--n];
+				src_sift(l, h, n, 0);
+			}
+		}
+	}
+	rebook_all(x->s, out);
+	out->n = 0;
+	return 0;
+}
+
+/* Can the lazy merge stand in for collecting? Not for checkpoint-aware preemptors
+ * (their order depends on the time) nor when a source holds evicted workloads (they
+ * form groups of their own, first); nor under the oracle. */
+static int lazy_applies(const struct cl_lazy *l)
+{
+	if ((kq_test_oracle & KQ_ORACLE_SCAN) || l->x->s->nodes[l->x->pre->queue].cfg.checkpoint_aware)
+		return 0;
+	for (size_t i = 0; i < l->n_src; i++)
+		if (l->x->s->nodes[l->b->src[i].queue].n_evicted)
+			return 0;
+	return 1;
+}
+
+/* The attempts of classical_targets, in its order, over the lazy merge. */
+static int lazy_classical(struct cl_lazy *l, struct kq_targets *out)
+{
+	struct classical_ctx *x = l->x;
+	const struct kq_queue_cfg *cfg = &x->s->nodes[x->pre->queue].cfg;
+	int bwc_forbidden = !cfg->bwc;
+	int has_hier = group_has(l, CG_HIER), has_prio = group_has(l, CG_PRIO);
+	int attempts[2], n_att;
+	if ((!has_hier && !has_prio) || (bwc_forbidden && !strictly_under_nominal(x->s, x->pre->queue, x->contested))) {
+		attempts[0] = 1;
+		n_att = 1;
+	} else if (bwc_forbidden && !has_hier) {
+		attempts[0] = 0;
+		attempts[1] = 1;
+		n_att = 2;
+	} else {
+		attempts[0] = 1;
+		attempts[1] = 0;
+		n_att = 2;
+	}
+	int rc = 0;
+	for (int a = 0; a < n_att && !rc; a++)
+		rc = lazy_attempt(l, attempts[a], out);
+	return rc < 0 ? rc : 0;
+}
+
 static int classical_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *flavor,
 			     const uint8_t *contested, sim_time_t now, struct kq_targets *out)
 {
 	if (!(kq_test_oracle & KQ_ORACLE_CLASSICAL_BOUND) && hopeless_classical(s, pre, flavor, contested))
 		return 0;
 	struct classical_ctx x = { .s = s, .pre = pre, .flavor = flavor, .contested = contested, .now = now };
+	struct cl_lazy lazy = { &x, cl_bufs_get(s), 0 };
+	if (!lazy.b)
+		return -SIM_ENOMEM;
+	find_sources(&lazy);
+	if (lazy_applies(&lazy))
+		return lazy_classical(&lazy, out);
 	struct cands all = { 0 };
 	struct cands *const lists[3] = { &x.hier, &x.prio, &x.same };
 	int rc = collect_classical(&x);
@@ -1326,6 +1639,7 @@ void kq_scratch_free(struct kq_sched *s)
 		free(fb->retry.v);
 		free(fb);
 	}
+	cl_bufs_free(sc->classical);
 	free(sc->taken);
 	free(sc);
 	s->scratch = NULL;

@@ -65,7 +65,7 @@ static int split_fields(struct sim_csv *c, char *p)
 			return -SIM_ENOMEM;
 		c->fields = nf;
 		c->fields[c->n++] = p;
-		char *sep;
+		char *sep = NULL;
 		if (*p == '"') {
 			int err = unquote(c, p, &sep);
 			if (err < 0)
