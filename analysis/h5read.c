@@ -360,6 +360,23 @@ int h5read_run_attr_num(const struct h5read_file *f, const char *run, const char
 	return r;
 }
 
+int h5read_run_attr_str(const struct h5read_file *f, const char *run, const char *name, char **out,
+			struct sim_diag *diag)
+{
+	int err = 0;
+	*out = NULL;
+	hid_t g = open_in_run(f, run, "", 0, diag, &err);
+	if (g < 0)
+		return err;
+	int r = read_str_attr(g, name, out);
+	H5Gclose(g);
+	if (r == 1) {
+		sim_diag_add(diag, f->path, "/runs/%s has no attribute '%s'", run, name);
+		return -SIM_ENOENT;
+	}
+	return r < 0 ? h5err(diag, f->path, "cannot read run attribute") : 0;
+}
+
 int h5read_strings_attr(const struct h5read_file *f, const char *obj_path, const char *attr,
 			char ***out, size_t *n, struct sim_diag *diag)
 {
@@ -397,12 +414,21 @@ void h5read_summary_free(struct h5read_summary *s)
 		free(s->run[i]);
 	for (size_t i = 0; s->policy && i < s->n_rows; i++)
 		free(s->policy[i]);
+	for (size_t i = 0; s->variant && i < s->n_rows; i++)
+		free(s->variant[i]);
+	for (size_t i = 0; s->param_str && i < s->n_rows * s->n_params; i++)
+		free(s->param_str[i]);
+	h5read_strings_free(s->param);
 	free(s->field);
 	free(s->unit);
 	free(s->run);
 	free(s->policy);
 	free(s->seed);
 	free(s->v);
+	free(s->variant);
+	free(s->param_numeric);
+	free(s->param_str);
+	free(s->param_num);
 	memset(s, 0, sizeof *s);
 }
 
@@ -463,6 +489,102 @@ static hid_t fixed_str_mem(size_t w, hid_t ft)
 	return t;
 }
 
+/* ---- summary key fields (1.5) ---- */
+
+char *h5read_variant_from_name(const char *run, uint64_t seed)
+{
+	/* As report_variant_len: only the exact suffix "-s<seed>" is stripped. */
+	char suffix[32];
+	int k = snprintf(suffix, sizeof suffix, "-s%llu", (unsigned long long)seed);
+	size_t n = strlen(run);
+	if (k > 0 && (size_t)k < n && strcmp(run + n - (size_t)k, suffix) == 0)
+		n -= (size_t)k;
+	return dup_n(run, n);
+}
+
+/* Reads field `name` of every row of /summary (d, file type ft) as text into
+ * str[i * stride] and, for a number, into num[i * stride] (NaN for a string).
+ * Returns 0, -SIM_EPARSE or -SIM_ENOMEM. */
+static int read_key_column(hid_t d, hid_t ft, const char *name, size_t n, size_t stride, char **str, double *num,
+			   int *numeric)
+{
+	int mi = H5Tget_member_index(ft, name);
+	if (mi < 0)
+		return -SIM_EPARSE;
+	hid_t memb = H5Tget_member_type(ft, (unsigned)mi);
+	size_t w = memb >= 0 ? fixed_str_size(memb) : 0;
+	H5T_class_t cl = memb >= 0 ? H5Tget_class(memb) : H5T_NO_CLASS;
+	*numeric = cl == H5T_INTEGER || cl == H5T_FLOAT;
+	hid_t el = w ? fixed_str_mem(w, memb) : *numeric ? H5Tcopy(H5T_NATIVE_DOUBLE) : -1;
+	size_t size = w ? w : sizeof(double);
+	hid_t mt = el >= 0 ? H5Tcreate(H5T_COMPOUND, size) : -1;
+	char *buf = calloc(n ? n : 1, size);
+	int r = -SIM_EPARSE;
+	if (mt >= 0 && buf && H5Tinsert(mt, name, 0, el) >= 0 &&
+	    (n == 0 || H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)) {
+		r = 0;
+		for (size_t i = 0; i < n && r == 0; i++) {
+			char text[64];
+			double x = NAN;
+			if (!w) {
+				memcpy(&x, buf + i * size, sizeof x);
+				snprintf(text, sizeof text, "%.17g", x);
+			}
+			str[i * stride] = w ? dup_n(buf + i * size, strnlen(buf + i * size, w)) : dup_str(text);
+			if (num)
+				num[i * stride] = x;
+			if (!str[i * stride])
+				r = -SIM_ENOMEM;
+		}
+	} else if (!buf) {
+		r = -SIM_ENOMEM;
+	}
+	free(buf);
+	if (mt >= 0)
+		H5Tclose(mt);
+	if (el >= 0)
+		H5Tclose(el);
+	if (memb >= 0)
+		H5Tclose(memb);
+	return r;
+}
+
+/* The key fields of a 1.5 /summary that are swept parameters: those after "seed". */
+static size_t first_param_key(char *const *keys, size_t n_keys)
+{
+	int k = field_index(keys, n_keys, "seed");
+	return k < 0 ? n_keys : (size_t)k + 1;
+}
+
+/* Fills out's variant and swept parameters (out's rows already read). */
+static int read_summary_keys(hid_t d, hid_t ft, char *const *keys, size_t n_keys, struct h5read_summary *out)
+{
+	size_t n = out->n_rows, p0 = keys ? first_param_key(keys, n_keys) : n_keys, np = n_keys - p0;
+	int numeric = 0, r = 0;
+	out->variant = calloc(n + 1, sizeof *out->variant);
+	out->param = calloc(np + 1, sizeof *out->param);
+	out->param_numeric = calloc(np + 1, sizeof *out->param_numeric);
+	out->param_str = calloc(n * np + 1, sizeof *out->param_str);
+	out->param_num = calloc(n * np + 1, sizeof *out->param_num);
+	if (!out->variant || !out->param || !out->param_numeric || !out->param_str || !out->param_num)
+		return -SIM_ENOMEM;
+	if (keys && field_index(keys, n_keys, "variant") >= 0) {
+		r = read_key_column(d, ft, "variant", n, 1, out->variant, NULL, &numeric);
+	} else {
+		for (size_t i = 0; i < n && r == 0; i++)
+			if (!(out->variant[i] = h5read_variant_from_name(out->run[i], out->seed[i])))
+				r = -SIM_ENOMEM;
+	}
+	for (size_t k = 0; k < np && r == 0; k++) {
+		if (!(out->param[k] = dup_str(keys[p0 + k])))
+			return -SIM_ENOMEM;
+		out->n_params = k + 1;
+		r = read_key_column(d, ft, keys[p0 + k], n, np, out->param_str + k, out->param_num + k,
+				    &out->param_numeric[k]);
+	}
+	return r;
+}
+
 int h5read_summary(const struct h5read_file *f, struct h5read_summary *out, struct sim_diag *diag)
 {
 	memset(out, 0, sizeof *out);
@@ -495,6 +617,11 @@ int h5read_summary(const struct h5read_file *f, struct h5read_summary *out, stru
 	size_t n = (size_t)np;
 	if (read_str_array_attr(d, "units", &units, &n_units) < 0)
 		units = NULL, n_units = 0;
+	/* 1.5: fields that identify a run (names, seed, swept values) are no metrics. */
+	char **keys = NULL;
+	size_t n_keys = 0;
+	if (read_str_array_attr(d, "key_fields", &keys, &n_keys) != 0)
+		keys = NULL, n_keys = 0;
 	/* Memory row: run string, policy string, seed, then the numeric fields. */
 	size_t run_w = 0, pol_w = 0, size = 0;
 	int run_i = H5Tget_member_index(ft, "run"), pol_i = H5Tget_member_index(ft, "policy");
@@ -539,6 +666,10 @@ int h5read_summary(const struct h5read_file *f, struct h5read_summary *out, stru
 		if (!nmz) {
 			r = h5err(diag, f->path, "cannot read /summary field names");
 			goto out_close;
+		}
+		if (keys && field_index(keys, n_keys, nmz) >= 0) {
+			H5free_memory(nmz);
+			continue;
 		}
 		out->field[out->n_fields] = dup_str(nmz);
 		H5free_memory(nmz);
@@ -586,8 +717,11 @@ int h5read_summary(const struct h5read_file *f, struct h5read_summary *out, stru
 		for (size_t k = 0; k < out->n_fields; k++)
 			memcpy(&out->v[i * out->n_fields + k], row + foff[k], sizeof(double));
 	}
-	r = 0;
+	r = read_summary_keys(d, ft, keys, n_keys, out);
+	if (r == -SIM_EPARSE)
+		r = h5err(diag, f->path, "cannot read the /summary key fields");
 out_close:
+	h5read_strings_free(keys);
 	if (r != 0)
 		h5read_summary_free(out);
 	if (st_run >= 0)
@@ -1053,6 +1187,11 @@ static hid_t num_table_mtype(hid_t ft, hid_t d, const char *key, struct h5read_t
 	size_t n_units = 0;
 	if (read_str_array_attr(d, "units", &units, &n_units) < 0)
 		units = NULL, n_units = 0;
+	/* 1.5: fields that identify a run (names, seed, swept values) are no metrics. */
+	char **keys = NULL;
+	size_t n_keys = 0;
+	if (read_str_array_attr(d, "key_fields", &keys, &n_keys) != 0)
+		keys = NULL, n_keys = 0;
 	int nm = H5Tget_nmembers(ft), qi = key ? H5Tget_member_index(ft, key) : -1;
 	H5Eclear2(H5E_DEFAULT);
 	hid_t mt = -1, st = -1;
