@@ -227,4 +227,28 @@ struct h5read_real {
 int h5read_real(const struct h5read_file *f, const char *run, struct h5read_real *out, struct sim_diag *diag);
 void h5read_real_free(struct h5read_real *r);
 
+/* ---- any compound table, every field as text (gpusched export) ---- */
+
+/* The table at obj_path ("/summary", "/runs/<run>/jobs", ...) row by row, each field
+ * in file order formatted as text: fixed-length strings as stored; integers in
+ * decimal; doubles as the shortest of %.15g .. %.17g that reads back exactly, NaN as
+ * "" (a missing value); enums by their member name. Fields of other types (none in
+ * gpusched files) are left out. */
+struct h5read_rows {
+	int present;      /* 0: the file has no such table (an older schema): no rows */
+	size_t n_rows, n_fields;
+	char **field;     /* n_fields names, NULL-terminated */
+	int *numeric;     /* n_fields: 1 for integer and float fields */
+};
+/* Called once a row with its n_fields cells; a non-zero return stops the read and is
+ * returned by h5read_each_row. */
+typedef int (*h5read_row_fn)(void *arg, const struct h5read_rows *t, size_t row, const char *const *cells);
+/* Fills t (free with h5read_rows_free) and calls fn for every row (fn may be NULL:
+ * the fields alone). Returns 0, fn's non-zero value, or -SIM_E*. */
+int h5read_each_row(const struct h5read_file *f, const char *obj_path, struct h5read_rows *t, h5read_row_fn fn,
+		    void *arg, struct sim_diag *diag);
+void h5read_rows_free(struct h5read_rows *t);
+/* Formats a double as h5read_each_row does (NaN: ""); buf of at least 32 bytes. */
+void h5read_format_double(double x, char *buf, size_t n);
+
 #endif

@@ -18,6 +18,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_cluster(int argc, char **argv);
 int cmd_real(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* An output path against one input of the verb (sim/outpath.h: not the input, not
  * a device node, folder or other non-regular file); prints the refusal. Returns

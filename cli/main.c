@@ -18,6 +18,7 @@ static const char usage[] =
 	"  cluster import --format openb|pai|helios|philly-vc IN  a node list as a config's cluster\n"
 	"  plan CONFIG --target RULE ...  capacity search: the smallest capacity that meets an SLO\n"
 	"  real CONFIG --backend cpu|cuda [--time-scale S]  run the same config on GPUs (or threads)\n"
+	"  export RESULTS.h5 --table T [-o FILE]  one table over all runs as tidy CSV/TSV (.gz)\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input\n";
 
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
 		{ "plan", cmd_plan },
 		{ "cluster", cmd_cluster },
 		{ "real", cmd_real },
+		{ "export", cmd_export },
 	};
 	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
 		if (strcmp(verb, verbs[i].name) == 0)
