@@ -568,12 +568,15 @@ static int read_summary_keys(hid_t d, hid_t ft, char *const *keys, size_t n_keys
 	out->param_num = calloc(n * np + 1, sizeof *out->param_num);
 	if (!out->variant || !out->param || !out->param_numeric || !out->param_str || !out->param_num)
 		return -SIM_ENOMEM;
-	if (keys && field_index(keys, n_keys, "variant") >= 0) {
+	if (keys && field_index(keys, n_keys, "variant") >= 0)
 		r = read_key_column(d, ft, "variant", n, 1, out->variant, NULL, &numeric);
-	} else {
-		for (size_t i = 0; i < n && r == 0; i++)
-			if (!(out->variant[i] = h5read_variant_from_name(out->run[i], out->seed[i])))
-				r = -SIM_ENOMEM;
+	/* Older files, and a writer that named no variant: the run name less -s<seed>. */
+	for (size_t i = 0; i < n && r == 0; i++) {
+		if (out->variant[i] && out->variant[i][0])
+			continue;
+		free(out->variant[i]);
+		if (!(out->variant[i] = h5read_variant_from_name(out->run[i], out->seed[i])))
+			r = -SIM_ENOMEM;
 	}
 	for (size_t k = 0; k < np && r == 0; k++) {
 		if (!(out->param[k] = dup_str(keys[p0 + k])))

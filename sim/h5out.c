@@ -68,6 +68,7 @@ struct sum_row {
 	char *pol[SIM_FAM_COUNT_]; /* policy names by family */
 	char *placement;
 	size_t variant;
+	char *fallback; /* the variant without a sweep: the run name less "-s<seed>" */
 	uint64_t seed;
 	struct sim_summary s;
 };
@@ -1577,11 +1578,30 @@ static const char *run_policy_name(const struct h5out_run *run, int fam)
 	return or_empty(run->policies[fam]);
 }
 
+/* name without its trailing "-s<seed>" (only that exact suffix), malloc'd. */
+static char *name_less_seed(const char *name, uint64_t seed)
+{
+	char suffix[32];
+	int k = snprintf(suffix, sizeof suffix, "-s%llu", (unsigned long long)seed);
+	size_t n = strlen(name);
+	if (k > 0 && (size_t)k < n && strcmp(name + n - (size_t)k, suffix) == 0)
+		n -= (size_t)k;
+	char *p = malloc(n + 1);
+	if (p) {
+		memcpy(p, name, n);
+		p[n] = 0;
+	}
+	return p;
+}
+
 /* 1.5: what the run is: its variant, its policies and its swept values. */
 static int describe_run(hid_t g, const struct h5out *o, const struct h5out_run *run)
 {
 	int with_variant = o->sweep && run->variant < o->sweep->n_variants;
-	if (attr_str(g, "variant", with_variant ? o->sweep->variants[run->variant] : "") < 0 ||
+	char *fallback = with_variant ? NULL : name_less_seed(run->name, run->seed);
+	int r = attr_str(g, "variant", with_variant ? o->sweep->variants[run->variant] : or_empty(fallback));
+	free(fallback);
+	if (r < 0 ||
 	    attr_str(g, "placement", or_empty(run->placement)) < 0)
 		return -1;
 	for (int f = 0; f < SIM_FAM_COUNT_; f++)
@@ -1611,6 +1631,7 @@ static void sum_row_free(struct sum_row *r)
 	for (int f = 0; f < SIM_FAM_COUNT_; f++)
 		free(r->pol[f]);
 	free(r->placement);
+	free(r->fallback);
 	memset(r, 0, sizeof *r);
 }
 
@@ -1641,6 +1662,10 @@ static int keep_row(struct h5out *o, const struct h5out_run *run)
 	if (sum_row_names(r, run) < 0)
 		return -SIM_ENOMEM;
 	r->seed = run->seed;
+	if (!(r->fallback = name_less_seed(run->name, run->seed))) {
+		sum_row_free(r);
+		return -SIM_ENOMEM;
+	}
 	r->variant = o->sweep && run->variant < o->sweep->n_variants ? run->variant : SIZE_MAX;
 	if (run->summary) {
 		r->s = *run->summary;
@@ -1989,9 +2014,12 @@ static size_t rows_str_width(const struct h5out *o, size_t off)
 	return w;
 }
 
+/* The run's variant: its name in the sweep; without one (a writer that gave no sweep
+ * description, or a run the sweep does not name), the run name less "-s<seed>", the
+ * rule report uses to group runs (filled into r->fallback by keep_row). */
 static const char *row_variant(const struct h5out *o, const struct sum_row *r)
 {
-	return o->sweep && r->variant < o->sweep->n_variants ? o->sweep->variants[r->variant] : "";
+	return o->sweep && r->variant < o->sweep->n_variants ? o->sweep->variants[r->variant] : r->fallback;
 }
 
 /* The key fields of /summary: what identifies a run (names, seed, swept values). */
