@@ -1880,15 +1880,27 @@ struct part_names {
 	char placement[SIM_NAME_MAX * 2];
 };
 
+/* read_attr_str, or "" when the attribute is absent (a part written before 1.5,
+ * kept by --resume). */
+static int read_attr_str_or_empty(hid_t obj, const char *name, char *buf, size_t n)
+{
+	htri_t ex = H5Aexists(obj, name);
+	if (ex == 0) {
+		snprintf(buf, n, "%s", "");
+		return 0;
+	}
+	return ex < 0 ? -1 : read_attr_str(obj, name, buf, n);
+}
+
 /* Fills pn from the part's run group g and points run at it; the variant becomes its
  * index in sw (SIZE_MAX when sw does not name it). Returns 0 or -1. */
 static int read_part_names(hid_t g, struct part_names *pn, struct h5out_run *run, const struct h5out_sweep *sw)
 {
-	if (read_attr_str(g, "variant", pn->variant, sizeof pn->variant) < 0 ||
-	    read_attr_str(g, "placement", pn->placement, sizeof pn->placement) < 0)
+	if (read_attr_str_or_empty(g, "variant", pn->variant, sizeof pn->variant) < 0 ||
+	    read_attr_str_or_empty(g, "placement", pn->placement, sizeof pn->placement) < 0)
 		return -1;
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
-		if (read_attr_str(g, policy_attr_names[f], pn->pol[f], sizeof pn->pol[f]) < 0)
+		if (read_attr_str_or_empty(g, policy_attr_names[f], pn->pol[f], sizeof pn->pol[f]) < 0)
 			return -1;
 		run->policies[f] = pn->pol[f];
 	}
