@@ -1190,11 +1190,6 @@ static hid_t num_table_mtype(hid_t ft, hid_t d, const char *key, struct h5read_t
 	size_t n_units = 0;
 	if (read_str_array_attr(d, "units", &units, &n_units) < 0)
 		units = NULL, n_units = 0;
-	/* 1.5: fields that identify a run (names, seed, swept values) are no metrics. */
-	char **keys = NULL;
-	size_t n_keys = 0;
-	if (read_str_array_attr(d, "key_fields", &keys, &n_keys) != 0)
-		keys = NULL, n_keys = 0;
 	int nm = H5Tget_nmembers(ft), qi = key ? H5Tget_member_index(ft, key) : -1;
 	H5Eclear2(H5E_DEFAULT);
 	hid_t mt = -1, st = -1;

@@ -1250,6 +1250,23 @@ out_type:
 
 /* ---- numeric tables: queues, options ---- */
 
+/* Fields of the queues and options tables that count (jobs, preemptions): int64
+ * since 1.5, so a reader gets integers. */
+static int table_is_count(const char *name)
+{
+	static const char *const counts[] = { "jobs", "completed", "preemptions_suffered", "preemptions_caused" };
+	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+		if (strcmp(name, counts[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* A count as int64: rounded; 0 for NaN (a run written without a summary). */
+static int64_t count_value(double v)
+{
+	return isfinite(v) ? (int64_t)llround(v) : 0;
+}
+
 /* Writes the dataset `name` of n rows with the fields of c, which the caller added:
  * field 0 the row's key, keys[i] when keys (a string field) or else the row index (an
  * int32 field), then c->n - 1 doubles, the first of each row struct in rows (n structs
@@ -1269,8 +1286,13 @@ static int write_num_table(hid_t grp, const char *name, const char *desc, struct
 			put_str(row, c, 0, name_or_empty(keys, n, index));
 		else
 			put(row, c, 0, &index, sizeof index);
-		for (size_t f = 1; f < c->n; f++)
-			put_f64(row, c, f, v[f - 1]);
+		for (size_t f = 1; f < c->n; f++) {
+			int64_t count = count_value(v[f - 1]);
+			if (H5Tget_class(c->f[f].type) == H5T_INTEGER)
+				put(row, c, f, &count, sizeof count);
+			else
+				put_f64(row, c, f, v[f - 1]);
+		}
 	}
 	hid_t d = ctype_dataset(c, grp, name, n);
 	if (d < 0)
@@ -1301,7 +1323,9 @@ static int write_queues(hid_t grp, const struct h5out_run *run)
 	if (ctype_add(&c, "queue", str_type(max_len(t->queues, t->n_queues) + 1), "", "queue name") < 0)
 		goto out_free;
 	for (int f = 0; f < SIM_QF_COUNT_; f++)
-		if (ctype_add(&c, sim_queue_field_name((enum sim_queue_field)f), copy_type(H5T_NATIVE_DOUBLE),
+		if (ctype_add(&c, sim_queue_field_name((enum sim_queue_field)f),
+			      copy_type(table_is_count(sim_queue_field_name((enum sim_queue_field)f)) ? H5T_NATIVE_INT64
+													 : H5T_NATIVE_DOUBLE),
 			      sim_queue_field_unit((enum sim_queue_field)f),
 			      sim_queue_field_description((enum sim_queue_field)f)) < 0)
 			goto out_free;
@@ -1326,7 +1350,9 @@ static int write_options(hid_t grp, const struct h5out_run *run)
 		goto out_fini;
 	for (int f = 0; f < SIM_OF_COUNT_; f++) {
 		enum sim_option_field of = (enum sim_option_field)f;
-		if (ctype_add(&c, sim_option_field_name(of), copy_type(H5T_NATIVE_DOUBLE), sim_option_field_unit(of),
+		if (ctype_add(&c, sim_option_field_name(of),
+			      copy_type(table_is_count(sim_option_field_name(of)) ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE),
+			      sim_option_field_unit(of),
 			      sim_option_field_description(of)) < 0)
 			goto out_fini;
 	}
@@ -2007,11 +2033,6 @@ static int summary_is_count(enum sim_summary_field f)
 	}
 }
 
-/* A count as int64: rounded; 0 for a run written without a summary (NaN). */
-static int64_t count_value(double v)
-{
-	return isfinite(v) ? (int64_t)llround(v) : 0;
-}
 
 /* Width of the longest string of the rows' field (at offset off of struct sum_row,
  * a char *), plus its NUL. */
