@@ -357,6 +357,56 @@ static double busy_mean(const struct h5read_timeseries *ts, double ta, double tb
 	return wsum > 0 ? vsum / wsum : ts->gpus_busy[lo ? lo - 1 : 0];
 }
 
+/* 1 when two /summary rows hold the same value in every metric (NaN equal to NaN). */
+static int same_metrics(const struct h5read_summary *s, int a, int b)
+{
+	for (size_t k = 0; a >= 0 && b >= 0 && k < s->n_fields; k++) {
+		double x = s->v[(size_t)a * s->n_fields + k], y = s->v[(size_t)b * s->n_fields + k];
+		if (!(x == y || (isnan(x) && isnan(y))))
+			return 0;
+	}
+	return a >= 0 && b >= 0;
+}
+
+/* Says so when curves would hide each other: variants whose runs have identical
+ * metrics (e.g. priority = fifo on a trace without priorities), and seeds that all
+ * give the same results (no band to see). */
+static void note_identical(const struct h5read_file *f, const struct h5read_summary *s,
+			   const struct variant_groups *g)
+{
+	size_t nr = h5read_n_runs(f);
+	int *first = malloc((g->n ? g->n : 1) * sizeof *first);
+	if (!first)
+		return;
+	for (size_t v = 0; v < g->n; v++)
+		first[v] = -1;
+	int seeds_same = 1, multi = 0;
+	for (size_t i = 0; i < nr; i++) {
+		int row = h5read_summary_row(s, h5read_run_name(f, i));
+		size_t v = g->of[i];
+		if (first[v] < 0)
+			first[v] = row;
+		else
+			multi = 1, seeds_same = seeds_same && same_metrics(s, first[v], row);
+	}
+	char line[1024] = "";
+	size_t len = 0, pairs = 0;
+	for (size_t v = 1; v < g->n; v++)
+		for (size_t u = 0; u < v; u++)
+			if (same_metrics(s, first[u], first[v])) {
+				if (pairs++ < 6 && len < sizeof line)
+					len += (size_t)snprintf(line + len, sizeof line - len, "%s%s = %s", len ? ", " : "",
+								g->name[v], g->name[u]);
+				break;
+			}
+	if (pairs)
+		printf("note: %zu variant%s with the same results as an earlier one, drawn on top of it: %s%s\n", pairs,
+		       pairs == 1 ? "" : "s", line, pairs > 6 ? ", ..." : "");
+	if (multi && seeds_same)
+		printf("note: every variant's seeds give the same results: no confidence band to draw\n");
+	free(first);
+}
+
 /* One block of busy_gpus.dat a variant, titled "fifo (3 seeds)": at most
  * PLOT_MAX_POINTS rows "time mean low high capacity" on the samples of its longest
  * run; each point the mean over its runs of their time-weighted mean busy GPUs in the
@@ -1805,6 +1855,8 @@ static int plot_all(const struct h5read_file *f, const struct plot_opts *o, stru
 	for (size_t v = 0; !r && v < groups.n; v++)
 		if (groups.runs[v] > max_seeds)
 			max_seeds = groups.runs[v];
+	if (!r && !o->quiet)
+		note_identical(f, &s, &groups);
 	if (!r) {
 		vw.nblocks = vj.nblocks = (long)groups.n;
 		vw.npoints = cdf_variant_dat(fw, &groups, waits, nr);
