@@ -352,6 +352,11 @@ static void test_export_bad_arguments_exit2(void)
 		free(txt);
 		CU_ASSERT(!tu_exists(out));
 	}
+	/* --help: the usage on stdout, exit 0 */
+	char *help = NULL;
+	CU_ASSERT_EQUAL(tu_run_gpusched("export --help", &help), 0);
+	CU_ASSERT(help && strstr(help, "usage: gpusched export RESULTS.h5 --table TABLE"));
+	free(help);
 	/* The output may not be the results file itself. */
 	char args[1500], *txt = NULL;
 	snprintf(args, sizeof args, "export %s --table jobs -o %s", sweep_h5, sweep_h5);
