@@ -240,7 +240,8 @@ static int map_fields(struct table_ctx *c, const struct h5read_rows *t)
 	return 0;
 }
 
-static void table_table_path(char *buf, size_t n, enum export_table t, const char *run)
+/* The HDF5 path of table t of a run: /summary, or /runs/<run>/<table>. */
+static void table_obj_path(char *buf, size_t n, enum export_table t, const char *run)
 {
 	if (t == EXPORT_SUMMARY)
 		snprintf(buf, n, "/summary");
@@ -255,7 +256,7 @@ static int table_header(const struct h5read_file *f, const struct export_opts *o
 	for (size_t i = 0; i < n && !c->hdr; i++) {
 		char path[1024];
 		struct h5read_rows t;
-		table_table_path(path, sizeof path, o->table, h5read_run_name(f, idx[i]));
+		table_obj_path(path, sizeof path, o->table, h5read_run_name(f, idx[i]));
 		int r = h5read_each_row(f, path, &t, NULL, NULL, diag);
 		if (r)
 			return r;
@@ -333,7 +334,7 @@ static int export_compound(const struct h5read_file *f, const struct export_opts
 		struct h5read_rows t;
 		c->run = h5read_run_name(f, idx[i]);
 		keys_of(&c->keys, c->s, c->run);
-		table_table_path(path, sizeof path, o->table, c->run);
+		table_obj_path(path, sizeof path, o->table, c->run);
 		/* Fields first (to map them), then the rows. */
 		if ((r = h5read_each_row(f, path, &t, NULL, NULL, diag)))
 			break;
