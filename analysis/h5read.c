@@ -360,6 +360,23 @@ int h5read_run_attr_num(const struct h5read_file *f, const char *run, const char
 	return r;
 }
 
+int h5read_run_attr_str(const struct h5read_file *f, const char *run, const char *name, char **out,
+			struct sim_diag *diag)
+{
+	int err = 0;
+	*out = NULL;
+	hid_t g = open_in_run(f, run, "", 0, diag, &err);
+	if (g < 0)
+		return err;
+	int r = read_str_attr(g, name, out);
+	H5Gclose(g);
+	if (r == 1) {
+		sim_diag_add(diag, f->path, "/runs/%s has no attribute '%s'", run, name);
+		return -SIM_ENOENT;
+	}
+	return r < 0 ? h5err(diag, f->path, "cannot read run attribute") : 0;
+}
+
 int h5read_strings_attr(const struct h5read_file *f, const char *obj_path, const char *attr,
 			char ***out, size_t *n, struct sim_diag *diag)
 {
@@ -397,12 +414,21 @@ void h5read_summary_free(struct h5read_summary *s)
 		free(s->run[i]);
 	for (size_t i = 0; s->policy && i < s->n_rows; i++)
 		free(s->policy[i]);
+	for (size_t i = 0; s->variant && i < s->n_rows; i++)
+		free(s->variant[i]);
+	for (size_t i = 0; s->param_str && i < s->n_rows * s->n_params; i++)
+		free(s->param_str[i]);
+	h5read_strings_free(s->param);
 	free(s->field);
 	free(s->unit);
 	free(s->run);
 	free(s->policy);
 	free(s->seed);
 	free(s->v);
+	free(s->variant);
+	free(s->param_numeric);
+	free(s->param_str);
+	free(s->param_num);
 	memset(s, 0, sizeof *s);
 }
 
@@ -463,6 +489,105 @@ static hid_t fixed_str_mem(size_t w, hid_t ft)
 	return t;
 }
 
+/* ---- summary key fields (1.5) ---- */
+
+char *h5read_variant_from_name(const char *run, uint64_t seed)
+{
+	/* As report_variant_len: only the exact suffix "-s<seed>" is stripped. */
+	char suffix[32];
+	int k = snprintf(suffix, sizeof suffix, "-s%llu", (unsigned long long)seed);
+	size_t n = strlen(run);
+	if (k > 0 && (size_t)k < n && strcmp(run + n - (size_t)k, suffix) == 0)
+		n -= (size_t)k;
+	return dup_n(run, n);
+}
+
+/* Reads field `name` of every row of /summary (d, file type ft) as text into
+ * str[i * stride] and, for a number, into num[i * stride] (NaN for a string).
+ * Returns 0, -SIM_EPARSE or -SIM_ENOMEM. */
+static int read_key_column(hid_t d, hid_t ft, const char *name, size_t n, size_t stride, char **str, double *num,
+			   int *numeric)
+{
+	int mi = H5Tget_member_index(ft, name);
+	if (mi < 0)
+		return -SIM_EPARSE;
+	hid_t memb = H5Tget_member_type(ft, (unsigned)mi);
+	size_t w = memb >= 0 ? fixed_str_size(memb) : 0;
+	H5T_class_t cl = memb >= 0 ? H5Tget_class(memb) : H5T_NO_CLASS;
+	*numeric = cl == H5T_INTEGER || cl == H5T_FLOAT;
+	hid_t el = w ? fixed_str_mem(w, memb) : *numeric ? H5Tcopy(H5T_NATIVE_DOUBLE) : -1;
+	size_t size = w ? w : sizeof(double);
+	hid_t mt = el >= 0 ? H5Tcreate(H5T_COMPOUND, size) : -1;
+	char *buf = calloc(n ? n : 1, size);
+	int r = -SIM_EPARSE;
+	if (mt >= 0 && buf && H5Tinsert(mt, name, 0, el) >= 0 &&
+	    (n == 0 || H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)) {
+		r = 0;
+		for (size_t i = 0; i < n && r == 0; i++) {
+			char text[64];
+			double x = NAN;
+			if (!w) {
+				memcpy(&x, buf + i * size, sizeof x);
+				snprintf(text, sizeof text, "%.17g", x);
+			}
+			str[i * stride] = w ? dup_n(buf + i * size, strnlen(buf + i * size, w)) : dup_str(text);
+			if (num)
+				num[i * stride] = x;
+			if (!str[i * stride])
+				r = -SIM_ENOMEM;
+		}
+	} else if (!buf) {
+		r = -SIM_ENOMEM;
+	}
+	free(buf);
+	if (mt >= 0)
+		H5Tclose(mt);
+	if (el >= 0)
+		H5Tclose(el);
+	if (memb >= 0)
+		H5Tclose(memb);
+	return r;
+}
+
+/* The key fields of a 1.5 /summary that are swept parameters: those after "seed". */
+static size_t first_param_key(char *const *keys, size_t n_keys)
+{
+	int k = field_index(keys, n_keys, "seed");
+	return k < 0 ? n_keys : (size_t)k + 1;
+}
+
+/* Fills out's variant and swept parameters (out's rows already read). */
+static int read_summary_keys(hid_t d, hid_t ft, char *const *keys, size_t n_keys, struct h5read_summary *out)
+{
+	size_t n = out->n_rows, p0 = keys ? first_param_key(keys, n_keys) : n_keys, np = n_keys - p0;
+	int numeric = 0, r = 0;
+	out->variant = calloc(n + 1, sizeof *out->variant);
+	out->param = calloc(np + 1, sizeof *out->param);
+	out->param_numeric = calloc(np + 1, sizeof *out->param_numeric);
+	out->param_str = calloc(n * np + 1, sizeof *out->param_str);
+	out->param_num = calloc(n * np + 1, sizeof *out->param_num);
+	if (!out->variant || !out->param || !out->param_numeric || !out->param_str || !out->param_num)
+		return -SIM_ENOMEM;
+	if (keys && field_index(keys, n_keys, "variant") >= 0)
+		r = read_key_column(d, ft, "variant", n, 1, out->variant, NULL, &numeric);
+	/* Older files, and a writer that named no variant: the run name less -s<seed>. */
+	for (size_t i = 0; i < n && r == 0; i++) {
+		if (out->variant[i] && out->variant[i][0])
+			continue;
+		free(out->variant[i]);
+		if (!(out->variant[i] = h5read_variant_from_name(out->run[i], out->seed[i])))
+			r = -SIM_ENOMEM;
+	}
+	for (size_t k = 0; k < np && r == 0; k++) {
+		if (!(out->param[k] = dup_str(keys[p0 + k])))
+			return -SIM_ENOMEM;
+		out->n_params = k + 1;
+		r = read_key_column(d, ft, keys[p0 + k], n, np, out->param_str + k, out->param_num + k,
+				    &out->param_numeric[k]);
+	}
+	return r;
+}
+
 int h5read_summary(const struct h5read_file *f, struct h5read_summary *out, struct sim_diag *diag)
 {
 	memset(out, 0, sizeof *out);
@@ -495,6 +620,11 @@ int h5read_summary(const struct h5read_file *f, struct h5read_summary *out, stru
 	size_t n = (size_t)np;
 	if (read_str_array_attr(d, "units", &units, &n_units) < 0)
 		units = NULL, n_units = 0;
+	/* 1.5: fields that identify a run (names, seed, swept values) are no metrics. */
+	char **keys = NULL;
+	size_t n_keys = 0;
+	if (read_str_array_attr(d, "key_fields", &keys, &n_keys) != 0)
+		keys = NULL, n_keys = 0;
 	/* Memory row: run string, policy string, seed, then the numeric fields. */
 	size_t run_w = 0, pol_w = 0, size = 0;
 	int run_i = H5Tget_member_index(ft, "run"), pol_i = H5Tget_member_index(ft, "policy");
@@ -539,6 +669,10 @@ int h5read_summary(const struct h5read_file *f, struct h5read_summary *out, stru
 		if (!nmz) {
 			r = h5err(diag, f->path, "cannot read /summary field names");
 			goto out_close;
+		}
+		if (keys && field_index(keys, n_keys, nmz) >= 0) {
+			H5free_memory(nmz);
+			continue;
 		}
 		out->field[out->n_fields] = dup_str(nmz);
 		H5free_memory(nmz);
@@ -586,8 +720,11 @@ int h5read_summary(const struct h5read_file *f, struct h5read_summary *out, stru
 		for (size_t k = 0; k < out->n_fields; k++)
 			memcpy(&out->v[i * out->n_fields + k], row + foff[k], sizeof(double));
 	}
-	r = 0;
+	r = read_summary_keys(d, ft, keys, n_keys, out);
+	if (r == -SIM_EPARSE)
+		r = h5err(diag, f->path, "cannot read the /summary key fields");
 out_close:
+	h5read_strings_free(keys);
 	if (r != 0)
 		h5read_summary_free(out);
 	if (st_run >= 0)
@@ -1504,5 +1641,238 @@ int h5read_real(const struct h5read_file *f, const char *run, struct h5read_real
 		h5read_real_free(out);
 	else
 		out->present = 1;
+	return r;
+}
+
+/* ---- any compound table, every field as text ---- */
+
+void h5read_rows_free(struct h5read_rows *t)
+{
+	if (!t)
+		return;
+	h5read_strings_free(t->field);
+	free(t->numeric);
+	memset(t, 0, sizeof *t);
+}
+
+void h5read_format_double(double x, char *buf, size_t n)
+{
+	if (isnan(x)) {
+		snprintf(buf, n, "%s", "");
+		return;
+	}
+	/* The shortest precision that reads back as the same double. */
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			return;
+	}
+}
+
+/* How one field is read: its memory type, its offset in the memory row, and what
+ * to print it as. */
+enum cell_kind { CELL_STR, CELL_INT, CELL_UINT, CELL_FLOAT, CELL_ENUM };
+
+struct cell_plan {
+	enum cell_kind kind;
+	size_t off, width; /* width: string bytes, or the enum's value bytes */
+	hid_t mtype;       /* owned */
+};
+
+/* The plan of member i of ft; kind -1 (skipped) for a type it does not print. */
+static int cell_plan_make(hid_t ft, unsigned i, struct cell_plan *c)
+{
+	hid_t memb = H5Tget_member_type(ft, i);
+	if (memb < 0)
+		return -1;
+	H5T_class_t cl = H5Tget_class(memb);
+	c->mtype = -1;
+	switch (cl) {
+	case H5T_STRING:
+		c->width = fixed_str_size(memb);
+		if (c->width)
+			c->kind = CELL_STR, c->mtype = fixed_str_mem(c->width, memb);
+		break;
+	case H5T_INTEGER:
+		c->kind = H5Tget_sign(memb) == H5T_SGN_NONE ? CELL_UINT : CELL_INT;
+		c->mtype = H5Tcopy(c->kind == CELL_UINT ? H5T_NATIVE_UINT64 : H5T_NATIVE_INT64);
+		c->width = 8;
+		break;
+	case H5T_FLOAT:
+		c->kind = CELL_FLOAT, c->mtype = H5Tcopy(H5T_NATIVE_DOUBLE), c->width = 8;
+		break;
+	case H5T_ENUM:
+		c->kind = CELL_ENUM, c->mtype = H5Tget_native_type(memb, H5T_DIR_DEFAULT);
+		c->width = c->mtype >= 0 ? H5Tget_size(c->mtype) : 0;
+		break;
+	default:
+		break;
+	}
+	H5Tclose(memb);
+	return 0;
+}
+
+/* Formats the cell of plan c at src into buf (n bytes). */
+static void cell_format(const struct cell_plan *c, const char *src, char *buf, size_t n)
+{
+	switch (c->kind) {
+	case CELL_STR:
+		snprintf(buf, n, "%.*s", (int)strnlen(src, c->width), src);
+		break;
+	case CELL_INT: {
+		int64_t v;
+		memcpy(&v, src, sizeof v);
+		snprintf(buf, n, "%lld", (long long)v);
+		break;
+	}
+	case CELL_UINT: {
+		uint64_t v;
+		memcpy(&v, src, sizeof v);
+		snprintf(buf, n, "%llu", (unsigned long long)v);
+		break;
+	}
+	case CELL_FLOAT: {
+		double v;
+		memcpy(&v, src, sizeof v);
+		h5read_format_double(v, buf, n);
+		break;
+	}
+	case CELL_ENUM:
+		if (H5Tenum_nameof(c->mtype, src, buf, n) < 0) {
+			H5Eclear2(H5E_DEFAULT);
+			snprintf(buf, n, "%s", "");
+		}
+		break;
+	}
+}
+
+/* The plans of every printable member of ft, and t's field names; *size gets the
+ * memory row's bytes and *mt the memory type. Returns 0, -1 (HDF5) or -SIM_ENOMEM. */
+static int rows_plan(hid_t ft, struct h5read_rows *t, struct cell_plan **plans, hid_t *mt, size_t *size)
+{
+	int nm = H5Tget_nmembers(ft);
+	if (nm < 0)
+		return -1;
+	*plans = calloc((size_t)nm + 1, sizeof **plans);
+	t->field = calloc((size_t)nm + 1, sizeof *t->field);
+	t->numeric = calloc((size_t)nm + 1, sizeof *t->numeric);
+	if (!*plans || !t->field || !t->numeric)
+		return -SIM_ENOMEM;
+	*size = 0;
+	for (unsigned i = 0; i < (unsigned)nm; i++) {
+		struct cell_plan *c = &(*plans)[t->n_fields];
+		if (cell_plan_make(ft, i, c) < 0)
+			return -1;
+		if (c->mtype < 0)
+			continue;
+		char *name = H5Tget_member_name(ft, i);
+		if (!name)
+			return -1;
+		t->field[t->n_fields] = dup_str(name);
+		H5free_memory(name);
+		if (!t->field[t->n_fields])
+			return -SIM_ENOMEM;
+		t->numeric[t->n_fields] = c->kind == CELL_INT || c->kind == CELL_UINT || c->kind == CELL_FLOAT;
+		c->off = *size;
+		*size += c->width;
+		t->n_fields++;
+	}
+	*mt = H5Tcreate(H5T_COMPOUND, *size ? *size : 1);
+	if (*mt < 0)
+		return -1;
+	for (size_t k = 0; k < t->n_fields; k++)
+		if (H5Tinsert(*mt, t->field[k], (*plans)[k].off, (*plans)[k].mtype) < 0)
+			return -1;
+	return 0;
+}
+
+/* Reads the rows of d block by block and calls fn per row. */
+static int rows_read(hid_t d, hid_t sp, hid_t mt, size_t size, const struct cell_plan *plans,
+		     const struct h5read_rows *t, h5read_row_fn fn, void *arg)
+{
+	size_t n = t->n_rows, block = n < READ_BLOCK_ROWS ? n : READ_BLOCK_ROWS, cap = 64;
+	for (size_t k = 0; k < t->n_fields; k++)
+		if (plans[k].width + 1 > cap)
+			cap = plans[k].width + 1;
+	char *buf = malloc((block ? block : 1) * (size ? size : 1));
+	char *text = malloc((t->n_fields ? t->n_fields : 1) * cap);
+	const char **cells = calloc(t->n_fields + 1, sizeof *cells);
+	int r = (!buf || !text || !cells) ? -SIM_ENOMEM : 0;
+	for (size_t k = 0; r == 0 && k < t->n_fields; k++)
+		cells[k] = text + k * cap;
+	for (size_t first = 0; r == 0 && first < n; first += block) {
+		hsize_t start = first, cnt = n - first < block ? n - first : block;
+		hid_t ms = H5Screate_simple(1, &cnt, NULL);
+		if (ms < 0 || H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &cnt, NULL) < 0 ||
+		    H5Dread(d, mt, ms, sp, H5P_DEFAULT, buf) < 0)
+			r = -SIM_EPARSE;
+		if (ms >= 0)
+			H5Sclose(ms);
+		for (size_t i = 0; r == 0 && i < cnt; i++) {
+			for (size_t k = 0; k < t->n_fields; k++)
+				cell_format(&plans[k], buf + i * size + plans[k].off, text + k * cap, cap);
+			r = fn(arg, t, first + i, cells);
+		}
+	}
+	free(buf);
+	free(text);
+	free(cells);
+	return r;
+}
+
+int h5read_each_row(const struct h5read_file *f, const char *obj_path, struct h5read_rows *t, h5read_row_fn fn,
+		    void *arg, struct sim_diag *diag)
+{
+	memset(t, 0, sizeof *t);
+	htri_t ex = H5Lexists(f->file, obj_path, H5P_DEFAULT);
+	if (ex < 0 && strncmp(obj_path, "/runs/", 6) == 0) {
+		ex = 0; /* a missing intermediate group (/runs/<run>/real in a simulation) */
+	}
+	H5Eclear2(H5E_DEFAULT);
+	if (ex <= 0) {
+		/* Also a missing parent group: a table an older schema (or simulation) lacks. */
+		return 0;
+	}
+	hid_t d = H5Dopen2(f->file, obj_path, H5P_DEFAULT);
+	if (d < 0)
+		return h5err(diag, f->path, "cannot open table");
+	hid_t ft = H5Dget_type(d), sp = H5Dget_space(d), mt = -1;
+	struct cell_plan *plans = NULL;
+	size_t size = 0;
+	int r;
+	char where[1024];
+	snprintf(where, sizeof where, "%s: %s", f->path, obj_path);
+	if (ft < 0 || sp < 0 || H5Tget_class(ft) != H5T_COMPOUND) {
+		r = h5err(diag, where, "not a compound table");
+		goto out;
+	}
+	hssize_t np = H5Sget_simple_extent_npoints(sp);
+	r = np < 0 ? -1 : rows_plan(ft, t, &plans, &mt, &size);
+	if (r == -1) {
+		r = h5err(diag, where, "cannot read the table's fields");
+		goto out;
+	}
+	t->present = 1;
+	t->n_rows = (size_t)np;
+	if (r == 0 && fn)
+		r = rows_read(d, sp, mt, size, plans, t, fn, arg);
+	if (r == -SIM_EPARSE)
+		r = h5err(diag, where, "cannot read rows");
+	else if (r == -SIM_ENOMEM)
+		sim_diag_add(diag, where, "out of memory");
+out:
+	for (size_t k = 0; plans && k < t->n_fields; k++)
+		if (plans[k].mtype >= 0)
+			H5Tclose(plans[k].mtype);
+	free(plans);
+	if (mt >= 0)
+		H5Tclose(mt);
+	if (sp >= 0)
+		H5Sclose(sp);
+	if (ft >= 0)
+		H5Tclose(ft);
+	H5Dclose(d);
+	if (r < 0 && r != -SIM_ENOMEM)
+		h5read_rows_free(t);
 	return r;
 }

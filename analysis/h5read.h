@@ -51,6 +51,13 @@ int h5read_run_find(const struct h5read_file *f, const char *name); /* index or 
 /* A numeric attribute of a run group (seed, wall_s, events, ...) as a double. */
 int h5read_run_attr_num(const struct h5read_file *f, const char *run, const char *name, double *out,
 			struct sim_diag *diag);
+/* A string attribute of a run group (variant, policy_quota, ..., schema 1.5), malloc'd
+ * into *out; -SIM_ENOENT when the run has no such attribute. */
+int h5read_run_attr_str(const struct h5read_file *f, const char *run, const char *name, char **out,
+			struct sim_diag *diag);
+/* The variant of a run of a file older than 1.5: the first report_variant_len bytes
+ * of its name (the name less "-s<seed>"), malloc'd; NULL on no memory. */
+char *h5read_variant_from_name(const char *run, uint64_t seed);
 
 /* A 1-D fixed-length string array attribute of the object at obj_path (e.g.
  * "/summary", "units"). *out is a NULL-terminated array of *n strings; free with
@@ -70,6 +77,18 @@ struct h5read_summary {
 	char **policy;  /* n_rows */
 	uint64_t *seed; /* n_rows */
 	double *v;      /* n_rows x n_fields, row-major */
+	/* Schema 1.5: what identifies each run. variant: the /summary field (for an older
+	 * file, the run name less its "-s<seed>", as report groups runs). The swept
+	 * parameters (the key fields after seed, in the config's order): param names,
+	 * param_numeric[k] 1 when the field is a number, and per row and parameter
+	 * (row-major, n_rows x n_params) its value as text (numbers %.17g) and as a
+	 * number (NaN for a string field). None in files older than 1.5. */
+	char **variant;      /* n_rows */
+	size_t n_params;
+	char **param;        /* n_params */
+	int *param_numeric;  /* n_params */
+	char **param_str;    /* n_rows x n_params */
+	double *param_num;   /* n_rows x n_params */
 };
 int h5read_summary(const struct h5read_file *f, struct h5read_summary *out, struct sim_diag *diag);
 void h5read_summary_free(struct h5read_summary *s);
@@ -207,5 +226,29 @@ struct h5read_real {
 };
 int h5read_real(const struct h5read_file *f, const char *run, struct h5read_real *out, struct sim_diag *diag);
 void h5read_real_free(struct h5read_real *r);
+
+/* ---- any compound table, every field as text (gpusched export) ---- */
+
+/* The table at obj_path ("/summary", "/runs/<run>/jobs", ...) row by row, each field
+ * in file order formatted as text: fixed-length strings as stored; integers in
+ * decimal; doubles as the shortest of %.15g .. %.17g that reads back exactly, NaN as
+ * "" (a missing value); enums by their member name. Fields of other types (none in
+ * gpusched files) are left out. */
+struct h5read_rows {
+	int present;      /* 0: the file has no such table (an older schema): no rows */
+	size_t n_rows, n_fields;
+	char **field;     /* n_fields names, NULL-terminated */
+	int *numeric;     /* n_fields: 1 for integer and float fields */
+};
+/* Called once a row with its n_fields cells; a non-zero return stops the read and is
+ * returned by h5read_each_row. */
+typedef int (*h5read_row_fn)(void *arg, const struct h5read_rows *t, size_t row, const char *const *cells);
+/* Fills t (free with h5read_rows_free) and calls fn for every row (fn may be NULL:
+ * the fields alone). Returns 0, fn's non-zero value, or -SIM_E*. */
+int h5read_each_row(const struct h5read_file *f, const char *obj_path, struct h5read_rows *t, h5read_row_fn fn,
+		    void *arg, struct sim_diag *diag);
+void h5read_rows_free(struct h5read_rows *t);
+/* Formats a double as h5read_each_row does (NaN: ""); buf of at least 32 bytes. */
+void h5read_format_double(double x, char *buf, size_t n);
 
 #endif

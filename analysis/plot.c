@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
@@ -174,55 +175,284 @@ static void dat_header(FILE *f, const char *name)
 	fputs("\"\n", f);
 }
 
-/* One block of a CDF file: values (finite ones only, floored at 1 s for the log
- * axis), sorted, reduced to PLOT_MAX_POINTS. Returns the points written or -1. */
-static long cdf_block(FILE *f, const char *run, const double *v, size_t n)
+/* ---- CDFs per variant: the mean over its seeds with a 95% band ---- */
+
+#define CDF_KEEP_MAX 4096 /* points kept of a run's sorted values (its CDF to 1/4096) */
+#define CDF_GRID 300      /* points of a variant's curve, log-spaced from 1 s */
+
+/* A run's empirical CDF: sorted values x[k] (finite, floored at 1 s for the log
+ * axis) and the fraction of values <= x[k]; all of them, or CDF_KEEP_MAX evenly
+ * spaced by rank. */
+struct cdf_keep {
+	double *x, *frac;
+	size_t n;
+};
+
+static void cdf_keep_free(struct cdf_keep *k)
+{
+	free(k->x);
+	free(k->frac);
+	memset(k, 0, sizeof *k);
+}
+
+static int cdf_keep_make(const double *v, size_t n, struct cdf_keep *k)
 {
 	double *x = malloc((n ? n : 1) * sizeof *x);
-	double *xs = malloc(PLOT_MAX_POINTS * sizeof *xs), *ys = malloc(PLOT_MAX_POINTS * sizeof *ys);
-	long r = -1;
-	if (!x || !xs || !ys)
-		goto out_free;
 	size_t m = 0;
+	memset(k, 0, sizeof *k);
+	if (!x)
+		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (isfinite(v[i]))
 			x[m++] = v[i] < 1.0 ? 1.0 : v[i];
 	gsl_sort(x, 1, m);
-	size_t k = plot_cdf_points(x, m, PLOT_MAX_POINTS, xs, ys);
-	fprintf(f, "# run %s: %zu values, %zu points\n", run, m, k);
-	dat_header(f, run);
-	for (size_t i = 0; i < k; i++)
-		fprintf(f, "%.9g %.9g\n", xs[i], ys[i]);
-	fputs("\n\n", f);
-	r = (long)k;
-out_free:
+	size_t keep = m <= CDF_KEEP_MAX ? m : CDF_KEEP_MAX;
+	k->x = malloc((keep ? keep : 1) * sizeof *k->x);
+	k->frac = malloc((keep ? keep : 1) * sizeof *k->frac);
+	if (!k->x || !k->frac) {
+		free(x);
+		cdf_keep_free(k);
+		return -1;
+	}
+	for (size_t j = 0; j < keep; j++) {
+		/* rank of the j-th kept value; the last kept is the largest */
+		size_t i = keep == m ? j : (size_t)((double)j * (double)(m - 1) / (double)(keep - 1));
+		while (i + 1 < m && x[i + 1] == x[i])
+			i++; /* ties: the fraction counts every equal value */
+		k->x[j] = x[i];
+		k->frac[j] = (double)(i + 1) / (double)m;
+	}
+	k->n = keep;
 	free(x);
-	free(xs);
-	free(ys);
-	return r;
+	return 0;
 }
 
-/* One block of busy_gpus.dat: at most PLOT_MAX_POINTS rows. A bucket of several
- * samples is drawn as its time-weighted mean (each sample holds until the next). */
-static size_t busy_block(FILE *f, const char *run, const struct h5read_timeseries *ts, double t0,
-			 double unit_s, double cap)
+/* Fraction of the run's values <= x (0 before its first). */
+static double cdf_keep_at(const struct cdf_keep *k, double x)
+{
+	size_t lo = 0, hi = k->n; /* first kept point > x */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (k->x[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? k->frac[lo - 1] : 0.0;
+}
+
+/* The runs' variants in order of first appearance: run i is in group of[i]. */
+struct variant_groups {
+	size_t n;
+	const char **name; /* n, pointing into the summary */
+	size_t *of;        /* one a run */
+	size_t *runs;      /* n: runs of each */
+};
+
+static void variant_groups_free(struct variant_groups *g)
+{
+	free(g->name);
+	free(g->of);
+	free(g->runs);
+	memset(g, 0, sizeof *g);
+}
+
+static int variant_groups_make(const struct h5read_file *f, const struct h5read_summary *s, struct variant_groups *g)
+{
+	size_t nr = h5read_n_runs(f);
+	memset(g, 0, sizeof *g);
+	g->name = calloc(nr + 1, sizeof *g->name);
+	g->of = calloc(nr + 1, sizeof *g->of);
+	g->runs = calloc(nr + 1, sizeof *g->runs);
+	if (!g->name || !g->of || !g->runs)
+		return -1;
+	for (size_t i = 0; i < nr; i++) {
+		int row = h5read_summary_row(s, h5read_run_name(f, i));
+		const char *v = row >= 0 ? s->variant[row] : h5read_run_name(f, i);
+		size_t k = 0;
+		while (k < g->n && strcmp(g->name[k], v) != 0)
+			k++;
+		if (k == g->n)
+			g->name[g->n++] = v;
+		g->of[i] = k;
+		g->runs[k]++;
+	}
+	return 0;
+}
+
+/* One block a variant: its title ("fifo (3 seeds)"), then rows "x mean low high" on a
+ * log grid from 1 s to the largest value of any run: the mean over its runs of the
+ * fraction <= x, and the 95% confidence band t(0.975, m-1) sd / sqrt(m) (clamped to
+ * [0, 1]; none for one run). Runs without values are left out of their variant.
+ * Returns the rows written. */
+static long cdf_variant_dat(FILE *f, const struct variant_groups *g, const struct cdf_keep *k, size_t nr)
+{
+	double xmax = 1.0;
+	long rows = 0;
+	for (size_t i = 0; i < nr; i++)
+		if (k[i].n && k[i].x[k[i].n - 1] > xmax)
+			xmax = k[i].x[k[i].n - 1];
+	size_t grid = xmax > 1.0 ? CDF_GRID : 1;
+	for (size_t v = 0; v < g->n; v++) {
+		size_t m = 0;
+		for (size_t i = 0; i < nr; i++)
+			m += g->of[i] == v && k[i].n > 0;
+		char title[512];
+		if (m > 1)
+			snprintf(title, sizeof title, "%s (%zu seeds)", g->name[v], m);
+		else
+			snprintf(title, sizeof title, "%s", g->name[v]);
+		fprintf(f, "# variant %s: %zu runs with values; x mean low high\n", g->name[v], m);
+		dat_header(f, title);
+		double t = m > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)(m - 1)) : 0.0;
+		for (size_t j = 0; m > 0 && j < grid; j++) {
+			double x = grid > 1 ? pow(xmax, (double)j / (double)(grid - 1)) : 1.0;
+			if (j == grid - 1)
+				x = xmax; /* exactly: the largest value closes every curve at 1 */
+			double sum = 0, sum2 = 0;
+			for (size_t i = 0; i < nr; i++)
+				if (g->of[i] == v && k[i].n > 0) {
+					double p = cdf_keep_at(&k[i], x);
+					sum += p;
+					sum2 += p * p;
+				}
+			double mean = sum / (double)m;
+			double var = m > 1 ? (sum2 - (double)m * mean * mean) / (double)(m - 1) : 0.0;
+			double half = m > 1 && var > 0 ? t * sqrt(var / (double)m) : 0.0;
+			double lo = mean - half < 0 ? 0 : mean - half, hi = mean + half > 1 ? 1 : mean + half;
+			fprintf(f, "%.9g %.9g %.9g %.9g\n", x, mean, lo, hi);
+			rows++;
+		}
+		fputs("\n\n", f);
+	}
+	return rows;
+}
+
+/* The time-weighted mean of a run's busy GPUs over [ta, tb) (sample k holds from
+ * t_s[k] to t_s[k+1]; the last sample is a point), or its value at ta when tb <= ta;
+ * NaN where the run has no sample (past its end). */
+static double busy_mean(const struct h5read_timeseries *ts, double ta, double tb)
 {
 	size_t n = ts->n;
+	if (n == 0 || ta > ts->t_s[n - 1])
+		return NAN;
+	size_t lo = 0, hi = n; /* first sample after ta */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ts->t_s[mid] <= ta)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t k = lo ? lo - 1 : 0;
+	if (tb <= ta)
+		return ts->gpus_busy[k];
+	double wsum = 0, vsum = 0;
+	for (; k < n && ts->t_s[k] < tb; k++) {
+		double from = ts->t_s[k] > ta ? ts->t_s[k] : ta;
+		double to = k + 1 < n ? (ts->t_s[k + 1] < tb ? ts->t_s[k + 1] : tb) : from;
+		wsum += to - from;
+		vsum += (to - from) * ts->gpus_busy[k];
+	}
+	return wsum > 0 ? vsum / wsum : ts->gpus_busy[lo ? lo - 1 : 0];
+}
+
+/* 1 when two /summary rows hold the same value in every metric (NaN equal to NaN). */
+static int same_metrics(const struct h5read_summary *s, int a, int b)
+{
+	for (size_t k = 0; a >= 0 && b >= 0 && k < s->n_fields; k++) {
+		double x = s->v[(size_t)a * s->n_fields + k], y = s->v[(size_t)b * s->n_fields + k];
+		if (!(x == y || (isnan(x) && isnan(y))))
+			return 0;
+	}
+	return a >= 0 && b >= 0;
+}
+
+/* Says so when curves would hide each other: variants whose runs have identical
+ * metrics (e.g. priority = fifo on a trace without priorities), and seeds that all
+ * give the same results (no band to see). */
+static void note_identical(const struct h5read_file *f, const struct h5read_summary *s,
+			   const struct variant_groups *g)
+{
+	size_t nr = h5read_n_runs(f);
+	int *first = malloc((g->n ? g->n : 1) * sizeof *first);
+	if (!first)
+		return;
+	for (size_t v = 0; v < g->n; v++)
+		first[v] = -1;
+	int seeds_same = 1, multi = 0;
+	for (size_t i = 0; i < nr; i++) {
+		int row = h5read_summary_row(s, h5read_run_name(f, i));
+		size_t v = g->of[i];
+		if (first[v] < 0)
+			first[v] = row;
+		else
+			multi = 1, seeds_same = seeds_same && same_metrics(s, first[v], row);
+	}
+	char line[1024] = "";
+	size_t len = 0, pairs = 0;
+	for (size_t v = 1; v < g->n; v++)
+		for (size_t u = 0; u < v; u++)
+			if (same_metrics(s, first[u], first[v])) {
+				if (pairs++ < 6 && len < sizeof line)
+					len += (size_t)snprintf(line + len, sizeof line - len, "%s%s = %s", len ? ", " : "",
+								g->name[v], g->name[u]);
+				break;
+			}
+	if (pairs)
+		printf("note: %zu variant%s with the same results as an earlier one, drawn on top of it: %s%s\n", pairs,
+		       pairs == 1 ? "" : "s", line, pairs > 6 ? ", ..." : "");
+	if (multi && seeds_same)
+		printf("note: every variant's seeds give the same results: no confidence band to draw\n");
+	free(first);
+}
+
+/* One block of busy_gpus.dat a variant, titled "fifo (3 seeds)": at most
+ * PLOT_MAX_POINTS rows "time mean low high capacity" on the samples of its longest
+ * run; each point the mean over its runs of their time-weighted mean busy GPUs in the
+ * bucket, and the 95% band (Student t; none for one run); a run counts until its
+ * last sample. */
+static size_t busy_variant_block(FILE *f, const struct variant_groups *g, size_t v,
+				 const struct h5read_timeseries *tss, const double *caps, size_t nr, double unit_s)
+{
+	size_t longest = SIZE_MAX, m = 0;
+	for (size_t i = 0; i < nr; i++) {
+		if (g->of[i] != v)
+			continue;
+		m++;
+		if (tss[i].n && (longest == SIZE_MAX || tss[longest].n == 0 ||
+				 tss[i].t_s[tss[i].n - 1] > tss[longest].t_s[tss[longest].n - 1]))
+			longest = i;
+	}
+	char title[512];
+	if (m > 1)
+		snprintf(title, sizeof title, "%s (%zu seeds)", g->name[v], m);
+	else
+		snprintf(title, sizeof title, "%s", g->name[v]);
+	const struct h5read_timeseries *L = longest == SIZE_MAX ? NULL : &tss[longest];
+	size_t n = L ? L->n : 0, rows = 0;
 	size_t per = n <= PLOT_MAX_POINTS ? 1 : (n + PLOT_MAX_POINTS - 1) / PLOT_MAX_POINTS;
-	size_t rows = 0;
-	fprintf(f, "# run %s: %zu samples, %zu per point\n", run, n, per);
-	dat_header(f, run);
+	fprintf(f, "# variant %s: %zu runs, %zu samples, %zu per point; time mean low high capacity\n", g->name[v], m,
+		n, per);
+	dat_header(f, title);
 	for (size_t a = 0; a < n; a += per) {
 		size_t b = a + per < n ? a + per : n;
-		double wsum = 0, vsum = 0, plain = 0;
-		for (size_t i = a; i < b; i++) {
-			double w = i + 1 < n ? ts->t_s[i + 1] - ts->t_s[i] : 0.0;
-			wsum += w;
-			vsum += w * ts->gpus_busy[i];
-			plain += ts->gpus_busy[i];
+		double ta = L->t_s[a], tb = b < n ? L->t_s[b] : ta;
+		double sum = 0, sum2 = 0, cap = NAN;
+		size_t k = 0;
+		for (size_t i = 0; i < nr; i++) {
+			double x = g->of[i] == v ? busy_mean(&tss[i], ta, tb) : NAN;
+			if (!isfinite(x))
+				continue;
+			sum += x, sum2 += x * x, k++;
+			if (!isfinite(cap))
+				cap = caps[i];
 		}
-		double v = wsum > 0 ? vsum / wsum : plain / (double)(b - a);
-		fprintf(f, "%.9g %.9g %.9g\n", (ts->t_s[a] - t0) / unit_s, v, cap);
+		double mean = k ? sum / (double)k : NAN;
+		double var = k > 1 ? (sum2 - (double)k * mean * mean) / (double)(k - 1) : 0.0;
+		double half = k > 1 && var > 0 ? gsl_cdf_tdist_Pinv(0.975, (double)(k - 1)) * sqrt(var / (double)k) : 0.0;
+		double lo = mean - half < 0 ? 0 : mean - half;
+		fprintf(f, "%.9g %.9g %.9g %.9g %.9g\n", ta / unit_s, mean, lo, mean + half, isfinite(cap) ? cap : 0);
 		rows++;
 	}
 	fputs("\n\n", f);
@@ -272,6 +502,17 @@ struct plot_vars {
 	double capacity;
 };
 
+int plot_format_ok(const char *name)
+{
+	return strcmp(name, "png") == 0 || strcmp(name, "pdf") == 0 || strcmp(name, "svg") == 0;
+}
+
+/* The images' file extension: the format ("png" unless told). */
+static const char *image_ext(const struct plot_opts *o)
+{
+	return o->format ? o->format : "png";
+}
+
 /* Runs gnuplot on analysis_dir/NAME.gp with the variables (and `extra`, more
  * gnuplot assignments, or NULL) on the staged OUTDIR/BASE.dat, into a staged
  * OUTDIR/BASE.png (o's stage: both temporaries until every plot is done); checks
@@ -284,7 +525,7 @@ static int run_template(const char *gnuplot, const char *adir, const struct plot
 	(void)quiet; /* "wrote" lines come after the stage's commit */
 	snprintf(tmpl, sizeof tmpl, "%s/%s.gp", adir, name);
 	snprintf(final_dat, sizeof final_dat, "%s/%s.dat", o->outdir, base);
-	snprintf(final_png, sizeof final_png, "%s/%s.png", o->outdir, base);
+	snprintf(final_png, sizeof final_png, "%s/%s.%s", o->outdir, base, image_ext(o));
 	if (access(tmpl, R_OK) != 0) {
 		sim_diag_add(diag, tmpl, "plot template not found (set GPUSCHED_ANALYSIS_DIR to the analysis/ folder)");
 		return -SIM_EIO;
@@ -356,8 +597,10 @@ static int make_dir(const char *dir, int *made, struct sim_diag *diag)
  * image, or removes every temporary (and the folder, when this plot made it and
  * it is empty). Returns r, or the commit's error. */
 static int finish_outputs(int r, struct sim_out_stage *stage, const char *dir, int made_dir, int quiet,
-			  struct sim_diag *diag)
+			  const char *ext, struct sim_diag *diag)
 {
+	char dot_ext[8];
+	snprintf(dot_ext, sizeof dot_ext, ".%s", ext);
 	size_t n = stage->n;
 	char **finals = calloc(n ? n : 1, sizeof *finals);
 	for (size_t i = 0; finals && i < n; i++)
@@ -370,7 +613,7 @@ static int finish_outputs(int r, struct sim_out_stage *stage, const char *dir, i
 		rmdir(dir);
 	for (size_t i = 0; finals && i < n; i++) {
 		size_t len = finals[i] ? strlen(finals[i]) : 0;
-		if (!r && !quiet && len > 4 && strcmp(finals[i] + len - 4, ".png") == 0)
+		if (!r && !quiet && len > 4 && strcmp(finals[i] + len - 4, dot_ext) == 0)
 			printf("wrote %s\n", finals[i]);
 		free(finals[i]);
 	}
@@ -378,7 +621,8 @@ static int finish_outputs(int r, struct sim_out_stage *stage, const char *dir, i
 	return r;
 }
 
-/* Finds gnuplot and the best PNG terminal it has ("pngcairo", else "png"). */
+/* Finds gnuplot and the terminal of the format: for png the best it has ("pngcairo",
+ * else "png"); for pdf "pdfcairo"; for svg "svg". */
 static int probe_gnuplot(const struct plot_opts *o, char **prog, const char **term, struct sim_diag *diag)
 {
 	const char *name = o->gnuplot ? o->gnuplot : "gnuplot";
@@ -395,6 +639,16 @@ static int probe_gnuplot(const struct plot_opts *o, char **prog, const char **te
 	if (st != 0) {
 		sim_diag_add(diag, *prog, "'gnuplot -e \"set terminal\"' failed (exit status %d)", st);
 		r = -SIM_EEXTERNAL;
+	} else if (strcmp(image_ext(o), "pdf") == 0 || strcmp(image_ext(o), "svg") == 0) {
+		const char *want = strcmp(image_ext(o), "pdf") == 0 ? "pdfcairo" : "svg";
+		char word[16];
+		snprintf(word, sizeof word, " %s ", want);
+		*term = want;
+		if (!msg || !strstr(msg, word)) {
+			sim_diag_add(diag, *prog, "this gnuplot has no %s terminal (needed for --format %s)", want,
+				     image_ext(o));
+			r = -SIM_EEXTERNAL;
+		}
 	} else if (msg && strstr(msg, " pngcairo ")) {
 		*term = "pngcairo";
 	} else if (msg && strstr(msg, " png ")) {
@@ -787,6 +1041,18 @@ static void cost_wait_label(const struct h5read_summary *s, const double *w, con
 		}
 		len += (size_t)n;
 	}
+}
+
+/* 1 when some run paid something (a price is set): else the cost plot would be a
+ * row of points at 0. */
+static int any_cost(const struct h5read_summary *s)
+{
+	for (size_t i = 0; i < s->n_rows; i++) {
+		double c = h5read_summary_get(s, i, "mean_cost_per_job");
+		if (isfinite(c) && c > 0)
+			return 1;
+	}
+	return 0;
 }
 
 /* OUTDIR/cost_wait.png: one point a run of the summary with a finite mean wait and
@@ -1494,7 +1760,7 @@ int plot_results(const struct h5read_file *f, const struct plot_opts *o, struct 
 	int r = make_dir(o->outdir, &made_dir, diag);
 	if (!r)
 		r = plot_all(f, &staged, diag);
-	return finish_outputs(r, &stage, o->outdir, made_dir, o->quiet, diag);
+	return finish_outputs(r, &stage, o->outdir, made_dir, o->quiet, image_ext(o), diag);
 }
 
 static int plot_all(const struct h5read_file *f, const struct plot_opts *o, struct sim_diag *diag)
@@ -1527,6 +1793,10 @@ static int plot_all(const struct h5read_file *f, const struct plot_opts *o, stru
 	double span = 0, cap0 = NAN;
 	vb.samecap = 1;
 	struct h5read_timeseries *tss = calloc(nr ? nr : 1, sizeof *tss);
+	struct cdf_keep *waits = calloc(nr ? nr : 1, sizeof *waits), *jcts = calloc(nr ? nr : 1, sizeof *jcts);
+	struct variant_groups groups;
+	if (variant_groups_make(f, &s, &groups) < 0 || !waits || !jcts)
+		tss = (free(tss), NULL);
 	if (!tss) {
 		r = -SIM_ENOMEM;
 		sim_diag_add(diag, h5read_path(f), "out of memory");
@@ -1537,16 +1807,14 @@ static int plot_all(const struct h5read_file *f, const struct plot_opts *o, stru
 		struct h5read_jobs j;
 		if ((r = h5read_jobs(f, run, &j, diag)))
 			break;
-		long kw = cdf_block(fw, run, j.wait_s, j.n);
-		long kj = cdf_block(fj, run, j.jct_s, j.n);
+		int kw = cdf_keep_make(j.wait_s, j.n, &waits[i]);
+		int kj = cdf_keep_make(j.jct_s, j.n, &jcts[i]);
 		h5read_jobs_free(&j);
 		if (kw < 0 || kj < 0) {
 			r = -SIM_ENOMEM;
 			sim_diag_add(diag, h5read_path(f), "out of memory");
 			break;
 		}
-		vw.npoints += kw;
-		vj.npoints += kj;
 		if ((r = h5read_timeseries(f, run, &tss[i], diag)))
 			break;
 		if (tss[i].n > 0 && tss[i].t_s[tss[i].n - 1] > span)
@@ -1569,17 +1837,42 @@ static int plot_all(const struct h5read_file *f, const struct plot_opts *o, stru
 			vb.xunit = "hours";
 		}
 		vb.capacity = isfinite(cap0) ? cap0 : 0;
-		for (size_t i = 0; i < nr; i++) {
-			const char *run = h5read_run_name(f, i);
-			int row = h5read_summary_row(&s, run);
-			double cap = row >= 0 ? h5read_summary_get(&s, (size_t)row, "gpu_capacity") : NAN;
-			vb.npoints += (long)busy_block(fb, run, &tss[i], 0.0, unit_s, isfinite(cap) ? cap : 0);
+		double *caps = malloc((nr ? nr : 1) * sizeof *caps);
+		for (size_t i = 0; caps && i < nr; i++) {
+			int row = h5read_summary_row(&s, h5read_run_name(f, i));
+			caps[i] = row >= 0 ? h5read_summary_get(&s, (size_t)row, "gpu_capacity") : NAN;
 		}
+		for (size_t v = 0; caps && v < groups.n; v++)
+			vb.npoints += (long)busy_variant_block(fb, &groups, v, tss, caps, nr, unit_s);
+		vb.nblocks = (long)groups.n;
+		if (!caps) {
+			r = -SIM_ENOMEM;
+			sim_diag_add(diag, h5read_path(f), "out of memory");
+		}
+		free(caps);
+	}
+	size_t max_seeds = 0;
+	for (size_t v = 0; !r && v < groups.n; v++)
+		if (groups.runs[v] > max_seeds)
+			max_seeds = groups.runs[v];
+	if (!r && !o->quiet)
+		note_identical(f, &s, &groups);
+	if (!r) {
+		vw.nblocks = vj.nblocks = (long)groups.n;
+		vw.npoints = cdf_variant_dat(fw, &groups, waits, nr);
+		vj.npoints = cdf_variant_dat(fj, &groups, jcts, nr);
 	}
 out_files:
 	for (size_t i = 0; tss && i < nr; i++)
 		h5read_timeseries_free(&tss[i]);
 	free(tss);
+	for (size_t i = 0; waits && jcts && i < nr; i++) {
+		cdf_keep_free(&waits[i]);
+		cdf_keep_free(&jcts[i]);
+	}
+	free(waits);
+	free(jcts);
+	variant_groups_free(&groups);
 	{
 		int c1 = close_dat(fw, pw, diag), c2 = close_dat(fj, pj, diag), c3 = close_dat(fb, pb, diag);
 		if (!r)
@@ -1587,11 +1880,16 @@ out_files:
 	}
 	const char *const names[] = { "wait_cdf", "jct_cdf", "busy_gpus" };
 	const struct plot_vars *vars[] = { &vw, &vj, &vb };
+	/* The CDFs say "band: 95% CI" only when some variant has 2 or more seeds. */
+	char seeds_var[64];
+	snprintf(seeds_var, sizeof seeds_var, "maxseeds=%zu", max_seeds);
 	for (size_t k = 0; k < 3 && !r; k++)
-		r = run_template(gp, adir, o, names[k], names[k], term, vars[k], NULL, o->quiet,
+		r = run_template(gp, adir, o, names[k], names[k], term, vars[k], k < 2 ? seeds_var : NULL, o->quiet,
 				 diag);
-	if (!r)
+	if (!r && any_cost(&s))
 		r = plot_cost_wait(&s, o, gp, term, adir, diag);
+	else if (!r && !o->quiet)
+		printf("note: no cost plot (no run has a mean cost per job above 0: every price is 0 or unset)\n");
 	if (!r)
 		r = plot_sweeps(f, &s, o, gp, term, adir, diag);
 	if (!r)

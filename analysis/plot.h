@@ -48,6 +48,7 @@ struct plot_opts {
 	const char *analysis_dir; /* templates; NULL: env GPUSCHED_ANALYSIS_DIR, else the build's */
 	const char *gnuplot;      /* program; NULL: "gnuplot" found on PATH */
 	int quiet;                /* 1: print nothing on success */
+	const char *format;       /* image format: "png" (NULL), "pdf" or "svg" (plot_format_ok) */
 	struct sim_out_stage *stage; /* set by plot_results (callers leave NULL): the outputs'
 				       * temporaries, renamed once every plot is written */
 };
@@ -58,6 +59,8 @@ struct plot_opts {
  * Returns 0, -SIM_EEXTERNAL (gnuplot missing or failed), -SIM_EIO (cannot write),
  * or a reader error (h5read.h), with a message in diag. */
 int plot_results(const struct h5read_file *f, const struct plot_opts *o, struct sim_diag *diag);
+/* 1 when name is an image format plot draws: "png", "pdf", "svg". */
+int plot_format_ok(const char *name);
 
 /* Runs gnuplot (a path, or a name found on PATH) as `gnuplot -e VARS TEMPLATE`,
  * its output captured for the message; checks png (the caller's temporary, named

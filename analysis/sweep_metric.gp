@@ -1,7 +1,8 @@
 # analysis/sweep_metric.gp: one metric against one swept parameter of a sweep: the mean
 # over the seeds of each variant, with bars for the 95% confidence interval (Student t,
 # as `gpusched report`'s replications), one line a combination of the other swept
-# parameters' values.
+# parameters' values; for a categorical parameter (names), bars with error bars
+# side by side instead of lines.
 # Variables (gnuplot -e, set by `gpusched plot`):
 #   datafile  sweep_<metric>_<parameter>.dat: one block a line (separated by two blank
 #             lines), the block's first line its title in quotes ("path=value, ..." of
@@ -33,8 +34,9 @@ if (categorical) {
 		set xtics 1
 	}
 	if (ncat > 6) { set xtics rotate by -30 }
-	# lines side by side at each category, so their bars do not hide each other
-	dx = nlines > 1 ? 0.3 / (nlines - 1) : 0
+	# one bar a line at each category, side by side in 0.8 of the category's width
+	bw = 0.8 / nlines
+	dx = bw
 } else {
 	set offsets graph 0.05, graph 0.05, graph 0.05, 0
 	if (words(xlabels) == ncat && ncat <= 12) {
@@ -44,5 +46,15 @@ if (categorical) {
 	dx = 0
 }
 if (!haskey) { unset key }
-plot for [i=0:nlines-1] datafile index i using ($1 + (i - (nlines - 1) / 2.0) * dx):2:3 \
-	with yerrorlines lw 2 pt 7 ps 1.2 title columnheader(1)
+if (categorical) {
+	# names have no order: bars with error bars, not lines joining them
+	set boxwidth bw absolute
+	set style fill solid 0.75 border lc rgb "#333333"
+	plot for [i=0:nlines-1] datafile index i using ($1 + (i - (nlines - 1) / 2.0) * dx):2 \
+		with boxes lt i+1 dt 1 title columnheader(1), \
+	     for [i=0:nlines-1] datafile index i using ($1 + (i - (nlines - 1) / 2.0) * dx):2:3 \
+		with yerrorbars lc rgb "#333333" dt 1 lw 1.5 ps 0 notitle
+} else {
+	plot for [i=0:nlines-1] datafile index i using ($1 + (i - (nlines - 1) / 2.0) * dx):2:3 \
+		with yerrorlines lt i+1 ps 1.2 title columnheader(1)
+}

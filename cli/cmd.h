@@ -20,6 +20,7 @@ int cmd_cluster(int argc, char **argv);
 int cmd_real(int argc, char **argv);
 /* gpusched config import (cli/cmd_config.c). */
 int cmd_config(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* An output path against one input of the verb (sim/outpath.h: not the input, not
  * a device node, folder or other non-regular file); prints the refusal. Returns

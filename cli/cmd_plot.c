@@ -7,15 +7,19 @@
 #include "cmd.h"
 
 static const char plot_usage[] =
-	"usage: gpusched plot RESULTS.h5 -o DIR [-q]\n"
+	"usage: gpusched plot RESULTS.h5 -o DIR [--format png|pdf|svg] [-q]\n"
 	"\n"
-	"Draws PNG plots from a results file alone, with gnuplot (an external program;\n"
-	"Debian: gnuplot-nox). DIR is created if missing and receives:\n"
-	"  wait_cdf.png   CDF of job wait (s, log axis), one line a run\n"
-	"  jct_cdf.png    CDF of job completion time (s, log axis), one line a run\n"
+	"Draws plots (PNG, or PDF or SVG with --format) from a results file alone, with\n"
+	"gnuplot (an external program; Debian: gnuplot-nox); a variant's seeds are\n"
+	"replications, drawn as their mean with a 95% confidence band or error bar.\n"
+	"DIR is created if missing and receives:\n"
+	"  wait_cdf.png   CDF of job wait (s, log axis), one curve a variant: the mean\n"
+	"                 over its seeds, with the 95% confidence band (Student t)\n"
+	"  jct_cdf.png    the same for the job completion time\n"
 	"  busy_gpus.png  busy GPUs over time, one line a run, with the GPU capacity\n"
 	"  cost_wait.png  mean cost per job (currency) against mean wait (h), one\n"
-	"                 labelled point a run (e.g. one a fallback policy of a sweep)\n"
+	"                 labelled point a run (e.g. one a fallback policy of a sweep);\n"
+	"                 only when some run paid (a price is set)\n"
 	"and, per run (RUN: the run name, characters other than A-Z a-z 0-9 . _ - as _):\n"
 	"  queues_RUN.png       GPUs in use by each queue over time, stacked; the part\n"
 	"                       above a queue's nominal quota (borrowed) hatched; at most\n"
@@ -38,12 +42,15 @@ static const char plot_usage[] =
 	"                       the seeds of each variant with its 95% confidence\n"
 	"                       interval (Student t), one line a combination of the other\n"
 	"                       swept parameters' values (at most 12); numbers on a\n"
-	"                       numeric axis, other values as categories\n"
+	"                       numeric axis, other values as categories drawn as bars\n"
+	"                       with error bars\n"
 	"and the .dat files they are drawn from\n"
 	"(at most 2000 points a curve).\n"
 	"Templates: analysis/*.gp (override the folder with GPUSCHED_ANALYSIS_DIR).\n"
 	"\n"
 	"  -o DIR   output folder (required)\n"
+	"  --format F  png (default), pdf (gnuplot's pdfcairo) or svg: the images'\n"
+	"           format and file extension (.png above becomes .pdf or .svg)\n"
 	"  -q       print nothing on success\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure (gnuplot missing or failed), 2 bad input\n";
@@ -58,6 +65,13 @@ int cmd_plot(int argc, char **argv)
 			return GPUSCHED_EXIT_OK;
 		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
 			o.outdir = argv[++i];
+		} else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+			o.format = argv[++i];
+			if (!plot_format_ok(o.format)) {
+				fprintf(stderr, "gpusched plot: unknown --format '%s' (expected png, pdf or svg)\n%s",
+					o.format, plot_usage);
+				return GPUSCHED_EXIT_BADINPUT;
+			}
 		} else if (strcmp(argv[i], "-q") == 0) {
 			o.quiet = 1;
 		} else if (argv[i][0] == '-' || path) {

@@ -19,6 +19,7 @@ static const char usage[] =
 	"  plan CONFIG --target RULE ...  capacity search: the smallest capacity that meets an SLO\n"
 	"  real CONFIG --backend cpu|cuda [--time-scale S]  run the same config on GPUs (or threads)\n"
 	"  config import --format kueue|aws-batch|hyperpod FILES... [-o OUT]  another scheduler's quotas as a config's quota section\n"
+	"  export RESULTS.h5 --table T [-o FILE]  one table over all runs as tidy CSV/TSV (.gz)\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input\n";
 
@@ -51,6 +52,7 @@ int main(int argc, char **argv)
 		{ "cluster", cmd_cluster },
 		{ "real", cmd_real },
 		{ "config", cmd_config },
+		{ "export", cmd_export },
 	};
 	for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
 		if (strcmp(verb, verbs[i].name) == 0)

@@ -28,6 +28,7 @@
 #include "../traces/native.h"
 #include "inputs.h"
 #include "parallel.h"
+#include "sweepdesc.h"
 
 /* Everything one run needs; built by stack_create, freed by stack_destroy. */
 struct run_stack {
@@ -428,10 +429,13 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 	struct real_h5 real_out = { .res = measured, .trace = trace, .cluster = r.s.cluster };
 	struct h5out_run run = {
 		.name = name, .policy = v->policy[SIM_FAM_ORDER], .seed = seed, .trace = trace,
+		.variant = (size_t)(v - cfg->variants), .placement = sim_placement_name(v->placement),
 		.cluster = r.s.cluster, .ts = sim_engine_timeseries(r.e), .counters = ctr, .summary = &r.sum,
 		.wall_s = r.wall_s, .decisions = sim_engine_decisions(r.e), .queues = r.queues,
 		.write_extra = measured ? real_h5_write : NULL, .extra_arg = &real_out,
 	};
+	for (int f = 0; f < SIM_FAM_COUNT_; f++)
+		run.policies[f] = v->policy[f];
 	rc = h5out_write_run(out, &run, diag);
 	run_result_free(&r);
 	return rc;
@@ -445,6 +449,7 @@ struct sweep {
 	struct sim_trace *trace;
 	struct exp_parts parts;
 	struct h5out_meta meta;
+	struct exp_sweep_desc desc; /* meta.sweep */
 	struct progress prog; /* -j 1 only: the per-run job progress */
 	int per_run_progress;
 };
@@ -595,6 +600,9 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 		goto out_trace;
 	sw.meta = (struct h5out_meta){ .experiment_json = cfg->text, .config_path = cfg->path,
 				       .software_version = GPUSCHED_VERSION };
+	if ((rc = exp_sweep_desc_build(cfg, &sw.desc)))
+		goto out_parts;
+	sw.meta.sweep = &sw.desc.pub;
 	if (opts->real)
 		sw.meta.mode = "real", sw.meta.backend = opts->real->backend, sw.meta.time_scale = opts->real->time_scale;
 	exp_guard_install();
@@ -604,6 +612,8 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 	rc = sweep_execute(&sw, output, diag);
 	exp_cleaner_stop();
 	exp_guard_uninstall();
+	exp_sweep_desc_free(&sw.desc);
+out_parts:
 	/* Rank 0 keeps complete parts of a failed or stopped sweep for --resume; a
 	 * folder with none is removed. */
 	if (exp_mpi_rank() != 0 || (rc && exp_parts_any_done(&sw.parts) == 0))

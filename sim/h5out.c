@@ -31,6 +31,8 @@
 #include "outpath.h"
 
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -42,6 +44,7 @@
 #include <unistd.h>
 
 #include <hdf5.h>
+#include <hdf5_hl.h>
 
 #ifdef SIM_HAVE_ZLIB
 #include <pthread.h>
@@ -57,9 +60,15 @@
 #define DEFLATE_LEVEL 1 /* level 4 cost ~0.5 s on 1M jobs for ~10% smaller files */
 #define ZIP_THREADS 4   /* most threads deflating the jobs table (at most the online CPUs) */
 
+/* A run's row of /summary. variant indexes the sweep's variants (SIZE_MAX: none,
+ * a file without a sweep or a copied run whose variant the sweep does not name). */
 struct sum_row {
 	char *run;
 	char *policy;
+	char *pol[SIM_FAM_COUNT_]; /* policy names by family */
+	char *placement;
+	size_t variant;
+	char *fallback; /* the variant without a sweep: the run name less "-s<seed>" */
 	uint64_t seed;
 	struct sim_summary s;
 };
@@ -74,6 +83,7 @@ struct h5out {
 	enum h5out_state state;
 	int broken;        /* 1 after a failed copy: the file may be inconsistent, write no more */
 	uint64_t reserved; /* bytes of the file reserved on disk (reserve_space), for commit to release */
+	const struct h5out_sweep *sweep; /* meta->sweep (the caller's, alive until commit) or NULL */
 	struct sum_row *rows; /* one a written run, for /summary */
 	size_t n_rows, cap_rows;
 };
@@ -125,39 +135,45 @@ static int attr_write(hid_t obj, const char *name, hid_t type, hid_t space, cons
 	return 0;
 }
 
+/* A variable-length UTF-8 string type: what h5py reads as str (a fixed-length
+ * string attribute comes back as numpy bytes). Used for attributes; table columns
+ * stay fixed-length (analysis/SCHEMA.md, "Storage", says why). */
+static hid_t vlen_str_type(void)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	if (t < 0)
+		return t;
+	if (H5Tset_size(t, H5T_VARIABLE) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+		H5Tclose(t);
+		return -1;
+	}
+	return t;
+}
+
 static int attr_str(hid_t obj, const char *name, const char *val)
 {
 	if (!val)
 		val = "";
-	hid_t t = str_type(strlen(val) + 1);
+	hid_t t = vlen_str_type();
 	hid_t s = H5Screate(H5S_SCALAR);
-	int r = (t < 0 || s < 0) ? -1 : attr_write(obj, name, t, s, val);
+	int r = (t < 0 || s < 0) ? -1 : attr_write(obj, name, t, s, &val);
 	if (s >= 0)
 		H5Sclose(s);
 	close_type(t);
 	return r;
 }
 
-/* A 1-D attribute of n fixed-length strings (sized to the longest). */
+/* A 1-D attribute of n variable-length strings (n may be 0). */
 static int attr_str_array(hid_t obj, const char *name, const char *const *vals, size_t n)
 {
-	size_t w = 1;
-	for (size_t i = 0; i < n; i++)
-		if (strlen(vals[i]) + 1 > w)
-			w = strlen(vals[i]) + 1;
-	char *buf = calloc(n ? n : 1, w);
-	if (!buf)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		memcpy(buf + i * w, vals[i], strlen(vals[i]));
+	static const char *const none[1] = { "" }; /* a valid buffer for an empty array */
 	hsize_t dim = n;
-	hid_t t = str_type(w);
+	hid_t t = vlen_str_type();
 	hid_t s = H5Screate_simple(1, &dim, NULL);
-	int r = (t < 0 || s < 0) ? -1 : attr_write(obj, name, t, s, buf);
+	int r = (t < 0 || s < 0) ? -1 : attr_write(obj, name, t, s, n ? (const void *)vals : (const void *)none);
 	if (s >= 0)
 		H5Sclose(s);
 	close_type(t);
-	free(buf);
 	return r;
 }
 
@@ -407,6 +423,119 @@ static int write_rows(hid_t d, hid_t mem, size_t first, size_t count, const void
 	return r;
 }
 
+/* ---- the sweep (1.5) ---- */
+
+static const char *const param_type_names[] = { "int", "float", "string" };
+
+/* A 1-D dataset of a swept parameter's values, typed as in /summary (int64, double,
+ * variable-length UTF-8: the list is short, and h5py's asstr() reads it as str). */
+static int write_param_values(hid_t g, const struct h5out_param *p)
+{
+	hsize_t dim = p->n_values;
+	hid_t s = H5Screate_simple(1, &dim, NULL);
+	if (s < 0)
+		return -1;
+	int r = -1;
+	hid_t ft = p->type == H5OUT_PARAM_STRING ? vlen_str_type() :
+		   copy_type(p->type == H5OUT_PARAM_INT ? H5T_STD_I64LE : H5T_IEEE_F64LE);
+	hid_t d = ft >= 0 ? H5Dcreate2(g, p->name, ft, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+	if (d < 0)
+		goto out;
+	herr_t w = 0;
+	if (p->n_values && p->type == H5OUT_PARAM_STRING) {
+		w = H5Dwrite(d, ft, H5S_ALL, H5S_ALL, H5P_DEFAULT, p->str);
+	} else if (p->n_values && p->type == H5OUT_PARAM_INT) {
+		int64_t *v = malloc(p->n_values * sizeof *v);
+		for (size_t i = 0; v && i < p->n_values; i++)
+			v[i] = (int64_t)p->num[i];
+		w = v ? H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) : -1;
+		free(v);
+	} else if (p->n_values) {
+		w = H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, p->num);
+	}
+	if (w >= 0 && attr_str(d, "path", p->path) == 0 && attr_str(d, "type", param_type_names[p->type]) == 0 &&
+	    attr_str_array(d, "labels", p->label, p->n_values) == 0 &&
+	    attr_str(d, "description", "the swept values, in the config's order; labels: their pieces of the "
+				       "variant names") == 0)
+		r = 0;
+	if (H5Dclose(d) < 0)
+		r = -1;
+out:
+	close_type(ft);
+	H5Sclose(s);
+	return r;
+}
+
+/* /sweep: attributes params (the swept parameters' column names, in the config's
+ * order), paths (as written), variants (in run order), and a dataset per parameter
+ * holding its values. */
+static int write_sweep(hid_t file, const struct h5out_sweep *sw)
+{
+	hid_t g = H5Gcreate2(file, "sweep", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	if (g < 0)
+		return -1;
+	const char **names = calloc(sw->n_params ? sw->n_params : 1, sizeof *names);
+	const char **paths = calloc(sw->n_params ? sw->n_params : 1, sizeof *paths);
+	int r = -1;
+	if (!names || !paths)
+		goto out;
+	for (size_t k = 0; k < sw->n_params; k++) {
+		names[k] = sw->params[k].name;
+		paths[k] = sw->params[k].path;
+	}
+	if (attr_str(g, "description", "the experiment's sweep: swept parameters and variants "
+				       "(analysis/SCHEMA.md)") < 0 ||
+	    attr_str_array(g, "params", names, sw->n_params) < 0 ||
+	    attr_str_array(g, "paths", paths, sw->n_params) < 0 ||
+	    attr_str_array(g, "variants", sw->variants, sw->n_variants) < 0)
+		goto out;
+	r = 0;
+	for (size_t k = 0; k < sw->n_params && r == 0; k++)
+		r = write_param_values(g, &sw->params[k]);
+out:
+	free(names);
+	free(paths);
+	if (H5Gclose(g) < 0)
+		r = -1;
+	return r;
+}
+
+/* Value index of parameter k in variant v. */
+static size_t sweep_value(const struct h5out_sweep *sw, size_t v, size_t k)
+{
+	return sw->value_index[v * sw->n_params + k];
+}
+
+/* The swept values of variant v as attributes of its run group g. */
+static int param_attrs(hid_t g, const struct h5out_sweep *sw, size_t v)
+{
+	for (size_t k = 0; k < sw->n_params; k++) {
+		const struct h5out_param *p = &sw->params[k];
+		size_t i = sweep_value(sw, v, k);
+		int r;
+		if (p->type == H5OUT_PARAM_STRING) {
+			r = attr_str(g, p->name, p->str[i]);
+		} else if (p->type == H5OUT_PARAM_INT) {
+			int64_t x = (int64_t)p->num[i];
+			r = attr_scalar(g, p->name, H5T_NATIVE_INT64, &x);
+		} else {
+			r = attr_scalar(g, p->name, H5T_NATIVE_DOUBLE, &p->num[i]);
+		}
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Index of the variant named name, or SIZE_MAX. */
+static size_t sweep_variant_find(const struct h5out_sweep *sw, const char *name)
+{
+	for (size_t v = 0; sw && v < sw->n_variants; v++)
+		if (strcmp(sw->variants[v], name) == 0)
+			return v;
+	return SIZE_MAX;
+}
+
 /* ---- create ---- */
 
 static char *dup_str(const char *s)
@@ -500,6 +629,11 @@ struct h5out *h5out_create_at(const char *path, const char *tmp_beside, const st
 		h5err(diag, o->tmp_path, "cannot create /runs");
 		goto out_abort;
 	}
+	o->sweep = meta ? meta->sweep : NULL;
+	if (o->sweep && write_sweep(o->file, o->sweep) < 0) {
+		h5err(diag, o->tmp_path, "cannot write /sweep");
+		goto out_abort;
+	}
 	o->state = H5OUT_OPEN;
 	return o;
 
@@ -534,6 +668,31 @@ static size_t max_len(char **names, size_t n)
 	return m;
 }
 
+/* A job state's name in upper case ("COMPLETED"), as the final_state enum names it. */
+static void state_upper_name(int s, char *up, size_t n)
+{
+	const char *nm = sim_job_state_name((enum sim_job_state)s);
+	size_t k = 0;
+	for (; nm[k] && k + 1 < n; k++)
+		up[k] = (char)(nm[k] >= 'a' && nm[k] <= 'z' ? nm[k] - 'a' + 'A' : nm[k]);
+	up[k] = 0;
+}
+
+/* The upper-case state names, filled once (fill_job_row runs on several threads, so
+ * it only reads them: h5out_write_run fills them first, on the calling thread). */
+static char state_labels[SIM_JOB_STATE_COUNT_][SIM_NAME_MAX];
+
+static size_t state_labels_fill(void)
+{
+	size_t w = 1;
+	for (int s = 0; s < SIM_JOB_STATE_COUNT_; s++) {
+		state_upper_name(s, state_labels[s], sizeof state_labels[s]);
+		if (strlen(state_labels[s]) + 1 > w)
+			w = strlen(state_labels[s]) + 1;
+	}
+	return w;
+}
+
 /* The final_state enum: every sim_job_state, named in upper case. */
 static hid_t state_enum_type(void)
 {
@@ -542,11 +701,7 @@ static hid_t state_enum_type(void)
 		return t;
 	for (int s = 0; s < SIM_JOB_STATE_COUNT_; s++) {
 		char up[SIM_NAME_MAX];
-		const char *nm = sim_job_state_name((enum sim_job_state)s);
-		size_t k = 0;
-		for (; nm[k] && k + 1 < sizeof up; k++)
-			up[k] = (char)(nm[k] >= 'a' && nm[k] <= 'z' ? nm[k] - 'a' + 'A' : nm[k]);
-		up[k] = 0;
+		state_upper_name(s, up, sizeof up);
 		uint8_t v = (uint8_t)s;
 		if (H5Tenum_insert(t, up, &v) < 0) {
 			H5Tclose(t);
@@ -561,7 +716,7 @@ enum jf {
 	JF_ID, JF_QUEUE, JF_USER, JF_FLAVOR, JF_OPTION, JF_GPUS, JF_ALLOC_GPUS, JF_SUBMIT, JF_START,
 	JF_END, JF_WAIT, JF_JCT, JF_RUNTIME, JF_BSLD, JF_PRIORITY, JF_PREEMPTIONS, JF_CAUSED, JF_LOST,
 	JF_RESTORE, JF_CKPT, JF_COST, JF_N_OPTIONS, JF_FB_EVALS, JF_INTERRUPTIONS, JF_PENDING_FROM, JF_STATE,
-	JF_COUNT_
+	JF_STATE_LABEL, JF_COUNT_
 };
 
 static int jobs_ctype(struct ctype *c, const struct sim_trace *t, const struct sim_cluster *cl)
@@ -616,7 +771,9 @@ static int jobs_ctype(struct ctype *c, const struct sim_trace *t, const struct s
 		      "times it was stopped because its nodes were removed") < 0 ||
 	    ctype_add(c, "pending_from_s", copy_type(H5T_NATIVE_DOUBLE), sec,
 		      "start of its pending clock: submit, or the reservation window it waited for") < 0 ||
-	    ctype_add(c, "final_state", state_enum_type(), "", "state at the end of the run") < 0)
+	    ctype_add(c, "final_state", state_enum_type(), "", "state at the end of the run") < 0 ||
+	    ctype_add(c, "final_state_label", str_type(state_labels_fill()), "",
+		      "final_state's name, for readers that see an enum as its integer (1.5)") < 0)
 		return -1;
 	return ctype_build(c);
 }
@@ -690,6 +847,7 @@ static void fill_job_row(char *row, const struct ctype *c, const struct sim_trac
 	put_f64(row, c, JF_PENDING_FROM, pend);
 	uint8_t st = j->state;
 	put(row, c, JF_STATE, &st, sizeof st);
+	put_str(row, c, JF_STATE_LABEL, st < SIM_JOB_STATE_COUNT_ ? state_labels[st] : "");
 }
 
 #ifdef SIM_HAVE_ZLIB
@@ -982,9 +1140,20 @@ static hid_t reason_enum_type(void)
 	return t;
 }
 
+/* Bytes of the longest reason name, plus its NUL. */
+static size_t reason_label_width(void)
+{
+	size_t w = 1;
+	for (int r = 0; r < SIM_PR_COUNT_; r++)
+		if (strlen(sim_preempt_reason_name((enum sim_preempt_reason)r)) + 1 > w)
+			w = strlen(sim_preempt_reason_name((enum sim_preempt_reason)r)) + 1;
+	return w;
+}
+
 /* Offsets of the decision row fields, in ctype order. */
 enum df {
-	DF_TIME, DF_PREEMPTOR, DF_VICTIM, DF_PQUEUE, DF_VQUEUE, DF_REASON, DF_REQUEUED, DF_LOST, DF_COUNT_
+	DF_TIME, DF_PREEMPTOR, DF_VICTIM, DF_PQUEUE, DF_VQUEUE, DF_REASON, DF_REQUEUED, DF_LOST, DF_REASON_LABEL,
+	DF_COUNT_
 };
 
 static const struct sim_job *job_at(const struct sim_trace *t, uint32_t idx)
@@ -1018,7 +1187,9 @@ static int decisions_ctype(struct ctype *c, const struct sim_trace *t, const str
 	    ctype_add(c, "requeued", copy_type(H5T_NATIVE_UINT8), "1",
 		      "1: the victim was queued again; 0: it reached its retry limit (preempted_out)") < 0 ||
 	    ctype_add(c, "lost_gpu_s", copy_type(H5T_NATIVE_DOUBLE), "GPU*s",
-		      "work the victim lost: GPUs x time since its last checkpoint") < 0)
+		      "work the victim lost: GPUs x time since its last checkpoint") < 0 ||
+	    ctype_add(c, "reason_label", str_type(reason_label_width()), "",
+		      "reason's name, for readers that see an enum as its integer (1.5)") < 0)
 		return -1;
 	return ctype_build(c);
 }
@@ -1037,6 +1208,8 @@ static void fill_decision_row(char *row, const struct ctype *c, const struct sim
 	put(row, c, DF_REASON, &reason, sizeof reason);
 	put(row, c, DF_REQUEUED, &requeued, sizeof requeued);
 	put_f64(row, c, DF_LOST, d->lost_gpu_s);
+	put_str(row, c, DF_REASON_LABEL, d->reason < SIM_PR_COUNT_ ?
+			sim_preempt_reason_name((enum sim_preempt_reason)d->reason) : "");
 }
 
 /* Always written: 0 rows when the run preempted nothing (or recorded no decisions). */
@@ -1077,6 +1250,23 @@ out_type:
 
 /* ---- numeric tables: queues, options ---- */
 
+/* Fields of the queues and options tables that count (jobs, preemptions): int64
+ * since 1.5, so a reader gets integers. */
+static int table_is_count(const char *name)
+{
+	static const char *const counts[] = { "jobs", "completed", "preemptions_suffered", "preemptions_caused" };
+	for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+		if (strcmp(name, counts[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* A count as int64: rounded; 0 for NaN (a run written without a summary). */
+static int64_t count_value(double v)
+{
+	return isfinite(v) ? (int64_t)llround(v) : 0;
+}
+
 /* Writes the dataset `name` of n rows with the fields of c, which the caller added:
  * field 0 the row's key, keys[i] when keys (a string field) or else the row index (an
  * int32 field), then c->n - 1 doubles, the first of each row struct in rows (n structs
@@ -1096,8 +1286,13 @@ static int write_num_table(hid_t grp, const char *name, const char *desc, struct
 			put_str(row, c, 0, name_or_empty(keys, n, index));
 		else
 			put(row, c, 0, &index, sizeof index);
-		for (size_t f = 1; f < c->n; f++)
-			put_f64(row, c, f, v[f - 1]);
+		for (size_t f = 1; f < c->n; f++) {
+			int64_t count = count_value(v[f - 1]);
+			if (H5Tget_class(c->f[f].type) == H5T_INTEGER)
+				put(row, c, f, &count, sizeof count);
+			else
+				put_f64(row, c, f, v[f - 1]);
+		}
 	}
 	hid_t d = ctype_dataset(c, grp, name, n);
 	if (d < 0)
@@ -1128,7 +1323,9 @@ static int write_queues(hid_t grp, const struct h5out_run *run)
 	if (ctype_add(&c, "queue", str_type(max_len(t->queues, t->n_queues) + 1), "", "queue name") < 0)
 		goto out_free;
 	for (int f = 0; f < SIM_QF_COUNT_; f++)
-		if (ctype_add(&c, sim_queue_field_name((enum sim_queue_field)f), copy_type(H5T_NATIVE_DOUBLE),
+		if (ctype_add(&c, sim_queue_field_name((enum sim_queue_field)f),
+			      copy_type(table_is_count(sim_queue_field_name((enum sim_queue_field)f)) ? H5T_NATIVE_INT64
+													 : H5T_NATIVE_DOUBLE),
 			      sim_queue_field_unit((enum sim_queue_field)f),
 			      sim_queue_field_description((enum sim_queue_field)f)) < 0)
 			goto out_free;
@@ -1153,7 +1350,9 @@ static int write_options(hid_t grp, const struct h5out_run *run)
 		goto out_fini;
 	for (int f = 0; f < SIM_OF_COUNT_; f++) {
 		enum sim_option_field of = (enum sim_option_field)f;
-		if (ctype_add(&c, sim_option_field_name(of), copy_type(H5T_NATIVE_DOUBLE), sim_option_field_unit(of),
+		if (ctype_add(&c, sim_option_field_name(of),
+			      copy_type(table_is_count(sim_option_field_name(of)) ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE),
+			      sim_option_field_unit(of),
 			      sim_option_field_description(of)) < 0)
 			goto out_fini;
 	}
@@ -1210,6 +1409,136 @@ static int write_queue_timeseries(hid_t g, const struct h5out_run *run)
 	return 0;
 }
 
+/* ---- dimension scales of the time series (1.5) ---- */
+
+/* A 1-D dataset of n fixed-length strings (the column names of a 2-D series),
+ * made the dimension scale called name. */
+static int write_name_scale(hid_t g, const char *name, char *const *vals, size_t n, const char *desc)
+{
+	size_t w = max_len((char **)vals, n) + 1;
+	char *buf = calloc(n ? n : 1, w);
+	hsize_t dim = n;
+	hid_t t = str_type(w), s = H5Screate_simple(1, &dim, NULL);
+	hid_t d = (buf && t >= 0 && s >= 0) ? H5Dcreate2(g, name, t, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT) : -1;
+	int r = -1;
+	for (size_t i = 0; buf && i < n; i++)
+		memcpy(buf + i * w, vals[i], strlen(vals[i]));
+	if (d >= 0 && (n == 0 || H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0) &&
+	    attr_str(d, "description", desc) == 0 && H5DSset_scale(d, name) >= 0)
+		r = 0;
+	if (d >= 0 && H5Dclose(d) < 0)
+		r = -1;
+	if (s >= 0)
+		H5Sclose(s);
+	close_type(t);
+	free(buf);
+	return r;
+}
+
+/* Attaches the scale dataset `scale` of g to dimension dim of every dataset of g
+ * named in names that exists. */
+static int attach_to(hid_t g, const char *scale, const char *const *names, size_t n, unsigned dim)
+{
+	hid_t sc = H5Dopen2(g, scale, H5P_DEFAULT);
+	int r = sc < 0 ? -1 : 0;
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		htri_t ex = H5Lexists(g, names[i], H5P_DEFAULT);
+		if (ex <= 0) {
+			r = ex < 0 ? -1 : 0;
+			continue;
+		}
+		hid_t d = H5Dopen2(g, names[i], H5P_DEFAULT);
+		if (d < 0 || H5DSattach_scale(d, sc, dim) < 0)
+			r = -1;
+		if (d >= 0)
+			H5Dclose(d);
+	}
+	if (sc >= 0)
+		H5Dclose(sc);
+	return r;
+}
+
+static const char *const series_names[] = { "gpus_busy", "jobs_queued", "jobs_running", "gpus_busy_by_flavor",
+					    "queue_usage", "queue_nominal", "queue_borrowed", "queue_lent" };
+static const char *const by_queue_names[] = { "queue_usage", "queue_nominal", "queue_borrowed", "queue_lent" };
+
+/* Makes the dataset `name` of g a dimension scale (when it exists). */
+static int set_scale(hid_t g, const char *name)
+{
+	htri_t ex = H5Lexists(g, name, H5P_DEFAULT);
+	if (ex <= 0)
+		return ex < 0 ? -1 : 0;
+	hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+	int r = (d >= 0 && H5DSset_scale(d, name) >= 0) ? 0 : -1;
+	if (d >= 0 && H5Dclose(d) < 0)
+		r = -1;
+	return r;
+}
+
+/* t_s becomes the scale of every series' first dimension, and the datasets flavor and
+ * queue (the column names) of the second dimension of the 2-D series, so xarray and
+ * netCDF readers see t_s, flavor and queue as coordinates instead of phony_dim_N. */
+static int link_scales(hid_t g)
+{
+	static const char *const by_flavor[] = { "gpus_busy_by_flavor" };
+	int r = set_scale(g, "t_s") == 0 && set_scale(g, "flavor") == 0 && set_scale(g, "queue") == 0 ? 0 : -1;
+	if (r == 0)
+		r = attach_to(g, "t_s", series_names, sizeof series_names / sizeof series_names[0], 0);
+	if (r == 0)
+		r = attach_to(g, "flavor", by_flavor, 1, 1);
+	if (r == 0 && H5Lexists(g, "queue", H5P_DEFAULT) > 0)
+		r = attach_to(g, "queue", by_queue_names, sizeof by_queue_names / sizeof by_queue_names[0], 1);
+	return r;
+}
+
+/* The flavor and queue name datasets, then the scales linked. */
+static int attach_scales(hid_t g, char *const *flavors, size_t nf, char *const *queues, size_t nq)
+{
+	int r = write_name_scale(g, "flavor", flavors, nf, "flavor names: the columns of gpus_busy_by_flavor");
+	if (r == 0 && queues && nq > 0)
+		r = write_name_scale(g, "queue", queues, nq, "queue names: the columns of the queue_* series");
+	return r == 0 ? link_scales(g) : -1;
+}
+
+/* Removes the attribute name of the dataset `obj` of g when both exist. */
+static int drop_attr(hid_t g, const char *obj, const char *name)
+{
+	if (H5Lexists(g, obj, H5P_DEFAULT) <= 0)
+		return 0;
+	hid_t d = H5Dopen2(g, obj, H5P_DEFAULT);
+	int r = d < 0 ? -1 : 0;
+	if (r == 0 && H5Aexists(d, name) > 0 && H5Adelete(d, name) < 0)
+		r = -1;
+	if (d >= 0)
+		H5Dclose(d);
+	return r;
+}
+
+/* After H5Ocopy into another file the scales' links are object references that
+ * point nowhere (HDF5 1.10 sets them to NULL, and expanding them crashes), so the
+ * copy's links are removed and made again in this file. */
+static int relink_scales(hid_t run_group)
+{
+	if (H5Lexists(run_group, "timeseries", H5P_DEFAULT) <= 0)
+		return 0;
+	hid_t g = H5Gopen2(run_group, "timeseries", H5P_DEFAULT);
+	if (g < 0)
+		return -1;
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < sizeof series_names / sizeof series_names[0]; i++)
+		r = drop_attr(g, series_names[i], "DIMENSION_LIST");
+	static const char *const scales[] = { "t_s", "flavor", "queue" };
+	static const char *const scale_attrs[] = { "REFERENCE_LIST", "CLASS", "NAME" };
+	for (size_t i = 0; r == 0 && i < 3; i++)
+		for (size_t k = 0; r == 0 && k < 3; k++)
+			r = drop_attr(g, scales[i], scale_attrs[k]);
+	if (r == 0)
+		r = link_scales(g);
+	if (H5Gclose(g) < 0)
+		r = -1;
+	return r;
+}
+
 static int write_timeseries(hid_t run_grp, const struct h5out_run *run)
 {
 	static const double none = 0.0;
@@ -1247,6 +1576,9 @@ static int write_timeseries(hid_t run_grp, const struct h5out_run *run)
 		r = -1;
 	if (r == 0 && write_queue_timeseries(g, run) < 0)
 		r = -1;
+	if (r == 0 && attach_scales(g, (char *const *)names, nf, ts && ts->n_queues ? run->trace->queues : NULL,
+				    ts ? ts->n_queues : 0) < 0)
+		r = -1;
 out_names:
 	free(names);
 out_group:
@@ -1255,10 +1587,59 @@ out_group:
 	return r;
 }
 
-static int run_attrs(hid_t g, const struct h5out_run *run)
+/* The run attribute names of the policy families (sim/hooks.h order). */
+static const char *const policy_attr_names[SIM_FAM_COUNT_] = { "policy_order", "policy_quota",
+							       "policy_preemption", "policy_fallback" };
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* The order policy's name: policies[SIM_FAM_ORDER], else the older field policy. */
+static const char *run_policy_name(const struct h5out_run *run, int fam)
+{
+	if (fam == SIM_FAM_ORDER && !run->policies[fam])
+		return or_empty(run->policy);
+	return or_empty(run->policies[fam]);
+}
+
+/* name without its trailing "-s<seed>" (only that exact suffix), malloc'd. */
+static char *name_less_seed(const char *name, uint64_t seed)
+{
+	char suffix[32];
+	int k = snprintf(suffix, sizeof suffix, "-s%llu", (unsigned long long)seed);
+	size_t n = strlen(name);
+	if (k > 0 && (size_t)k < n && strcmp(name + n - (size_t)k, suffix) == 0)
+		n -= (size_t)k;
+	char *p = malloc(n + 1);
+	if (p) {
+		memcpy(p, name, n);
+		p[n] = 0;
+	}
+	return p;
+}
+
+/* 1.5: what the run is: its variant, its policies and its swept values. */
+static int describe_run(hid_t g, const struct h5out *o, const struct h5out_run *run)
+{
+	int with_variant = o->sweep && run->variant < o->sweep->n_variants;
+	char *fallback = with_variant ? NULL : name_less_seed(run->name, run->seed);
+	int r = attr_str(g, "variant", with_variant ? o->sweep->variants[run->variant] : or_empty(fallback));
+	free(fallback);
+	if (r < 0 ||
+	    attr_str(g, "placement", or_empty(run->placement)) < 0)
+		return -1;
+	for (int f = 0; f < SIM_FAM_COUNT_; f++)
+		if (attr_str(g, policy_attr_names[f], run_policy_name(run, f)) < 0)
+			return -1;
+	return with_variant ? param_attrs(g, o->sweep, run->variant) : 0;
+}
+
+static int run_attrs(hid_t g, const struct h5out *o, const struct h5out_run *run)
 {
 	if (attr_str(g, "policy", run->policy) < 0 || attr_u64(g, "seed", run->seed) < 0 ||
-	    attr_f64(g, "wall_s", run->wall_s) < 0)
+	    attr_f64(g, "wall_s", run->wall_s) < 0 || describe_run(g, o, run) < 0)
 		return -1;
 	const struct sim_engine_counters *k = run->counters;
 	if (!k)
@@ -1267,6 +1648,29 @@ static int run_attrs(hid_t g, const struct h5out_run *run)
 	    attr_u64(g, "proposals_rejected", k->proposals_rejected) < 0 || attr_u64(g, "starts", k->starts) < 0)
 		return -1;
 	return 0;
+}
+
+static void sum_row_free(struct sum_row *r)
+{
+	free(r->run);
+	free(r->policy);
+	for (int f = 0; f < SIM_FAM_COUNT_; f++)
+		free(r->pol[f]);
+	free(r->placement);
+	free(r->fallback);
+	memset(r, 0, sizeof *r);
+}
+
+/* Copies the run's names into r; -1 on no memory (r freed). */
+static int sum_row_names(struct sum_row *r, const struct h5out_run *run)
+{
+	int ok = (r->run = dup_str(run->name)) && (r->policy = dup_str(or_empty(run->policy))) &&
+		 (r->placement = dup_str(or_empty(run->placement)));
+	for (int f = 0; ok && f < SIM_FAM_COUNT_; f++)
+		ok = (r->pol[f] = dup_str(run_policy_name(run, f))) != NULL;
+	if (!ok)
+		sum_row_free(r);
+	return ok ? 0 : -1;
 }
 
 static int keep_row(struct h5out *o, const struct h5out_run *run)
@@ -1280,14 +1684,15 @@ static int keep_row(struct h5out *o, const struct h5out_run *run)
 		o->cap_rows = cap;
 	}
 	struct sum_row *r = &o->rows[o->n_rows];
-	r->run = dup_str(run->name);
-	r->policy = dup_str(run->policy ? run->policy : "");
-	if (!r->run || !r->policy) {
-		free(r->run);
-		free(r->policy);
+	memset(r, 0, sizeof *r);
+	if (sum_row_names(r, run) < 0)
+		return -SIM_ENOMEM;
+	r->seed = run->seed;
+	if (!(r->fallback = name_less_seed(run->name, run->seed))) {
+		sum_row_free(r);
 		return -SIM_ENOMEM;
 	}
-	r->seed = run->seed;
+	r->variant = o->sweep && run->variant < o->sweep->n_variants ? run->variant : SIZE_MAX;
 	if (run->summary) {
 		r->s = *run->summary;
 	} else {
@@ -1296,6 +1701,23 @@ static int keep_row(struct h5out *o, const struct h5out_run *run)
 	}
 	o->n_rows++;
 	return 0;
+}
+
+/* Run groups keep their attributes in the object header (compact storage) up to
+ * RUN_ATTRS_COMPACT of them, past HDF5's default of 8: H5Ocopy of densely stored
+ * variable-length string attributes crashes in HDF5 1.10 (H5T__conv_vlen from
+ * H5A__dense_post_copy_file_all), and sweeps merge runs with H5Ocopy. */
+#define RUN_ATTRS_COMPACT 4096u
+
+static hid_t run_group_create(hid_t runs, const char *name)
+{
+	hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+	hid_t g = -1;
+	if (gcpl >= 0 && H5Pset_attr_phase_change(gcpl, RUN_ATTRS_COMPACT, RUN_ATTRS_COMPACT) >= 0)
+		g = H5Gcreate2(runs, name, H5P_DEFAULT, gcpl, H5P_DEFAULT);
+	if (gcpl >= 0)
+		H5Pclose(gcpl);
+	return g;
 }
 
 int h5out_write_run(struct h5out *o, const struct h5out_run *run, struct sim_diag *diag)
@@ -1318,11 +1740,11 @@ int h5out_write_run(struct h5out *o, const struct h5out_run *run, struct sim_dia
 	}
 	char where[512];
 	snprintf(where, sizeof where, "%s: /runs/%s", o->tmp_path, run->name);
-	hid_t g = H5Gcreate2(o->runs, run->name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	hid_t g = run_group_create(o->runs, run->name);
 	if (g < 0)
 		return h5err(diag, where, "cannot create group");
 	int r = 0;
-	if (run_attrs(g, run) < 0)
+	if (run_attrs(g, o, run) < 0)
 		r = h5err(diag, where, "cannot write run attributes");
 	else if (write_jobs(g, run) < 0)
 		r = h5err(diag, where, "cannot write jobs");
@@ -1371,22 +1793,37 @@ static int read_part_summary(hid_t part, struct sim_summary *s)
 	return r;
 }
 
-/* A string attribute of obj into buf (n bytes, NUL-terminated, truncated). */
+/* A scalar string attribute of obj (variable-length since 1.5, fixed-length before)
+ * into buf (n bytes, NUL-terminated, truncated). */
 static int read_attr_str(hid_t obj, const char *name, char *buf, size_t n)
 {
 	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
 	if (a < 0)
 		return -1;
 	hid_t ft = H5Aget_type(a);
-	size_t size = ft >= 0 ? H5Tget_size(ft) : 0;
-	char *tmp = size ? calloc(1, size + 1) : NULL;
-	hid_t mt = tmp ? str_type(size) : -1;
-	int r = (mt >= 0 && H5Aread(a, mt, tmp) >= 0) ? 0 : -1;
-	if (r == 0)
-		snprintf(buf, n, "%s", tmp);
-	close_type(mt);
+	int r = -1;
+	if (ft >= 0 && H5Tis_variable_str(ft) > 0) {
+		char *val = NULL;
+		hid_t mt = vlen_str_type();
+		if (mt >= 0 && H5Aread(a, mt, &val) >= 0) {
+			snprintf(buf, n, "%s", val ? val : "");
+			r = 0;
+		}
+		if (val)
+			H5free_memory(val);
+		close_type(mt);
+	} else if (ft >= 0) {
+		size_t size = H5Tget_size(ft);
+		char *tmp = size ? calloc(1, size + 1) : NULL;
+		hid_t mt = tmp ? str_type(size) : -1;
+		if (mt >= 0 && H5Aread(a, mt, tmp) >= 0) {
+			snprintf(buf, n, "%s", tmp);
+			r = 0;
+		}
+		close_type(mt);
+		free(tmp);
+	}
 	close_type(ft);
-	free(tmp);
 	H5Aclose(a);
 	return r;
 }
@@ -1461,6 +1898,62 @@ static uint64_t copy_room(const char *part_path)
 	return size + size / 16 + 64 * 1024;
 }
 
+/* The 1.5 names of a part's run (variant, policies, placement), read back for its
+ * /summary row. */
+struct part_names {
+	char variant[SIM_NAME_MAX * 4];
+	char pol[SIM_FAM_COUNT_][SIM_NAME_MAX * 2];
+	char placement[SIM_NAME_MAX * 2];
+};
+
+/* read_attr_str, or "" when the attribute is absent (a part written before 1.5,
+ * kept by --resume). */
+static int read_attr_str_or_empty(hid_t obj, const char *name, char *buf, size_t n)
+{
+	htri_t ex = H5Aexists(obj, name);
+	if (ex == 0) {
+		snprintf(buf, n, "%s", "");
+		return 0;
+	}
+	return ex < 0 ? -1 : read_attr_str(obj, name, buf, n);
+}
+
+/* Fills pn from the part's run group g and points run at it; the variant becomes its
+ * index in sw (SIZE_MAX when sw does not name it). Returns 0 or -1. */
+static int read_part_names(hid_t g, struct part_names *pn, struct h5out_run *run, const struct h5out_sweep *sw)
+{
+	if (read_attr_str_or_empty(g, "variant", pn->variant, sizeof pn->variant) < 0 ||
+	    read_attr_str_or_empty(g, "placement", pn->placement, sizeof pn->placement) < 0)
+		return -1;
+	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
+		if (read_attr_str_or_empty(g, policy_attr_names[f], pn->pol[f], sizeof pn->pol[f]) < 0)
+			return -1;
+		run->policies[f] = pn->pol[f];
+	}
+	run->placement = pn->placement;
+	run->variant = sweep_variant_find(sw, pn->variant);
+	return 0;
+}
+
+/* H5Ocopy of a run group between files, its time series' dimension scales linked
+ * again in this file (relink_scales). */
+static int copy_group(hid_t src_file, const char *src, hid_t dst_grp, const char *name)
+{
+	hid_t ocp = H5Pcreate(H5P_OBJECT_COPY);
+	int r = -1;
+	if (ocp >= 0 && H5Pset_copy_object(ocp, 0) >= 0 &&
+	    H5Ocopy(src_file, src, dst_grp, name, ocp, H5P_DEFAULT) >= 0)
+		r = 0;
+	if (ocp >= 0)
+		H5Pclose(ocp);
+	hid_t g = r == 0 ? H5Gopen2(dst_grp, name, H5P_DEFAULT) : -1;
+	if (r == 0 && (g < 0 || relink_scales(g) < 0))
+		r = -1;
+	if (g >= 0 && H5Gclose(g) < 0)
+		r = -1;
+	return r;
+}
+
 int h5out_copy_run(struct h5out *o, const char *part_path, const char *name, struct sim_diag *diag)
 {
 	if (!o || o->state != H5OUT_OPEN)
@@ -1486,6 +1979,7 @@ int h5out_copy_run(struct h5out *o, const char *part_path, const char *name, str
 	if (part < 0)
 		return h5err(diag, part_path, "cannot open the part file");
 	char src[512], policy[SIM_NAME_MAX * 2];
+	struct part_names pn;
 	snprintf(src, sizeof src, "/runs/%s", name);
 	struct h5out_run run = { .name = name, .policy = policy };
 	struct sim_summary sum;
@@ -1494,11 +1988,11 @@ int h5out_copy_run(struct h5out *o, const char *part_path, const char *name, str
 	if (g < 0)
 		r = h5err(diag, part_path, "expected the run group in the part file");
 	else if (read_attr_str(g, "policy", policy, sizeof policy) < 0 ||
-		 read_attr_u64(g, "seed", &run.seed) < 0)
-		r = h5err(diag, part_path, "cannot read the run's policy and seed");
+		 read_attr_u64(g, "seed", &run.seed) < 0 || read_part_names(g, &pn, &run, o->sweep) < 0)
+		r = h5err(diag, part_path, "cannot read the run's policy, seed and variant");
 	else if (read_part_summary(part, &sum) < 0)
 		r = h5err(diag, part_path, "cannot read the part's /summary row");
-	else if (H5Ocopy(part, src, o->runs, name, H5P_DEFAULT, H5P_DEFAULT) < 0)
+	else if (copy_group(part, src, o->runs, name) < 0)
 		r = h5err(diag, part_path, "cannot copy the run into the merged file");
 	if (g >= 0 && H5Gclose(g) < 0 && !r)
 		r = h5err(diag, part_path, "cannot close the part's run group");
@@ -1518,49 +2012,170 @@ int h5out_copy_run(struct h5out *o, const char *part_path, const char *name, str
 
 /* ---- summary and commit ---- */
 
+/* Summary metrics that count (jobs, events): stored as int64 (1.5), so a reader
+ * gets integers; every other metric is a double. */
+static int summary_is_count(enum sim_summary_field f)
+{
+	switch (f) {
+	case SIM_SUM_jobs:
+	case SIM_SUM_completed:
+	case SIM_SUM_rejected:
+	case SIM_SUM_unfinished:
+	case SIM_SUM_preemptions:
+	case SIM_SUM_preempted_out:
+	case SIM_SUM_pending_timeouts:
+	case SIM_SUM_interruptions:
+	case SIM_SUM_fallback_evals:
+	case SIM_SUM_failed:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+
+/* Width of the longest string of the rows' field (at offset off of struct sum_row,
+ * a char *), plus its NUL. */
+static size_t rows_str_width(const struct h5out *o, size_t off)
+{
+	size_t w = 1;
+	for (size_t i = 0; i < o->n_rows; i++) {
+		const char *v = *(char *const *)((const char *)&o->rows[i] + off);
+		if (strlen(v) + 1 > w)
+			w = strlen(v) + 1;
+	}
+	return w;
+}
+
+/* The run's variant: its name in the sweep; without one (a writer that gave no sweep
+ * description, or a run the sweep does not name), the run name less "-s<seed>", the
+ * rule report uses to group runs (filled into r->fallback by keep_row). */
+static const char *row_variant(const struct h5out *o, const struct sum_row *r)
+{
+	return o->sweep && r->variant < o->sweep->n_variants ? o->sweep->variants[r->variant] : r->fallback;
+}
+
+/* The key fields of /summary: what identifies a run (names, seed, swept values). */
+#define SUM_KEYS_FIXED 9 /* run, variant, policy, 4 policy families, placement, seed */
+
+static int summary_key_fields(struct ctype *c, const struct h5out *o)
+{
+	size_t var_w = 1;
+	for (size_t i = 0; i < o->n_rows; i++)
+		if (strlen(row_variant(o, &o->rows[i])) + 1 > var_w)
+			var_w = strlen(row_variant(o, &o->rows[i])) + 1;
+	if (ctype_add(c, "run", str_type(rows_str_width(o, offsetof(struct sum_row, run))), "",
+		      "run group name under /runs") < 0 ||
+	    ctype_add(c, "variant", str_type(var_w), "", "the run's sweep variant (1.5)") < 0 ||
+	    ctype_add(c, "policy", str_type(rows_str_width(o, offsetof(struct sum_row, policy))), "",
+		      "order policy") < 0)
+		return -1;
+	for (int f = 0; f < SIM_FAM_COUNT_; f++)
+		if (ctype_add(c, policy_attr_names[f],
+			      str_type(rows_str_width(o, offsetof(struct sum_row, pol) + (size_t)f * sizeof(char *))), "",
+			      "policy of the family (1.5)") < 0)
+			return -1;
+	if (ctype_add(c, "placement", str_type(rows_str_width(o, offsetof(struct sum_row, placement))), "",
+		      "placement (1.5)") < 0 ||
+	    ctype_add(c, "seed", copy_type(H5T_NATIVE_UINT64), "1", "random seed of the run") < 0)
+		return -1;
+	for (size_t k = 0; o->sweep && k < o->sweep->n_params; k++) {
+		const struct h5out_param *p = &o->sweep->params[k];
+		size_t w = 1;
+		for (size_t i = 0; p->type == H5OUT_PARAM_STRING && i < p->n_values; i++)
+			if (strlen(p->str[i]) + 1 > w)
+				w = strlen(p->str[i]) + 1;
+		hid_t t = p->type == H5OUT_PARAM_STRING ? str_type(w) :
+			  copy_type(p->type == H5OUT_PARAM_INT ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE);
+		if (ctype_add(c, p->name, t, "", "swept value (1.5): the config's sweep path of this name") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Row i's key fields (fields 0 .. n_keys - 1 of c). */
+static void fill_summary_keys(char *row, const struct ctype *c, const struct h5out *o, const struct sum_row *r)
+{
+	put_str(row, c, 0, r->run);
+	put_str(row, c, 1, row_variant(o, r));
+	put_str(row, c, 2, r->policy);
+	for (int f = 0; f < SIM_FAM_COUNT_; f++)
+		put_str(row, c, 3 + (size_t)f, r->pol[f]);
+	put_str(row, c, 3 + SIM_FAM_COUNT_, r->placement);
+	put(row, c, 4 + SIM_FAM_COUNT_, &r->seed, sizeof r->seed);
+	for (size_t k = 0; o->sweep && k < o->sweep->n_params; k++) {
+		const struct h5out_param *p = &o->sweep->params[k];
+		size_t f = SUM_KEYS_FIXED + k;
+		if (r->variant >= o->sweep->n_variants) {
+			/* Not a variant of the sweep: no value (NaN, 0, ""). */
+			double nan = NAN;
+			int64_t zero = 0;
+			if (p->type == H5OUT_PARAM_STRING)
+				put_str(row, c, f, "");
+			else if (p->type == H5OUT_PARAM_INT)
+				put(row, c, f, &zero, sizeof zero);
+			else
+				put_f64(row, c, f, nan);
+			continue;
+		}
+		size_t i = sweep_value(o->sweep, r->variant, k);
+		if (p->type == H5OUT_PARAM_STRING) {
+			put_str(row, c, f, p->str[i]);
+		} else if (p->type == H5OUT_PARAM_INT) {
+			int64_t x = (int64_t)p->num[i];
+			put(row, c, f, &x, sizeof x);
+		} else {
+			put_f64(row, c, f, p->num[i]);
+		}
+	}
+}
+
 static int write_summary(struct h5out *o)
 {
-	size_t run_w = 0, pol_w = 0;
-	for (size_t i = 0; i < o->n_rows; i++) {
-		if (strlen(o->rows[i].run) > run_w)
-			run_w = strlen(o->rows[i].run);
-		if (strlen(o->rows[i].policy) > pol_w)
-			pol_w = strlen(o->rows[i].policy);
-	}
 	struct ctype c = { .mem = -1 };
 	int r = -1;
-	if (ctype_add(&c, "run", str_type(run_w + 1), "", "run group name under /runs") < 0 ||
-	    ctype_add(&c, "policy", str_type(pol_w + 1), "", "order policy") < 0 ||
-	    ctype_add(&c, "seed", copy_type(H5T_NATIVE_UINT64), "1", "random seed of the run") < 0)
+	const char **keys = NULL;
+	if (summary_key_fields(&c, o) < 0)
 		goto out_type;
-	for (int f = 0; f < SIM_SUM_COUNT_; f++)
-		if (ctype_add(&c, sim_summary_name((enum sim_summary_field)f), copy_type(H5T_NATIVE_DOUBLE),
-			      sim_summary_unit((enum sim_summary_field)f),
-			      sim_summary_description((enum sim_summary_field)f)) < 0)
+	size_t n_keys = c.n;
+	for (int f = 0; f < SIM_SUM_COUNT_; f++) {
+		enum sim_summary_field sf = (enum sim_summary_field)f;
+		if (ctype_add(&c, sim_summary_name(sf), copy_type(summary_is_count(sf) ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE),
+			      sim_summary_unit(sf), sim_summary_description(sf)) < 0)
 			goto out_type;
+	}
 	if (ctype_build(&c) < 0)
 		goto out_type;
 	char *buf = calloc(o->n_rows ? o->n_rows : 1, c.size);
-	if (!buf)
-		goto out_type;
+	keys = malloc(n_keys * sizeof *keys);
+	if (!buf || !keys)
+		goto out_buf;
+	for (size_t k = 0; k < n_keys; k++)
+		keys[k] = c.f[k].name;
 	for (size_t i = 0; i < o->n_rows; i++) {
 		char *row = buf + i * c.size;
-		memcpy(row + c.f[0].off, o->rows[i].run, strlen(o->rows[i].run));
-		memcpy(row + c.f[1].off, o->rows[i].policy, strlen(o->rows[i].policy));
-		memcpy(row + c.f[2].off, &o->rows[i].seed, sizeof(uint64_t));
-		for (int f = 0; f < SIM_SUM_COUNT_; f++)
-			memcpy(row + c.f[3 + f].off, &o->rows[i].s.v[f], sizeof(double));
+		fill_summary_keys(row, &c, o, &o->rows[i]);
+		for (int f = 0; f < SIM_SUM_COUNT_; f++) {
+			double v = o->rows[i].s.v[f];
+			int64_t n = count_value(v);
+			if (summary_is_count((enum sim_summary_field)f))
+				put(row, &c, n_keys + (size_t)f, &n, sizeof n);
+			else
+				put_f64(row, &c, n_keys + (size_t)f, v);
+		}
 	}
 	hid_t d = ctype_dataset(&c, o->file, "summary", o->n_rows);
 	if (d < 0)
 		goto out_buf;
 	if (write_rows(d, c.mem, 0, o->n_rows, buf) == 0 &&
-	    ctype_attrs(&c, d, "one row a run: the run's summary metrics (analysis/SCHEMA.md)") == 0)
+	    ctype_attrs(&c, d, "one row a run: the run's summary metrics (analysis/SCHEMA.md)") == 0 &&
+	    attr_str_array(d, "key_fields", keys, n_keys) == 0)
 		r = 0;
 	if (H5Dclose(d) < 0)
 		r = -1;
 out_buf:
 	free(buf);
+	free(keys);
 out_type:
 	ctype_fini(&c);
 	return r;
@@ -1660,10 +2275,8 @@ int h5out_commit(struct h5out *o, struct sim_diag *diag)
 
 static void free_out(struct h5out *o)
 {
-	for (size_t i = 0; i < o->n_rows; i++) {
-		free(o->rows[i].run);
-		free(o->rows[i].policy);
-	}
+	for (size_t i = 0; i < o->n_rows; i++)
+		sum_row_free(&o->rows[i]);
 	free(o->rows);
 	free(o->path);
 	free(o->tmp_path);

@@ -16,6 +16,7 @@
 #include "metrics.h"
 
 struct h5out;
+struct h5out_sweep;
 
 /* Root attributes written at create: schema_version, software, software_version,
  * created_utc, experiment_json (verbatim), config_path; at commit: seeds (every
@@ -29,6 +30,35 @@ struct h5out_meta {
 	const char *mode;
 	const char *backend;
 	double time_scale;
+	/* The sweep the runs come from (1.5): written as /sweep at create; NULL: a file
+	 * without a sweep description (its runs carry no variant or swept values). */
+	const struct h5out_sweep *sweep;
+};
+
+/* A swept parameter's values, typed for the file: integers when every value is a
+ * JSON integer (|v| < 2^53), doubles when every value is a number, else strings
+ * (a JSON string as it is, any other value as its compact JSON text). */
+enum h5out_param_type { H5OUT_PARAM_INT, H5OUT_PARAM_FLOAT, H5OUT_PARAM_STRING };
+
+struct h5out_param {
+	const char *name;          /* column and attribute name: the path less a leading "$." */
+	const char *path;          /* as written in the config's "sweep" */
+	enum h5out_param_type type;
+	size_t n_values;
+	const double *num;         /* n_values numbers (INT, FLOAT); NULL for STRING */
+	const char *const *str;    /* n_values strings: the value as text (every type) */
+	const char *const *label;  /* n_values pieces of the variant names */
+};
+
+/* The sweep of an experiment: its parameters in the config's order and its
+ * variants in run order; variant v has value value_index[v * n_params + k] of
+ * parameter k. Without a sweep: no parameter, one variant "base". */
+struct h5out_sweep {
+	size_t n_params;
+	const struct h5out_param *params;
+	size_t n_variants;
+	const char *const *variants;
+	const size_t *value_index;
 };
 
 /* 1.1: root attribute seeds. 1.2: preemption and quota results: jobs fields
@@ -40,7 +70,13 @@ struct h5out_meta {
 /* 1.4: real mode: root attribute mode (and backend, time_scale), summary fields
  * failed, runtime_error, decision_latency_p50_s, decision_latency_p99_s, and in a
  * real run the group /runs/<run>/real. */
-#define H5OUT_SCHEMA_VERSION "1.4"
+/* 1.5: the file describes itself: /sweep; run attributes variant, policy_order,
+ * policy_quota, policy_preemption, policy_fallback, placement and one a swept
+ * parameter; /summary fields variant, the policy names and one a swept parameter
+ * (its attribute key_fields names the fields that identify a run), counts as
+ * int64; jobs field final_state_label, decisions field reason_label; time series
+ * with t_s as their HDF5 dimension scale; string attributes variable-length UTF-8. */
+#define H5OUT_SCHEMA_VERSION "1.5"
 
 /* Opens a new temporary beside PATH for writing (never an existing file). NULL on
  * failure with a message in diag. */
@@ -57,6 +93,12 @@ const char *h5out_tmp_path(const struct h5out *o);
 struct h5out_run {
 	const char *name;              /* group name under /runs, e.g. "fifo-seed1" */
 	const char *policy;            /* e.g. "fifo" (order policy name) */
+	/* 1.5: the run's variant, an index into meta->sweep->variants (ignored when the
+	 * file has no sweep), and its policy names by family (sim/hooks.h; NULL entries
+	 * and a NULL placement are written as ""; policies[SIM_FAM_ORDER] NULL: policy). */
+	size_t variant;
+	const char *policies[SIM_FAM_COUNT_];
+	const char *placement;
 	uint64_t seed;
 	const struct sim_trace *trace;
 	const struct sim_cluster *cluster;

@@ -242,7 +242,7 @@ static void test_h5out_round_trip_summary_and_attrs(void)
 	char **units = NULL;
 	size_t n = 0;
 	CU_ASSERT_EQUAL_FATAL(h5read_strings_attr(f, "/runs/zeta/jobs", "units", &units, &n, &d), 0);
-	CU_ASSERT_EQUAL(n, 26);
+	CU_ASSERT_EQUAL(n, 27);
 	CU_ASSERT_STRING_EQUAL(units[0], "");    /* id */
 	CU_ASSERT_STRING_EQUAL(units[5], "GPU"); /* gpus */
 	CU_ASSERT_STRING_EQUAL(units[7], "s");   /* submit_s */
@@ -253,10 +253,12 @@ static void test_h5out_round_trip_summary_and_attrs(void)
 	CU_ASSERT_STRING_EQUAL(units[21], "1");        /* n_options */
 	CU_ASSERT_STRING_EQUAL(units[24], "s");        /* pending_from_s */
 	CU_ASSERT_STRING_EQUAL(units[25], "");         /* final_state */
+	CU_ASSERT_STRING_EQUAL(units[26], "");         /* final_state_label (1.5) */
 	h5read_strings_free(units);
 	CU_ASSERT_EQUAL_FATAL(h5read_strings_attr(f, "/summary", "units", &units, &n, &d), 0);
-	CU_ASSERT_EQUAL(n, 3 + SIM_SUM_COUNT_);
-	CU_ASSERT_STRING_EQUAL(units[3 + SIM_SUM_busy_gpu_s], "GPU*s");
+	/* 1.5: run, variant, policy, 4 policy families, placement, seed; no sweep here */
+	CU_ASSERT_EQUAL(n, 9 + SIM_SUM_COUNT_);
+	CU_ASSERT_STRING_EQUAL(units[9 + SIM_SUM_busy_gpu_s], "GPU*s");
 	h5read_strings_free(units);
 	CU_ASSERT_EQUAL(h5read_strings_attr(f, "/summary", "nope", &units, &n, &d), -SIM_ENOENT);
 
@@ -374,13 +376,15 @@ static void test_h5out_bad_path_and_names(void)
 	h5out_destroy(o);
 	CU_ASSERT(tu_exists(path) && !tmp_exists(path));
 
-	/* the run without a summary reads back as NaN; its empty time series as n = 0 */
+	/* the run without a summary reads back as NaN, its counts (int64 since 1.5) as 0;
+	 * its empty time series as n = 0 */
 	struct h5read_file *f = NULL;
 	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
 	struct h5read_summary s;
 	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &s, &d), 0);
 	CU_ASSERT_EQUAL(s.n_rows, 1);
-	CU_ASSERT(isnan(h5read_summary_get(&s, 0, "jobs")));
+	CU_ASSERT_EQUAL(h5read_summary_get(&s, 0, "jobs"), 0);
+	CU_ASSERT(isnan(h5read_summary_get(&s, 0, "mean_wait_s")));
 	h5read_summary_free(&s);
 	struct h5read_timeseries ts;
 	CU_ASSERT_EQUAL(h5read_timeseries(f, "ok", &ts, &d), 0);

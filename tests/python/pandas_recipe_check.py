@@ -1,0 +1,38 @@
+"""tests/python/pandas_recipe_check.py RECIPE.py SWEEP.h5: runs the SCHEMA.md recipe
+(RESULTS.h5 in it replaced by SWEEP.h5, a run of tests/data/configs/sweep3x2.json)
+and checks what pandas gets: every run's swept values, typed; strings as str."""
+import sys
+
+recipe_path, h5 = sys.argv[1], sys.argv[2]
+code = open(recipe_path).read().replace("RESULTS.h5", h5)
+ns = {}
+exec(compile(code, "analysis/SCHEMA.md recipe", "exec"), ns)
+load = ns["load"]
+NODES = "cluster.flavors[0].nodes"
+
+summary = load(h5, "summary")
+assert len(summary) == 6, summary
+assert summary[NODES].dtype.kind == "i", summary[NODES].dtype
+assert summary["jobs"].dtype.kind == "i", summary["jobs"].dtype
+assert summary["mean_wait_s"].dtype.kind == "f"
+for _, row in summary.iterrows():
+    assert isinstance(row["run"], str) and isinstance(row["variant"], str), row
+    assert row[NODES] == int(row["variant"].split("_")[0]), row
+    assert row["policies.order"] == "easy_backfill", row
+    assert row["run"] == "%s-s%d" % (row["variant"], row["seed"]), row
+    assert row["policy_quota"] == "none" and row["placement"] == "best_fit", row
+
+jobs = load(h5, "jobs")
+assert len(jobs) == 6 * 20, len(jobs)
+for run, group in jobs.groupby("run"):
+    variant = group["variant"].unique()
+    assert len(variant) == 1 and run.startswith(variant[0]), (run, variant)
+    assert set(group[NODES]) == {int(variant[0].split("_")[0])}, (run, set(group[NODES]))
+assert set(jobs["final_state"]) == {"COMPLETED"}, set(jobs["final_state"])
+assert (jobs["final_state"] == jobs["final_state_label"]).all()
+assert isinstance(jobs["id"].iloc[0], str)
+
+assert len(load(h5, "queues")) == 12
+assert len(load(h5, "options")) == 6
+assert len(load(h5, "decisions")) == 0
+print("ok: the SCHEMA.md recipe loads summary, jobs, queues, options and decisions of", h5)
