@@ -131,6 +131,7 @@ struct kq_node {
 	int32_t *children;    /* sorted by name after kq_finalize; owned */
 	size_t n_children;
 	int height;           /* queue 0; cohort: distance to its furthest leaf */
+	int32_t root;         /* the root of its tree (itself for a root); set by kq_finalize */
 	int64_t weight_milli; /* fair_weight x 1000 (default 1000) */
 	/* per fr, n_fr entries each, one block owned by the node */
 	sim_qty_t *nominal, *borrow_limit, *lend_limit;

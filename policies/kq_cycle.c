@@ -201,7 +201,8 @@ static int simulate_together(struct kq_sched *s, struct kq_wl *wl, const struct 
 static int simulate_each(struct kq_sched *s, struct kq_wl *wl, const struct kq_group *g, int f,
 			 const int16_t *flavor, sim_time_t now, enum kq_mode *mode, int *level)
 {
-	uint8_t *one = calloc((size_t)s->n_fr, 1);
+	uint8_t one_stack[KQ_FR_STACK];
+	uint8_t *one = kq_fr_flags(s, one_stack);
 	struct kq_targets t = { 0 };
 	int rc = one ? 0 : -SIM_ENOMEM;
 	for (int k = 0; k < g->n_res && !rc; k++) {
@@ -225,7 +226,7 @@ static int simulate_each(struct kq_sched *s, struct kq_wl *wl, const struct kq_g
 		for (size_t i = 0; i < t.n; i++)
 			kq_rebook_running(s, t.v[i].wl);
 	}
-	free(one);
+	kq_fr_flags_free(one, one_stack);
 	free(t.v);
 	return rc;
 }
@@ -235,7 +236,8 @@ static int simulate_each(struct kq_sched *s, struct kq_wl *wl, const struct kq_g
 static int search_joint(struct kq_sched *s, struct kq_wl *wl, const struct kq_group *g, const int16_t *flavor,
 			sim_time_t now, struct flavor_try *ft)
 {
-	uint8_t *contested = calloc((size_t)s->n_fr, 1);
+	uint8_t stack[KQ_FR_STACK];
+	uint8_t *contested = kq_fr_flags(s, stack);
 	if (!contested)
 		return -SIM_ENOMEM;
 	for (int k = 0; k < g->n_res; k++) {
@@ -246,7 +248,7 @@ static int search_joint(struct kq_sched *s, struct kq_wl *wl, const struct kq_gr
 		}
 	}
 	int rc = wl->no_preempt ? 0 : kq_find_targets(s, wl, flavor, contested, now, &ft->targets);
-	free(contested);
+	kq_fr_flags_free(contested, stack);
 	if (!rc)
 		ft->mode = targets_mode(wl, &ft->targets);
 	return rc;
@@ -263,7 +265,8 @@ static int try_flavor(struct kq_sched *s, struct kq_wl *wl, const struct kq_grou
 		      sim_time_t now, struct flavor_try *ft)
 {
 	const struct kq_queue_cfg *cfg = &s->nodes[wl->queue].cfg;
-	uint8_t *contested = calloc((size_t)s->n_fr, 1);
+	uint8_t stack[KQ_FR_STACK];
+	uint8_t *contested = kq_fr_flags(s, stack);
 	if (!contested)
 		return -SIM_ENOMEM;
 	enum kq_mode mode[SIM_MAX_RES];
@@ -307,7 +310,7 @@ static int try_flavor(struct kq_sched *s, struct kq_wl *wl, const struct kq_grou
 		}
 		have = 1;
 	}
-	free(contested);
+	kq_fr_flags_free(contested, stack);
 	return rc;
 }
 
@@ -972,22 +975,83 @@ static int process_entry(struct cycle *c, struct nomination *e, kq_place_fn plac
 	}
 }
 
-static void free_noms(struct nomination *noms, size_t n)
+
+uint8_t *kq_fr_flags(const struct kq_sched *s, uint8_t *stack)
 {
-	for (size_t i = 0; i < n; i++)
+	size_t n = (size_t)(s->n_fr ? s->n_fr : 1);
+	if (n <= KQ_FR_STACK) {
+		memset(stack, 0, n);
+		return stack;
+	}
+	return calloc(n, 1);
+}
+
+void kq_fr_flags_free(uint8_t *flags, const uint8_t *stack)
+{
+	if (flags != stack)
+		free(flags);
+}
+
+/* The scheduler's kept buffers for a cycle of n heads: nominations (their target
+ * arrays survive from cycle to cycle, emptied by each nomination), their order and a
+ * per-fr buffer. NULL: no memory. */
+static struct kq_scratch *cycle_scratch(struct kq_sched *s, size_t n)
+{
+	struct kq_scratch *sc = s->scratch;
+	if (!sc && !(sc = s->scratch = calloc(1, sizeof *sc)))
+		return NULL;
+	n = n ? n : 1;
+	if (sc->cap_noms < n) {
+		struct nomination *nv = realloc(sc->noms, n * sizeof *nv);
+		if (!nv)
+			return NULL;
+		memset(nv + sc->cap_noms, 0, (n - sc->cap_noms) * sizeof *nv);
+		sc->noms = nv;
+		struct nomination **ov = realloc(sc->order, n * sizeof *ov);
+		if (!ov)
+			return NULL; /* noms grew; cap_noms not yet: the new entries are zero */
+		sc->order = ov;
+		sc->cap_noms = n;
+	}
+	size_t nf = (size_t)(s->n_fr ? s->n_fr : 1);
+	if (sc->cap_buf < nf) {
+		sim_qty_t *b = realloc(sc->buf, nf * sizeof *b);
+		if (!b)
+			return NULL;
+		sc->buf = b;
+		sc->cap_buf = nf;
+	}
+	return sc;
+}
+
+void kq_cycle_scratch_free(struct kq_scratch *sc)
+{
+	struct nomination *noms = sc->noms;
+	for (size_t i = 0; i < sc->cap_noms; i++)
 		free(noms[i].targets.v);
-	free(noms);
+	free(sc->noms);
+	free(sc->order);
+	free(sc->buf);
+	free(sc->journal);
+	free(sc->issued);
 }
 
 int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_t now, kq_place_fn place,
 	     void *place_arg, struct kq_decision *out)
 {
 	kq_decision_reset(out);
-	struct nomination *noms = calloc(n_heads ? n_heads : 1, sizeof *noms);
-	struct nomination **order = calloc(n_heads ? n_heads : 1, sizeof *order);
-	sim_qty_t *buf = malloc((size_t)(s->n_fr ? s->n_fr : 1) * sizeof *buf);
+	struct kq_scratch *sc = cycle_scratch(s, n_heads);
+	if (!sc)
+		return -SIM_ENOMEM;
+	struct nomination *noms = sc->noms;
+	struct nomination **order = sc->order;
+	sim_qty_t *buf = sc->buf;
 	struct cycle c = { .s = s, .out = out, .victim_mark = ++s->epoch, .now = now };
-	int rc = noms && order && buf ? 0 : -SIM_ENOMEM;
+	c.j.v = sc->journal; /* kept arrays, emptied */
+	c.j.cap = sc->cap_journal;
+	c.issued = sc->issued;
+	c.cap_issued = sc->cap_issued;
+	int rc = 0;
 	for (size_t i = 0; i < n_heads && !rc; i++) {
 		rc = nominate(s, heads[i], now, &noms[i]);
 		order[i] = &noms[i];
@@ -1003,12 +1067,10 @@ int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_
 	}
 	s->skip_mark = 0;
 	journal_undo(s, &c.j);
-	free(c.j.v);
-	free(c.issued);
-	free(buf);
-	free(order);
-	if (noms)
-		free_noms(noms, n_heads);
+	sc->journal = c.j.v;
+	sc->cap_journal = c.j.cap;
+	sc->issued = c.issued;
+	sc->cap_issued = c.cap_issued;
 	return rc;
 }
 

@@ -12,7 +12,18 @@ struct kq_scratch {
 	size_t cap_taken;
 	void *fair;  /* a fair-sharing search's arrays (struct fair_bufs, kq_preempt.c) */
 	void *classical; /* a classical search's sources and heap (struct cl_bufs, kq_preempt.c) */
+	/* kq_cycle's (kq_cycle.c): its nominations (with their target arrays, reused),
+	 * their order, a per-fr buffer, the journal and the issued victims */
+	void *noms, *order, *buf, *journal, *issued;
+	size_t cap_noms, cap_buf, cap_journal, cap_issued;
 };
+void kq_cycle_scratch_free(struct kq_scratch *sc); /* kq_cycle.c: frees what kq_cycle kept */
+
+/* Flags over flavor-resources (one byte per fr), zeroed: in `stack` (KQ_FR_STACK
+ * bytes) when they fit, the usual case, else on the heap. NULL: no memory. */
+#define KQ_FR_STACK 256
+uint8_t *kq_fr_flags(const struct kq_sched *s, uint8_t *stack);
+void kq_fr_flags_free(uint8_t *flags, const uint8_t *stack);
 void kq_scratch_free(struct kq_sched *s); /* frees s->scratch and what it holds */
 
 /* A growable list of victims (with reasons) that one preemption simulation found. */

@@ -541,10 +541,8 @@ static int attempt_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const
 		const struct kq_node *o = &s->nodes[i];
 		if (!o->is_queue || !o->n_running)
 			continue;
-		int own = (int)i == pre->queue, r = (int)i;
-		while (s->nodes[r].parent >= 0)
-			r = s->nodes[r].parent;
-		if (!own && (r != root || !has_parent))
+		int own = (int)i == pre->queue;
+		if (!own && (o->root != root || !has_parent))
 			continue;
 		for (int fr = 0; fr < s->n_fr; fr++) {
 			if (!contested[fr] || (!own && !kq_borrowing(s, (int)i, fr)))
@@ -1024,10 +1022,7 @@ static int fair_source(const struct fair_ctx *x, int qi)
 		return 0;
 	if (qi == x->pre->queue)
 		return cfg->within != KQ_NEVER;
-	int r = qi;
-	while (s->nodes[r].parent >= 0)
-		r = s->nodes[r].parent;
-	return r == x->root && q->parent >= 0 && cfg->reclaim != KQ_NEVER && !within_nominal(s, qi, x->contested);
+	return q->root == x->root && q->parent >= 0 && cfg->reclaim != KQ_NEVER && !within_nominal(s, qi, x->contested);
 }
 
 /* Appends queue qi's candidates (unsorted) to x->cand. */
@@ -1640,6 +1635,7 @@ void kq_scratch_free(struct kq_sched *s)
 		free(fb);
 	}
 	cl_bufs_free(sc->classical);
+	kq_cycle_scratch_free(sc);
 	free(sc->taken);
 	free(sc);
 	s->scratch = NULL;
@@ -1668,10 +1664,7 @@ static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const in
 			continue;
 		int own = (int)i == pre->queue;
 		if (!own) {
-			int r = (int)i;
-			while (s->nodes[r].parent >= 0)
-				r = s->nodes[r].parent;
-			if (r != root || o->parent < 0 || cfg->reclaim == KQ_NEVER ||
+			if (o->root != root || o->parent < 0 || cfg->reclaim == KQ_NEVER ||
 			    within_nominal(s, (int)i, contested))
 				continue;
 		}

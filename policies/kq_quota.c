@@ -323,6 +323,12 @@ int kq_finalize(struct kq_sched *s, struct sim_diag *diag)
 	for (size_t i = 0; i < s->n_nodes; i++)
 		if (s->nodes[i].parent < 0)
 			node_height(s, (int)i);
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		int32_t r = (int32_t)i;
+		while (s->nodes[r].parent >= 0)
+			r = s->nodes[r].parent;
+		s->nodes[i].root = r;
+	}
 	compute_all_quota(s);
 	s->finalized = 1;
 	return 0;
