@@ -272,7 +272,10 @@ void kq_usage_add(struct kq_sched *s, int node, int fr, sim_qty_t v);
 void kq_usage_remove(struct kq_sched *s, int node, int fr, sim_qty_t v);
 sim_qty_t kq_available(const struct kq_sched *s, int node, int fr);
 sim_qty_t kq_potential(const struct kq_sched *s, int node, int fr);
-int kq_borrowing(const struct kq_sched *s, int node, int fr); /* usage > SubtreeQuota */
+static inline int kq_borrowing(const struct kq_sched *s, int node, int fr) /* usage > SubtreeQuota */
+{
+	return s->nodes[node].usage[fr] > s->nodes[node].subtree[fr];
+}
 /* Dominant resource share of a node with `req` (per fr, NULL = none) added to its
  * usage. Returns INFINITY for a weight-0 borrower; *unweighted gets the share
  * before the weight (for comparing two infinite shares). */

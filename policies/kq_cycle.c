@@ -502,7 +502,8 @@ static int nominate_uncached(struct kq_sched *s, struct kq_wl *wl, sim_time_t no
  * messages; a nomination without victims has neither.) */
 static int same_class(const struct kq_sched *s, const struct kq_failed *f, const struct kq_wl *wl)
 {
-	if (f->priority != wl->priority || f->no_preempt != wl->no_preempt || f->n_allow != wl->n_allow ||
+	if (f->req[0] != wl->req[0] || f->priority != wl->priority || f->no_preempt != wl->no_preempt ||
+	    f->n_allow != wl->n_allow ||
 	    f->job_order != wl->job_order || memcmp(f->req, wl->req, sizeof f->req) != 0 ||
 	    memcmp(f->allow, wl->allow, (size_t)wl->n_allow * sizeof *f->allow) != 0)
 		return 0;

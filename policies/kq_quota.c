@@ -562,11 +562,6 @@ sim_qty_t kq_potential(const struct kq_sched *s, int node, int fr)
 	return s->nodes[node].potential[fr]; /* compute_potential, at finalize and requota */
 }
 
-int kq_borrowing(const struct kq_sched *s, int node, int fr)
-{
-	const struct kq_node *n = &s->nodes[node];
-	return n->usage[fr] > n->subtree[fr];
-}
 
 static double drs_now(const struct kq_sched *s, const struct kq_node *n, const sim_qty_t *req_fr,
 		      double *unweighted);
