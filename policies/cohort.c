@@ -104,6 +104,8 @@ struct cohort {
 	size_t n_free, cap_free;
 	struct timed_change *changes;
 	size_t n_changes;
+	sim_time_t *last_quota_change; /* per kq node, a root's entry used: the latest quota
+					* change in its tree (SIM_TIME_NONE: none); owned */
 	int shrink_check;        /* a quota went down: evict what no longer fits */
 	int max_heads_per_queue; /* heads a queue may set aside in one pass; 0 = no bound (Kueue) */
 	int naive_pending;       /* pending sets are the naive oracle (cohort_test_naive_pending) */
@@ -986,6 +988,17 @@ static int group_flavor_holds(const struct cohort *c, const struct kq_wl *wl, co
  * option, as SageMaker does: each option's flavor must be in the groups the
  * request needs and hold it within the queue's potential quota; any shortfall
  * rejects the job. */
+/* May a quota change at or after `now` still raise the potential quota of queue
+ * node q? Then a job above it is kept pending (Kueue keeps such a workload pending
+ * and it is looked at again when quotas change: co_on_event gives back every head
+ * set aside); it ends unfinished if the quota never lets it fit. Without a later
+ * change in its tree it can never fit and is rejected at submit. */
+static int quota_may_rise(const struct cohort *c, int q, sim_time_t now)
+{
+	sim_time_t last = c->last_quota_change ? c->last_quota_change[c->kq->nodes[q].root] : SIM_TIME_NONE;
+	return last != SIM_TIME_NONE && last >= now;
+}
+
 static enum sim_admit co_admit(struct sim_policy *pol, const struct sim_job *job, const struct sim_view *v)
 {
 	struct cohort *c = pol->priv;
@@ -1008,7 +1021,7 @@ static enum sim_admit co_admit(struct sim_policy *pol, const struct sim_job *job
 				holding++;
 		}
 		if (!holding || (every && holding < wl.n_allow))
-			return SIM_REJECT;
+			return quota_may_rise(c, wl.queue, sim_view_now(v)) ? SIM_ADMIT : SIM_REJECT;
 	}
 	return SIM_ADMIT;
 }
@@ -1159,6 +1172,7 @@ static void co_fini(struct sim_policy *pol)
 	free(c->job_entry);
 	free(c->free_list);
 	free(c->changes);
+	free(c->last_quota_change);
 	free(c->heads);
 	free(c->preemptors);
 	free(c->awaiting);
@@ -1225,6 +1239,27 @@ static int check_shared_requests(const struct cohort *c, const struct sim_view *
 	return rc;
 }
 
+/* The latest quota change of each tree, so that a submit can tell whether its
+ * queue's potential quota may still rise. */
+static int index_quota_changes(struct cohort *c)
+{
+	size_t n = c->kq->n_nodes ? c->kq->n_nodes : 1;
+	c->last_quota_change = malloc(n * sizeof *c->last_quota_change);
+	if (!c->last_quota_change)
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		c->last_quota_change[i] = SIM_TIME_NONE;
+	for (size_t i = 0; i < c->n_changes; i++) {
+		const struct timed_change *ch = &c->changes[i];
+		if (ch->kind != 0)
+			continue;
+		sim_time_t *last = &c->last_quota_change[c->kq->nodes[ch->node].root];
+		if (ch->t > *last)
+			*last = ch->t;
+	}
+	return 0;
+}
+
 int cohort_test_naive_pending;
 
 static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *env, const cJSON *params,
@@ -1280,6 +1315,8 @@ static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *e
 	for (size_t i = 0; i < c->n_changes; i++)
 		if ((rc = sim_view_post_event(env->view, c->changes[i].t, SIM_FAM_QUOTA, (uint32_t)i)))
 			return rc;
+	if ((rc = index_quota_changes(c)))
+		return rc;
 	c->kq->room = room_cb;
 	c->kq->room_arg = c;
 	c->free_gen = sim_cluster_free_gen(sim_view_cluster(env->view), -1);

@@ -350,6 +350,39 @@ static void test_cohort_quota_shrink_event(void)
 	qrun_free(&r);
 }
 
+/* A job above its queue's potential quota at submit is kept pending, not rejected,
+ * when a quota event of its tree may still raise the quota (Kueue keeps it pending):
+ * the 8-GPU job waits for nominal 8 at 300 and starts then. Without quota events it
+ * can never fit and is rejected at submit, as before. */
+static void test_cohort_quota_raise_admits_oversized(void)
+{
+	const char *csv = tu_write_file("quota_raise.csv", "time_s,queue,flavor,resource,nominal\n300,a,f,gpu,8\n");
+	char quota[1024];
+	snprintf(quota, sizeof quota,
+		 "{\"name\": \"cohort\", \"queues\": [{\"name\": \"a\", \"cohort\": null,"
+		 " \"quota\": {\"f\": {\"gpu\": {\"nominal\": 4}}}}], \"unlisted_queues\": {\"cohort\": null},"
+		 " \"quota_events\": \"%s\"}",
+		 csv);
+	struct qrun r;
+	struct sim_trace *t = sim_trace_create();
+	add_job(t, "big", 10, 100, 8, "a", 0);
+	add_job(t, "small", 20, 100, 4, "a", 0);
+	qrun(&r, t, 1, "priority", quota, NULL);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "big")->state, SIM_JOB_COMPLETED);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "big"), 300.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "small"), 20.0, 1e-9); /* not held back by big */
+	qrun_free(&r);
+
+	t = sim_trace_create();
+	add_job(t, "big", 10, 100, 8, "a", 0);
+	qrun(&r, t, 1, "priority",
+	     "{\"name\": \"cohort\", \"queues\": [{\"name\": \"a\", \"cohort\": null,"
+	     " \"quota\": {\"f\": {\"gpu\": {\"nominal\": 4}}}}], \"unlisted_queues\": {\"cohort\": null}}",
+	     NULL);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "big")->state, SIM_JOB_REJECTED);
+	qrun_free(&r);
+}
+
 /* A boost from priority_events reorders the queue; it expires after duration_s. */
 static void test_cohort_priority_events(void)
 {
@@ -1016,6 +1049,7 @@ static CU_TestInfo cohort_tests[] = {
 	{ "pending_limit_drops", test_cohort_pending_limit_drops },
 	{ "every_head_set_aside", test_cohort_every_head_set_aside },
 	{ "epochs_match_naive_oracle", test_cohort_epochs_match_naive_oracle },
+	{ "quota_raise_admits_oversized", test_cohort_quota_raise_admits_oversized },
 	CU_TEST_INFO_NULL,
 };
 
