@@ -16,8 +16,13 @@
  * flavor_order, under the queue's flavor_fungibility (Kueue); first_fit = the
  * options in the job's order, the first whose flavor fits quota without preemption
  * and has free nodes now (SageMaker), never preempting. The job then starts on the
- * option of that flavor, so its run time scales as that option. All options of a
- * job share one request under these two (checked at init).
+ * option of that flavor, so its run time scales as that option. Under fungible all
+ * options of a job share one request; under first_fit each option may state its own
+ * quantities, every option asking for the same managed resources (both checked at
+ * init): the options' own requests go to kq as kq_wl.opt_req, used by the first-fit
+ * nomination (which books the chosen one) and by the potential-quota check at
+ * submit. A job without options, or whose options share one request, has none, so
+ * Kueue's decisions for it are unchanged.
  *
  * Ownership: the policy owns the kq_sched, the workload pool and the pending sets; the
  * engine owns the jobs. Memory is proportional to queued + running jobs.
@@ -121,6 +126,12 @@ struct cohort {
 	uint8_t *managed_res;    /* per cluster resource: some quota names it */
 	uint8_t *explicit_pre;   /* per kq node: preemption keys the queue set itself */
 	struct sibling_sums *sums; /* co_queue_stats' scratch; NULL until the first sample */
+	/* Per-option requests (docs/kueue-rules.md, "Per-option counts"): for a job whose
+	 * options ask for different quantities, its options' managed requests, one row of
+	 * SIM_MAX_RES each, from opt_rows + job_row[job] x SIM_MAX_RES. NULL when no job
+	 * has such options; else NONE_U32 for a job whose options share one request. */
+	uint32_t *job_row;
+	sim_qty_t *opt_rows;
 };
 
 /* ---- the workload pool ---- */
@@ -429,6 +440,19 @@ static void fill_request(const struct cohort *c, const struct sim_view *v, const
 	/* First fit is how a preference list is used; a job of one option keeps Kueue's
 	 * rules (it may preempt, and holds its quota while it waits for nodes). */
 	wl->first_fit = wl->job_order = c->fb == FB_FIRST_FIT && job->n_opts > 1;
+	/* Its options' own requests, when they differ (first fit only). */
+	wl->opt_req = NULL;
+	if (wl->first_fit && wl->n_allow && c->job_row && c->job_row[job->idx] != NONE_U32)
+		wl->opt_req = c->opt_rows + (size_t)c->job_row[job->idx] * SIM_MAX_RES;
+}
+
+/* The request of wl on flavor f: its option's own (kq_wl.opt_req), else req. */
+static const sim_qty_t *request_on(const struct kq_wl *wl, int f)
+{
+	for (int k = 0; wl->opt_req && k < wl->n_allow; k++)
+		if (wl->allow[k] == f)
+			return wl->opt_req + (size_t)k * SIM_MAX_RES;
+	return wl->req;
 }
 
 /* The option of job j that runs on flavor f: the first naming f, else the first
@@ -975,9 +999,10 @@ static int group_flavor_holds(const struct cohort *c, const struct kq_wl *wl, co
 			      int f)
 {
 	const struct kq_node *q = &c->kq->nodes[wl->queue];
+	const sim_qty_t *rq = request_on(wl, f); /* a first-fit option's own count */
 	for (int k = 0; k < grp->n_res; k++) {
 		int r = grp->res[k], fr = kq_fr(c->kq, f, r);
-		if (wl->req[r] > 0 && (!q->has_quota[fr] || wl->req[r] > kq_potential(c->kq, wl->queue, fr)))
+		if (rq[r] > 0 && (!q->has_quota[fr] || rq[r] > kq_potential(c->kq, wl->queue, fr)))
 			return 0;
 	}
 	return 1;
@@ -1178,6 +1203,8 @@ static void co_fini(struct sim_policy *pol)
 	free(c->awaiting);
 	free(c->managed_res);
 	free(c->explicit_pre);
+	free(c->job_row);
+	free(c->opt_rows);
 	sibling_sums_free(c->sums);
 	kq_decision_free(&c->dec);
 	free(c);
@@ -1203,9 +1230,12 @@ static const char *flavor_name(const struct sim_cluster *cl, int32_t f)
 	return f == SIM_FLAVOR_ANY ? "*" : sim_cluster_flavor(cl, f)->name;
 }
 
-/* Under fungible and first_fit kq admits one request on whichever option's flavor it
- * picks, so every option of a job must have the same request vector: one located
- * error a job that differs ("FILE:LINE: column prefs: ..."). */
+/* Under fungible kq admits one request on whichever option's flavor it picks, so
+ * every option of a job must have the same request vector. Under first_fit each
+ * option may state its own quantities (SageMaker's per-option instance counts), but
+ * every option must ask for the same managed resources (a resource group is assigned
+ * before the option is known). One located error for a job that breaks the rule
+ * ("FILE:LINE: column prefs: ..."). */
 static int check_shared_requests(const struct cohort *c, const struct sim_view *v, const char *quota_name,
 				 const char *fb_name, struct sim_diag *diag)
 {
@@ -1220,7 +1250,15 @@ static int check_shared_requests(const struct cohort *c, const struct sim_view *
 		const struct sim_job_option *o0 = sim_job_opt(t, j, 0);
 		for (int k = 1; k < j->n_opts; k++) {
 			const struct sim_job_option *ok = sim_job_opt(t, j, k);
-			if (memcmp(o0->req, ok->req, sizeof o0->req) == 0)
+			int same;
+			if (c->fb == FB_FIRST_FIT) {
+				same = 1;
+				for (int r = 0; r < c->kq->n_res; r++)
+					same &= !c->managed_res[r] || (o0->req[r] > 0) == (ok->req[r] > 0);
+			} else {
+				same = memcmp(o0->req, ok->req, sizeof o0->req) == 0;
+			}
+			if (same)
 				continue;
 			char where[512], a[256], b[256];
 			format_request(res, o0->req, a, sizeof a);
@@ -1228,9 +1266,10 @@ static int check_shared_requests(const struct cohort *c, const struct sim_view *
 			snprintf(where, sizeof where, "%s:%u: column prefs", t->path ? t->path : "trace",
 				 (unsigned)j->line);
 			rc = sim_diag_add(diag, where,
-					  "expected one request shared by every option under quota policy "
-					  "%s with fallback %s, found %s on option 1 (%s) and %s on option "
-					  "%d (%s)",
+					  "expected %s under quota policy %s with fallback %s, found %s on "
+					  "option 1 (%s) and %s on option %d (%s)",
+					  c->fb == FB_FIRST_FIT ? "every option to request the same resources"
+								: "one request shared by every option",
 					  quota_name, fb_name, a, flavor_name(cl, o0->flavor_id), b, k + 1,
 					  flavor_name(cl, ok->flavor_id));
 			break;
@@ -1256,6 +1295,45 @@ static int index_quota_changes(struct cohort *c)
 		sim_time_t *last = &c->last_quota_change[c->kq->nodes[ch->node].root];
 		if (ch->t > *last)
 			*last = ch->t;
+	}
+	return 0;
+}
+
+/* The per-option request rows (cohort.job_row): only jobs whose options differ in a
+ * managed resource get rows; none at all when no job does. */
+static int build_option_rows(struct cohort *c, const struct sim_trace *t)
+{
+	size_t n_rows = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		size_t row = 0;
+		for (size_t i = 0; i < t->n_jobs; i++) {
+			const struct sim_job *j = &t->jobs[i];
+			int differ = 0;
+			for (int k = 1; k < j->n_opts && !differ; k++)
+				for (int r = 0; r < c->kq->n_res; r++)
+					differ |= c->managed_res[r] &&
+						  sim_job_opt(t, j, 0)->req[r] != sim_job_opt(t, j, k)->req[r];
+			if (pass == 1)
+				c->job_row[i] = differ ? (uint32_t)row : NONE_U32;
+			if (!differ)
+				continue;
+			for (int k = 0; pass == 1 && k < j->n_opts; k++)
+				for (int r = 0; r < c->kq->n_res; r++)
+					c->opt_rows[(row + (size_t)k) * SIM_MAX_RES + (size_t)r] =
+						c->managed_res[r] ? sim_job_opt(t, j, k)->req[r] : 0;
+			row += j->n_opts;
+		}
+		if (pass == 0) {
+			if (!row)
+				return 0;
+			if (row >= NONE_U32)
+				return -SIM_ERANGE;
+			n_rows = row;
+			c->job_row = malloc(t->n_jobs * sizeof *c->job_row);
+			c->opt_rows = calloc(n_rows * SIM_MAX_RES, sizeof *c->opt_rows);
+			if (!c->job_row || !c->opt_rows)
+				return -SIM_ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -1320,6 +1398,8 @@ static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *e
 	c->kq->room = room_cb;
 	c->kq->room_arg = c;
 	c->free_gen = sim_cluster_free_gen(sim_view_cluster(env->view), -1);
+	if ((rc = build_option_rows(c, t)))
+		return rc;
 	resolve_fallback(c, env->view);
 	if (c->fb_resolved && c->fb != FB_STRICT)
 		return check_shared_requests(c, env->view, hard ? "hard" : "cohort",

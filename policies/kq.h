@@ -109,6 +109,12 @@ struct kq_wl {
 			       * any borrowing level, and kq_sched.room says the nodes have room;
 			       * it never preempts, and with no such flavor it stays NoFit */
 	int16_t allow[SIM_MAX_OPTIONS]; /* flavor indices */
+	/* First fit with a request per option (run mode: per-option instance counts),
+	 * else NULL: n_allow rows of SIM_MAX_RES, row k the request on allow[k]; every
+	 * row asks for the same resources. The first-fit nomination copies the chosen
+	 * row's part into req, so what it books (and what it holds while it runs, or is
+	 * a victim) is its option's own request. Borrowed. */
+	const sim_qty_t *opt_req;
 	/* owned by kq while running */
 	uint32_t slot;        /* index in its queue's running array */
 	struct kq_wl *run_prev, *run_next; /* its priority band's list (kq_band.head) */

@@ -396,11 +396,15 @@ static void first_fit_group(struct kq_sched *s, struct kq_wl *wl, const struct k
 	int all_exceed = 1;
 	for (int i = 0; i < n; i++) {
 		int f = order[i], level = 0, fits = 1, exceeds = 0;
+		const sim_qty_t *rq = wl->req; /* the request on f (kq_wl.opt_req) */
+		for (int k = 0; wl->opt_req && k < wl->n_allow; k++)
+			if (wl->allow[k] == f)
+				rq = wl->opt_req + (size_t)k * SIM_MAX_RES;
 		for (int k = 0; k < g->n_res; k++) {
 			int r = g->res[k], ex = 0;
-			if (wl->req[r] <= 0)
+			if (rq[r] <= 0)
 				continue;
-			if (resource_mode(s, wl, kq_fr(s, f, r), wl->req[r], &level, &ex) != KQ_FIT)
+			if (resource_mode(s, wl, kq_fr(s, f, r), rq[r], &level, &ex) != KQ_FIT)
 				fits = 0;
 			exceeds |= ex;
 		}
@@ -411,6 +415,8 @@ static void first_fit_group(struct kq_sched *s, struct kq_wl *wl, const struct k
 			nom->no_room = 1;
 			continue;
 		}
+		for (int k = 0; k < g->n_res; k++)
+			wl->req[g->res[k]] = rq[g->res[k]];
 		for (int k = 0; k < g->n_res; k++)
 			if (wl->req[g->res[k]] > 0)
 				nom->flavor[g->res[k]] = (int16_t)f;

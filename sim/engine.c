@@ -1202,13 +1202,16 @@ static sim_time_t next_time(struct sim_engine *e)
 }
 
 /* Applies every event with time <= now, in (t, phase, seq) order; trace submits are
- * merged in as phase EV_SUBMIT. */
-static int apply_due_events(struct sim_engine *e)
+ * merged in as phase EV_SUBMIT. With hold_late, the events at now of phase EV_TIMEOUT
+ * and later stay queued: the decision pass at now comes before the pending limits
+ * that run out at now (docs/design.md, "Pending limit"). */
+static int apply_due_events(struct sim_engine *e, int hold_late)
 {
 	struct sim_trace *t = e->p.trace;
 	for (;;) {
 		struct sim_event ev;
-		int have_ev = sim_evq_peek(e->evq, &ev) == 0 && ev.t <= e->now;
+		int have_ev = sim_evq_peek(e->evq, &ev) == 0 && ev.t <= e->now &&
+			      !(hold_late && ev.t == e->now && ev.phase >= EV_TIMEOUT);
 		int have_sub = e->next_submit < t->n_jobs && t->jobs[e->next_submit].submit_ns <= e->now;
 		if (!have_ev && !have_sub)
 			return 0;
@@ -1228,6 +1231,24 @@ static int apply_due_events(struct sim_engine *e)
 		if (e->p.progress && sim_tick_due(&e->progress_tick))
 			e->p.progress(e->p.progress_arg, e->n_done, t->n_jobs, e->now);
 	}
+}
+
+/* Passes repeat at this time while a pass preempted (its victims' capacity goes to
+ * the preemptors in the next). */
+static int run_passes(struct sim_engine *e)
+{
+	int rc = 0;
+	for (unsigned passes = 0; e->changed && (e->n_queued || e->policy_event) && !rc; passes++) {
+		e->changed = 0;
+		e->policy_event = 0;
+		if (passes == 100000)
+			rc = -SIM_ESTATE; /* a policy that preempts without end */
+		else
+			rc = decision_pass(e);
+	}
+	e->changed = 0;
+	e->policy_event = 0;
+	return rc;
 }
 
 static void mark_unfinished(struct sim_engine *e)
@@ -1280,26 +1301,20 @@ int sim_engine_run(struct sim_engine *e)
 			break;
 		e->now = now;
 		cap_touch(e);
-		if ((rc = apply_due_events(e)))
-			break;
-		if (e->oom) {
-			rc = -SIM_ENOMEM;
-			break;
-		}
-		/* Passes repeat at this time while a pass preempted (its victims' capacity
-		 * goes to the preemptors in the next). */
-		for (unsigned passes = 0; e->changed && (e->n_queued || e->policy_event) && !rc; passes++) {
-			e->changed = 0;
-			e->policy_event = 0;
-			if (passes == 100000)
-				rc = -SIM_ESTATE; /* a policy that preempts without end */
-			else
-				rc = decision_pass(e);
+		/* Decide first, then time out: the passes run after the events at now up to
+		 * the submits, then the pending limits due at now apply, then passes again
+		 * if they changed anything (a blocking head that timed out). */
+		for (int stage = 0; stage < 2 && !rc; stage++) {
+			if ((rc = apply_due_events(e, stage == 0)))
+				break;
+			if (e->oom) {
+				rc = -SIM_ENOMEM;
+				break;
+			}
+			rc = run_passes(e);
 		}
 		if (rc)
 			break;
-		e->changed = 0;
-		e->policy_event = 0;
 	}
 	for (size_t q = 0; q < e->p.trace->n_queues; q++)
 		q_touch(e, (int32_t)q);

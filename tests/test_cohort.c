@@ -619,14 +619,24 @@ static void test_cohort_pending_limit_drops(void)
 /* ---- preference lists under the quota policy (issue 4) ---- */
 
 /* Two flavors of `h` and `a` 8-GPU nodes, h100 and a100, both speed 1.0. */
-static struct sim_cluster *h100_a100(uint32_t h, uint32_t a)
+/* With cpu: 96 cpus a node too. */
+static struct sim_cluster *h100_a100_res(uint32_t h, uint32_t a, int cpu)
 {
 	struct sim_resources res;
 	sim_resources_init(&res);
 	struct sim_flavor_spec spec[2] = { { .name = "h100", .nodes = h, .speed = 1.0 },
 					   { .name = "a100", .nodes = a, .speed = 1.0 } };
 	spec[0].node_cap[SIM_RES_GPU] = spec[1].node_cap[SIM_RES_GPU] = 8 * SIM_MILLI;
+	if (cpu) {
+		int r = sim_resources_add(&res, "cpu");
+		spec[0].node_cap[r] = spec[1].node_cap[r] = 96 * SIM_MILLI;
+	}
 	return sim_cluster_create(&res, spec, 2, SIM_PLACE_BEST_FIT);
+}
+
+static struct sim_cluster *h100_a100(uint32_t h, uint32_t a)
+{
+	return h100_a100_res(h, a, 0);
 }
 
 static struct sim_trace *csv_trace(const char *csv)
@@ -791,10 +801,12 @@ static void test_cohort_first_fit_rejects_any_shortfall(void)
 /* Under fungible and first_fit every option of a job must have the same request:
  * a located error at init (the trace's file and line, column prefs). strict uses
  * option 0 only and accepts the trace. */
+static int init_with_cpu;
+
 static int init_with_fallback(const char *csv, const char *fallback, struct sim_diag *d)
 {
 	struct sim_trace *t = csv_trace(csv);
-	struct sim_cluster *c = h100_a100(1, 1);
+	struct sim_cluster *c = h100_a100_res(1, 1, init_with_cpu);
 	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, c, d), 0);
 	struct sim_driver drv;
 	sim_driver_virtual_init(&drv);
@@ -806,7 +818,12 @@ static int init_with_fallback(const char *csv, const char *fallback, struct sim_
 	ep.policies[SIM_FAM_FALLBACK] = &fb;
 	struct sim_engine *e = sim_engine_create(&ep);
 	char params[512];
-	cJSON *pj = cJSON_Parse(queue_a(params, sizeof params, 8, 8));
+	cJSON *pj = cJSON_Parse(init_with_cpu ?
+		"{\"name\": \"cohort\", \"queues\": [{\"name\": \"a\", \"cohort\": null, \"quota\": {"
+		"\"h100\": {\"gpu\": {\"nominal\": 8}, \"cpu\": {\"nominal\": 96}},"
+		" \"a100\": {\"gpu\": {\"nominal\": 8}, \"cpu\": {\"nominal\": 96}}}}],"
+		" \"unlisted_queues\": {\"cohort\": null}}" :
+		queue_a(params, sizeof params, 8, 8));
 	struct sim_policy_env env = { .view = sim_engine_view(e), .file = "exp.json",
 				      .json_path = "$.policies.quota" };
 	int rc = sim_policy_create(&quota, &cohort_policy_ops, &env, pj, d);
@@ -834,13 +851,73 @@ static void test_cohort_prefs_share_one_request(void)
 		CU_FAIL("expected message missing");
 	}
 	sim_diag_fini(&d);
+	/* first_fit: each option may state its own count (SageMaker) */
 	sim_diag_init(&d, 20);
-	CU_ASSERT_EQUAL(init_with_fallback(csv, "first_fit", &d), -SIM_EPARSE);
-	CU_ASSERT(sim_diag_contains(&d, "with fallback first_fit, found gpu=8"));
+	CU_ASSERT_EQUAL(init_with_fallback(csv, "first_fit", &d), 0);
 	sim_diag_fini(&d);
 	sim_diag_init(&d, 20);
 	CU_ASSERT_EQUAL(init_with_fallback(csv, "strict", &d), 0);
 	sim_diag_fini(&d);
+	/* ... but every option asks for the same resources */
+	static const char *const csv2 = "id,submit_s,duration_s,queue,request,prefs\n"
+					"ok,0,100,a,,h100:gpu=4;a100:gpu=8\n"
+					"cpu,0,100,a,,\"h100:gpu=4,cpu=8;a100:gpu=8\"\n";
+	sim_diag_init(&d, 20);
+	init_with_cpu = 1;
+	CU_ASSERT_EQUAL(init_with_fallback(csv2, "first_fit", &d), -SIM_EPARSE);
+	init_with_cpu = 0;
+	if (!sim_diag_contains(&d, "prefs.csv:3: column prefs: expected every option to request the same "
+				   "resources under quota policy cohort with fallback first_fit, found "
+				   "gpu=4,cpu=8 on option 1 (h100) and gpu=8 on option 2 (a100)")) {
+		sim_diag_print(&d, stderr);
+		CU_FAIL("expected message missing");
+	}
+	sim_diag_fini(&d);
+}
+
+/* Per-option counts under hard and cohort (SageMaker: two instances of the preferred
+ * type, or four of the accepted one). h100: 2 nodes, a100: 6 nodes, 8 GPUs a node;
+ * queue a's nominal: h100 16, a100 40; no cohort, no preemption.
+ *  fill 0s h100:gpu=16 1000s: all of h100's quota and nodes.
+ *  p 10s h100:gpu=16 or a100:gpu=32, 100 s on option 1: h100 has no quota left, so
+ *    a100 with its own count, 32 (quota 32 <= 40, 4 free nodes): starts at 10, runs
+ *    100 x 16 / 32 = 50 s, ends at 60.
+ *  r 30s a100:gpu=8: quota 40 <= 40 -> starts at 30 (the 5th node), to 130.
+ *  s 31s a100:gpu=8: 48 > 40, it waits for quota although the 6th node is free (it
+ *    would start at 31 if p had booked option 1's count, 16); at 60 p frees 32: s
+ *    starts at 60.
+ *  big 40s h100:gpu=16 or a100:gpu=48: option 2 exceeds a's a100 quota (40) ever:
+ *    rejected at submit (the potential-quota check uses each option's own count). */
+static void test_cohort_per_option_counts(void)
+{
+	static const char *const csv = "id,submit_s,duration_s,queue,request,prefs\n"
+				       "fill,0,1000,a,h100:gpu=16,\n"
+				       "p,10,100,a,,h100:gpu=16;a100:gpu=32\n"
+				       "r,30,100,a,a100:gpu=8,\n"
+				       "s,31,10,a,a100:gpu=8,\n"
+				       "big,40,10,a,,h100:gpu=16;a100:gpu=48\n";
+	static const char *const names[] = { "hard", "cohort" };
+	for (int i = 0; i < 2; i++) {
+		char quota[512];
+		snprintf(quota, sizeof quota,
+			 "{\"name\": \"%s\", \"queues\": [{\"name\": \"a\", \"cohort\": null, \"quota\": {"
+			 "\"h100\": {\"gpu\": {\"nominal\": 16}}, \"a100\": {\"gpu\": {\"nominal\": 40}}}}],"
+			 " \"unlisted_queues\": {\"cohort\": null}}",
+			 names[i]);
+		struct qrun r;
+		qrun_on(&r, csv_trace(csv), h100_a100(2, 6), "priority", quota, NULL, "first_fit");
+		struct sim_job *p = job_by_id(r.t, "p");
+		CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "p"), 10.0, 1e-9);
+		CU_ASSERT_EQUAL(p->opt_chosen, 1);
+		CU_ASSERT_EQUAL(flavor_of(&r, "p"), 1);
+		CU_ASSERT_EQUAL(p->end_ns, 60 * SIM_NS_PER_S);
+		CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "r"), 30.0, 1e-9);
+		CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "s"), 60.0, 1e-9);
+		CU_ASSERT_EQUAL(job_by_id(r.t, "s")->state, SIM_JOB_COMPLETED);
+		CU_ASSERT_EQUAL(job_by_id(r.t, "big")->state, SIM_JOB_REJECTED);
+		CU_ASSERT_EQUAL(job_by_id(r.t, "fill")->state, SIM_JOB_COMPLETED);
+		qrun_free(&r);
+	}
 }
 
 /* ---- BestEffortFIFO without a bound (Kueue) ---- */
@@ -1046,6 +1123,7 @@ static CU_TestInfo cohort_tests[] = {
 	{ "first_fit_nodes_full", test_cohort_first_fit_nodes_full },
 	{ "first_fit_rejects_any_shortfall", test_cohort_first_fit_rejects_any_shortfall },
 	{ "prefs_share_one_request", test_cohort_prefs_share_one_request },
+	{ "per_option_counts", test_cohort_per_option_counts },
 	{ "pending_limit_drops", test_cohort_pending_limit_drops },
 	{ "every_head_set_aside", test_cohort_every_head_set_aside },
 	{ "epochs_match_naive_oracle", test_cohort_epochs_match_naive_oracle },

@@ -470,7 +470,61 @@ static void test_engine_tick_stride_adapts(void)
 	CU_ASSERT(t.stride < before);
 }
 
+/* The pending limit at the boundary (docs/design.md, "Pending limit"): the decision
+ * pass at an instant comes before the pending limits that run out then.
+ * One node of 4 GPUs. a 0s 4g 10s -> starts 0, ends 10. b 1s 4g 5s, max_pending_s 9:
+ * its limit runs out at 1 + 9 = 10, the instant a frees the node, so it starts at 10
+ * (before the fix it timed out at 10). c 2s 4g 1s, max_pending_s 5: the limit runs out
+ * at 7, while a still holds the node: timed out at 7. */
+static void test_engine_pending_limit_at_boundary_starts(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	tu_trace_add(t, "a", 0, 10, G(4), "f", 0);
+	size_t b = tu_trace_add(t, "b", 1, 5, G(4), "f", 0);
+	size_t c = tu_trace_add(t, "c", 2, 1, G(4), "f", 0);
+	t->jobs[b].max_pending_ns = 9 * SIM_NS_PER_S;
+	t->jobs[c].max_pending_ns = 5 * SIM_NS_PER_S;
+	tu_trace_finish(t);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 4, "fifo", NULL, SIM_PLACE_FIRST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "a"), 0.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "b"), 10.0, 1e-9);
+	CU_ASSERT_EQUAL(t->jobs[1].state, SIM_JOB_COMPLETED);
+	CU_ASSERT_EQUAL(t->jobs[2].state, SIM_JOB_TIMED_OUT_PENDING);
+	CU_ASSERT_EQUAL(t->jobs[2].end_ns, 7 * SIM_NS_PER_S);
+	sim_trace_destroy(t);
+}
+
+/* max_pending_s = 0: a job starts if it fits at its submit, else it times out at once.
+ * One node of 4 GPUs, empty. a 0s 2g 10s, limit 0 -> starts at 0 (before the fix: timed
+ * out at 0 on an empty cluster). b 1s 4g 1s, limit 0: 2 GPUs free at 1 -> timed out at
+ * 1. d 1s 2g 1s, limit 0, behind b under fifo: b is still queued at the decision pass,
+ * so d waits behind it and times out at 1 too. e 20s 4g 1s, limit 0 -> starts at 20. */
+static void test_engine_pending_limit_zero(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	size_t r[4];
+	r[0] = tu_trace_add(t, "a", 0, 10, G(2), "f", 0);
+	r[1] = tu_trace_add(t, "b", 1, 1, G(4), "f", 0);
+	r[2] = tu_trace_add(t, "d", 1, 1, G(2), "f", 0);
+	r[3] = tu_trace_add(t, "e", 20, 1, G(4), "f", 0);
+	for (int i = 0; i < 4; i++)
+		t->jobs[r[i]].max_pending_ns = 0;
+	tu_trace_finish(t);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 4, "fifo", NULL, SIM_PLACE_FIRST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "a"), 0.0, 1e-9);
+	CU_ASSERT_EQUAL(t->jobs[0].state, SIM_JOB_COMPLETED);
+	CU_ASSERT_EQUAL(t->jobs[1].state, SIM_JOB_TIMED_OUT_PENDING);
+	CU_ASSERT_EQUAL(t->jobs[1].end_ns, 1 * SIM_NS_PER_S);
+	CU_ASSERT_EQUAL(t->jobs[2].state, SIM_JOB_TIMED_OUT_PENDING);
+	CU_ASSERT_EQUAL(t->jobs[2].end_ns, 1 * SIM_NS_PER_S);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "e"), 20.0, 1e-9);
+	CU_ASSERT_EQUAL(t->jobs[3].state, SIM_JOB_COMPLETED);
+	sim_trace_destroy(t);
+}
+
 static CU_TestInfo engine_tests[] = {
+	{ "test_engine_pending_limit_at_boundary_starts", test_engine_pending_limit_at_boundary_starts },
+	{ "test_engine_pending_limit_zero", test_engine_pending_limit_zero },
 	{ "test_engine_golden_log_fifo", test_engine_golden_log_fifo },
 	{ "test_engine_golden_log_priority", test_engine_golden_log_priority },
 	{ "test_engine_golden_log_backfill", test_engine_golden_log_backfill },

@@ -332,9 +332,9 @@ static void test_measured_stop_replaces_time_formula(void)
  * whose pending limit ran out (on_drop): the run ends with ja completed and jt timed out. */
 static void test_order_policies_requeue_and_drop(void)
 {
-	static const char *const orders[] = { "fifo", "priority", "easy_backfill" };
+	static const char *const orders[] = { "fifo", "priority", "easy_backfill", "independent" };
 	tu_write_file("fb_cap2.csv", "time_s,flavor,nodes\n250,a,0\n300,a,1\n");
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		char cfg[1024];
 		snprintf(cfg, sizeof cfg,
 			 "{'name': 'rq', 'trace': {'path': 'TRACE'},"
@@ -552,7 +552,165 @@ static void test_fallback_policy_combinations(void)
 	free(out);
 }
 
+/* Order policy independent (SageMaker: a pending job holds back no later job whose
+ * options have room), against fifo on the same trace. Flavors a and b, one 8-GPU
+ * node each:
+ *   j1 0s a:gpu=8 100s        -> a at 0 (both)
+ *   j2 1s a:gpu=8 10s         -> waits for a: starts at 100 (both)
+ *   j3 2s a:gpu=4;b:gpu=4 10s -> independent: a full, b free -> b at 2;
+ *                                fifo: blocked behind j2 until 100, then b
+ *   j4 3s a:gpu=8 5s          -> behind j2 on a (submit order): 110 (both)
+ *   j5 4s b:gpu=8 5s          -> independent: b holds j3 until 12 -> 12;
+ *                                fifo: behind j4 -> at 110 b is free -> 110 */
+static void test_independent_jobs(void)
+{
+	static const char *const trace = "id,submit_s,duration_s,request,prefs\n"
+					 "j1,0,100,a:gpu=8,\n"
+					 "j2,1,10,a:gpu=8,\n"
+					 "j3,2,10,,a:gpu=4;b:gpu=4\n"
+					 "j4,3,5,a:gpu=8,\n"
+					 "j5,4,5,b:gpu=8,\n";
+	static const char *const orders[] = { "independent", "fifo" };
+	static const double want[2][5] = { { 0, 100, 2, 110, 12 }, { 0, 100, 100, 110, 110 } };
+	for (int i = 0; i < 2; i++) {
+		char cfg[1024];
+		snprintf(cfg, sizeof cfg,
+			 "{'name': 'ind', 'trace': {'path': 'TRACE'},"
+			 " 'cluster': {'flavors': [{'name': 'a', 'nodes': 1, 'node': {'gpu': 8}},"
+			 "                         {'name': 'b', 'nodes': 1, 'node': {'gpu': 8}}]},"
+			 " 'policies': {'order': '%s', 'fallback': 'first_fit'}, 'output': 'x.h5'}",
+			 orders[i]);
+		struct frun r;
+		frun(&r, cfg, trace, 1);
+		const char *ids[] = { "j1", "j2", "j3", "j4", "j5" };
+		for (int k = 0; k < 5; k++) {
+			CU_ASSERT_DOUBLE_EQUAL(start_s(&r, ids[k]), want[i][k], 1e-9);
+			CU_ASSERT_EQUAL(job(&r, ids[k])->state, SIM_JOB_COMPLETED);
+		}
+		CU_ASSERT_STRING_EQUAL(flavor_of(&r, "j3"), "b");
+		frun_free(&r);
+	}
+}
+
+/* An independent check of independent + first_fit on a random trace, job by job: a
+ * reference re-implementation written from the rule alone (at each instant, finishes
+ * then submits; then every queued job in submit order takes the first option with a
+ * node of enough free GPUs, lowest node first; a job that does not fit waits and
+ * blocks nobody), with no event-driven skipping. 3 flavors of 2 nodes x 8 GPUs,
+ * 400 jobs of 1 to 8 GPUs with 1 to 3 options (all of one count: the same run time
+ * on every option), integer seconds. */
+#define REF_FL 3
+#define REF_NODES 2
+#define REF_JOBS 400
+struct ref_job {
+	int submit, dur, gpu, n_opts, opts[3];
+	int start, fl, node, end;
+};
+
+static void ref_simulate(struct ref_job *jb, int n)
+{
+	int free_g[REF_FL][REF_NODES];
+	for (int f = 0; f < REF_FL; f++)
+		for (int k = 0; k < REF_NODES; k++)
+			free_g[f][k] = 8;
+	int done = 0, next = 0;
+	long now = 0;
+	while (done < n) {
+		/* next instant: the earliest submit not yet in, or the earliest end */
+		long t = next < n ? jb[next].submit : -1;
+		for (int i = 0; i < n; i++)
+			if (jb[i].start >= 0 && jb[i].end < 0 && (t < 0 || jb[i].start + jb[i].dur < t))
+				t = jb[i].start + jb[i].dur;
+		CU_ASSERT_FATAL(t >= now);
+		now = t;
+		for (int i = 0; i < n; i++) /* finishes */
+			if (jb[i].start >= 0 && jb[i].end < 0 && jb[i].start + jb[i].dur == now) {
+				jb[i].end = (int)now;
+				free_g[jb[i].fl][jb[i].node] += jb[i].gpu;
+				done++;
+			}
+		while (next < n && jb[next].submit == now) /* submits */
+			next++;
+		for (int i = 0; i < next; i++) { /* every queued job, in submit order */
+			if (jb[i].start >= 0)
+				continue;
+			for (int o = 0; o < jb[i].n_opts && jb[i].start < 0; o++)
+				for (int k = 0; k < REF_NODES; k++)
+					if (free_g[jb[i].opts[o]][k] >= jb[i].gpu) {
+						free_g[jb[i].opts[o]][k] -= jb[i].gpu;
+						jb[i].start = (int)now, jb[i].fl = jb[i].opts[o], jb[i].node = k;
+						break;
+					}
+		}
+	}
+}
+
+static void test_independent_matches_reference(void)
+{
+	static struct ref_job jb[REF_JOBS];
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+	char *trace = malloc(REF_JOBS * 64 + 64);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(trace);
+	int o = sprintf(trace, "id,submit_s,duration_s,request,prefs\n");
+	int submit = 0;
+	for (int i = 0; i < REF_JOBS; i++) {
+#define RND(m) ((int)((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 33) % (m))
+		submit += RND(4) == 0 ? 0 : RND(20); /* some equal submit times */
+		struct ref_job *j = &jb[i];
+		j->submit = submit, j->dur = 1 + RND(150), j->gpu = 1 + RND(8), j->n_opts = 1 + RND(3);
+		j->start = j->end = -1;
+		int perm[REF_FL] = { 0, 1, 2 };
+		for (int k = REF_FL - 1; k > 0; k--) {
+			int r = RND(k + 1), tmp = perm[k];
+			perm[k] = perm[r], perm[r] = tmp;
+		}
+		o += sprintf(trace + o, "j%d,%d,%d,", i, j->submit, j->dur);
+		if (j->n_opts == 1)
+			o += sprintf(trace + o, "%c:gpu=%d,", 'a' + perm[0], j->gpu);
+		else
+			o += sprintf(trace + o, ",");
+		for (int k = 0; k < j->n_opts; k++) {
+			j->opts[k] = perm[k];
+			if (j->n_opts > 1)
+				o += sprintf(trace + o, "%s%c:gpu=%d", k ? ";" : "", 'a' + perm[k], j->gpu);
+		}
+		o += sprintf(trace + o, "\n");
+#undef RND
+	}
+	ref_simulate(jb, REF_JOBS);
+	struct frun r;
+	frun(&r,
+	     "{'name': 'indref', 'trace': {'path': 'TRACE'},"
+	     " 'cluster': {'flavors': [{'name': 'a', 'nodes': 2, 'node': {'gpu': 8}},"
+	     "                         {'name': 'b', 'nodes': 2, 'node': {'gpu': 8}},"
+	     "                         {'name': 'c', 'nodes': 2, 'node': {'gpu': 8}}]},"
+	     " 'policies': {'order': 'independent', 'fallback': 'first_fit', 'placement': 'first_fit'},"
+	     " 'output': 'x.h5'}",
+	     trace, 1);
+	free(trace);
+	int bad = 0, waited = 0;
+	for (int i = 0; i < REF_JOBS; i++) {
+		char id[16];
+		snprintf(id, sizeof id, "j%d", i);
+		const struct sim_job *j = job(&r, id);
+		char fl[2] = { (char)('a' + jb[i].fl), 0 };
+		/* the node is not kept after the run; a wrong node shows in later starts */
+		if (fabs(start_s(&r, id) - jb[i].start) > 1e-9 || strcmp(flavor_of(&r, id), fl) != 0 ||
+		    j->state != SIM_JOB_COMPLETED) {
+			if (bad++ < 5)
+				fprintf(stderr, "\n    %s: engine %.0f on %s, reference %d on %s", id, start_s(&r, id),
+					flavor_of(&r, id), jb[i].start, fl);
+		}
+		waited += jb[i].start > jb[i].submit;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(waited > REF_JOBS / 4); /* the trace queues: the rule is exercised */
+	frun_free(&r);
+}
+
 static CU_TestInfo fallback_tests[] = {
+	{ "test_independent_jobs", test_independent_jobs },
+	{ "test_independent_matches_reference", test_independent_matches_reference },
 	{ "test_first_fit_order", test_first_fit_order },
 	{ "test_first_fit_no_partial", test_first_fit_no_partial },
 	{ "test_first_fit_event_driven", test_first_fit_event_driven },

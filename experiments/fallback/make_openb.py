@@ -266,7 +266,7 @@ def config_text(name, description, trace, fallback, sweep, flavors, stockout, se
         '  "cluster": {"flavors": [',
         "    " + ",\n    ".join(fl),
         "  ]},",
-        '  "policies": {"order": {"name": "easy_backfill", "max_candidates": 0}, "quota": "none",',
+        '  "policies": {"order": "independent", "quota": "none",',
         '               "preemption": "none", "fallback": %s, "placement": "best_fit"},' % q(fallback),
         '  "seeds": [%s],' % ", ".join(str(s) for s in seeds),
         '  "output": "../../results/fallback/%s.h5"%s' % (output, "," if sweep else ""),
