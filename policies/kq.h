@@ -128,6 +128,7 @@ struct kq_wl {
 	int16_t nom_flavor[SIM_MAX_RES];
 	int8_t nom_mode, nom_level;
 	uint8_t nom_exceeds;
+	uint8_t nom_no_preempt; /* the no_preempt it was nominated with (an input of the answer) */
 };
 
 struct kq_node {

@@ -536,11 +536,17 @@ static int memo_applies(const struct kq_wl *wl)
 	return !(kq_test_oracle & KQ_ORACLE_NO_MEMO) && !wl->first_fit;
 }
 
+/* The workload's own memo answers it now: same tree, same time, same may-preempt. */
+static int own_memo_holds(const struct kq_sched *s, const struct kq_wl *wl, sim_time_t now)
+{
+	return wl->nom_gen == s->gen && wl->nom_now == now && wl->nom_no_preempt == wl->no_preempt;
+}
+
 int kq_known_inadmissible(const struct kq_sched *s, const struct kq_wl *wl, sim_time_t now)
 {
 	if (!memo_applies(wl))
 		return 0;
-	return (wl->nom_gen == s->gen && wl->nom_now == now) || class_memo(s, wl, now) != NULL;
+	return own_memo_holds(s, wl, now) || class_memo(s, wl, now) != NULL;
 }
 
 static void remember_class(struct kq_sched *s, const struct kq_wl *wl, sim_time_t now, const struct nomination *nom)
@@ -585,7 +591,7 @@ static void answer_from_memo(struct kq_wl *wl, struct nomination *nom, int mode,
 
 static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct nomination *nom)
 {
-	if (memo_applies(wl) && wl->nom_gen == s->gen && wl->nom_now == now) {
+	if (memo_applies(wl) && own_memo_holds(s, wl, now)) {
 		answer_from_memo(wl, nom, wl->nom_mode, wl->nom_level, wl->nom_exceeds, wl->nom_flavor);
 		return 0;
 	}
@@ -602,6 +608,7 @@ static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct
 		wl->nom_mode = (int8_t)nom->mode;
 		wl->nom_level = (int8_t)nom->level;
 		wl->nom_exceeds = (uint8_t)nom->exceeds;
+		wl->nom_no_preempt = wl->no_preempt;
 		memcpy(wl->nom_flavor, nom->flavor, sizeof wl->nom_flavor);
 		remember_class(s, wl, now, nom);
 	}
