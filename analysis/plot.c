@@ -328,33 +328,40 @@ static long cdf_variant_dat(FILE *f, const struct variant_groups *g, const struc
 	return rows;
 }
 
-/* The time-weighted mean of a run's busy GPUs over [ta, tb) (sample k holds from
- * t_s[k] to t_s[k+1]; the last sample is a point), or its value at ta when tb <= ta;
- * NaN where the run has no sample (past its end). */
-static double busy_mean(const struct h5read_timeseries *ts, double ta, double tb)
+/* The time-weighted mean of a series over [ta, tb): value k is v[k * stride], held
+ * from t[k] to t[k+1] (the last sample is a point), or its value at ta when tb <= ta;
+ * NaN where there is no sample (past the run's end) or no series (v NULL). */
+static double series_mean(const double *t, const double *v, size_t stride, size_t n, double ta, double tb)
 {
-	size_t n = ts->n;
-	if (n == 0 || ta > ts->t_s[n - 1])
+	if (n == 0 || !v || ta > t[n - 1])
 		return NAN;
 	size_t lo = 0, hi = n; /* first sample after ta */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (ts->t_s[mid] <= ta)
+		if (t[mid] <= ta)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	size_t k = lo ? lo - 1 : 0;
 	if (tb <= ta)
-		return ts->gpus_busy[k];
+		return v[k * stride];
 	double wsum = 0, vsum = 0;
-	for (; k < n && ts->t_s[k] < tb; k++) {
-		double from = ts->t_s[k] > ta ? ts->t_s[k] : ta;
-		double to = k + 1 < n ? (ts->t_s[k + 1] < tb ? ts->t_s[k + 1] : tb) : from;
+	for (; k < n && t[k] < tb; k++) {
+		double from = t[k] > ta ? t[k] : ta;
+		double to = k + 1 < n ? (t[k + 1] < tb ? t[k + 1] : tb) : from;
 		wsum += to - from;
-		vsum += (to - from) * ts->gpus_busy[k];
+		vsum += (to - from) * v[k * stride];
 	}
-	return wsum > 0 ? vsum / wsum : ts->gpus_busy[lo ? lo - 1 : 0];
+	return wsum > 0 ? vsum / wsum : v[(lo ? lo - 1 : 0) * stride];
+}
+
+/* The overview series drawn per variant: busy GPUs or queued jobs. */
+enum ts_kind { TS_BUSY, TS_QUEUED };
+
+static double ts_mean(const struct h5read_timeseries *ts, enum ts_kind kind, double ta, double tb)
+{
+	return series_mean(ts->t_s, kind == TS_BUSY ? ts->gpus_busy : ts->jobs_queued, 1, ts->n, ta, tb);
 }
 
 /* 1 when two /summary rows hold the same value in every metric (NaN equal to NaN). */
@@ -407,13 +414,14 @@ static void note_identical(const struct h5read_file *f, const struct h5read_summ
 	free(first);
 }
 
-/* One block of busy_gpus.dat a variant, titled "fifo (3 seeds)": at most
- * PLOT_MAX_POINTS rows "time mean low high capacity" on the samples of its longest
- * run; each point the mean over its runs of their time-weighted mean busy GPUs in the
- * bucket, and the 95% band (Student t; none for one run); a run counts until its
- * last sample. */
+/* One block of busy_gpus.dat (kind TS_BUSY) or queued_jobs.dat (TS_QUEUED) a variant,
+ * titled "fifo (3 seeds)": at most PLOT_MAX_POINTS rows "time mean low high capacity"
+ * on the samples of its longest run; each point the mean over its runs of their
+ * time-weighted mean busy GPUs (or queued jobs) in the bucket, and the 95% band
+ * (Student t; none for one run); a run counts until its last sample. */
 static size_t busy_variant_block(FILE *f, const struct variant_groups *g, size_t v,
-				 const struct h5read_timeseries *tss, const double *caps, size_t nr, double unit_s)
+				 const struct h5read_timeseries *tss, const double *caps, size_t nr, double unit_s,
+				 enum ts_kind kind)
 {
 	size_t longest = SIZE_MAX, m = 0;
 	for (size_t i = 0; i < nr; i++) {
@@ -441,7 +449,7 @@ static size_t busy_variant_block(FILE *f, const struct variant_groups *g, size_t
 		double sum = 0, sum2 = 0, cap = NAN;
 		size_t k = 0;
 		for (size_t i = 0; i < nr; i++) {
-			double x = g->of[i] == v ? busy_mean(&tss[i], ta, tb) : NAN;
+			double x = g->of[i] == v ? ts_mean(&tss[i], kind, ta, tb) : NAN;
 			if (!isfinite(x))
 				continue;
 			sum += x, sum2 += x * x, k++;
@@ -1774,20 +1782,23 @@ static int plot_all(const struct h5read_file *f, const struct plot_opts *o, stru
 	if ((r = h5read_summary(f, &s, diag)))
 		goto out_gp;
 	const char *adir = plot_analysis_dir(o);
-	char pw[1024], pj[1024], pb[1024];
+	char pw[1024], pj[1024], pb[1024], pq[1024];
 	FILE *fw = open_dat(o, "wait_cdf.dat", pw, sizeof pw, diag);
 	FILE *fj = fw ? open_dat(o, "jct_cdf.dat", pj, sizeof pj, diag) : NULL;
 	FILE *fb = fj ? open_dat(o, "busy_gpus.dat", pb, sizeof pb, diag) : NULL;
-	if (!fb) {
+	FILE *fq = fb ? open_dat(o, "queued_jobs.dat", pq, sizeof pq, diag) : NULL;
+	if (!fq) {
 		if (fw)
 			fclose(fw);
 		if (fj)
 			fclose(fj);
+		if (fb)
+			fclose(fb);
 		r = -SIM_EIO;
 		goto out_sum;
 	}
 	size_t nr = h5read_n_runs(f);
-	struct plot_vars vw = { .nblocks = (long)nr }, vj = vw, vb = vw;
+	struct plot_vars vw = { .nblocks = (long)nr }, vj = vw, vb = vw, vq = vw;
 
 	/* Time axis unit from the longest series. */
 	double span = 0, cap0 = NAN;
@@ -1842,9 +1853,12 @@ static int plot_all(const struct h5read_file *f, const struct plot_opts *o, stru
 			int row = h5read_summary_row(&s, h5read_run_name(f, i));
 			caps[i] = row >= 0 ? h5read_summary_get(&s, (size_t)row, "gpu_capacity") : NAN;
 		}
-		for (size_t v = 0; caps && v < groups.n; v++)
-			vb.npoints += (long)busy_variant_block(fb, &groups, v, tss, caps, nr, unit_s);
-		vb.nblocks = (long)groups.n;
+		for (size_t v = 0; caps && v < groups.n; v++) {
+			vb.npoints += (long)busy_variant_block(fb, &groups, v, tss, caps, nr, unit_s, TS_BUSY);
+			vq.npoints += (long)busy_variant_block(fq, &groups, v, tss, caps, nr, unit_s, TS_QUEUED);
+		}
+		vb.nblocks = vq.nblocks = (long)groups.n;
+		vq.xunit = vb.xunit;
 		if (!caps) {
 			r = -SIM_ENOMEM;
 			sim_diag_add(diag, h5read_path(f), "out of memory");
@@ -1875,15 +1889,16 @@ out_files:
 	variant_groups_free(&groups);
 	{
 		int c1 = close_dat(fw, pw, diag), c2 = close_dat(fj, pj, diag), c3 = close_dat(fb, pb, diag);
+		int c4 = close_dat(fq, pq, diag);
 		if (!r)
-			r = c1 ? c1 : c2 ? c2 : c3;
+			r = c1 ? c1 : c2 ? c2 : c3 ? c3 : c4;
 	}
-	const char *const names[] = { "wait_cdf", "jct_cdf", "busy_gpus" };
-	const struct plot_vars *vars[] = { &vw, &vj, &vb };
+	const char *const names[] = { "wait_cdf", "jct_cdf", "busy_gpus", "queued_jobs" };
+	const struct plot_vars *vars[] = { &vw, &vj, &vb, &vq };
 	/* The CDFs say "band: 95% CI" only when some variant has 2 or more seeds. */
 	char seeds_var[64];
 	snprintf(seeds_var, sizeof seeds_var, "maxseeds=%zu", max_seeds);
-	for (size_t k = 0; k < 3 && !r; k++)
+	for (size_t k = 0; k < 4 && !r; k++)
 		r = run_template(gp, adir, o, names[k], names[k], term, vars[k], k < 2 ? seeds_var : NULL, o->quiet,
 				 diag);
 	if (!r && any_cost(&s))
