@@ -1703,6 +1703,248 @@ static int plot_real(const struct h5read_file *f, const struct plot_opts *o, con
 	return r;
 }
 
+/* ---- per-run views: GPUs busy per flavor, Jain's index, wait per queue ---- */
+
+/* Buckets of a series of n samples for at most PLOT_MAX_POINTS points. */
+static size_t bucket_of(size_t n)
+{
+	return n <= PLOT_MAX_POINTS ? 1 : (n + PLOT_MAX_POINTS - 1) / PLOT_MAX_POINTS;
+}
+
+/* flavor_busy_<run>: busy GPUs of each flavor over time (steps), for a run on 2 or
+ * more flavors. The .dat: a header line ("time" and each flavor's name), then rows
+ * "time busy_1 .. busy_k" (time in xunit; each value the time-weighted mean of its
+ * bucket of samples; a last row at the last sample closes the steps). */
+static int plot_flavor_busy(const struct plot_opts *o, const char *run, const struct h5read_timeseries *ts,
+			    const char *gp, const char *term, const char *adir, struct sim_diag *diag)
+{
+	size_t nf = ts->n_flavors, n = ts->n, per = bucket_of(n);
+	if (nf < 2 || n == 0 || !ts->gpus_busy_by_flavor)
+		return 0;
+	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[1024], qrun[600];
+	FILE *df;
+	int r = open_run_dat(o, "flavor_busy_", run, base, path, &df, diag);
+	if (r)
+		return r;
+	struct plot_vars pv = { .nblocks = 1 };
+	double unit_s = time_unit(ts->t_s[n - 1], &pv.xunit);
+	fprintf(df, "# run %s: busy GPUs by flavor, %zu samples, %zu per point\n", run, n, per);
+	dat_field(df, "time");
+	for (size_t k = 0; k < nf; k++) {
+		fputc(' ', df);
+		dat_field(df, ts->flavor_names[k]);
+	}
+	fputc('\n', df);
+	/* the last bucket runs to the last sample, which closes the steps at the run's end */
+	for (size_t a = 0; a < n; a += per) {
+		size_t b = a + per < n ? a + per : n;
+		double ta = ts->t_s[a], tb = b < n ? ts->t_s[b] : ts->t_s[n - 1];
+		fprintf(df, "%.9g", ta / unit_s);
+		for (size_t k = 0; k < nf; k++)
+			fprintf(df, " %.9g", series_mean(ts->t_s, ts->gpus_busy_by_flavor + k, nf, n, ta, tb));
+		fputc('\n', df);
+		pv.npoints++;
+	}
+	if (n > 1 && ts->t_s[n - 1] > ts->t_s[(n - 1) / per * per]) {
+		fprintf(df, "%.9g", ts->t_s[n - 1] / unit_s);
+		for (size_t k = 0; k < nf; k++)
+			fprintf(df, " %.9g", ts->gpus_busy_by_flavor[(n - 1) * nf + k]);
+		fputc('\n', df);
+		pv.npoints++;
+	}
+	if ((r = close_dat(df, path, diag)))
+		return r;
+	plot_gp_quote(qrun, sizeof qrun, run);
+	snprintf(extra, sizeof extra, "runname=%s; nflavors=%zu", qrun, nf);
+	return run_template(gp, adir, o, "flavor_busy", base, term, &pv, extra, o->quiet, diag);
+}
+
+/* Jain's fairness index over a run's queues at sample i: (sum x)^2 / (n sum x^2),
+ * x_q the queue's busy GPUs over its nominal quota where the run has quotas (a
+ * queue with nominal 0 left out), else its busy GPUs; 1 when all are equal, 1/n
+ * when one queue has it all. NaN when every x is 0 (nothing running). */
+static double jain_at(const struct h5read_timeseries *ts, size_t i)
+{
+	size_t nq = ts->n_queues, m = 0;
+	double sum = 0, sum2 = 0;
+	for (size_t q = 0; q < nq; q++) {
+		double x = ts->queue_usage[i * nq + q];
+		if (ts->queue_nominal) {
+			double nom = ts->queue_nominal[i * nq + q];
+			if (!(nom > 0))
+				continue;
+			x /= nom;
+		}
+		sum += x, sum2 += x * x, m++;
+	}
+	return m > 0 && sum2 > 0 ? sum * sum / ((double)m * sum2) : NAN;
+}
+
+/* jain_<run>: Jain's index over the queues at each sample (every per-th sample past
+ * PLOT_MAX_POINTS), for a run with per-queue series and 2 or more queues. Rows
+ * "time index"; a sample with nothing running is left out. */
+static int plot_jain(const struct plot_opts *o, const char *run, const struct h5read_timeseries *ts,
+		     const char *gp, const char *term, const char *adir, struct sim_diag *diag)
+{
+	size_t n = ts->n, per = bucket_of(n);
+	if (!ts->queue_usage || ts->n_queues < 2 || n == 0)
+		return 0;
+	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[1024], qrun[600];
+	FILE *df;
+	int r = open_run_dat(o, "jain_", run, base, path, &df, diag);
+	if (r)
+		return r;
+	struct plot_vars pv = { .nblocks = 1 };
+	double unit_s = time_unit(ts->t_s[n - 1], &pv.xunit);
+	fprintf(df, "# run %s: Jain's index over %zu queues (%s), every %zu-th sample; time index\n", run,
+		ts->n_queues, ts->queue_nominal ? "busy GPUs / nominal quota" : "busy GPUs", per);
+	for (size_t i = 0; i < n; i += per) {
+		double j = jain_at(ts, i);
+		if (isfinite(j)) {
+			fprintf(df, "%.9g %.9g\n", ts->t_s[i] / unit_s, j);
+			pv.npoints++;
+		}
+	}
+	if ((r = close_dat(df, path, diag)))
+		return r;
+	plot_gp_quote(qrun, sizeof qrun, run);
+	snprintf(extra, sizeof extra, "runname=%s; nqueues=%zu; byquota=%d", qrun, ts->n_queues,
+		 ts->queue_nominal != NULL);
+	return run_template(gp, adir, o, "jain", base, term, &pv, extra, o->quiet, diag);
+}
+
+/* A queue's started jobs' waits, for queue_wait_<run>. */
+struct queue_waits {
+	const char *name;
+	double *w;
+	size_t n;
+};
+
+static int qw_by_count(const void *a, const void *b)
+{
+	const struct queue_waits *x = a, *y = b;
+	return x->n != y->n ? (x->n < y->n ? 1 : -1) : strcmp(x->name, y->name);
+}
+
+/* Groups the started jobs' waits by queue (floored at 1 s for the log axis), queues
+ * with most jobs first. *nq gets the number of queues, *buf the one array every
+ * queue's waits are a slice of (the caller frees both); NULL on no memory. */
+static struct queue_waits *queue_waits_make(const struct h5read_jobs *j, size_t *nq, double **buf_out)
+{
+	struct queue_waits *qs = calloc(j->n + 1, sizeof *qs);
+	double *buf = malloc((j->n + 1) * sizeof *buf);
+	size_t m = 0;
+	if (!qs || !buf) {
+		free(qs);
+		free(buf);
+		return NULL;
+	}
+	/* two passes: count per queue, then place each wait in its queue's slice of buf */
+	for (size_t i = 0; i < j->n; i++) {
+		if (!isfinite(j->wait_s[i]))
+			continue;
+		size_t q = 0;
+		while (q < m && strcmp(qs[q].name, j->queue[i]) != 0)
+			q++;
+		if (q == m)
+			qs[m++].name = j->queue[i];
+		qs[q].n++;
+	}
+	size_t off = 0;
+	for (size_t q = 0; q < m; q++) {
+		qs[q].w = buf + off;
+		off += qs[q].n;
+		qs[q].n = 0;
+	}
+	for (size_t i = 0; i < j->n; i++) {
+		if (!isfinite(j->wait_s[i]))
+			continue;
+		size_t q = 0;
+		while (strcmp(qs[q].name, j->queue[i]) != 0)
+			q++;
+		qs[q].w[qs[q].n++] = j->wait_s[i] < 1.0 ? 1.0 : j->wait_s[i];
+	}
+	for (size_t q = 0; q < m; q++)
+		gsl_sort(qs[q].w, 1, qs[q].n);
+	qsort(qs, m, sizeof *qs, qw_by_count);
+	*nq = m;
+	*buf_out = buf;
+	return qs;
+}
+
+/* queue_wait_<run>: the CDF of the wait of each queue's started jobs, for a run whose
+ * jobs are in 2 or more queues; the PLOT_MAX_QUEUES queues with most jobs (the rest
+ * counted in the title). One block a queue, titled "name (N jobs)", rows "wait_s
+ * fraction": "smallest 0", then at most PLOT_MAX_POINTS of plot_cdf_points. */
+static int plot_queue_wait(const struct h5read_file *f, const struct plot_opts *o, const char *run,
+			   const char *gp, const char *term, const char *adir, struct sim_diag *diag)
+{
+	struct h5read_jobs j;
+	int r = h5read_jobs(f, run, &j, diag);
+	if (r)
+		return r;
+	size_t nq = 0;
+	double *wbuf = NULL;
+	struct queue_waits *qs = queue_waits_make(&j, &nq, &wbuf);
+	double *xs = malloc(PLOT_MAX_POINTS * sizeof *xs), *ys = malloc(PLOT_MAX_POINTS * sizeof *ys);
+	if (!qs || !xs || !ys) {
+		sim_diag_add(diag, h5read_path(f), "out of memory");
+		r = -SIM_ENOMEM;
+		goto out;
+	}
+	if (nq < 2)
+		goto out;
+	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[1024], qrun[600];
+	FILE *df;
+	if ((r = open_run_dat(o, "queue_wait_", run, base, path, &df, diag)))
+		goto out;
+	size_t shown = nq < PLOT_MAX_QUEUES ? nq : PLOT_MAX_QUEUES;
+	struct plot_vars pv = { .nblocks = (long)shown };
+	for (size_t q = 0; q < shown; q++) {
+		char title[512];
+		snprintf(title, sizeof title, "%s (%zu job%s)", qs[q].name, qs[q].n, qs[q].n == 1 ? "" : "s");
+		fprintf(df, "# queue %s: %zu started jobs; wait_s fraction\n", qs[q].name, qs[q].n);
+		dat_header(df, title);
+		size_t k = plot_cdf_points(qs[q].w, qs[q].n, PLOT_MAX_POINTS, xs, ys);
+		/* the step up from 0 at the smallest wait: a CDF starts at 0 */
+		if (k)
+			fprintf(df, "%.9g 0\n", xs[0]);
+		for (size_t i = 0; i < k; i++)
+			fprintf(df, "%.9g %.9g\n", xs[i], ys[i]);
+		pv.npoints += (long)k;
+		fputs("\n\n", df);
+	}
+	if ((r = close_dat(df, path, diag)))
+		goto out;
+	plot_gp_quote(qrun, sizeof qrun, run);
+	snprintf(extra, sizeof extra, "runname=%s; nqueues=%zu; hidden=%zu", qrun, nq, nq - shown);
+	r = run_template(gp, adir, o, "queue_wait", base, term, &pv, extra, o->quiet, diag);
+out:
+	free(wbuf);
+	free(qs);
+	free(xs);
+	free(ys);
+	h5read_jobs_free(&j);
+	return r;
+}
+
+/* The three per-run views above, from one read of the run's time series. */
+static int plot_run_more(const struct h5read_file *f, const struct plot_opts *o, const char *run, const char *gp,
+			 const char *term, const char *adir, struct sim_diag *diag)
+{
+	struct h5read_timeseries ts;
+	int r = h5read_timeseries(f, run, &ts, diag);
+	if (r)
+		return r;
+	r = plot_flavor_busy(o, run, &ts, gp, term, adir, diag);
+	if (!r)
+		r = plot_jain(o, run, &ts, gp, term, adir, diag);
+	h5read_timeseries_free(&ts);
+	if (!r)
+		r = plot_queue_wait(f, o, run, gp, term, adir, diag);
+	return r;
+}
+
 /* Per run: the queue-usage, preemption and option plots, for the runs that have the
  * data, and in a real-mode file the two real-mode plots; note lines name how many
  * runs had none. */
@@ -1725,6 +1967,8 @@ static int plot_run_views(const struct h5read_file *f, const struct plot_opts *o
 			r = plot_preemptions(f, o, run, span, gp, term, adir, &skip_p, diag);
 		if (!r)
 			r = plot_options(f, o, run, gp, term, adir, &skip_o, diag);
+		if (!r)
+			r = plot_run_more(f, o, run, gp, term, adir, diag);
 		if (!r && real) {
 			int skip_r = 0;
 			r = plot_real(f, o, run, gp, term, adir, &skip_r, diag);
