@@ -2159,3 +2159,184 @@ out_gp:
 	free(gp);
 	return r;
 }
+
+/* ---- two result files overlaid (gpusched plot A.h5 B.h5) ---- */
+
+/* The runs of both files as one list: run i's jobs CDFs, time series and capacity,
+ * and its group ("A.h5: fifo"), names owned here. */
+struct overlay_runs {
+	size_t n;
+	struct h5read_timeseries *ts;
+	struct cdf_keep *waits, *jcts;
+	double *caps;
+	struct variant_groups g;
+	char **owned; /* the group names, n at most */
+	double span;  /* the longest series, s */
+};
+
+static void overlay_runs_free(struct overlay_runs *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->ts)
+			h5read_timeseries_free(&r->ts[i]);
+		if (r->waits)
+			cdf_keep_free(&r->waits[i]);
+		if (r->jcts)
+			cdf_keep_free(&r->jcts[i]);
+		if (r->owned)
+			free(r->owned[i]);
+	}
+	free(r->ts);
+	free(r->waits);
+	free(r->jcts);
+	free(r->caps);
+	free(r->owned);
+	variant_groups_free(&r->g);
+}
+
+/* The group of run `at` of the list: label + ": " + variant, a new group the first
+ * time. 0, or -1 on no memory. */
+static int overlay_group(struct overlay_runs *r, size_t at, const char *label, const char *variant)
+{
+	size_t len = strlen(label) + strlen(variant) + 3;
+	char *name = malloc(len);
+	if (!name)
+		return -1;
+	snprintf(name, len, "%s: %s", label, variant);
+	size_t k = 0;
+	while (k < r->g.n && strcmp(r->g.name[k], name) != 0)
+		k++;
+	if (k == r->g.n) {
+		r->owned[k] = name;
+		r->g.name[r->g.n++] = name;
+	} else {
+		free(name);
+	}
+	r->g.of[at] = k;
+	r->g.runs[k]++;
+	return 0;
+}
+
+/* Reads every run of f (labelled `label`) into r from index *at on. */
+static int overlay_read(const struct h5read_file *f, const char *label, struct overlay_runs *r, size_t *at,
+			struct sim_diag *diag)
+{
+	struct h5read_summary s;
+	int rc = h5read_summary(f, &s, diag);
+	for (size_t i = 0; !rc && i < h5read_n_runs(f); i++, ++*at) {
+		const char *run = h5read_run_name(f, i);
+		struct h5read_jobs j;
+		if ((rc = h5read_jobs(f, run, &j, diag)))
+			break;
+		int kw = cdf_keep_make(j.wait_s, j.n, &r->waits[*at]), kj = cdf_keep_make(j.jct_s, j.n, &r->jcts[*at]);
+		h5read_jobs_free(&j);
+		int row = h5read_summary_row(&s, run);
+		if (kw < 0 || kj < 0 || overlay_group(r, *at, label, row >= 0 ? s.variant[row] : run) < 0) {
+			sim_diag_add(diag, h5read_path(f), "out of memory");
+			rc = -SIM_ENOMEM;
+			break;
+		}
+		r->caps[*at] = row >= 0 ? h5read_summary_get(&s, (size_t)row, "gpu_capacity") : NAN;
+		if ((rc = h5read_timeseries(f, run, &r->ts[*at], diag)))
+			break;
+		const struct h5read_timeseries *t = &r->ts[*at];
+		if (t->n > 0 && t->t_s[t->n - 1] > r->span)
+			r->span = t->t_s[t->n - 1];
+	}
+	h5read_summary_free(&s);
+	return rc;
+}
+
+/* The name a file's curves carry: its base name, or the path as given when both files
+ * have the same base name. */
+static const char *overlay_label(const char *path, const char *other)
+{
+	const char *b = strrchr(path, '/'), *ob = strrchr(other, '/');
+	b = b ? b + 1 : path;
+	ob = ob ? ob + 1 : other;
+	return strcmp(b, ob) == 0 ? path : b;
+}
+
+static int overlay_all(const struct h5read_file *a, const struct h5read_file *b, const struct plot_opts *o,
+		       struct sim_diag *diag)
+{
+	char *gp = NULL;
+	const char *term = "png";
+	int r = probe_gnuplot(o, &gp, &term, diag);
+	if (r)
+		return r;
+	struct overlay_runs R = { .n = h5read_n_runs(a) + h5read_n_runs(b) };
+	size_t cap = R.n + 1;
+	R.ts = calloc(cap, sizeof *R.ts);
+	R.waits = calloc(cap, sizeof *R.waits);
+	R.jcts = calloc(cap, sizeof *R.jcts);
+	R.caps = calloc(cap, sizeof *R.caps);
+	R.owned = calloc(cap, sizeof *R.owned);
+	R.g.name = calloc(cap, sizeof *R.g.name);
+	R.g.of = calloc(cap, sizeof *R.g.of);
+	R.g.runs = calloc(cap, sizeof *R.g.runs);
+	if (!R.ts || !R.waits || !R.jcts || !R.caps || !R.owned || !R.g.name || !R.g.of || !R.g.runs) {
+		sim_diag_add(diag, h5read_path(a), "out of memory");
+		r = -SIM_ENOMEM;
+		goto out;
+	}
+	size_t at = 0;
+	const char *pa = h5read_path(a), *pb = h5read_path(b);
+	r = overlay_read(a, overlay_label(pa, pb), &R, &at, diag);
+	if (!r)
+		r = overlay_read(b, overlay_label(pb, pa), &R, &at, diag);
+	if (r)
+		goto out;
+	const char *const names[] = { "wait_cdf", "jct_cdf", "busy_gpus", "queued_jobs" };
+	struct plot_vars pv[4] = { { .nblocks = (long)R.g.n }, { .nblocks = (long)R.g.n },
+				   { .nblocks = (long)R.g.n, .samecap = 1 }, { .nblocks = (long)R.g.n } };
+	double unit_s = time_unit(R.span, &pv[2].xunit);
+	pv[3].xunit = pv[2].xunit;
+	for (size_t i = 1; i < R.n; i++)
+		if (!(R.caps[i] == R.caps[0]))
+			pv[2].samecap = 0;
+	pv[2].capacity = R.n && isfinite(R.caps[0]) ? R.caps[0] : 0;
+	size_t max_seeds = 0;
+	for (size_t v = 0; v < R.g.n; v++)
+		max_seeds = R.g.runs[v] > max_seeds ? R.g.runs[v] : max_seeds;
+	for (size_t k = 0; k < 4 && !r; k++) {
+		char name[64], path[1024];
+		snprintf(name, sizeof name, "overlay_%s.dat", names[k]);
+		FILE *df = open_dat(o, name, path, sizeof path, diag);
+		if (!df) {
+			r = -SIM_EIO;
+			break;
+		}
+		if (k < 2) {
+			pv[k].npoints = cdf_variant_dat(df, &R.g, k == 0 ? R.waits : R.jcts, R.n);
+		} else {
+			for (size_t v = 0; v < R.g.n; v++)
+				pv[k].npoints += (long)busy_variant_block(df, &R.g, v, R.ts, R.caps, R.n, unit_s,
+									  k == 2 ? TS_BUSY : TS_QUEUED);
+		}
+		if ((r = close_dat(df, path, diag)))
+			break;
+		char base[64], seeds_var[64];
+		snprintf(base, sizeof base, "overlay_%s", names[k]);
+		snprintf(seeds_var, sizeof seeds_var, "maxseeds=%zu", max_seeds);
+		r = run_template(gp, plot_analysis_dir(o), o, names[k], base, term, &pv[k], k < 2 ? seeds_var : NULL,
+				 o->quiet, diag);
+	}
+out:
+	overlay_runs_free(&R);
+	free(gp);
+	return r;
+}
+
+int plot_overlay(const struct h5read_file *a, const struct h5read_file *b, const struct plot_opts *o,
+		 struct sim_diag *diag)
+{
+	struct sim_out_stage stage = { 0 };
+	struct plot_opts staged = *o;
+	staged.stage = &stage;
+	int made_dir = 0;
+	int r = make_dir(o->outdir, &made_dir, diag);
+	if (!r)
+		r = overlay_all(a, b, &staged, diag);
+	return finish_outputs(r, &stage, o->outdir, made_dir, o->quiet, image_ext(o), diag);
+}

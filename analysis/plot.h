@@ -59,6 +59,13 @@ struct plot_opts {
  * Returns 0, -SIM_EEXTERNAL (gnuplot missing or failed), -SIM_EIO (cannot write),
  * or a reader error (h5read.h), with a message in diag. */
 int plot_results(const struct h5read_file *f, const struct plot_opts *o, struct sim_diag *diag);
+/* Two result files overlaid (gpusched plot A.h5 B.h5): OUTDIR/overlay_{wait_cdf,
+ * jct_cdf,busy_gpus,queued_jobs}.{dat,png} drawn with the templates of the one-file
+ * plots, one curve a variant of either file (seeds averaged, 95% band), named
+ * "<file>: <variant>" (<file> the base name, or the path as given when both base
+ * names are the same). Staged and returned as plot_results. */
+int plot_overlay(const struct h5read_file *a, const struct h5read_file *b, const struct plot_opts *o,
+		 struct sim_diag *diag);
 /* 1 when name is an image format plot draws: "png", "pdf", "svg". */
 int plot_format_ok(const char *name);
 

@@ -266,12 +266,61 @@ static void test_plotmore_formats(void)
 	}
 }
 
+/* The text of the block titled title (from its title line to the blank lines after
+ * it), malloc'd; NULL when absent. */
+static char *dat_block(const char *dat, const char *title)
+{
+	char line[256];
+	snprintf(line, sizeof line, "\"%s\"\n", title);
+	const char *p = strstr(dat, line), *e = p ? strstr(p, "\n\n\n") : NULL;
+	return e ? strndup(p, (size_t)(e - p)) : NULL;
+}
+
+/* gpusched plot A.h5 B.h5: the variants of both files in one plot, each named after
+ * its file; B's busy-GPU block is its one-file block (the same samples, the same time
+ * unit); three files exit 2. */
+static void test_plotmore_overlay(void)
+{
+	if (!have_gnuplot())
+		return;
+	char sweep[512], args[2000], *out = NULL;
+	snprintf(sweep, sizeof sweep, "%s/sweep.h5", tu_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(tu_run_config(TEST_DATA_DIR "/configs/sweep3x2.json", sweep, NULL), 0);
+	snprintf(args, sizeof args, "plot %s %s -o %s/ov", sweep, two_h5, tu_tmpdir());
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT(out && strstr(out, "/ov/overlay_wait_cdf.png\n") && strstr(out, "/ov/overlay_queued_jobs.png\n"));
+	free(out);
+	const char *files[] = { "overlay_wait_cdf.dat", "overlay_jct_cdf.dat", "overlay_busy_gpus.dat",
+				"overlay_queued_jobs.dat" };
+	for (size_t k = 0; k < 4; k++) {
+		char *dat = read_in("ov", files[k]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(dat);
+		int ncol = 0, blocks = 0;
+		dat_rows(dat, rows, MAX_ROWS, &ncol, &blocks);
+		CU_ASSERT_EQUAL(blocks, 4);
+		CU_ASSERT(strstr(dat, "\n\"sweep.h5: 1_easy_backfill (2 seeds)\"\n") &&
+			  strstr(dat, "\n\"sweep.h5: 4_easy_backfill (2 seeds)\"\n") && strstr(dat, "\n\"two.h5: fifo\"\n"));
+		free(dat);
+	}
+	char *ov = read_in("ov", "overlay_busy_gpus.dat"), *one = read_in("png", "busy_gpus.dat");
+	char *a = ov ? dat_block(ov, "two.h5: fifo") : NULL, *b = one ? dat_block(one, "fifo") : NULL;
+	CU_ASSERT(a && b && strcmp(strchr(a, '\n'), strchr(b, '\n')) == 0);
+	free(a);
+	free(b);
+	free(ov);
+	free(one);
+	snprintf(args, sizeof args, "plot %s %s %s -o %s/ov3", sweep, two_h5, sweep, tu_tmpdir());
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	free(out);
+}
+
 static CU_TestInfo plotmore_tests[] = {
 	{ "test_plotmore_queued_jobs", test_plotmore_queued_jobs },
 	{ "test_plotmore_flavor_busy", test_plotmore_flavor_busy },
 	{ "test_plotmore_jain", test_plotmore_jain },
 	{ "test_plotmore_queue_wait", test_plotmore_queue_wait },
 	{ "test_plotmore_formats", test_plotmore_formats },
+	{ "test_plotmore_overlay", test_plotmore_overlay },
 	CU_TEST_INFO_NULL,
 };
 
