@@ -17,7 +17,11 @@
  * predicted run time of each completed job's completing segment, trace s, with y = x;
  * log-log past a 20x spread) and real_latency_<run>.png (analysis/real_latency.gp: the
  * CDF of every start's decision latency in wall ms, p50 and p99 marked); a simulation
- * file draws neither. gnuplot's exit status is checked; its messages are shown only
+ * file draws neither. Also queued_jobs.png (analysis/queued_jobs.gp: jobs waiting over
+ * time, per variant as busy_gpus) and, per run, flavor_busy_<run>.png (2+ flavors),
+ * jain_<run>.png (Jain's index over the queues, 2+ queues) and queue_wait_<run>.png
+ * (each queue's wait CDF, 2+ queues); analysis/SCHEMA.md has their data. gnuplot's
+ * exit status is checked; its messages are shown only
  * when it fails.
  *
  * Sweeps: when the config (root attribute experiment_json) has a "sweep", also
