@@ -404,7 +404,8 @@ static const char page_style[] =
 	"figure{margin:1em 0;max-width:1000px}\n"
 	"figure svg{width:100%;height:auto;border:1px solid #eee}\n"
 	"figcaption{font-size:.75em;color:#666;text-align:center}\n"
-	"pre{background:#f6f6f6;border:1px solid #ddd;padding:.6em;font-size:.8em;overflow-x:auto}\n"
+	/* cJSON indents with tabs: 8 columns each would push the config off the page */
+	"pre{background:#f6f6f6;border:1px solid #ddd;padding:.6em;font-size:.8em;overflow-x:auto;tab-size:2}\n"
 	".note{color:#555;font-style:italic}\n"
 	"@media print{figure{page-break-inside:avoid}}\n";
 
