@@ -288,6 +288,32 @@ static void test_report_html_bad_args(void)
 	CU_ASSERT_EQUAL(count_out_tmps(out, NULL), 0);
 }
 
+/* A file of the previous schema (1.4: no swept-value columns, variants from the run
+ * names) gives the same page, its runs in the summary table. */
+static void test_report_html_schema14(void)
+{
+	const char *old = TEST_DATA_DIR "/results/schema14_sweep.h5", *out = tu_tmp_path("old.html");
+	char args[1200], *msg = NULL;
+	snprintf(args, sizeof args, "report %s --html %s", old, out);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &msg), 0);
+	free(msg);
+	char *p = tu_read_file(out, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT(strstr(p, "<tr><th>schema version</th><td>1.4</td></tr>") != NULL);
+	struct sim_diag d;
+	sim_diag_init(&d, 4);
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(old, &f, &d), 0);
+	for (size_t i = 0; i < h5read_n_runs(f); i++) {
+		char row[256];
+		snprintf(row, sizeof row, "<tr><td class=\"t\">%s</td>", h5read_run_name(f, i));
+		CU_ASSERT(strstr(p, row) != NULL);
+	}
+	h5read_close(f);
+	sim_diag_fini(&d);
+	free(p);
+}
+
 static CU_TestInfo report_html_tests[] = {
 	{ "test_report_html_structure", test_report_html_structure },
 	{ "test_report_html_summary_numbers", test_report_html_summary_numbers },
@@ -295,6 +321,7 @@ static CU_TestInfo report_html_tests[] = {
 	{ "test_report_html_plots_and_config", test_report_html_plots_and_config },
 	{ "test_report_html_without_gnuplot", test_report_html_without_gnuplot },
 	{ "test_report_html_bad_args", test_report_html_bad_args },
+	{ "test_report_html_schema14", test_report_html_schema14 },
 	CU_TEST_INFO_NULL,
 };
 
