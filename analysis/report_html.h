@@ -14,6 +14,8 @@
 #ifndef ANALYSIS_REPORT_HTML_H
 #define ANALYSIS_REPORT_HTML_H
 
+#include <stdio.h>
+
 #include "h5read.h"
 
 struct report_html_opts {
