@@ -2043,6 +2043,7 @@ static int plot_all(const struct h5read_file *f, const struct plot_opts *o, stru
 	}
 	size_t nr = h5read_n_runs(f);
 	struct plot_vars vw = { .nblocks = (long)nr }, vj = vw, vb = vw, vq = vw;
+	size_t max_seeds = 0; /* before the first goto: -O3 saw it read uninitialized past one */
 
 	/* Time axis unit from the longest series. */
 	double span = 0, cap0 = NAN;
@@ -2109,7 +2110,6 @@ static int plot_all(const struct h5read_file *f, const struct plot_opts *o, stru
 		}
 		free(caps);
 	}
-	size_t max_seeds = 0;
 	for (size_t v = 0; !r && v < groups.n; v++)
 		if (groups.runs[v] > max_seeds)
 			max_seeds = groups.runs[v];
@@ -2257,6 +2257,49 @@ static const char *overlay_label(const char *path, const char *other)
 	return strcmp(b, ob) == 0 ? path : b;
 }
 
+/* The four overlay plots of the runs read into R. */
+static int overlay_draw(const struct overlay_runs *R, const struct plot_opts *o, const char *gp, const char *term,
+			struct sim_diag *diag)
+{
+	int r = 0;
+	const char *const names[] = { "wait_cdf", "jct_cdf", "busy_gpus", "queued_jobs" };
+	struct plot_vars pv[4] = { { .nblocks = (long)R->g.n }, { .nblocks = (long)R->g.n },
+				   { .nblocks = (long)R->g.n, .samecap = 1 }, { .nblocks = (long)R->g.n } };
+	double unit_s = time_unit(R->span, &pv[2].xunit);
+	pv[3].xunit = pv[2].xunit;
+	for (size_t i = 1; i < R->n; i++)
+		if (!(R->caps[i] == R->caps[0]))
+			pv[2].samecap = 0;
+	pv[2].capacity = R->n && isfinite(R->caps[0]) ? R->caps[0] : 0;
+	size_t max_seeds = 0;
+	for (size_t v = 0; v < R->g.n; v++)
+		max_seeds = R->g.runs[v] > max_seeds ? R->g.runs[v] : max_seeds;
+	for (size_t k = 0; k < 4 && !r; k++) {
+		char name[64], path[1024];
+		snprintf(name, sizeof name, "overlay_%s.dat", names[k]);
+		FILE *df = open_dat(o, name, path, sizeof path, diag);
+		if (!df) {
+			r = -SIM_EIO;
+			break;
+		}
+		if (k < 2) {
+			pv[k].npoints = cdf_variant_dat(df, &R->g, k == 0 ? R->waits : R->jcts, R->n);
+		} else {
+			for (size_t v = 0; v < R->g.n; v++)
+				pv[k].npoints += (long)busy_variant_block(df, &R->g, v, R->ts, R->caps, R->n, unit_s,
+									  k == 2 ? TS_BUSY : TS_QUEUED);
+		}
+		if ((r = close_dat(df, path, diag)))
+			break;
+		char base[64], seeds_var[64];
+		snprintf(base, sizeof base, "overlay_%s", names[k]);
+		snprintf(seeds_var, sizeof seeds_var, "maxseeds=%zu", max_seeds);
+		r = run_template(gp, plot_analysis_dir(o), o, names[k], base, term, &pv[k], k < 2 ? seeds_var : NULL,
+				 o->quiet, diag);
+	}
+	return r;
+}
+
 static int overlay_all(const struct h5read_file *a, const struct h5read_file *b, const struct plot_opts *o,
 		       struct sim_diag *diag)
 {
@@ -2287,41 +2330,7 @@ static int overlay_all(const struct h5read_file *a, const struct h5read_file *b,
 		r = overlay_read(b, overlay_label(pb, pa), &R, &at, diag);
 	if (r)
 		goto out;
-	const char *const names[] = { "wait_cdf", "jct_cdf", "busy_gpus", "queued_jobs" };
-	struct plot_vars pv[4] = { { .nblocks = (long)R.g.n }, { .nblocks = (long)R.g.n },
-				   { .nblocks = (long)R.g.n, .samecap = 1 }, { .nblocks = (long)R.g.n } };
-	double unit_s = time_unit(R.span, &pv[2].xunit);
-	pv[3].xunit = pv[2].xunit;
-	for (size_t i = 1; i < R.n; i++)
-		if (!(R.caps[i] == R.caps[0]))
-			pv[2].samecap = 0;
-	pv[2].capacity = R.n && isfinite(R.caps[0]) ? R.caps[0] : 0;
-	size_t max_seeds = 0;
-	for (size_t v = 0; v < R.g.n; v++)
-		max_seeds = R.g.runs[v] > max_seeds ? R.g.runs[v] : max_seeds;
-	for (size_t k = 0; k < 4 && !r; k++) {
-		char name[64], path[1024];
-		snprintf(name, sizeof name, "overlay_%s.dat", names[k]);
-		FILE *df = open_dat(o, name, path, sizeof path, diag);
-		if (!df) {
-			r = -SIM_EIO;
-			break;
-		}
-		if (k < 2) {
-			pv[k].npoints = cdf_variant_dat(df, &R.g, k == 0 ? R.waits : R.jcts, R.n);
-		} else {
-			for (size_t v = 0; v < R.g.n; v++)
-				pv[k].npoints += (long)busy_variant_block(df, &R.g, v, R.ts, R.caps, R.n, unit_s,
-									  k == 2 ? TS_BUSY : TS_QUEUED);
-		}
-		if ((r = close_dat(df, path, diag)))
-			break;
-		char base[64], seeds_var[64];
-		snprintf(base, sizeof base, "overlay_%s", names[k]);
-		snprintf(seeds_var, sizeof seeds_var, "maxseeds=%zu", max_seeds);
-		r = run_template(gp, plot_analysis_dir(o), o, names[k], base, term, &pv[k], k < 2 ? seeds_var : NULL,
-				 o->quiet, diag);
-	}
+	r = overlay_draw(&R, o, gp, term, diag);
 out:
 	overlay_runs_free(&R);
 	free(gp);
