@@ -12,8 +12,9 @@ cd "$(dirname "$0")"
 
 PACKAGES=(build-essential cmake pkg-config libgsl-dev libhdf5-dev zlib1g-dev libcjson-dev libyaml-dev libcunit1-dev gnuplot-nox
 	openmpi-bin libopenmpi-dev)
-# The fuzz stage of `test` only: clang and its libFuzzer runtime.
-TEST_PACKAGES=(clang libclang-rt-14-dev)
+# `test` only: clang and its libFuzzer runtime (the fuzz stage); chromium renders the HTML
+# report (ctest report_html_render, skipped without it).
+TEST_PACKAGES=(clang libclang-rt-14-dev chromium)
 JOBS=$(nproc 2>/dev/null || echo 2)
 
 install_missing() { # install_missing [extra packages...]

@@ -3,7 +3,8 @@
 # datafile is jct_cdf.dat ("jct_s mean low high" rows).
 load analysis_dir."/common.gp"
 if (maxseeds > 1) {
-	set title "Job completion time: cumulative distribution, mean over seeds, band: 95% confidence interval (Student t)"
+	# short: a wide key (two files overlaid) leaves the title only the plot area
+	set title "Job completion time, cumulative: mean over seeds, band: 95% CI (Student t)"
 } else {
 	set title "Job completion time: cumulative distribution, one seed a variant"
 }

@@ -328,33 +328,40 @@ static long cdf_variant_dat(FILE *f, const struct variant_groups *g, const struc
 	return rows;
 }
 
-/* The time-weighted mean of a run's busy GPUs over [ta, tb) (sample k holds from
- * t_s[k] to t_s[k+1]; the last sample is a point), or its value at ta when tb <= ta;
- * NaN where the run has no sample (past its end). */
-static double busy_mean(const struct h5read_timeseries *ts, double ta, double tb)
+/* The time-weighted mean of a series over [ta, tb): value k is v[k * stride], held
+ * from t[k] to t[k+1] (the last sample is a point), or its value at ta when tb <= ta;
+ * NaN where there is no sample (past the run's end) or no series (v NULL). */
+static double series_mean(const double *t, const double *v, size_t stride, size_t n, double ta, double tb)
 {
-	size_t n = ts->n;
-	if (n == 0 || ta > ts->t_s[n - 1])
+	if (n == 0 || !v || ta > t[n - 1])
 		return NAN;
 	size_t lo = 0, hi = n; /* first sample after ta */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (ts->t_s[mid] <= ta)
+		if (t[mid] <= ta)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	size_t k = lo ? lo - 1 : 0;
 	if (tb <= ta)
-		return ts->gpus_busy[k];
+		return v[k * stride];
 	double wsum = 0, vsum = 0;
-	for (; k < n && ts->t_s[k] < tb; k++) {
-		double from = ts->t_s[k] > ta ? ts->t_s[k] : ta;
-		double to = k + 1 < n ? (ts->t_s[k + 1] < tb ? ts->t_s[k + 1] : tb) : from;
+	for (; k < n && t[k] < tb; k++) {
+		double from = t[k] > ta ? t[k] : ta;
+		double to = k + 1 < n ? (t[k + 1] < tb ? t[k + 1] : tb) : from;
 		wsum += to - from;
-		vsum += (to - from) * ts->gpus_busy[k];
+		vsum += (to - from) * v[k * stride];
 	}
-	return wsum > 0 ? vsum / wsum : ts->gpus_busy[lo ? lo - 1 : 0];
+	return wsum > 0 ? vsum / wsum : v[(lo ? lo - 1 : 0) * stride];
+}
+
+/* The overview series drawn per variant: busy GPUs or queued jobs. */
+enum ts_kind { TS_BUSY, TS_QUEUED };
+
+static double ts_mean(const struct h5read_timeseries *ts, enum ts_kind kind, double ta, double tb)
+{
+	return series_mean(ts->t_s, kind == TS_BUSY ? ts->gpus_busy : ts->jobs_queued, 1, ts->n, ta, tb);
 }
 
 /* 1 when two /summary rows hold the same value in every metric (NaN equal to NaN). */
@@ -407,13 +414,14 @@ static void note_identical(const struct h5read_file *f, const struct h5read_summ
 	free(first);
 }
 
-/* One block of busy_gpus.dat a variant, titled "fifo (3 seeds)": at most
- * PLOT_MAX_POINTS rows "time mean low high capacity" on the samples of its longest
- * run; each point the mean over its runs of their time-weighted mean busy GPUs in the
- * bucket, and the 95% band (Student t; none for one run); a run counts until its
- * last sample. */
+/* One block of busy_gpus.dat (kind TS_BUSY) or queued_jobs.dat (TS_QUEUED) a variant,
+ * titled "fifo (3 seeds)": at most PLOT_MAX_POINTS rows "time mean low high capacity"
+ * on the samples of its longest run; each point the mean over its runs of their
+ * time-weighted mean busy GPUs (or queued jobs) in the bucket, and the 95% band
+ * (Student t; none for one run); a run counts until its last sample. */
 static size_t busy_variant_block(FILE *f, const struct variant_groups *g, size_t v,
-				 const struct h5read_timeseries *tss, const double *caps, size_t nr, double unit_s)
+				 const struct h5read_timeseries *tss, const double *caps, size_t nr, double unit_s,
+				 enum ts_kind kind)
 {
 	size_t longest = SIZE_MAX, m = 0;
 	for (size_t i = 0; i < nr; i++) {
@@ -441,7 +449,7 @@ static size_t busy_variant_block(FILE *f, const struct variant_groups *g, size_t
 		double sum = 0, sum2 = 0, cap = NAN;
 		size_t k = 0;
 		for (size_t i = 0; i < nr; i++) {
-			double x = g->of[i] == v ? busy_mean(&tss[i], ta, tb) : NAN;
+			double x = g->of[i] == v ? ts_mean(&tss[i], kind, ta, tb) : NAN;
 			if (!isfinite(x))
 				continue;
 			sum += x, sum2 += x * x, k++;
@@ -1695,6 +1703,248 @@ static int plot_real(const struct h5read_file *f, const struct plot_opts *o, con
 	return r;
 }
 
+/* ---- per-run views: GPUs busy per flavor, Jain's index, wait per queue ---- */
+
+/* Buckets of a series of n samples for at most PLOT_MAX_POINTS points. */
+static size_t bucket_of(size_t n)
+{
+	return n <= PLOT_MAX_POINTS ? 1 : (n + PLOT_MAX_POINTS - 1) / PLOT_MAX_POINTS;
+}
+
+/* flavor_busy_<run>: busy GPUs of each flavor over time (steps), for a run on 2 or
+ * more flavors. The .dat: a header line ("time" and each flavor's name), then rows
+ * "time busy_1 .. busy_k" (time in xunit; each value the time-weighted mean of its
+ * bucket of samples; a last row at the last sample closes the steps). */
+static int plot_flavor_busy(const struct plot_opts *o, const char *run, const struct h5read_timeseries *ts,
+			    const char *gp, const char *term, const char *adir, struct sim_diag *diag)
+{
+	size_t nf = ts->n_flavors, n = ts->n, per = bucket_of(n);
+	if (nf < 2 || n == 0 || !ts->gpus_busy_by_flavor)
+		return 0;
+	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[1024], qrun[600];
+	FILE *df;
+	int r = open_run_dat(o, "flavor_busy_", run, base, path, &df, diag);
+	if (r)
+		return r;
+	struct plot_vars pv = { .nblocks = 1 };
+	double unit_s = time_unit(ts->t_s[n - 1], &pv.xunit);
+	fprintf(df, "# run %s: busy GPUs by flavor, %zu samples, %zu per point\n", run, n, per);
+	dat_field(df, "time");
+	for (size_t k = 0; k < nf; k++) {
+		fputc(' ', df);
+		dat_field(df, ts->flavor_names[k]);
+	}
+	fputc('\n', df);
+	/* the last bucket runs to the last sample, which closes the steps at the run's end */
+	for (size_t a = 0; a < n; a += per) {
+		size_t b = a + per < n ? a + per : n;
+		double ta = ts->t_s[a], tb = b < n ? ts->t_s[b] : ts->t_s[n - 1];
+		fprintf(df, "%.9g", ta / unit_s);
+		for (size_t k = 0; k < nf; k++)
+			fprintf(df, " %.9g", series_mean(ts->t_s, ts->gpus_busy_by_flavor + k, nf, n, ta, tb));
+		fputc('\n', df);
+		pv.npoints++;
+	}
+	if (n > 1 && ts->t_s[n - 1] > ts->t_s[(n - 1) / per * per]) {
+		fprintf(df, "%.9g", ts->t_s[n - 1] / unit_s);
+		for (size_t k = 0; k < nf; k++)
+			fprintf(df, " %.9g", ts->gpus_busy_by_flavor[(n - 1) * nf + k]);
+		fputc('\n', df);
+		pv.npoints++;
+	}
+	if ((r = close_dat(df, path, diag)))
+		return r;
+	plot_gp_quote(qrun, sizeof qrun, run);
+	snprintf(extra, sizeof extra, "runname=%s; nflavors=%zu", qrun, nf);
+	return run_template(gp, adir, o, "flavor_busy", base, term, &pv, extra, o->quiet, diag);
+}
+
+/* Jain's fairness index over a run's queues at sample i: (sum x)^2 / (n sum x^2),
+ * x_q the queue's busy GPUs over its nominal quota where the run has quotas (a
+ * queue with nominal 0 left out), else its busy GPUs; 1 when all are equal, 1/n
+ * when one queue has it all. NaN when every x is 0 (nothing running). */
+static double jain_at(const struct h5read_timeseries *ts, size_t i)
+{
+	size_t nq = ts->n_queues, m = 0;
+	double sum = 0, sum2 = 0;
+	for (size_t q = 0; q < nq; q++) {
+		double x = ts->queue_usage[i * nq + q];
+		if (ts->queue_nominal) {
+			double nom = ts->queue_nominal[i * nq + q];
+			if (!(nom > 0))
+				continue;
+			x /= nom;
+		}
+		sum += x, sum2 += x * x, m++;
+	}
+	return m > 0 && sum2 > 0 ? sum * sum / ((double)m * sum2) : NAN;
+}
+
+/* jain_<run>: Jain's index over the queues at each sample (every per-th sample past
+ * PLOT_MAX_POINTS), for a run with per-queue series and 2 or more queues. Rows
+ * "time index"; a sample with nothing running is left out. */
+static int plot_jain(const struct plot_opts *o, const char *run, const struct h5read_timeseries *ts,
+		     const char *gp, const char *term, const char *adir, struct sim_diag *diag)
+{
+	size_t n = ts->n, per = bucket_of(n);
+	if (!ts->queue_usage || ts->n_queues < 2 || n == 0)
+		return 0;
+	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[1024], qrun[600];
+	FILE *df;
+	int r = open_run_dat(o, "jain_", run, base, path, &df, diag);
+	if (r)
+		return r;
+	struct plot_vars pv = { .nblocks = 1 };
+	double unit_s = time_unit(ts->t_s[n - 1], &pv.xunit);
+	fprintf(df, "# run %s: Jain's index over %zu queues (%s), every %zu-th sample; time index\n", run,
+		ts->n_queues, ts->queue_nominal ? "busy GPUs / nominal quota" : "busy GPUs", per);
+	for (size_t i = 0; i < n; i += per) {
+		double j = jain_at(ts, i);
+		if (isfinite(j)) {
+			fprintf(df, "%.9g %.9g\n", ts->t_s[i] / unit_s, j);
+			pv.npoints++;
+		}
+	}
+	if ((r = close_dat(df, path, diag)))
+		return r;
+	plot_gp_quote(qrun, sizeof qrun, run);
+	snprintf(extra, sizeof extra, "runname=%s; nqueues=%zu; byquota=%d", qrun, ts->n_queues,
+		 ts->queue_nominal != NULL);
+	return run_template(gp, adir, o, "jain", base, term, &pv, extra, o->quiet, diag);
+}
+
+/* A queue's started jobs' waits, for queue_wait_<run>. */
+struct queue_waits {
+	const char *name;
+	double *w;
+	size_t n;
+};
+
+static int qw_by_count(const void *a, const void *b)
+{
+	const struct queue_waits *x = a, *y = b;
+	return x->n != y->n ? (x->n < y->n ? 1 : -1) : strcmp(x->name, y->name);
+}
+
+/* Groups the started jobs' waits by queue (floored at 1 s for the log axis), queues
+ * with most jobs first. *nq gets the number of queues, *buf the one array every
+ * queue's waits are a slice of (the caller frees both); NULL on no memory. */
+static struct queue_waits *queue_waits_make(const struct h5read_jobs *j, size_t *nq, double **buf_out)
+{
+	struct queue_waits *qs = calloc(j->n + 1, sizeof *qs);
+	double *buf = malloc((j->n + 1) * sizeof *buf);
+	size_t m = 0;
+	if (!qs || !buf) {
+		free(qs);
+		free(buf);
+		return NULL;
+	}
+	/* two passes: count per queue, then place each wait in its queue's slice of buf */
+	for (size_t i = 0; i < j->n; i++) {
+		if (!isfinite(j->wait_s[i]))
+			continue;
+		size_t q = 0;
+		while (q < m && strcmp(qs[q].name, j->queue[i]) != 0)
+			q++;
+		if (q == m)
+			qs[m++].name = j->queue[i];
+		qs[q].n++;
+	}
+	size_t off = 0;
+	for (size_t q = 0; q < m; q++) {
+		qs[q].w = buf + off;
+		off += qs[q].n;
+		qs[q].n = 0;
+	}
+	for (size_t i = 0; i < j->n; i++) {
+		if (!isfinite(j->wait_s[i]))
+			continue;
+		size_t q = 0;
+		while (strcmp(qs[q].name, j->queue[i]) != 0)
+			q++;
+		qs[q].w[qs[q].n++] = j->wait_s[i] < 1.0 ? 1.0 : j->wait_s[i];
+	}
+	for (size_t q = 0; q < m; q++)
+		gsl_sort(qs[q].w, 1, qs[q].n);
+	qsort(qs, m, sizeof *qs, qw_by_count);
+	*nq = m;
+	*buf_out = buf;
+	return qs;
+}
+
+/* queue_wait_<run>: the CDF of the wait of each queue's started jobs, for a run whose
+ * jobs are in 2 or more queues; the PLOT_MAX_QUEUES queues with most jobs (the rest
+ * counted in the title). One block a queue, titled "name (N jobs)", rows "wait_s
+ * fraction": "smallest 0", then at most PLOT_MAX_POINTS of plot_cdf_points. */
+static int plot_queue_wait(const struct h5read_file *f, const struct plot_opts *o, const char *run,
+			   const char *gp, const char *term, const char *adir, struct sim_diag *diag)
+{
+	struct h5read_jobs j;
+	int r = h5read_jobs(f, run, &j, diag);
+	if (r)
+		return r;
+	size_t nq = 0;
+	double *wbuf = NULL;
+	struct queue_waits *qs = queue_waits_make(&j, &nq, &wbuf);
+	double *xs = malloc(PLOT_MAX_POINTS * sizeof *xs), *ys = malloc(PLOT_MAX_POINTS * sizeof *ys);
+	if (!qs || !xs || !ys) {
+		sim_diag_add(diag, h5read_path(f), "out of memory");
+		r = -SIM_ENOMEM;
+		goto out;
+	}
+	if (nq < 2)
+		goto out;
+	char base[RUN_BASE_MAX], path[DAT_PATH_MAX], extra[1024], qrun[600];
+	FILE *df;
+	if ((r = open_run_dat(o, "queue_wait_", run, base, path, &df, diag)))
+		goto out;
+	size_t shown = nq < PLOT_MAX_QUEUES ? nq : PLOT_MAX_QUEUES;
+	struct plot_vars pv = { .nblocks = (long)shown };
+	for (size_t q = 0; q < shown; q++) {
+		char title[512];
+		snprintf(title, sizeof title, "%s (%zu job%s)", qs[q].name, qs[q].n, qs[q].n == 1 ? "" : "s");
+		fprintf(df, "# queue %s: %zu started jobs; wait_s fraction\n", qs[q].name, qs[q].n);
+		dat_header(df, title);
+		size_t k = plot_cdf_points(qs[q].w, qs[q].n, PLOT_MAX_POINTS, xs, ys);
+		/* the step up from 0 at the smallest wait: a CDF starts at 0 */
+		if (k)
+			fprintf(df, "%.9g 0\n", xs[0]);
+		for (size_t i = 0; i < k; i++)
+			fprintf(df, "%.9g %.9g\n", xs[i], ys[i]);
+		pv.npoints += (long)k;
+		fputs("\n\n", df);
+	}
+	if ((r = close_dat(df, path, diag)))
+		goto out;
+	plot_gp_quote(qrun, sizeof qrun, run);
+	snprintf(extra, sizeof extra, "runname=%s; nqueues=%zu; hidden=%zu", qrun, nq, nq - shown);
+	r = run_template(gp, adir, o, "queue_wait", base, term, &pv, extra, o->quiet, diag);
+out:
+	free(wbuf);
+	free(qs);
+	free(xs);
+	free(ys);
+	h5read_jobs_free(&j);
+	return r;
+}
+
+/* The three per-run views above, from one read of the run's time series. */
+static int plot_run_more(const struct h5read_file *f, const struct plot_opts *o, const char *run, const char *gp,
+			 const char *term, const char *adir, struct sim_diag *diag)
+{
+	struct h5read_timeseries ts;
+	int r = h5read_timeseries(f, run, &ts, diag);
+	if (r)
+		return r;
+	r = plot_flavor_busy(o, run, &ts, gp, term, adir, diag);
+	if (!r)
+		r = plot_jain(o, run, &ts, gp, term, adir, diag);
+	h5read_timeseries_free(&ts);
+	if (!r)
+		r = plot_queue_wait(f, o, run, gp, term, adir, diag);
+	return r;
+}
+
 /* Per run: the queue-usage, preemption and option plots, for the runs that have the
  * data, and in a real-mode file the two real-mode plots; note lines name how many
  * runs had none. */
@@ -1717,6 +1967,8 @@ static int plot_run_views(const struct h5read_file *f, const struct plot_opts *o
 			r = plot_preemptions(f, o, run, span, gp, term, adir, &skip_p, diag);
 		if (!r)
 			r = plot_options(f, o, run, gp, term, adir, &skip_o, diag);
+		if (!r)
+			r = plot_run_more(f, o, run, gp, term, adir, diag);
 		if (!r && real) {
 			int skip_r = 0;
 			r = plot_real(f, o, run, gp, term, adir, &skip_r, diag);
@@ -1774,20 +2026,24 @@ static int plot_all(const struct h5read_file *f, const struct plot_opts *o, stru
 	if ((r = h5read_summary(f, &s, diag)))
 		goto out_gp;
 	const char *adir = plot_analysis_dir(o);
-	char pw[1024], pj[1024], pb[1024];
+	char pw[1024], pj[1024], pb[1024], pq[1024];
 	FILE *fw = open_dat(o, "wait_cdf.dat", pw, sizeof pw, diag);
 	FILE *fj = fw ? open_dat(o, "jct_cdf.dat", pj, sizeof pj, diag) : NULL;
 	FILE *fb = fj ? open_dat(o, "busy_gpus.dat", pb, sizeof pb, diag) : NULL;
-	if (!fb) {
+	FILE *fq = fb ? open_dat(o, "queued_jobs.dat", pq, sizeof pq, diag) : NULL;
+	if (!fq) {
 		if (fw)
 			fclose(fw);
 		if (fj)
 			fclose(fj);
+		if (fb)
+			fclose(fb);
 		r = -SIM_EIO;
 		goto out_sum;
 	}
 	size_t nr = h5read_n_runs(f);
-	struct plot_vars vw = { .nblocks = (long)nr }, vj = vw, vb = vw;
+	struct plot_vars vw = { .nblocks = (long)nr }, vj = vw, vb = vw, vq = vw;
+	size_t max_seeds = 0; /* before the first goto: -O3 saw it read uninitialized past one */
 
 	/* Time axis unit from the longest series. */
 	double span = 0, cap0 = NAN;
@@ -1842,16 +2098,18 @@ static int plot_all(const struct h5read_file *f, const struct plot_opts *o, stru
 			int row = h5read_summary_row(&s, h5read_run_name(f, i));
 			caps[i] = row >= 0 ? h5read_summary_get(&s, (size_t)row, "gpu_capacity") : NAN;
 		}
-		for (size_t v = 0; caps && v < groups.n; v++)
-			vb.npoints += (long)busy_variant_block(fb, &groups, v, tss, caps, nr, unit_s);
-		vb.nblocks = (long)groups.n;
+		for (size_t v = 0; caps && v < groups.n; v++) {
+			vb.npoints += (long)busy_variant_block(fb, &groups, v, tss, caps, nr, unit_s, TS_BUSY);
+			vq.npoints += (long)busy_variant_block(fq, &groups, v, tss, caps, nr, unit_s, TS_QUEUED);
+		}
+		vb.nblocks = vq.nblocks = (long)groups.n;
+		vq.xunit = vb.xunit;
 		if (!caps) {
 			r = -SIM_ENOMEM;
 			sim_diag_add(diag, h5read_path(f), "out of memory");
 		}
 		free(caps);
 	}
-	size_t max_seeds = 0;
 	for (size_t v = 0; !r && v < groups.n; v++)
 		if (groups.runs[v] > max_seeds)
 			max_seeds = groups.runs[v];
@@ -1875,15 +2133,16 @@ out_files:
 	variant_groups_free(&groups);
 	{
 		int c1 = close_dat(fw, pw, diag), c2 = close_dat(fj, pj, diag), c3 = close_dat(fb, pb, diag);
+		int c4 = close_dat(fq, pq, diag);
 		if (!r)
-			r = c1 ? c1 : c2 ? c2 : c3;
+			r = c1 ? c1 : c2 ? c2 : c3 ? c3 : c4;
 	}
-	const char *const names[] = { "wait_cdf", "jct_cdf", "busy_gpus" };
-	const struct plot_vars *vars[] = { &vw, &vj, &vb };
+	const char *const names[] = { "wait_cdf", "jct_cdf", "busy_gpus", "queued_jobs" };
+	const struct plot_vars *vars[] = { &vw, &vj, &vb, &vq };
 	/* The CDFs say "band: 95% CI" only when some variant has 2 or more seeds. */
 	char seeds_var[64];
 	snprintf(seeds_var, sizeof seeds_var, "maxseeds=%zu", max_seeds);
-	for (size_t k = 0; k < 3 && !r; k++)
+	for (size_t k = 0; k < 4 && !r; k++)
 		r = run_template(gp, adir, o, names[k], names[k], term, vars[k], k < 2 ? seeds_var : NULL, o->quiet,
 				 diag);
 	if (!r && any_cost(&s))
@@ -1899,4 +2158,194 @@ out_sum:
 out_gp:
 	free(gp);
 	return r;
+}
+
+/* ---- two result files overlaid (gpusched plot A.h5 B.h5) ---- */
+
+/* The runs of both files as one list: run i's jobs CDFs, time series and capacity,
+ * and its group ("A.h5: fifo"), names owned here. */
+struct overlay_runs {
+	size_t n;
+	struct h5read_timeseries *ts;
+	struct cdf_keep *waits, *jcts;
+	double *caps;
+	struct variant_groups g;
+	char **owned; /* the group names, n at most */
+	double span;  /* the longest series, s */
+};
+
+static void overlay_runs_free(struct overlay_runs *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->ts)
+			h5read_timeseries_free(&r->ts[i]);
+		if (r->waits)
+			cdf_keep_free(&r->waits[i]);
+		if (r->jcts)
+			cdf_keep_free(&r->jcts[i]);
+		if (r->owned)
+			free(r->owned[i]);
+	}
+	free(r->ts);
+	free(r->waits);
+	free(r->jcts);
+	free(r->caps);
+	free(r->owned);
+	variant_groups_free(&r->g);
+}
+
+/* The group of run `at` of the list: label + ": " + variant, a new group the first
+ * time. 0, or -1 on no memory. */
+static int overlay_group(struct overlay_runs *r, size_t at, const char *label, const char *variant)
+{
+	size_t len = strlen(label) + strlen(variant) + 3;
+	char *name = malloc(len);
+	if (!name)
+		return -1;
+	snprintf(name, len, "%s: %s", label, variant);
+	size_t k = 0;
+	while (k < r->g.n && strcmp(r->g.name[k], name) != 0)
+		k++;
+	if (k == r->g.n) {
+		r->owned[k] = name;
+		r->g.name[r->g.n++] = name;
+	} else {
+		free(name);
+	}
+	r->g.of[at] = k;
+	r->g.runs[k]++;
+	return 0;
+}
+
+/* Reads every run of f (labelled `label`) into r from index *at on. */
+static int overlay_read(const struct h5read_file *f, const char *label, struct overlay_runs *r, size_t *at,
+			struct sim_diag *diag)
+{
+	struct h5read_summary s;
+	int rc = h5read_summary(f, &s, diag);
+	for (size_t i = 0; !rc && i < h5read_n_runs(f); i++, ++*at) {
+		const char *run = h5read_run_name(f, i);
+		struct h5read_jobs j;
+		if ((rc = h5read_jobs(f, run, &j, diag)))
+			break;
+		int kw = cdf_keep_make(j.wait_s, j.n, &r->waits[*at]), kj = cdf_keep_make(j.jct_s, j.n, &r->jcts[*at]);
+		h5read_jobs_free(&j);
+		int row = h5read_summary_row(&s, run);
+		if (kw < 0 || kj < 0 || overlay_group(r, *at, label, row >= 0 ? s.variant[row] : run) < 0) {
+			sim_diag_add(diag, h5read_path(f), "out of memory");
+			rc = -SIM_ENOMEM;
+			break;
+		}
+		r->caps[*at] = row >= 0 ? h5read_summary_get(&s, (size_t)row, "gpu_capacity") : NAN;
+		if ((rc = h5read_timeseries(f, run, &r->ts[*at], diag)))
+			break;
+		const struct h5read_timeseries *t = &r->ts[*at];
+		if (t->n > 0 && t->t_s[t->n - 1] > r->span)
+			r->span = t->t_s[t->n - 1];
+	}
+	h5read_summary_free(&s);
+	return rc;
+}
+
+/* The name a file's curves carry: its base name, or the path as given when both files
+ * have the same base name. */
+static const char *overlay_label(const char *path, const char *other)
+{
+	const char *b = strrchr(path, '/'), *ob = strrchr(other, '/');
+	b = b ? b + 1 : path;
+	ob = ob ? ob + 1 : other;
+	return strcmp(b, ob) == 0 ? path : b;
+}
+
+/* The four overlay plots of the runs read into R. */
+static int overlay_draw(const struct overlay_runs *R, const struct plot_opts *o, const char *gp, const char *term,
+			struct sim_diag *diag)
+{
+	int r = 0;
+	const char *const names[] = { "wait_cdf", "jct_cdf", "busy_gpus", "queued_jobs" };
+	struct plot_vars pv[4] = { { .nblocks = (long)R->g.n }, { .nblocks = (long)R->g.n },
+				   { .nblocks = (long)R->g.n, .samecap = 1 }, { .nblocks = (long)R->g.n } };
+	double unit_s = time_unit(R->span, &pv[2].xunit);
+	pv[3].xunit = pv[2].xunit;
+	for (size_t i = 1; i < R->n; i++)
+		if (!(R->caps[i] == R->caps[0]))
+			pv[2].samecap = 0;
+	pv[2].capacity = R->n && isfinite(R->caps[0]) ? R->caps[0] : 0;
+	size_t max_seeds = 0;
+	for (size_t v = 0; v < R->g.n; v++)
+		max_seeds = R->g.runs[v] > max_seeds ? R->g.runs[v] : max_seeds;
+	for (size_t k = 0; k < 4 && !r; k++) {
+		char name[64], path[1024];
+		snprintf(name, sizeof name, "overlay_%s.dat", names[k]);
+		FILE *df = open_dat(o, name, path, sizeof path, diag);
+		if (!df) {
+			r = -SIM_EIO;
+			break;
+		}
+		if (k < 2) {
+			pv[k].npoints = cdf_variant_dat(df, &R->g, k == 0 ? R->waits : R->jcts, R->n);
+		} else {
+			for (size_t v = 0; v < R->g.n; v++)
+				pv[k].npoints += (long)busy_variant_block(df, &R->g, v, R->ts, R->caps, R->n, unit_s,
+									  k == 2 ? TS_BUSY : TS_QUEUED);
+		}
+		if ((r = close_dat(df, path, diag)))
+			break;
+		char base[64], seeds_var[64];
+		snprintf(base, sizeof base, "overlay_%s", names[k]);
+		snprintf(seeds_var, sizeof seeds_var, "maxseeds=%zu", max_seeds);
+		r = run_template(gp, plot_analysis_dir(o), o, names[k], base, term, &pv[k], k < 2 ? seeds_var : NULL,
+				 o->quiet, diag);
+	}
+	return r;
+}
+
+static int overlay_all(const struct h5read_file *a, const struct h5read_file *b, const struct plot_opts *o,
+		       struct sim_diag *diag)
+{
+	char *gp = NULL;
+	const char *term = "png";
+	int r = probe_gnuplot(o, &gp, &term, diag);
+	if (r)
+		return r;
+	struct overlay_runs R = { .n = h5read_n_runs(a) + h5read_n_runs(b) };
+	size_t cap = R.n + 1;
+	R.ts = calloc(cap, sizeof *R.ts);
+	R.waits = calloc(cap, sizeof *R.waits);
+	R.jcts = calloc(cap, sizeof *R.jcts);
+	R.caps = calloc(cap, sizeof *R.caps);
+	R.owned = calloc(cap, sizeof *R.owned);
+	R.g.name = calloc(cap, sizeof *R.g.name);
+	R.g.of = calloc(cap, sizeof *R.g.of);
+	R.g.runs = calloc(cap, sizeof *R.g.runs);
+	if (!R.ts || !R.waits || !R.jcts || !R.caps || !R.owned || !R.g.name || !R.g.of || !R.g.runs) {
+		sim_diag_add(diag, h5read_path(a), "out of memory");
+		r = -SIM_ENOMEM;
+		goto out;
+	}
+	size_t at = 0;
+	const char *pa = h5read_path(a), *pb = h5read_path(b);
+	r = overlay_read(a, overlay_label(pa, pb), &R, &at, diag);
+	if (!r)
+		r = overlay_read(b, overlay_label(pb, pa), &R, &at, diag);
+	if (r)
+		goto out;
+	r = overlay_draw(&R, o, gp, term, diag);
+out:
+	overlay_runs_free(&R);
+	free(gp);
+	return r;
+}
+
+int plot_overlay(const struct h5read_file *a, const struct h5read_file *b, const struct plot_opts *o,
+		 struct sim_diag *diag)
+{
+	struct sim_out_stage stage = { 0 };
+	struct plot_opts staged = *o;
+	staged.stage = &stage;
+	int made_dir = 0;
+	int r = make_dir(o->outdir, &made_dir, diag);
+	if (!r)
+		r = overlay_all(a, b, &staged, diag);
+	return finish_outputs(r, &stage, o->outdir, made_dir, o->quiet, image_ext(o), diag);
 }

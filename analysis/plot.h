@@ -17,7 +17,11 @@
  * predicted run time of each completed job's completing segment, trace s, with y = x;
  * log-log past a 20x spread) and real_latency_<run>.png (analysis/real_latency.gp: the
  * CDF of every start's decision latency in wall ms, p50 and p99 marked); a simulation
- * file draws neither. gnuplot's exit status is checked; its messages are shown only
+ * file draws neither. Also queued_jobs.png (analysis/queued_jobs.gp: jobs waiting over
+ * time, per variant as busy_gpus) and, per run, flavor_busy_<run>.png (2+ flavors),
+ * jain_<run>.png (Jain's index over the queues, 2+ queues) and queue_wait_<run>.png
+ * (each queue's wait CDF, 2+ queues); analysis/SCHEMA.md has their data. gnuplot's
+ * exit status is checked; its messages are shown only
  * when it fails.
  *
  * Sweeps: when the config (root attribute experiment_json) has a "sweep", also
@@ -59,6 +63,13 @@ struct plot_opts {
  * Returns 0, -SIM_EEXTERNAL (gnuplot missing or failed), -SIM_EIO (cannot write),
  * or a reader error (h5read.h), with a message in diag. */
 int plot_results(const struct h5read_file *f, const struct plot_opts *o, struct sim_diag *diag);
+/* Two result files overlaid (gpusched plot A.h5 B.h5): OUTDIR/overlay_{wait_cdf,
+ * jct_cdf,busy_gpus,queued_jobs}.{dat,png} drawn with the templates of the one-file
+ * plots, one curve a variant of either file (seeds averaged, 95% band), named
+ * "<file>: <variant>" (<file> the base name, or the path as given when both base
+ * names are the same). Staged and returned as plot_results. */
+int plot_overlay(const struct h5read_file *a, const struct h5read_file *b, const struct plot_opts *o,
+		 struct sim_diag *diag);
 /* 1 when name is an image format plot draws: "png", "pdf", "svg". */
 int plot_format_ok(const char *name);
 

@@ -11,7 +11,8 @@
 # Waits under 1 s are drawn at 1 s so the log axis can show them.
 load analysis_dir."/common.gp"
 if (maxseeds > 1) {
-	set title "Job wait time: cumulative distribution, mean over seeds, band: 95% confidence interval (Student t)"
+	# short: a wide key (two files overlaid) leaves the title only the plot area
+	set title "Job wait time, cumulative: mean over seeds, band: 95% CI (Student t)"
 } else {
 	set title "Job wait time: cumulative distribution, one seed a variant"
 }

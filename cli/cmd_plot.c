@@ -1,4 +1,4 @@
-/* cli/cmd_plot.c: gpusched plot RESULTS.h5 -o DIR */
+/* cli/cmd_plot.c: gpusched plot RESULTS.h5 [B.h5] -o DIR */
 #include <stdio.h>
 #include <string.h>
 
@@ -7,7 +7,7 @@
 #include "cmd.h"
 
 static const char plot_usage[] =
-	"usage: gpusched plot RESULTS.h5 -o DIR [--format png|pdf|svg] [-q]\n"
+	"usage: gpusched plot RESULTS.h5 [B.h5] -o DIR [--format png|pdf|svg] [-q]\n"
 	"\n"
 	"Draws plots (PNG, or PDF or SVG with --format) from a results file alone, with\n"
 	"gnuplot (an external program; Debian: gnuplot-nox); a variant's seeds are\n"
@@ -44,6 +44,19 @@ static const char plot_usage[] =
 	"                       swept parameters' values (at most 12); numbers on a\n"
 	"                       numeric axis, other values as categories drawn as bars\n"
 	"                       with error bars\n"
+	;
+/* The rest of the usage (one literal would pass the 4095 characters C99 promises). */
+static const char plot_usage_more[] =
+	"and also:\n"
+	"  queued_jobs.png      jobs waiting over time, one curve a variant (mean over\n"
+	"                       its seeds, 95% band)\n"
+	"  flavor_busy_RUN.png  busy GPUs of each flavor over time; runs on 2+ flavors\n"
+	"  jain_RUN.png         Jain's fairness index over the queues' busy GPUs (over\n"
+	"                       their nominal quotas with a quota policy); 2+ queues\n"
+	"  queue_wait_RUN.png   CDF of job wait of each queue (at most 12); 2+ queues\n"
+	"With two files (A.h5 B.h5), only the two overlaid, one curve a variant of\n"
+	"either, named \"FILE: variant\": overlay_wait_cdf, overlay_jct_cdf,\n"
+	"overlay_busy_gpus and overlay_queued_jobs.\n"
 	"and the .dat files they are drawn from\n"
 	"(at most 2000 points a curve).\n"
 	"Templates: analysis/*.gp (override the folder with GPUSCHED_ANALYSIS_DIR).\n"
@@ -57,11 +70,12 @@ static const char plot_usage[] =
 
 int cmd_plot(int argc, char **argv)
 {
-	const char *path = NULL;
+	const char *path = NULL, *path_b = NULL;
 	struct plot_opts o = { 0 };
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(plot_usage, stdout);
+			fputs(plot_usage_more, stdout);
 			return GPUSCHED_EXIT_OK;
 		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
 			o.outdir = argv[++i];
@@ -74,9 +88,11 @@ int cmd_plot(int argc, char **argv)
 			}
 		} else if (strcmp(argv[i], "-q") == 0) {
 			o.quiet = 1;
-		} else if (argv[i][0] == '-' || path) {
+		} else if (argv[i][0] == '-' || path_b) {
 			fprintf(stderr, "gpusched plot: unexpected argument '%s'\n%s", argv[i], plot_usage);
 			return GPUSCHED_EXIT_BADINPUT;
+		} else if (path) {
+			path_b = argv[i];
 		} else {
 			path = argv[i];
 		}
@@ -86,14 +102,17 @@ int cmd_plot(int argc, char **argv)
 			plot_usage);
 		return GPUSCHED_EXIT_BADINPUT;
 	}
-	if (cmd_check_output_dir(o.outdir, "results file", path))
+	if (cmd_check_output_dir(o.outdir, "results file", path) ||
+	    (path_b && cmd_check_output_dir(o.outdir, "results file", path_b)))
 		return GPUSCHED_EXIT_BADINPUT;
 	struct sim_diag diag;
 	sim_diag_init(&diag, 20);
-	struct h5read_file *f = NULL;
+	struct h5read_file *f = NULL, *fb = NULL;
 	int rc = h5read_open(path, &f, &diag);
+	if (!rc && path_b)
+		rc = h5read_open(path_b, &fb, &diag);
 	if (!rc)
-		rc = plot_results(f, &o, &diag);
+		rc = path_b ? plot_overlay(f, fb, &o, &diag) : plot_results(f, &o, &diag);
 	if (rc) {
 		fprintf(stderr, "gpusched plot: ");
 		if (diag.count)
@@ -102,6 +121,7 @@ int cmd_plot(int argc, char **argv)
 			fprintf(stderr, "%s\n", sim_strerror(rc));
 	}
 	h5read_close(f);
+	h5read_close(fb);
 	sim_diag_fini(&diag);
 	return cmd_exit_code(rc);
 }
