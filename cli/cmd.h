@@ -6,6 +6,10 @@
 #define GPUSCHED_EXIT_OK 0
 #define GPUSCHED_EXIT_RUNTIME 1
 #define GPUSCHED_EXIT_BADINPUT 2
+/* compare only: 1 means "a gate rule failed" (GPUSCHED_EXIT_GATE_FAILED), so a comparison that could not be made
+ * for a reason other than bad input (out of memory, stdout not writable) exits 3. */
+#define GPUSCHED_EXIT_GATE_FAILED 1
+#define GPUSCHED_EXIT_COMPARE_NORUN 3
 
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -46,9 +46,12 @@ static const char compare_usage[] =
     "                  or \"new\"), backend, time_scale} and each metric's sim_error_pct.\n"
     "\n"
     "Failing rules are also printed to stderr, one line each.\n"
-    "exit codes: 0 every rule passes (or no rules), 1 some rule fails (or a runtime\n"
-    "failure, with its message), 2 bad input (malformed rule, unknown metric, no variant\n"
-    "in common, a missing or unreadable file, not a results file)\n";
+    "exit codes: 0 every rule passes (or no rules), 1 some rule fails (the gate failed;\n"
+    "the comparison itself was made and printed), 2 bad input, so compare could not run\n"
+    "(malformed rule, unknown metric, no variant in common, a missing or unreadable file,\n"
+    "not a results file), 3 compare could not finish for another reason (out of memory,\n"
+    "standard output not writable), with its message. A CI gate fails on any non-zero\n"
+    "code, and tells a regression (1) from a broken gate (2 or 3).\n";
 
 /* "gpusched compare: WHAT 'ARG'" (ARG NULL: WHAT alone), then the usage. */
 static int usage_error(const char *what, const char *arg)
@@ -63,7 +66,7 @@ static int usage_error(const char *what, const char *arg)
 /* A reader's error on an input file is bad input, whatever its kind, but for memory. */
 static int input_exit_code(int rc)
 {
-	return rc == -SIM_ENOMEM ? GPUSCHED_EXIT_RUNTIME : GPUSCHED_EXIT_BADINPUT;
+	return rc == -SIM_ENOMEM ? GPUSCHED_EXIT_COMPARE_NORUN : GPUSCHED_EXIT_BADINPUT;
 }
 
 static int run_compare(const char *paths[2], const struct compare_rule *rules, size_t n_rules,
@@ -91,12 +94,12 @@ static int run_compare(const char *paths[2], const struct compare_rule *rules, s
 		rc = compare_print(res, stdout);
 	}
 	if (rc) {
-		sim_diag_add(diag, paths[1], "out of memory");
-		code = GPUSCHED_EXIT_RUNTIME;
+		sim_diag_add(diag, paths[1], "out of memory or output failed");
+		code = GPUSCHED_EXIT_COMPARE_NORUN;
 		goto out_close;
 	}
 	compare_print_failures(res, "gpusched compare: ", stderr);
-	code = res->n_failed ? GPUSCHED_EXIT_RUNTIME : GPUSCHED_EXIT_OK;
+	code = res->n_failed ? GPUSCHED_EXIT_GATE_FAILED : GPUSCHED_EXIT_OK;
 out_close:
 	compare_result_free(res);
 	h5read_close(f[1]);
@@ -114,7 +117,7 @@ int cmd_compare(int argc, char **argv)
 	sim_diag_init(&diag, 20);
 	if (!rules) {
 		fprintf(stderr, "gpusched compare: out of memory\n");
-		return GPUSCHED_EXIT_RUNTIME;
+		return GPUSCHED_EXIT_COMPARE_NORUN;
 	}
 	for (int i = 1; i < argc; i++) {
 		const char *rule = NULL;
@@ -159,7 +162,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (fflush(stdout) != 0 && code == GPUSCHED_EXIT_OK) {
 		perror("gpusched compare: stdout");
-		code = GPUSCHED_EXIT_RUNTIME;
+		code = GPUSCHED_EXIT_COMPARE_NORUN;
 	}
 out_free:
 	sim_diag_fini(&diag);
