@@ -63,7 +63,7 @@ while IFS=$'\t' read -r head line; do
 	[ "$cmd" = "$line" ] || echo "shortened: --time-scale 200 -> 2000"
 	echo "run  [$head] $cmd"
 	start=$(date +%s)
-	if ! HOME="$T/home" bash -e -o pipefail -c "$cmd" >"$T/out.txt" 2>&1; then
+	if ! HOME="$T/home" bash -e -o pipefail -c "$cmd" </dev/null >"$T/out.txt" 2>&1; then
 		echo "FAIL: README.md [$head]: $line"
 		tail -n 30 "$T/out.txt"
 		exit 1
@@ -84,7 +84,7 @@ while IFS='|' read -r kind file fmt id; do
 		set -- cluster import --format "$fmt" ${id:+--id "$id"} "traces/samples/$file" -o "$T/sample.json"
 	fi
 	echo "run  gpusched $*"
-	if ! "$G" "$@" >"$T/out.txt" 2>&1; then
+	if ! "$G" "$@" </dev/null >"$T/out.txt" 2>&1; then
 		echo "FAIL: gpusched $*"
 		tail -n 20 "$T/out.txt"
 		exit 1
