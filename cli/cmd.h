@@ -33,6 +33,15 @@ int cmd_check_output(const char *out, const char *what_in, const char *in);
 /* The same for an output folder (plot -o DIR). */
 int cmd_check_output_dir(const char *dir, const char *what_in, const char *in);
 
+/* A usage error of VERB: "gpusched VERB: MSG", the usage's synopsis (its text up to the
+ * first blank line) and a pointer to --help, on stderr. Returns GPUSCHED_EXIT_BADINPUT.
+ * The full usage is printed by --help only. */
+int cmd_usage_error(const char *verb, const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The message for the option getopt_long just refused (optopt, or argv[optind - 1]):
+ * "unknown option '-x'" or "option '--table' needs a value". */
+int cmd_getopt_error(const char *verb, const char *usage, int c, char **argv);
+
 /* Maps a -SIM_E* to an exit code: PARSE/NOENT/INVAL/RANGE -> 2, others -> 1. */
 int cmd_exit_code(int err);
 
