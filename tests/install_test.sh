@@ -15,6 +15,8 @@ cmake --install "$BUILD" --prefix "$T/prefix" >"$T/install.log"
 test -x "$T/prefix/bin/gpusched"
 test -f "$T/prefix/share/gpusched/common.gp"
 test -f "$T/prefix/share/doc/gpusched/LICENSE"
+test -s "$T/prefix/share/man/man1/gpusched.1"
+test -s "$T/prefix/share/bash-completion/completions/gpusched"
 mv "$T/prefix" "$T/moved"
 mkdir "$T/wrap"
 cat >"$T/wrap/gnuplot" <<WRAP
