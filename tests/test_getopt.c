@@ -1,4 +1,5 @@
-/* tests/test_getopt.c: GNU-style flags of the verbs parsed by getopt_long (plot, export):
+/* tests/test_getopt.c: GNU-style flags of the verbs parsed by getopt_long (plot, export,
+ * report):
  * --opt=value, -oVALUE, --output as -o, --quiet, options after the operand, --, and on a
  * usage error exit 2 with the synopsis only (the full text is --help's). */
 #include <CUnit/CUnit.h>
@@ -83,12 +84,27 @@ static void test_getopt_usage_errors(void)
 	CU_ASSERT_EQUAL(RUN(&out, "export %s --table jobs --table=summary%s", h5, ""), 2);
 	CU_ASSERT(out && strstr(out, "option given twice: --table"));
 	free(out);
+	CU_ASSERT_EQUAL(RUN(&out, "report %s --run%s", h5, ""), 2);
+	CU_ASSERT(out && strstr(out, "gpusched report: option '--run' needs a value"));
+	CU_ASSERT(out && strstr(out, "Try 'gpusched report --help'"));
+	free(out);
 	/* --help: the full text, exit 0 */
 	CU_ASSERT_EQUAL(tu_run_gpusched("plot --help", &out), 0);
 	CU_ASSERT(out && strstr(out, "exit codes") && strstr(out, "-o, --output DIR"));
 	free(out);
 	CU_ASSERT_EQUAL(tu_run_gpusched("export --help", &out), 0);
 	CU_ASSERT(out && strstr(out, "exit codes") && strstr(out, "-o, --output FILE"));
+	free(out);
+}
+
+static void test_getopt_report_forms(void)
+{
+	char *out = NULL;
+	CU_ASSERT_EQUAL(RUN(&out, "report --run=fifo-s1 --queues -- %s%s", h5, ""), 0);
+	CU_ASSERT(out && strstr(out, "run fifo-s1: 1 queue"));
+	free(out);
+	CU_ASSERT_EQUAL(RUN(&out, "report %s --json --run %s", h5, "fifo-s1"), 0);
+	CU_ASSERT(out && strstr(out, "\"fifo-s1\""));
 	free(out);
 }
 
@@ -112,6 +128,7 @@ static void test_getopt_export_forms(void)
 static CU_TestInfo getopt_tests[] = {
 	{ "test_getopt_plot_forms", test_getopt_plot_forms },
 	{ "test_getopt_usage_errors", test_getopt_usage_errors },
+	{ "test_getopt_report_forms", test_getopt_report_forms },
 	{ "test_getopt_export_forms", test_getopt_export_forms },
 	CU_TEST_INFO_NULL,
 };
