@@ -26,6 +26,6 @@ cp "$P/sharing/sweep_mean_wait_policies.quota.queues_csv.template.share_strategy
 cp "$P/sharing/queues_RESERVE-s1.png" "$P/2-sharing-RESERVE-gpus-by-team.png"
 cp "$P/sharing/queues_LEND_AND_BORROW-s1.png" "$P/3-sharing-LEND_AND_BORROW-gpus-by-team.png"
 cp "$P/preemption/wait_cdf.png" "$P/4-preemption-wait-cdf.png"
-cp "$P/preemption/preemptions_fair_sharing-s1.png" "$P/5-preemption-fair-sharing-per-hour.png"
+cp "$P/preemption/preemptions_fair_sharing-s1.png" "$P/5-preemption-fair-sharing-per-day.png"
 cp "$P/fallback/wait_cdf.png" "$P/6-fallback-wait-cdf.png"
 echo "results: $D/{sharing,preemption,fallback}.h5; plots: $P/ (the six that tell the story; every plot in $P/{sharing,preemption,fallback}/)"
