@@ -478,6 +478,8 @@ static void test_compare_cli_exit_codes(void)
 	    {"--fail-if 'p96_wait_s>+5%'", "unknown metric 'p96_wait_s'"},
 	    {"--fail-if", "--fail-if needs a RULE"},
 	    {"--bogus", "unexpected argument '--bogus'"},
+	    {"-x", "unknown option '-x'"},
+	    {"--json -- third.h5", "two results files are compared; unexpected argument 'third.h5'"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		CU_ASSERT_EQUAL(run_compare(base_path, new_path, bad[i].opts, &out), 2);
