@@ -1,11 +1,12 @@
-/* tests/test_getopt.c: GNU-style flags of the verbs parsed by getopt_long (plot, export,
- * report):
+/* tests/test_getopt.c: GNU-style flags of the verbs parsed by getopt_long (run, plot,
+ * export, report; compare's are in test_compare):
  * --opt=value, -oVALUE, --output as -o, --quiet, options after the operand, --, and on a
  * usage error exit 2 with the synopsis only (the full text is --help's). */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -108,6 +109,25 @@ static void test_getopt_report_forms(void)
 	free(out);
 }
 
+static void test_getopt_run_forms(void)
+{
+	char dst[600], *out = NULL;
+	snprintf(dst, sizeof dst, "%s/go_run.h5", tu_tmpdir());
+	/* options after the config, --output=, --jobs=, --quiet: the file, nothing printed */
+	CU_ASSERT_EQUAL(RUN(&out, "run %s/go_cfg.json --output=%s --jobs=1 --quiet", tu_tmpdir(), dst), 0);
+	CU_ASSERT(out && out[0] == '\0');
+	free(out);
+	CU_ASSERT(tu_exists(dst));
+	unlink(dst);
+	CU_ASSERT_EQUAL(RUN(&out, "run -q -j1 -o%s -- %s/go_cfg.json", dst, tu_tmpdir()), 0);
+	free(out);
+	CU_ASSERT(tu_exists(dst));
+	CU_ASSERT_EQUAL(RUN(&out, "run %s/go_cfg.json --bogus%s", tu_tmpdir(), ""), 2);
+	CU_ASSERT(out && strstr(out, "gpusched run: unknown option '--bogus'"));
+	CU_ASSERT(out && strstr(out, "Try 'gpusched run --help'"));
+	free(out);
+}
+
 static void test_getopt_export_forms(void)
 {
 	char dst[600], *out = NULL;
@@ -129,6 +149,7 @@ static CU_TestInfo getopt_tests[] = {
 	{ "test_getopt_plot_forms", test_getopt_plot_forms },
 	{ "test_getopt_usage_errors", test_getopt_usage_errors },
 	{ "test_getopt_report_forms", test_getopt_report_forms },
+	{ "test_getopt_run_forms", test_getopt_run_forms },
 	{ "test_getopt_export_forms", test_getopt_export_forms },
 	CU_TEST_INFO_NULL,
 };
