@@ -1,5 +1,5 @@
 /* tests/test_getopt.c: GNU-style flags of the verbs parsed by getopt_long (run, plot,
- * export, report; compare's are in test_compare):
+ * export, report, explain; compare's are in test_compare):
  * --opt=value, -oVALUE, --output as -o, --quiet, options after the operand, --, and on a
  * usage error exit 2 with the synopsis only (the full text is --help's). */
 #include <CUnit/CUnit.h>
@@ -128,6 +128,20 @@ static void test_getopt_run_forms(void)
 	free(out);
 }
 
+static void test_getopt_explain_forms(void)
+{
+	char *out = NULL;
+	CU_ASSERT_EQUAL(RUN(&out, "explain --json -- %s/experiments/scenarios/reclaim-basic.json%s",
+			    TEST_SOURCE_DIR, ""), 0);
+	CU_ASSERT(out && out[0] == '{');
+	free(out);
+	CU_ASSERT_EQUAL(RUN(&out, "explain %s/experiments/scenarios/reclaim-basic.json --jsn%s", TEST_SOURCE_DIR,
+			    ""), 2);
+	CU_ASSERT(out && strstr(out, "gpusched explain: unknown option '--jsn'"));
+	CU_ASSERT(out && strstr(out, "Try 'gpusched explain --help'"));
+	free(out);
+}
+
 static void test_getopt_export_forms(void)
 {
 	char dst[600], *out = NULL;
@@ -150,6 +164,7 @@ static CU_TestInfo getopt_tests[] = {
 	{ "test_getopt_usage_errors", test_getopt_usage_errors },
 	{ "test_getopt_report_forms", test_getopt_report_forms },
 	{ "test_getopt_run_forms", test_getopt_run_forms },
+	{ "test_getopt_explain_forms", test_getopt_explain_forms },
 	{ "test_getopt_export_forms", test_getopt_export_forms },
 	CU_TEST_INFO_NULL,
 };
