@@ -2,8 +2,9 @@
 # setup.sh: the two commands of README.md, on a fresh Debian 12 machine (as root, or with sudo).
 #
 #   ./setup.sh main   install what is missing, build (Release), run the default experiment
-#                     (experiments/default.json on the bundled Philly trace), write
-#                     results/philly-default.h5 and PNG plots in results/plots/
+#                     (experiments/default/: quotas per team on the bundled Philly trace,
+#                     fallback under stock-outs on openb), print its summary, write
+#                     results/default/*.h5 and PNG plots in results/default/plots/
 #   ./setup.sh test   install what is missing, build with -Werror, run every test; then the
 #                     same suite again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #                     then each libFuzzer target of tests/fuzz/ on FUZZ_RUNS inputs (default 3000)
@@ -60,10 +61,7 @@ case "${1:-}" in
 main)
 	install_missing
 	build build -DCMAKE_BUILD_TYPE=Release
-	./build/gpusched run experiments/default.json -o results/philly-default.h5
-	./build/gpusched report results/philly-default.h5
-	./build/gpusched plot results/philly-default.h5 -o results/plots
-	echo "setup: results in results/philly-default.h5, plots in results/plots/"
+	experiments/default/run.sh build/gpusched results/default
 	;;
 test)
 	install_missing "${TEST_PACKAGES[@]}"

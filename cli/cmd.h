@@ -6,6 +6,10 @@
 #define GPUSCHED_EXIT_OK 0
 #define GPUSCHED_EXIT_RUNTIME 1
 #define GPUSCHED_EXIT_BADINPUT 2
+/* compare only: 1 means "a gate rule failed" (GPUSCHED_EXIT_GATE_FAILED), so a comparison that could not be made
+ * for a reason other than bad input (out of memory, stdout not writable) exits 3. */
+#define GPUSCHED_EXIT_GATE_FAILED 1
+#define GPUSCHED_EXIT_COMPARE_NORUN 3
 
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
@@ -28,6 +32,15 @@ int cmd_export(int argc, char **argv);
 int cmd_check_output(const char *out, const char *what_in, const char *in);
 /* The same for an output folder (plot -o DIR). */
 int cmd_check_output_dir(const char *dir, const char *what_in, const char *in);
+
+/* A usage error of VERB: "gpusched VERB: MSG", the usage's synopsis (its text up to the
+ * first blank line) and a pointer to --help, on stderr. Returns GPUSCHED_EXIT_BADINPUT.
+ * The full usage is printed by --help only. */
+int cmd_usage_error(const char *verb, const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The message for the option getopt_long just refused (optopt, or argv[optind - 1]):
+ * "unknown option '-x'" or "option '--table' needs a value". */
+int cmd_getopt_error(const char *verb, const char *usage, int c, char **argv);
 
 /* Maps a -SIM_E* to an exit code: PARSE/NOENT/INVAL/RANGE -> 2, others -> 1. */
 int cmd_exit_code(int err);

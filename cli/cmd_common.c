@@ -1,5 +1,8 @@
 /* cli/cmd_common.c: what every verb shares. */
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../sim/outpath.h"
 #include "../sim/sim.h"
@@ -43,4 +46,30 @@ int cmd_exit_code(int err)
 	default:
 		return GPUSCHED_EXIT_RUNTIME;
 	}
+}
+
+int cmd_usage_error(const char *verb, const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "gpusched %s: ", verb);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	const char *end = strstr(usage, "\n\n");
+	size_t n = end ? (size_t)(end - usage) + 1 : strlen(usage);
+	fprintf(stderr, "\n%.*sTry 'gpusched %s --help' for the full text.\n", (int)n, usage, verb);
+	return GPUSCHED_EXIT_BADINPUT;
+}
+
+int cmd_getopt_error(const char *verb, const char *usage, int c, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	if (c == ':') {
+		if (optopt && strncmp(arg, "--", 2) != 0)
+			return cmd_usage_error(verb, usage, "option '-%c' needs a value", optopt);
+		return cmd_usage_error(verb, usage, "option '%s' needs a value", arg);
+	}
+	if (optopt && strncmp(arg, "--", 2) != 0)
+		return cmd_usage_error(verb, usage, "unknown option '-%c'", optopt);
+	return cmd_usage_error(verb, usage, "unknown option '%s'", arg);
 }

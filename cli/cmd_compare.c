@@ -1,4 +1,5 @@
 /* cli/cmd_compare.c: gpusched compare BASE.h5 NEW.h5 [--fail-if RULE ...] [--significant] [--json] */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 static const char compare_usage[] =
     "usage: gpusched compare BASE.h5 NEW.h5 [--fail-if RULE ...] [--significant] [--json]\n"
+    "       (options may come anywhere; --fail-if=RULE works too; -- ends the options)\n"
     "\n"
     "Compares two results files (written by gpusched run). Runs are grouped by variant\n"
     "as gpusched report groups them (the run name without its \"-s<seed>\"), and each\n"
@@ -46,24 +48,25 @@ static const char compare_usage[] =
     "                  or \"new\"), backend, time_scale} and each metric's sim_error_pct.\n"
     "\n"
     "Failing rules are also printed to stderr, one line each.\n"
-    "exit codes: 0 every rule passes (or no rules), 1 some rule fails (or a runtime\n"
-    "failure, with its message), 2 bad input (malformed rule, unknown metric, no variant\n"
-    "in common, a missing or unreadable file, not a results file)\n";
+    "exit codes: 0 every rule passes (or no rules), 1 some rule fails (the gate failed;\n"
+    "the comparison itself was made and printed), 2 bad input, so compare could not run\n"
+    "(malformed rule, unknown metric, no variant in common, a missing or unreadable file,\n"
+    "not a results file), 3 compare could not finish for another reason (out of memory,\n"
+    "standard output not writable), with its message. A CI gate fails on any non-zero\n"
+    "code, and tells a regression (1) from a broken gate (2 or 3).\n";
 
 /* "gpusched compare: WHAT 'ARG'" (ARG NULL: WHAT alone), then the usage. */
 static int usage_error(const char *what, const char *arg)
 {
 	if (arg)
-		fprintf(stderr, "gpusched compare: %s '%s'\n%s", what, arg, compare_usage);
-	else
-		fprintf(stderr, "gpusched compare: %s\n%s", what, compare_usage);
-	return GPUSCHED_EXIT_BADINPUT;
+		return cmd_usage_error("compare", compare_usage, "%s '%s'", what, arg);
+	return cmd_usage_error("compare", compare_usage, "%s", what);
 }
 
 /* A reader's error on an input file is bad input, whatever its kind, but for memory. */
 static int input_exit_code(int rc)
 {
-	return rc == -SIM_ENOMEM ? GPUSCHED_EXIT_RUNTIME : GPUSCHED_EXIT_BADINPUT;
+	return rc == -SIM_ENOMEM ? GPUSCHED_EXIT_COMPARE_NORUN : GPUSCHED_EXIT_BADINPUT;
 }
 
 static int run_compare(const char *paths[2], const struct compare_rule *rules, size_t n_rules,
@@ -91,12 +94,12 @@ static int run_compare(const char *paths[2], const struct compare_rule *rules, s
 		rc = compare_print(res, stdout);
 	}
 	if (rc) {
-		sim_diag_add(diag, paths[1], "out of memory");
-		code = GPUSCHED_EXIT_RUNTIME;
+		sim_diag_add(diag, paths[1], "out of memory or output failed");
+		code = GPUSCHED_EXIT_COMPARE_NORUN;
 		goto out_close;
 	}
 	compare_print_failures(res, "gpusched compare: ", stderr);
-	code = res->n_failed ? GPUSCHED_EXIT_RUNTIME : GPUSCHED_EXIT_OK;
+	code = res->n_failed ? GPUSCHED_EXIT_GATE_FAILED : GPUSCHED_EXIT_OK;
 out_close:
 	compare_result_free(res);
 	h5read_close(f[1]);
@@ -114,38 +117,49 @@ int cmd_compare(int argc, char **argv)
 	sim_diag_init(&diag, 20);
 	if (!rules) {
 		fprintf(stderr, "gpusched compare: out of memory\n");
-		return GPUSCHED_EXIT_RUNTIME;
+		return GPUSCHED_EXIT_COMPARE_NORUN;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *rule = NULL;
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+	enum { O_JSON = 256, O_SIGNIFICANT, O_FAIL_IF };
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "significant", no_argument, NULL, O_SIGNIFICANT },
+		{ "fail-if", required_argument, NULL, O_FAIL_IF },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 0; /* glibc: a full restart of getopt's scan */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+		if (c == 'h') {
 			fputs(compare_usage, stdout);
 			code = GPUSCHED_EXIT_OK;
 			goto out_free;
-		} else if (strcmp(argv[i], "--json") == 0) {
+		} else if (c == O_JSON) {
 			json = 1;
-		} else if (strcmp(argv[i], "--significant") == 0) {
+		} else if (c == O_SIGNIFICANT) {
 			significant = 1;
-		} else if (strcmp(argv[i], "--fail-if") == 0) {
-			if (i + 1 >= argc) {
-				code = usage_error("--fail-if needs a RULE", NULL);
-				goto out_free;
-			}
-			rule = argv[++i];
-		} else if (strncmp(argv[i], "--fail-if=", 10) == 0) {
-			rule = argv[i] + 10;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			code = usage_error("unexpected argument", argv[i]);
+		} else if (c == O_FAIL_IF) {
+			/* every malformed rule is reported, before any file is read */
+			if (compare_rule_parse(optarg, &rules[n_rules], &diag) == 0)
+				n_rules++;
+		} else if (c == ':' && optopt == O_FAIL_IF) {
+			code = usage_error("--fail-if needs a RULE", NULL);
 			goto out_free;
-		} else if (paths[1]) {
-			code = usage_error("two results files are compared; unexpected argument", argv[i]);
+		} else if (c == '?' && optind > 0 && strncmp(argv[optind - 1], "--", 2) == 0) {
+			code = usage_error("unexpected argument", argv[optind - 1]); /* the wording of before */
 			goto out_free;
 		} else {
-			paths[paths[0] ? 1 : 0] = argv[i];
+			code = cmd_getopt_error("compare", compare_usage, c, argv);
+			goto out_free;
 		}
-		/* every malformed rule is reported, before any file is read */
-		if (rule && compare_rule_parse(rule, &rules[n_rules], &diag) == 0)
-			n_rules++;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (paths[1]) {
+			code = usage_error("two results files are compared; unexpected argument", argv[i]);
+			goto out_free;
+		}
+		paths[paths[0] ? 1 : 0] = argv[i];
 	}
 	if (!paths[1]) {
 		code = usage_error(paths[0] ? "no NEW.h5 given" : "no results files given", NULL);
@@ -159,7 +173,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (fflush(stdout) != 0 && code == GPUSCHED_EXIT_OK) {
 		perror("gpusched compare: stdout");
-		code = GPUSCHED_EXIT_RUNTIME;
+		code = GPUSCHED_EXIT_COMPARE_NORUN;
 	}
 out_free:
 	sim_diag_fini(&diag);

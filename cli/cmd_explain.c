@@ -1,6 +1,7 @@
 /* cli/cmd_explain.c: gpusched explain SCENARIO.json [--json]: decides the one
  * scheduling cycle a scenario file states (policies/scenario.h) and prints it, as
  * docs/scenarios.md's JSON object or as sentences. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,24 +170,31 @@ int cmd_explain(int argc, char **argv)
 	const char *path = NULL;
 	int json = 0;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'J' },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 0; /* glibc: a full restart of getopt's scan */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+		if (c == 'h') {
 			fputs(explain_usage, stdout);
 			return GPUSCHED_EXIT_OK;
-		} else if (strcmp(argv[i], "--json") == 0) {
+		} else if (c == 'J') {
 			json = 1;
-		} else if (argv[i][0] == '-' || path) {
-			fprintf(stderr, "gpusched explain: unexpected argument '%s'\n%s", argv[i],
-				explain_usage);
-			return GPUSCHED_EXIT_BADINPUT;
 		} else {
-			path = argv[i];
+			return cmd_getopt_error("explain", explain_usage, c, argv);
 		}
 	}
-	if (!path) {
-		fprintf(stderr, "gpusched explain: no scenario file given\n%s", explain_usage);
-		return GPUSCHED_EXIT_BADINPUT;
+	for (int i = optind; i < argc; i++) {
+		if (path)
+			return cmd_usage_error("explain", explain_usage, "unexpected argument '%s'", argv[i]);
+		path = argv[i];
 	}
+	if (!path)
+		return cmd_usage_error("explain", explain_usage, "no scenario file given");
 
 	struct sim_diag diag;
 	struct kq_decision d;

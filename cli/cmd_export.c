@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,8 @@
 static const char export_usage[] =
 	"usage: gpusched export RESULTS.h5 --table TABLE [--format csv|tsv] [--runs PATTERN]\n"
 	"                       [-o FILE|-]\n"
+	"       (options may come before or after RESULTS.h5; --table=T, -oFILE, --output FILE\n"
+	"       work too; -- ends the options)\n"
 	"\n"
 	"Writes one table of a results file over all its runs as one long, tidy table: a\n"
 	"header row, then one row a table row of every selected run. Each row starts with\n"
@@ -38,7 +41,7 @@ static const char export_usage[] =
 	"                    in a value become spaces)\n"
 	"  --runs PATTERN    only runs whose name matches the shell pattern (fnmatch), e.g.\n"
 	"                    '4_*' or '*-s1'; a pattern that matches no run is an error\n"
-	"  -o FILE           write FILE (gzip-compressed when it ends in .gz); - or no -o:\n"
+	"  -o, --output FILE write FILE (gzip-compressed when it ends in .gz); - or no -o:\n"
 	"                    standard output\n"
 	"\n"
 	"Missing values (NaN) are empty cells; numbers are written so they read back exactly.\n"
@@ -52,44 +55,39 @@ struct export_args {
 
 static int bad(const char *msg, const char *arg)
 {
-	fprintf(stderr, "gpusched export: %s%s%s\n%s", msg, arg ? " " : "", arg ? arg : "", export_usage);
-	return GPUSCHED_EXIT_BADINPUT;
-}
-
-/* Takes the value of option argv[*i] into *dst; -1 when it has none. */
-static int take_value(int argc, char **argv, int *i, const char **dst)
-{
-	if (*i + 1 >= argc)
-		return -1;
-	*dst = argv[++*i];
-	return 0;
+	return cmd_usage_error("export", export_usage, "%s%s%s", msg, arg ? " " : "", arg ? arg : "");
 }
 
 /* Parses argv; returns -1 for --help (printed), 0, or an exit code > 0. */
 static int parse_args(int argc, char **argv, struct export_args *a)
 {
-	static const char *const opts[] = { "--table", "--format", "--runs", "-o" };
-	for (int i = 1; i < argc; i++) {
-		const char **dst[] = { &a->table, &a->format, &a->runs, &a->out };
-		int k = -1;
-		for (int j = 0; j < 4; j++)
-			if (strcmp(argv[i], opts[j]) == 0)
-				k = j;
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },	   { "table", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' }, { "runs", required_argument, NULL, 'r' },
+		{ "output", required_argument, NULL, 'o' }, { NULL, 0, NULL, 0 },
+	};
+	optind = 0; /* glibc: a full restart of getopt's scan */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":ho:", longs, NULL)) != -1) {
+		const char **dst = c == 't' ? &a->table : c == 'f' ? &a->format : c == 'r' ? &a->runs
+				 : c == 'o' ? &a->out : NULL;
+		if (c == 'h') {
 			fputs(export_usage, stdout);
 			return -1;
-		} else if (k >= 0) {
-			if (*dst[k])
-				return bad("option given twice:", argv[i]);
-			if (take_value(argc, argv, &i, dst[k]) < 0)
-				return bad("expected a value after", argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return bad("unknown option", argv[i]);
-		} else if (a->path) {
-			return bad("expected one results file, got another:", argv[i]);
+		} else if (dst) {
+			if (*dst)
+				return bad("option given twice:", c == 't' ? "--table" : c == 'f' ? "--format"
+								  : c == 'r' ? "--runs" : "-o");
+			*dst = optarg;
 		} else {
-			a->path = argv[i];
+			return cmd_getopt_error("export", export_usage, c, argv);
 		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (a->path)
+			return bad("expected one results file, got another:", argv[i]);
+		a->path = argv[i];
 	}
 	if (!a->path)
 		return bad("expected a results file (RESULTS.h5)", NULL);

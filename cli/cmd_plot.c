@@ -1,4 +1,5 @@
 /* cli/cmd_plot.c: gpusched plot RESULTS.h5 [B.h5] -o DIR */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +9,8 @@
 
 static const char plot_usage[] =
 	"usage: gpusched plot RESULTS.h5 [B.h5] -o DIR [--format png|pdf|svg] [-q]\n"
+	"       (options may come before or after the files; -oDIR, --output DIR,\n"
+	"       --output=DIR and --format=F work too; -- ends the options)\n"
 	"\n"
 	"Draws plots (PNG, or PDF or SVG with --format) from a results file alone, with\n"
 	"gnuplot (an external program; Debian: gnuplot-nox); a variant's seeds are\n"
@@ -59,12 +62,13 @@ static const char plot_usage_more[] =
 	"overlay_busy_gpus and overlay_queued_jobs.\n"
 	"and the .dat files they are drawn from\n"
 	"(at most 2000 points a curve).\n"
-	"Templates: analysis/*.gp (override the folder with GPUSCHED_ANALYSIS_DIR).\n"
+	"Templates (*.gp): the folder GPUSCHED_ANALYSIS_DIR names, else ../share/gpusched\n"
+	"beside an installed binary (cmake --install), else the source tree's analysis/.\n"
 	"\n"
-	"  -o DIR   output folder (required)\n"
+	"  -o, --output DIR  output folder (required)\n"
 	"  --format F  png (default), pdf (gnuplot's pdfcairo) or svg: the images'\n"
 	"           format and file extension (.png above becomes .pdf or .svg)\n"
-	"  -q       print nothing on success\n"
+	"  -q, --quiet  print nothing on success\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure (gnuplot missing or failed), 2 bad input\n";
 
@@ -72,35 +76,47 @@ int cmd_plot(int argc, char **argv)
 {
 	const char *path = NULL, *path_b = NULL;
 	struct plot_opts o = { 0 };
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },	    { "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' }, { "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 0; /* glibc: a full restart of getopt's scan */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":ho:q", longs, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(plot_usage, stdout);
 			fputs(plot_usage_more, stdout);
 			return GPUSCHED_EXIT_OK;
-		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
-			o.outdir = argv[++i];
-		} else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
-			o.format = argv[++i];
-			if (!plot_format_ok(o.format)) {
-				fprintf(stderr, "gpusched plot: unknown --format '%s' (expected png, pdf or svg)\n%s",
-					o.format, plot_usage);
-				return GPUSCHED_EXIT_BADINPUT;
-			}
-		} else if (strcmp(argv[i], "-q") == 0) {
+		case 'o':
+			o.outdir = optarg;
+			break;
+		case 'f':
+			o.format = optarg;
+			if (!plot_format_ok(o.format))
+				return cmd_usage_error("plot", plot_usage,
+						       "unknown --format '%s' (expected png, pdf or svg)", o.format);
+			break;
+		case 'q':
 			o.quiet = 1;
-		} else if (argv[i][0] == '-' || path_b) {
-			fprintf(stderr, "gpusched plot: unexpected argument '%s'\n%s", argv[i], plot_usage);
-			return GPUSCHED_EXIT_BADINPUT;
-		} else if (path) {
-			path_b = argv[i];
-		} else {
-			path = argv[i];
+			break;
+		default:
+			return cmd_getopt_error("plot", plot_usage, c, argv);
 		}
 	}
+	for (int i = optind; i < argc; i++) {
+		if (path_b)
+			return cmd_usage_error("plot", plot_usage, "unexpected argument '%s'", argv[i]);
+		if (path)
+			path_b = argv[i];
+		else
+			path = argv[i];
+	}
 	if (!path || !o.outdir) {
-		fprintf(stderr, "gpusched plot: %s\n%s", path ? "-o DIR is required" : "no results file given",
-			plot_usage);
-		return GPUSCHED_EXIT_BADINPUT;
+		return cmd_usage_error("plot", plot_usage, "%s",
+				       path ? "-o DIR is required" : "no results file given");
 	}
 	if (cmd_check_output_dir(o.outdir, "results file", path) ||
 	    (path_b && cmd_check_output_dir(o.outdir, "results file", path_b)))

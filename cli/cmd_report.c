@@ -1,5 +1,6 @@
 /* cli/cmd_report.c: gpusched report RESULTS.h5 [--json | --jobs | --queues | --options | --decisions]
  * [--run NAME] */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +61,8 @@ static const char report_usage[] =
 	"  --decisions   preemptions as CSV with a header row: run,time_s,preemptor,victim,\n"
 	"                preemptor_queue,victim_queue,reason,requeued,lost_gpu_s (preemptor\n"
 	"                empty for a quota shrink; lost work in GPU-seconds)\n"
-	"  --run NAME    only the run NAME\n"
+	"  --run NAME    only the run NAME (also --run=NAME)\n"
+	"Options may come before or after RESULTS.h5; -- ends them.\n"
 	;
 /* Second half of the usage: one literal would pass the 4095 characters C99 promises. */
 static const char report_usage_html[] =
@@ -113,33 +115,55 @@ int cmd_report(int argc, char **argv)
 {
 	const char *path = NULL, *run = NULL, *html = NULL;
 	int json = 0, jobs = 0, by_variant = 0, queues = 0, options = 0, decisions = 0;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+	enum { O_JSON = 256, O_BYVAR, O_JOBS, O_QUEUES, O_OPTIONS, O_DECISIONS, O_RUN, O_HTML };
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },	     { "json", no_argument, NULL, O_JSON },
+		{ "by-variant", no_argument, NULL, O_BYVAR }, { "jobs", no_argument, NULL, O_JOBS },
+		{ "queues", no_argument, NULL, O_QUEUES },   { "options", no_argument, NULL, O_OPTIONS },
+		{ "decisions", no_argument, NULL, O_DECISIONS }, { "run", required_argument, NULL, O_RUN },
+		{ "html", required_argument, NULL, O_HTML },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 0; /* glibc: a full restart of getopt's scan */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			print_usage(stdout);
 			return GPUSCHED_EXIT_OK;
-		} else if (strcmp(argv[i], "--json") == 0) {
+		case O_JSON:
 			json = 1;
-		} else if (strcmp(argv[i], "--by-variant") == 0) {
+			break;
+		case O_BYVAR:
 			json = by_variant = 1;
-		} else if (strcmp(argv[i], "--jobs") == 0) {
+			break;
+		case O_JOBS:
 			jobs = 1;
-		} else if (strcmp(argv[i], "--queues") == 0) {
+			break;
+		case O_QUEUES:
 			queues = 1;
-		} else if (strcmp(argv[i], "--options") == 0) {
+			break;
+		case O_OPTIONS:
 			options = 1;
-		} else if (strcmp(argv[i], "--decisions") == 0) {
+			break;
+		case O_DECISIONS:
 			decisions = 1;
-		} else if (strcmp(argv[i], "--html") == 0 && i + 1 < argc) {
-			html = argv[++i];
-		} else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc) {
-			run = argv[++i];
-		} else if (argv[i][0] == '-' || path) {
-			fprintf(stderr, "gpusched report: unexpected argument '%s'\n", argv[i]);
-			print_usage(stderr);
-			return GPUSCHED_EXIT_BADINPUT;
-		} else {
-			path = argv[i];
+			break;
+		case O_RUN:
+			run = optarg;
+			break;
+		case O_HTML:
+			html = optarg;
+			break;
+		default:
+			return cmd_getopt_error("report", report_usage, c, argv);
 		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (path)
+			return cmd_usage_error("report", report_usage, "unexpected argument '%s'", argv[i]);
+		path = argv[i];
 	}
 	const char *clash = NULL;
 	if (jobs + queues + options + decisions > 1)
@@ -151,9 +175,7 @@ int cmd_report(int argc, char **argv)
 	else if (html && (json || jobs || queues || options || decisions || run))
 		clash = "--html cannot be combined with another view or --run";
 	if (!path || clash) {
-		fprintf(stderr, "gpusched report: %s\n", path ? clash : "no results file given");
-		print_usage(stderr);
-		return GPUSCHED_EXIT_BADINPUT;
+		return cmd_usage_error("report", report_usage, "%s", path ? clash : "no results file given");
 	}
 	if (html)
 		return cmd_report_html(path, html);

@@ -1,4 +1,5 @@
 /* cli/cmd_run.c: gpusched run CONFIG [-o OUT.h5] [-j N] [--resume] [--log FILE] [-q] [--no-progress] */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,8 @@
 
 static const char run_usage[] =
 	"usage: gpusched run CONFIG.json [-o OUT.h5] [-j N] [--resume] [--log FILE] [-q] [--no-progress]\n"
+	"       (options may come before or after CONFIG; -oOUT, --output OUT, --output=OUT, -j4,\n"
+	"       --jobs=4, --log=FILE, --quiet work too; -- ends the options)\n"
 	"\n"
 	"Runs every sweep variant and seed of an experiment config (keys: experiments/README.md)\n"
 	"and writes one HDF5 results file (layout: analysis/SCHEMA.md). Each finished run is\n"
@@ -22,14 +25,14 @@ static const char run_usage[] =
 	"input.\n"
 	"Under mpirun -np N, rank r runs the runs i with i % N == r and rank 0 writes OUT.h5.\n"
 	"\n"
-	"  -o OUT.h5        results file (default: the config's \"output\")\n"
-	"  -j N             run N runs at a time in N worker processes (default 1; 0: one per CPU);\n"
+	"  -o, --output OUT.h5  results file (default: the config's \"output\")\n"
+	"  -j, --jobs N     run N runs at a time in N worker processes (default 1; 0: one per CPU);\n"
 	"                   the file is the same whatever N (wall_s aside)\n"
 	"  --resume         keep the complete parts of an earlier run of this same config and\n"
 	"                   trace (refused, exit 2, when they belong to another) and run the rest\n"
 	"  --log FILE       write every run's event log to FILE: one line a submit, start and\n"
 	"                   finish, \"[T] job=ID event=start flavor=F node=N runtime_s=R\"\n"
-	"  -q               print nothing but errors\n"
+	"  -q, --quiet      print nothing but errors\n"
 	"  --no-progress    no progress line (shown only on a terminal anyway)\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input (every error is listed with its location)\n";
@@ -55,37 +58,51 @@ int cmd_run(int argc, char **argv)
 {
 	const char *config = NULL;
 	struct exp_run_opts opts = { .progress = 1 };
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+	enum { O_RESUME = 256, O_LOG, O_NO_PROGRESS };
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },	     { "output", required_argument, NULL, 'o' },
+		{ "jobs", required_argument, NULL, 'j' },    { "resume", no_argument, NULL, O_RESUME },
+		{ "log", required_argument, NULL, O_LOG },   { "quiet", no_argument, NULL, 'q' },
+		{ "no-progress", no_argument, NULL, O_NO_PROGRESS }, { NULL, 0, NULL, 0 },
+	};
+	optind = 0; /* glibc: a full restart of getopt's scan */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":ho:j:q", longs, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(run_usage, stdout);
 			return GPUSCHED_EXIT_OK;
-		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
-			opts.output = argv[++i];
-		} else if (strcmp(argv[i], "--log") == 0 && i + 1 < argc) {
-			opts.log_path = argv[++i];
-		} else if (strcmp(argv[i], "-j") == 0 && i + 1 < argc) {
-			if (parse_jobs(argv[++i], &opts.jobs))
+		case 'o':
+			opts.output = optarg;
+			break;
+		case O_LOG:
+			opts.log_path = optarg;
+			break;
+		case 'j':
+			if (parse_jobs(optarg, &opts.jobs))
 				return GPUSCHED_EXIT_BADINPUT;
-		} else if (strncmp(argv[i], "-j", 2) == 0 && argv[i][2]) {
-			if (parse_jobs(argv[i] + 2, &opts.jobs))
-				return GPUSCHED_EXIT_BADINPUT;
-		} else if (strcmp(argv[i], "--resume") == 0) {
+			break;
+		case O_RESUME:
 			opts.resume = 1;
-		} else if (strcmp(argv[i], "-q") == 0) {
+			break;
+		case 'q':
 			opts.quiet = 1;
-		} else if (strcmp(argv[i], "--no-progress") == 0) {
+			break;
+		case O_NO_PROGRESS:
 			opts.progress = 0;
-		} else if (argv[i][0] == '-' || config) {
-			fprintf(stderr, "gpusched run: unexpected argument '%s'\n%s", argv[i], run_usage);
-			return GPUSCHED_EXIT_BADINPUT;
-		} else {
-			config = argv[i];
+			break;
+		default:
+			return cmd_getopt_error("run", run_usage, c, argv);
 		}
 	}
-	if (!config) {
-		fputs(run_usage, stderr);
-		return GPUSCHED_EXIT_BADINPUT;
+	for (int i = optind; i < argc; i++) {
+		if (config)
+			return cmd_usage_error("run", run_usage, "unexpected argument '%s'", argv[i]);
+		config = argv[i];
 	}
+	if (!config)
+		return cmd_usage_error("run", run_usage, "no config given");
 	struct sim_diag diag;
 	sim_diag_init(&diag, 20);
 	struct exp_config *cfg = NULL;

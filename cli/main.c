@@ -4,6 +4,7 @@
 
 #include "../sim/sim.h"
 #include "cmd.h"
+#include "datadir.h"
 
 static const char usage[] =
 	"usage: gpusched VERB [ARGS]   (gpusched VERB --help for each verb)\n"
@@ -25,6 +26,7 @@ static const char usage[] =
 
 int main(int argc, char **argv)
 {
+	datadir_setup(); /* the templates of an installed binary (cli/datadir.h) */
 	if (argc < 2) {
 		fputs(usage, stderr);
 		return GPUSCHED_EXIT_BADINPUT;

@@ -478,6 +478,8 @@ static void test_compare_cli_exit_codes(void)
 	    {"--fail-if 'p96_wait_s>+5%'", "unknown metric 'p96_wait_s'"},
 	    {"--fail-if", "--fail-if needs a RULE"},
 	    {"--bogus", "unexpected argument '--bogus'"},
+	    {"-x", "unknown option '-x'"},
+	    {"--json -- third.h5", "two results files are compared; unexpected argument 'third.h5'"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		CU_ASSERT_EQUAL(run_compare(base_path, new_path, bad[i].opts, &out), 2);
@@ -501,6 +503,9 @@ static void test_compare_cli_exit_codes(void)
 	free(out);
 	CU_ASSERT_EQUAL(tu_run_gpusched("compare --help", &out), 0);
 	CU_ASSERT(out && strstr(out, "--fail-if RULE") && strstr(out, "--significant"));
+	free(out);
+	/* 3: the comparison could not be written (stdout is /dev/full), not a failed rule */
+	CU_ASSERT_EQUAL(run_compare(base_path, base_path, "--fail-if 'p95_wait_s>+5%' >/dev/full", &out), 3);
 	free(out);
 	/* by position: two single-variant files */
 	CU_ASSERT_EQUAL(run_compare(x_path, y_path, "--fail-if 'mean_wait_s>+5%'", &out), 1);

@@ -330,8 +330,8 @@ static void test_config_default_json(void)
 	struct sim_diag d;
 
 	sim_diag_init(&d, 20);
-	CU_ASSERT_EQUAL_FATAL(exp_config_load(TEST_SOURCE_DIR "/experiments/default.json", &cfg, &d), 0);
-	CU_ASSERT_STRING_EQUAL(cfg->name, "philly-default");
+	CU_ASSERT_EQUAL_FATAL(exp_config_load(TEST_SOURCE_DIR "/experiments/philly-orders.json", &cfg, &d), 0);
+	CU_ASSERT_STRING_EQUAL(cfg->name, "philly-orders");
 	CU_ASSERT_STRING_EQUAL(cfg->trace_path, TEST_SOURCE_DIR "/experiments/../traces/data/philly.csv");
 	/* Nodes vary slowest (first sweep key), the order policy fastest. */
 	CU_ASSERT_EQUAL_FATAL(cfg->n_variants, 6);

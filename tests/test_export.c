@@ -331,10 +331,10 @@ static void test_export_bad_arguments_exit2(void)
 		{ "", "--table nope", "", "unknown --table" },
 		{ "", "--table jobs --format xls", "", "unknown --format" },
 		{ "", "--table jobs --runs 'zz*'", "", "no run matches --runs 'zz*'" },
-		{ "", "--table jobs --bogus", "", "unknown option --bogus" },
+		{ "", "--table jobs --bogus", "", "unknown option '--bogus'" },
 		{ "", "extra.h5 --table jobs", "", "expected one results file" },
 		{ "", "--table jobs --table summary", "", "option given twice" },
-		{ "", "", "--table", "expected a value after --table" },
+		{ "", "", "--table", "option '--table' needs a value" },
 		{ "/no/such/file.h5", "--table jobs", "", "cannot open results file" },
 		{ TEST_DATA_DIR "/configs/sweep3x2.json", "--table jobs", "", "not an HDF5 file" },
 	};
