@@ -68,7 +68,7 @@ static void test_getopt_usage_errors(void)
 	/* unknown option: exit 2, the synopsis and a pointer to --help, not the full text */
 	CU_ASSERT_EQUAL(RUN(&out, "plot %s --bogus -o %s/go_bad", h5, tu_tmpdir()), 2);
 	CU_ASSERT(out && strstr(out, "gpusched plot: unknown option '--bogus'"));
-	CU_ASSERT(out && strstr(out, "usage: gpusched plot RESULTS.h5 -o DIR"));
+	CU_ASSERT(out && strstr(out, "usage: gpusched plot RESULTS.h5 [B.h5] -o DIR"));
 	CU_ASSERT(out && strstr(out, "Try 'gpusched plot --help' for the full text."));
 	CU_ASSERT(out && !strstr(out, "exit codes"));
 	free(out);
