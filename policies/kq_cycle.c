@@ -727,21 +727,39 @@ static int fs_beats(const struct fs_pick *a, const struct fs_pick *b)
 	return x->tie < y->tie;
 }
 
-static struct fs_pick tournament(struct kq_sched *s, int node, struct nomination **pending, size_t n,
-				 sim_qty_t *buf)
+/* The pending entries of a cycle under fair sharing, and where each queue's first
+ * one is (its index in pending[], or -1): a tournament's leaf looks its queue up
+ * instead of scanning every entry. */
+struct fs_pending {
+	struct nomination **v;
+	size_t n;
+	int32_t *first; /* per node */
+	uint32_t *seen; /* per node: the pick that already ran this root's tournament */
+	uint32_t pick;
+	size_t n_nodes;
+};
+
+static void fs_index_queue(struct fs_pending *p, int queue, size_t from)
+{
+	p->first[queue] = -1;
+	for (size_t i = from; i < p->n; i++)
+		if (p->v[i] && p->v[i]->wl->queue == queue) {
+			p->first[queue] = (int32_t)i;
+			return;
+		}
+}
+
+static struct fs_pick tournament(struct kq_sched *s, int node, const struct fs_pending *pd, sim_qty_t *buf)
 {
 	const struct kq_node *nd = &s->nodes[node];
 	struct fs_pick best = { 0 };
 	if (nd->is_queue) {
-		for (size_t i = 0; i < n; i++)
-			if (pending[i] && pending[i]->wl->queue == node) {
-				best.e = pending[i];
-				break;
-			}
+		if (pd->first[node] >= 0)
+			best.e = pd->v[pd->first[node]];
 		return best;
 	}
 	for (size_t k = 0; k < nd->n_children; k++) {
-		struct fs_pick p = tournament(s, nd->children[k], pending, n, buf);
+		struct fs_pick p = tournament(s, nd->children[k], pd, buf);
 		if (!p.e)
 			continue;
 		entry_request_fr(s, p.e, buf);
@@ -760,31 +778,71 @@ static int root_of(const struct kq_sched *s, int n)
 }
 
 /* The next entry to process under fair sharing: each root's tournament winner;
- * among roots, classical order. Removes it from pending. */
-static struct nomination *fair_next(struct kq_sched *s, struct nomination **pending, size_t n, sim_qty_t *buf)
+ * among roots, classical order. Removes it from pending. A root's tournament runs
+ * once a pick (it depends on the root and the pending entries only, so every entry
+ * of that root would get the same winner). */
+static struct nomination *fair_next(struct kq_sched *s, struct fs_pending *pd, sim_qty_t *buf)
 {
 	struct nomination *best = NULL;
 	size_t best_i = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!pending[i])
+	if (++pd->pick == 0) { /* wrapped: old marks could match again */
+		memset(pd->seen, 0, pd->n_nodes * sizeof *pd->seen);
+		pd->pick = 1;
+	}
+	for (size_t i = 0; i < pd->n; i++) {
+		struct nomination *e = pd->v[i];
+		if (!e)
 			continue;
-		if (pending[i]->mode == KQ_NOFIT) { /* changes nothing: take it at once */
-			best = pending[i];
+		if (e->mode == KQ_NOFIT) { /* changes nothing: take it at once */
+			best = e;
 			best_i = i;
 			break;
 		}
-		int root = root_of(s, pending[i]->wl->queue);
-		struct fs_pick p = tournament(s, root, pending, n, buf);
+		int root = root_of(s, e->wl->queue);
+		if (pd->seen[root] == pd->pick)
+			continue;
+		pd->seen[root] = pd->pick;
+		struct fs_pick p = tournament(s, root, pd, buf);
 		if (p.e && (!best || classical_cmp(p.e, best) < 0)) {
 			best = p.e;
-			for (size_t k = 0; k < n; k++)
-				if (pending[k] == best)
+			for (size_t k = 0; k < pd->n; k++)
+				if (pd->v[k] == best)
 					best_i = k;
 		}
 	}
-	if (best)
-		pending[best_i] = NULL;
+	if (best) {
+		pd->v[best_i] = NULL;
+		if (pd->first[best->wl->queue] == (int32_t)best_i)
+			fs_index_queue(pd, best->wl->queue, best_i + 1);
+	}
 	return best;
+}
+
+/* Sets up pd over pending[0..n) with the scheduler's kept per-node arrays; 0 or
+ * -SIM_ENOMEM. */
+static int fs_pending_init(struct kq_sched *s, struct fs_pending *pd, struct nomination **pending, size_t n)
+{
+	struct kq_scratch *sc = s->scratch; /* made by cycle_scratch */
+	size_t nn = s->n_nodes ? s->n_nodes : 1;
+	if (sc->cap_fs_nodes < nn) {
+		int32_t *first = realloc(sc->fs_first, nn * sizeof *first);
+		if (!first)
+			return -SIM_ENOMEM;
+		sc->fs_first = first;
+		uint32_t *seen = realloc(sc->fs_seen, nn * sizeof *seen);
+		if (!seen)
+			return -SIM_ENOMEM;
+		memset(seen, 0, nn * sizeof *seen);
+		sc->fs_seen = seen;
+		sc->fs_pick = 0;
+		sc->cap_fs_nodes = nn;
+	}
+	*pd = (struct fs_pending){ pending, n, sc->fs_first, sc->fs_seen, sc->fs_pick, nn };
+	for (size_t q = 0; q < s->n_nodes; q++)
+		pd->first[q] = -1;
+	for (size_t i = n; i-- > 0;)
+		pd->first[pending[i]->wl->queue] = (int32_t)i;
+	return 0;
 }
 
 /* ---- decisions ---- */
@@ -1048,6 +1106,8 @@ void kq_cycle_scratch_free(struct kq_scratch *sc)
 	free(sc->buf);
 	free(sc->journal);
 	free(sc->issued);
+	free(sc->fs_first);
+	free(sc->fs_seen);
 }
 
 int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_t now, kq_place_fn place,
@@ -1072,15 +1132,23 @@ int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_
 	}
 	if (!rc && !s->fair && n_heads > 1)
 		qsort(order, n_heads, sizeof *order, classical_qsort);
+	struct fs_pending pd = { 0 };
+	int pd_ready = 0;
+	if (!rc && s->fair) {
+		rc = fs_pending_init(s, &pd, order, n_heads);
+		pd_ready = !rc;
+	}
 	s->skip_mark = c.victim_mark;
 	for (size_t k = 0; k < n_heads && !rc; k++) {
-		struct nomination *e = s->fair ? fair_next(s, order, n_heads, buf) : order[k];
+		struct nomination *e = s->fair ? fair_next(s, &pd, buf) : order[k];
 		rc = process_entry(&c, e, place, place_arg);
 		if (!rc && c.j.oom)
 			rc = -SIM_ENOMEM;
 	}
 	s->skip_mark = 0;
 	journal_undo(s, &c.j);
+	if (pd_ready)
+		sc->fs_pick = pd.pick;
 	sc->journal = c.j.v;
 	sc->cap_journal = c.j.cap;
 	sc->issued = c.issued;

@@ -16,6 +16,10 @@ struct kq_scratch {
 	 * their order, a per-fr buffer, the journal and the issued victims */
 	void *noms, *order, *buf, *journal, *issued;
 	size_t cap_noms, cap_buf, cap_journal, cap_issued;
+	int32_t *fs_first;  /* fair sharing's per-node pending index and tournament marks */
+	uint32_t *fs_seen;
+	uint32_t fs_pick;
+	size_t cap_fs_nodes;
 };
 void kq_cycle_scratch_free(struct kq_scratch *sc); /* kq_cycle.c: frees what kq_cycle kept */
 
