@@ -3,6 +3,7 @@
  * Turns a public trace's node list into the "cluster" object of an experiment config
  * (experiments/README.md), so a real trace runs on its real cluster. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@
 
 static const char cluster_usage[] =
 	"usage: gpusched cluster import --format openb|pai|helios|philly-vc IN [--id NAME] [-o OUT.json]\n"
+	"       (options may come before or after IN; -oOUT.json, --output OUT.json,\n"
+	"       --output=OUT.json, --format=F and --id=NAME work too; -- ends the options)\n"
 	"\n"
 	"Writes the \"cluster\" object of an experiment config for a public trace's cluster\n"
 	"(to OUT.json, written under OUT.json.tmp and renamed, or to standard output):\n"
@@ -32,6 +35,8 @@ static const char cluster_usage[] =
 	"  --format philly-vc  Philly's virtual-cluster sizes (philly_vc.csv: vc,node num): one\n"
 	"                      flavor \"philly\" of the summed nodes, 8 GPUs a node (as Helios'\n"
 	"                      simulator sizes them); the VCs' quotas come from queues_csv\n"
+	"  --id NAME           helios: the cluster of the summary\n"
+	"  -o, --output OUT.json  output file (default: standard output)\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input (errors listed)\n";
 
@@ -85,30 +90,46 @@ int cmd_cluster(int argc, char **argv)
 			fputs(cluster_usage, stdout);
 			return GPUSCHED_EXIT_OK;
 		}
-		fputs(cluster_usage, stderr);
-		return GPUSCHED_EXIT_BADINPUT;
+		if (argc < 2)
+			return cmd_usage_error("cluster", cluster_usage, "expected the sub-verb 'import'");
+		return cmd_usage_error("cluster", cluster_usage, "unknown sub-verb '%s' (expected 'import')", argv[1]);
 	}
-	for (int i = 2; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },	    { "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' }, { "id", required_argument, NULL, 'i' },
+		{ NULL, 0, NULL, 0 },
+	};
+	/* argv[1] is "import": the scan starts after it */
+	argc--;
+	argv++;
+	optind = 0; /* glibc: a full restart of getopt's scan */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":ho:", longs, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(cluster_usage, stdout);
 			return GPUSCHED_EXIT_OK;
-		} else if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
-			format = argv[++i];
-		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
-			out = argv[++i];
-		} else if (strcmp(argv[i], "--id") == 0 && i + 1 < argc) {
-			id = argv[++i];
-		} else if (argv[i][0] == '-' || in) {
-			fprintf(stderr, "gpusched cluster import: unexpected argument '%s'\n%s", argv[i], cluster_usage);
-			return GPUSCHED_EXIT_BADINPUT;
-		} else {
-			in = argv[i];
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'i':
+			id = optarg;
+			break;
+		default:
+			return cmd_getopt_error("cluster import", cluster_usage, c, argv);
 		}
 	}
-	if (!format || !in) {
-		fprintf(stderr, "gpusched cluster import: expected --format and IN\n%s", cluster_usage);
-		return GPUSCHED_EXIT_BADINPUT;
+	for (int i = optind; i < argc; i++) {
+		if (in)
+			return cmd_usage_error("cluster import", cluster_usage, "unexpected argument '%s'", argv[i]);
+		in = argv[i];
 	}
+	if (!format || !in)
+		return cmd_usage_error("cluster import", cluster_usage, "expected --format and IN");
 	if (out && cmd_check_output(out, "node list", in))
 		return GPUSCHED_EXIT_BADINPUT;
 	struct sim_diag diag;
@@ -124,14 +145,13 @@ int cmd_cluster(int argc, char **argv)
 	} else if (strcmp(format, "philly-vc") == 0) {
 		rc = philly_vc_cluster(in, &json, &diag);
 	} else {
-		if (strcmp(format, "helios") == 0)
-			fprintf(stderr, "gpusched cluster import: --format helios: expected --id NAME (a cluster of the "
-					"summary: Venus, Earth, Saturn or Uranus)\n");
-		else
-			fprintf(stderr, "gpusched cluster import: --format: expected openb, pai, helios or philly-vc, "
-					"found '%s'\n", format);
 		sim_diag_fini(&diag);
-		return GPUSCHED_EXIT_BADINPUT;
+		if (strcmp(format, "helios") == 0)
+			return cmd_usage_error("cluster import", cluster_usage,
+					       "--format helios: expected --id NAME (a cluster of the "
+					       "summary: Venus, Earth, Saturn or Uranus)");
+		return cmd_usage_error("cluster import", cluster_usage,
+				       "--format: expected openb, pai, helios or philly-vc, found '%s'", format);
 	}
 	if (!rc) {
 		/* Printed as the config keys would be written (cJSON's layout). */

@@ -3,6 +3,7 @@
  * Turns another scheduler's quota definitions into the `cohort` quota section of an
  * experiment config ($.policies.quota); the rules are docs/config-import.md, the
  * code experiments/cfgimport*.c. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 static const char config_usage[] =
 	"usage: gpusched config import --format kueue|aws-batch|hyperpod FILE... [-o OUT.json|OUT.yaml]\n"
 	"                              [--cluster CONFIG]\n"
+	"       (options may come before or after the files; -oOUT, --output=OUT,\n"
+	"       --format=F and --cluster=CONFIG work too; -- ends the options)\n"
 	"\n"
 	"Writes the \"cohort\" quota section of an experiment config ($.policies.quota) from\n"
 	"another scheduler's quota definitions (docs/config-import.md has every rule):\n"
@@ -47,50 +50,45 @@ struct import_args {
 	size_t n_files;
 };
 
-/* --opt VALUE or --opt=VALUE; returns the value (advancing *i) or NULL. */
-static const char *opt_value(int argc, char **argv, int *i, const char *opt)
-{
-	size_t n = strlen(opt);
-	if (strncmp(argv[*i], opt, n) != 0)
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (n == 2 && argv[*i][n]) /* a short option's value may follow at once: -oFILE */
-		return argv[*i] + n;
-	if (argv[*i][n] == 0 && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
-}
-
-/* Returns 0, 1 for --help, or -1 on a usage error (printed). */
+/* Returns 0, 1 for --help, or -1 on a usage error (printed: the message, the synopsis
+ * and a pointer to --help). */
 static int parse_args(int argc, char **argv, struct import_args *a)
 {
-	const char *v;
-	int rest = 0; /* after "--": every argument is a file */
-	for (int i = 1; i < argc; i++) {
-		if (!rest && (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0))
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },	    { "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' }, { "cluster", required_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 0; /* glibc: a full restart of getopt's scan */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":ho:", longs, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			return 1;
-		if (!rest && strcmp(argv[i], "--") == 0)
-			rest = 1;
-		else if (!rest && (v = opt_value(argc, argv, &i, "--format")))
-			a->format = v;
-		else if (!rest && ((v = opt_value(argc, argv, &i, "--output")) || (v = opt_value(argc, argv, &i, "-o"))))
-			a->out = v;
-		else if (!rest && (v = opt_value(argc, argv, &i, "--cluster")))
-			a->cluster = v;
-		else if (!rest && argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "gpusched config import: unknown or incomplete option '%s'\n", argv[i]);
+		case 'f':
+			a->format = optarg;
+			break;
+		case 'o':
+			a->out = optarg;
+			break;
+		case 'c':
+			a->cluster = optarg;
+			break;
+		default:
+			cmd_getopt_error("config import", config_usage, c, argv);
 			return -1;
-		} else
-			a->files[a->n_files++] = argv[i];
+		}
 	}
+	for (int i = optind; i < argc; i++)
+		a->files[a->n_files++] = argv[i];
 	if (!a->format || a->n_files == 0) {
-		fputs("gpusched config import: expected --format and at least one FILE\n", stderr);
+		cmd_usage_error("config import", config_usage, "expected --format and at least one FILE");
 		return -1;
 	}
 	if (strcmp(a->format, "kueue") && strcmp(a->format, "aws-batch") && strcmp(a->format, "hyperpod")) {
-		fprintf(stderr, "gpusched config import: unknown format '%s'; expected kueue, aws-batch or hyperpod\n",
-			a->format);
+		cmd_usage_error("config import", config_usage,
+				"unknown format '%s'; expected kueue, aws-batch or hyperpod", a->format);
 		return -1;
 	}
 	return 0;
@@ -142,7 +140,8 @@ static int cmd_config_import(int argc, char **argv)
 		return GPUSCHED_EXIT_RUNTIME;
 	int p = parse_args(argc, argv, &a);
 	if (p) {
-		fputs(config_usage, p > 0 ? stdout : stderr);
+		if (p > 0)
+			fputs(config_usage, stdout);
 		free(a.files);
 		return p > 0 ? GPUSCHED_EXIT_OK : GPUSCHED_EXIT_BADINPUT;
 	}
@@ -180,6 +179,7 @@ int cmd_config(int argc, char **argv)
 		fputs(config_usage, stdout);
 		return GPUSCHED_EXIT_OK;
 	}
-	fputs(config_usage, stderr);
-	return GPUSCHED_EXIT_BADINPUT;
+	if (argc < 2)
+		return cmd_usage_error("config", config_usage, "expected the sub-verb 'import'");
+	return cmd_usage_error("config", config_usage, "unknown sub-verb '%s' (expected 'import')", argv[1]);
 }

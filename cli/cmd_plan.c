@@ -1,6 +1,7 @@
 /* cli/cmd_plan.c: gpusched plan CONFIG --target T --vary PATH --range LO:HI [...]
  * Capacity planning by bisection (experiments/plan.h has the rules). */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,8 @@ static const char plan_usage[] =
     "usage: gpusched plan CONFIG.json --target 'METRIC<=X' --vary PATH --range LO:HI\n"
     "                     [--step S] [--seeds N] [--variant NAME] [--conservative]\n"
     "                     [-o CURVE.csv] [--plot CURVE.png]\n"
+    "       (options may come before or after the config; --opt=VALUE works as --opt VALUE,\n"
+    "       -oCURVE.csv and --output for -o; -- ends the options)\n"
     "\n"
     "Finds the smallest value of the config's number at PATH in [LO, HI] whose runs meet\n"
     "the target, by bisection: it assumes that a larger value never makes the metric\n"
@@ -41,7 +44,7 @@ static const char plan_usage[] =
     "                   PATH must not be swept)\n"
     "  --conservative   judge on the 95% CI bound (mean + half-width for < and <=,\n"
     "                   mean - half-width for > and >=) instead of the mean\n"
-    "  -o CURVE.csv     every probed value and its metric, sorted by value\n"
+    "  -o, --output CURVE.csv  every probed value and its metric, sorted by value\n"
     "                   (value,mean,ci95,judged,pass,seeds)\n"
     "  --plot CURVE.png the curve through gnuplot (analysis/plan.gp), with the target\n"
     "\n"
@@ -61,43 +64,63 @@ static int parse_num(const char *s, double *x)
 	return end != s && !*end && !errno && isfinite(*x) ? 0 : -1;
 }
 
+/* Returns 0, 1 for --help, or -1 on a usage error (printed). */
 static int parse_args(int argc, char **argv, struct plan_args *a)
 {
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },	       { "conservative", no_argument, NULL, 'C' },
+		{ "target", required_argument, NULL, 't' },  { "vary", required_argument, NULL, 'v' },
+		{ "range", required_argument, NULL, 'r' },   { "step", required_argument, NULL, 's' },
+		{ "seeds", required_argument, NULL, 'n' },   { "variant", required_argument, NULL, 'V' },
+		{ "output", required_argument, NULL, 'o' },  { "plot", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
 	memset(a, 0, sizeof *a);
-	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i];
-		const char **slot = NULL;
-		if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0)
+	optind = 0; /* glibc: a full restart of getopt's scan */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":ho:", longs, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			return 1;
-		if (strcmp(o, "--conservative") == 0) {
+		case 'C':
 			a->conservative = 1;
-			continue;
-		}
-		if (strcmp(o, "--target") == 0)
-			slot = &a->target;
-		else if (strcmp(o, "--vary") == 0)
-			slot = &a->vary;
-		else if (strcmp(o, "--range") == 0)
-			slot = &a->range;
-		else if (strcmp(o, "--step") == 0)
-			slot = &a->step;
-		else if (strcmp(o, "--seeds") == 0)
-			slot = &a->seeds;
-		else if (strcmp(o, "--variant") == 0)
-			slot = &a->variant;
-		else if (strcmp(o, "-o") == 0)
-			slot = &a->csv;
-		else if (strcmp(o, "--plot") == 0)
-			slot = &a->png;
-		if (slot && i + 1 < argc) {
-			*slot = argv[++i];
-		} else if (o[0] == '-' || a->config) {
-			fprintf(stderr, "gpusched plan: unexpected argument '%s'%s\n%s", o,
-				slot ? " (it needs a value)" : "", plan_usage);
+			break;
+		case 't':
+			a->target = optarg;
+			break;
+		case 'v':
+			a->vary = optarg;
+			break;
+		case 'r':
+			a->range = optarg;
+			break;
+		case 's':
+			a->step = optarg;
+			break;
+		case 'n':
+			a->seeds = optarg;
+			break;
+		case 'V':
+			a->variant = optarg;
+			break;
+		case 'o':
+			a->csv = optarg;
+			break;
+		case 'p':
+			a->png = optarg;
+			break;
+		default:
+			cmd_getopt_error("plan", plan_usage, c, argv);
 			return -1;
-		} else {
-			a->config = o;
 		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (a->config) {
+			cmd_usage_error("plan", plan_usage, "unexpected argument '%s'", argv[i]);
+			return -1;
+		}
+		a->config = argv[i];
 	}
 	const char *missing = !a->config   ? "CONFIG"
 			      : !a->target ? "--target"
@@ -105,7 +128,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 			      : !a->range  ? "--range"
 					   : NULL;
 	if (missing) {
-		fprintf(stderr, "gpusched plan: %s is required\n%s", missing, plan_usage);
+		cmd_usage_error("plan", plan_usage, "%s is required", missing);
 		return -1;
 	}
 	return 0;

@@ -1,5 +1,6 @@
 /* cli/cmd_real.c: gpusched real CONFIG --backend cpu|cuda [--time-scale S] [-o OUT.h5] ... */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 static const char real_usage[] =
 	"usage: gpusched real CONFIG.json --backend cpu|cuda [--time-scale S] [-o OUT.h5]\n"
 	"                     [--sms FLAVOR=N,...] [--iter-us U] [--log FILE] [-q] [--no-progress]\n"
+	"       (options may come before or after the config; --opt=VALUE works as --opt VALUE,\n"
+	"       -oOUT.h5 and --output for -o; -- ends the options)\n"
 	"\n"
 	"Runs the config's trace and policies for real (docs/design.md section 7): the same code as\n"
 	"`gpusched run` decides, on the wall clock; every job runs as a workload on the\n"
@@ -27,13 +30,13 @@ static const char real_usage[] =
 	"                   of them with --sms\n"
 	"  --time-scale S   trace seconds per wall second, in [0.001, 1e9] (default 1; 3600: a\n"
 	"                   trace hour a second)\n"
-	"  -o OUT.h5        results file (default: the config's \"output\" with -real before .h5)\n"
+	"  -o, --output OUT.h5  results file (default: the config's \"output\" with -real before .h5)\n"
 	"  --sms F=N,...    cuda: virtual GPUs of flavor F get N SMs each (a slower flavor, fewer\n"
 	"                   SMs); flavors not named get a whole physical GPU each\n"
 	"  --iter-us U      workload iteration, microseconds in [1, 1e6] (cpu default 500, cuda 200): the\n"
 	"                   granularity of progress, checkpoints and preemption\n"
 	"  --log FILE       the engine's event log, as `run --log`\n"
-	"  -q               print nothing but errors\n"
+	"  -q, --quiet      print nothing but errors\n"
 	"  --no-progress    no progress line (shown only on a terminal anyway)\n"
 	"\n"
 	"Runs go one at a time (no -j, no mpirun): they share the devices and the clock.\n"
@@ -53,7 +56,7 @@ static int parse_range(const char *flag, const char *s, double min, double max, 
 	errno = 0;
 	double v = strtod(s, &end);
 	if (!*s || *end || errno || !(v >= min) || !(v <= max)) {
-		fprintf(stderr, "gpusched real: %s: expected a number in [%g, %g], got '%s'\n", flag, min, max, s);
+		cmd_usage_error("real", real_usage, "%s: expected a number in [%g, %g], got '%s'", flag, min, max, s);
 		return -1;
 	}
 	*out = v;
@@ -81,45 +84,60 @@ int cmd_real(int argc, char **argv)
 	struct exp_run_opts opts = { .progress = 1 };
 	struct real_opts ro = { .time_scale = 1.0, .fail_job = -1 };
 	double iter_us = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int has = i + 1 < argc;
-		if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },		{ "backend", required_argument, NULL, 'b' },
+		{ "time-scale", required_argument, NULL, 't' }, { "iter-us", required_argument, NULL, 'i' },
+		{ "sms", required_argument, NULL, 's' },	{ "output", required_argument, NULL, 'o' },
+		{ "log", required_argument, NULL, 'l' },	{ "quiet", no_argument, NULL, 'q' },
+		{ "no-progress", no_argument, NULL, 'P' },	{ NULL, 0, NULL, 0 },
+	};
+	optind = 0; /* glibc: a full restart of getopt's scan */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":ho:q", longs, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(real_usage, stdout);
 			return GPUSCHED_EXIT_OK;
-		} else if (strcmp(a, "--backend") == 0 && has) {
-			ro.backend = argv[++i];
-		} else if (strcmp(a, "--time-scale") == 0 && has) {
-			if (parse_range(a, argv[++i], TIME_SCALE_MIN, TIME_SCALE_MAX, &ro.time_scale))
+		case 'b':
+			ro.backend = optarg;
+			break;
+		case 't':
+			if (parse_range("--time-scale", optarg, TIME_SCALE_MIN, TIME_SCALE_MAX, &ro.time_scale))
 				return GPUSCHED_EXIT_BADINPUT;
-		} else if (strcmp(a, "--iter-us") == 0 && has) {
-			if (parse_range(a, argv[++i], ITER_US_MIN, ITER_US_MAX, &iter_us))
+			break;
+		case 'i':
+			if (parse_range("--iter-us", optarg, ITER_US_MIN, ITER_US_MAX, &iter_us))
 				return GPUSCHED_EXIT_BADINPUT;
-		} else if (strcmp(a, "--sms") == 0 && has) {
-			ro.sms = argv[++i];
-		} else if (strcmp(a, "-o") == 0 && has) {
-			opts.output = argv[++i];
-		} else if (strcmp(a, "--log") == 0 && has) {
-			opts.log_path = argv[++i];
-		} else if (strcmp(a, "-q") == 0) {
+			break;
+		case 's':
+			ro.sms = optarg;
+			break;
+		case 'o':
+			opts.output = optarg;
+			break;
+		case 'l':
+			opts.log_path = optarg;
+			break;
+		case 'q':
 			opts.quiet = 1;
-		} else if (strcmp(a, "--no-progress") == 0) {
+			break;
+		case 'P':
 			opts.progress = 0;
-		} else if (a[0] == '-' || config) {
-			fprintf(stderr, "gpusched real: unexpected argument '%s'\n%s", a, real_usage);
-			return GPUSCHED_EXIT_BADINPUT;
-		} else {
-			config = a;
+			break;
+		default:
+			return cmd_getopt_error("real", real_usage, c, argv);
 		}
 	}
-	if (!config || !ro.backend) {
-		fprintf(stderr, "gpusched real: expected CONFIG.json and --backend cpu|cuda\n%s", real_usage);
-		return GPUSCHED_EXIT_BADINPUT;
+	for (int i = optind; i < argc; i++) {
+		if (config)
+			return cmd_usage_error("real", real_usage, "unexpected argument '%s'", argv[i]);
+		config = argv[i];
 	}
-	if (strcmp(ro.backend, "cpu") != 0 && strcmp(ro.backend, "cuda") != 0) {
-		fprintf(stderr, "gpusched real: --backend: expected cpu or cuda, got '%s'\n", ro.backend);
-		return GPUSCHED_EXIT_BADINPUT;
-	}
+	if (!config || !ro.backend)
+		return cmd_usage_error("real", real_usage, "expected CONFIG.json and --backend cpu|cuda");
+	if (strcmp(ro.backend, "cpu") != 0 && strcmp(ro.backend, "cuda") != 0)
+		return cmd_usage_error("real", real_usage, "--backend: expected cpu or cuda, got '%s'", ro.backend);
 	ro.iter_ns = (int64_t)llround(iter_us * 1e3);
 	ro.verbose = !opts.quiet;
 	ro.progress = opts.progress;

@@ -1,6 +1,7 @@
 /* cli/cmd_trace.c: gpusched trace validate|stats|import|gen (formats: traces/README.md;
  * gen lives in cmd_trace_gen.c). */
 #include <cjson/cJSON.h>
+#include <getopt.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -20,12 +21,15 @@ static const char trace_usage[] =
 	"       gpusched trace gen CONFIG.json -o OUT.csv [--seed S]\n"
 	"\n"
 	"Checks, describes, converts or generates job traces. The native CSV format and the importers\n"
-	"are described in traces/README.md. gpusched trace SUBVERB --help for details.\n"
+	"are described in traces/README.md. gpusched trace SUBVERB --help for details. Each\n"
+	"sub-verb takes its options before or after its files, --opt=VALUE as well as --opt VALUE\n"
+	"(-oFILE and --output for -o); -- ends the options.\n"
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input\n";
 
 static const char validate_usage[] =
 	"usage: gpusched trace validate FILE\n"
+	"       (-- ends the options)\n"
 	"\n"
 	"Reads a native CSV trace and reports every error with its location\n"
 	"(FILE:LINE: column X: expected ..., found '...'; the first 20 are shown and\n"
@@ -35,6 +39,7 @@ static const char validate_usage[] =
 
 static const char stats_usage[] =
 	"usage: gpusched trace stats FILE [OTHER.csv] [--json]\n"
+	"       (options may come before or after the files; -- ends the options)\n"
 	"\n"
 	"Describes a native CSV trace: job count, submit span, arrival rate per hour,\n"
 	"p50/p90/p99/max of duration (s) and GPU count (first option), GPU-hours\n"
@@ -50,13 +55,15 @@ static const char stats_usage[] =
 static const char import_usage[] =
 	"usage: gpusched trace import --format FORMAT IN -o OUT.csv [--skip-bad] [--top-queues K]\n"
 	"                             [--queue-from user|queue|group]\n"
+	"       (options may come before or after IN; -oOUT.csv, --output OUT.csv,\n"
+	"       --output=OUT.csv and --format=FORMAT work too; -- ends the options)\n"
 	"\n"
 	"Converts a public trace to the native CSV format, a line at a time (IN may be\n"
 	"gzip-compressed). OUT.csv is written under OUT.csv.tmp and renamed when complete;\n"
 	"on any error nothing is left behind. Mappings are in traces/README.md.\n"
 	"\n"
 	"  --format FORMAT   one of the formats below (required)\n"
-	"  -o OUT.csv        output file (required)\n"
+	"  -o, --output OUT.csv  output file (required)\n"
 	"  --skip-bad        drop bad rows and print their counts by reason (also written\n"
 	"                    as '#' lines atop OUT.csv); default: the first bad row is an\n"
 	"                    error (FILE:LINE: column C: expected ..., found ...), exit 2\n"
@@ -86,11 +93,10 @@ static void print_import_usage(FILE *f)
 
 static int is_help(const char *a) { return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0; }
 
-static int bad_arg(const char *verb, const char *arg, const char *usage)
-{
-	fprintf(stderr, "gpusched trace %s: unexpected argument '%s'\n%s", verb, arg, usage);
-	return GPUSCHED_EXIT_BADINPUT;
-}
+static const struct option help_only[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
 /* Loads FILE, printing the errors; returns 0 or the exit code. */
 static int load(const char *path, struct sim_trace **t)
@@ -110,19 +116,22 @@ static int load(const char *path, struct sim_trace **t)
 static int trace_validate(int argc, char **argv)
 {
 	const char *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
-			fputs(validate_usage, stdout);
-			return GPUSCHED_EXIT_OK;
-		}
-		if (argv[i][0] == '-' || path)
-			return bad_arg("validate", argv[i], validate_usage);
+	optind = 0; /* glibc: a full restart of getopt's scan */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":h", help_only, NULL)) != -1) {
+		if (c != 'h')
+			return cmd_getopt_error("trace validate", validate_usage, c, argv);
+		fputs(validate_usage, stdout);
+		return GPUSCHED_EXIT_OK;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (path)
+			return cmd_usage_error("trace validate", validate_usage, "unexpected argument '%s'", argv[i]);
 		path = argv[i];
 	}
-	if (!path) {
-		fputs(validate_usage, stderr);
-		return GPUSCHED_EXIT_BADINPUT;
-	}
+	if (!path)
+		return cmd_usage_error("trace validate", validate_usage, "no trace file given");
 	struct sim_trace *t = NULL;
 	int rc = load(path, &t);
 	if (rc)
@@ -320,22 +329,33 @@ static int trace_stats(int argc, char **argv)
 	const char *paths[2] = { NULL, NULL };
 	size_t k = 0;
 	int json = 0;
-	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 0; /* glibc: a full restart of getopt's scan */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(stats_usage, stdout);
 			return GPUSCHED_EXIT_OK;
-		}
-		if (strcmp(argv[i], "--json") == 0)
+		case 'j':
 			json = 1;
-		else if (argv[i][0] == '-' || k == 2)
-			return bad_arg("stats", argv[i], stats_usage);
-		else
-			paths[k++] = argv[i];
+			break;
+		default:
+			return cmd_getopt_error("trace stats", stats_usage, c, argv);
+		}
 	}
-	if (!k) {
-		fputs(stats_usage, stderr);
-		return GPUSCHED_EXIT_BADINPUT;
+	for (int i = optind; i < argc; i++) {
+		if (k == 2)
+			return cmd_usage_error("trace stats", stats_usage, "unexpected argument '%s'", argv[i]);
+		paths[k++] = argv[i];
 	}
+	if (!k)
+		return cmd_usage_error("trace stats", stats_usage, "no trace file given");
 	struct tstats s[2];
 	memset(s, 0, sizeof s);
 	int rc = 0;
@@ -414,46 +434,51 @@ static int trace_import_cmd(int argc, char **argv)
 {
 	const char *format = NULL, *in = NULL, *out = NULL;
 	struct trace_import_opts opts = { 0 };
-	for (int i = 1; i < argc; i++) {
-		if (is_help(argv[i])) {
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },	      { "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },   { "skip-bad", no_argument, NULL, 's' },
+		{ "top-queues", required_argument, NULL, 't' }, { "queue-from", required_argument, NULL, 'Q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 0; /* glibc: a full restart of getopt's scan */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":ho:", longs, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			print_import_usage(stdout);
 			return GPUSCHED_EXIT_OK;
-		}
-		if (strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
-			format = argv[++i];
-		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
-			out = argv[++i];
-		} else if (strcmp(argv[i], "--skip-bad") == 0) {
+		case 'f':
+			format = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 's':
 			opts.skip_bad = 1;
-		} else if (strcmp(argv[i], "--top-queues") == 0 && i + 1 < argc) {
-			if (parse_top_queues(argv[++i], &opts.top_queues) < 0) {
-				fprintf(stderr,
-					"gpusched trace import: --top-queues: expected a whole number "
-					"in 1..1000000, found '%s'\n",
-					argv[i]);
-				return GPUSCHED_EXIT_BADINPUT;
-			}
-		} else if (strcmp(argv[i], "--queue-from") == 0 && i + 1 < argc) {
-			if (parse_queue_from(argv[++i], &opts.queue_from) < 0) {
-				fprintf(stderr,
-					"gpusched trace import: --queue-from: expected user, queue or group, "
-					"found '%s'\n",
-					argv[i]);
-				return GPUSCHED_EXIT_BADINPUT;
-			}
-		} else if (argv[i][0] == '-' || in) {
-			fprintf(stderr, "gpusched trace import: unexpected argument '%s'\n", argv[i]);
-			print_import_usage(stderr);
-			return GPUSCHED_EXIT_BADINPUT;
-		} else {
-			in = argv[i];
+			break;
+		case 't':
+			if (parse_top_queues(optarg, &opts.top_queues) < 0)
+				return cmd_usage_error("trace import", import_usage,
+						       "--top-queues: expected a whole number in 1..1000000, found '%s'",
+						       optarg);
+			break;
+		case 'Q':
+			if (parse_queue_from(optarg, &opts.queue_from) < 0)
+				return cmd_usage_error("trace import", import_usage,
+						       "--queue-from: expected user, queue or group, found '%s'", optarg);
+			break;
+		default:
+			return cmd_getopt_error("trace import", import_usage, c, argv);
 		}
 	}
-	if (!format || !in || !out) {
-		fprintf(stderr, "gpusched trace import: expected --format, IN and -o OUT\n");
-		print_import_usage(stderr);
-		return GPUSCHED_EXIT_BADINPUT;
+	for (int i = optind; i < argc; i++) {
+		if (in)
+			return cmd_usage_error("trace import", import_usage, "unexpected argument '%s'", argv[i]);
+		in = argv[i];
 	}
+	if (!format || !in || !out)
+		return cmd_usage_error("trace import", import_usage, "expected --format, IN and -o OUT");
 	if (cmd_check_output(out, "trace", in))
 		return GPUSCHED_EXIT_BADINPUT;
 	struct sim_diag diag;
@@ -483,10 +508,8 @@ int cmd_trace(int argc, char **argv)
 		{ "import", trace_import_cmd },
 		{ "gen", cmd_trace_gen },
 	};
-	if (argc < 2) {
-		fputs(trace_usage, stderr);
-		return GPUSCHED_EXIT_BADINPUT;
-	}
+	if (argc < 2)
+		return cmd_usage_error("trace", trace_usage, "expected a sub-verb: validate, stats, import or gen");
 	if (is_help(argv[1])) {
 		fputs(trace_usage, stdout);
 		return GPUSCHED_EXIT_OK;
@@ -494,6 +517,5 @@ int cmd_trace(int argc, char **argv)
 	for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
 		if (strcmp(argv[1], subs[i].name) == 0)
 			return subs[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "gpusched trace: unknown sub-verb '%s'\n%s", argv[1], trace_usage);
-	return GPUSCHED_EXIT_BADINPUT;
+	return cmd_usage_error("trace", trace_usage, "unknown sub-verb '%s'", argv[1]);
 }

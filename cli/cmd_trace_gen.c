@@ -1,8 +1,8 @@
 /* cli/cmd_trace_gen.c: gpusched trace gen CONFIG -o OUT.csv (traces/gen.h; config keys in
  * experiments/gen/README.md). cli/cmd_trace.c dispatches "gen" here. */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +16,8 @@ int cmd_trace_gen(int argc, char **argv);
 
 static const char gen_usage[] =
     "usage: gpusched trace gen CONFIG.json -o OUT.csv [--seed S]\n"
+    "       (options may come before or after the config; -oOUT.csv, --output OUT.csv,\n"
+    "       --output=OUT.csv and --seed=S work too; -- ends the options)\n"
     "\n"
     "Draws a synthetic workload as a native CSV trace from a generator config:\n"
     "Poisson arrivals (optional diurnal swing and bursts), lognormal, Weibull or\n"
@@ -23,23 +25,13 @@ static const char gen_usage[] =
     "lists. Every key is described in experiments/gen/README.md. The same config and\n"
     "seed give the same bytes. OUT.csv is written under OUT.csv.tmp and renamed.\n"
     "\n"
-    "  -o OUT.csv   output file (required)\n"
+    "  -o, --output OUT.csv  output file (required)\n"
     "  --seed S     overrides the config's seed (an integer >= 0)\n"
     "\n"
     "exit codes: 0 ok, 1 runtime failure, 2 bad input (errors listed)\n";
 
-static int gen_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int gen_bad(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "gpusched trace gen: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n%s", gen_usage);
-	return GPUSCHED_EXIT_BADINPUT;
-}
+/* A usage error of trace gen (message, synopsis, pointer to --help). */
+#define gen_bad(...) cmd_usage_error("trace gen", gen_usage, __VA_ARGS__)
 
 static int parse_seed(const char *s, uint64_t *out)
 {
@@ -64,22 +56,37 @@ int cmd_trace_gen(int argc, char **argv)
 	uint64_t seed = 0, n = 0;
 	int rc;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+	static const struct option longs[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "seed", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 0; /* glibc: a full restart of getopt's scan */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":ho:", longs, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			fputs(gen_usage, stdout);
 			return GPUSCHED_EXIT_OK;
-		} else if (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--seed")) {
-			if (i + 1 >= argc || !argv[i + 1][0])
-				return gen_bad("%s: expected a value", argv[i]);
-			if (!strcmp(argv[i], "-o"))
-				out = argv[++i];
+		case 'o':
+		case 's':
+			if (!optarg[0])
+				return gen_bad("%s: expected a value", c == 'o' ? "-o" : "--seed");
+			if (c == 'o')
+				out = optarg;
 			else
-				seed_arg = argv[++i];
-		} else if (argv[i][0] == '-' || config) {
-			return gen_bad("unexpected argument '%s'", argv[i]);
-		} else {
-			config = argv[i];
+				seed_arg = optarg;
+			break;
+		default:
+			return cmd_getopt_error("trace gen", gen_usage, c, argv);
 		}
+	}
+	for (int i = optind; i < argc; i++) {
+		if (config)
+			return gen_bad("unexpected argument '%s'", argv[i]);
+		config = argv[i];
 	}
 	if (!config || !out)
 		return gen_bad("%s", !config ? "expected CONFIG.json" : "expected -o OUT.csv");

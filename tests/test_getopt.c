@@ -1,5 +1,6 @@
 /* tests/test_getopt.c: GNU-style flags of the verbs parsed by getopt_long (run, plot,
- * export, report, explain; compare's are in test_compare):
+ * export, report, explain, trace validate|stats|import|gen, cluster import, config import,
+ * plan, real; compare's are in test_compare):
  * --opt=value, -oVALUE, --output as -o, --quiet, options after the operand, --, and on a
  * usage error exit 2 with the synopsis only (the full text is --help's). */
 #include <CUnit/CUnit.h>
@@ -159,6 +160,165 @@ static void test_getopt_export_forms(void)
 	free(text);
 }
 
+/* A usage error of VERB: exit 2 with MSG, the synopsis SYN and the pointer to --help, not
+ * the full text (its "exit codes" line). */
+static void check_usage_error(int rc, char *out, const char *verb, const char *msg, const char *syn)
+{
+	char want[256];
+	CU_ASSERT_EQUAL(rc, 2);
+	snprintf(want, sizeof want, "gpusched %s: %s", verb, msg);
+	CU_ASSERT(out && strstr(out, want));
+	CU_ASSERT(out && strstr(out, syn));
+	snprintf(want, sizeof want, "Try 'gpusched %s --help' for the full text.", verb);
+	CU_ASSERT(out && strstr(out, want));
+	CU_ASSERT(out && !strstr(out, "exit codes"));
+	if (rc != 2 || !out || !strstr(out, msg))
+		fprintf(stderr, "\n%s: %s\n", verb, out ? out : "(no output)");
+	free(out);
+}
+
+/* --help: exit 0 and the full text, naming WHAT. */
+static void check_help(const char *args, const char *what)
+{
+	char *out = NULL;
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT(out && strstr(out, "exit codes") && strstr(out, what));
+	free(out);
+}
+
+static void test_getopt_trace_forms(void)
+{
+	char *out = NULL, dst[600];
+	const char *tr = tu_tmp_path("go_trace.csv");
+	/* validate: -- before the file; an unknown option after it */
+	CU_ASSERT_EQUAL(RUN(&out, "trace validate -- %s%s", tr, ""), 0);
+	CU_ASSERT(out && strstr(out, ": 2 jobs OK"));
+	free(out);
+	int rc = RUN(&out, "trace validate %s --bogus%s", tr, "");
+	check_usage_error(rc, out, "trace validate", "unknown option '--bogus'", "usage: gpusched trace validate FILE");
+	check_help("trace validate --help", "usage: gpusched trace validate FILE");
+	/* stats: --json after the file */
+	CU_ASSERT_EQUAL(RUN(&out, "trace stats %s --json%s", tr, ""), 0);
+	CU_ASSERT(out && out[0] == '{' && strstr(out, "\"jobs\":"));
+	free(out);
+	rc = RUN(&out, "trace stats -x %s%s", tr, "");
+	check_usage_error(rc, out, "trace stats", "unknown option '-x'", "usage: gpusched trace stats FILE");
+	check_help("trace stats -h", "--json");
+	/* import: --format=, --output=, options after IN; -oFILE */
+	const char *swf = tu_write_file("go.swf", "1 100 5 3600 8 -1 -1 8 7200 -1 1 3 1 -1 2 -1 -1 -1\n"
+						  "2 150 -1 120 4 -1 -1 4 600 -1 1 5 1 -1 2 -1 -1 -1\n");
+	snprintf(dst, sizeof dst, "%s/go_imp.csv", tu_tmpdir());
+	CU_ASSERT_EQUAL(RUN(&out, "trace import %s --format=swf --output=%s --top-queues=1", swf, dst), 0);
+	CU_ASSERT(out && strstr(out, "2 rows in, 2 jobs out"));
+	free(out);
+	CU_ASSERT(tu_exists(dst));
+	unlink(dst);
+	CU_ASSERT_EQUAL(RUN(&out, "trace import --format swf -o%s -- %s", dst, swf), 0);
+	free(out);
+	CU_ASSERT(tu_exists(dst));
+	rc = RUN(&out, "trace import %s --format swf -o %s --skip-bad --nope", swf, dst);
+	check_usage_error(rc, out, "trace import", "unknown option '--nope'", "usage: gpusched trace import --format");
+	rc = RUN(&out, "trace import %s -o %s --format", swf, dst);
+	check_usage_error(rc, out, "trace import", "option '--format' needs a value", "[--queue-from");
+	check_help("trace import --help", "-o, --output OUT.csv");
+	/* gen: --seed=, --output=, options after the config; -oFILE */
+	const char *gcfg = tu_write_file("go_gen.json", "{\"jobs\": 5, \"seed\": 1, \"arrivals\": {\"rate_per_h\": 60},"
+							"\"durations\": {\"law\": \"lognormal\", \"median_s\": 60, "
+							"\"sigma\": 1}, \"gpus\": {\"values\": [1]}}");
+	snprintf(dst, sizeof dst, "%s/go_gen.csv", tu_tmpdir());
+	CU_ASSERT_EQUAL(RUN(&out, "trace gen %s --seed=7 --output=%s", gcfg, dst), 0);
+	CU_ASSERT(out && strstr(out, "5 jobs (seed 7)"));
+	free(out);
+	CU_ASSERT(tu_exists(dst));
+	CU_ASSERT_EQUAL(RUN(&out, "trace gen -o%s -- %s", dst, gcfg), 0);
+	CU_ASSERT(out && strstr(out, "5 jobs (seed 1)"));
+	free(out);
+	rc = RUN(&out, "trace gen %s -o %s --sed 3", gcfg, dst);
+	check_usage_error(rc, out, "trace gen", "unknown option '--sed'", "usage: gpusched trace gen CONFIG.json");
+	check_help("trace gen --help", "-o, --output OUT.csv");
+}
+
+static void test_getopt_cluster_forms(void)
+{
+	char *out = NULL, dst[600];
+	const char *vc = tu_write_file("go_vc.csv", "vc,node num\nteamA,3\nteamB,5\n");
+	snprintf(dst, sizeof dst, "%s/go_cluster.json", tu_tmpdir());
+	/* IN first, then --format= and --output= */
+	CU_ASSERT_EQUAL(RUN(&out, "cluster import %s --format=philly-vc --output=%s", vc, dst), 0);
+	free(out);
+	char *text = tu_read_file(dst, NULL);
+	CU_ASSERT(text && strstr(text, "\"nodes\":\t8"));
+	free(text);
+	unlink(dst);
+	CU_ASSERT_EQUAL(RUN(&out, "cluster import --format philly-vc -o%s -- %s", dst, vc), 0);
+	free(out);
+	CU_ASSERT(tu_exists(dst));
+	int rc = RUN(&out, "cluster import %s --format philly-vc --bogus%s", vc, "");
+	check_usage_error(rc, out, "cluster import", "unknown option '--bogus'", "usage: gpusched cluster import --format");
+	check_help("cluster import --help", "-o, --output OUT.json");
+}
+
+static void test_getopt_config_forms(void)
+{
+	char *out = NULL, dst[600];
+	snprintf(dst, sizeof dst, "%s/go_quota.json", tu_tmpdir());
+	/* FILE first, then --format= and --output= */
+	CU_ASSERT_EQUAL(RUN(&out, "config import %s/kueue/cohort-quota.yaml --format=kueue --output=%s", TEST_DATA_DIR,
+			    dst), 0);
+	free(out);
+	char *text = tu_read_file(dst, NULL);
+	CU_ASSERT(text && strstr(text, "\"hello-cohort\""));
+	free(text);
+	unlink(dst);
+	CU_ASSERT_EQUAL(RUN(&out, "config import --format kueue -o%s -- %s/kueue/cohort-quota.yaml", dst,
+			    TEST_DATA_DIR), 0);
+	free(out);
+	CU_ASSERT(tu_exists(dst));
+	int rc = RUN(&out, "config import %s/kueue/cohort-quota.yaml --format kueue --bogus%s", TEST_DATA_DIR, "");
+	check_usage_error(rc, out, "config import", "unknown option '--bogus'", "usage: gpusched config import --format");
+	check_help("config import --help", "-o, --output OUT");
+}
+
+static void test_getopt_plan_forms(void)
+{
+	char *out = NULL, csv[600];
+	snprintf(csv, sizeof csv, "%s/go_plan.csv", tu_tmpdir());
+	/* the config first, then --opt=VALUE and --output= */
+	CU_ASSERT_EQUAL(RUN(&out, "plan %s/go_cfg.json --target='mean_wait_s<=1000' --vary=cluster.flavors[0].nodes "
+			    "--range=1:2 --seeds=1 --output=%s", tu_tmpdir(), csv), 0);
+	CU_ASSERT(out && strstr(out, "answer: cluster.flavors[0].nodes = 1"));
+	free(out);
+	CU_ASSERT(tu_exists(csv));
+	unlink(csv);
+	CU_ASSERT_EQUAL(RUN(&out, "plan --target 'mean_wait_s<=1000' --vary cluster.flavors[0].nodes --range 1:2 -o%s "
+			    "-- %s/go_cfg.json", csv, tu_tmpdir()), 0);
+	free(out);
+	CU_ASSERT(tu_exists(csv));
+	int rc = RUN(&out, "plan %s/go_cfg.json --target 'mean_wait_s<=1' --vary x --range 1:2 --bogus%s", tu_tmpdir(),
+		     "");
+	check_usage_error(rc, out, "plan", "unknown option '--bogus'", "usage: gpusched plan CONFIG.json --target");
+	check_help("plan --help", "-o, --output CURVE.csv");
+}
+
+static void test_getopt_real_forms(void)
+{
+	char *out = NULL, dst[600];
+	snprintf(dst, sizeof dst, "%s/go_real.h5", tu_tmpdir());
+	/* the config first, then --opt=VALUE, --output= and --quiet: nothing printed */
+	CU_ASSERT_EQUAL(RUN(&out, "real %s/go_cfg.json --backend=cpu --time-scale=1000 --output=%s --quiet", tu_tmpdir(),
+			    dst), 0);
+	CU_ASSERT(out && out[0] == '\0');
+	free(out);
+	CU_ASSERT(tu_exists(dst));
+	unlink(dst);
+	CU_ASSERT_EQUAL(RUN(&out, "real -q --backend cpu --time-scale 1000 -o%s -- %s/go_cfg.json", dst, tu_tmpdir()), 0);
+	free(out);
+	CU_ASSERT(tu_exists(dst));
+	int rc = RUN(&out, "real %s/go_cfg.json --backend cpu --bogus%s", tu_tmpdir(), "");
+	check_usage_error(rc, out, "real", "unknown option '--bogus'", "usage: gpusched real CONFIG.json --backend");
+	check_help("real --help", "-q, --quiet");
+}
+
 static CU_TestInfo getopt_tests[] = {
 	{ "test_getopt_plot_forms", test_getopt_plot_forms },
 	{ "test_getopt_usage_errors", test_getopt_usage_errors },
@@ -166,6 +326,11 @@ static CU_TestInfo getopt_tests[] = {
 	{ "test_getopt_run_forms", test_getopt_run_forms },
 	{ "test_getopt_explain_forms", test_getopt_explain_forms },
 	{ "test_getopt_export_forms", test_getopt_export_forms },
+	{ "test_getopt_trace_forms", test_getopt_trace_forms },
+	{ "test_getopt_cluster_forms", test_getopt_cluster_forms },
+	{ "test_getopt_config_forms", test_getopt_config_forms },
+	{ "test_getopt_plan_forms", test_getopt_plan_forms },
+	{ "test_getopt_real_forms", test_getopt_real_forms },
 	CU_TEST_INFO_NULL,
 };
 
