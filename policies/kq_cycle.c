@@ -770,13 +770,6 @@ static struct fs_pick tournament(struct kq_sched *s, int node, const struct fs_p
 	return best;
 }
 
-static int root_of(const struct kq_sched *s, int n)
-{
-	while (s->nodes[n].parent >= 0)
-		n = s->nodes[n].parent;
-	return n;
-}
-
 /* The next entry to process under fair sharing: each root's tournament winner;
  * among roots, classical order. Removes it from pending. A root's tournament runs
  * once a pick (it depends on the root and the pending entries only, so every entry
@@ -798,7 +791,7 @@ static struct nomination *fair_next(struct kq_sched *s, struct fs_pending *pd, s
 			best_i = i;
 			break;
 		}
-		int root = root_of(s, e->wl->queue);
+		int root = s->nodes[e->wl->queue].root;
 		if (pd->seen[root] == pd->pick)
 			continue;
 		pd->seen[root] = pd->pick;
@@ -1069,8 +1062,8 @@ void kq_fr_flags_free(uint8_t *flags, const uint8_t *stack)
  * per-fr buffer. NULL: no memory. */
 static struct kq_scratch *cycle_scratch(struct kq_sched *s, size_t n)
 {
-	struct kq_scratch *sc = s->scratch;
-	if (!sc && !(sc = s->scratch = calloc(1, sizeof *sc)))
+	struct kq_scratch *sc = kq_scratch_get(s);
+	if (!sc)
 		return NULL;
 	n = n ? n : 1;
 	if (sc->cap_noms < n) {

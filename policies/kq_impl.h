@@ -28,6 +28,7 @@ void kq_cycle_scratch_free(struct kq_scratch *sc); /* kq_cycle.c: frees what kq_
 #define KQ_FR_STACK 256
 uint8_t *kq_fr_flags(const struct kq_sched *s, uint8_t *stack);
 void kq_fr_flags_free(uint8_t *flags, const uint8_t *stack);
+struct kq_scratch *kq_scratch_get(struct kq_sched *s); /* s->scratch, made on first use; NULL: no memory */
 void kq_scratch_free(struct kq_sched *s); /* frees s->scratch and what it holds */
 
 /* A growable list of victims (with reasons) that one preemption simulation found. */

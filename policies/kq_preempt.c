@@ -453,17 +453,31 @@ static int concat_candidates(struct classical_ctx *x, struct cands *all, size_t 
 	return 0;
 }
 
+/* May policy p let pre take some job of priority prio? (For LowerOrNewerEqual the
+ * equal band holds newer and older jobs alike: the band may, each job is tested.)
+ * The bands ascend in priority, so the first band that may not ends a walk. */
+static int band_allowed(enum kq_policy p, int32_t prio, const struct kq_wl *pre)
+{
+	switch (p) {
+	case KQ_LOWER_PRIORITY:
+		return prio < pre->priority;
+	case KQ_LOWER_OR_NEWER_EQUAL:
+		return prio <= pre->priority;
+	case KQ_ANY:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* What the policy lets pre take from queue q on fr at most: its running quantity in
  * the priority bands the policy allows. */
 static sim_qty_t band_allowance(const struct kq_node *q, int fr, const struct kq_wl *pre, enum kq_policy p)
 {
 	sim_qty_t sum = 0;
-	for (size_t b = 0; b < q->n_bands; b++) {
-		int32_t prio = q->bands[b].prio;
-		if (p == KQ_ANY || (p == KQ_LOWER_PRIORITY && prio < pre->priority) ||
-		    (p == KQ_LOWER_OR_NEWER_EQUAL && prio <= pre->priority))
+	for (size_t b = 0; b < q->n_bands; b++)
+		if (band_allowed(p, q->bands[b].prio, pre))
 			sum += q->bands[b].qty[fr];
-	}
 	return sum;
 }
 
@@ -509,9 +523,9 @@ struct taken {
  * scheduler between searches (no allocation once it has grown). NULL: no memory. */
 static struct taken *taken_log(struct kq_sched *s)
 {
-	struct kq_scratch *sc = s->scratch;
+	struct kq_scratch *sc = kq_scratch_get(s);
 	size_t need = s->n_nodes * (size_t)s->n_fr + 1;
-	if (!sc && !(sc = s->scratch = calloc(1, sizeof *sc)))
+	if (!sc)
 		return NULL;
 	if (sc->cap_taken < need) {
 		void *nv = realloc(sc->taken, need * sizeof(struct taken));
@@ -568,9 +582,7 @@ static int attempt_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const
 static int hopeless_classical(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
 			      const uint8_t *contested)
 {
-	int root = pre->queue;
-	while (s->nodes[root].parent >= 0)
-		root = s->nodes[root].parent;
+	int root = s->nodes[pre->queue].root;
 	const struct kq_node *q = &s->nodes[pre->queue];
 	int advantage = 1; /* it would fit its own quota: hierarchy candidates are possible */
 	for (int r = 0; r < s->n_res; r++)
@@ -620,8 +632,8 @@ struct cl_lazy {
 
 static struct cl_bufs *cl_bufs_get(struct kq_sched *s)
 {
-	struct kq_scratch *sc = s->scratch;
-	if (!sc && !(sc = s->scratch = calloc(1, sizeof *sc)))
+	struct kq_scratch *sc = kq_scratch_get(s);
+	if (!sc)
 		return NULL;
 	struct cl_bufs *b = sc->classical;
 	if (!b && !(b = sc->classical = calloc(1, sizeof *b)))
@@ -705,21 +717,11 @@ static void find_sources(struct cl_lazy *l)
 	}
 }
 
-/* May the policy for source sc take a job of priority prio? (Bands ascend: the first
- * band that may not ends the walk.) */
+/* May the policy for source sc take a job of priority prio (band_allowed)? */
 static int src_band_ok(const struct classical_ctx *x, const struct cl_src *sc, int32_t prio)
 {
 	const struct kq_queue_cfg *cfg = &x->s->nodes[x->pre->queue].cfg;
-	switch (sc->group == CG_SAME ? cfg->within : cfg->reclaim) {
-	case KQ_LOWER_PRIORITY:
-		return prio < x->pre->priority;
-	case KQ_LOWER_OR_NEWER_EQUAL:
-		return prio <= x->pre->priority;
-	case KQ_ANY:
-		return 1;
-	default:
-		return 0;
-	}
+	return band_allowed(sc->group == CG_SAME ? cfg->within : cfg->reclaim, prio, x->pre);
 }
 
 /* Moves source sc's walk to its next candidate (collect_from_queue's tests) and
@@ -1102,21 +1104,11 @@ static int list_candidate(const struct fair_ctx *x, int qi, const struct kq_wl *
  * The bands are in ascending priority and each list most recently admitted first:
  * the walk meets the queue's candidates in candidate order (cand_cmp within one
  * queue, checkpoint-unaware), evicted ones in a first walk when there are any. */
-/* May the policy that applies to queue qi let the preemptor take a job of priority
- * prio? The bands ascend in priority, so the first band that may not ends a walk. */
+/* May the policy that applies to queue qi take a job of priority prio (band_allowed)? */
 static int band_may_hold(const struct fair_ctx *x, int qi, int32_t prio)
 {
 	const struct kq_queue_cfg *cfg = &x->s->nodes[x->pre->queue].cfg;
-	switch (qi == x->pre->queue ? cfg->within : cfg->reclaim) {
-	case KQ_LOWER_PRIORITY:
-		return prio < x->pre->priority;
-	case KQ_LOWER_OR_NEWER_EQUAL:
-		return prio <= x->pre->priority;
-	case KQ_ANY:
-		return 1;
-	default:
-		return 0;
-	}
+	return band_allowed(qi == x->pre->queue ? cfg->within : cfg->reclaim, prio, x->pre);
 }
 
 /* The head of band b of queue qi for the walk, or NULL when that band (and so every
@@ -1562,8 +1554,8 @@ struct fair_bufs {
 
 static struct fair_bufs *fair_bufs_get(struct kq_sched *s)
 {
-	struct kq_scratch *sc = s->scratch;
-	if (!sc && !(sc = s->scratch = calloc(1, sizeof *sc)))
+	struct kq_scratch *sc = kq_scratch_get(s);
+	if (!sc)
 		return NULL;
 	struct fair_bufs *fb = sc->fair;
 	if (!fb && !(fb = sc->fair = calloc(1, sizeof *fb)))
@@ -1617,6 +1609,13 @@ static void fair_ctx_return(struct fair_ctx *x, struct fair_bufs *fb, const stru
 	fb->cap_next = x->cap_next;
 	fb->cand = x->cand;
 	fb->retry = *retry;
+}
+
+struct kq_scratch *kq_scratch_get(struct kq_sched *s)
+{
+	if (!s->scratch)
+		s->scratch = calloc(1, sizeof(struct kq_scratch));
+	return s->scratch;
 }
 
 void kq_scratch_free(struct kq_sched *s)
@@ -1692,9 +1691,7 @@ static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *fl
 	out->n = 0;
 	if (!fb)
 		return -SIM_ENOMEM;
-	x.root = pre->queue;
-	while (s->nodes[x.root].parent >= 0)
-		x.root = s->nodes[x.root].parent;
+	x.root = s->nodes[pre->queue].root;
 	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && !fair_bound_fits(s, pre, flavor, contested, x.root))
 		return 0;
 	struct cands retry = fb->retry;
