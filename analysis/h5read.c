@@ -607,6 +607,8 @@ int h5read_summary(const struct h5read_file *f, struct h5read_summary *out, stru
 	int *fmember = NULL;
 	char **units = NULL;
 	size_t n_units = 0;
+	char **keys = NULL; /* before the first goto: out_close frees it */
+	size_t n_keys = 0;
 	if (ft < 0 || sp < 0 || H5Tget_class(ft) != H5T_COMPOUND) {
 		r = h5err(diag, f->path, "/summary is not a compound table");
 		goto out_close;
@@ -621,8 +623,6 @@ int h5read_summary(const struct h5read_file *f, struct h5read_summary *out, stru
 	if (read_str_array_attr(d, "units", &units, &n_units) < 0)
 		units = NULL, n_units = 0;
 	/* 1.5: fields that identify a run (names, seed, swept values) are no metrics. */
-	char **keys = NULL;
-	size_t n_keys = 0;
 	if (read_str_array_attr(d, "key_fields", &keys, &n_keys) != 0)
 		keys = NULL, n_keys = 0;
 	/* Memory row: run string, policy string, seed, then the numeric fields. */
