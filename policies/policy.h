@@ -23,6 +23,9 @@ extern const struct sim_policy_ops fifo_policy_ops;
 extern const struct sim_policy_ops priority_policy_ops;
 extern const struct sim_policy_ops easy_backfill_policy_ops;
 extern const struct sim_policy_ops independent_policy_ops; /* order: no blocking head (SageMaker) */
+extern const struct sim_policy_ops sjf_policy_ops;         /* order: oracle shortest job first */
+extern const struct sim_policy_ops srtf_policy_ops;        /* order: preemptive shortest remaining time */
+extern const struct sim_policy_ops las_policy_ops;         /* order: Tiresias' discretized 2D-LAS */
 extern const struct sim_policy_ops cohort_policy_ops;      /* quota: Kueue cohorts (policies/cohort.c) */
 extern const struct sim_policy_ops hard_quota_policy_ops;  /* quota: nominal as a cap */
 extern const struct sim_policy_ops classical_preempt_policy_ops; /* preemption (policies/kq_policy.c) */
