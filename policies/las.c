@@ -245,18 +245,12 @@ static void las_stopped(struct las *l, const struct sim_view *v, const struct si
 	l->event_ns = now;
 }
 
-static void las_on_finish(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+/* Every stop: a completion, a preemption (ours or a capacity removal: the job is
+ * queued again), a pending timeout (final). */
+static void las_on_stop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+			enum sim_stop_cause cause)
 {
-	las_stopped(pol->priv, v, job);
-}
-
-static void las_on_preempt(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
-{
-	las_stopped(pol->priv, v, job);
-}
-
-static void las_on_drop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
-{
+	(void)cause;
 	las_stopped(pol->priv, v, job);
 }
 
@@ -476,9 +470,7 @@ const struct sim_policy_ops las_policy_ops = {
 	.fini = las_fini,
 	.on_submit = las_on_submit,
 	.on_start = las_on_start,
-	.on_finish = las_on_finish,
-	.on_preempt = las_on_preempt,
-	.on_drop = las_on_drop,
+	.on_stop = las_on_stop,
 	.on_event = las_on_event,
 	.pick = las_pick,
 };

@@ -1,8 +1,6 @@
 /* policies/pool_pass.c: keep-or-preempt by rank over one GPU pool (pool_pass.h). */
 #include "pool_pass.h"
 
-/* The reason recorded for the victims of an order policy. */
-#define POOL_PREEMPT_REASON SIM_PR_IN_QUEUE
 
 int pool_job_flavor(const struct sim_view *v, const struct sim_job *job)
 {
@@ -60,7 +58,7 @@ int pool_pass_apply(const struct sim_view *v, const uint32_t *rank, size_t n, ui
 		if (keep[i] || j->state != SIM_JOB_RUNNING)
 			continue;
 		uint32_t by = preemptor >= 0 ? (uint32_t)preemptor : rank[i];
-		int rc = sim_placement_buf_preempt(out, rank[i], by, POOL_PREEMPT_REASON, 1);
+		int rc = sim_placement_buf_preempt(out, rank[i], by, SIM_PR_ORDER, 1);
 		if (rc && rc != -SIM_ESTATE)
 			return rc;
 	}

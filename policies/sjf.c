@@ -11,25 +11,21 @@
  * Tiresias' simulator does; true: the shortest queued job blocks the others while
  * it does not fit (head-of-line blocking, as fifo and priority).
  *
- * Queue: an array sorted by (length, index); a submit inserts by binary search
- * (O(log n) to find, a memmove to insert). pick walks it in order and compacts
- * away the jobs that started, and stops early once the cluster has no free GPU.
+ * Order key (SIM_CAP_ORDER_KEY): { true length in s, 0, 0 }, so sjf also ranks the
+ * jobs inside a quota policy's queues (cohort, hard), which then decide the
+ * blocking themselves. Alone, policies/keyed.h keeps the waiting jobs in a heap on
+ * (key, submit, index); a pass is skipped at once when no GPU is free and every
+ * job seen asks for GPUs (then none can start).
  */
 #include <stdlib.h>
-#include <string.h>
 
+#include "keyed.h"
 #include "pool_pass.h"
 
-struct sjf_ent {
-	sim_time_t len; /* true run time, ns */
-	uint32_t idx;
-};
-
 struct sjf {
+	struct keyed_order ko; /* first member: the waiting jobs */
 	int strict;
-	struct sjf_ent *q;
-	size_t n, cap;
-	int oom;
+	int gpuless;           /* a job asking for no GPU was seen: no shortcut */
 };
 
 static int sjf_init(struct sim_policy *pol, const struct sim_policy_env *env, const cJSON *params,
@@ -47,6 +43,7 @@ static int sjf_init(struct sim_policy *pol, const struct sim_policy_env *env, co
 		return sim_diag_add(diag, env && env->file ? env->file : "config",
 				    "%s.strict: expected true or false", env ? env->json_path : "$");
 	s->strict = st && cJSON_IsTrue(st);
+	keyed_order_init(&s->ko, s->strict);
 	return 0;
 }
 
@@ -54,87 +51,53 @@ static void sjf_fini(struct sim_policy *pol)
 {
 	struct sjf *s = pol->priv;
 	if (s)
-		free(s->q);
+		keyed_order_fini(&s->ko);
 	free(s);
 	pol->priv = NULL;
 }
 
-static int before(const struct sjf_ent *a, const struct sjf_ent *b)
+/* Pure: the true length does not change, so keys never need sim_view_order_changed. */
+static void sjf_order_key(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+			  struct sim_order_key *out)
 {
-	return a->len != b->len ? a->len < b->len : a->idx < b->idx;
-}
-
-static void sjf_insert(struct sjf *s, const struct sim_view *v, const struct sim_job *job)
-{
-	struct sjf_ent e = { .len = pool_job_runtime(v, job), .idx = job->idx };
-	struct sjf_ent *nq = sim_grow(s->q, &s->cap, s->n, sizeof *nq, 256);
-	if (!nq) {
-		s->oom = 1;
-		return;
-	}
-	s->q = nq;
-	size_t lo = 0, hi = s->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (before(&s->q[mid], &e))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < s->n && s->q[lo].idx == e.idx)
-		return; /* already queued */
-	memmove(&s->q[lo + 1], &s->q[lo], (s->n - lo) * sizeof *s->q);
-	s->q[lo] = e;
-	s->n++;
+	(void)pol;
+	*out = (struct sim_order_key){ { sim_time_to_s(pool_job_runtime(v, job)), 0, 0 } };
 }
 
 static void sjf_on_submit(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
 {
-	sjf_insert(pol->priv, v, job);
+	struct sjf *s = pol->priv;
+	if (sim_job_opt(sim_view_trace(v), job, 0)->req[SIM_RES_GPU] <= 0)
+		s->gpuless = 1;
+	keyed_order_on_submit(&s->ko, pol, v, job);
 }
 
-/* A running job stopped and queued again (its nodes were removed) goes back at its rank. */
-static void sjf_on_preempt(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+/* A job queued again (its nodes were removed) goes back at its rank. */
+static void sjf_on_stop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+			enum sim_stop_cause cause)
 {
-	if (job->state == SIM_JOB_QUEUED)
-		sjf_insert(pol->priv, v, job);
+	struct sjf *s = pol->priv;
+	keyed_order_on_stop(&s->ko, pol, v, job, cause);
 }
 
-/* Context: after all events at now. Proposes starts shortest first. */
+/* Context: the decision pass. Proposes starts shortest first. */
 static int sjf_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_placement_buf *out)
 {
 	struct sjf *s = pol->priv;
-	if (s->oom)
-		return -SIM_ENOMEM;
 	const struct sim_cluster *c = sim_view_cluster(v);
-	size_t w = 0, i = 0;
-	for (; i < s->n; i++) {
-		if (sim_cluster_gpu_busy(c, -1) >= sim_cluster_gpu_total(c, -1))
-			break; /* nothing free: no later job can start either */
-		int rc = sim_placement_buf_try(out, s->q[i].idx, -1);
-		if (rc == -SIM_ENOFIT) {
-			s->q[w++] = s->q[i];
-			if (s->strict) {
-				i++;
-				break;
-			}
-			continue;
-		}
-		if (rc && rc != -SIM_ESTATE)
-			return rc;
-		/* started, or no longer queued (timed out): leaves the queue */
-	}
-	memmove(&s->q[w], &s->q[i], (s->n - i) * sizeof *s->q);
-	s->n = w + (s->n - i);
-	return 0;
+	if (!s->ko.oom && !s->gpuless && sim_cluster_gpu_busy(c, -1) >= sim_cluster_gpu_total(c, -1))
+		return 0;
+	return keyed_order_pick(&s->ko, pol, v, out);
 }
 
 const struct sim_policy_ops sjf_policy_ops = {
 	.name = "sjf",
 	.family = SIM_FAM_ORDER,
+	.provides = SIM_CAP_ORDER_KEY,
+	.order_key = sjf_order_key,
 	.init = sjf_init,
 	.fini = sjf_fini,
 	.on_submit = sjf_on_submit,
-	.on_preempt = sjf_on_preempt,
+	.on_stop = sjf_on_stop,
 	.pick = sjf_pick,
 };
