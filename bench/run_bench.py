@@ -21,7 +21,9 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-POLICIES = ("fifo", "priority", "easy_backfill", "kueue", "kueue_fs", "fallback")
+POLICIES = ("fifo", "priority", "easy_backfill", "kueue", "kueue_fs", "fallback", "sjf", "srtf", "las")
+# "sjf", "srtf", "las": the research baselines (docs/baselines.md) with their defaults, alone.
+BASELINES = ("sjf", "srtf", "las")
 # "kueue": the cohort quota policy (Kueue's cycle) with N_QUEUES queues of equal nominal
 # quota in one cohort, lending and borrowing without limits, classical preemption.
 # "kueue_fs": the same with fair sharing (Kueue's default strategies) instead.
@@ -51,6 +53,7 @@ TARGET_2X_JOBS_TIME_RATIO = 2.3
 TARGET_BACKFILL_OVER_FIFO = 3.0
 TARGET_KUEUE_OVER_FIFO = 3.0
 TARGET_FALLBACK_OVER_FIFO = 3.0
+TARGET_BASELINE_OVER_FIFO = 2.0
 
 # `run NAME: JOBS jobs, EVENTS events, SIM_S s simulated in WALL_S s (EV_PER_S events/s)`,
 # printed on stderr by `gpusched run` (experiments/runner.c). Parsed tolerantly.
@@ -408,6 +411,11 @@ def main():
         fb = rows.get(("fallback", sizes[0]))
         check("fallback 1M wall / fifo 1M wall", fb["wall_s"] / f1["wall_s"] if fb and f1 else None,
               TARGET_FALLBACK_OVER_FIFO, "x", results)
+        for bl in BASELINES:
+            br = rows.get((bl, sizes[0]))
+            if br:
+                check("%s 1M wall / fifo 1M wall" % bl, br["wall_s"] / f1["wall_s"] if f1 else None,
+                      TARGET_BASELINE_OVER_FIFO, "x", results)
         if platform.system() == "Linux" and (os.cpu_count() or 0) != 2:
             print("note: the targets are set for the 2-core reference machine; this one has %d CPUs"
                   % (os.cpu_count() or 0))
