@@ -1,50 +1,42 @@
 /* policies/srtf.c: preemptive shortest remaining time first (docs/baselines.md).
  *
  * At every decision pass the queued and running jobs are ranked by remaining time,
- * shortest first, and the pool step (pool_pass.h) keeps each job that fits what is
- * left of the GPUs and preempts the running jobs it does not keep. This is the
- * "shortest" scheduler of Tiresias' simulator.
+ * shortest first (ties by trace index), and the pool step of pool_pass.h is applied:
+ * each job that fits what is left of the GPUs is kept, running jobs not kept are
+ * preempted. This is the "shortest" scheduler of Tiresias' simulator.
  *
  * Remaining time (ns): a running job's end of segment minus now (its wall time
  * left); a queued job's true run time (pool_job_runtime) times the share of its
  * work not yet saved (1 - progress). A victim keeps only what its checkpoints
  * saved (docs/design.md section 2), so without checkpoints it starts again from
- * its full length.
+ * its full length. Standalone only: its order is not a fixed key (no
+ * SIM_CAP_ORDER_KEY).
  *
- * Ties keep the previous order: the list persists between passes (new jobs at its
- * end, submit order) and is re-sorted by a stable insertion sort, which is also
- * cheap because remaining times of running jobs all fall at the same rate.
- * Standalone only: its order is not a fixed key (no SIM_CAP_ORDER_KEY).
- *
- * Fast pass (same decisions, less work): after a full pass the running set is what
- * the pool step keeps, and it stays so while time passes (remaining times of
- * running jobs fall, so they only move ahead of waiting ones). If since then only
- * jobs arrived (and jobs ended while none waited), and the new jobs together fit
- * the free GPUs, the full pass would keep every running job and every new one and
- * no job that waited before: the new jobs are started without walking the list.
- * Only on a cluster of one flavor, where the pool's free GPUs are the cluster's.
+ * Cost. Running jobs sit in a rankset by end time (their remaining times all fall
+ * at the same rate, so that order is fixed), waiting jobs in one by remaining time.
+ * A pass walks the waiting jobs in rank order until no GPU is left; between two of
+ * them the running jobs ranked there are taken as one block by their GPU sum, and
+ * walked one by one only where the block does not fit (each of those is kept in the
+ * little room left or preempted). O((waiting walked + victims) log n) a pass.
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "pool_pass.h"
+#include "rankset.h"
 
-struct srtf_ent {
-	sim_time_t rem; /* remaining time at the current pass, ns */
-	uint32_t idx;
-};
+enum { ST_NONE = 0, ST_WAIT, ST_RUN, ST_FIXED };
 
 struct srtf {
-	struct srtf_ent *list; /* queued and running jobs (and ended ones until compacted) */
-	size_t n, cap;
-	uint32_t *rank;        /* scratch for pool_pass_apply */
-	uint8_t *keep;
-	size_t cap_scratch;
-	/* fast pass state */
-	size_t n_seen;         /* list entries decided by the last pass; later ones are new */
-	size_t n_waiting;      /* jobs the last pass left waiting */
-	int consistent;        /* the running set is the pool step's choice */
-	sim_qty_t pool_seen;   /* pool size at the last pass */
+	struct rankset run;   /* preemptible running jobs: (end_ns, idx), GPUs */
+	struct rankset wait;  /* queued jobs: (remaining ns, idx), GPUs */
+	int64_t *key;         /* per job: its key in run or wait */
+	sim_qty_t *gpus;      /* per job: GPUs the pool counts */
+	uint8_t *st;          /* per job: ST_* */
+	size_t n_jobs;
+	sim_qty_t fixed;      /* GPUs of running jobs that may not be preempted */
+	uint32_t *victims, *starts; /* scratch of a pass */
+	size_t n_victims, cap_victims, n_starts, cap_starts;
 	int oom;
 };
 
@@ -56,6 +48,8 @@ static int srtf_init(struct sim_policy *pol, const struct sim_policy_env *env, c
 	struct srtf *s = calloc(1, sizeof *s);
 	if (!s)
 		return -SIM_ENOMEM;
+	rs_init(&s->run);
+	rs_init(&s->wait);
 	pol->priv = s;
 	return 0;
 }
@@ -64,162 +58,174 @@ static void srtf_fini(struct sim_policy *pol)
 {
 	struct srtf *s = pol->priv;
 	if (s) {
-		free(s->list);
-		free(s->rank);
-		free(s->keep);
+		rs_fini(&s->run);
+		rs_fini(&s->wait);
+		free(s->key);
+		free(s->gpus);
+		free(s->st);
+		free(s->victims);
+		free(s->starts);
 	}
 	free(s);
 	pol->priv = NULL;
 }
 
-/* A stop breaks the last pass's choice unless nothing waits and the job completed
- * (its GPUs are then simply free). */
-static void srtf_on_stop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
-			 enum sim_stop_cause cause)
+/* The per-job arrays, allocated at the first notification (the view knows the trace). */
+static int arrays(struct srtf *s, const struct sim_view *v)
 {
-	(void)v;
-	(void)job;
-	struct srtf *s = pol->priv;
-	if (cause != SIM_STOP_COMPLETED || s->n_waiting)
-		s->consistent = 0;
+	if (s->st)
+		return 0;
+	s->n_jobs = sim_view_trace(v)->n_jobs;
+	size_t n = s->n_jobs ? s->n_jobs : 1;
+	s->key = calloc(n, sizeof *s->key);
+	s->gpus = calloc(n, sizeof *s->gpus);
+	s->st = calloc(n, 1);
+	if (!s->key || !s->gpus || !s->st)
+		return s->oom = 1, -SIM_ENOMEM;
+	return 0;
+}
+
+/* Queues a job with its remaining time: its length less the work it saved. */
+static void add_waiting(struct srtf *s, const struct sim_view *v, const struct sim_job *job)
+{
+	double full = (double)pool_job_runtime(v, job);
+	s->key[job->idx] = (int64_t)llround((1.0 - job->progress) * full);
+	s->st[job->idx] = ST_WAIT;
+	if (rs_insert(&s->wait, (struct rs_key){ s->key[job->idx], job->idx }, s->gpus[job->idx]))
+		s->oom = 1;
 }
 
 static void srtf_on_submit(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
 {
+	struct srtf *s = pol->priv;
+	if (arrays(s, v))
+		return;
+	s->gpus[job->idx] = pool_job_gpus(v, job);
+	add_waiting(s, v, job);
+}
+
+static void srtf_on_start(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+{
 	(void)v;
 	struct srtf *s = pol->priv;
-	struct srtf_ent *nl = sim_grow(s->list, &s->cap, s->n, sizeof *nl, 256);
-	if (!nl) {
-		s->oom = 1;
+	if (!s->st || s->st[job->idx] != ST_WAIT)
+		return;
+	uint32_t i = job->idx;
+	rs_erase(&s->wait, (struct rs_key){ s->key[i], i });
+	if (!job->preemptible) {
+		s->st[i] = ST_FIXED;
+		s->fixed += s->gpus[i];
 		return;
 	}
-	s->list = nl;
-	s->list[s->n++] = (struct srtf_ent){ .rem = 0, .idx = job->idx };
+	s->st[i] = ST_RUN;
+	s->key[i] = job->last_start_ns + job->runtime_ns;
+	if (rs_insert(&s->run, (struct rs_key){ s->key[i], i }, s->gpus[i]))
+		s->oom = 1;
 }
 
-/* Wall time left of a running job, or the unsaved part of a queued one's work. */
-static sim_time_t remaining_ns(const struct sim_view *v, const struct sim_job *j)
+/* Every stop: a running job leaves the running set; queued again, it waits with
+ * what it has left; a waiting job that timed out leaves the queue. */
+static void srtf_on_stop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+			 enum sim_stop_cause cause)
 {
-	if (j->state == SIM_JOB_RUNNING) {
-		sim_time_t r = j->last_start_ns + j->runtime_ns - sim_view_now(v);
-		return r > 0 ? r : 0;
-	}
-	double full = (double)pool_job_runtime(v, j);
-	return (sim_time_t)llround((1.0 - j->progress) * full);
+	(void)cause;
+	struct srtf *s = pol->priv;
+	if (!s->st)
+		return;
+	uint32_t i = job->idx;
+	if (s->st[i] == ST_RUN)
+		rs_erase(&s->run, (struct rs_key){ s->key[i], i });
+	else if (s->st[i] == ST_FIXED)
+		s->fixed -= s->gpus[i];
+	else if (s->st[i] == ST_WAIT)
+		rs_erase(&s->wait, (struct rs_key){ s->key[i], i });
+	s->st[i] = ST_NONE;
+	if (job->state == SIM_JOB_QUEUED)
+		add_waiting(s, v, job);
 }
 
-/* Drops the jobs that left for good and refreshes the remaining times. */
-static void refresh(struct srtf *s, const struct sim_view *v)
+static int push(uint32_t **a, size_t *n, size_t *cap, uint32_t x)
 {
-	size_t w = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		const struct sim_job *j = sim_view_job(v, s->list[i].idx);
-		if (j->state != SIM_JOB_QUEUED && j->state != SIM_JOB_RUNNING)
-			continue;
-		s->list[w] = s->list[i];
-		s->list[w++].rem = remaining_ns(v, j);
-	}
-	s->n = w;
-}
-
-/* Stable insertion sort by remaining time: equal times keep their order. */
-static void sort_stable(struct srtf *s)
-{
-	for (size_t i = 1; i < s->n; i++) {
-		struct srtf_ent e = s->list[i];
-		size_t k = i;
-		while (k > 0 && s->list[k - 1].rem > e.rem) {
-			s->list[k] = s->list[k - 1];
-			k--;
-		}
-		s->list[k] = e;
-	}
-}
-
-static int scratch_fit(struct srtf *s)
-{
-	if (s->n <= s->cap_scratch)
-		return 0;
-	size_t c = s->n * 2;
-	uint32_t *r = realloc(s->rank, c * sizeof *r);
-	if (!r)
+	uint32_t *na = sim_grow(*a, cap, *n, sizeof *na, 64);
+	if (!na)
 		return -SIM_ENOMEM;
-	s->rank = r;
-	uint8_t *k = realloc(s->keep, c);
-	if (!k)
-		return -SIM_ENOMEM;
-	s->keep = k;
-	s->cap_scratch = c;
+	*a = na;
+	na[(*n)++] = x;
 	return 0;
 }
 
-/* The fast pass, when it applies: 1 (done, *rc set) or 0 (do the full pass). */
-static int fast_pass(struct srtf *s, const struct sim_view *v, struct sim_placement_buf *out, int *rc)
+/* The running jobs ranked in [lo, hi) against *free: kept as a block when their sum
+ * fits, else one by one from the first that does not fit (kept in what is left, or
+ * preempted). lo and hi are keys of the running set; has_hi 0: to its end. */
+static int run_block(struct srtf *s, struct rs_key lo, struct rs_key hi, int has_hi, sim_qty_t *free_gpus)
 {
-	const struct sim_cluster *c = sim_view_cluster(v);
-	sim_qty_t pool = sim_cluster_gpu_total(c, -1);
-	if (pool != s->pool_seen)
-		s->consistent = 0; /* capacity changed */
-	s->pool_seen = pool;
-	if (!s->consistent || sim_cluster_n_flavors(c) != 1)
+	int64_t below_lo = rs_sum_below(&s->run, lo);
+	int64_t sum = (has_hi ? rs_sum_below(&s->run, hi) : rs_sum(&s->run)) - below_lo;
+	if (sum <= *free_gpus) {
+		*free_gpus -= sum;
 		return 0;
-	sim_qty_t need = 0, free_gpus = pool - sim_cluster_gpu_busy(c, -1);
-	for (size_t i = s->n_seen; i < s->n; i++)
-		need += pool_job_gpus(v, sim_view_job(v, s->list[i].idx));
-	if (need > free_gpus)
-		return 0;
-	/* In rank order, as the full pass would propose them. */
-	for (size_t i = s->n_seen; i < s->n; i++)
-		s->list[i].rem = remaining_ns(v, sim_view_job(v, s->list[i].idx));
-	for (size_t i = s->n_seen + 1; i < s->n; i++) {
-		struct srtf_ent e = s->list[i];
-		size_t k = i;
-		for (; k > s->n_seen && s->list[k - 1].rem > e.rem; k--)
-			s->list[k] = s->list[k - 1];
-		s->list[k] = e;
 	}
-	*rc = 0;
-	for (size_t i = s->n_seen; i < s->n && !*rc; i++) {
-		int r = sim_placement_buf_try(out, s->list[i].idx, -1);
-		if (r == -SIM_ENOFIT)
-			s->consistent = 0; /* fragmented nodes: the full pass decides next time */
-		else if (r != -SIM_ESTATE)
-			*rc = r;
+	struct rs_key e;
+	int64_t w;
+	if (!rs_first_exceeding(&s->run, below_lo + *free_gpus, &e, &w))
+		return 0; /* cannot happen: the block does not fit */
+	*free_gpus -= rs_sum_below(&s->run, e) - below_lo;
+	int more = 1;
+	for (; more && (!has_hi || rs_key_lt(e, hi)); more = rs_next(&s->run, e, 0, &e, &w)) {
+		if (w <= *free_gpus)
+			*free_gpus -= w;
+		else if (push(&s->victims, &s->n_victims, &s->cap_victims, e.idx))
+			return -SIM_ENOMEM;
 	}
-	s->n_seen = s->n;
-	return 1;
+	return 0;
 }
 
-/* Context: after all events at now; again after a pass that preempted. */
+/* The pool step over the merged order (pool_pass.h), victims and starts in rank order. */
+static int decide(struct srtf *s, const struct sim_view *v)
+{
+	sim_time_t now = sim_view_now(v);
+	sim_qty_t free_gpus = sim_cluster_gpu_total(sim_view_cluster(v), -1) - s->fixed;
+	s->n_victims = s->n_starts = 0;
+	struct rs_key lo = { INT64_MIN, 0 }, w;
+	int64_t g;
+	int rc = 0, more = rs_next(&s->wait, lo, 1, &w, &g);
+	for (; more && free_gpus > 0 && !rc; more = rs_next(&s->wait, w, 0, &w, &g)) {
+		/* running jobs ranked before w: (end - now, idx) < (rem, idx) */
+		struct rs_key hi = { now + w.k, w.idx };
+		if ((rc = run_block(s, lo, hi, 1, &free_gpus)))
+			break;
+		lo = hi;
+		if (g <= free_gpus) {
+			free_gpus -= g;
+			rc = push(&s->starts, &s->n_starts, &s->cap_starts, w.idx);
+		}
+	}
+	return rc ? rc : run_block(s, lo, lo, 0, &free_gpus);
+}
+
+/* Context: the decision pass; again after a pass that preempted. */
 static int srtf_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_placement_buf *out)
 {
 	struct srtf *s = pol->priv;
 	if (s->oom)
 		return -SIM_ENOMEM;
-	int rc;
-	if (fast_pass(s, v, out, &rc))
+	if (!s->st)
+		return 0;
+	int rc = decide(s, v);
+	if (rc)
 		return rc;
-	refresh(s, v);
-	sort_stable(s);
-	if ((rc = scratch_fit(s)))
-		return rc;
-	for (size_t i = 0; i < s->n; i++)
-		s->rank[i] = s->list[i].idx;
-	if ((rc = pool_pass_apply(v, s->rank, s->n, s->keep, out)))
-		return rc;
-	/* Consistent when every kept job that waited was accepted and nothing was
-	 * preempted (victims: the engine runs another, full, pass at this time). */
-	size_t waiting = 0, kept_waiting = 0, victims = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		const struct sim_job *j = sim_view_job(v, s->rank[i]);
-		if (j->state == SIM_JOB_QUEUED)
-			s->keep[i] ? kept_waiting++ : waiting++;
-		else if (j->state == SIM_JOB_RUNNING && !s->keep[i])
-			victims++;
+	for (size_t i = 0; i < s->n_victims; i++) {
+		uint32_t by = s->n_starts ? s->starts[0] : s->victims[i];
+		rc = sim_placement_buf_preempt(out, s->victims[i], by, SIM_PR_ORDER, 1);
+		if (rc && rc != -SIM_ESTATE)
+			return rc;
 	}
-	s->n_waiting = waiting;
-	s->n_seen = s->n;
-	s->consistent = victims == 0 && sim_placement_buf_count(out) == kept_waiting;
+	for (size_t i = 0; i < s->n_starts; i++) {
+		/* -SIM_ENOFIT: the victims' GPUs (the next pass at this time) or fragments */
+		rc = sim_placement_buf_try(out, s->starts[i], -1);
+		if (rc && rc != -SIM_ENOFIT && rc != -SIM_ESTATE)
+			return rc;
+	}
 	return 0;
 }
 
@@ -229,6 +235,7 @@ const struct sim_policy_ops srtf_policy_ops = {
 	.init = srtf_init,
 	.fini = srtf_fini,
 	.on_submit = srtf_on_submit,
+	.on_start = srtf_on_start,
 	.on_stop = srtf_on_stop,
 	.pick = srtf_pick,
 };

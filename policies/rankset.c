@@ -1,0 +1,166 @@
+/* policies/rankset.c: treap with subtree sums (rankset.h). */
+#include <stdlib.h>
+
+#include "rankset.h"
+
+int rs_key_lt(struct rs_key a, struct rs_key b)
+{
+	return a.k != b.k ? a.k < b.k : a.idx < b.idx;
+}
+
+void rs_init(struct rankset *s)
+{
+	*s = (struct rankset){ .root = -1, .free_head = -1, .rng = 2463534242u };
+}
+
+void rs_fini(struct rankset *s)
+{
+	free(s->v);
+	rs_init(s);
+}
+
+static int64_t sum_of(const struct rankset *s, int32_t t)
+{
+	return t < 0 ? 0 : s->v[t].sum;
+}
+
+static void pull(struct rankset *s, int32_t t)
+{
+	s->v[t].sum = s->v[t].w + sum_of(s, s->v[t].l) + sum_of(s, s->v[t].r);
+}
+
+/* Splits t into (< key) and (>= key), or (<= key) and (> key) when le. */
+static void split(struct rankset *s, int32_t t, struct rs_key key, int le, int32_t *a, int32_t *b)
+{
+	if (t < 0) {
+		*a = *b = -1;
+		return;
+	}
+	int left = le ? !rs_key_lt(key, s->v[t].key) : rs_key_lt(s->v[t].key, key);
+	if (left) {
+		split(s, s->v[t].r, key, le, &s->v[t].r, b);
+		*a = t;
+	} else {
+		split(s, s->v[t].l, key, le, a, &s->v[t].l);
+		*b = t;
+	}
+	pull(s, t);
+}
+
+static int32_t merge(struct rankset *s, int32_t a, int32_t b)
+{
+	if (a < 0)
+		return b;
+	if (b < 0)
+		return a;
+	if (s->v[a].prio > s->v[b].prio) {
+		s->v[a].r = merge(s, s->v[a].r, b);
+		pull(s, a);
+		return a;
+	}
+	s->v[b].l = merge(s, a, s->v[b].l);
+	pull(s, b);
+	return b;
+}
+
+static uint32_t next_prio(struct rankset *s)
+{
+	uint32_t x = s->rng; /* xorshift32: fixed seed, same shape every run */
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	return s->rng = x;
+}
+
+int rs_insert(struct rankset *s, struct rs_key key, int64_t w)
+{
+	int32_t t;
+	if (s->free_head >= 0) {
+		t = s->free_head;
+		s->free_head = s->v[t].l;
+	} else {
+		struct rs_node *nv = sim_grow(s->v, &s->cap, s->n, sizeof *nv, 64);
+		if (!nv)
+			return -SIM_ENOMEM;
+		s->v = nv;
+		t = (int32_t)s->n++;
+	}
+	s->v[t] = (struct rs_node){ .key = key, .w = w, .sum = w, .prio = next_prio(s), .l = -1, .r = -1 };
+	int32_t a, b;
+	split(s, s->root, key, 0, &a, &b);
+	s->root = merge(s, merge(s, a, t), b);
+	s->size++;
+	return 0;
+}
+
+int rs_erase(struct rankset *s, struct rs_key key)
+{
+	int32_t a, b, m, c;
+	split(s, s->root, key, 0, &a, &b);
+	split(s, b, key, 1, &m, &c);
+	if (m >= 0) { /* one node: keys are unique */
+		s->v[m].l = s->free_head;
+		s->free_head = m;
+		s->size--;
+	}
+	s->root = merge(s, a, c);
+	return m >= 0;
+}
+
+int64_t rs_sum_below(const struct rankset *s, struct rs_key key)
+{
+	int64_t acc = 0;
+	for (int32_t t = s->root; t >= 0;) {
+		if (rs_key_lt(s->v[t].key, key)) {
+			acc += s->v[t].w + sum_of(s, s->v[t].l);
+			t = s->v[t].r;
+		} else {
+			t = s->v[t].l;
+		}
+	}
+	return acc;
+}
+
+int rs_next(const struct rankset *s, struct rs_key key, int incl, struct rs_key *out, int64_t *w)
+{
+	int32_t best = -1;
+	for (int32_t t = s->root; t >= 0;) {
+		int after = incl ? !rs_key_lt(s->v[t].key, key) : rs_key_lt(key, s->v[t].key);
+		if (after) {
+			best = t;
+			t = s->v[t].l;
+		} else {
+			t = s->v[t].r;
+		}
+	}
+	if (best < 0)
+		return 0;
+	*out = s->v[best].key;
+	*w = s->v[best].w;
+	return 1;
+}
+
+int rs_first_exceeding(const struct rankset *s, int64_t total, struct rs_key *out, int64_t *w)
+{
+	if (sum_of(s, s->root) <= total)
+		return 0;
+	int32_t t = s->root;
+	for (;;) {
+		int64_t ls = sum_of(s, s->v[t].l);
+		if (ls > total) {
+			t = s->v[t].l;
+		} else if (ls + s->v[t].w > total) {
+			*out = s->v[t].key;
+			*w = s->v[t].w;
+			return 1;
+		} else {
+			total -= ls + s->v[t].w;
+			t = s->v[t].r;
+		}
+	}
+}
+
+int64_t rs_sum(const struct rankset *s)
+{
+	return sum_of(s, s->root);
+}

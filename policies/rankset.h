@@ -1,0 +1,53 @@
+/* policies/rankset.h: an ordered set of jobs with GPU sums, for the pool step of
+ * the preemptive baselines (pool_pass.h).
+ *
+ * Elements are (key, job) pairs ordered by (key, job), each with a weight (GPUs,
+ * milli-units); every query is O(log n) expected: a treap whose node priorities
+ * come from a fixed-seed generator, so the shape (and every result) is the same
+ * run after run. Nodes live in one array owned by the set, reused after erase.
+ */
+#ifndef POLICIES_RANKSET_H
+#define POLICIES_RANKSET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../sim/sim.h"
+
+struct rs_key {
+	int64_t k;    /* e.g. end time or remaining time, ns */
+	uint32_t idx; /* job index: ties */
+};
+
+struct rs_node {
+	struct rs_key key;
+	int64_t w, sum;   /* weight; sum over the subtree */
+	uint32_t prio;
+	int32_t l, r;     /* children, -1 = none */
+};
+
+struct rankset {
+	struct rs_node *v;
+	size_t n, cap;    /* nodes allocated (live and free) */
+	int32_t root, free_head;
+	size_t size;      /* live elements */
+	uint32_t rng;
+};
+
+void rs_init(struct rankset *s);
+void rs_fini(struct rankset *s);
+/* Adds (key, w); the key must not be present. 0 or -SIM_ENOMEM. */
+int rs_insert(struct rankset *s, struct rs_key key, int64_t w);
+/* Removes key; 1 if it was present. */
+int rs_erase(struct rankset *s, struct rs_key key);
+/* Sum of the weights of elements < key. */
+int64_t rs_sum_below(const struct rankset *s, struct rs_key key);
+/* The first element > key (or >= key when incl), into *out; 0 if none. */
+int rs_next(const struct rankset *s, struct rs_key key, int incl, struct rs_key *out, int64_t *w);
+/* The first element whose running sum of weights from the smallest element exceeds
+ * `total`; 0 if the whole set sums to <= total. */
+int rs_first_exceeding(const struct rankset *s, int64_t total, struct rs_key *out, int64_t *w);
+int64_t rs_sum(const struct rankset *s);
+int rs_key_lt(struct rs_key a, struct rs_key b);
+
+#endif
