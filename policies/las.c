@@ -8,54 +8,88 @@
  * its own list order, by the pool step (pool_pass.h): whoever fits what is left of
  * the pool runs, a running job not kept is preempted. After each decision the jobs
  * kept move ahead of the waiting ones in their queue (stable), as Tiresias' loop
- * does, so a waiting job never overtakes a running one of its own queue later.
- * Starvation (promote_knob > 0): a waiting job of a lower queue whose time waited
- * since it first ran (since its last promotion) reaches promote_knob x its run
- * time since then goes back to the end of queue 0 with its attained service reset.
+ * does. Starvation (promote_knob > 0): a waiting job of a lower queue whose time
+ * waited since it first ran (since its last promotion) reaches promote_knob x its
+ * run time since then goes back to the end of queue 0 with its attained service
+ * reset.
  *
  * Decisions happen at "events" as in Tiresias' simulator: a submit, an end of a
  * job, a capacity change, and the next queue crossing (demotion or promotion),
- * which the policy posts with sim_view_post_event. Attained service is brought up
- * to date at each event; a pass of the engine at another time (a stale posted
- * event) changes nothing. `demotion` chooses when a running job's crossing is
- * noticed: "tiresias" (default) reproduces the simulator's own wake-up time,
- * floor((threshold - run_s) / gpus) s after the event (run_s: the job's run
- * seconds, not GPU-seconds, so a multi-GPU job may be demoted late, at its next
- * event), one queue per event; "exact" wakes at the exact crossing and moves the
- * job down as many queues as it crossed.
+ * which the policy posts with sim_view_post_event. `demotion` chooses when a
+ * running job's crossing is noticed: "tiresias" (default) reproduces the
+ * simulator's own wake-up time, floor((threshold - run_s) / gpus) s after the
+ * event (run_s: run seconds, not GPU-seconds), one queue per event; "exact" wakes
+ * at the exact crossing and moves the job down as many queues as it crossed.
  *
- * Per job: a record (arrays over the trace, allocated at the first notification).
- * Queues: arrays of (job, seq) entries; an entry is stale when the job's seq moved
- * (it changed queue), so moves are O(1) and each decision compacts.
+ * Structures (so that a pass costs O((waiting walked + jobs moved) log n), not
+ * O(jobs in the system)):
+ *  - each queue: its kept jobs (Tiresias' "running" status) in a rankset by entry
+ *    order with GPU sums, taken as one block when they fit; its waiting jobs in an
+ *    array, in order; the jobs that entered it at this event (submits, demotions,
+ *    promotions), in order;
+ *  - crossings: running jobs of queue q with g GPUs sit in a heap of group (g, q)
+ *    keyed by B = segment start - run time before it: run time now = now - B, so
+ *    the group's earliest crossing and Tiresias' earliest wake-up are both at its
+ *    smallest B; waiting jobs that may be promoted sit in one heap by the time
+ *    their wait reaches promote_knob x their run time.
+ * Heap entries carry the job's version (hv) and are dropped when it moved on.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pool_pass.h"
+#include "rankset.h"
 
 #define LAS_MAX_QUEUES 16
 #define LAS_WAKE UINT32_MAX /* handle of "a pass now"; crossings count from 1 */
 
-enum { ST_NONE = 0, ST_PENDING, ST_RUNNING, ST_ENDED };
+enum { ST_NONE = 0, ST_WAIT, ST_RUN, ST_END };
 
 struct las_rec {
-	sim_time_t exec_ns;     /* run time since entering (or promotion): decides the queue */
-	sim_time_t total_ns;    /* run time over the whole life */
-	sim_time_t lpend_ns;    /* waiting time after first run since the last promotion */
-	sim_time_t last_check;  /* time of the last update */
-	uint32_t seq;           /* bumped at every queue move: stale entries differ */
-	uint32_t promotions;
+	sim_time_t exec;   /* run time since entering (or promotion), up to seg (when running) */
+	sim_time_t total;  /* run time over the whole life, up to seg */
+	sim_time_t seg;    /* start of the current run segment (running) */
+	sim_time_t lpend;  /* waiting time after a run since the last promotion, up to since */
+	sim_time_t since;  /* waiting since (waiting) */
+	double g;          /* GPUs of its option-0 request: attained service = g x run s */
+	sim_qty_t pg;      /* GPUs the pool counts */
+	uint32_t seq;      /* entry order in its queue (block key, waiting entry) */
+	uint32_t hv;       /* version: heap entries of older versions are stale */
 	uint8_t q, st;
+	uint8_t kept;      /* in its queue's block: kept by the last decision */
+	uint8_t fixed;     /* may not be preempted */
 };
 
-struct las_ent {
+struct heap_ent {
+	int64_t key;
+	uint32_t idx, hv;
+};
+
+struct heap {
+	struct heap_ent *v;
+	size_t n, cap;
+};
+
+struct group {
+	sim_qty_t g; /* GPU request, milli */
+	int q;
+	struct heap h;
+};
+
+struct ent {
 	uint32_t idx, seq;
 };
 
-struct las_queue {
-	struct las_ent *v;
+struct arr {
+	struct ent *v;
 	size_t n, cap;
+};
+
+struct las_queue {
+	struct rankset block; /* kept jobs: (seq, idx), pool GPUs */
+	struct arr wait;      /* waiting jobs in order (entries of older seq are stale) */
+	struct arr fresh;     /* entered at this event, in order */
 };
 
 struct las {
@@ -67,14 +101,16 @@ struct las {
 	/* state */
 	struct las_rec *rec;            /* per trace job */
 	size_t n_jobs;
-	uint32_t *runnable;             /* submitted jobs not ended, submit order */
-	size_t n_run, cap_run;
+	uint32_t seq;                   /* last entry number given */
 	struct las_queue q[LAS_MAX_QUEUES];
-	uint32_t *rank;                 /* scratch: queues concatenated */
-	uint8_t *keep;
-	size_t cap_rank;
+	struct group *groups;
+	size_t n_groups, cap_groups;
+	struct heap promo;              /* waiting jobs by promotion time */
+	struct heap order;              /* scratch: starts by rank */
+	size_t n_wait;                  /* jobs waiting (queued), by these records */
+	struct arr scratch, moved, victims, starts, kept_new;
 	sim_time_t event_ns;            /* last time something happened */
-	sim_time_t processed_ns;        /* last time the update ran */
+	sim_time_t processed_ns;        /* last time the crossings were applied */
 	sim_time_t jump_ns;             /* next crossing posted, SIM_TIME_NONE: none */
 	sim_time_t wake_ns;             /* last time a LAS_WAKE was posted */
 	uint32_t jump_gen;              /* handle of the valid posted event */
@@ -141,6 +177,8 @@ static int las_init(struct sim_policy *pol, const struct sim_policy_env *env, co
 	l->event_ns = l->processed_ns = SIM_TIME_NONE;
 	l->jump_ns = l->wake_ns = SIM_TIME_NONE;
 	l->pool_seen = -1;
+	for (int q = 0; q < LAS_MAX_QUEUES; q++)
+		rs_init(&l->q[q].block);
 	int bad = sim_policy_params_check_keys(env, params, keys, diag);
 	bad |= parse_thresholds(l, env, params, diag);
 	bad |= sim_policy_param_double(env, params, "promote_knob", 0, 1e9, &l->knob, diag);
@@ -148,22 +186,104 @@ static int las_init(struct sim_policy *pol, const struct sim_policy_env *env, co
 	return bad ? -SIM_EPARSE : 0;
 }
 
+
 static void las_fini(struct sim_policy *pol)
 {
 	struct las *l = pol->priv;
 	if (l) {
 		free(l->rec);
-		free(l->runnable);
-		for (int i = 0; i < LAS_MAX_QUEUES; i++)
-			free(l->q[i].v);
-		free(l->rank);
-		free(l->keep);
+		for (int i = 0; i < LAS_MAX_QUEUES; i++) {
+			rs_fini(&l->q[i].block);
+			free(l->q[i].wait.v);
+			free(l->q[i].fresh.v);
+		}
+		for (size_t i = 0; i < l->n_groups; i++)
+			free(l->groups[i].h.v);
+		free(l->groups);
+		free(l->promo.v);
+		free(l->order.v);
+		free(l->scratch.v);
+		free(l->moved.v);
+		free(l->victims.v);
+		free(l->starts.v);
+		free(l->kept_new.v);
 	}
 	free(l);
 	pol->priv = NULL;
 }
 
-/* ---- state ---- */
+/* ---- small containers ---- */
+
+static void arr_push(struct las *l, struct arr *a, uint32_t idx, uint32_t seq)
+{
+	struct ent *nv = sim_grow(a->v, &a->cap, a->n, sizeof *nv, 64);
+	if (!nv) {
+		l->oom = 1;
+		return;
+	}
+	a->v = nv;
+	a->v[a->n++] = (struct ent){ idx, seq };
+}
+
+static int heap_before(const struct heap_ent *a, const struct heap_ent *b)
+{
+	return a->key != b->key ? a->key < b->key : a->idx < b->idx;
+}
+
+static void heap_push(struct las *l, struct heap *h, struct heap_ent e)
+{
+	struct heap_ent *nv = sim_grow(h->v, &h->cap, h->n, sizeof *nv, 64);
+	if (!nv) {
+		l->oom = 1;
+		return;
+	}
+	h->v = nv;
+	size_t i = h->n++;
+	for (; i > 0 && heap_before(&e, &h->v[(i - 1) / 2]); i = (i - 1) / 2)
+		h->v[i] = h->v[(i - 1) / 2];
+	h->v[i] = e;
+}
+
+/* Appends without ordering (a plain array of entries, sorted by the caller). */
+static void heap_push_back(struct las *l, struct heap *h, struct heap_ent e)
+{
+	struct heap_ent *nv = sim_grow(h->v, &h->cap, h->n, sizeof *nv, 64);
+	if (!nv) {
+		l->oom = 1;
+		return;
+	}
+	h->v = nv;
+	h->v[h->n++] = e;
+}
+
+static void heap_pop(struct heap *h)
+{
+	struct heap_ent last = h->v[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && heap_before(&h->v[c + 1], &h->v[c]))
+			c++;
+		if (!heap_before(&h->v[c], &last))
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n)
+		h->v[i] = last;
+}
+
+/* The top entry still current, or NULL (stale ones are dropped). */
+static const struct heap_ent *heap_top(const struct las *l, struct heap *h)
+{
+	while (h->n && l->rec[h->v[0].idx].hv != h->v[0].hv)
+		heap_pop(h);
+	return h->n ? &h->v[0] : NULL;
+}
+
+/* ---- per-job state ---- */
 
 static struct las_rec *rec_of(struct las *l, const struct sim_view *v, uint32_t idx)
 {
@@ -178,39 +298,92 @@ static struct las_rec *rec_of(struct las *l, const struct sim_view *v, uint32_t 
 	return idx < l->n_jobs ? &l->rec[idx] : NULL;
 }
 
-static void queue_push(struct las *l, int q, uint32_t idx)
+static struct heap *group_of(struct las *l, sim_qty_t g, int q)
 {
-	struct las_queue *qq = &l->q[q];
-	struct las_ent *nv = sim_grow(qq->v, &qq->cap, qq->n, sizeof *nv, 64);
-	if (!nv) {
+	for (size_t i = 0; i < l->n_groups; i++)
+		if (l->groups[i].g == g && l->groups[i].q == q)
+			return &l->groups[i].h;
+	struct group *ng = sim_grow(l->groups, &l->cap_groups, l->n_groups, sizeof *ng, 16);
+	if (!ng) {
 		l->oom = 1;
-		return;
+		return NULL;
 	}
-	qq->v = nv;
-	qq->v[qq->n++] = (struct las_ent){ .idx = idx, .seq = l->rec[idx].seq };
+	l->groups = ng;
+	l->groups[l->n_groups] = (struct group){ .g = g, .q = q };
+	return &l->groups[l->n_groups++].h;
 }
 
-/* Moves a job to the end of queue q (its old entry goes stale). */
-static void move_to(struct las *l, uint32_t idx, int q)
+/* A running job below the last queue waits for its crossing in its group's heap. */
+static void watch_crossing(struct las *l, uint32_t idx)
 {
-	l->rec[idx].q = (uint8_t)q;
-	l->rec[idx].seq++;
-	queue_push(l, q, idx);
+	struct las_rec *r = &l->rec[idx];
+	if (r->st != ST_RUN || r->q >= l->k - 1 || r->g <= 0)
+		return;
+	struct heap *h = group_of(l, (sim_qty_t)llround(r->g * SIM_MILLI), r->q);
+	if (h)
+		heap_push(l, h, (struct heap_ent){ r->seg - r->exec, idx, r->hv });
 }
+
+/* A waiting job that may be promoted waits in the promotion heap. */
+static void watch_promotion(struct las *l, uint32_t idx)
+{
+	struct las_rec *r = &l->rec[idx];
+	if (l->knob <= 0 || r->st != ST_WAIT || r->kept || r->q == 0 || r->total <= 0 || r->exec <= 0)
+		return;
+	double due = (double)r->since - (double)r->lpend + (double)r->exec * l->knob;
+	heap_push(l, &l->promo, (struct heap_ent){ (int64_t)floor(due) - 1, idx, r->hv });
+}
+
+/* Enters queue q at its end, as a job of this event. */
+static void enter(struct las *l, uint32_t idx, int q)
+{
+	struct las_rec *r = &l->rec[idx];
+	r->q = (uint8_t)q;
+	r->seq = ++l->seq;
+	r->kept = 0;
+	r->hv++;
+	arr_push(l, &l->q[q].fresh, idx, r->seq);
+}
+
+/* ---- crossings posted ---- */
+
+/* When a running job of g GPUs in queue q that has run run_ns crosses, ns after now
+ * (-1: not ahead): exact, or Tiresias' wake-up. */
+static sim_time_t demotion_in(const struct las *l, double g, int q, sim_time_t run_ns)
+{
+	if (g <= 0)
+		return -1;
+	double thr = l->thr[q], run_s = sim_time_to_s(run_ns);
+	/* exact: (thr - attained) / g; tiresias: (limit - executed_time) / num_gpu, floored */
+	double left_s = l->exact ? (thr - g * run_s) / g : floor((thr - run_s) / g);
+	return left_s > 0 ? (sim_time_t)ceil(left_s * (double)SIM_NS_PER_S) : -1;
+}
+
+/* Makes `at` the one valid posted crossing (SIM_TIME_NONE: none). */
+static void post_at(struct las *l, const struct sim_view *v, sim_time_t at)
+{
+	if (at == l->jump_ns)
+		return;
+	if (++l->jump_gen == LAS_WAKE)
+		l->jump_gen = 1;
+	l->jump_ns = at;
+	if (at != SIM_TIME_NONE && sim_view_post_event(v, at, SIM_FAM_ORDER, l->jump_gen))
+		l->oom = 1;
+}
+
+/* ---- notifications ---- */
 
 static void las_on_submit(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
 {
 	struct las *l = pol->priv;
 	struct las_rec *r = rec_of(l, v, job->idx);
-	uint32_t *nr = sim_grow(l->runnable, &l->cap_run, l->n_run, sizeof *nr, 256);
-	if (!r || !nr) {
-		l->oom = 1;
+	if (!r)
 		return;
-	}
-	l->runnable = nr;
-	l->runnable[l->n_run++] = job->idx;
-	*r = (struct las_rec){ .last_check = sim_view_now(v), .st = ST_PENDING };
-	queue_push(l, 0, job->idx);
+	const struct sim_job_option *o = sim_job_opt(sim_view_trace(v), job, 0);
+	*r = (struct las_rec){ .since = sim_view_now(v), .st = ST_WAIT, .fixed = !job->preemptible,
+			       .g = (double)o->req[SIM_RES_GPU] / (double)SIM_MILLI, .pg = pool_job_gpus(v, job) };
+	enter(l, job->idx, 0);
+	l->n_wait++;
 	l->event_ns = sim_view_now(v);
 }
 
@@ -218,31 +391,20 @@ static void las_on_start(struct sim_policy *pol, const struct sim_view *v, const
 {
 	struct las *l = pol->priv;
 	struct las_rec *r = rec_of(l, v, job->idx);
-	if (!r)
-		return;
-	r->st = ST_RUNNING;
-	r->last_check = sim_view_now(v);
-}
-
-/* The job stopped running or waiting: its run so far counts; queued again or gone. */
-static void las_stopped(struct las *l, const struct sim_view *v, const struct sim_job *job)
-{
-	struct las_rec *r = rec_of(l, v, job->idx);
-	if (!r)
+	if (!r || r->st != ST_WAIT)
 		return;
 	sim_time_t now = sim_view_now(v);
-	if (r->st == ST_RUNNING) {
-		r->exec_ns += now - r->last_check;
-		r->total_ns += now - r->last_check;
-		r->last_check = now;
-	}
-	r->st = job->state == SIM_JOB_QUEUED ? ST_PENDING : ST_ENDED;
-	/* An end is an event even when nothing waits (the engine runs no pass then):
-	 * attained service and crossings are updated at it, as in Tiresias. */
-	if (l->wake_ns != now && sim_view_post_event(v, now, SIM_FAM_ORDER, LAS_WAKE))
-		l->oom = 1;
-	l->wake_ns = now;
-	l->event_ns = now;
+	if (r->exec > 0)
+		r->lpend += now - r->since;
+	r->st = ST_RUN;
+	l->n_wait--;
+	r->seg = now;
+	r->hv++;
+	watch_crossing(l, job->idx);
+	/* The decision that started it posted the next crossing without it. */
+	sim_time_t d = r->q < l->k - 1 ? demotion_in(l, r->g, r->q, now - (r->seg - r->exec)) : -1;
+	if (d > 0 && (l->jump_ns == SIM_TIME_NONE || now + d < l->jump_ns))
+		post_at(l, v, now + d);
 }
 
 /* Every stop: a completion, a preemption (ours or a capacity removal: the job is
@@ -251,7 +413,35 @@ static void las_on_stop(struct sim_policy *pol, const struct sim_view *v, const 
 			enum sim_stop_cause cause)
 {
 	(void)cause;
-	las_stopped(pol->priv, v, job);
+	struct las *l = pol->priv;
+	struct las_rec *r = rec_of(l, v, job->idx);
+	if (!r)
+		return;
+	sim_time_t now = sim_view_now(v);
+	if (r->st == ST_RUN) {
+		r->exec += now - r->seg;
+		r->total += now - r->seg;
+	} else if (r->st == ST_WAIT) {
+		l->n_wait--;
+	}
+	r->hv++;
+	if (job->state == SIM_JOB_QUEUED) {
+		r->st = ST_WAIT;
+		l->n_wait++;
+		r->since = now;
+		watch_promotion(l, job->idx);
+	} else {
+		if (r->kept)
+			rs_erase(&l->q[r->q].block, (struct rs_key){ r->seq, job->idx });
+		r->kept = 0;
+		r->st = ST_END;
+	}
+	/* An end is an event even when nothing waits (the engine then runs no pass of
+	 * its own): attained service and crossings are updated at it, as in Tiresias. */
+	if (!l->n_wait && l->wake_ns != now && sim_view_post_event(v, now, SIM_FAM_ORDER, LAS_WAKE))
+		l->oom = 1;
+	l->wake_ns = now;
+	l->event_ns = now;
 }
 
 /* The crossing posted last is due: this time is an event. Older postings are stale. */
@@ -266,201 +456,286 @@ static void las_on_event(struct sim_policy *pol, const struct sim_view *v, uint3
 	}
 }
 
-/* GPUs a job's attained service counts (its option 0 request). */
-static double job_gpus(const struct sim_view *v, uint32_t idx)
+/* ---- crossings at an event ---- */
+
+static double attained(const struct las_rec *r, sim_time_t now)
 {
-	const struct sim_job *j = sim_view_job(v, idx);
-	return (double)sim_job_opt(sim_view_trace(v), j, 0)->req[SIM_RES_GPU] / (double)SIM_MILLI;
+	return r->g * sim_time_to_s(r->exec + (r->st == ST_RUN ? now - r->seg : 0));
 }
 
-/* A running job: its run time grows; it moves down at a threshold. */
-static void update_running(struct las *l, const struct sim_view *v, uint32_t idx, sim_time_t dt)
+/* Running jobs of one group whose crossing is due, into l->moved. */
+static void due_demotions(struct las *l, struct group *gr, sim_time_t now)
 {
-	struct las_rec *r = &l->rec[idx];
-	r->exec_ns += dt;
-	r->total_ns += dt;
-	double attained = job_gpus(v, idx) * sim_time_to_s(r->exec_ns);
-	int q = r->q;
-	if (l->exact) {
-		while (q < l->k - 1 && attained >= l->thr[q] - 1e-6)
-			q++;
-	} else if (q < l->k - 1 && attained >= l->thr[q]) {
-		q++; /* one queue an event, as Tiresias' simulator */
-	}
-	if (q != r->q)
-		move_to(l, idx, q);
-}
-
-/* A waiting job: its wait since it first ran counts towards a promotion. */
-static void update_pending(struct las *l, uint32_t idx, sim_time_t dt)
-{
-	struct las_rec *r = &l->rec[idx];
-	if (r->exec_ns > 0)
-		r->lpend_ns += dt;
-	if (l->knob > 0 && r->q > 0 && r->total_ns > 0 && r->exec_ns > 0 &&
-	    (double)r->lpend_ns >= (double)r->exec_ns * l->knob) {
-		r->exec_ns = 0;
-		r->lpend_ns = 0;
-		r->promotions++;
-		move_to(l, idx, 0);
+	double g = (double)gr->g / (double)SIM_MILLI;
+	sim_time_t lead = (sim_time_t)ceil(l->thr[gr->q] / g * (double)SIM_NS_PER_S) - 1;
+	const struct heap_ent *e;
+	while ((e = heap_top(l, &gr->h)) && e->key + lead <= now) {
+		const struct las_rec *r = &l->rec[e->idx];
+		double a = attained(r, now);
+		if (l->exact ? a < l->thr[gr->q] - 1e-6 : a < l->thr[gr->q])
+			break; /* rounding: not yet (later entries cross later still) */
+		arr_push(l, &l->moved, e->idx, 0);
+		heap_pop(&gr->h);
 	}
 }
 
-/* Brings every record up to now, in submit order (the order of the moves it makes),
- * and drops the ended jobs from the runnable list. */
-static void update_all(struct las *l, const struct sim_view *v, sim_time_t now)
+/* Waiting jobs whose promotion is due, into l->moved. */
+static void due_promotions(struct las *l, sim_time_t now)
 {
-	size_t w = 0;
-	for (size_t i = 0; i < l->n_run; i++) {
-		uint32_t idx = l->runnable[i];
+	const struct heap_ent *e;
+	while ((e = heap_top(l, &l->promo)) && e->key <= now) {
+		const struct las_rec *r = &l->rec[e->idx];
+		if ((double)(r->lpend + now - r->since) < (double)r->exec * l->knob)
+			break;
+		arr_push(l, &l->moved, e->idx, 1);
+		heap_pop(&l->promo);
+	}
+}
+
+static int by_idx(const void *a, const void *b)
+{
+	const struct ent *x = a, *y = b;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Applies every crossing due at now, in submit order as Tiresias' update loop. */
+static void apply_crossings(struct las *l, sim_time_t now)
+{
+	l->moved.n = 0;
+	for (size_t i = 0; i < l->n_groups; i++)
+		due_demotions(l, &l->groups[i], now);
+	due_promotions(l, now);
+	qsort(l->moved.v, l->moved.n, sizeof *l->moved.v, by_idx);
+	for (size_t i = 0; i < l->moved.n; i++) {
+		uint32_t idx = l->moved.v[i].idx;
 		struct las_rec *r = &l->rec[idx];
-		if (r->st == ST_ENDED)
+		if (l->moved.v[i].seq) { /* promotion: back to queue 0, attained service reset */
+			r->exec = 0;
+			r->lpend = 0;
+			enter(l, idx, 0);
 			continue;
-		l->runnable[w++] = idx;
-		sim_time_t dt = now - r->last_check;
-		r->last_check = now;
-		if (r->st == ST_RUNNING)
-			update_running(l, v, idx, dt);
-		else
-			update_pending(l, idx, dt);
+		}
+		int q = r->q + 1;
+		while (l->exact && q < l->k - 1 && attained(r, now) >= l->thr[q] - 1e-6)
+			q++;
+		if (r->kept)
+			rs_erase(&l->q[r->q].block, (struct rs_key){ r->seq, idx });
+		/* its run so far stays in exec; a new segment base for the next crossing */
+		r->exec += now - r->seg;
+		r->total += now - r->seg;
+		r->seg = now;
+		enter(l, idx, q);
+		watch_crossing(l, idx);
 	}
-	l->n_run = w;
 }
 
 /* ---- the decision ---- */
 
-static int rank_fit(struct las *l, size_t n)
+/* One queue's block against *free_gpus: kept whole when it fits, else from the
+ * first job that does not fit each is kept in what is left or dropped (appended to
+ * l->scratch in block order, and taken out of the block). */
+static void decide_block(struct las *l, struct las_queue *qq, sim_qty_t *free_gpus)
 {
-	if (n <= l->cap_rank)
-		return 0;
-	size_t c = n * 2;
-	uint32_t *r = realloc(l->rank, c * sizeof *r);
-	if (!r)
-		return -SIM_ENOMEM;
-	l->rank = r;
-	uint8_t *k = realloc(l->keep, c);
-	if (!k)
-		return -SIM_ENOMEM;
-	l->keep = k;
-	l->cap_rank = c;
-	return 0;
+	int64_t sum = rs_sum(&qq->block);
+	if (sum <= *free_gpus) {
+		*free_gpus -= sum;
+		return;
+	}
+	struct rs_key e;
+	int64_t w;
+	if (!rs_first_exceeding(&qq->block, *free_gpus, &e, &w))
+		return;
+	*free_gpus -= rs_sum_below(&qq->block, e);
+	size_t first = l->scratch.n;
+	for (int more = 1; more; more = rs_next(&qq->block, e, 0, &e, &w)) {
+		if (w <= *free_gpus || l->rec[e.idx].fixed)
+			*free_gpus -= w;
+		else
+			arr_push(l, &l->scratch, e.idx, (uint32_t)e.k);
+	}
+	for (size_t i = first; i < l->scratch.n; i++)
+		rs_erase(&qq->block, (struct rs_key){ l->scratch.v[i].seq, l->scratch.v[i].idx });
 }
 
-/* Compacts every queue (drops stale and ended entries) and concatenates them into
- * rank; bounds[q] is where queue q starts in rank. */
-static int build_rank(struct las *l, size_t *bounds)
+/* A job of the waiting list or the new ones is still there (not moved, not ended). */
+static int live(const struct las *l, const struct ent *e, int q)
 {
-	size_t total = 0;
-	for (int q = 0; q < l->k; q++)
-		total += l->q[q].n;
-	int rc = rank_fit(l, total);
-	if (rc)
-		return rc;
-	size_t n = 0;
-	for (int q = 0; q < l->k; q++) {
-		bounds[q] = n;
-		struct las_queue *qq = &l->q[q];
-		size_t w = 0;
-		for (size_t i = 0; i < qq->n; i++) {
-			const struct las_rec *r = &l->rec[qq->v[i].idx];
-			if (r->seq != qq->v[i].seq || r->q != q || r->st == ST_ENDED)
+	const struct las_rec *r = &l->rec[e->idx];
+	return r->seq == e->seq && r->q == q && !r->kept && r->st != ST_END;
+}
+
+/* Tries the waiting jobs, then the new ones, of queue q against *free_gpus; the
+ * kept ones go to l->kept_new (in order), the others form the new waiting list:
+ * the jobs dropped from the block first (l->scratch from `dropped`), then the
+ * waiting ones, then the new ones. Running jobs not kept go to l->victims. */
+static void decide_rest(struct las *l, int q, sim_qty_t *free_gpus, size_t dropped)
+{
+	struct las_queue *qq = &l->q[q];
+	struct arr *out = &l->moved; /* reused: the new waiting list */
+	out->n = 0;
+	for (size_t i = dropped; i < l->scratch.n; i++) {
+		arr_push(l, out, l->scratch.v[i].idx, l->scratch.v[i].seq);
+		l->rec[l->scratch.v[i].idx].kept = 0;
+		if (l->rec[l->scratch.v[i].idx].st == ST_RUN)
+			arr_push(l, &l->victims, l->scratch.v[i].idx, 0);
+		else
+			watch_promotion(l, l->scratch.v[i].idx);
+	}
+	int untouched = *free_gpus <= 0 && out->n == 0;
+	for (int part = 0; part < 2; part++) {
+		struct arr *in = part ? &qq->fresh : &qq->wait;
+		if (!part && untouched)
+			continue; /* nothing can be kept and nothing goes before it: stays as is */
+		for (size_t i = 0; i < in->n; i++) {
+			const struct ent *e = &in->v[i];
+			if (!live(l, e, q))
 				continue;
-			qq->v[w++] = qq->v[i];
-			l->rank[n++] = qq->v[i].idx;
+			struct las_rec *r = &l->rec[e->idx];
+			if (r->pg <= *free_gpus || (r->st == ST_RUN && r->fixed)) {
+				*free_gpus -= r->pg;
+				arr_push(l, &l->kept_new, e->idx, e->seq);
+				continue;
+			}
+			if (r->st == ST_RUN)
+				arr_push(l, &l->victims, e->idx, 0);
+			arr_push(l, out, e->idx, e->seq);
 		}
-		qq->n = w;
 	}
-	bounds[l->k] = n;
-	return 0;
+	if (untouched) { /* the waiting list as is, then the new ones not kept */
+		for (size_t i = 0; i < out->n; i++)
+			arr_push(l, &qq->wait, out->v[i].idx, out->v[i].seq);
+	} else {
+		struct arr t = qq->wait;
+		qq->wait = *out;
+		*out = t;
+	}
+	qq->fresh.n = 0;
 }
 
-/* In each queue, the jobs kept move ahead of the others, both in their order. */
-static void reorder(struct las *l, const size_t *bounds)
+/* The kept jobs of this decision that were not kept before join their queue's
+ * block at its end, in order (new entry numbers keep the order). */
+static void join_blocks(struct las *l)
 {
-	for (int q = 0; q < l->k; q++) {
-		struct las_queue *qq = &l->q[q];
-		size_t w = 0;
-		for (int pass = 1; pass >= 0; pass--)
-			for (size_t i = bounds[q]; i < bounds[q + 1]; i++)
-				if (l->keep[i] == pass)
-					qq->v[w++] = (struct las_ent){ .idx = l->rank[i], .seq = l->rec[l->rank[i]].seq };
+	for (size_t i = 0; i < l->kept_new.n; i++) {
+		uint32_t idx = l->kept_new.v[i].idx;
+		struct las_rec *r = &l->rec[idx];
+		r->seq = ++l->seq;
+		r->kept = 1;
+		if (r->st == ST_WAIT)
+			r->hv++; /* leaves the promotion heap (a running job keeps its crossing) */
+		if (rs_insert(&l->q[r->q].block, (struct rs_key){ r->seq, idx }, r->pg))
+			l->oom = 1;
 	}
 }
 
-/* When a job kept now crosses its queue's threshold, ns after now (-1: never). */
-static sim_time_t demotion_in(const struct las *l, const struct sim_view *v, uint32_t idx)
-{
-	const struct las_rec *r = &l->rec[idx];
-	double g = job_gpus(v, idx);
-	if (r->q >= l->k - 1 || g <= 0)
-		return -1;
-	double run_s = sim_time_to_s(r->exec_ns), left_s;
-	if (l->exact)
-		left_s = (l->thr[r->q] - g * run_s) / g;
-	else /* Tiresias: (limit - executed_time) / num_gpu, whole seconds, floored */
-		left_s = floor((l->thr[r->q] - run_s) / g);
-	return left_s > 0 ? (sim_time_t)ceil(left_s * (double)SIM_NS_PER_S) : -1;
-}
-
-/* When a waiting job would be promoted, ns after now (-1: never). */
-static sim_time_t promotion_in(const struct las *l, uint32_t idx)
-{
-	const struct las_rec *r = &l->rec[idx];
-	if (l->knob <= 0 || r->q == 0 || r->total_ns <= 0 || r->exec_ns <= 0)
-		return -1;
-	double diff_s = sim_time_to_s(r->exec_ns) * l->knob - sim_time_to_s(r->lpend_ns);
-	if (!l->exact)
-		diff_s = trunc(diff_s); /* Tiresias: int() of seconds */
-	return diff_s > 0 ? (sim_time_t)ceil(diff_s * (double)SIM_NS_PER_S) : -1;
-}
-
-/* Posts the next crossing of any job, when it moved. */
-static int post_next(struct las *l, const struct sim_view *v, size_t n)
+/* Tiresias' next wake-up over the running jobs of every group and the waiting
+ * jobs that may be promoted, ns after now (-1: none). */
+static sim_time_t next_crossing_in(struct las *l, sim_time_t now)
 {
 	sim_time_t best = -1;
-	for (size_t i = 0; i < n; i++) {
-		sim_time_t d = l->keep[i] ? demotion_in(l, v, l->rank[i]) : promotion_in(l, l->rank[i]);
+	for (size_t i = 0; i < l->n_groups; i++) {
+		const struct heap_ent *e = heap_top(l, &l->groups[i].h);
+		if (!e)
+			continue;
+		double g = (double)l->groups[i].g / (double)SIM_MILLI;
+		sim_time_t d = demotion_in(l, g, l->groups[i].q, now - e->key);
 		if (d > 0 && (best < 0 || d < best))
 			best = d;
 	}
-	sim_time_t at = best > 0 ? sim_view_now(v) + best : SIM_TIME_NONE;
-	if (at == l->jump_ns)
-		return 0;
-	if (++l->jump_gen == LAS_WAKE)
-		l->jump_gen = 1;
-	l->jump_ns = at;
-	if (at == SIM_TIME_NONE)
-		return 0;
-	return sim_view_post_event(v, at, SIM_FAM_ORDER, l->jump_gen);
+	const struct heap_ent *e = heap_top(l, &l->promo);
+	if (e) {
+		const struct las_rec *r = &l->rec[e->idx];
+		double diff_s = sim_time_to_s(r->exec) * l->knob - sim_time_to_s(r->lpend + now - r->since);
+		if (!l->exact)
+			diff_s = trunc(diff_s); /* Tiresias: int() of seconds */
+		sim_time_t d = diff_s > 0 ? (sim_time_t)ceil(diff_s * (double)SIM_NS_PER_S) : -1;
+		if (d > 0 && (best < 0 || d < best))
+			best = d;
+	}
+	return best;
 }
 
-/* Context: after all events at now; again after a pass that preempted. */
+/* Posts the next crossing, when it moved. */
+static int post_next(struct las *l, const struct sim_view *v)
+{
+	sim_time_t now = sim_view_now(v), d = next_crossing_in(l, now);
+	post_at(l, v, d > 0 ? now + d : SIM_TIME_NONE);
+	return l->oom ? -SIM_ENOMEM : 0;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	const struct heap_ent *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* Kept jobs that do not run yet (this decision's, and earlier ones whose start did
+ * not happen), in rank order (queue, then entry), into l->starts. */
+static void collect_starts(struct las *l)
+{
+	l->order.n = 0;
+	for (int part = 0; part < 2; part++) {
+		const struct arr *a = part ? &l->kept_new : &l->starts;
+		for (size_t i = 0; i < a->n; i++) {
+			const struct las_rec *r = &l->rec[a->v[i].idx];
+			if (r->kept && r->st == ST_WAIT && (part || a->v[i].seq == r->seq))
+				heap_push_back(l, &l->order, (struct heap_ent){ ((int64_t)r->q << 32) | r->seq,
+									    a->v[i].idx, 0 });
+		}
+	}
+	qsort(l->order.v, l->order.n, sizeof *l->order.v, by_key);
+	l->starts.n = 0;
+	for (size_t i = 0; i < l->order.n; i++)
+		arr_push(l, &l->starts, l->order.v[i].idx, l->rec[l->order.v[i].idx].seq);
+}
+
+static int propose(struct las *l, struct sim_placement_buf *out)
+{
+	for (size_t i = 0; i < l->victims.n; i++) {
+		uint32_t by = l->starts.n ? l->starts.v[0].idx : l->victims.v[i].idx;
+		int rc = sim_placement_buf_preempt(out, l->victims.v[i].idx, by, SIM_PR_ORDER, 1);
+		if (rc && rc != -SIM_ESTATE)
+			return rc;
+	}
+	for (size_t i = 0; i < l->starts.n; i++) {
+		/* -SIM_ENOFIT: the victims' GPUs (the next pass at this time) or fragments */
+		int rc = sim_placement_buf_try(out, l->starts.v[i].idx, -1);
+		if (rc && rc != -SIM_ENOFIT && rc != -SIM_ESTATE)
+			return rc;
+	}
+	return 0;
+}
+
+/* Context: the decision pass; again after a pass that preempted. */
 static int las_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_placement_buf *out)
 {
 	struct las *l = pol->priv;
 	if (l->oom)
 		return -SIM_ENOMEM;
 	sim_time_t now = sim_view_now(v);
-	sim_qty_t pool = sim_cluster_gpu_total(sim_view_cluster(v), -1);
-	if (pool != l->pool_seen) {
-		l->pool_seen = pool;
+	sim_qty_t free_gpus = sim_cluster_gpu_total(sim_view_cluster(v), -1);
+	if (free_gpus != l->pool_seen) {
+		l->pool_seen = free_gpus;
 		l->event_ns = now;
 	}
 	if (l->event_ns != now || !l->rec)
 		return 0; /* a stale posted crossing: nothing happened */
 	if (l->processed_ns != now) {
-		update_all(l, v, now);
+		apply_crossings(l, now);
 		l->processed_ns = now;
 	}
-	size_t bounds[LAS_MAX_QUEUES + 1];
-	int rc = build_rank(l, bounds);
-	if (rc)
-		return rc;
-	size_t n = bounds[l->k];
-	if ((rc = pool_pass_apply(v, l->rank, n, l->keep, out)))
-		return rc;
-	reorder(l, bounds);
-	return l->oom ? -SIM_ENOMEM : post_next(l, v, n);
+	l->victims.n = l->kept_new.n = l->scratch.n = 0;
+	for (int q = 0; q < l->k; q++) {
+		size_t dropped = l->scratch.n;
+		decide_block(l, &l->q[q], &free_gpus);
+		decide_rest(l, q, &free_gpus, dropped);
+	}
+	join_blocks(l);
+	collect_starts(l);
+	if (l->oom)
+		return -SIM_ENOMEM;
+	int rc = propose(l, out);
+	return rc ? rc : post_next(l, v);
 }
 
 const struct sim_policy_ops las_policy_ops = {

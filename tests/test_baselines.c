@@ -243,6 +243,13 @@ static void test_las_params_refused(void)
  *   fifo:     188,141,231 s (mean 25,345.713458 s), 0
  * and on the first 400 of those jobs with --cluster_spec of 1 node x 32 GPUs:
  *   dlas-gpu: 223,006,222 s (mean 557,515.555 s), 246 preemptions.
+ * And on tests/data/baselines/pow2-300.csv (synthetic; durations are powers of two so
+ * that the engine's saved work is exact in binary even after many preemptions), same
+ * conversion, --cluster_spec 1 node x 16 GPUs:
+ *   dlas-gpu:   7,225,302 s, 569 preemptions
+ *   dlas-gpu-2: 8,255,164 s, 747 (641 promotions)     = las promote_knob 2
+ *   dlas-gpu-1: 7,965,402 s, 793 (740 promotions)     = las promote_knob 1
+ *   shortest:   4,883,857 s, 398
  * These are measured external figures, not outputs of this code. */
 struct ref_run {
 	const char *order;
@@ -250,6 +257,8 @@ struct ref_run {
 	int gpus;
 	int64_t jct_sum_s;
 	uint64_t preemptions;
+	const char *params; /* NULL: defaults */
+	const char *path;   /* NULL: the b436b2 trace */
 };
 
 /* Loads the experiment's trace (its first n jobs when n > 0). */
@@ -281,10 +290,19 @@ static struct sim_trace *load_b436b2(size_t n)
 
 static void check_ref(const struct ref_run *r)
 {
-	struct sim_trace *t = load_b436b2(r->jobs == 7423 ? 0 : r->jobs);
+	struct sim_trace *t = NULL;
+	if (r->path) {
+		struct sim_diag d;
+		sim_diag_init(&d, 20);
+		d.echo = stderr;
+		CU_ASSERT_EQUAL(trace_native_read(r->path, &t, &d), 0);
+		sim_diag_fini(&d);
+	} else {
+		t = load_b436b2(r->jobs == 7423 ? 0 : r->jobs);
+	}
 	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
 	CU_ASSERT_EQUAL_FATAL(t->n_jobs, r->jobs);
-	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, r->gpus, r->order, NULL, SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, r->gpus, r->order, r->params, SIM_PLACE_BEST_FIT), 0);
 	int64_t jct_ns = 0;
 	uint64_t pre = 0;
 	size_t done = 0;
@@ -305,18 +323,28 @@ static void check_ref(const struct ref_run *r)
 
 static void test_las_equals_tiresias_dlas_gpu_b436b2(void)
 {
-	check_ref(&(struct ref_run){ "las", 7423, 128, 108182277, 256 });
+	check_ref(&(struct ref_run){ "las", 7423, 128, 108182277, 256, NULL, NULL });
 }
 
 static void test_las_equals_tiresias_dlas_gpu_400_jobs_32_gpus(void)
 {
-	check_ref(&(struct ref_run){ "las", 400, 32, 223006222, 246 });
+	check_ref(&(struct ref_run){ "las", 400, 32, 223006222, 246, NULL, NULL });
 }
 
 static void test_srtf_equals_tiresias_shortest_b436b2(void)
 {
-	check_ref(&(struct ref_run){ "srtf", 7423, 128, 106728000, 2904 });
-	check_ref(&(struct ref_run){ "fifo", 7423, 128, 188141231, 0 });
+	check_ref(&(struct ref_run){ "srtf", 7423, 128, 106728000, 2904, NULL, NULL });
+	check_ref(&(struct ref_run){ "fifo", 7423, 128, 188141231, 0, NULL, NULL });
+}
+
+#define POW2 TEST_DATA_DIR "/baselines/pow2-300.csv"
+
+static void test_las_equals_tiresias_with_promotion(void)
+{
+	check_ref(&(struct ref_run){ "las", 300, 16, 7225302, 569, NULL, POW2 });
+	check_ref(&(struct ref_run){ "las", 300, 16, 8255164, 747, "{\"promote_knob\": 2}", POW2 });
+	check_ref(&(struct ref_run){ "las", 300, 16, 7965402, 793, "{\"promote_knob\": 1}", POW2 });
+	check_ref(&(struct ref_run){ "srtf", 300, 16, 4883857, 398, NULL, POW2 });
 }
 
 /* srtf and las preempt in their own pass: the stack validator refuses them under a
@@ -353,6 +381,7 @@ static CU_TestInfo baselines_tests[] = {
 	{ "test_las_equals_tiresias_dlas_gpu_b436b2", test_las_equals_tiresias_dlas_gpu_b436b2 },
 	{ "test_las_equals_tiresias_dlas_gpu_400_jobs_32_gpus", test_las_equals_tiresias_dlas_gpu_400_jobs_32_gpus },
 	{ "test_srtf_equals_tiresias_shortest_b436b2", test_srtf_equals_tiresias_shortest_b436b2 },
+	{ "test_las_equals_tiresias_with_promotion", test_las_equals_tiresias_with_promotion },
 	{ "test_baselines_under_quota", test_baselines_under_quota },
 	CU_TEST_INFO_NULL,
 };
