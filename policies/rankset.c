@@ -24,9 +24,17 @@ static int64_t sum_of(const struct rankset *s, int32_t t)
 	return t < 0 ? 0 : s->v[t].sum;
 }
 
+static int64_t min_of(const struct rankset *s, int32_t t)
+{
+	return t < 0 ? INT64_MAX : s->v[t].min;
+}
+
 static void pull(struct rankset *s, int32_t t)
 {
-	s->v[t].sum = s->v[t].w + sum_of(s, s->v[t].l) + sum_of(s, s->v[t].r);
+	struct rs_node *n = &s->v[t];
+	n->sum = n->w + sum_of(s, n->l) + sum_of(s, n->r);
+	int64_t m = n->w, ml = min_of(s, n->l), mr = min_of(s, n->r);
+	n->min = m < ml ? (m < mr ? m : mr) : (ml < mr ? ml : mr);
 }
 
 /* Splits t into (< key) and (>= key), or (<= key) and (> key) when le. */
@@ -85,7 +93,7 @@ int rs_insert(struct rankset *s, struct rs_key key, int64_t w)
 		s->v = nv;
 		t = (int32_t)s->n++;
 	}
-	s->v[t] = (struct rs_node){ .key = key, .w = w, .sum = w, .prio = next_prio(s), .l = -1, .r = -1 };
+	s->v[t] = (struct rs_node){ .key = key, .w = w, .sum = w, .min = w, .prio = next_prio(s), .l = -1, .r = -1 };
 	int32_t a, b;
 	split(s, s->root, key, 0, &a, &b);
 	s->root = merge(s, merge(s, a, t), b);
@@ -158,6 +166,31 @@ int rs_first_exceeding(const struct rankset *s, int64_t total, struct rs_key *ou
 			t = s->v[t].r;
 		}
 	}
+}
+
+/* First node > key with weight <= maxw in subtree t (subtrees too heavy are skipped). */
+static int32_t next_fit(const struct rankset *s, int32_t t, struct rs_key key, int64_t maxw)
+{
+	if (t < 0 || s->v[t].min > maxw)
+		return -1;
+	if (!rs_key_lt(key, s->v[t].key))
+		return next_fit(s, s->v[t].r, key, maxw);
+	int32_t f = next_fit(s, s->v[t].l, key, maxw);
+	if (f >= 0)
+		return f;
+	if (s->v[t].w <= maxw)
+		return t;
+	return next_fit(s, s->v[t].r, key, maxw);
+}
+
+int rs_next_fit(const struct rankset *s, struct rs_key key, int64_t maxw, struct rs_key *out, int64_t *w)
+{
+	int32_t t = next_fit(s, s->root, key, maxw);
+	if (t < 0)
+		return 0;
+	*out = s->v[t].key;
+	*w = s->v[t].w;
+	return 1;
 }
 
 int64_t rs_sum(const struct rankset *s)

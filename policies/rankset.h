@@ -22,6 +22,7 @@ struct rs_key {
 struct rs_node {
 	struct rs_key key;
 	int64_t w, sum;   /* weight; sum over the subtree */
+	int64_t min;      /* smallest weight in the subtree */
 	uint32_t prio;
 	int32_t l, r;     /* children, -1 = none */
 };
@@ -47,6 +48,8 @@ int rs_next(const struct rankset *s, struct rs_key key, int incl, struct rs_key 
 /* The first element whose running sum of weights from the smallest element exceeds
  * `total`; 0 if the whole set sums to <= total. */
 int rs_first_exceeding(const struct rankset *s, int64_t total, struct rs_key *out, int64_t *w);
+/* The first element > key whose weight is <= maxw; 0 if none. */
+int rs_next_fit(const struct rankset *s, struct rs_key key, int64_t maxw, struct rs_key *out, int64_t *w);
 int64_t rs_sum(const struct rankset *s);
 int rs_key_lt(struct rs_key a, struct rs_key b);
 

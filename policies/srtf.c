@@ -14,10 +14,11 @@
  *
  * Cost. Running jobs sit in a rankset by end time (their remaining times all fall
  * at the same rate, so that order is fixed), waiting jobs in one by remaining time.
- * A pass walks the waiting jobs in rank order until no GPU is left; between two of
- * them the running jobs ranked there are taken as one block by their GPU sum, and
- * walked one by one only where the block does not fit (each of those is kept in the
- * little room left or preempted). O((waiting walked + victims) log n) a pass.
+ * A pass visits, in rank order, only the waiting jobs that fit what is left of the
+ * GPUs (the set finds the next one, skipping heavier subtrees); the running jobs
+ * ranked between two visits are taken as one block by their GPU sum, and walked one
+ * by one only where the block does not fit (each of those is kept in the little
+ * room left or preempted). O((waiting visited + victims) log n) a pass.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -186,10 +187,13 @@ static int decide(struct srtf *s, const struct sim_view *v)
 	sim_time_t now = sim_view_now(v);
 	sim_qty_t free_gpus = sim_cluster_gpu_total(sim_view_cluster(v), -1) - s->fixed;
 	s->n_victims = s->n_starts = 0;
-	struct rs_key lo = { INT64_MIN, 0 }, w;
+	struct rs_key lo = { INT64_MIN, 0 }, w = lo;
 	int64_t g;
-	int rc = 0, more = rs_next(&s->wait, lo, 1, &w, &g);
-	for (; more && free_gpus > 0 && !rc; more = rs_next(&s->wait, w, 0, &w, &g)) {
+	int rc = 0;
+	/* Only a waiting job that fits what is left can be kept, and what is left only
+	 * shrinks along the walk: jump to the next such job; the running jobs ranked
+	 * before it are one block (the waiting jobs passed over take nothing). */
+	while (!rc && free_gpus > 0 && rs_next_fit(&s->wait, w, free_gpus, &w, &g)) {
 		/* running jobs ranked before w: (end - now, idx) < (rem, idx) */
 		struct rs_key hi = { now + w.k, w.idx };
 		if ((rc = run_block(s, lo, hi, 1, &free_gpus)))
