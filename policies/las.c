@@ -42,7 +42,7 @@
 #include "rankset.h"
 
 #define LAS_MAX_QUEUES 16
-#define LAS_WAKE UINT32_MAX /* handle of "a pass now"; crossings count from 1 */
+#define LAS_WAKE 1 /* handle of "a pass now"; 0: a crossing */
 
 enum { ST_NONE = 0, ST_WAIT, ST_RUN, ST_END };
 
@@ -90,6 +90,7 @@ struct las_queue {
 	struct rankset block; /* kept jobs: (seq, idx), pool GPUs */
 	struct arr wait;      /* waiting jobs in order (entries of older seq are stale) */
 	struct arr fresh;     /* entered at this event, in order */
+	sim_qty_t wait_min;   /* no waiting job asks for fewer GPUs (a bound: INT64_MAX if none) */
 };
 
 struct las {
@@ -111,9 +112,9 @@ struct las {
 	struct arr scratch, moved, victims, starts, kept_new;
 	sim_time_t event_ns;            /* last time something happened */
 	sim_time_t processed_ns;        /* last time the crossings were applied */
-	sim_time_t jump_ns;             /* next crossing posted, SIM_TIME_NONE: none */
+	sim_time_t jump_ns;             /* the next crossing (Tiresias' next wake-up), SIM_TIME_NONE: none */
+	struct heap posted;             /* times of our timed events still to come */
 	sim_time_t wake_ns;             /* last time a LAS_WAKE was posted */
-	uint32_t jump_gen;              /* handle of the valid posted event */
 	sim_qty_t pool_seen;            /* pool size at the last decision */
 	int oom;
 };
@@ -177,8 +178,10 @@ static int las_init(struct sim_policy *pol, const struct sim_policy_env *env, co
 	l->event_ns = l->processed_ns = SIM_TIME_NONE;
 	l->jump_ns = l->wake_ns = SIM_TIME_NONE;
 	l->pool_seen = -1;
-	for (int q = 0; q < LAS_MAX_QUEUES; q++)
+	for (int q = 0; q < LAS_MAX_QUEUES; q++) {
 		rs_init(&l->q[q].block);
+		l->q[q].wait_min = INT64_MAX;
+	}
 	int bad = sim_policy_params_check_keys(env, params, keys, diag);
 	bad |= parse_thresholds(l, env, params, diag);
 	bad |= sim_policy_param_double(env, params, "promote_knob", 0, 1e9, &l->knob, diag);
@@ -202,6 +205,7 @@ static void las_fini(struct sim_policy *pol)
 		free(l->groups);
 		free(l->promo.v);
 		free(l->order.v);
+		free(l->posted.v);
 		free(l->scratch.v);
 		free(l->moved.v);
 		free(l->victims.v);
@@ -359,17 +363,20 @@ static sim_time_t demotion_in(const struct las *l, double g, int q, sim_time_t r
 	return left_s > 0 ? (sim_time_t)ceil(left_s * (double)SIM_NS_PER_S) : -1;
 }
 
-/* Makes `at` the one valid posted crossing (SIM_TIME_NONE: none). */
+/* Makes `at` the next crossing (SIM_TIME_NONE: none). A timed event is posted only
+ * when none of ours comes at or before it: one that comes earlier (the crossing
+ * moved later) finds it stale and posts it then. */
 static void post_at(struct las *l, const struct sim_view *v, sim_time_t at)
 {
-	if (at == l->jump_ns)
-		return;
-	if (++l->jump_gen == LAS_WAKE)
-		l->jump_gen = 1;
 	l->jump_ns = at;
-	if (at != SIM_TIME_NONE && sim_view_post_event(v, at, SIM_FAM_ORDER, l->jump_gen))
+	if (at == SIM_TIME_NONE || (l->posted.n && l->posted.v[0].key <= at))
+		return;
+	if (sim_view_post_event(v, at, SIM_FAM_ORDER, 0))
 		l->oom = 1;
+	heap_push(l, &l->posted, (struct heap_ent){ at, 0, 0 });
 }
+
+static int settle(struct las *l, const struct sim_view *v);
 
 /* ---- notifications ---- */
 
@@ -403,7 +410,7 @@ static void las_on_start(struct sim_policy *pol, const struct sim_view *v, const
 	watch_crossing(l, job->idx);
 	/* The decision that started it posted the next crossing without it. */
 	sim_time_t d = r->q < l->k - 1 ? demotion_in(l, r->g, r->q, now - (r->seg - r->exec)) : -1;
-	if (d > 0 && (l->jump_ns == SIM_TIME_NONE || now + d < l->jump_ns))
+	if (d > 0 && (l->jump_ns == SIM_TIME_NONE || now + d < l->jump_ns || l->jump_ns <= now))
 		post_at(l, v, now + d);
 }
 
@@ -438,22 +445,30 @@ static void las_on_stop(struct sim_policy *pol, const struct sim_view *v, const 
 	}
 	/* An end is an event even when nothing waits (the engine then runs no pass of
 	 * its own): attained service and crossings are updated at it, as in Tiresias. */
-	if (!l->n_wait && l->wake_ns != now && sim_view_post_event(v, now, SIM_FAM_ORDER, LAS_WAKE))
-		l->oom = 1;
-	l->wake_ns = now;
 	l->event_ns = now;
+	if (!l->n_wait && !settle(l, v)) {
+		if (l->wake_ns != now && sim_view_post_event(v, now, SIM_FAM_ORDER, LAS_WAKE))
+			l->oom = 1;
+		l->wake_ns = now;
+	}
 }
 
-/* The crossing posted last is due: this time is an event. Older postings are stale. */
+/* One of our timed events: the next crossing is due now (an event), or it moved
+ * later since it was posted (stale: post it for its time). */
 static void las_on_event(struct sim_policy *pol, const struct sim_view *v, uint32_t handle)
 {
 	struct las *l = pol->priv;
+	sim_time_t now = sim_view_now(v);
 	if (handle == LAS_WAKE)
 		return; /* posted by a notification at this time, which marked it */
-	if (handle == l->jump_gen && l->jump_ns == sim_view_now(v)) {
-		l->event_ns = sim_view_now(v);
-		l->jump_ns = SIM_TIME_NONE;
+	while (l->posted.n && l->posted.v[0].key <= now)
+		heap_pop(&l->posted);
+	if (l->jump_ns == now) {
+		l->event_ns = now;
+		return;
 	}
+	if (l->jump_ns != SIM_TIME_NONE && l->jump_ns > now)
+		post_at(l, v, l->jump_ns);
 }
 
 /* ---- crossings at an event ---- */
@@ -581,11 +596,12 @@ static void decide_rest(struct las *l, int q, sim_qty_t *free_gpus, size_t dropp
 		else
 			watch_promotion(l, l->scratch.v[i].idx);
 	}
-	int untouched = *free_gpus <= 0 && out->n == 0;
+	/* Nothing of the waiting list can be kept and nothing goes before it: it stays. */
+	int untouched = *free_gpus < qq->wait_min && out->n == 0;
 	for (int part = 0; part < 2; part++) {
 		struct arr *in = part ? &qq->fresh : &qq->wait;
 		if (!part && untouched)
-			continue; /* nothing can be kept and nothing goes before it: stays as is */
+			continue;
 		for (size_t i = 0; i < in->n; i++) {
 			const struct ent *e = &in->v[i];
 			if (!live(l, e, q))
@@ -601,6 +617,11 @@ static void decide_rest(struct las *l, int q, sim_qty_t *free_gpus, size_t dropp
 			arr_push(l, out, e->idx, e->seq);
 		}
 	}
+	sim_qty_t m = untouched ? qq->wait_min : INT64_MAX;
+	for (size_t i = 0; i < out->n; i++)
+		if (l->rec[out->v[i].idx].pg < m)
+			m = l->rec[out->v[i].idx].pg;
+	qq->wait_min = m;
 	if (untouched) { /* the waiting list as is, then the new ones not kept */
 		for (size_t i = 0; i < out->n; i++)
 			arr_push(l, &qq->wait, out->v[i].idx, out->v[i].seq);
@@ -706,20 +727,9 @@ static int propose(struct las *l, struct sim_placement_buf *out)
 	return 0;
 }
 
-/* Context: the decision pass; again after a pass that preempted. */
-static int las_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_placement_buf *out)
+/* The decision at now (crossings first, once a time), into l->victims and l->starts. */
+static void decide_all(struct las *l, sim_time_t now, sim_qty_t free_gpus)
 {
-	struct las *l = pol->priv;
-	if (l->oom)
-		return -SIM_ENOMEM;
-	sim_time_t now = sim_view_now(v);
-	sim_qty_t free_gpus = sim_cluster_gpu_total(sim_view_cluster(v), -1);
-	if (free_gpus != l->pool_seen) {
-		l->pool_seen = free_gpus;
-		l->event_ns = now;
-	}
-	if (l->event_ns != now || !l->rec)
-		return 0; /* a stale posted crossing: nothing happened */
 	if (l->processed_ns != now) {
 		apply_crossings(l, now);
 		l->processed_ns = now;
@@ -732,6 +742,37 @@ static int las_pick(struct sim_policy *pol, const struct sim_view *v, struct sim
 	}
 	join_blocks(l);
 	collect_starts(l);
+}
+
+/* An end while nothing waits, decided in the notification: crossings and queue
+ * order change, nothing starts or stops (all running jobs fit). 0 when that does
+ * not hold (the pool changed): a pass must decide. */
+static int settle(struct las *l, const struct sim_view *v)
+{
+	if (sim_cluster_gpu_total(sim_view_cluster(v), -1) != l->pool_seen)
+		return 0;
+	decide_all(l, sim_view_now(v), l->pool_seen);
+	if (l->victims.n || l->starts.n)
+		return 0;
+	post_next(l, v);
+	return 1;
+}
+
+/* Context: the decision pass; again after a pass that preempted. */
+static int las_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_placement_buf *out)
+{
+	struct las *l = pol->priv;
+	if (l->oom)
+		return -SIM_ENOMEM;
+	sim_time_t now = sim_view_now(v);
+	sim_qty_t pool = sim_cluster_gpu_total(sim_view_cluster(v), -1);
+	if (pool != l->pool_seen) {
+		l->pool_seen = pool;
+		l->event_ns = now;
+	}
+	if (l->event_ns != now || !l->rec)
+		return 0; /* a stale posted crossing: nothing happened */
+	decide_all(l, now, pool);
 	if (l->oom)
 		return -SIM_ENOMEM;
 	int rc = propose(l, out);

@@ -157,11 +157,13 @@ static int push(uint32_t **a, size_t *n, size_t *cap, uint32_t x)
 
 /* The running jobs ranked in [lo, hi) against *free: kept as a block when their sum
  * fits, else one by one from the first that does not fit (kept in what is left, or
- * preempted). lo and hi are keys of the running set; has_hi 0: to its end. */
-static int run_block(struct srtf *s, struct rs_key lo, struct rs_key hi, int has_hi, sim_qty_t *free_gpus)
+ * preempted). *below: the GPU sum of the running jobs below lo, in; below hi, out;
+ * has_hi 0: to the end of the set. */
+static int run_block(struct srtf *s, int64_t *below, struct rs_key hi, int has_hi, sim_qty_t *free_gpus)
 {
-	int64_t below_lo = rs_sum_below(&s->run, lo);
-	int64_t sum = (has_hi ? rs_sum_below(&s->run, hi) : rs_sum(&s->run)) - below_lo;
+	int64_t below_lo = *below, below_hi = has_hi ? rs_sum_below(&s->run, hi) : rs_sum(&s->run);
+	int64_t sum = below_hi - below_lo;
+	*below = below_hi;
 	if (sum <= *free_gpus) {
 		*free_gpus -= sum;
 		return 0;
@@ -187,8 +189,8 @@ static int decide(struct srtf *s, const struct sim_view *v)
 	sim_time_t now = sim_view_now(v);
 	sim_qty_t free_gpus = sim_cluster_gpu_total(sim_view_cluster(v), -1) - s->fixed;
 	s->n_victims = s->n_starts = 0;
-	struct rs_key lo = { INT64_MIN, 0 }, w = lo;
-	int64_t g;
+	struct rs_key w = { INT64_MIN, 0 };
+	int64_t g, below = 0;
 	int rc = 0;
 	/* Only a waiting job that fits what is left can be kept, and what is left only
 	 * shrinks along the walk: jump to the next such job; the running jobs ranked
@@ -196,15 +198,14 @@ static int decide(struct srtf *s, const struct sim_view *v)
 	while (!rc && free_gpus > 0 && rs_next_fit(&s->wait, w, free_gpus, &w, &g)) {
 		/* running jobs ranked before w: (end - now, idx) < (rem, idx) */
 		struct rs_key hi = { now + w.k, w.idx };
-		if ((rc = run_block(s, lo, hi, 1, &free_gpus)))
+		if ((rc = run_block(s, &below, hi, 1, &free_gpus)))
 			break;
-		lo = hi;
 		if (g <= free_gpus) {
 			free_gpus -= g;
 			rc = push(&s->starts, &s->n_starts, &s->cap_starts, w.idx);
 		}
 	}
-	return rc ? rc : run_block(s, lo, lo, 0, &free_gpus);
+	return rc ? rc : run_block(s, &below, w, 0, &free_gpus);
 }
 
 /* Context: the decision pass; again after a pass that preempted. */
