@@ -108,13 +108,6 @@ struct sim_queue_acct {
 	sim_time_t last_t;
 };
 
-/* The cost of preemption (docs/design.md section 2): a checkpoint every job->checkpoint_ns
- * of work costs ckpt_overhead_ns of wall time; a restart from a checkpoint first
- * pays restore_ns. */
-struct sim_preempt_cost {
-	sim_time_t ckpt_overhead_ns;
-	sim_time_t restore_ns;
-};
 
 struct sim_engine_counters {
 	uint64_t events;            /* events applied (submits included) */
