@@ -910,6 +910,8 @@ static void mark_running(struct cohort *c, const struct kq_assign *a, sim_time_t
 		return;
 	}
 	e->running = 1;
+	if (c->order && c->order->ops->on_reserve)
+		c->order->ops->on_reserve(c->order, c->view, j);
 	if (!e->placed)
 		awaiting_push(c, e->self);
 	sim_time_t min_rt = c->kq->nodes[e->wl.queue].cfg.min_runtime_ns;
@@ -1054,6 +1056,8 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 		rc = apply_decision(c, now, &preempted);
 		if (rc <= 0 || preempted)
 			break;
+		if (c->order && sim_view_order_gen(v) != c->order_gen)
+			rekey_pending(c, v); /* an admission moved the order policy's keys */
 	}
 	if (c->oom)
 		return -SIM_ENOMEM;
