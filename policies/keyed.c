@@ -75,9 +75,19 @@ void keyed_order_fini(struct keyed_order *ko)
 	memset(ko, 0, sizeof *ko);
 }
 
+/* A quota policy that runs its own pass never calls this policy's pick: holding
+ * its queued jobs would only cost memory. */
+static int scheduler_is_quota(const struct sim_view *v)
+{
+	const struct sim_policy *qp = sim_view_policy(v, SIM_FAM_QUOTA);
+	return qp && qp->ops && (qp->ops->provides & SIM_CAP_OWN_PASS);
+}
+
 void keyed_order_on_submit(struct keyed_order *ko, struct sim_policy *pol, const struct sim_view *v,
 			   const struct sim_job *job)
 {
+	if (scheduler_is_quota(v))
+		return;
 	struct keyed_entry e;
 	entry_of(pol, v, job, &e);
 	push(ko, &e);

@@ -36,6 +36,7 @@ extern const struct sim_policy_ops fifo_policy_ops;
 extern const struct sim_policy_ops priority_policy_ops;
 extern const struct sim_policy_ops easy_backfill_policy_ops;
 extern const struct sim_policy_ops independent_policy_ops; /* order: no blocking head (SageMaker) */
+extern const struct sim_policy_ops admission_fair_sharing_policy_ops; /* order: Kueue's AFS (policies/afs.c) */
 extern const struct sim_policy_ops cohort_policy_ops;      /* quota: Kueue cohorts (policies/cohort.c) */
 extern const struct sim_policy_ops hard_quota_policy_ops;  /* quota: nominal as a cap */
 extern const struct sim_policy_ops classical_preempt_policy_ops; /* preemption (policies/kq_policy.c) */
