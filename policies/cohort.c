@@ -995,8 +995,7 @@ static void resort_queue(struct cohort *c, struct qstate *q, const uint32_t *ent
 		if (k && before(c, ents[k], ents[k - 1]))
 			sorted = 0;
 	}
-	q->cursor = CURSOR_FIRST; /* the head search skips what is set aside */
-	if (sorted)
+	if (sorted) /* same order: the cursor still has only set-aside entries before it */
 		return;
 	uint64_t *parked = malloc(n * sizeof *parked);
 	if (!parked) {
