@@ -1,0 +1,165 @@
+/* tests/test_fairshare.c: fair share over time (docs/fair-share.md), hand-computed.
+ *
+ * First the arithmetic of policies/fairshare.h (decay, Slurm's factors, AWS Batch's
+ * reservation and weights); then the order policies multifactor, batch_fair_share and
+ * hyperpod on tiny traces, alone, where every start time below was worked out by hand. */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../policies/fairshare.h"
+#include "../policies/policy.h"
+#include "testutil.h"
+
+static int init_fairshare(void) { return 0; }
+static int clean_fairshare(void) { return 0; }
+
+#define S(x) ((sim_time_t)((x) * (double)SIM_NS_PER_S))
+
+/* ---- decay ---- */
+
+/* 1000 GPU-seconds, nothing running, one half-life later: 500. */
+static void test_fairshare_decay_one_half_life_halves(void)
+{
+	struct fs_decayed u = { .usage_gpu_s = 1000, .running_mgpu = 0, .last_ns = 0 };
+	fs_decayed_advance(&u, S(3600), 3600);
+	CU_ASSERT_DOUBLE_EQUAL(u.usage_gpu_s, 500, 1e-9);
+	fs_decayed_advance(&u, S(7200), 3600);
+	CU_ASSERT_DOUBLE_EQUAL(u.usage_gpu_s, 250, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(fs_decay_factor(3600, 3600), 0.5, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(fs_decay_factor(123, 0), 1.0, 0); /* half-life 0: no decay */
+}
+
+/* 2 GPUs running for one half-life H from nothing: integral of 2 * 2^(-(H-t)/H) dt over
+ * [0, H] = 2 H/ln2 (1 - 1/2) = H/ln2 = 5193.98 GPU-s for H = 3600 s. Split into uneven
+ * steps it is the same (exact integration, not a sum of rectangles). */
+static void test_fairshare_decay_running_integrates_exactly(void)
+{
+	struct fs_decayed u = { 0 };
+	fs_decayed_change(&u, 0, 3600, 2000);
+	fs_decayed_advance(&u, S(3600), 3600);
+	CU_ASSERT_DOUBLE_EQUAL(u.usage_gpu_s, 3600 / FS_LN2, 1e-6);
+	struct fs_decayed w = { 0 };
+	fs_decayed_change(&w, 0, 3600, 2000);
+	fs_decayed_advance(&w, S(17), 3600);
+	fs_decayed_advance(&w, S(1000), 3600);
+	fs_decayed_advance(&w, S(3600), 3600);
+	CU_ASSERT_DOUBLE_EQUAL(w.usage_gpu_s, 3600 / FS_LN2, 1e-6);
+	/* The job stops: one more half-life halves it. */
+	fs_decayed_change(&w, S(3600), 3600, -2000);
+	fs_decayed_advance(&w, S(7200), 3600);
+	CU_ASSERT_DOUBLE_EQUAL(w.usage_gpu_s, 3600 / FS_LN2 / 2, 1e-6);
+	/* Without decay, GPU-seconds simply add up: 2 GPUs x 100 s. */
+	struct fs_decayed n = { 0 };
+	fs_decayed_change(&n, 0, 0, 2000);
+	fs_decayed_advance(&n, S(100), 0);
+	CU_ASSERT_DOUBLE_EQUAL(n.usage_gpu_s, 200, 1e-9);
+	/* Time never goes backwards. */
+	fs_decayed_advance(&n, S(50), 0);
+	CU_ASSERT_DOUBLE_EQUAL(n.usage_gpu_s, 200, 1e-9);
+}
+
+/* ---- Slurm ---- */
+
+/* Accounts A and B with equal shares (S = 0.5 each) used 300 and 100 GPU-s: U_A = 0.75,
+ * U_B = 0.25, so F_A = 2^(-1.5) = 0.353553, F_B = 2^(-0.5) = 0.707107. With shares 3:1,
+ * S_A = 0.75 = U_A: F_A = 0.5 exactly (usage equal to shares gives one half). */
+static void test_fairshare_slurm_factor_hand_computed(void)
+{
+	double usage[2] = { 300, 100 }, eq[2] = { 1, 1 }, f[2];
+	fs_slurm_fairshare_factors(2, usage, eq, f);
+	CU_ASSERT_DOUBLE_EQUAL(f[0], 0.35355339, 1e-8);
+	CU_ASSERT_DOUBLE_EQUAL(f[1], 0.70710678, 1e-8);
+	double sh[2] = { 3, 1 };
+	fs_slurm_fairshare_factors(2, usage, sh, f);
+	CU_ASSERT_DOUBLE_EQUAL(f[0], 0.5, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(f[1], 0.5, 1e-15);
+	/* Nothing used yet: every account 1; no shares: 0. */
+	double none[2] = { 0, 0 }, zero_b[2] = { 1, 0 };
+	fs_slurm_fairshare_factors(2, none, zero_b, f);
+	CU_ASSERT_DOUBLE_EQUAL(f[0], 1.0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(f[1], 0.0, 0);
+}
+
+static void test_fairshare_slurm_age_and_size_factors(void)
+{
+	double week = 7 * 86400.0;
+	CU_ASSERT_DOUBLE_EQUAL(fs_slurm_age_factor(week / 4, week), 0.25, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(fs_slurm_age_factor(2 * week, week), 1.0, 0);
+	CU_ASSERT_DOUBLE_EQUAL(fs_slurm_age_factor(-5, week), 0.0, 0);
+	/* 16 of 64 GPUs: 0.25; favouring small jobs: 0.75. */
+	CU_ASSERT_DOUBLE_EQUAL(fs_slurm_size_factor(16000, 64000, 0), 0.25, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(fs_slurm_size_factor(16000, 64000, 1), 0.75, 1e-15);
+}
+
+/* ---- AWS Batch ---- */
+
+/* The reservation examples of the AWS Batch documentation (FairsharePolicy,
+ * computeReservation): 50 reserves 50%, 25%, 12.5% for 1, 2, 3 active share identifiers;
+ * 25 reserves 25%, 6.25%, 1.56%. And the AWS CDK guide's: 75 reserves 100% with none
+ * active, then 75%, 56.25%, 42.1875%, so A, B and C together use at most 57.8125%. */
+static void test_fairshare_batch_reservation_doc_examples(void)
+{
+	CU_ASSERT_DOUBLE_EQUAL(fs_batch_reserved_fraction(50, 1), 0.50, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(fs_batch_reserved_fraction(50, 2), 0.25, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(fs_batch_reserved_fraction(50, 3), 0.125, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(fs_batch_reserved_fraction(25, 1), 0.25, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(fs_batch_reserved_fraction(25, 2), 0.0625, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(fs_batch_reserved_fraction(25, 3), 0.015625, 1e-15); /* "1.56%" */
+	CU_ASSERT_DOUBLE_EQUAL(fs_batch_reserved_fraction(75, 0), 1.0, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(fs_batch_reserved_fraction(75, 3), 0.421875, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(1 - fs_batch_reserved_fraction(75, 3), 0.578125, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(fs_batch_reserved_fraction(0, 1), 0.0, 0);
+}
+
+/* weightFactor: "a share identifier with weight 0.125 gets 8 times the compute of weight 1":
+ * 8 GPUs at 0.125 weigh as much as 1 GPU at 1 (decay 0: current usage only). */
+static void test_fairshare_batch_weight_doc_example(void)
+{
+	struct fs_recent a = { 0 }, b = { 0 };
+	fs_recent_change(&a, 0, 0, 8000);
+	fs_recent_change(&b, 0, 0, 1000);
+	CU_ASSERT_DOUBLE_EQUAL(fs_batch_usage(&a, 0.125, 0), fs_batch_usage(&b, 1.0, 0), 1e-15);
+	/* One more GPU tips the balance either way. */
+	fs_recent_change(&b, 0, 0, 1000);
+	CU_ASSERT(fs_batch_usage(&a, 0.125, 0) < fs_batch_usage(&b, 1.0, 0));
+}
+
+/* shareDecaySeconds D > 0: the average of the GPUs held relaxes with time constant D;
+ * after the share stops, D ln2 later its recent usage is half. */
+static void test_fairshare_batch_decay_halves_after_d_ln2(void)
+{
+	double d = 600;
+	struct fs_recent r = { 0 };
+	fs_recent_change(&r, 0, d, 4000);
+	fs_recent_advance(&r, S(600), d); /* 4 (1 - 1/e) */
+	CU_ASSERT_DOUBLE_EQUAL(r.avg_gpus, 4 * (1 - exp(-1)), 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(fs_batch_usage(&r, 1, d), 4 + 4 * (1 - exp(-1)), 1e-12);
+	double before = r.avg_gpus;
+	fs_recent_change(&r, S(600), d, -4000);
+	fs_recent_advance(&r, S(600) + S(d * FS_LN2), d);
+	CU_ASSERT_DOUBLE_EQUAL(r.avg_gpus, before / 2, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(fs_batch_usage(&r, 1, 0), 0, 0); /* decay 0: only what runs now */
+}
+
+static void test_fairshare_hyperpod_team_score(void)
+{
+	CU_ASSERT_DOUBLE_EQUAL(fs_hyperpod_team_score(8000, 50), 0.16, 1e-15);
+	CU_ASSERT(isinf(fs_hyperpod_team_score(0, 0)));
+}
+
+static CU_TestInfo fairshare_tests[] = {
+	{ "test_fairshare_decay_one_half_life_halves", test_fairshare_decay_one_half_life_halves },
+	{ "test_fairshare_decay_running_integrates_exactly", test_fairshare_decay_running_integrates_exactly },
+	{ "test_fairshare_slurm_factor_hand_computed", test_fairshare_slurm_factor_hand_computed },
+	{ "test_fairshare_slurm_age_and_size_factors", test_fairshare_slurm_age_and_size_factors },
+	{ "test_fairshare_batch_reservation_doc_examples", test_fairshare_batch_reservation_doc_examples },
+	{ "test_fairshare_batch_weight_doc_example", test_fairshare_batch_weight_doc_example },
+	{ "test_fairshare_batch_decay_halves_after_d_ln2", test_fairshare_batch_decay_halves_after_d_ln2 },
+	{ "test_fairshare_hyperpod_team_score", test_fairshare_hyperpod_team_score },
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo fairshare_suite = { "fairshare", init_fairshare, clean_fairshare, NULL, NULL, fairshare_tests };
