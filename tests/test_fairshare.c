@@ -150,6 +150,153 @@ static void test_fairshare_hyperpod_team_score(void)
 	CU_ASSERT(isinf(fs_hyperpod_team_score(0, 0)));
 }
 
+/* ---- the policies on tiny traces ---- */
+
+/* A job of queue `queue` (the share identifier, team or account when the trace has no users). */
+static void add_job(struct sim_trace *t, const char *id, double submit_s, double duration_s, int gpus,
+		    const char *queue, int priority)
+{
+	size_t row = tu_trace_add(t, id, submit_s, duration_s, (sim_qty_t)gpus * SIM_MILLI, "f", priority);
+	t->jobs[row].queue = sim_trace_intern_queue(t, queue);
+}
+
+/* Jobs whose id starts with `prefix` that started at time `at_s`. */
+static int started_at(const struct sim_trace *t, const char *prefix, double at_s)
+{
+	int n = 0;
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		if (strncmp(sim_job_id(t, j), prefix, strlen(prefix)) == 0 && j->start_ns != SIM_TIME_NONE &&
+		    j->start_ns == S(at_s))
+			n++;
+	}
+	return n;
+}
+
+/* Many jobs of each queue at time 0 (A's rows first), duration 100 s. */
+static struct sim_trace *two_shares(int n_a, int gpus_a, int n_b, int gpus_b)
+{
+	struct sim_trace *t = sim_trace_create();
+	char id[32];
+	for (int i = 0; i < n_a; i++) {
+		snprintf(id, sizeof id, "a%d", i);
+		add_job(t, id, 0, 100, gpus_a, "A", 0);
+	}
+	for (int i = 0; i < n_b; i++) {
+		snprintf(id, sizeof id, "b%d", i);
+		add_job(t, id, 0, 100, gpus_b, "B", 0);
+	}
+	tu_trace_finish(t);
+	return t;
+}
+
+/* The AWS CDK guide's example: shares A and B of weight 1, A's jobs need 32 vCPUs and B's
+ * 64 (here 4 and 8 GPUs): usage over weight equal means two A jobs for each B job. On 32
+ * GPUs: 4 A jobs and 2 B jobs start at 0 (hand-traced: A4 B8 A8 A12 B16 A16, ties to the
+ * earlier head). */
+static void test_fairshare_batch_two_a_per_b(void)
+{
+	struct sim_trace *t = two_shares(8, 4, 4, 8);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 4, 8, "batch_fair_share", NULL, SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_EQUAL(started_at(t, "a", 0), 4);
+	CU_ASSERT_EQUAL(started_at(t, "b", 0), 2);
+	CU_ASSERT_EQUAL(started_at(t, "a", 100), 4);
+	CU_ASSERT_EQUAL(started_at(t, "b", 100), 2);
+	sim_trace_destroy(t);
+}
+
+/* weightFactor 0.125 gets 8 times the compute of 1 (AWS Batch ShareAttributes): on 9 GPUs
+ * of 1-GPU jobs, A (weight 1) starts 1 and B (0.125) starts 8. FIFO would start 9 of A. */
+static void test_fairshare_batch_weight_eight_times(void)
+{
+	struct sim_trace *t = two_shares(20, 1, 20, 1);
+	const char *params = "{\"shareDistribution\": [{\"shareIdentifier\": \"B\", \"weightFactor\": 0.125}]}";
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 9, "batch_fair_share", params, SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_EQUAL(started_at(t, "a", 0), 1);
+	CU_ASSERT_EQUAL(started_at(t, "b", 0), 8);
+	/* A prefix names B too. */
+	const char *prefixed = "{\"shareDistribution\": [{\"shareIdentifier\": \"B*\", \"weightFactor\": 0.125}]}";
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 9, "batch_fair_share", prefixed, SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_EQUAL(started_at(t, "b", 0), 8);
+	sim_trace_destroy(t);
+}
+
+/* The CDK guide's computeReservation example, 75%, three shares A, B, C arriving at 0, 10
+ * and 20 s on 16 GPUs with long 1-GPU jobs. A alone: 75% reserved, A may hold 25% = 4 GPUs.
+ * B arrives: 56.25% reserved, active shares hold at most 7 GPUs: B gets 3. C arrives:
+ * 42.1875% reserved, at most 9.25 GPUs: C gets 2. The rest of the cluster stays idle. */
+static void test_fairshare_batch_compute_reservation_example(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	char id[32];
+	static const char *const q[3] = { "A", "B", "C" };
+	for (int s = 0; s < 3; s++)
+		for (int i = 0; i < 16; i++) {
+			snprintf(id, sizeof id, "%c%d", "abc"[s], i);
+			add_job(t, id, 10.0 * s, 1000, 1, q[s], 0);
+		}
+	tu_trace_finish(t);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 2, 8, "batch_fair_share", "{\"computeReservation\": 75}",
+					  SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_EQUAL(started_at(t, "a", 0), 4);
+	CU_ASSERT_EQUAL(started_at(t, "b", 10), 3);
+	CU_ASSERT_EQUAL(started_at(t, "c", 20), 2);
+	/* 50% (the Batch guide's): one share may hold 8 of 16, two 12, three 14. */
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 2, 8, "batch_fair_share", "{\"computeReservation\": 50}",
+					  SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_EQUAL(started_at(t, "a", 0), 8);
+	CU_ASSERT_EQUAL(started_at(t, "b", 10), 4);
+	CU_ASSERT_EQUAL(started_at(t, "c", 20), 2);
+	sim_trace_destroy(t);
+}
+
+/* shareDecaySeconds: on 1 GPU, a0 (A) runs 0..100; a1 (A, at 50) and b1 (B, at 60) wait.
+ * Decay 0 counts GPUs held now only: at 100 both shares hold none, the earlier head a1
+ * goes first. Decay 3600 remembers A's run: B goes first. The order flips with usage. */
+static void test_fairshare_batch_decay_flips_order(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	add_job(t, "a0", 0, 100, 1, "A", 0);
+	add_job(t, "a1", 50, 100, 1, "A", 0);
+	add_job(t, "b1", 60, 100, 1, "B", 0);
+	tu_trace_finish(t);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 1, "batch_fair_share", NULL, SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "a1"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "b1"), 200, 1e-9);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 1, "batch_fair_share", "{\"shareDecaySeconds\": 3600}",
+					  SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "b1"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "a1"), 200, 1e-9);
+	sim_trace_destroy(t);
+}
+
+/* Inside a share, the higher schedulingPriority (the trace's priority) first. */
+static void test_fairshare_batch_scheduling_priority(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	add_job(t, "run", 0, 100, 1, "A", 0);
+	add_job(t, "lo", 1, 100, 1, "A", 0);
+	add_job(t, "hi", 2, 100, 1, "A", 5);
+	tu_trace_finish(t);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 1, "batch_fair_share", NULL, SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "hi"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "lo"), 200, 1e-9);
+	sim_trace_destroy(t);
+}
+
+/* Params are checked with their place. */
+static void test_fairshare_batch_params_located(void)
+{
+	struct sim_trace *t = two_shares(1, 1, 1, 1);
+	CU_ASSERT_NOT_EQUAL(tu_simulate(t, 1, 1, "batch_fair_share", "{\"computeReservation\": 100}",
+					SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_NOT_EQUAL(tu_simulate(t, 1, 1, "batch_fair_share", "{\"shareDecay\": 1}", SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_NOT_EQUAL(tu_simulate(t, 1, 1, "batch_fair_share",
+					"{\"shareDistribution\": [{\"shareIdentifier\": \"A\", \"weightFactor\": 0}]}",
+					SIM_PLACE_BEST_FIT), 0);
+	sim_trace_destroy(t);
+}
+
 static CU_TestInfo fairshare_tests[] = {
 	{ "test_fairshare_decay_one_half_life_halves", test_fairshare_decay_one_half_life_halves },
 	{ "test_fairshare_decay_running_integrates_exactly", test_fairshare_decay_running_integrates_exactly },
@@ -159,6 +306,12 @@ static CU_TestInfo fairshare_tests[] = {
 	{ "test_fairshare_batch_weight_doc_example", test_fairshare_batch_weight_doc_example },
 	{ "test_fairshare_batch_decay_halves_after_d_ln2", test_fairshare_batch_decay_halves_after_d_ln2 },
 	{ "test_fairshare_hyperpod_team_score", test_fairshare_hyperpod_team_score },
+	{ "test_fairshare_batch_two_a_per_b", test_fairshare_batch_two_a_per_b },
+	{ "test_fairshare_batch_weight_eight_times", test_fairshare_batch_weight_eight_times },
+	{ "test_fairshare_batch_compute_reservation_example", test_fairshare_batch_compute_reservation_example },
+	{ "test_fairshare_batch_decay_flips_order", test_fairshare_batch_decay_flips_order },
+	{ "test_fairshare_batch_scheduling_priority", test_fairshare_batch_scheduling_priority },
+	{ "test_fairshare_batch_params_located", test_fairshare_batch_params_located },
 	CU_TEST_INFO_NULL,
 };
 
