@@ -67,38 +67,17 @@ static void family_names(enum sim_policy_family fam, char *buf, size_t n)
 	}
 }
 
-/* Families whose "none" is no policy at all (no ops table is created for it). */
-static int is_builtin_default(enum sim_policy_family fam, const char *name)
-{
-	return (fam == SIM_FAM_QUOTA && strcmp(name, "none") == 0) ||
-	       (fam == SIM_FAM_PREEMPT && strcmp(name, "none") == 0);
-}
-
-/* Preemption acts on queues' quota, so it needs a quota policy; a quota policy with
- * its own cycle (cohort, hard) orders jobs as Kueue does, by priority or by submit
- * time within a queue, so only fifo and priority make sense beside it. */
+/* The stack validator (policies/policy.h) on the tables found for a variant. */
 static int check_policy_combination(const struct exp_config *cfg, const struct exp_variant *v,
-				    struct sim_diag *diag)
+				    const struct run_stack *s, struct sim_diag *diag)
 {
-	int quota = strcmp(v->policy[SIM_FAM_QUOTA], "none") != 0;
-	if (!quota && strcmp(v->policy[SIM_FAM_PREEMPT], "none") != 0)
-		return sim_diag_add(diag, cfg->path, "%s: expected \"none\" without a quota policy (preemption "
-				    "acts on queues' quota: set $.policies.quota to cohort or hard), got \"%s\"",
-				    v->policy_path[SIM_FAM_PREEMPT], v->policy[SIM_FAM_PREEMPT]);
-	const char *fb = v->policy[SIM_FAM_FALLBACK];
-	if (!quota && strcmp(fb, "fungible") == 0)
-		return sim_diag_add(diag, cfg->path, "%s: expected a quota policy (cohort or hard) with fallback "
-				    "fungible (Kueue's flavor fungibility is part of its quota cycle), got quota \"none\"",
-				    v->policy_path[SIM_FAM_QUOTA]);
-	if (quota && (strcmp(fb, "deadline") == 0 || strcmp(fb, "cost") == 0))
-		return sim_diag_add(diag, cfg->path, "%s: expected strict, first_fit or fungible with quota %s (the "
-				    "quota cycle chooses flavors itself), got \"%s\"", v->policy_path[SIM_FAM_FALLBACK],
-				    v->policy[SIM_FAM_QUOTA], fb);
-	if (quota && strcmp(v->policy[SIM_FAM_ORDER], "fifo") != 0 && strcmp(v->policy[SIM_FAM_ORDER], "priority") != 0)
-		return sim_diag_add(diag, cfg->path, "%s: expected fifo or priority with quota %s (Kueue's cycle "
-				    "orders each queue itself), got \"%s\"", v->policy_path[SIM_FAM_ORDER],
-				    v->policy[SIM_FAM_QUOTA], v->policy[SIM_FAM_ORDER]);
-	return 0;
+	const struct sim_policy_ops *ops[SIM_FAM_COUNT_];
+	const char *paths[SIM_FAM_COUNT_];
+	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
+		ops[f] = s->pol[f].ops;
+		paths[f] = v->policy_path[f];
+	}
+	return sim_stack_validate(ops, cfg->path, paths, diag);
 }
 
 /* Builds the cluster, binds the trace, creates the policies. Errors go to diag. */
@@ -121,7 +100,7 @@ static int stack_create(struct run_stack *s, const struct exp_config *cfg, const
 	 * first with the order slot filled after. */
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
 		const char *name = v->policy[f];
-		if (!name[0] || is_builtin_default((enum sim_policy_family)f, name))
+		if (!name[0] || sim_policy_is_none((enum sim_policy_family)f, name))
 			continue;
 		const struct sim_policy_ops *ops = sim_policy_lookup((enum sim_policy_family)f, name);
 		if (!ops) {
@@ -138,7 +117,7 @@ static int stack_create(struct run_stack *s, const struct exp_config *cfg, const
 		rc = sim_diag_add(diag, cfg->path, "$.policies.order: expected an order policy, got none");
 		goto out_destroy;
 	}
-	if ((rc = check_policy_combination(cfg, v, diag)))
+	if ((rc = check_policy_combination(cfg, v, s, diag)))
 		goto out_destroy;
 	struct sim_engine *e = sim_engine_create(&ep);
 	if (!e) {

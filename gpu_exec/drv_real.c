@@ -214,7 +214,7 @@ static int assign_gpus(struct drv_real *d, const struct sim_view *v, const struc
 
 /* ---- driver ops ---- */
 
-/* Reaps the workloads that ended and posts their EV_FINISH at their trace time
+/* Reaps the workloads that ended and reports their end (sim_engine_job_ends) at their trace time
  * (never before the engine's now). A stale completion (the job was preempted as it
  * ended) is dropped: stop already reported it. */
 static int drain_completions(struct drv_real *d, struct sim_engine *e, int64_t *first_wall)
@@ -247,9 +247,7 @@ static int drain_completions(struct drv_real *d, struct sim_engine *e, int64_t *
 		sim_time_t at = trace_of_wall(d, c->wall_ns);
 		if (at < sim_engine_now(e))
 			at = sim_engine_now(e);
-		struct sim_event ev = { .t = at, .phase = EV_FINISH, .job = c->job,
-					.arg = r.failed ? SIM_FINISH_FAILED : 0 };
-		rc = sim_engine_post(e, &ev, &job->finish_ev);
+		rc = sim_engine_job_ends(e, job, at, r.failed);
 	}
 	free(q);
 	return rc;
@@ -326,9 +324,7 @@ static int real_start(void *priv, struct sim_engine *e, struct sim_job *job)
 		if ((rc = record_segment(d, e, job, &r, REAL_FAILED)))
 			return rc;
 		release_gpus(d, job->idx);
-		struct sim_event ev = { .t = sim_engine_now(e), .phase = EV_FINISH, .job = job->idx,
-					.arg = SIM_FINISH_FAILED };
-		return sim_engine_post(e, &ev, &job->finish_ev);
+		return sim_engine_job_ends(e, job, sim_engine_now(e), 1);
 	}
 	d->job_seq[job->idx] = sg.seq;
 	d->n_running++;
@@ -339,10 +335,9 @@ static int real_stop(void *priv, struct sim_engine *e, struct sim_job *job, stru
 {
 	struct drv_real *d = priv;
 	if (!d->job_seq[job->idx]) {
-		/* Its workload ended (or failed) and its EV_FINISH waits: the job stops
+		/* Its workload ended (or failed) and its end is queued: the job stops
 		 * with the work of its last run kept as measured. */
-		sim_engine_cancel(e, job->finish_ev);
-		job->finish_ev = 0;
+		sim_engine_job_end_cancel(e, job);
 		return 0;
 	}
 	struct gx_report r;

@@ -6,7 +6,7 @@
  *     event's trace time (a trace's leading idle time is skipped) and wall0 the
  *     wall time it was reached;
  *   - advance: sleeps until the target's wall time, or until a workload ends (the
- *     executor's done callback), and posts that job's EV_FINISH;
+ *     executor's done callback), and tells the engine that job's end (sim_engine_job_ends);
  *   - start: maps the job's allocation to virtual GPUs (the cluster's GPUs in
  *     flavor, node, GPU order) and launches a segment on the executor, sized from
  *     the model's run time on the flavor divided by time_scale;

@@ -55,6 +55,7 @@ struct entry {
 	uint8_t pending; /* in its queue's pending set (queued, not holding quota) */
 	uint8_t parked_flag; /* naive pending sets only (tests' oracle): set aside */
 	sim_time_t evicted_at; /* when it was last preempted (SIM_TIME_NONE: never) */
+	struct sim_order_key key; /* the order policy's rank, while pending (keyed cohorts) */
 	/* Pending-set links (entry indices, NONE_U32 = none): the left, right and parent
 	 * of its node in the queue's treap; the naive set keeps its slot in `left`. */
 	uint32_t left, right, up;
@@ -97,7 +98,12 @@ struct cohort {
 	enum fb_mode fb;
 	int fb_resolved;         /* fb follows the fallback policy (known at init or first submit) */
 	uint64_t free_gen;       /* the cluster's free-capacity generation at the last pass */
-	int order_by_priority;   /* 0 with order policy fifo: submit order only */
+	/* Order inside a queue: the order policy's order_key (sim/hooks.h), then Kueue's
+	 * timestamp, then trace order. Without an order policy that ranks by key (tests
+	 * that build a cohort alone), by priority, as Kueue. */
+	struct sim_policy *order;    /* borrowed; NULL: by priority */
+	uint64_t order_gen;          /* sim_view_order_gen the keys were computed at */
+	const struct sim_view *view0; /* the engine's view, stable for the run (for keys) */
 	int configured;          /* preemption settings applied */
 	struct qstate *qs;       /* per trace queue */
 	size_t n_queues;
@@ -177,8 +183,14 @@ static void entry_free(struct cohort *c, uint32_t ei)
 static int before(const struct cohort *c, uint32_t a, uint32_t b)
 {
 	const struct kq_wl *x = &ent(c, a)->wl, *y = &ent(c, b)->wl;
-	if (c->order_by_priority && x->priority != y->priority)
+	if (c->order) {
+		const double *kx = ent(c, a)->key.k, *ky = ent(c, b)->key.k;
+		for (int i = 0; i < SIM_ORDER_KEY_LEN; i++)
+			if (kx[i] != ky[i])
+				return kx[i] < ky[i];
+	} else if (x->priority != y->priority) {
 		return x->priority > y->priority;
+	}
 	if (x->created != y->created)
 		return x->created < y->created;
 	return x->tie < y->tie;
@@ -316,8 +328,17 @@ static uint32_t naive_head(const struct cohort *c, const struct qstate *q)
 	return best;
 }
 
+/* The order policy's key of a pending entry, at its current state. */
+static void entry_rekey(struct cohort *c, uint32_t ei)
+{
+	struct entry *e = ent(c, ei);
+	if (c->order)
+		c->order->ops->order_key(c->order, c->view0, sim_view_job(c->view0, e->job), &e->key);
+}
+
 static int pending_add(struct cohort *c, struct qstate *q, uint32_t ei)
 {
+	entry_rekey(c, ei);
 	if (c->naive_pending) {
 		int rc = naive_insert(c, q, ei);
 		if (rc)
@@ -344,8 +365,10 @@ static void pending_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 /* Its priority changed: it moves in its queue, set aside or not as before. */
 static void pending_reorder(struct cohort *c, struct qstate *q, uint32_t ei)
 {
-	if (c->naive_pending)
-		return; /* unordered: the scan sees the new priority */
+	if (c->naive_pending) {
+		entry_rekey(c, ei); /* unordered: the scan sees the new key */
+		return;
+	}
 	uint64_t parked_in = ent(c, ei)->parked_in;
 	pending_remove(c, q, ei);
 	ent(c, ei)->parked_in = parked_in;
@@ -393,7 +416,8 @@ static void unpark_all(struct cohort *c)
 
 /* ---- notifications ---- */
 
-/* The fallback policy's name as a mode: NULL (none) and unknown names are strict.
+/* The fallback policy's capability as a mode (SIM_CAP_FB_*): none is strict; the
+ * stack validator refuses a fallback policy that a quota cycle cannot apply.
  * Returns 0 if the policy is not known yet (created later: ask again). */
 static int fallback_mode(const struct sim_view *v, enum fb_mode *out)
 {
@@ -403,9 +427,9 @@ static int fallback_mode(const struct sim_view *v, enum fb_mode *out)
 		return 1;
 	if (!fp->ops)
 		return 0;
-	if (strcmp(fp->ops->name, "fungible") == 0)
+	if (fp->ops->provides & SIM_CAP_FB_FUNGIBLE)
 		*out = FB_FUNGIBLE;
-	else if (strcmp(fp->ops->name, "first_fit") == 0)
+	else if (fp->ops->provides & SIM_CAP_FB_FIRST_FIT)
 		*out = FB_FIRST_FIT;
 	return 1;
 }
@@ -590,6 +614,24 @@ static void co_on_drop(struct sim_policy *pol, const struct sim_view *v, const s
 		unpark_all(c);
 }
 
+/* The one stop notification, by cause: a finish, a timeout, or a stop that may
+ * queue the job again (a preemption, its nodes removed). */
+static void co_on_stop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+		       enum sim_stop_cause cause)
+{
+	switch (cause) {
+	case SIM_STOP_COMPLETED:
+	case SIM_STOP_FAILED:
+		co_on_finish(pol, v, job);
+		break;
+	case SIM_STOP_PENDING_TIMEOUT:
+		co_on_drop(pol, v, job);
+		break;
+	default:
+		co_on_preempt(pol, v, job);
+	}
+}
+
 /* ---- timed changes ---- */
 
 static void set_priority(struct cohort *c, const struct sim_view *v, uint32_t job, int32_t prio)
@@ -639,8 +681,6 @@ static void configure(struct cohort *c, const struct sim_view *v)
 	if (c->configured)
 		return;
 	c->configured = 1;
-	const struct sim_policy *op = sim_view_policy(v, SIM_FAM_ORDER);
-	c->order_by_priority = !(op && op->ops && strcmp(op->ops->name, "fifo") == 0);
 	const struct sim_policy *pp = sim_view_policy(v, SIM_FAM_PREEMPT);
 	const struct kq_preempt_params *pr = pp && pp->ops ? kq_preempt_params_of(pp) : NULL;
 	struct kq_sched *kq = c->kq;
@@ -940,6 +980,39 @@ static int apply_decision(struct cohort *c, sim_time_t now, int *preempted)
 	return changed;
 }
 
+/* The order policy's keys moved (sim_view_order_changed): every pending entry is
+ * keyed again and its queue re-sorted, set-aside marks kept. O(pending log pending). */
+static void rekey_pending(struct cohort *c, const struct sim_view *v)
+{
+	c->order_gen = sim_view_order_gen(v);
+	uint32_t *tmp = NULL;
+	size_t cap = 0;
+	for (size_t qi = 0; qi < c->n_queues; qi++) {
+		struct qstate *q = &c->qs[qi];
+		if (!q->n || c->naive_pending) {
+			for (size_t k = 0; c->naive_pending && k < q->n; k++)
+				entry_rekey(c, q->naive[k]);
+			continue;
+		}
+		if (cap < q->n) {
+			uint32_t *nt = realloc(tmp, q->n * sizeof *nt);
+			if (!nt) {
+				c->oom = 1;
+				break;
+			}
+			tmp = nt;
+			cap = q->n;
+		}
+		size_t n = 0;
+		for (uint32_t x = leftmost(c, q->root); x != CURSOR_END; x = next_after(c, x))
+			tmp[n++] = x;
+		for (size_t k = 0; k < n; k++)
+			pending_reorder(c, q, tmp[k]);
+		q->cursor = CURSOR_FIRST; /* the head search skips what is set aside */
+	}
+	free(tmp);
+}
+
 static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_placement_buf *out)
 {
 	struct cohort *c = pol->priv;
@@ -950,6 +1023,8 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 	c->view = v;
 	sim_time_t now = sim_view_now(v);
 	int rc = 0, preempted = 0;
+	if (c->order && sim_view_order_gen(v) != c->order_gen)
+		rekey_pending(c, v);
 	uint64_t fg = sim_cluster_free_gen(sim_view_cluster(v), -1);
 	if (fg != c->free_gen) { /* nodes freed or came back: first-fit heads may have room now */
 		c->free_gen = fg;
@@ -1383,7 +1458,11 @@ static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *e
 		c->qs[q].retry_limit = setup.knobs[q].retry_limit;
 		c->qs[q].max_preempt_per_hour = setup.knobs[q].max_preempt_per_hour;
 	}
-	c->order_by_priority = 1;
+	c->view0 = env->view;
+	struct sim_policy *op = (struct sim_policy *)sim_view_policy(env->view, SIM_FAM_ORDER);
+	if (op && op->ops && op->ops->order_key && (op->ops->provides & SIM_CAP_ORDER_KEY))
+		c->order = op; /* its state is read through order_key only */
+	c->order_gen = sim_view_order_gen(env->view);
 	c->max_heads_per_queue = setup.max_heads_per_queue;
 	c->naive_pending = cohort_test_naive_pending;
 	c->changes = setup.changes;
@@ -1419,15 +1498,23 @@ static int hard_init(struct sim_policy *pol, const struct sim_policy_env *env, c
 	return co_init_common(pol, env, params, diag, 1);
 }
 
+/* Kueue's cycle orders each queue by the order policy's key and chooses flavors
+ * itself, as the fallback policy's mode says. */
+static const struct sim_require co_requires[] = {
+	{ SIM_FAM_ORDER, SIM_CAP_ORDER_KEY, 0, "the quota cycle orders each queue by the order policy's key" },
+	{ SIM_FAM_FALLBACK, SIM_CAP_FB_IN_CYCLE, 1, "the quota cycle chooses flavors itself" },
+	{ SIM_FAM_COUNT_, 0, 0, NULL },
+};
+
 const struct sim_policy_ops cohort_policy_ops = {
 	.name = "cohort",
 	.family = SIM_FAM_QUOTA,
+	.provides = SIM_CAP_OWN_PASS | SIM_CAP_PREEMPT_CYCLE,
+	.requires = co_requires,
 	.init = co_init,
 	.fini = co_fini,
 	.on_submit = co_on_submit,
-	.on_finish = co_on_finish,
-	.on_preempt = co_on_preempt,
-	.on_drop = co_on_drop,
+	.on_stop = co_on_stop,
 	.on_event = co_on_event,
 	.admit = co_admit,
 	.pick = co_pick,
@@ -1437,12 +1524,12 @@ const struct sim_policy_ops cohort_policy_ops = {
 const struct sim_policy_ops hard_quota_policy_ops = {
 	.name = "hard",
 	.family = SIM_FAM_QUOTA,
+	.provides = SIM_CAP_OWN_PASS | SIM_CAP_PREEMPT_CYCLE,
+	.requires = co_requires,
 	.init = hard_init,
 	.fini = co_fini,
 	.on_submit = co_on_submit,
-	.on_finish = co_on_finish,
-	.on_preempt = co_on_preempt,
-	.on_drop = co_on_drop,
+	.on_stop = co_on_stop,
 	.on_event = co_on_event,
 	.admit = co_admit,
 	.pick = co_pick,

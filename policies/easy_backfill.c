@@ -42,7 +42,7 @@
  * Costs, for R running jobs, Q queued jobs, N nodes of a flavor, K request classes
  * (distinct (flavor, request) of single-option jobs), W running jobs walked until the
  * head fits (usually a few) and C = min(Q, max_candidates):
- *   on_submit, on_finish, on_start: O(log jobs) (Fenwick tree) / O(log R) (indexed
+ *   on_submit, on_stop, on_start: O(log jobs) (Fenwick tree) / O(log R) (indexed
  *     heap per flavor). A requeued job is put back in place in O(position).
  *   pick: O(S log N) for S heads started, plus, when the head is blocked,
  *     - the shadow: O(W log W + W (log N + res)), a lazy walk of the running heap (a
@@ -681,6 +681,24 @@ static void ebf_on_drop(struct sim_policy *pol, const struct sim_view *v, const 
 	if (s->q[job->idx].state == Q_QUEUED)
 		q_remove(s, job->idx);
 	s->dirty = 1;
+}
+
+/* The one stop notification, by cause: a finish, a timeout, or a stop that may
+ * queue the job again (a preemption, its nodes removed). */
+static void ebf_on_stop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+		       enum sim_stop_cause cause)
+{
+	switch (cause) {
+	case SIM_STOP_COMPLETED:
+	case SIM_STOP_FAILED:
+		ebf_on_finish(pol, v, job);
+		break;
+	case SIM_STOP_PENDING_TIMEOUT:
+		ebf_on_drop(pol, v, job);
+		break;
+	default:
+		ebf_on_preempt(pol, v, job);
+	}
 }
 
 /* ---- the projection ---- */
@@ -1330,8 +1348,6 @@ const struct sim_policy_ops easy_backfill_policy_ops = {
 	.fini = ebf_fini,
 	.on_submit = ebf_on_submit,
 	.on_start = ebf_on_start,
-	.on_finish = ebf_on_finish,
-	.on_preempt = ebf_on_preempt,
-	.on_drop = ebf_on_drop,
+	.on_stop = ebf_on_stop,
 	.pick = ebf_pick,
 };

@@ -179,9 +179,11 @@ static void fb_on_start(struct sim_policy *pol, const struct sim_view *v, const 
 	s->run_ge[f] += g * end;
 }
 
-static void fb_on_stop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+static void fb_on_stop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+		       enum sim_stop_cause cause)
 {
 	(void)v;
+	(void)cause;
 	struct fb *s = pol->priv;
 	if (job->idx >= s->n_jobs)
 		return;
@@ -278,6 +280,7 @@ static int fb_choose(struct sim_policy *pol, const struct sim_view *v, const str
 const struct sim_policy_ops strict_fallback_policy_ops = {
 	.name = "strict",
 	.family = SIM_FAM_FALLBACK,
+	.provides = SIM_CAP_FB_STRICT,
 	.init = no_params_init,
 	.choose = strict_choose,
 };
@@ -285,13 +288,23 @@ const struct sim_policy_ops strict_fallback_policy_ops = {
 const struct sim_policy_ops first_fit_fallback_policy_ops = {
 	.name = "first_fit",
 	.family = SIM_FAM_FALLBACK,
+	.provides = SIM_CAP_FB_FIRST_FIT,
 	.init = no_params_init,
 	.choose = first_fit_choose,
+};
+
+/* Kueue's flavor fungibility is part of its quota cycle: only a quota policy that
+ * runs its own pass can apply it. */
+static const struct sim_require fungible_requires[] = {
+	{ SIM_FAM_QUOTA, SIM_CAP_OWN_PASS, 0, "Kueue's flavor fungibility is part of its quota cycle" },
+	{ SIM_FAM_COUNT_, 0, 0, NULL },
 };
 
 const struct sim_policy_ops fungible_fallback_policy_ops = {
 	.name = "fungible",
 	.family = SIM_FAM_FALLBACK,
+	.provides = SIM_CAP_FB_FUNGIBLE,
+	.requires = fungible_requires,
 	.init = no_params_init,
 };
 
@@ -301,9 +314,7 @@ const struct sim_policy_ops deadline_fallback_policy_ops = {
 	.init = deadline_init,
 	.fini = fb_fini,
 	.on_start = fb_on_start,
-	.on_finish = fb_on_stop,
-	.on_preempt = fb_on_stop,
-	.on_drop = fb_on_stop,
+	.on_stop = fb_on_stop,
 	.choose = fb_choose,
 };
 
@@ -313,8 +324,6 @@ const struct sim_policy_ops cost_fallback_policy_ops = {
 	.init = cost_init,
 	.fini = fb_fini,
 	.on_start = fb_on_start,
-	.on_finish = fb_on_stop,
-	.on_preempt = fb_on_stop,
-	.on_drop = fb_on_stop,
+	.on_stop = fb_on_stop,
 	.choose = fb_choose,
 };

@@ -102,8 +102,12 @@ static void again_pop(struct fifo *q)
 		q->again[i] = last;
 }
 
-static void fifo_on_preempt(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+/* A job stopped: one queued again (its nodes were removed, or a preemption) goes
+ * back in submit order; any other stop is final. */
+static void fifo_on_stop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+			 enum sim_stop_cause cause)
 {
+	(void)cause;
 	(void)v;
 	if (job->state == SIM_JOB_QUEUED)
 		again_push(pol->priv, job->idx);
@@ -135,12 +139,25 @@ static int fifo_pick(struct sim_policy *pol, const struct sim_view *v, struct si
 	return 0;
 }
 
+/* Inside a quota policy's queues: submit order (the quota policy breaks the tie
+ * by its timestamp, then trace order). */
+static void fifo_order_key(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+			   struct sim_order_key *out)
+{
+	(void)pol;
+	(void)v;
+	(void)job;
+	*out = (struct sim_order_key){ { 0, 0, 0 } };
+}
+
 const struct sim_policy_ops fifo_policy_ops = {
 	.name = "fifo",
 	.family = SIM_FAM_ORDER,
+	.provides = SIM_CAP_ORDER_KEY,
+	.order_key = fifo_order_key,
 	.init = fifo_init,
 	.fini = fifo_fini,
 	.on_submit = fifo_on_submit,
-	.on_preempt = fifo_on_preempt,
+	.on_stop = fifo_on_stop,
 	.pick = fifo_pick,
 };

@@ -91,8 +91,10 @@ static void ind_on_submit(struct sim_policy *pol, const struct sim_view *v, cons
 	ind_insert(pol->priv, job->idx);
 }
 
-static void ind_on_preempt(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+static void ind_on_stop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+			 enum sim_stop_cause cause)
 {
+	(void)cause;
 	(void)v;
 	if (job->state == SIM_JOB_QUEUED)
 		ind_insert(pol->priv, job->idx);
@@ -143,6 +145,6 @@ const struct sim_policy_ops independent_policy_ops = {
 	.init = ind_init,
 	.fini = ind_fini,
 	.on_submit = ind_on_submit,
-	.on_preempt = ind_on_preempt,
+	.on_stop = ind_on_stop,
 	.pick = ind_pick,
 };

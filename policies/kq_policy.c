@@ -124,9 +124,16 @@ static void preempt_fini(struct sim_policy *pol)
 	pol->priv = NULL;
 }
 
+/* Preemption acts on queues' quota: the quota policy's cycle decides it. */
+static const struct sim_require preempt_requires[] = {
+	{ SIM_FAM_QUOTA, SIM_CAP_PREEMPT_CYCLE, 0, "preemption acts on queues' quota, in the quota cycle" },
+	{ SIM_FAM_COUNT_, 0, 0, NULL },
+};
+
 const struct sim_policy_ops classical_preempt_policy_ops = {
 	.name = "classical",
 	.family = SIM_FAM_PREEMPT,
+	.requires = preempt_requires,
 	.init = classical_init,
 	.fini = preempt_fini,
 };
@@ -134,6 +141,7 @@ const struct sim_policy_ops classical_preempt_policy_ops = {
 const struct sim_policy_ops fair_sharing_preempt_policy_ops = {
 	.name = "fair_sharing",
 	.family = SIM_FAM_PREEMPT,
+	.requires = preempt_requires,
 	.init = fair_init,
 	.fini = preempt_fini,
 };

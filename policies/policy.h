@@ -18,6 +18,19 @@ const struct sim_policy_ops *const *sim_policy_all(void);
 int sim_policy_create(struct sim_policy *pol, const struct sim_policy_ops *ops,
 		      const struct sim_policy_env *env, const cJSON *params, struct sim_diag *diag);
 void sim_policy_destroy(struct sim_policy *pol); /* calls fini; safe twice */
+/* 1 if `name` in a config means no policy of this family (quota and preemption
+ * "none"). */
+int sim_policy_is_none(enum sim_policy_family family, const char *name);
+
+/* The stack validator: checks that the policies of a run combine, from what each
+ * table provides and requires (sim/hooks.h, SIM_CAP_*), before anything is
+ * created. ops[f] is the table of family f, NULL for none; paths[f] the JSON path
+ * of that family in the config, for the message. The first requirement not met is
+ * refused: "FILE: $.policies.X: expected one of A, B with <family> <name> (why),
+ * got \"C\"", or, when the family has no policy, located at the policy that needs
+ * it. Returns 0 or -SIM_EINVAL. */
+int sim_stack_validate(const struct sim_policy_ops *const ops[SIM_FAM_COUNT_], const char *file,
+		       const char *const paths[SIM_FAM_COUNT_], struct sim_diag *diag);
 
 extern const struct sim_policy_ops fifo_policy_ops;
 extern const struct sim_policy_ops priority_policy_ops;

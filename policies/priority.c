@@ -95,8 +95,10 @@ static void pop_top(struct prio *p)
 
 /* A running job stopped and queued again (its nodes were removed, or a preemption)
  * goes back at its own rank: the key depends only on its priority and submit time. */
-static void priority_on_preempt(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+static void priority_on_stop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+			 enum sim_stop_cause cause)
 {
+	(void)cause;
 	if (job->state == SIM_JOB_QUEUED)
 		priority_on_submit(pol, v, job);
 }
@@ -119,12 +121,25 @@ static int priority_pick(struct sim_policy *pol, const struct sim_view *v, struc
 	return 0;
 }
 
+/* Inside a quota policy's queues: the same rank, on the priority in force (timed
+ * priority changes move it), higher first. */
+static void priority_order_key(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+			       struct sim_order_key *out)
+{
+	(void)v;
+	const struct prio *p = pol->priv;
+	double key = (double)job->eff_priority - p->aging_per_hour * ((double)job->submit_ns / 3600e9);
+	*out = (struct sim_order_key){ { -key, 0, 0 } };
+}
+
 const struct sim_policy_ops priority_policy_ops = {
 	.name = "priority",
 	.family = SIM_FAM_ORDER,
+	.provides = SIM_CAP_ORDER_KEY,
+	.order_key = priority_order_key,
 	.init = priority_init,
 	.fini = priority_fini,
 	.on_submit = priority_on_submit,
-	.on_preempt = priority_on_preempt,
+	.on_stop = priority_on_stop,
 	.pick = priority_pick,
 };

@@ -1,5 +1,5 @@
 /* sim/drv_virtual.c: the virtual-time driver. The clock jumps to the next event;
- * starting a job schedules its EV_FINISH at now + runtime; stopping cancels it. */
+ * starting a job tells the engine it ends at now + runtime (sim_engine_job_ends); stopping withdraws that end. */
 #include <stdlib.h>
 
 #include "engine.h"
@@ -29,16 +29,14 @@ static int virtual_start(void *priv, struct sim_engine *e, struct sim_job *job)
 	struct drv_virtual *d = priv;
 	if (job->runtime_ns > SIM_TIME_MAX - d->now)
 		return -SIM_ERANGE; /* a finish beyond ~292 years of simulated time */
-	struct sim_event ev = { .t = d->now + job->runtime_ns, .phase = EV_FINISH, .job = job->idx };
-	return sim_engine_post(e, &ev, &job->finish_ev);
+	return sim_engine_job_ends(e, job, d->now + job->runtime_ns, 0);
 }
 
 static int virtual_stop(void *priv, struct sim_engine *e, struct sim_job *job, struct sim_stop_measure *m)
 {
 	(void)priv;
 	(void)m; /* zeroed by the engine: the work done follows from time */
-	sim_engine_cancel(e, job->finish_ev);
-	job->finish_ev = 0;
+	sim_engine_job_end_cancel(e, job);
 	return 0;
 }
 

@@ -57,6 +57,8 @@ struct sim_engine {
 	int64_t *cap_base;       /* per flavor: nodes the plan gives now, before stock-outs */
 	uint8_t *out_of_stock;   /* per flavor */
 	size_t n_stock_models, n_out_of_stock;
+	size_t n_tickers;        /* policies with a tick period: one EV_TICK each is always queued */
+	uint64_t order_gen;      /* sim_view_order_gen: bumped by sim_view_order_changed */
 	uint32_t *busy_nodes;    /* scratch: nodes set_nodes put to draining (peak of the largest flavor) */
 	uint8_t *node_mark;      /* scratch: the same nodes, marked by index */
 	/* GPU-seconds of capacity in force from the first submit to cap_last_t (the
@@ -300,12 +302,22 @@ double sim_engine_capacity_gpu_s(const struct sim_engine *e)
 }
 sim_time_t sim_engine_now(const struct sim_engine *e) { return e->now; }
 
-int sim_engine_post(struct sim_engine *e, const struct sim_event *ev, uint64_t *id_out)
+/* EV_FINISH's arg for a run that failed. */
+#define FINISH_FAILED 1
+
+int sim_engine_job_ends(struct sim_engine *e, struct sim_job *job, sim_time_t t, int failed)
 {
-	return sim_evq_push(e->evq, ev, id_out);
+	if (job->state != SIM_JOB_RUNNING || t < e->now)
+		return -SIM_ESTATE;
+	struct sim_event ev = { .t = t, .phase = EV_FINISH, .job = job->idx, .arg = failed ? FINISH_FAILED : 0 };
+	return sim_evq_push(e->evq, &ev, &job->finish_ev);
 }
 
-void sim_engine_cancel(struct sim_engine *e, uint64_t id) { sim_evq_cancel(e->evq, id); }
+void sim_engine_job_end_cancel(struct sim_engine *e, struct sim_job *job)
+{
+	sim_evq_cancel(e->evq, job->finish_ev);
+	job->finish_ev = 0;
+}
 
 /* ---- the view ---- */
 
@@ -317,6 +329,9 @@ const struct sim_policy *sim_view_policy(const struct sim_view *v, enum sim_poli
 {
 	return (unsigned)fam < SIM_FAM_COUNT_ ? v->e->p.policies[fam] : NULL;
 }
+
+void sim_view_order_changed(const struct sim_view *v) { v->e->order_gen++; }
+uint64_t sim_view_order_gen(const struct sim_view *v) { return v->e->order_gen; }
 
 int sim_view_post_event(const struct sim_view *v, sim_time_t t, enum sim_policy_family fam, uint32_t handle)
 {
@@ -565,6 +580,15 @@ static void notify(struct sim_engine *e, size_t hook_off, const struct sim_job *
 
 #define NOTIFY(e, hook, job) notify((e), offsetof(struct sim_policy_ops, hook), (job))
 
+static void notify_stop(struct sim_engine *e, const struct sim_job *job, enum sim_stop_cause cause)
+{
+	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
+		struct sim_policy *pol = e->p.policies[f];
+		if (pol && pol->ops && pol->ops->on_stop)
+			pol->ops->on_stop(pol, &e->view, job, cause);
+	}
+}
+
 /* ---- the event log (params.log) ---- */
 
 enum log_kind { LOG_SUBMIT, LOG_START, LOG_FINISH };
@@ -705,6 +729,9 @@ static void apply_submit(struct sim_engine *e, struct sim_job *job)
 	NOTIFY(e, on_submit, job);
 }
 
+static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause, int requeue,
+		    const struct victim_proposal *vp);
+
 /* A job still waiting for its first start when its pending limit runs out ends as
  * timed_out_pending, over its whole preference list. */
 static void apply_timeout(struct sim_engine *e, struct sim_job *job)
@@ -712,17 +739,7 @@ static void apply_timeout(struct sim_engine *e, struct sim_job *job)
 	job->timeout_ev = 0;
 	if (job->state != SIM_JOB_QUEUED || job->start_ns != SIM_TIME_NONE || job->alloc.n_nodes)
 		return;
-	q_touch(e, job->queue);
-	e->qacct[job->queue].pending--;
-	e->n_queued--;
-	e->n_done++;
-	e->ctr.pending_timeouts++;
-	job->state = SIM_JOB_TIMED_OUT_PENDING;
-	job->end_ns = e->now;
-	if (e->p.log)
-		fprintf(e->p.log, "[%.3f] job=%s event=timeout waited_s=%.3f\n", sim_time_to_s(e->now),
-			sim_job_id(e->p.trace, job), sim_time_to_s(e->now - job->pending_from_ns));
-	NOTIFY(e, on_drop, job);
+	stop_job(e, job, SIM_STOP_PENDING_TIMEOUT, 0, NULL); /* a queued stop cannot fail */
 }
 
 /* Number of checkpoints a segment of `work` ns takes (none at the very end). */
@@ -747,43 +764,53 @@ static sim_time_t remaining_work(struct sim_engine *e, const struct sim_job *job
 	return r < 1 ? 1 : r;
 }
 
-/* A job's run ends: all its work done, or (failed, real drivers only) its workload
- * failed and it ends SIM_JOB_FAILED. */
-static void apply_finish(struct sim_engine *e, struct sim_job *job, int failed)
+static int apply_capacity_event(struct sim_engine *e, const struct sim_event *ev);
+
+/* A policy's periodic tick (sim/hooks.h, on_tick): ev->job is its family. The next
+ * one is queued first, so a tick is always pending while the run goes on. */
+static int apply_tick(struct sim_engine *e, const struct sim_event *ev)
 {
-	assert(job->state == SIM_JOB_RUNNING);
-	const struct sim_job_option *o = sim_job_opt(e->p.trace, job, job->opt_chosen);
-	job->ckpt_overhead_s += (double)ckpt_count(job, remaining_work(e, job)) *
-				sim_time_to_s(e->p.cost.ckpt_overhead_ns);
-	q_touch(e, job->queue);
-	e->qacct[job->queue].gpus -= quota_gpus(e, job);
-	/* The release empties the alloc; the flavor it ran on stays for the results
-	 * (a "*" request has no other record of it). */
-	int32_t ran_on = job->alloc.flavor;
-	sim_cluster_release(e->p.cluster, &job->alloc, o->req);
-	job->alloc.flavor = ran_on;
-	job->state = failed ? SIM_JOB_FAILED : SIM_JOB_COMPLETED;
-	job->end_ns = e->now;
-	job->held_s += sim_time_to_s(e->now - job->last_start_ns);
-	job->finish_ev = 0;
-	e->n_running--;
-	running_remove(e, job->idx);
-	e->n_done++;
-	if (e->p.log && failed)
-		fprintf(e->p.log, "[%.3f] job=%s event=failed\n", sim_time_to_s(e->now), sim_job_id(e->p.trace, job));
-	else if (e->p.log)
-		log_event(e, job, LOG_FINISH);
-	NOTIFY(e, on_finish, job);
+	struct sim_policy *pol = ev->job < SIM_FAM_COUNT_ ? e->p.policies[ev->job] : NULL;
+	if (!pol || !pol->ops || !pol->ops->on_tick || pol->tick_ns <= 0)
+		return -SIM_EINVAL;
+	if (e->now <= SIM_TIME_MAX - pol->tick_ns) {
+		struct sim_event next = { .t = e->now + pol->tick_ns, .phase = EV_TICK, .job = ev->job };
+		int rc = sim_evq_push(e->evq, &next, NULL);
+		if (rc)
+			return rc;
+	} else {
+		e->n_tickers--;
+	}
+	pol->ops->on_tick(pol, &e->view, e->now);
+	return 0;
 }
 
-static int apply_capacity_event(struct sim_engine *e, const struct sim_event *ev);
+/* Queues every ticking policy's first tick, at its period. */
+static int ticks_start(struct sim_engine *e)
+{
+	for (uint32_t f = 0; f < SIM_FAM_COUNT_; f++) {
+		struct sim_policy *pol = e->p.policies[f];
+		if (!pol || !pol->ops || pol->tick_ns <= 0)
+			continue;
+		if (!pol->ops->on_tick)
+			return -SIM_EINVAL;
+		struct sim_event ev = { .t = pol->tick_ns, .phase = EV_TICK, .job = f };
+		int rc = sim_evq_push(e->evq, &ev, NULL);
+		if (rc)
+			return rc;
+		e->n_tickers++;
+	}
+	return 0;
+}
 
 static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 {
 	switch (ev->phase) {
 	case EV_FINISH:
-		apply_finish(e, &e->p.trace->jobs[ev->job], ev->arg == SIM_FINISH_FAILED);
-		return 0;
+		return stop_job(e, &e->p.trace->jobs[ev->job],
+				ev->arg == FINISH_FAILED ? SIM_STOP_FAILED : SIM_STOP_COMPLETED, 0, NULL);
+	case EV_TICK:
+		return apply_tick(e, ev);
 	case EV_TIMEOUT:
 		apply_timeout(e, &e->p.trace->jobs[ev->job]);
 		return 0;
@@ -909,139 +936,182 @@ static int record_decision(struct sim_engine *e, const struct sim_decision *d)
 	return 0;
 }
 
-/* A victim that held quota but had not started (a quota policy admitted it and it
- * waits for nodes, or it was placed earlier in this pass): nothing runs, nothing is
- * lost; its proposed start, if any, is withdrawn. */
-static int evict_queued(struct sim_engine *e, const struct victim_proposal *vp)
+/* A victim that held quota but had not started: a start proposed for it in this
+ * pass is withdrawn (nothing ran, nothing is lost). */
+static void withdraw_proposal(struct sim_engine *e, struct sim_job *job)
 {
-	struct sim_trace *t = e->p.trace;
-	struct sim_job *job = &t->jobs[vp->victim], *by = &t->jobs[vp->preemptor];
 	for (size_t i = 0; i < e->buf.n; i++) {
-		if (e->buf.jobs[i] != vp->victim)
+		if (e->buf.jobs[i] != job->idx)
 			continue;
-		sim_cluster_release(e->p.cluster, &job->alloc, sim_job_opt(t, job, job->opt_chosen)->req);
+		sim_cluster_release(e->p.cluster, &job->alloc, sim_job_opt(e->p.trace, job, job->opt_chosen)->req);
 		job->opt_chosen = -1;
 		memmove(&e->buf.jobs[i], &e->buf.jobs[i + 1], (e->buf.n - i - 1) * sizeof *e->buf.jobs);
 		e->buf.n--;
-		break;
+		return;
+	}
+}
+
+/* The state a job ends in when it is not queued again. */
+static enum sim_job_state final_state(enum sim_stop_cause cause)
+{
+	switch (cause) {
+	case SIM_STOP_COMPLETED:
+		return SIM_JOB_COMPLETED;
+	case SIM_STOP_FAILED:
+		return SIM_JOB_FAILED;
+	case SIM_STOP_PENDING_TIMEOUT:
+		return SIM_JOB_TIMED_OUT_PENDING;
+	default:
+		return SIM_JOB_PREEMPTED_OUT;
+	}
+}
+
+/* Releases a running job's nodes and quota and accounts its segment: the work it
+ * saved and lost (a stop before the end: the driver stops it first) or the
+ * checkpoints of its last stretch (it ran to the end). Returns the GPU-seconds
+ * lost, or a negative -SIM_E* from the driver (nothing changed then). */
+static double release_running(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause, int *rc)
+{
+	double lost = 0;
+	*rc = 0;
+	if (cause == SIM_STOP_COMPLETED || cause == SIM_STOP_FAILED) {
+		job->ckpt_overhead_s += (double)ckpt_count(job, remaining_work(e, job)) *
+					sim_time_to_s(e->p.cost.ckpt_overhead_ns);
+	} else {
+		struct sim_stop_measure m = { 0 };
+		if ((*rc = e->p.driver.ops->stop(e->p.driver.priv, e, job, &m)))
+			return 0;
+		lost = stop_progress(e, job, &m);
 	}
 	q_touch(e, job->queue);
 	struct sim_queue_acct *qa = &e->qacct[job->queue];
-	qa->preempted++;
-	if (by != job)
-		e->qacct[by->queue].caused++, by->preemptions_caused++;
-	job->preemptions++;
-	e->ctr.preemptions++;
-	if (!vp->requeue) {
-		job->state = SIM_JOB_PREEMPTED_OUT;
+	qa->gpus -= quota_gpus(e, job);
+	if (cause != SIM_STOP_COMPLETED && cause != SIM_STOP_FAILED)
+		qa->lost_gpu_s += lost;
+	/* The release empties the alloc; the flavor it ran on stays for the results
+	 * (a "*" request has no other record of it). */
+	int32_t ran_on = job->alloc.flavor;
+	sim_cluster_release(e->p.cluster, &job->alloc, sim_job_opt(e->p.trace, job, job->opt_chosen)->req);
+	job->alloc.flavor = ran_on;
+	job->finish_ev = 0;
+	job->lost_gpu_s += lost;
+	job->held_s += sim_time_to_s(e->now - job->last_start_ns);
+	e->n_running--;
+	running_remove(e, job->idx);
+	return lost;
+}
+
+/* The counters of one stop, by cause (a preemption also counts for its preemptor). */
+static void count_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause,
+		       const struct victim_proposal *vp)
+{
+	struct sim_queue_acct *qa = &e->qacct[job->queue];
+	if (cause == SIM_STOP_PREEMPTED) {
+		struct sim_job *by = &e->p.trace->jobs[vp->preemptor];
+		qa->preempted++;
+		if (by != job) { /* a quota shrink has no preemptor (the victim is named twice) */
+			e->qacct[by->queue].caused++;
+			by->preemptions_caused++;
+		}
+		job->preemptions++;
+		e->ctr.preemptions++;
+	} else if (cause == SIM_STOP_CAPACITY_REMOVED) {
+		job->interruptions++;
+		e->ctr.interruptions++;
+	} else if (cause == SIM_STOP_PENDING_TIMEOUT) {
+		e->ctr.pending_timeouts++;
+	}
+}
+
+static void log_stop(struct sim_engine *e, const struct sim_job *job, enum sim_stop_cause cause, int was_running,
+		     int requeue, const struct victim_proposal *vp, double lost)
+{
+	const struct sim_trace *t = e->p.trace;
+	FILE *f = e->p.log;
+	double now_s = sim_time_to_s(e->now);
+	switch (cause) {
+	case SIM_STOP_COMPLETED:
+		log_event(e, job, LOG_FINISH);
+		break;
+	case SIM_STOP_FAILED:
+		fprintf(f, "[%.3f] job=%s event=failed\n", now_s, sim_job_id(t, job));
+		break;
+	case SIM_STOP_PENDING_TIMEOUT:
+		fprintf(f, "[%.3f] job=%s event=timeout waited_s=%.3f\n", now_s, sim_job_id(t, job),
+			sim_time_to_s(e->now - job->pending_from_ns));
+		break;
+	case SIM_STOP_CAPACITY_REMOVED:
+		fprintf(f, "[%.3f] job=%s event=interrupt reason=capacity_removed lost_gpu_s=%.3f\n", now_s,
+			sim_job_id(t, job), lost);
+		break;
+	default:
+		fprintf(f, "[%.3f] job=%s event=preempt by=%s reason=%s lost_gpu_s=%.3f%s%s\n", now_s,
+			sim_job_id(t, job), sim_job_id(t, &t->jobs[vp->preemptor]),
+			sim_preempt_reason_name((enum sim_preempt_reason)vp->reason), lost,
+			was_running ? "" : " (not started)", requeue ? "" : " final=preempted_out");
+	}
+}
+
+/* The one transition out of running or queued (sim/hooks.h, on_stop), whatever
+ * stopped the job: releases what it holds, accounts the work lost and saved,
+ * queues it again (requeue) or ends it, logs, records a preemption's decision,
+ * notifies. A queued job (held quota but no nodes, or timed out) loses nothing.
+ * vp: the preemption (cause SIM_STOP_PREEMPTED), else NULL. */
+static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause, int requeue,
+		    const struct victim_proposal *vp)
+{
+	int was_running = job->state == SIM_JOB_RUNNING, rc = 0;
+	double lost = 0;
+	if (was_running) {
+		lost = release_running(e, job, cause, &rc);
+		if (rc)
+			return rc;
+	} else {
+		withdraw_proposal(e, job);
+		q_touch(e, job->queue);
+	}
+	count_stop(e, job, cause, vp);
+	struct sim_queue_acct *qa = &e->qacct[job->queue];
+	if (requeue && was_running) {
+		job->state = SIM_JOB_QUEUED;
+		qa->pending++;
+		e->n_queued++;
+	} else if (!requeue) {
+		job->state = final_state(cause);
 		job->end_ns = e->now;
-		qa->pending--;
-		e->n_queued--;
 		e->n_done++;
+		if (!was_running) {
+			qa->pending--;
+			e->n_queued--;
+		}
 	}
 	if (e->p.log)
-		fprintf(e->p.log, "[%.3f] job=%s event=preempt by=%s reason=%s lost_gpu_s=0.000 (not started)%s\n",
-			sim_time_to_s(e->now), sim_job_id(t, job), sim_job_id(t, by),
-			sim_preempt_reason_name((enum sim_preempt_reason)vp->reason),
-			vp->requeue ? "" : " final=preempted_out");
-	struct sim_decision d = { .t = e->now, .preemptor = vp->preemptor, .victim = vp->victim,
-				  .reason = vp->reason, .requeued = vp->requeue, .lost_gpu_s = 0 };
-	int rc = record_decision(e, &d);
-	if (!rc)
-		NOTIFY(e, on_preempt, job);
-	return rc;
+		log_stop(e, job, cause, was_running, requeue, vp, lost);
+	if (vp) {
+		struct sim_decision d = { .t = e->now, .preemptor = vp->preemptor, .victim = vp->victim,
+					  .reason = vp->reason, .requeued = vp->requeue, .lost_gpu_s = lost };
+		if ((rc = record_decision(e, &d)))
+			return rc;
+	}
+	notify_stop(e, job, cause);
+	return 0;
 }
 
 static int apply_preemption(struct sim_engine *e, const struct victim_proposal *vp)
 {
-	struct sim_trace *t = e->p.trace;
-	struct sim_job *job = &t->jobs[vp->victim], *by = &t->jobs[vp->preemptor];
-	if (job->state == SIM_JOB_QUEUED)
-		return evict_queued(e, vp);
-	if (job->state != SIM_JOB_RUNNING)
+	struct sim_job *job = &e->p.trace->jobs[vp->victim];
+	if (job->state != SIM_JOB_RUNNING && job->state != SIM_JOB_QUEUED)
 		return 0; /* ended earlier in this pass */
-	struct sim_stop_measure m = { 0 };
-	int rc = e->p.driver.ops->stop(e->p.driver.priv, e, job, &m);
-	if (rc)
-		return rc;
-	double lost = stop_progress(e, job, &m);
-	const struct sim_job_option *o = sim_job_opt(t, job, job->opt_chosen);
-	q_touch(e, job->queue);
-	struct sim_queue_acct *qa = &e->qacct[job->queue];
-	qa->gpus -= quota_gpus(e, job);
-	qa->lost_gpu_s += lost;
-	qa->preempted++;
-	if (by != job) /* a quota shrink has no preemptor (the victim is named twice) */
-		e->qacct[by->queue].caused++;
-	int32_t ran_on = job->alloc.flavor;
-	sim_cluster_release(e->p.cluster, &job->alloc, o->req);
-	job->alloc.flavor = ran_on;
-	job->finish_ev = 0;
-	job->preemptions++;
-	job->lost_gpu_s += lost;
-	job->held_s += sim_time_to_s(e->now - job->last_start_ns);
-	if (by != job)
-		by->preemptions_caused++;
-	e->n_running--;
-	running_remove(e, job->idx);
-	e->ctr.preemptions++;
-	if (vp->requeue) {
-		job->state = SIM_JOB_QUEUED;
-		qa->pending++;
-		e->n_queued++;
-	} else {
-		job->state = SIM_JOB_PREEMPTED_OUT;
-		job->end_ns = e->now;
-		e->n_done++;
-	}
-	if (e->p.log)
-		fprintf(e->p.log, "[%.3f] job=%s event=preempt by=%s reason=%s lost_gpu_s=%.3f%s\n",
-			sim_time_to_s(e->now), sim_job_id(t, job), sim_job_id(t, by),
-			sim_preempt_reason_name((enum sim_preempt_reason)vp->reason), lost,
-			vp->requeue ? "" : " final=preempted_out");
-	struct sim_decision d = { .t = e->now, .preemptor = vp->preemptor, .victim = vp->victim,
-				  .reason = vp->reason, .requeued = vp->requeue, .lost_gpu_s = lost };
-	if ((rc = record_decision(e, &d)))
-		return rc;
-	NOTIFY(e, on_preempt, job);
-	return 0;
+	return stop_job(e, job, SIM_STOP_PREEMPTED, vp->requeue, vp);
 }
 
 /* ---- capacity over time ---- */
 
 /* A running job whose nodes were removed (docs/design.md section 3, node failure): it
- * keeps the work up to its last checkpoint, loses the rest, and is queued again
- * (policies see it through on_preempt, as a victim without a preemptor). */
+ * keeps the work up to its last checkpoint, loses the rest, and is queued again. */
 static int interrupt_job(struct sim_engine *e, struct sim_job *job)
 {
-	struct sim_trace *t = e->p.trace;
-	struct sim_stop_measure m = { 0 };
-	int rc = e->p.driver.ops->stop(e->p.driver.priv, e, job, &m);
-	if (rc)
-		return rc;
-	double lost = stop_progress(e, job, &m);
-	q_touch(e, job->queue);
-	struct sim_queue_acct *qa = &e->qacct[job->queue];
-	qa->gpus -= quota_gpus(e, job);
-	qa->lost_gpu_s += lost;
-	int32_t ran_on = job->alloc.flavor;
-	sim_cluster_release(e->p.cluster, &job->alloc, sim_job_opt(t, job, job->opt_chosen)->req);
-	job->alloc.flavor = ran_on;
-	job->finish_ev = 0;
-	job->interruptions++;
-	job->lost_gpu_s += lost;
-	job->held_s += sim_time_to_s(e->now - job->last_start_ns);
-	e->n_running--;
-	running_remove(e, job->idx);
-	e->ctr.interruptions++;
-	job->state = SIM_JOB_QUEUED;
-	qa->pending++;
-	e->n_queued++;
-	if (e->p.log)
-		fprintf(e->p.log, "[%.3f] job=%s event=interrupt reason=capacity_removed lost_gpu_s=%.3f\n",
-			sim_time_to_s(e->now), sim_job_id(t, job), lost);
-	NOTIFY(e, on_preempt, job);
-	return 0;
+	return stop_job(e, job, SIM_STOP_CAPACITY_REMOVED, 1, NULL);
 }
 
 /* 1 if the job holds one of the marked nodes of its flavor. */
@@ -1161,11 +1231,13 @@ static int capacity_start(struct sim_engine *e)
  * capacity has run). */
 static int only_endless_events_left(const struct sim_engine *e)
 {
-	if (!e->n_stock_models || e->next_submit < e->p.trace->n_jobs || e->n_running)
+	if (!(e->n_stock_models || e->n_tickers) || e->next_submit < e->p.trace->n_jobs || e->n_running)
 		return 0;
-	if (sim_evq_size(e->evq) > e->n_stock_models)
+	if (sim_evq_size(e->evq) > e->n_stock_models + e->n_tickers)
 		return 0;
-	return e->n_queued == 0 || e->n_out_of_stock == 0;
+	/* Ticks change no capacity: with nothing running and nothing to come, a job
+	 * still queued can never start. */
+	return !e->n_stock_models || e->n_queued == 0 || e->n_out_of_stock == 0;
 }
 
 /* One pass: the driving policy proposes; victims stop first, then the starts. */
@@ -1283,7 +1355,7 @@ int sim_engine_run(struct sim_engine *e)
 	e->sample_ns = e->p.sample_ns;
 	if (e->p.progress)
 		sim_tick_init(&e->progress_tick, SIM_PROGRESS_PERIOD_S, sim_tick_monotonic_s, NULL);
-	if ((rc = capacity_start(e)))
+	if ((rc = capacity_start(e)) || (rc = ticks_start(e)))
 		return rc;
 	for (;;) {
 		sim_time_t t = next_time(e);

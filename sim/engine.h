@@ -7,8 +7,8 @@
  * run one decision pass (the order policy's pick). Time never goes backwards.
  *
  * The driver owns the clock and job execution. The virtual driver (sim/drv_virtual.c)
- * jumps the clock and schedules each job's EV_FINISH itself; a real driver (gpu_exec/)
- * sleeps on the wall clock and posts EV_FINISH when a workload ends.
+ * jumps the clock and tells the engine when each job ends (sim_engine_job_ends); a
+ * real driver (gpu_exec/) sleeps on the wall clock and tells it when a workload ended.
  */
 #ifndef SIM_ENGINE_H
 #define SIM_ENGINE_H
@@ -32,9 +32,6 @@ struct sim_stop_measure {
 	uint32_t ckpts;
 };
 
-/* EV_FINISH with this arg: the job's workload failed (a real driver); the job ends
- * SIM_JOB_FAILED and is not run again. */
-#define SIM_FINISH_FAILED 1
 
 struct sim_driver_ops {
 	const char *name;
@@ -42,12 +39,13 @@ struct sim_driver_ops {
 	sim_time_t (*now)(void *priv);
 	/* Advance towards t (SIM_TIME_MAX: nothing is scheduled; wait for running jobs).
 	 * Returns when the clock reached t or when the driver posted an earlier event
-	 * with sim_engine_post(). Returns 0 or -SIM_E*. */
+	 * with sim_engine_job_ends(). Returns 0 or -SIM_E*. */
 	int (*advance)(void *priv, struct sim_engine *e, sim_time_t t);
-	/* Starts a placed job (alloc and runtime_ns set). The virtual driver posts its
-	 * EV_FINISH at now + runtime_ns and stores the id in job->finish_ev. */
+	/* Starts a placed job (alloc and runtime_ns set). The virtual driver calls
+	 * sim_engine_job_ends(now + runtime_ns). */
 	int (*start)(void *priv, struct sim_engine *e, struct sim_job *job);
-	/* Stops a running job before its end (preemption, failure): no EV_FINISH follows.
+	/* Stops a running job before its end (preemption, failure): the driver withdraws
+	 * its end (sim_engine_job_end_cancel).
 	 * A driver that measures what the job did fills *m (m->measured = 1); the
 	 * virtual driver leaves it zeroed and the engine derives it from time. */
 	int (*stop)(void *priv, struct sim_engine *e, struct sim_job *job, struct sim_stop_measure *m);
@@ -166,9 +164,13 @@ void sim_engine_destroy(struct sim_engine *e); /* NULL is a no-op */
 /* Runs to the end: no events, no submits left, and no job can start. Jobs left
  * queued or running end as SIM_JOB_UNFINISHED. Returns 0 or -SIM_E*. */
 int sim_engine_run(struct sim_engine *e);
-/* Posts an event (drivers: a real workload ended). Same contract as sim_evq_push. */
-int sim_engine_post(struct sim_engine *e, const struct sim_event *ev, uint64_t *id_out);
-void sim_engine_cancel(struct sim_engine *e, uint64_t id);
+/* Drivers: the running job's run ends at trace time t (>= now), completed or
+ * (failed, real drivers) failed. The engine queues its own EV_FINISH, which goes
+ * through the one stop transition like every other stop; job->finish_ev keeps its
+ * id. Returns 0 or -SIM_E*. sim_engine_job_end_cancel withdraws it (the driver
+ * stops the job before that end). */
+int sim_engine_job_ends(struct sim_engine *e, struct sim_job *job, sim_time_t t, int failed);
+void sim_engine_job_end_cancel(struct sim_engine *e, struct sim_job *job);
 const struct sim_timeseries *sim_engine_timeseries(const struct sim_engine *e);
 const struct sim_engine_counters *sim_engine_counters(const struct sim_engine *e);
 const struct sim_view *sim_engine_view(const struct sim_engine *e);
@@ -221,6 +223,13 @@ const struct sim_policy *sim_view_policy(const struct sim_view *v, enum sim_poli
  * calls on_event(handle) of family fam's policy, in phase EV_CAPACITY. Returns 0
  * or -SIM_E*. */
 int sim_view_post_event(const struct sim_view *v, sim_time_t t, enum sim_policy_family fam, uint32_t handle);
+
+/* Order keys (sim/hooks.h, order_key): an order policy whose keys of queued jobs
+ * may have changed (usage decayed at a tick, a start or stop moved a user's
+ * usage) calls sim_view_order_changed; whoever keeps jobs sorted by those keys
+ * compares sim_view_order_gen at the start of its pass and re-keys when it moved. */
+void sim_view_order_changed(const struct sim_view *v);
+uint64_t sim_view_order_gen(const struct sim_view *v);
 
 /* Proposes to start a queued job. On success its capacity is taken at once, so
  * later proposals in the same pass see it; the engine starts every accepted

@@ -13,8 +13,15 @@ const char *sim_preempt_reason_name(enum sim_preempt_reason r)
 {
 	static const char *const names[SIM_PR_COUNT_] = { "in_queue", "cohort_reclamation",
 							  "cohort_reclaim_while_borrowing",
-							  "cohort_fair_sharing", "quota_shrink" };
+							  "cohort_fair_sharing", "quota_shrink", "order" };
 	return (unsigned)r < SIM_PR_COUNT_ ? names[r] : "invalid";
+}
+
+const char *sim_stop_cause_name(enum sim_stop_cause c)
+{
+	static const char *const names[SIM_STOP_COUNT_] = { "completed", "failed", "preempted", "capacity_removed",
+							    "pending_timeout" };
+	return (unsigned)c < SIM_STOP_COUNT_ ? names[c] : "invalid";
 }
 
 int sim_policy_ops_validate(const struct sim_policy_ops *ops, struct sim_diag *diag)
@@ -29,7 +36,9 @@ int sim_policy_ops_validate(const struct sim_policy_ops *ops, struct sim_diag *d
 		return sim_diag_add(diag, ops->name, "an order policy must have pick"), -SIM_EINVAL;
 	if (ops->family == SIM_FAM_QUOTA && !ops->admit)
 		return sim_diag_add(diag, ops->name, "a quota policy must have admit"), -SIM_EINVAL;
-	if (ops->tick_period < 0 || (ops->tick_period > 0 && !ops->on_tick))
-		return sim_diag_add(diag, ops->name, "tick_period needs on_tick"), -SIM_EINVAL;
+	if ((ops->provides & SIM_CAP_ORDER_KEY) && !ops->order_key)
+		return sim_diag_add(diag, ops->name, "SIM_CAP_ORDER_KEY needs order_key"), -SIM_EINVAL;
+	if ((ops->provides & SIM_CAP_OWN_PASS) && !ops->pick)
+		return sim_diag_add(diag, ops->name, "SIM_CAP_OWN_PASS needs pick"), -SIM_EINVAL;
 	return 0;
 }

@@ -47,12 +47,12 @@ static struct sim_job *job_by_id(struct sim_trace *t, const char *id)
 }
 
 /* Fallback policies by name, for the cohort policy to read (sim_view_policy): it
- * chooses flavors itself, so the tables need no hooks. Stubs keep these tests
+ * chooses flavors itself, from their capability bits, so the tables need no hooks. Stubs keep these tests
  * independent of policies/fallback.c. */
 static const struct sim_policy_ops fb_stubs[] = {
-	{ .name = "strict", .family = SIM_FAM_FALLBACK },
-	{ .name = "fungible", .family = SIM_FAM_FALLBACK },
-	{ .name = "first_fit", .family = SIM_FAM_FALLBACK },
+	{ .name = "strict", .family = SIM_FAM_FALLBACK, .provides = SIM_CAP_FB_STRICT },
+	{ .name = "fungible", .family = SIM_FAM_FALLBACK, .provides = SIM_CAP_FB_FUNGIBLE },
+	{ .name = "first_fit", .family = SIM_FAM_FALLBACK, .provides = SIM_CAP_FB_FIRST_FIT },
 };
 
 static const struct sim_policy_ops *fb_stub(const char *name)

@@ -534,7 +534,7 @@ static void test_capacity_config_errors(void)
 			    "bad_cap2.csv:1: expected the header time_s,flavor,nodes or time_s,flavor,delta");
 }
 
-/* deadline and cost need quota none; fungible needs a quota policy (runner check). */
+/* fungible needs a quota policy that runs its own pass (the stack validator). */
 static void test_fallback_policy_combinations(void)
 {
 	const char *tr = tu_write_file("comb.csv", "id,submit_s,duration_s\nj,0,1\n");
@@ -548,7 +548,8 @@ static void test_fallback_policy_combinations(void)
 	char args[512];
 	snprintf(args, sizeof args, "run %s", p);
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, "expected a quota policy (cohort or hard) with fallback fungible"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "$.policies.fallback: fallback fungible needs a quota policy, one of "
+					   "cohort, hard (Kueue's flavor fungibility is part of its quota cycle), got none"));
 	free(out);
 }
 

@@ -42,9 +42,10 @@ static void test_policy_validate_refuses_bad_tables(void)
 	struct sim_policy_ops bad_name = fifo_policy_ops;
 	bad_name.name = "Fifo-2";
 	CU_ASSERT_EQUAL(sim_policy_ops_validate(&bad_name, &d), -SIM_EINVAL);
-	struct sim_policy_ops tick = fifo_policy_ops;
-	tick.tick_period = 5;
-	CU_ASSERT_EQUAL(sim_policy_ops_validate(&tick, &d), -SIM_EINVAL);
+	struct sim_policy_ops keyless = fifo_policy_ops;
+	keyless.order_key = NULL; /* claims SIM_CAP_ORDER_KEY without the hook */
+	CU_ASSERT_EQUAL(sim_policy_ops_validate(&keyless, &d), -SIM_EINVAL);
+	CU_ASSERT(sim_diag_contains(&d, "needs order_key"));
 	sim_diag_fini(&d);
 }
 
