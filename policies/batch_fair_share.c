@@ -45,7 +45,7 @@ struct bfs {
 	double reservation;     /* computeReservation, percent */
 	size_t n;
 	struct bfs_share *s;
-	uint32_t *held_mgpu;    /* per job: GPUs counted for it while it runs, 0 = not running */
+	struct fs_held *held;   /* per job: whether it runs and the GPUs counted for it */
 	sim_qty_t running_mgpu; /* all shares */
 	int standalone;
 	const struct sim_view *v;
@@ -123,17 +123,19 @@ static int bfs_init(struct sim_policy *pol, const struct sim_policy_env *env, co
 	if (!b)
 		return -SIM_ENOMEM;
 	pol->priv = b;
-	const struct sim_trace *t = sim_view_trace(env->view);
-	b->v = env->view;
 	int bad = sim_policy_params_check_keys(env, params, keys, diag);
 	bad |= fs_param_account_by(env, params, "shareIdentifier", &b->by, diag);
 	bad |= sim_policy_param_double(env, params, "shareDecaySeconds", 0, BFS_DECAY_MAX_S, &b->decay_s, diag);
 	bad |= sim_policy_param_double(env, params, "computeReservation", 0, 99, &b->reservation, diag);
+	if (bad || !env || !env->view) /* share names need the trace */
+		return bad ? -SIM_EPARSE : -SIM_EINVAL;
+	const struct sim_trace *t = sim_view_trace(env->view);
+	b->v = env->view;
 	b->by = fs_account_by_resolve(b->by, t);
 	b->n = fs_account_count(b->by, t);
 	b->s = calloc(b->n, sizeof *b->s);
-	b->held_mgpu = calloc(t->n_jobs ? t->n_jobs : 1, sizeof *b->held_mgpu);
-	if (!b->s || !b->held_mgpu)
+	b->held = calloc(t->n_jobs ? t->n_jobs : 1, sizeof *b->held);
+	if (!b->s || !b->held)
 		return -SIM_ENOMEM;
 	for (size_t i = 0; i < b->n; i++) {
 		b->s[i].weight = 1.0;
@@ -160,7 +162,7 @@ static void bfs_fini(struct sim_policy *pol)
 		if (b->standalone)
 			share_queue_fini(&b->q);
 		free(b->s);
-		free(b->held_mgpu);
+		free(b->held);
 	}
 	free(b);
 	pol->priv = NULL;
@@ -201,8 +203,10 @@ static void bfs_on_start(struct sim_policy *pol, const struct sim_view *v, const
 	s->queued--;
 	s->running++;
 	fs_recent_change(&s->use, sim_view_now(v), b->decay_s, g);
-	b->held_mgpu[job->idx] = (uint32_t)g;
+	b->held[job->idx] = (struct fs_held){ .mgpu = g, .running = 1 };
 	b->running_mgpu += g;
+	if (!b->standalone)
+		sim_view_order_changed(v); /* its share's usage grew */
 }
 
 /* A job left the running or the queued set; after the call its state says whether it is
@@ -210,12 +214,12 @@ static void bfs_on_start(struct sim_policy *pol, const struct sim_view *v, const
 static void job_stopped(struct bfs *b, const struct sim_view *v, const struct sim_job *job)
 {
 	struct bfs_share *s = &b->s[share_of(v, b, job)];
-	sim_qty_t held = b->held_mgpu[job->idx];
-	if (held) {
+	struct fs_held *jh = &b->held[job->idx];
+	if (jh->running) {
 		s->running--;
-		fs_recent_change(&s->use, sim_view_now(v), b->decay_s, -held);
-		b->running_mgpu -= held;
-		b->held_mgpu[job->idx] = 0;
+		fs_recent_change(&s->use, sim_view_now(v), b->decay_s, -jh->mgpu);
+		b->running_mgpu -= jh->mgpu;
+		*jh = (struct fs_held){ 0 };
 		s->last_end_ns = sim_view_now(v);
 		if (job->state == SIM_JOB_QUEUED)
 			enqueue(b, v, job);
@@ -225,28 +229,26 @@ static void job_stopped(struct bfs *b, const struct sim_view *v, const struct si
 	}
 }
 
-static void bfs_on_finish(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
+/* After the stop transition: job->state == SIM_JOB_QUEUED means requeued. */
+static void bfs_on_stop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+			enum sim_stop_cause cause)
 {
-	job_stopped(pol->priv, v, job);
-}
-
-static void bfs_on_preempt(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
-{
-	job_stopped(pol->priv, v, job);
-}
-
-static void bfs_on_drop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
-{
-	job_stopped(pol->priv, v, job);
+	(void)cause;
+	struct bfs *b = pol->priv;
+	job_stopped(b, v, job);
+	if (!b->standalone)
+		sim_view_order_changed(v); /* its share's usage fell: re-rank the quota policy's queues */
 }
 
 /* ---- ranking ---- */
 
-static double share_usage(struct bfs *b, uint32_t share, sim_qty_t extra_mgpu)
+/* weightFactor x usage at now, plus extra_mgpu held (proposed in this pass). Reads only:
+ * the average is brought to now on a copy. */
+static double share_usage(const struct bfs *b, uint32_t share, sim_qty_t extra_mgpu)
 {
-	struct bfs_share *s = &b->s[share];
-	fs_recent_advance(&s->use, sim_view_now(b->v), b->decay_s);
+	const struct bfs_share *s = &b->s[share];
 	struct fs_recent r = s->use;
+	fs_recent_advance(&r, sim_view_now(b->v), b->decay_s);
 	r.running_mgpu += extra_mgpu;
 	return fs_batch_usage(&r, s->weight, b->decay_s);
 }
@@ -293,15 +295,23 @@ static int bfs_pick(struct sim_policy *pol, const struct sim_view *v, struct sim
 	return share_queue_pick(&b->q, v, out, &ops, b);
 }
 
+/* Under a quota policy: (share usage, -schedulingPriority); ties by whoever sorts. */
+static void bfs_order_key(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
+			  struct sim_order_key *out)
+{
+	const struct bfs *b = pol->priv;
+	*out = (struct sim_order_key){ { share_usage(b, share_of(v, b, job), 0), -(double)job->priority, 0 } };
+}
+
 const struct sim_policy_ops batch_fair_share_policy_ops = {
 	.name = "batch_fair_share",
 	.family = SIM_FAM_ORDER,
+	.provides = SIM_CAP_ORDER_KEY,
 	.init = bfs_init,
 	.fini = bfs_fini,
 	.on_submit = bfs_on_submit,
 	.on_start = bfs_on_start,
-	.on_finish = bfs_on_finish,
-	.on_preempt = bfs_on_preempt,
-	.on_drop = bfs_on_drop,
+	.on_stop = bfs_on_stop,
 	.pick = bfs_pick,
+	.order_key = bfs_order_key,
 };

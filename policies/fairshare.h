@@ -33,6 +33,13 @@ uint32_t fs_account_of(enum fs_account_by by, const struct sim_trace *t, const s
 /* Name of account i ("(none)" for the account of jobs without a user). */
 const char *fs_account_name(enum fs_account_by by, const struct sim_trace *t, size_t i);
 
+/* What a policy counted for a running job, so that its stop takes back exactly that
+ * (a preempted job may have been queued, holding quota, and never counted). */
+struct fs_held {
+	sim_qty_t mgpu;
+	uint8_t running;
+};
+
 /* ---- usage decayed with a half-life (Slurm's PriorityDecayHalfLife) ---- */
 
 /* Accrued usage of one account: GPU-seconds, each decayed by 2^(-age/half_life).

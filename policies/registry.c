@@ -10,6 +10,8 @@ static const struct sim_policy_ops *const registry[] = {
 	&easy_backfill_policy_ops,
 	&independent_policy_ops,
 	&batch_fair_share_policy_ops,
+	&hyperpod_policy_ops,
+	&multifactor_policy_ops,
 	&cohort_policy_ops,
 	&hard_quota_policy_ops,
 	&classical_preempt_policy_ops,

@@ -284,15 +284,248 @@ static void test_fairshare_batch_scheduling_priority(void)
 	sim_trace_destroy(t);
 }
 
+/* 1 when creating order policy `order` with params for trace t fails with a message
+ * containing `needle` (the JSON path and what was expected). */
+static int refused_with(struct sim_trace *t, const char *order, const char *params, const char *needle)
+{
+	struct sim_cluster *c = tu_cluster(1, 8, 1.0, SIM_PLACE_BEST_FIT);
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	struct sim_driver drv;
+	sim_driver_virtual_init(&drv);
+	struct sim_policy pol = { .ops = sim_policy_lookup(SIM_FAM_ORDER, order) };
+	struct sim_engine_params ep = { .trace = t, .cluster = c, .driver = drv };
+	ep.policies[SIM_FAM_ORDER] = &pol;
+	int ok = 0;
+	struct sim_engine *e = sim_trace_bind(t, c, &d) ? NULL : sim_engine_create(&ep);
+	cJSON *pj = cJSON_Parse(params);
+	if (e && pol.ops) {
+		struct sim_policy_env env = { .view = sim_engine_view(e), .file = "exp.json",
+					      .json_path = "$.policies.order" };
+		ok = sim_policy_create(&pol, pol.ops, &env, pj, &d) == -SIM_EPARSE && sim_diag_contains(&d, needle);
+		if (!ok)
+			sim_diag_print(&d, stderr);
+		sim_policy_destroy(&pol);
+	}
+	cJSON_Delete(pj);
+	sim_engine_destroy(e);
+	sim_driver_virtual_fini(&drv);
+	sim_diag_fini(&d);
+	sim_cluster_destroy(c);
+	return ok;
+}
+
 /* Params are checked with their place. */
-static void test_fairshare_batch_params_located(void)
+static void test_fairshare_params_located(void)
 {
 	struct sim_trace *t = two_shares(1, 1, 1, 1);
-	CU_ASSERT_NOT_EQUAL(tu_simulate(t, 1, 1, "batch_fair_share", "{\"computeReservation\": 100}",
-					SIM_PLACE_BEST_FIT), 0);
-	CU_ASSERT_NOT_EQUAL(tu_simulate(t, 1, 1, "batch_fair_share", "{\"shareDecay\": 1}", SIM_PLACE_BEST_FIT), 0);
-	CU_ASSERT_NOT_EQUAL(tu_simulate(t, 1, 1, "batch_fair_share",
-					"{\"shareDistribution\": [{\"shareIdentifier\": \"A\", \"weightFactor\": 0}]}",
+	CU_ASSERT(refused_with(t, "batch_fair_share", "{\"computeReservation\": 100}",
+			       "exp.json: $.policies.order.computeReservation: expected a number in [0, 99], got 100"));
+	CU_ASSERT(refused_with(t, "batch_fair_share", "{\"shareDecay\": 1}",
+			       "exp.json: $.policies.order.shareDecay: expected one of the keys"));
+	CU_ASSERT(refused_with(t, "batch_fair_share",
+			       "{\"shareDistribution\": [{\"shareIdentifier\": \"A\", \"weightFactor\": 0}]}",
+			       "$.policies.order.shareDistribution[0]: weightFactor: expected a number in [0.0001, 999.9999]"));
+	CU_ASSERT(refused_with(t, "multifactor", "{\"account\": \"team\"}",
+			       "$.policies.order.account: expected \"auto\", \"user\" or \"queue\", got \"team\""));
+	CU_ASSERT(refused_with(t, "multifactor", "{\"shares\": {\"A\": -1}}",
+			       "$.policies.order.shares.A: expected a number in [0, 1e+09], got -1"));
+	CU_ASSERT(refused_with(t, "multifactor", "{\"priorityfavorsmall\": 1}",
+			       "$.policies.order.priorityfavorsmall: expected true or false, got 1"));
+	CU_ASSERT(refused_with(t, "hyperpod", "{\"fair_share_weights\": {\"A\": 101}}",
+			       "$.policies.order.fair_share_weights.A: expected a number in [0, 100], got 101"));
+	CU_ASSERT(refused_with(t, "hyperpod", "{\"priority_classes\": [{\"name\": \"x\", \"weight\": 5}]}",
+			       "$.policies.order.priority_classes[0]: expected {\"name\": string"));
+	sim_trace_destroy(t);
+}
+
+/* ---- under the cohort quota policy: the order policy ranks jobs inside each queue ---- */
+
+/* A job of queue q by user `user` (the account or share identifier). */
+static void add_user_job(struct sim_trace *t, const char *id, double submit_s, double duration_s, int gpus,
+			 const char *user, int priority)
+{
+	size_t row = tu_trace_add(t, id, submit_s, duration_s, (sim_qty_t)gpus * SIM_MILLI, "f", priority);
+	t->jobs[row].queue = sim_trace_intern_queue(t, "q");
+	t->jobs[row].user = sim_trace_intern_user(t, user);
+}
+
+/* Runs the finished trace t on one node of `gpus` GPUs under cohort, one queue "q" of
+ * nominal `gpus`, ranked by order policy `order` (params JSON or NULL). Returns the
+ * engine's result. */
+static int run_under_cohort(struct sim_trace *t, int gpus, const char *order, const char *order_params)
+{
+	char quota[512];
+	snprintf(quota, sizeof quota,
+		 "{\"name\": \"cohort\", \"cohorts\": [{\"name\": \"co\", \"parent\": null}],"
+		 " \"queues\": [{\"name\": \"q\", \"cohort\": \"co\", \"quota\": {\"f\": {\"gpu\": {\"nominal\": %d}}}}],"
+		 " \"unlisted_queues\": {\"cohort\": null}}",
+		 gpus);
+	struct sim_cluster *c = tu_cluster(1, gpus, 1.0, SIM_PLACE_BEST_FIT);
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	d.echo = stderr;
+	int rc = sim_trace_bind(t, c, &d);
+	struct sim_driver drv;
+	sim_driver_virtual_init(&drv);
+	struct sim_policy pol[SIM_FAM_COUNT_] = { 0 };
+	struct sim_engine_params ep = { .trace = t, .cluster = c, .driver = drv };
+	pol[SIM_FAM_ORDER].ops = sim_policy_lookup(SIM_FAM_ORDER, order);
+	pol[SIM_FAM_QUOTA].ops = sim_policy_lookup(SIM_FAM_QUOTA, "cohort");
+	ep.policies[SIM_FAM_ORDER] = &pol[SIM_FAM_ORDER];
+	ep.policies[SIM_FAM_QUOTA] = &pol[SIM_FAM_QUOTA];
+	struct sim_engine *e = rc ? NULL : sim_engine_create(&ep);
+	const char *params[2] = { order_params, quota };
+	for (int f = 0; e && !rc && f < 2; f++) {
+		cJSON *pj = params[f] ? cJSON_Parse(params[f]) : NULL;
+		struct sim_policy_env env = { .view = sim_engine_view(e), .file = "test",
+					      .json_path = f ? "$.policies.quota" : "$.policies.order" };
+		rc = sim_policy_create(&pol[f], pol[f].ops, &env, pj, &d);
+		cJSON_Delete(pj);
+	}
+	if (e && !rc)
+		rc = sim_engine_run(e);
+	for (int f = 0; f < 2; f++)
+		if (pol[f].ops)
+			sim_policy_destroy(&pol[f]);
+	sim_engine_destroy(e);
+	sim_driver_virtual_fini(&drv);
+	sim_diag_fini(&d);
+	sim_cluster_destroy(c);
+	return rc;
+}
+
+/* On 1 GPU: u0 of user A runs 0..100; a1 (A, at 10) and b1 (B, at 20) wait. */
+static struct sim_trace *a_ran_then_both_wait(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	add_user_job(t, "a0", 0, 100, 1, "A", 0);
+	add_user_job(t, "a1", 10, 100, 1, "A", 0);
+	add_user_job(t, "b1", 20, 100, 1, "B", 0);
+	tu_trace_finish(t);
+	return t;
+}
+
+/* Slurm, alone. Calculation every 300 s: no calculation before 100, every priority is
+ * w_fairshare x 1 + 0 (age counts from the last calculation, time 0): equal, so the
+ * earlier submit a1 starts at 100. Calculation every 50 s: at 50, A used 50 GPU-s (decay
+ * over 50 s of a 7-day half-life is negligible) and B nothing: U_A = 1, S_A = 1/2,
+ * F_A = 2^-2 = 0.25, F_B = 1; priorities floor(1000 x 40/604800 + 2500) = 2500 for a1 and
+ * floor(1000 x 30/604800 + 10000) = 10000 for b1: b1 starts at 100. */
+static void test_fairshare_multifactor_order_flips_at_calc(void)
+{
+	struct sim_trace *t = a_ran_then_both_wait();
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 1, "multifactor", "{\"prioritycalcperiod\": 300}",
+					  SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "a1"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "b1"), 200, 1e-9);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 1, "multifactor", "{\"prioritycalcperiod\": 50}",
+					  SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "b1"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "a1"), 200, 1e-9);
+	/* Without the fair-share weight, age alone: the older a1 first. */
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 1, "multifactor",
+					  "{\"prioritycalcperiod\": 50, \"priorityweightfairshare\": 0,"
+					  " \"priorityweightage\": 100000000}", SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "a1"), 100, 1e-9);
+	sim_trace_destroy(t);
+}
+
+/* Job size: on 4 GPUs a 4-GPU blocker runs 0..100; small (1 GPU, at 1) and big (4 GPUs,
+ * at 2) wait. Size weight 1000 alone: big 1000 x 4/4 = 1000 beats small 250; favouring
+ * small jobs, small 750 beats big 0. */
+static void test_fairshare_multifactor_job_size(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	add_job(t, "blocker", 0, 100, 4, "A", 0);
+	add_job(t, "small", 1, 100, 1, "A", 0);
+	add_job(t, "big", 2, 100, 4, "A", 0);
+	tu_trace_finish(t);
+	const char *base = "{\"prioritycalcperiod\": 10, \"priorityweightage\": 0, \"priorityweightfairshare\": 0,"
+			   " \"priorityweightjobsize\": 1000";
+	char params[256];
+	snprintf(params, sizeof params, "%s}", base);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 4, "multifactor", params, SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "big"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "small"), 200, 1e-9);
+	snprintf(params, sizeof params, "%s, \"priorityfavorsmall\": true}", base);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 4, "multifactor", params, SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "small"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "big"), 200, 1e-9); /* it waits for small's GPU */
+	sim_trace_destroy(t);
+}
+
+/* The same flip inside one cohort queue, accounts by user. */
+static void test_fairshare_multifactor_under_cohort(void)
+{
+	struct sim_trace *t = a_ran_then_both_wait();
+	CU_ASSERT_EQUAL_FATAL(run_under_cohort(t, 1, "multifactor", "{\"prioritycalcperiod\": 50}"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "b1"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "a1"), 200, 1e-9);
+	CU_ASSERT_EQUAL_FATAL(run_under_cohort(t, 1, "multifactor", "{\"prioritycalcperiod\": 300}"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "a1"), 100, 1e-9);
+	sim_trace_destroy(t);
+}
+
+/* AWS Batch inside one cohort queue, share identifier = user: A's recent run puts B first
+ * (decay 3600); with decay 0 both hold nothing at 100 and the earlier a1 goes first. */
+static void test_fairshare_batch_under_cohort(void)
+{
+	struct sim_trace *t = a_ran_then_both_wait();
+	CU_ASSERT_EQUAL_FATAL(run_under_cohort(t, 1, "batch_fair_share", "{\"shareDecaySeconds\": 3600}"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "b1"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "a1"), 200, 1e-9);
+	CU_ASSERT_EQUAL_FATAL(run_under_cohort(t, 1, "batch_fair_share", NULL), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "a1"), 100, 1e-9);
+	/* computeReservation cannot act inside a quota policy: refused. */
+	CU_ASSERT_NOT_EQUAL(run_under_cohort(t, 1, "batch_fair_share", "{\"computeReservation\": 50}"), 0);
+	sim_trace_destroy(t);
+}
+
+/* HyperPod: on 1 GPU `run` holds it 0..100; lo (priority 0, at 1) and hi (priority 5, at 2)
+ * wait. Classes training (weight 50, priority >= 0) and inference (100, >= 5): hi first.
+ * Without classes, first come first served: lo first. */
+#define HP_CLASSES "\"priority_classes\": [{\"name\": \"training\", \"weight\": 50, \"min_priority\": 0}," \
+		   " {\"name\": \"inference\", \"weight\": 100, \"min_priority\": 5}]"
+static struct sim_trace *lo_then_hi(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	add_user_job(t, "run", 0, 100, 1, "A", 0);
+	add_user_job(t, "lo", 1, 100, 1, "A", 0);
+	add_user_job(t, "hi", 2, 100, 1, "A", 5);
+	tu_trace_finish(t);
+	return t;
+}
+
+static void test_fairshare_hyperpod_priority_classes(void)
+{
+	struct sim_trace *t = lo_then_hi();
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 1, "hyperpod", "{" HP_CLASSES "}", SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "hi"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "lo"), 200, 1e-9);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 1, "hyperpod", NULL, SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "lo"), 100, 1e-9);
+	/* Under cohort, inside the queue: the same class order. */
+	CU_ASSERT_EQUAL_FATAL(run_under_cohort(t, 1, "hyperpod", "{" HP_CLASSES "}"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "hi"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "lo"), 200, 1e-9);
+	sim_trace_destroy(t);
+}
+
+/* Fair share of idle compute: teams A (weight 1) and B (weight 3), 20 one-GPU jobs each at 0
+ * on 8 GPUs. GPUs over weight: A B B B A B B B (ties to A's earlier rows): 2 and 6.
+ * fair_share false: first come first served, A's 8 earlier rows. */
+static void test_fairshare_hyperpod_fair_share_weights(void)
+{
+	struct sim_trace *t = two_shares(20, 1, 20, 1);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 8, "hyperpod", "{\"fair_share_weights\": {\"A\": 1, \"B\": 3}}",
+					  SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_EQUAL(started_at(t, "a", 0), 2);
+	CU_ASSERT_EQUAL(started_at(t, "b", 0), 6);
+	CU_ASSERT_EQUAL_FATAL(tu_simulate(t, 1, 8, "hyperpod", "{\"fair_share\": false}", SIM_PLACE_BEST_FIT), 0);
+	CU_ASSERT_EQUAL(started_at(t, "a", 0), 8);
+	CU_ASSERT_EQUAL(started_at(t, "b", 0), 0);
+	CU_ASSERT_NOT_EQUAL(tu_simulate(t, 1, 8, "hyperpod", "{\"fair_share_weights\": {\"A\": 101}}",
 					SIM_PLACE_BEST_FIT), 0);
 	sim_trace_destroy(t);
 }
@@ -311,7 +544,13 @@ static CU_TestInfo fairshare_tests[] = {
 	{ "test_fairshare_batch_compute_reservation_example", test_fairshare_batch_compute_reservation_example },
 	{ "test_fairshare_batch_decay_flips_order", test_fairshare_batch_decay_flips_order },
 	{ "test_fairshare_batch_scheduling_priority", test_fairshare_batch_scheduling_priority },
-	{ "test_fairshare_batch_params_located", test_fairshare_batch_params_located },
+	{ "test_fairshare_params_located", test_fairshare_params_located },
+	{ "test_fairshare_multifactor_order_flips_at_calc", test_fairshare_multifactor_order_flips_at_calc },
+	{ "test_fairshare_multifactor_job_size", test_fairshare_multifactor_job_size },
+	{ "test_fairshare_multifactor_under_cohort", test_fairshare_multifactor_under_cohort },
+	{ "test_fairshare_batch_under_cohort", test_fairshare_batch_under_cohort },
+	{ "test_fairshare_hyperpod_priority_classes", test_fairshare_hyperpod_priority_classes },
+	{ "test_fairshare_hyperpod_fair_share_weights", test_fairshare_hyperpod_fair_share_weights },
 	CU_TEST_INFO_NULL,
 };
 
