@@ -21,7 +21,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-POLICIES = ("fifo", "priority", "easy_backfill", "kueue", "kueue_fs", "fallback")
+POLICIES = ("fifo", "priority", "easy_backfill", "kueue", "kueue_fs", "fallback",
+            "multifactor", "batch_fair_share", "hyperpod")
 # "kueue": the cohort quota policy (Kueue's cycle) with N_QUEUES queues of equal nominal
 # quota in one cohort, lending and borrowing without limits, classical preemption.
 # "kueue_fs": the same with fair sharing (Kueue's default strategies) instead.
@@ -51,6 +52,7 @@ TARGET_2X_JOBS_TIME_RATIO = 2.3
 TARGET_BACKFILL_OVER_FIFO = 3.0
 TARGET_KUEUE_OVER_FIFO = 3.0
 TARGET_FALLBACK_OVER_FIFO = 3.0
+TARGET_FAIRSHARE_OVER_FIFO = 2.0  # multifactor, batch_fair_share, hyperpod alone (issue 15)
 
 # `run NAME: JOBS jobs, EVENTS events, SIM_S s simulated in WALL_S s (EV_PER_S events/s)`,
 # printed on stderr by `gpusched run` (experiments/runner.c). Parsed tolerantly.
@@ -405,6 +407,11 @@ def main():
             if kq and kq2:
                 check("%s wall 2M / 1M" % kv, kq2["wall_s"] / kq["wall_s"],
                       TARGET_2X_JOBS_TIME_RATIO, "x", results)
+        for fs in ("multifactor", "batch_fair_share", "hyperpod"):
+            r = rows.get((fs, sizes[0]))
+            if r:
+                check("%s 1M wall / fifo 1M wall" % fs, r["wall_s"] / f1["wall_s"] if f1 else None,
+                      TARGET_FAIRSHARE_OVER_FIFO, "x", results)
         fb = rows.get(("fallback", sizes[0]))
         check("fallback 1M wall / fifo 1M wall", fb["wall_s"] / f1["wall_s"] if fb and f1 else None,
               TARGET_FALLBACK_OVER_FIFO, "x", results)

@@ -69,10 +69,11 @@ static int parse_classes(const struct sim_policy_env *env, const cJSON *params, 
 		for (const cJSON *f = cJSON_IsObject(it) ? it->child : NULL; f; f = f->next)
 			extra |= strcmp(f->string, "name") && strcmp(f->string, "weight") && strcmp(f->string, "min_priority");
 		if (!cJSON_IsObject(it) || !cJSON_IsString(nm) || extra || !cJSON_IsNumber(w) ||
-		    !(w->valuedouble >= 0 && w->valuedouble <= 100) || !cJSON_IsNumber(mp) ||
+		    !(w->valuedouble >= 0 && w->valuedouble <= 100) || w->valuedouble != floor(w->valuedouble) ||
+		    !cJSON_IsNumber(mp) ||
 		    mp->valuedouble != floor(mp->valuedouble)) {
 			bad |= fs_param_error(env, diag, key,
-					      "expected {\"name\": string, \"weight\": number in [0, 100], "
+					      "expected {\"name\": string, \"weight\": integer in [0, 100], "
 					      "\"min_priority\": integer}");
 			continue;
 		}
