@@ -48,6 +48,11 @@ struct bfs {
 	struct fs_held *held;   /* per job: whether it runs and the GPUs counted for it */
 	sim_qty_t running_mgpu; /* all shares */
 	int standalone;
+	/* Usage enters the key: alone, or under a quota policy when a queue holds several
+	 * share identifiers (by user). With share identifier = queue the quota policy only
+	 * compares jobs of one share, whose usage term is the same: it is left out (0), so
+	 * starts and stops need not re-rank every queue. */
+	int key_usage;
 	const struct sim_view *v;
 };
 
@@ -146,6 +151,7 @@ static int bfs_init(struct sim_policy *pol, const struct sim_policy_env *env, co
 		return rc;
 	bad |= rc;
 	b->standalone = !fs_under_quota(env->view);
+	b->key_usage = b->standalone || b->by != FS_ACCOUNT_QUEUE;
 	if (!b->standalone && b->reservation > 0)
 		bad |= fs_param_error(env, diag, "computeReservation",
 				      "expected 0 under a quota policy (the quota policy decides what is admitted), got %g",
@@ -205,7 +211,7 @@ static void bfs_on_start(struct sim_policy *pol, const struct sim_view *v, const
 	fs_recent_change(&s->use, sim_view_now(v), b->decay_s, g);
 	b->held[job->idx] = (struct fs_held){ .mgpu = g, .running = 1 };
 	b->running_mgpu += g;
-	if (!b->standalone)
+	if (!b->standalone && b->key_usage)
 		sim_view_order_changed(v); /* its share's usage grew */
 }
 
@@ -236,7 +242,7 @@ static void bfs_on_stop(struct sim_policy *pol, const struct sim_view *v, const 
 	(void)cause;
 	struct bfs *b = pol->priv;
 	job_stopped(b, v, job);
-	if (!b->standalone)
+	if (!b->standalone && b->key_usage)
 		sim_view_order_changed(v); /* its share's usage fell: re-rank the quota policy's queues */
 }
 
@@ -300,7 +306,8 @@ static void bfs_order_key(struct sim_policy *pol, const struct sim_view *v, cons
 			  struct sim_order_key *out)
 {
 	const struct bfs *b = pol->priv;
-	*out = (struct sim_order_key){ { share_usage(b, share_of(v, b, job), 0), -(double)job->priority, 0 } };
+	double usage = b->key_usage ? share_usage(b, share_of(v, b, job), 0) : 0;
+	*out = (struct sim_order_key){ { usage, -(double)job->priority, 0 } };
 }
 
 const struct sim_policy_ops batch_fair_share_policy_ops = {

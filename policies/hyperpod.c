@@ -43,6 +43,10 @@ struct hp {
 	struct hp_class cls[HP_MAX_CLASSES];
 	size_t n_cls;
 	int standalone;
+	/* The team score enters the key: alone, or under a quota policy when a queue holds
+	 * several teams (by user). With team = queue the quota policy only compares jobs of
+	 * one team: the score is left out (0) and starts and stops re-rank nothing. */
+	int key_score;
 	const struct sim_view *v;
 };
 
@@ -113,6 +117,7 @@ static int hp_init(struct sim_policy *pol, const struct sim_policy_env *env, con
 	if (bad)
 		return -SIM_EPARSE;
 	h->standalone = !fs_under_quota(env->view);
+	h->key_score = h->fair_share && (h->standalone || h->by != FS_ACCOUNT_QUEUE);
 	return h->standalone ? share_queue_init(&h->q, h->n) : 0;
 }
 
@@ -181,7 +186,7 @@ static void hp_on_start(struct sim_policy *pol, const struct sim_view *v, const 
 	sim_qty_t g = sim_job_opt(sim_view_trace(v), job, opt)->req[SIM_RES_GPU];
 	h->held_mgpu[team_of(h, job)] += g;
 	h->held[job->idx] = (struct fs_held){ .mgpu = g, .running = 1 };
-	if (!h->standalone && h->fair_share)
+	if (!h->standalone && h->key_score)
 		sim_view_order_changed(v); /* its team's score grew */
 }
 
@@ -194,7 +199,7 @@ static void hp_on_stop(struct sim_policy *pol, const struct sim_view *v, const s
 	if (jh->running) {
 		h->held_mgpu[team_of(h, job)] -= jh->mgpu;
 		*jh = (struct fs_held){ 0 };
-		if (!h->standalone && h->fair_share)
+		if (!h->standalone && h->key_score)
 			sim_view_order_changed(v);
 		if (job->state == SIM_JOB_QUEUED)
 			enqueue(h, job); /* requeued: back at its rank */
@@ -215,7 +220,8 @@ static void hp_order_key(struct sim_policy *pol, const struct sim_view *v, const
 {
 	(void)v;
 	const struct hp *h = pol->priv;
-	*out = (struct sim_order_key){ { team_score(h, team_of(h, job), 0), -class_weight(h, job), 0 } };
+	double score = h->key_score ? team_score(h, team_of(h, job), 0) : 0;
+	*out = (struct sim_order_key){ { score, -class_weight(h, job), 0 } };
 }
 
 const struct sim_policy_ops hyperpod_policy_ops = {
