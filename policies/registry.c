@@ -12,6 +12,7 @@ static const struct sim_policy_ops *const registry[] = {
 	&batch_fair_share_policy_ops,
 	&hyperpod_policy_ops,
 	&multifactor_policy_ops,
+	&admission_fair_sharing_policy_ops,
 	&cohort_policy_ops,
 	&hard_quota_policy_ops,
 	&classical_preempt_policy_ops,

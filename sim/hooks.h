@@ -177,6 +177,15 @@ struct sim_policy_ops {
 	 * job, the view and pol->priv, writes *out. */
 	void (*order_key)(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
 			  struct sim_order_key *out);
+	/* on_reserve: order family, optional; a notification. Called by the scheduler
+	 * during its pass (phase 2) each time it reserves for a queued job: a quota
+	 * policy when it books the job's quota (Kueue's "assume", which may come before
+	 * nodes are free), policies/keyed.h when a proposed start is accepted. The job
+	 * is still SIM_JOB_QUEUED. An order policy whose keys depend on admissions
+	 * (Kueue's entry penalty) updates them here and calls sim_view_order_changed;
+	 * the scheduler re-keys before it picks the next head. on_stop follows
+	 * whenever the job lets go (finished, preempted, timed out). */
+	void (*on_reserve)(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job);
 	/* choose: fallback family; optional (without it, option 0 only). Writes the options
 	 * of a queued job to try now into opts[], in order, and returns how many (0:
 	 * wait). The engine places the first of them that fits and no other: one option

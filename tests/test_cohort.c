@@ -66,6 +66,9 @@ static const struct sim_policy_ops *fb_stub(const char *name)
 static void qrun_on(struct qrun *r, struct sim_trace *t, struct sim_cluster *c, const char *order,
 		    const char *quota, const char *preempt, const char *fallback);
 
+/* The cost of a stop for the next qrun ($.jobs.checkpoint); zero by default. */
+static struct sim_preempt_cost qrun_cost;
+
 /* Runs trace t on `nodes` 8-GPU nodes with quota params (JSON) and preemption
  * params (JSON or NULL for none). The run stays inspectable until qrun_free. */
 static void qrun(struct qrun *r, struct sim_trace *t, uint32_t nodes, const char *order, const char *quota,
@@ -88,7 +91,7 @@ static void qrun_on(struct qrun *r, struct sim_trace *t, struct sim_cluster *c, 
 	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, r->c, &d), 0);
 	sim_driver_virtual_init(&r->drv);
 	struct sim_engine_params ep = { .trace = t, .cluster = r->c, .driver = r->drv,
-					.sample_ns = 100 * SIM_NS_PER_S };
+					.sample_ns = 100 * SIM_NS_PER_S, .cost = qrun_cost };
 	const char *names[SIM_FAM_COUNT_] = { order, "cohort", preempt ? "x" : NULL, fallback };
 	const char *params[SIM_FAM_COUNT_] = { NULL, quota, preempt, NULL };
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
@@ -113,10 +116,6 @@ static void qrun_on(struct qrun *r, struct sim_trace *t, struct sim_cluster *c, 
 		cJSON_Delete(pj);
 		CU_ASSERT_EQUAL_FATAL(rc, 0);
 	}
-	const struct kq_preempt_params *pp = ep.policies[SIM_FAM_PREEMPT] ?
-		kq_preempt_params_of(&r->pol[SIM_FAM_PREEMPT]) : NULL;
-	if (pp)
-		sim_engine_set_cost(r->e, &pp->cost);
 	r->rc = sim_engine_run(r->e);
 	CU_ASSERT_EQUAL(r->rc, 0);
 	CU_ASSERT_EQUAL(sim_metrics_summarize(t, r->c, sim_engine_now(r->e), &r->sum), 0);
@@ -282,8 +281,9 @@ static void test_cohort_checkpoint_cost(void)
 	size_t lo = add_job(t, "lo", 0, 10000, 8, "a", 0);
 	t->jobs[lo].checkpoint_ns = 300 * SIM_NS_PER_S;
 	add_job(t, "hi", 1000, 500, 8, "a", 1);
-	qrun(&r, t, 1, "priority", ONE_QUEUE(""),
-	     "{\"name\": \"classical\", \"checkpoint_overhead_s\": 10, \"restore_s\": 20}");
+	qrun_cost = (struct sim_preempt_cost){ 10 * SIM_NS_PER_S, 20 * SIM_NS_PER_S };
+	qrun(&r, t, 1, "priority", ONE_QUEUE(""), "{\"name\": \"classical\"}");
+	qrun_cost = (struct sim_preempt_cost){ 0, 0 };
 	struct sim_job *j = job_by_id(r.t, "lo");
 	CU_ASSERT_EQUAL(j->preemptions, 1);
 	CU_ASSERT_DOUBLE_EQUAL(j->lost_gpu_s, 560.0, 1e-9);
