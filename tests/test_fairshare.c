@@ -350,17 +350,18 @@ static void add_user_job(struct sim_trace *t, const char *id, double submit_s, d
 	t->jobs[row].user = sim_trace_intern_user(t, user);
 }
 
-/* Runs the finished trace t on one node of `gpus` GPUs under cohort, one queue "q" of
- * nominal `gpus`, ranked by order policy `order` (params JSON or NULL). Returns the
- * engine's result. */
-static int run_under_cohort(struct sim_trace *t, int gpus, const char *order, const char *order_params)
+/* Runs the finished trace t on one node of `gpus` GPUs under quota policy `quota_name`
+ * (cohort or hard), one queue "q" of nominal `gpus`, ranked by order policy `order`
+ * (params JSON or NULL). Returns the engine's result. */
+static int run_under_quota(struct sim_trace *t, int gpus, const char *quota_name, const char *order,
+			   const char *order_params)
 {
 	char quota[512];
 	snprintf(quota, sizeof quota,
-		 "{\"name\": \"cohort\", \"cohorts\": [{\"name\": \"co\", \"parent\": null}],"
+		 "{\"name\": \"%s\", \"cohorts\": [{\"name\": \"co\", \"parent\": null}],"
 		 " \"queues\": [{\"name\": \"q\", \"cohort\": \"co\", \"quota\": {\"f\": {\"gpu\": {\"nominal\": %d}}}}],"
 		 " \"unlisted_queues\": {\"cohort\": null}}",
-		 gpus);
+		 quota_name, gpus);
 	struct sim_cluster *c = tu_cluster(1, gpus, 1.0, SIM_PLACE_BEST_FIT);
 	struct sim_diag d;
 	sim_diag_init(&d, 20);
@@ -371,7 +372,7 @@ static int run_under_cohort(struct sim_trace *t, int gpus, const char *order, co
 	struct sim_policy pol[SIM_FAM_COUNT_] = { 0 };
 	struct sim_engine_params ep = { .trace = t, .cluster = c, .driver = drv };
 	pol[SIM_FAM_ORDER].ops = sim_policy_lookup(SIM_FAM_ORDER, order);
-	pol[SIM_FAM_QUOTA].ops = sim_policy_lookup(SIM_FAM_QUOTA, "cohort");
+	pol[SIM_FAM_QUOTA].ops = sim_policy_lookup(SIM_FAM_QUOTA, quota_name);
 	ep.policies[SIM_FAM_ORDER] = &pol[SIM_FAM_ORDER];
 	ep.policies[SIM_FAM_QUOTA] = &pol[SIM_FAM_QUOTA];
 	struct sim_engine *e = rc ? NULL : sim_engine_create(&ep);
@@ -393,6 +394,11 @@ static int run_under_cohort(struct sim_trace *t, int gpus, const char *order, co
 	sim_diag_fini(&d);
 	sim_cluster_destroy(c);
 	return rc;
+}
+
+static int run_under_cohort(struct sim_trace *t, int gpus, const char *order, const char *order_params)
+{
+	return run_under_quota(t, gpus, "cohort", order, order_params);
 }
 
 /* On 1 GPU: u0 of user A runs 0..100; a1 (A, at 10) and b1 (B, at 20) wait. */
@@ -464,6 +470,10 @@ static void test_fairshare_multifactor_under_cohort(void)
 	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "a1"), 200, 1e-9);
 	CU_ASSERT_EQUAL_FATAL(run_under_cohort(t, 1, "multifactor", "{\"prioritycalcperiod\": 300}"), 0);
 	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "a1"), 100, 1e-9);
+	/* And under hard quota. */
+	CU_ASSERT_EQUAL_FATAL(run_under_quota(t, 1, "hard", "multifactor", "{\"prioritycalcperiod\": 50}"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "b1"), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "a1"), 200, 1e-9);
 	sim_trace_destroy(t);
 }
 
@@ -509,6 +519,10 @@ static void test_fairshare_hyperpod_priority_classes(void)
 	CU_ASSERT_EQUAL_FATAL(run_under_cohort(t, 1, "hyperpod", "{" HP_CLASSES "}"), 0);
 	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "hi"), 100, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "lo"), 200, 1e-9);
+	CU_ASSERT_EQUAL_FATAL(run_under_quota(t, 1, "hard", "hyperpod", "{" HP_CLASSES "}"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "hi"), 100, 1e-9);
+	CU_ASSERT_EQUAL_FATAL(run_under_quota(t, 1, "hard", "hyperpod", NULL), 0);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(t, "lo"), 100, 1e-9);
 	sim_trace_destroy(t);
 }
 
