@@ -147,7 +147,12 @@ int share_queue_pick(struct share_queue *q, const struct sim_view *v, struct sim
 	if (q->oom)
 		return -SIM_ENOMEM;
 	const struct sim_trace *t = sim_view_trace(v);
+	const struct sim_cluster *c = sim_view_cluster(v);
 	sim_qty_t extra_total = 0;
+	/* Free GPUs of the online nodes: an upper bound on what any placement can take, so a
+	 * head of one option asking more cannot fit and needs no try (a full cluster would
+	 * otherwise cost one try per share every pass). */
+	sim_qty_t free_mgpu = sim_cluster_gpu_total(c, -1) - sim_cluster_gpu_busy(c, -1);
 	turn_build(q, ops, arg);
 	while (q->n_turn) {
 		uint32_t gi = q->turn[0];
@@ -166,6 +171,10 @@ int share_queue_pick(struct share_queue *q, const struct sim_view *v, struct sim
 			turn_remove_top(q);
 			continue;
 		}
+		if (job->n_opts == 1 && mgpu > free_mgpu) {
+			turn_remove_top(q);
+			continue;
+		}
 		int rc = sim_placement_buf_try(out, job->idx, -1);
 		if (rc == -SIM_ENOFIT) {
 			turn_remove_top(q);
@@ -175,6 +184,7 @@ int share_queue_pick(struct share_queue *q, const struct sim_view *v, struct sim
 			return rc;
 		group_pop(g);
 		if (rc == 0) {
+			free_mgpu = sim_cluster_gpu_total(c, -1) - sim_cluster_gpu_busy(c, -1);
 			q->extra_mgpu[gi] += mgpu;
 			extra_total += mgpu;
 			q->score[gi] = ops->score(arg, gi, q->extra_mgpu[gi]);
