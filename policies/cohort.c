@@ -983,6 +983,38 @@ static int apply_decision(struct cohort *c, sim_time_t now, int *preempted)
 	return changed;
 }
 
+/* Keys the n pending entries of q again (ents: in the queue's order) and restores
+ * the order. When the new keys keep that order (a score that moved for every job
+ * of the queue alike, the common case), the treap is still valid as it stands;
+ * otherwise every entry leaves and re-enters, set-aside marks kept. */
+static void resort_queue(struct cohort *c, struct qstate *q, const uint32_t *ents, size_t n)
+{
+	int sorted = 1;
+	for (size_t k = 0; k < n; k++) {
+		entry_rekey(c, ents[k]);
+		if (k && before(c, ents[k], ents[k - 1]))
+			sorted = 0;
+	}
+	q->cursor = CURSOR_FIRST; /* the head search skips what is set aside */
+	if (sorted)
+		return;
+	uint64_t *parked = malloc(n * sizeof *parked);
+	if (!parked) {
+		c->oom = 1;
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		parked[k] = ent(c, ents[k])->parked_in;
+		pending_remove(c, q, ents[k]);
+	}
+	for (size_t k = 0; k < n; k++) {
+		ent(c, ents[k])->parked_in = parked[k];
+		pending_add(c, q, ents[k]); /* cannot fail: the treap allocates nothing */
+	}
+	free(parked);
+	q->cursor = CURSOR_FIRST;
+}
+
 /* The order policy's keys moved (sim_view_order_changed): every pending entry of a
  * queue whose keys may have changed is keyed again and its queue re-sorted,
  * set-aside marks kept. O(queues + pending of those queues x log). */
@@ -1014,9 +1046,7 @@ static void rekey_pending(struct cohort *c, const struct sim_view *v)
 		size_t n = 0;
 		for (uint32_t x = leftmost(c, q->root); x != CURSOR_END; x = next_after(c, x))
 			tmp[n++] = x;
-		for (size_t k = 0; k < n; k++)
-			pending_reorder(c, q, tmp[k]);
-		q->cursor = CURSOR_FIRST; /* the head search skips what is set aside */
+		resort_queue(c, q, tmp, n);
 	}
 	free(tmp);
 }
