@@ -22,7 +22,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 POLICIES = ("fifo", "priority", "easy_backfill", "kueue", "kueue_fs", "fallback", "admission_fair_sharing",
-            "kueue_afs")
+            "kueue_afs", "multifactor", "batch_fair_share", "hyperpod")
 # "kueue": the cohort quota policy (Kueue's cycle) with N_QUEUES queues of equal nominal
 # quota in one cohort, lending and borrowing without limits, classical preemption.
 # "kueue_fs": the same with fair sharing (Kueue's default strategies) instead.
@@ -416,6 +416,11 @@ def main():
         if af:
             check("admission_fair_sharing 1M wall / fifo 1M wall",
                   af["wall_s"] / f1["wall_s"] if f1 else None, TARGET_ORDER_OVER_FIFO, "x", results)
+        for fs in ("multifactor", "batch_fair_share", "hyperpod"):
+            r = rows.get((fs, sizes[0]))
+            if r:
+                check("%s 1M wall / fifo 1M wall" % fs, r["wall_s"] / f1["wall_s"] if f1 else None,
+                      TARGET_ORDER_OVER_FIFO, "x", results)
         fb = rows.get(("fallback", sizes[0]))
         check("fallback 1M wall / fifo 1M wall", fb["wall_s"] / f1["wall_s"] if fb and f1 else None,
               TARGET_FALLBACK_OVER_FIFO, "x", results)
