@@ -302,8 +302,12 @@ static int want_qty(struct chk *c, const cJSON *v, const char *path, int positiv
 
 /* ---- top level ----------------------------------------------------------- */
 
-static const char *const top_keys[] = { "name",  "description", "trace",          "cluster", "policies",
+static const char *const top_keys[] = { "name",  "description", "trace",          "cluster", "policies", "jobs",
 					"seeds", "output",      "output_options", "sweep",   NULL };
+static const char *const jobs_keys[] = { "checkpoint", NULL };
+static const char *const checkpoint_keys[] = { "overhead_s", "restore_s", NULL };
+/* Longest checkpoint overhead or restore, s: a year. */
+#define CKPT_COST_MAX_S 3.15e7
 static const char *const trace_keys[] = { "path", "format", NULL };
 static const char *const cluster_keys[] = { "resources", "flavors", "capacity_events", NULL };
 static const char *const flavor_keys[] = { "name", "nodes", "node", "speed", "price_per_node_hour",
@@ -885,13 +889,67 @@ static void check_policies(struct chk *c, const cJSON *pol, struct exp_variant *
 	}
 }
 
+/* One cost of $.jobs.checkpoint, in s, into ns. */
+static void check_ckpt_cost(struct chk *c, const cJSON *ck, const char *key, sim_time_t *out)
+{
+	char path[64], got[96];
+	const cJSON *x = get(ck, key);
+	*out = 0;
+	if (!x)
+		return;
+	snprintf(path, sizeof path, "$.jobs.checkpoint.%s", key);
+	double s = 0;
+	if (want_number(c, x, path, 0, 0, &s))
+		return;
+	if (s > CKPT_COST_MAX_S) {
+		sim_json_describe(x, got, sizeof got);
+		err(c, path, "expected number <= 3.15e7 (a year), got %s", got);
+		return;
+	}
+	*out = (sim_time_t)llround(s * 1e9);
+}
+
+/* $.jobs: the job model's settings that do not come from the trace. The cost of a
+ * stop (checkpoint overhead, restore) is paid whatever stopped the job. */
+static void check_jobs(struct chk *c, const cJSON *jobs, struct exp_variant *v)
+{
+	char got[96];
+	memset(&v->cost, 0, sizeof v->cost);
+	if (!jobs)
+		return;
+	if (!cJSON_IsObject(jobs)) {
+		sim_json_describe(jobs, got, sizeof got);
+		err(c, "$.jobs", "expected object, got %s", got);
+		return;
+	}
+	check_keys(c, jobs, "$.jobs", jobs_keys);
+	const cJSON *ck = get(jobs, "checkpoint");
+	if (!ck)
+		return;
+	if (!cJSON_IsObject(ck)) {
+		sim_json_describe(ck, got, sizeof got);
+		err(c, "$.jobs.checkpoint", "expected object, got %s", got);
+		return;
+	}
+	check_keys(c, ck, "$.jobs.checkpoint", checkpoint_keys);
+	check_ckpt_cost(c, ck, "overhead_s", &v->cost.ckpt_overhead_ns);
+	check_ckpt_cost(c, ck, "restore_s", &v->cost.restore_ns);
+}
+
 static void check_variant(struct chk *c, const char *cfg_path, struct exp_variant *v)
 {
 	check_cluster(c, cfg_path, get(v->tree, "cluster"), v);
 	check_policies(c, get(v->tree, "policies"), v);
+	check_jobs(c, get(v->tree, "jobs"), v);
 }
 
 /* ---- sweep ---------------------------------------------------------------- */
+
+/* The sections a sweep or a plan may vary: what a variant resolves itself. */
+static int sweepable_root(const char *key)
+{
+	return strcmp(key, "cluster") == 0 || strcmp(key, "policies") == 0 || strcmp(key, "jobs") == 0;
+}
 
 /* One component of a sweep path: a key, or an index when key is NULL. */
 struct comp {
@@ -1064,10 +1122,9 @@ static int sweep_parse(struct chk *c, cJSON *root, struct sweep_key **out, size_
 			    k->text);
 			continue;
 		}
-		if (!k->comps[0].key ||
-		    (strcmp(k->comps[0].key, "cluster") != 0 && strcmp(k->comps[0].key, "policies") != 0)) {
+		if (!k->comps[0].key || !sweepable_root(k->comps[0].key)) {
 			err(c, k->where,
-			    "expected a path under \"cluster\" or \"policies\", got \"%s\" (seeds are "
+			    "expected a path under \"cluster\", \"policies\" or \"jobs\", got \"%s\" (seeds are "
 			    "replications; other keys are shared by every run)",
 			    k->text);
 			continue;
@@ -1639,9 +1696,8 @@ static cJSON *number_at(const char *file, cJSON *root, const char *json_path, st
 		sim_diag_add(diag, where, "expected a path such as \"cluster.flavors[0].nodes\"");
 		goto out_free;
 	}
-	if (!k.comps[0].key ||
-	    (strcmp(k.comps[0].key, "cluster") != 0 && strcmp(k.comps[0].key, "policies") != 0)) {
-		sim_diag_add(diag, where, "expected a path under \"cluster\" or \"policies\"");
+	if (!k.comps[0].key || !sweepable_root(k.comps[0].key)) {
+		sim_diag_add(diag, where, "expected a path under \"cluster\", \"policies\" or \"jobs\"");
 		goto out_free;
 	}
 	node = sweep_follow(root, k.comps, k.n_comps, why, sizeof why);

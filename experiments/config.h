@@ -28,6 +28,7 @@ struct exp_variant {
 	const cJSON *policy_params[SIM_FAM_COUNT_]; /* object or NULL; owned by the variant's tree */
 	char policy_path[SIM_FAM_COUNT_][SIM_NAME_MAX]; /* "$.policies.order" for messages */
 	enum sim_placement placement;
+	struct sim_preempt_cost cost;             /* $.jobs.checkpoint: paid whatever stopped a job */
 	cJSON *tree;                              /* the variant's JSON (sweep applied); owned */
 };
 

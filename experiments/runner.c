@@ -137,10 +137,7 @@ static int stack_create(struct run_stack *s, const struct exp_config *cfg, const
 		}
 		s->have[f] = 1;
 	}
-	const struct kq_preempt_params *pp = s->have[SIM_FAM_PREEMPT] ? kq_preempt_params_of(&s->pol[SIM_FAM_PREEMPT])
-								       : NULL;
-	if (pp)
-		sim_engine_set_cost(e, &pp->cost);
+	sim_engine_set_cost(e, &v->cost);
 	*engine_out = e;
 	return 0;
 out_destroy:

@@ -75,9 +75,19 @@ void keyed_order_fini(struct keyed_order *ko)
 	memset(ko, 0, sizeof *ko);
 }
 
+/* A quota policy that runs its own pass never calls this policy's pick: holding
+ * its queued jobs would only cost memory. */
+static int scheduler_is_quota(const struct sim_view *v)
+{
+	const struct sim_policy *qp = sim_view_policy(v, SIM_FAM_QUOTA);
+	return qp && qp->ops && (qp->ops->provides & SIM_CAP_OWN_PASS);
+}
+
 void keyed_order_on_submit(struct keyed_order *ko, struct sim_policy *pol, const struct sim_view *v,
 			   const struct sim_job *job)
 {
+	if (scheduler_is_quota(v))
+		return;
 	struct keyed_entry e;
 	entry_of(pol, v, job, &e);
 	push(ko, &e);
@@ -122,6 +132,7 @@ int keyed_order_pick(struct keyed_order *ko, struct sim_policy *pol, const struc
 		rekey_all(ko, pol, v);
 	size_t n_held = 0;
 	int rc = 0;
+	ko->held_gen = ko->gen;
 	while (ko->n) {
 		const struct sim_job *job = sim_view_job(v, ko->heap[0].idx);
 		if (job->state != SIM_JOB_QUEUED) { /* started elsewhere, timed out, ended */
@@ -139,10 +150,19 @@ int keyed_order_pick(struct keyed_order *ko, struct sim_policy *pol, const struc
 		}
 		if (rc && rc != -SIM_ESTATE)
 			break;
+		int reserved = rc == 0;
 		rc = 0;
 		pop_top(ko);
+		if (reserved && pol->ops->on_reserve) {
+			pol->ops->on_reserve(pol, v, job);
+			if (sim_view_order_gen(v) != ko->gen)
+				rekey_all(ko, pol, v);
+		}
 	}
-	for (size_t i = 0; i < n_held; i++)
+	for (size_t i = 0; i < n_held; i++) {
+		if (ko->held_gen != ko->gen) /* keys moved while it was set aside */
+			pol->ops->order_key(pol, v, sim_view_job(v, ko->held[i].idx), &ko->held[i].key);
 		push(ko, &ko->held[i]);
+	}
 	return rc ? rc : (ko->oom ? -SIM_ENOMEM : 0);
 }

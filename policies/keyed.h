@@ -5,7 +5,9 @@
  * on_stop, on_tick) and an order_key function, plus thin on_submit, on_stop and
  * pick wrappers around these calls. Ties: submit time, then trace index. When the
  * policy calls sim_view_order_changed, the next pick keys every waiting job again
- * (O(n) keys and a heapify). Memory: one entry per waiting job, owned here.
+ * (O(n) keys and a heapify), also within a pass: after each accepted start the
+ * policy's on_reserve is called, and a key change it reports re-keys the rest.
+ * Memory: one entry per waiting job, owned here.
  */
 #ifndef POLICIES_KEYED_H
 #define POLICIES_KEYED_H
@@ -23,6 +25,7 @@ struct keyed_order {
 	size_t n, cap;
 	struct keyed_entry *held; /* scratch of a non-blocking pick: heads that did not fit */
 	size_t cap_held;
+	uint64_t held_gen;        /* gen when this pass began: held heads re-keyed if it moved */
 	uint64_t gen;             /* sim_view_order_gen the keys were computed at */
 	int blocking;             /* 1: a head that does not fit ends the pass (no job overtakes it) */
 	int oom;                  /* a push failed: the next pick returns -SIM_ENOMEM */

@@ -79,14 +79,29 @@ static int read_strategies(const struct sim_policy_env *env, const cJSON *params
 	return 0;
 }
 
+/* The cost of a stop is part of the job model, paid whatever stopped the job: its
+ * keys moved out of the preemption policy. */
+static int refuse_moved_cost_keys(const struct sim_policy_env *env, const cJSON *params, struct sim_diag *diag)
+{
+	static const char *const moved[][2] = { { "checkpoint_overhead_s", "overhead_s" }, { "restore_s", "restore_s" } };
+	int bad = 0;
+	for (size_t i = 0; params && i < sizeof moved / sizeof moved[0]; i++)
+		if (cJSON_GetObjectItemCaseSensitive(params, moved[i][0]))
+			bad = sim_diag_add(diag, env->file,
+					   "%s.%s: expected $.jobs.checkpoint.%s instead (the cost of a stop is part "
+					   "of the job model, paid whatever stopped the job)",
+					   env->json_path, moved[i][0], moved[i][1]) ? -SIM_EPARSE : -SIM_EPARSE;
+	return bad;
+}
+
 static int preempt_init(struct sim_policy *pol, const struct sim_policy_env *env, const cJSON *params,
 			struct sim_diag *diag, int fair)
 {
 	static const char *const classical_keys[] = { "within_queue", "reclaim_within_cohort", "borrow_within_cohort",
-						      "checkpoint_overhead_s", "restore_s", NULL };
-	static const char *const fair_keys[] = { "within_queue", "reclaim_within_cohort", "strategies",
-						 "checkpoint_overhead_s", "restore_s", NULL };
-	if (sim_policy_params_check_keys(env, params, fair ? fair_keys : classical_keys, diag))
+						      NULL };
+	static const char *const fair_keys[] = { "within_queue", "reclaim_within_cohort", "strategies", NULL };
+	if (refuse_moved_cost_keys(env, params, diag) ||
+	    sim_policy_params_check_keys(env, params, fair ? fair_keys : classical_keys, diag))
 		return -SIM_EPARSE;
 	struct kq_preempt_params *p = calloc(1, sizeof *p);
 	if (!p)
@@ -98,11 +113,6 @@ static int preempt_init(struct sim_policy *pol, const struct sim_policy_env *env
 	int bad = want_policy(env, params, "within_queue", 1, 0, &p->within, diag) |
 		  want_policy(env, params, "reclaim_within_cohort", 0, 1, &p->reclaim, diag);
 	bad |= fair ? read_strategies(env, params, p, diag) : read_bwc(env, params, p, diag);
-	double ovh = 0, restore = 0; /* seconds, at most a year */
-	bad |= sim_policy_param_double(env, params, "checkpoint_overhead_s", 0, 3.15e7, &ovh, diag) |
-	       sim_policy_param_double(env, params, "restore_s", 0, 3.15e7, &restore, diag);
-	p->cost.ckpt_overhead_ns = (sim_time_t)llround(ovh * 1e9);
-	p->cost.restore_ns = (sim_time_t)llround(restore * 1e9);
 	return bad ? -SIM_EPARSE : 0;
 }
 

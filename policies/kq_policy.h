@@ -18,7 +18,6 @@ struct kq_preempt_params {
 	enum kq_policy within, reclaim;
 	int bwc, bwc_has_threshold;
 	int32_t bwc_threshold;
-	struct sim_preempt_cost cost; /* checkpoint_overhead_s, restore_s */
 };
 const struct kq_preempt_params *kq_preempt_params_of(const struct sim_policy *pp);
 /* Bits of `explicit_mask`: the queue set within_queue, reclaim_within_cohort,

@@ -39,6 +39,10 @@ extern const struct sim_policy_ops independent_policy_ops; /* order: no blocking
 extern const struct sim_policy_ops sjf_policy_ops;         /* order: oracle shortest job first */
 extern const struct sim_policy_ops srtf_policy_ops;        /* order: preemptive shortest remaining time */
 extern const struct sim_policy_ops las_policy_ops;         /* order: Tiresias' discretized 2D-LAS */
+extern const struct sim_policy_ops batch_fair_share_policy_ops; /* order: AWS Batch fair share (docs/fair-share.md) */
+extern const struct sim_policy_ops hyperpod_policy_ops;         /* order: HyperPod task governance */
+extern const struct sim_policy_ops multifactor_policy_ops;      /* order: Slurm's multifactor priority */
+extern const struct sim_policy_ops admission_fair_sharing_policy_ops; /* order: Kueue's AFS (policies/afs.c) */
 extern const struct sim_policy_ops cohort_policy_ops;      /* quota: Kueue cohorts (policies/cohort.c) */
 extern const struct sim_policy_ops hard_quota_policy_ops;  /* quota: nominal as a cap */
 extern const struct sim_policy_ops classical_preempt_policy_ops; /* preemption (policies/kq_policy.c) */

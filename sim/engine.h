@@ -108,13 +108,6 @@ struct sim_queue_acct {
 	sim_time_t last_t;
 };
 
-/* The cost of preemption (docs/design.md section 2): a checkpoint every job->checkpoint_ns
- * of work costs ckpt_overhead_ns of wall time; a restart from a checkpoint first
- * pays restore_ns. */
-struct sim_preempt_cost {
-	sim_time_t ckpt_overhead_ns;
-	sim_time_t restore_ns;
-};
 
 struct sim_engine_counters {
 	uint64_t events;            /* events applied (submits included) */
@@ -230,6 +223,12 @@ int sim_view_post_event(const struct sim_view *v, sim_time_t t, enum sim_policy_
  * compares sim_view_order_gen at the start of its pass and re-keys when it moved. */
 void sim_view_order_changed(const struct sim_view *v);
 uint64_t sim_view_order_gen(const struct sim_view *v);
+/* The same when only the keys of one trace queue's jobs may have changed (one
+ * LocalQueue's usage moved), so a scheduler re-keys that queue alone:
+ * sim_view_order_gen_queue(q) moves on a change of every key or of q's;
+ * sim_view_order_gen moves on any change. */
+void sim_view_order_changed_queue(const struct sim_view *v, int32_t queue);
+uint64_t sim_view_order_gen_queue(const struct sim_view *v, int32_t queue);
 
 /* Proposes to start a queued job. On success its capacity is taken at once, so
  * later proposals in the same pass see it; the engine starts every accepted

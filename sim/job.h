@@ -142,4 +142,13 @@ int sim_trace_intern_user(struct sim_trace *t, const char *name);
 /* Sorts jobs by (submit_ns, line) and renumbers idx. */
 void sim_trace_sort(struct sim_trace *t);
 
+/* The cost of a stop, part of the job model (config $.jobs.checkpoint; docs/design.md
+ * section 2), paid whatever stopped the job (a preemption, its nodes removed): a
+ * checkpoint every job->checkpoint_ns of work costs ckpt_overhead_ns of wall time;
+ * a restart from saved work first pays restore_ns. */
+struct sim_preempt_cost {
+	sim_time_t ckpt_overhead_ns;
+	sim_time_t restore_ns;
+};
+
 #endif

@@ -66,6 +66,9 @@ static const struct sim_policy_ops *fb_stub(const char *name)
 static void qrun_on(struct qrun *r, struct sim_trace *t, struct sim_cluster *c, const char *order,
 		    const char *quota, const char *preempt, const char *fallback);
 
+/* The cost of a stop for the next qrun ($.jobs.checkpoint); zero by default. */
+static struct sim_preempt_cost qrun_cost;
+
 /* Runs trace t on `nodes` 8-GPU nodes with quota params (JSON) and preemption
  * params (JSON or NULL for none). The run stays inspectable until qrun_free. */
 static void qrun(struct qrun *r, struct sim_trace *t, uint32_t nodes, const char *order, const char *quota,
@@ -88,9 +91,9 @@ static void qrun_on(struct qrun *r, struct sim_trace *t, struct sim_cluster *c, 
 	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, r->c, &d), 0);
 	sim_driver_virtual_init(&r->drv);
 	struct sim_engine_params ep = { .trace = t, .cluster = r->c, .driver = r->drv,
-					.sample_ns = 100 * SIM_NS_PER_S };
+					.sample_ns = 100 * SIM_NS_PER_S, .cost = qrun_cost };
 	const char *names[SIM_FAM_COUNT_] = { order, "cohort", preempt ? "x" : NULL, fallback };
-	const char *params[SIM_FAM_COUNT_] = { NULL, quota, preempt, NULL };
+	const char *params[SIM_FAM_COUNT_] = { order && order[0] == '{' ? order : NULL, quota, preempt, NULL };
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
 		if (!names[f])
 			continue;
@@ -113,10 +116,6 @@ static void qrun_on(struct qrun *r, struct sim_trace *t, struct sim_cluster *c, 
 		cJSON_Delete(pj);
 		CU_ASSERT_EQUAL_FATAL(rc, 0);
 	}
-	const struct kq_preempt_params *pp = ep.policies[SIM_FAM_PREEMPT] ?
-		kq_preempt_params_of(&r->pol[SIM_FAM_PREEMPT]) : NULL;
-	if (pp)
-		sim_engine_set_cost(r->e, &pp->cost);
 	r->rc = sim_engine_run(r->e);
 	CU_ASSERT_EQUAL(r->rc, 0);
 	CU_ASSERT_EQUAL(sim_metrics_summarize(t, r->c, sim_engine_now(r->e), &r->sum), 0);
@@ -282,8 +281,9 @@ static void test_cohort_checkpoint_cost(void)
 	size_t lo = add_job(t, "lo", 0, 10000, 8, "a", 0);
 	t->jobs[lo].checkpoint_ns = 300 * SIM_NS_PER_S;
 	add_job(t, "hi", 1000, 500, 8, "a", 1);
-	qrun(&r, t, 1, "priority", ONE_QUEUE(""),
-	     "{\"name\": \"classical\", \"checkpoint_overhead_s\": 10, \"restore_s\": 20}");
+	qrun_cost = (struct sim_preempt_cost){ 10 * SIM_NS_PER_S, 20 * SIM_NS_PER_S };
+	qrun(&r, t, 1, "priority", ONE_QUEUE(""), "{\"name\": \"classical\"}");
+	qrun_cost = (struct sim_preempt_cost){ 0, 0 };
 	struct sim_job *j = job_by_id(r.t, "lo");
 	CU_ASSERT_EQUAL(j->preemptions, 1);
 	CU_ASSERT_DOUBLE_EQUAL(j->lost_gpu_s, 560.0, 1e-9);
@@ -1103,6 +1103,52 @@ static void test_cohort_epochs_match_naive_oracle(void)
 	gsl_rng_free(g);
 }
 
+/* The same differential check with the order policy admission_fair_sharing, whose
+ * keys move at every admission and sample: jobs get one of three users (three
+ * LocalQueues a queue), and the re-keyed treaps must decide as the naive pending
+ * sets that scan the live keys. Quick sampling (30 s, half-life 300 s) so the
+ * scores move during the 2,000 s of arrivals. */
+static void test_cohort_afs_keys_match_naive_oracle(void)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	size_t jobs = 0;
+	for (unsigned long seed = 1; seed <= 30; seed++) {
+		gsl_rng_set(g, 1000 + seed);
+		int n = 60 + (int)gsl_rng_uniform_int(g, 90);
+		struct diff_case dc;
+		diff_config(g, &dc, tu_write_file("diff_prio_afs.csv", "time_s,id,priority\n"));
+		if (dc.preempt && strstr(dc.preempt, "fair_sharing"))
+			dc.preempt = "{\"name\": \"classical\"}"; /* docs/fair-share-kueue.md, "With fair sharing" */
+		dc.order = "{\"name\": \"admission_fair_sharing\", \"usage_half_life_s\": 300, "
+			   "\"usage_sampling_interval_s\": 30}";
+		struct qrun runs[2];
+		for (int naive = 0; naive < 2; naive++) {
+			struct sim_trace *t = diff_trace(seed, n);
+			static const char *const users[] = { "u0", "u1", "u2" };
+			for (size_t i = 0; i < t->n_jobs; i++)
+				t->jobs[i].user = sim_trace_intern_user(t, users[i % 3]);
+			cohort_test_naive_pending = naive;
+			kq_test_oracle = naive ? KQ_ORACLE_ALL : 0;
+			qrun(&runs[naive], t, dc.nodes, dc.order, dc.quota, dc.preempt);
+		}
+		cohort_test_naive_pending = 0;
+		kq_test_oracle = 0;
+		int64_t *a = job_table(runs[0].t), *b = job_table(runs[1].t);
+		CU_ASSERT_FATAL(a && b);
+		int same = memcmp(a, b, runs[0].t->n_jobs * 4 * sizeof *a) == 0;
+		if (!same)
+			fprintf(stderr, "seed %lu: job tables differ (%s)\n", seed, dc.quota);
+		CU_ASSERT(same);
+		jobs += runs[0].t->n_jobs;
+		free(a);
+		free(b);
+		qrun_free(&runs[0]);
+		qrun_free(&runs[1]);
+	}
+	CU_ASSERT(jobs > 0);
+	gsl_rng_free(g);
+}
+
 static CU_TestInfo cohort_tests[] = {
 	{ "config_errors", test_cohort_config_errors },
 	{ "no_preemption_chains_at_one_instant", test_cohort_no_preemption_chains_at_one_instant },
@@ -1127,6 +1173,7 @@ static CU_TestInfo cohort_tests[] = {
 	{ "pending_limit_drops", test_cohort_pending_limit_drops },
 	{ "every_head_set_aside", test_cohort_every_head_set_aside },
 	{ "epochs_match_naive_oracle", test_cohort_epochs_match_naive_oracle },
+	{ "afs_keys_match_naive_oracle", test_cohort_afs_keys_match_naive_oracle },
 	{ "quota_raise_admits_oversized", test_cohort_quota_raise_admits_oversized },
 	CU_TEST_INFO_NULL,
 };

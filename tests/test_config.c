@@ -397,7 +397,7 @@ static void test_config_bad_unknown_top(void)
 	expect_bad("unknown_top.json", -SIM_EPARSE,
 		   "unknown_top.json: $.seed: unknown key; expected one of name, description, trace, "
 		   "cluster, "
-		   "policies, seeds, output, output_options, sweep (did you mean \"seeds\"?)", NULL);
+		   "policies, jobs, seeds, output, output_options, sweep (did you mean \"seeds\"?)", NULL);
 }
 
 static void test_config_bad_unknown_nested(void)
@@ -580,7 +580,7 @@ static void test_config_bad_inline(void)
 		{ ONE_FLAVOR ", 'output_options': {'sample_s': -1}",
 		  "$.output_options.sample_s: expected number >= 0, got -1" },
 		{ ONE_FLAVOR ", 'sweep': {'seeds': [[1], [2]]}",
-		  "$.sweep.seeds: expected a path under \"cluster\" or \"policies\", got \"seeds\"" },
+		  "$.sweep.seeds: expected a path under \"cluster\", \"policies\" or \"jobs\", got \"seeds\"" },
 		{ ONE_FLAVOR ", 'sweep': {'cluster.flavors[0].nodes': []}",
 		  "$.sweep[\"cluster.flavors[0].nodes\"]: expected a non-empty list of values, "
 		  "got a list (empty)" },

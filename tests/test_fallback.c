@@ -78,7 +78,7 @@ static void frun(struct frun *r, const char *config, const char *trace, uint64_t
 		r->drv.ops = &measuring_ops;
 	}
 	struct sim_engine_params ep = { .trace = r->t, .cluster = r->c, .driver = r->drv,
-					.capacity = v->capacity, .seed = seed };
+					.capacity = v->capacity, .seed = seed, .cost = v->cost };
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
 		if (strcmp(v->policy[f], "none") == 0)
 			continue;
@@ -328,8 +328,12 @@ static void test_measured_stop_replaces_time_formula(void)
 	frun_free(&r);
 }
 
-/* Every order policy takes an interrupted job back (on_preempt) and drops a job
- * whose pending limit ran out (on_drop): the run ends with ja completed and jt timed out. */
+/* Every order policy takes an interrupted job back and drops a job whose pending
+ * limit ran out (both through on_stop): the run ends with ja completed and jt
+ * timed out. The restore of $.jobs.checkpoint is paid without any preemption
+ * policy: ja (1000 s of work, a checkpoint every 100 s) loses its node at 250 with
+ * 200 s saved, restarts at 300, restores 20 s and runs its 800 s left: it ends at
+ * 1120, and jz starts then. */
 static void test_order_policies_requeue_and_drop(void)
 {
 	static const char *const orders[] = { "fifo", "priority", "easy_backfill", "independent" };
@@ -340,7 +344,8 @@ static void test_order_policies_requeue_and_drop(void)
 			 "{'name': 'rq', 'trace': {'path': 'TRACE'},"
 			 " 'cluster': {'flavors': [{'name': 'a', 'nodes': 1, 'node': {'gpu': 8}}],"
 			 "             'capacity_events': 'fb_cap2.csv'},"
-			 " 'policies': {'order': '%s'}, 'output': 'x.h5'}",
+			 " 'policies': {'order': '%s'}, 'jobs': {'checkpoint': {'restore_s': 20}},"
+			 " 'output': 'x.h5'}",
 			 orders[i]);
 		struct frun r;
 		frun(&r, cfg,
@@ -351,10 +356,13 @@ static void test_order_policies_requeue_and_drop(void)
 		     1);
 		CU_ASSERT_EQUAL(job(&r, "ja")->state, SIM_JOB_COMPLETED);
 		CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "ja"), 0, 1e-9);
-		CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(job(&r, "ja")->end_ns), 1100, 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(job(&r, "ja")->end_ns), 1120, 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(job(&r, "ja")->restore_s, 20, 1e-9);
+		CU_ASSERT_EQUAL(job(&r, "ja")->interruptions, 1);
+		CU_ASSERT_DOUBLE_EQUAL(job(&r, "ja")->lost_gpu_s, 8 * 50, 1e-6); /* 250 - 200 s, 8 GPUs */
 		CU_ASSERT_EQUAL(job(&r, "jt")->state, SIM_JOB_TIMED_OUT_PENDING);
 		CU_ASSERT_EQUAL(job(&r, "jz")->state, SIM_JOB_COMPLETED);
-		CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "jz"), 1100, 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(start_s(&r, "jz"), 1120, 1e-6);
 		frun_free(&r);
 	}
 }
@@ -553,6 +561,38 @@ static void test_fallback_policy_combinations(void)
 	free(out);
 }
 
+/* The cost of a stop is part of the job model: the preemption policy's old keys are
+ * refused with their new place, and $.jobs.checkpoint is checked at load. */
+static void test_stop_cost_keys(void)
+{
+	const char *tr = tu_write_file("cost.csv", "id,submit_s,duration_s\nj,0,1\n");
+	static const char *const cases[][2] = {
+		{ "\"policies\": {\"quota\": {\"name\": \"cohort\", \"queues\": [{\"name\": \"q\", \"quota\": "
+		  "{\"a\": {\"gpu\": {\"nominal\": 8}}}}], \"unlisted_queues\": {\"cohort\": null}}, \"preemption\": {\"name\": \"classical\", \"restore_s\": 5}}",
+		  "$.policies.preemption.restore_s: expected $.jobs.checkpoint.restore_s instead" },
+		{ "\"jobs\": {\"checkpoint\": {\"restore_s\": -1}}",
+		  "$.jobs.checkpoint.restore_s: expected number >= 0, got -1" },
+		{ "\"jobs\": {\"checkpoint\": {\"overhead_s\": 4e7}}",
+		  "$.jobs.checkpoint.overhead_s: expected number <= 3.15e7 (a year)" },
+		{ "\"jobs\": {\"checkpoint\": {\"interval\": 5}}", "$.jobs.checkpoint.interval: unknown key" },
+		{ "\"jobs\": 3", "$.jobs: expected object, got 3" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char cfg[1024], *out = NULL, args[512];
+		snprintf(cfg, sizeof cfg,
+			 "{\"name\": \"c\", \"trace\": {\"path\": \"%s\"}, \"cluster\": {\"flavors\": [{\"name\": "
+			 "\"a\", \"nodes\": 1, \"node\": {\"gpu\": 8}}]}, %s, \"output\": \"%s/cost%zu.h5\"}",
+			 tr, cases[i][0], tu_tmpdir(), i);
+		const char *p = tu_write_file("cost.json", cfg);
+		snprintf(args, sizeof args, "run %s", p);
+		CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+		if (!strstr(out, cases[i][1]))
+			fprintf(stderr, "case %zu: no [%s] in [%s]\n", i, cases[i][1], out);
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, cases[i][1]));
+		free(out);
+	}
+}
+
 /* Order policy independent (SageMaker: a pending job holds back no later job whose
  * options have room), against fifo on the same trace. Flavors a and b, one 8-GPU
  * node each:
@@ -726,6 +766,7 @@ static CU_TestInfo fallback_tests[] = {
 	{ "test_stockout_deterministic", test_stockout_deterministic },
 	{ "test_capacity_config_errors", test_capacity_config_errors },
 	{ "test_fallback_policy_combinations", test_fallback_policy_combinations },
+	{ "test_stop_cost_keys", test_stop_cost_keys },
 	CU_TEST_INFO_NULL,
 };
 

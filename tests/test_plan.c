@@ -271,7 +271,7 @@ static void test_plan_config_number_by_path(void)
 			-SIM_EPARSE);
 	CU_ASSERT(sim_diag_contains(&d, "expected the path to hold a number"));
 	CU_ASSERT_EQUAL(exp_config_number_at("c.json", small_config, len, "seeds[0]", &x, &d), -SIM_EPARSE);
-	CU_ASSERT(sim_diag_contains(&d, "under \"cluster\" or \"policies\""));
+	CU_ASSERT(sim_diag_contains(&d, "under \"cluster\", \"policies\" or \"jobs\""));
 	CU_ASSERT_EQUAL(exp_config_number_at("c.json", small_config, len, "cluster..nodes", &x, &d),
 			-SIM_EPARSE);
 	CU_ASSERT(sim_diag_contains(&d, "expected a path such as"));

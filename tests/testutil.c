@@ -431,3 +431,84 @@ int tu_retry_slower(int (*attempt)(void *arg, int slow), void *arg)
 	}
 	return 0;
 }
+
+/* ---- tu_crun: one run of a config, kept to inspect ---- */
+
+#include <CUnit/CUnit.h>
+
+#include "../experiments/config.h"
+#include "../policies/policy.h"
+#include "../traces/native.h"
+
+void tu_crun(struct tu_crun *r, const char *config, const char *trace)
+{
+	memset(r, 0, sizeof *r);
+	char tpath[512];
+	snprintf(tpath, sizeof tpath, "%s", tu_write_file("crun_trace.csv", trace));
+	size_t n = strlen(config) + strlen(tpath) + 1;
+	char *json = malloc(n), *o = json;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+	for (const char *p = config; *p; p++) {
+		if (strncmp(p, "TRACE", 5) == 0) {
+			o += sprintf(o, "%s", tpath);
+			p += 4;
+		} else {
+			*o++ = *p == '\'' ? '"' : *p;
+		}
+	}
+	*o = 0;
+	const char *cpath = tu_write_file("crun.json", json);
+	free(json);
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	d.echo = stderr;
+	CU_ASSERT_EQUAL_FATAL(exp_config_load(cpath, &r->cfg, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(trace_native_read(r->cfg->trace_path, &r->t, &d), 0);
+	const struct exp_variant *v = &r->cfg->variants[0];
+	r->c = sim_cluster_create(&v->res, v->flavors, v->n_flavors, v->placement);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->c);
+	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(r->t, r->c, &d), 0);
+	sim_driver_virtual_init(&r->drv);
+	struct sim_engine_params ep = { .trace = r->t, .cluster = r->c, .driver = r->drv,
+					.capacity = v->capacity, .seed = 1, .cost = v->cost };
+	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
+		if (sim_policy_is_none((enum sim_policy_family)f, v->policy[f]))
+			continue;
+		r->pol[f].ops = sim_policy_lookup((enum sim_policy_family)f, v->policy[f]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(r->pol[f].ops);
+		ep.policies[f] = &r->pol[f];
+	}
+	r->e = sim_engine_create(&ep);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->e);
+	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
+		if (!ep.policies[f])
+			continue;
+		struct sim_policy_env env = { .view = sim_engine_view(r->e), .file = "crun.json",
+					      .json_path = v->policy_path[f] };
+		CU_ASSERT_EQUAL_FATAL(sim_policy_create(&r->pol[f], r->pol[f].ops, &env, v->policy_params[f], &d), 0);
+	}
+	r->rc = sim_engine_run(r->e);
+	CU_ASSERT_EQUAL(r->rc, 0);
+	sim_diag_fini(&d);
+}
+
+void tu_crun_free(struct tu_crun *r)
+{
+	sim_engine_destroy(r->e);
+	for (int f = 0; f < SIM_FAM_COUNT_; f++)
+		sim_policy_destroy(&r->pol[f]);
+	sim_driver_virtual_fini(&r->drv);
+	sim_trace_destroy(r->t);
+	sim_cluster_destroy(r->c);
+	exp_config_destroy(r->cfg);
+	memset(r, 0, sizeof *r);
+}
+
+const struct sim_job *tu_crun_job(const struct tu_crun *r, const char *id)
+{
+	for (size_t i = 0; i < r->t->n_jobs; i++)
+		if (strcmp(sim_job_id(r->t, &r->t->jobs[i]), id) == 0)
+			return &r->t->jobs[i];
+	CU_FAIL_FATAL("no such job");
+	return NULL;
+}

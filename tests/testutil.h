@@ -100,3 +100,22 @@ int tu_done_count(struct tu_done_log *d);
 /* Waits up to limit_ms for the callback to have fired n times; 1 if it has. */
 int tu_done_wait(struct tu_done_log *d, int n, int limit_ms);
 void tu_sleep_ms(double ms);
+
+/* One in-memory run of variant 0 of a config, kept to inspect: its trace's run
+ * state, its engine and its policies. The config text may use single quotes for
+ * JSON's double quotes and the word TRACE for the path of `trace` (a CSV written
+ * next to it). Fails the test (fatal) on a config or trace error. */
+struct tu_crun {
+	struct exp_config *cfg;
+	struct sim_trace *t;
+	struct sim_cluster *c;
+	struct sim_engine *e;
+	struct sim_driver drv;
+	struct sim_policy pol[SIM_FAM_COUNT_];
+	int rc; /* sim_engine_run's */
+};
+void tu_crun(struct tu_crun *r, const char *config, const char *trace);
+void tu_crun_free(struct tu_crun *r);
+/* The job of that id (fatal when there is none). */
+const struct sim_job *tu_crun_job(const struct tu_crun *r, const char *id);
+
