@@ -114,6 +114,7 @@ struct las {
 	sim_time_t processed_ns;        /* last time the crossings were applied */
 	sim_time_t jump_ns;             /* the next crossing (Tiresias' next wake-up), SIM_TIME_NONE: none */
 	struct heap posted;             /* times of our timed events still to come */
+	sim_time_t preempted_ns;        /* time of the last pass that preempted */
 	sim_time_t wake_ns;             /* last time a LAS_WAKE was posted */
 	sim_qty_t pool_seen;            /* pool size at the last decision */
 	int oom;
@@ -176,7 +177,7 @@ static int las_init(struct sim_policy *pol, const struct sim_policy_env *env, co
 	l->thr[1] = 7200;
 	l->k = 3;
 	l->event_ns = l->processed_ns = SIM_TIME_NONE;
-	l->jump_ns = l->wake_ns = SIM_TIME_NONE;
+	l->jump_ns = l->wake_ns = l->preempted_ns = SIM_TIME_NONE;
 	l->pool_seen = -1;
 	for (int q = 0; q < LAS_MAX_QUEUES; q++) {
 		rs_init(&l->q[q].block);
@@ -775,6 +776,13 @@ static int las_pick(struct sim_policy *pol, const struct sim_view *v, struct sim
 	decide_all(l, now, pool);
 	if (l->oom)
 		return -SIM_ENOMEM;
+	/* A second pass at the time of one that preempted proposes starts only (as
+	 * srtf.c): the jobs it would preempt stay running and are decided again at the
+	 * next event. */
+	if (l->preempted_ns == now)
+		l->victims.n = 0;
+	else if (l->victims.n)
+		l->preempted_ns = now;
 	int rc = propose(l, out);
 	return rc ? rc : post_next(l, v);
 }

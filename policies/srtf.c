@@ -36,6 +36,7 @@ struct srtf {
 	uint8_t *st;          /* per job: ST_* */
 	size_t n_jobs;
 	sim_qty_t fixed;      /* GPUs of running jobs that may not be preempted */
+	sim_time_t preempted_ns; /* time of the last pass that preempted */
 	uint32_t *victims, *starts; /* scratch of a pass */
 	size_t n_victims, cap_victims, n_starts, cap_starts;
 	int oom;
@@ -51,6 +52,7 @@ static int srtf_init(struct sim_policy *pol, const struct sim_policy_env *env, c
 		return -SIM_ENOMEM;
 	rs_init(&s->run);
 	rs_init(&s->wait);
+	s->preempted_ns = SIM_TIME_NONE;
 	pol->priv = s;
 	return 0;
 }
@@ -219,6 +221,13 @@ static int srtf_pick(struct sim_policy *pol, const struct sim_view *v, struct si
 	int rc = decide(s, v);
 	if (rc)
 		return rc;
+	/* A second pass at the time of one that preempted proposes starts only: on
+	 * several flavors a job counted as fitting may fit no node, and must not start
+	 * a chain of preemptions (on one pool the second pass has no victims). */
+	if (s->preempted_ns == sim_view_now(v))
+		s->n_victims = 0;
+	else if (s->n_victims)
+		s->preempted_ns = sim_view_now(v);
 	for (size_t i = 0; i < s->n_victims; i++) {
 		uint32_t by = s->n_starts ? s->starts[0] : s->victims[i];
 		rc = sim_placement_buf_preempt(out, s->victims[i], by, SIM_PR_ORDER, 1);
