@@ -238,9 +238,14 @@ enum {
 	KQ_ORACLE_SCAN = 2,            /* fair sharing finds a queue's next candidate by a scan */
 	KQ_ORACLE_NO_MEMO = 4,         /* every nomination computed afresh */
 	KQ_ORACLE_CLASSICAL_BOUND = 8, /* no aggregate bound before a classical search */
-	KQ_ORACLE_ALL = 15,
+	KQ_ORACLE_BOUND_BOOKED = 16,   /* an aggregate bound in a flat tree booked, not summed */
+	KQ_ORACLE_ALL = 31,
+	/* Not an oracle: a bound in a flat tree is computed both ways and a difference
+	 * counted in kq_test_bound_mismatches (of kq_test_bound_checks). */
+	KQ_ORACLE_CHECK_BOUNDS = 64,
 };
 extern int kq_test_oracle;
+extern int kq_test_bound_checks, kq_test_bound_mismatches;
 
 /* ---- building ---- */
 struct kq_sched *kq_create(int n_res, const char (*res_names)[SIM_NAME_MAX], int n_flavors,

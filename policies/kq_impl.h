@@ -10,6 +10,8 @@
 struct kq_scratch {
 	void *taken; /* the aggregate bounds' undo log (kq_preempt.c) */
 	size_t cap_taken;
+	sim_qty_t *bound_rm; /* a flat bound's sums, 2 x n_fr (kq_preempt.c) */
+	size_t cap_bound_rm;
 	void *fair;  /* a fair-sharing search's arrays (struct fair_bufs, kq_preempt.c) */
 	void *classical; /* a classical search's sources and heap (struct cl_bufs, kq_preempt.c) */
 	/* kq_cycle's (kq_cycle.c): its nominations (with their target arrays, reused),

@@ -543,33 +543,180 @@ static void restore_taken(struct kq_sched *s, const struct taken *tk, size_t n)
 		kq_usage_add(s, tk[n].node, tk[n].fr, tk[n].v);
 }
 
-static int attempt_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
-			      const uint8_t *contested, int allow_borrow, int advantage, int root)
+/* An aggregate bound's removals (docs/kueue-rules.md E11). In general each is booked
+ * out of the tree (kq_usage_remove, logged in tk) and the fit is tested on the tree,
+ * then everything is booked back. In a flat tree (the preemptor's queue and every
+ * queue of its tree are children of the root) a removal of v from queue o changes
+ * only o's usage and the root's, by the part of v that o stored in the root
+ * (min(v, usage - local) when positive), and the fit test reads only the
+ * preemptor's queue and the root: the bound is then two sums per flavor-resource,
+ * and nothing is booked (which also keeps the nodes' cached shares valid). */
+struct bound_acc {
+	int flat;            /* sums, not bookings */
+	int queue, root;     /* the preemptor's queue; its root */
+	struct taken *tk;    /* booking: the undo log */
+	size_t n;
+	sim_qty_t *own_rm;   /* flat, per fr: removed from the preemptor's queue */
+	sim_qty_t *root_rm;  /* flat, per fr: removed from the root */
+};
+
+/* Is the preemptor's tree flat (kq_node.height of its root 1, the queue a child of it)? */
+static int flat_tree(const struct kq_sched *s, int queue)
 {
+	int p = s->nodes[queue].parent;
+	return p >= 0 && s->nodes[p].parent < 0 && s->nodes[p].height == 1;
+}
+
+/* Starts a bound for pre's queue: flat sums when the tree is flat (unless the oracle
+ * asks for bookings), else bookings. 0, or -1 without memory (no bound then). */
+static int bound_begin(struct kq_sched *s, const struct kq_wl *pre, int try_flat, struct bound_acc *b)
+{
+	struct kq_scratch *sc = kq_scratch_get(s);
 	struct taken *tk = taken_log(s);
-	if (!tk)
+	if (!sc || !tk)
+		return -1;
+	*b = (struct bound_acc){ .queue = pre->queue, .root = s->nodes[pre->queue].root, .tk = tk };
+	b->flat = try_flat && !(kq_test_oracle & KQ_ORACLE_BOUND_BOOKED) && flat_tree(s, pre->queue);
+	if (!b->flat)
+		return 0;
+	size_t nf = (size_t)(s->n_fr ? s->n_fr : 1);
+	if (sc->cap_bound_rm < 2 * nf) {
+		sim_qty_t *v = realloc(sc->bound_rm, 2 * nf * sizeof *v);
+		if (!v)
+			return -1;
+		sc->bound_rm = v;
+		sc->cap_bound_rm = 2 * nf;
+	}
+	b->own_rm = sc->bound_rm;
+	b->root_rm = sc->bound_rm + nf;
+	memset(sc->bound_rm, 0, 2 * nf * sizeof *sc->bound_rm);
+	return 0;
+}
+
+/* Removes v (> 0) of fr from queue o, in aggregate. */
+static void bound_take(struct kq_sched *s, struct bound_acc *b, int o, int fr, sim_qty_t v)
+{
+	if (!b->flat) {
+		kq_usage_remove(s, o, fr, v);
+		b->tk[b->n++] = (struct taken){ o, fr, v };
+		return;
+	}
+	const struct kq_node *n = &s->nodes[o];
+	sim_qty_t stored = n->usage[fr] - n->local[fr]; /* what kq_usage_remove passes up */
+	if (o == b->queue)
+		b->own_rm[fr] += v;
+	if (stored > 0)
+		b->root_rm[fr] += v < stored ? v : stored;
+}
+
+/* kq_available of a child of the root whose usage is uq and the root's ur. */
+static sim_qty_t flat_available(const struct kq_node *q, const struct kq_node *root, int fr, sim_qty_t uq,
+				sim_qty_t ur)
+{
+	sim_qty_t parent_avail = root->subtree[fr] - ur;
+	sim_qty_t bl = q->borrow_limit[fr];
+	if (bl != KQ_UNSET) {
+		sim_qty_t stored = q->subtree[fr] - q->local[fr];
+		sim_qty_t used = uq - q->local[fr];
+		if (used < 0)
+			used = 0;
+		sim_qty_t with_max = stored - used + bl;
+		if (with_max < parent_avail)
+			parent_avail = with_max;
+	}
+	sim_qty_t la = q->local[fr] - uq;
+	return (la > 0 ? la : 0) + parent_avail;
+}
+
+/* kq_fits_quota on the tree with the flat removals out. */
+static int flat_fits(const struct kq_sched *s, const struct bound_acc *b, const struct kq_wl *pre,
+		     const int16_t *flavor, int allow_borrow)
+{
+	const struct kq_node *q = &s->nodes[pre->queue], *root = &s->nodes[q->parent];
+	for (int r = 0; r < s->n_res; r++) {
+		sim_qty_t v = pre->req[r];
+		if (v <= 0 || flavor[r] < 0)
+			continue;
+		int fr = kq_fr(s, flavor[r], r);
+		sim_qty_t uq = q->usage[fr] - b->own_rm[fr], ur = root->usage[fr] - b->root_rm[fr];
+		if (!allow_borrow && uq + v > q->subtree[fr])
+			return 0;
+		if (v > flat_available(q, root, fr, uq, ur))
+			return 0;
+	}
+	return 1;
+}
+
+/* Tests the fit with the removals out, and ends the bound (bookings undone). */
+static int bound_end(struct kq_sched *s, struct bound_acc *b, const struct kq_wl *pre, const int16_t *flavor,
+		     int allow_borrow)
+{
+	if (b->flat)
+		return flat_fits(s, b, pre, flavor, allow_borrow);
+	int fits = kq_fits_quota(s, pre, flavor, allow_borrow);
+	restore_taken(s, b->tk, b->n);
+	return fits;
+}
+
+/* The queues a bound looks at: in a flat tree the root's children, else every node
+ * (the callers' own tests pick the queues of the tree). Sets *v and *n. */
+static void bound_nodes(const struct kq_sched *s, const struct bound_acc *b, const int32_t **v, size_t *n)
+{
+	if (b->flat) {
+		*v = s->nodes[b->root].children;
+		*n = s->nodes[b->root].n_children;
+	} else {
+		*v = NULL;
+		*n = s->n_nodes;
+	}
+}
+
+static int attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+			      const uint8_t *contested, int allow_borrow, int advantage, int try_flat)
+{
+	struct bound_acc b;
+	if (bound_begin(s, pre, try_flat, &b))
 		return 1; /* no bound: search in full */
-	size_t n = 0;
 	int has_parent = s->nodes[pre->queue].parent >= 0;
-	for (size_t i = 0; i < s->n_nodes; i++) {
+	const int32_t *nodes;
+	size_t n_nodes;
+	bound_nodes(s, &b, &nodes, &n_nodes);
+	for (size_t k = 0; k < n_nodes; k++) {
+		int i = nodes ? nodes[k] : (int)k;
 		const struct kq_node *o = &s->nodes[i];
 		if (!o->is_queue || !o->n_running)
 			continue;
-		int own = (int)i == pre->queue;
-		if (!own && (o->root != root || !has_parent))
+		int own = i == pre->queue;
+		if (!own && (o->root != b.root || !has_parent))
 			continue;
 		for (int fr = 0; fr < s->n_fr; fr++) {
-			if (!contested[fr] || (!own && !kq_borrowing(s, (int)i, fr)))
+			if (!contested[fr] || (!own && !kq_borrowing(s, i, fr)))
 				continue;
 			sim_qty_t v = attempt_allowance(s, o, own, fr, pre, allow_borrow, advantage);
-			if (v > 0) {
-				kq_usage_remove(s, (int)i, fr, v);
-				tk[n++] = (struct taken){ (int)i, fr, v };
-			}
+			if (v > 0)
+				bound_take(s, &b, i, fr, v);
 		}
 	}
-	int fits = kq_fits_quota(s, pre, flavor, allow_borrow);
-	restore_taken(s, tk, n);
+	return bound_end(s, &b, pre, flavor, allow_borrow);
+}
+
+int kq_test_bound_checks, kq_test_bound_mismatches;
+
+/* Under KQ_ORACLE_CHECK_BOUNDS (tests) a flat bound is computed both ways and a
+ * difference counted. */
+static int check_bound(int fast, int booked)
+{
+	kq_test_bound_checks++;
+	kq_test_bound_mismatches += fast != booked;
+	return fast;
+}
+
+static int attempt_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+			      const uint8_t *contested, int allow_borrow, int advantage)
+{
+	int fits = attempt_bound_once(s, pre, flavor, contested, allow_borrow, advantage, 1);
+	if ((kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS) && flat_tree(s, pre->queue))
+		return check_bound(fits, attempt_bound_once(s, pre, flavor, contested, allow_borrow, advantage, 0));
 	return fits;
 }
 
@@ -582,7 +729,6 @@ static int attempt_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const
 static int hopeless_classical(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
 			      const uint8_t *contested)
 {
-	int root = s->nodes[pre->queue].root;
 	const struct kq_node *q = &s->nodes[pre->queue];
 	int advantage = 1; /* it would fit its own quota: hierarchy candidates are possible */
 	for (int r = 0; r < s->n_res; r++)
@@ -593,8 +739,8 @@ static int hopeless_classical(struct kq_sched *s, const struct kq_wl *pre, const
 		}
 	if (s->n_nodes && (q->parent >= 0 && s->nodes[q->parent].parent >= 0))
 		advantage = 1; /* nested cohorts: hierarchy is subtler; no bound from it */
-	return !attempt_bound_fits(s, pre, flavor, contested, 1, advantage, root) &&
-	       !attempt_bound_fits(s, pre, flavor, contested, 0, advantage, root);
+	return !attempt_bound_fits(s, pre, flavor, contested, 1, advantage) &&
+	       !attempt_bound_fits(s, pre, flavor, contested, 0, advantage);
 }
 
 /* ---- classical search as a lazy merge (docs/kueue-rules.md E9) ----
@@ -1636,6 +1782,7 @@ void kq_scratch_free(struct kq_sched *s)
 	cl_bufs_free(sc->classical);
 	kq_cycle_scratch_free(sc);
 	free(sc->taken);
+	free(sc->bound_rm);
 	free(sc);
 	s->scratch = NULL;
 }
@@ -1649,36 +1796,43 @@ void kq_scratch_free(struct kq_sched *s)
  * allows (uncapped: fair sharing may take a target below its nominal quota while
  * its share stays the highest). Removing usage never lowers what a queue may
  * admit, so "fits" here is necessary for any victim set. O(queues). */
-static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
-			   const uint8_t *contested, int root)
+static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+			   const uint8_t *contested, int try_flat)
 {
-	struct taken *tk = taken_log(s);
-	if (!tk)
+	struct bound_acc b;
+	if (bound_begin(s, pre, try_flat, &b))
 		return 1; /* no bound: search in full */
 	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
-	size_t n = 0;
-	for (size_t i = 0; i < s->n_nodes; i++) {
+	const int32_t *nodes;
+	size_t n_nodes;
+	bound_nodes(s, &b, &nodes, &n_nodes);
+	for (size_t k = 0; k < n_nodes; k++) {
+		int i = nodes ? nodes[k] : (int)k;
 		const struct kq_node *o = &s->nodes[i];
 		if (!o->is_queue || !o->n_running)
 			continue;
-		int own = (int)i == pre->queue;
+		int own = i == pre->queue;
 		if (!own) {
-			if (o->root != root || o->parent < 0 || cfg->reclaim == KQ_NEVER ||
-			    within_nominal(s, (int)i, contested))
+			if (o->root != b.root || o->parent < 0 || cfg->reclaim == KQ_NEVER || within_nominal(s, i, contested))
 				continue;
 		}
 		for (int fr = 0; fr < s->n_fr; fr++) {
 			if (!contested[fr])
 				continue;
 			sim_qty_t v = band_allowance(o, fr, pre, own ? cfg->within : cfg->reclaim);
-			if (v > 0) {
-				kq_usage_remove(s, (int)i, fr, v);
-				tk[n++] = (struct taken){ (int)i, fr, v };
-			}
+			if (v > 0)
+				bound_take(s, &b, i, fr, v);
 		}
 	}
-	int fits = kq_fits_quota(s, pre, flavor, 1);
-	restore_taken(s, tk, n);
+	return bound_end(s, &b, pre, flavor, 1);
+}
+
+static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+			   const uint8_t *contested)
+{
+	int fits = fair_bound_once(s, pre, flavor, contested, 1);
+	if ((kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS) && flat_tree(s, pre->queue))
+		return check_bound(fits, fair_bound_once(s, pre, flavor, contested, 0));
 	return fits;
 }
 
@@ -1692,7 +1846,7 @@ static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *fl
 	if (!fb)
 		return -SIM_ENOMEM;
 	x.root = s->nodes[pre->queue].root;
-	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && !fair_bound_fits(s, pre, flavor, contested, x.root))
+	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && !fair_bound_fits(s, pre, flavor, contested))
 		return 0;
 	struct cands retry = fb->retry;
 	int rc = 0;

@@ -308,9 +308,10 @@ static void same_as_oracle(struct kq_sched *s, struct kq_wl *pre, sim_time_t now
 {
 	struct kq_assign oa;
 	struct kq_decision od = { 0 };
+	int saved = kq_test_oracle;
 	kq_test_oracle = KQ_ORACLE_ALL;
 	int rc = kq_incoming(s, pre, NULL, KQ_FIT, now, &oa, &od);
-	kq_test_oracle = 0;
+	kq_test_oracle = saved;
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_EQUAL(oa.mode, a->mode);
 	CU_ASSERT_EQUAL(oa.borrow_level, a->borrow_level);
@@ -407,6 +408,21 @@ static void test_kq_properties_fair_sharing(void)
 {
 	for (unsigned long seed = 1; seed <= 60; seed++)
 		property_run(1, seed);
+}
+
+/* A bound in a flat tree summed (docs/kueue-rules.md E11) says what the same bound
+ * booked says, on every search of the random worlds, classical and fair sharing. */
+static void test_kq_flat_bounds_match_booked(void)
+{
+	kq_test_bound_checks = kq_test_bound_mismatches = 0;
+	kq_test_oracle = KQ_ORACLE_CHECK_BOUNDS;
+	for (unsigned long seed = 1; seed <= 40; seed++) {
+		property_run(0, seed);
+		property_run(1, seed);
+	}
+	kq_test_oracle = 0;
+	CU_ASSERT(kq_test_bound_checks > 1000);
+	CU_ASSERT_EQUAL(kq_test_bound_mismatches, 0);
 }
 
 /* A whole cycle on random heads changes no state either, and admits only what fits. */
@@ -734,6 +750,7 @@ static void test_kq_running_priority_moves_band(void)
 }
 
 static CU_TestInfo kq_tests[] = {
+	{ "flat_bounds_match_booked", test_kq_flat_bounds_match_booked },
 	{ "running_priority_moves_band", test_kq_running_priority_moves_band },
 	{ "lending_example", test_kq_lending_example },
 	{ "borrowing_limit_and_nested", test_kq_borrowing_limit_and_nested },
