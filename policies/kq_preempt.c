@@ -671,12 +671,116 @@ static void bound_nodes(const struct kq_sched *s, const struct bound_acc *b, con
 	}
 }
 
+/* What another queue o of a flat tree may lose in a bound, as the root sees it: the
+ * removal v the bound takes from o on fr (0 unless o borrows there), and of it the
+ * part o stored in the root (bound_take's). The parameters that depend on the
+ * preemptor are the key; the rest is o's state. */
+enum { BK_CAPPED = 0, /* classical: band_allowance(policy), at most o's excess plus its largest job */
+       BK_BWC,        /* classical, may borrow, borrow_within_cohort: bands below prio (and thr) */
+       BK_FAIR };     /* fair sharing: band_allowance(policy), uncapped */
+struct bound_key {
+	int root, fr, kind, policy, has_thr;
+	int32_t prio, thr;
+};
+
+static sim_qty_t other_take(const struct kq_node *o, const struct bound_key *k)
+{
+	int fr = k->fr;
+	if (!o->is_queue || !o->n_running || !(o->usage[fr] > o->subtree[fr]))
+		return 0;
+	sim_qty_t v = 0;
+	if (k->kind == BK_BWC) {
+		for (size_t b = 0; b < o->n_bands; b++) {
+			int32_t prio = o->bands[b].prio;
+			if (prio < k->prio && (!k->has_thr || prio <= k->thr))
+				v += o->bands[b].qty[fr];
+		}
+	} else {
+		struct kq_wl pre = { .priority = k->prio };
+		v = band_allowance(o, fr, &pre, (enum kq_policy)k->policy);
+	}
+	if (k->kind != BK_FAIR) {
+		sim_qty_t over = o->usage[fr] - o->subtree[fr] + (o->max_req ? o->max_req[fr] : 0);
+		v = v < over ? v : over;
+	}
+	if (v <= 0)
+		return 0;
+	sim_qty_t stored = o->usage[fr] - o->local[fr];
+	return stored > 0 ? (v < stored ? v : stored) : 0;
+}
+
+/* The sum of other_take over every queue of the root (the preemptor's own included),
+ * kept by key while the tree is unchanged (kq_sched.gen and usage_ver). */
+static sim_qty_t root_take(struct kq_sched *s, const struct bound_key *k)
+{
+	struct kq_scratch *sc = s->scratch; /* made by bound_begin */
+	for (int i = 0; i < 16; i++) {
+		const struct kq_bound_memo *m = &sc->bound_memo[i];
+		if (m->gen == s->gen && m->usage_ver == s->usage_ver && m->root == k->root && m->fr == k->fr &&
+		    m->kind == k->kind && m->policy == k->policy && m->prio == k->prio && m->has_thr == k->has_thr &&
+		    m->thr == k->thr)
+			return m->sum;
+	}
+	const struct kq_node *r = &s->nodes[k->root];
+	sim_qty_t sum = 0;
+	for (size_t c = 0; c < r->n_children; c++)
+		sum += other_take(&s->nodes[r->children[c]], k);
+	struct kq_bound_memo *m = &sc->bound_memo[sc->bound_memo_next++ % 16];
+	*m = (struct kq_bound_memo){ s->gen, s->usage_ver, k->root, k->fr, k->kind, k->policy, k->has_thr,
+				     k->prio, k->thr, sum };
+	return sum;
+}
+
+/* A flat bound with one contested fr from the per-root sums (docs/kueue-rules.md
+ * E11): the others' part is the root's sum less the preemptor's queue's own term;
+ * the preemptor's queue loses what its own policy allows. */
+static int flat_bound_by_sums(struct kq_sched *s, struct bound_acc *b, const struct kq_wl *pre, const int16_t *flavor,
+			      int fr, const struct bound_key *k, enum kq_policy own_policy, int allow_borrow)
+{
+	const struct kq_node *q = &s->nodes[pre->queue];
+	b->root_rm[fr] = root_take(s, k) - other_take(q, k);
+	if (q->n_running) {
+		sim_qty_t v = band_allowance(q, fr, pre, own_policy);
+		if (v > 0)
+			bound_take(s, b, pre->queue, fr, v);
+	}
+	return flat_fits(s, b, pre, flavor, allow_borrow);
+}
+
+/* The only contested fr, or -1 when there are several (or none). */
+static int single_contested(const struct kq_sched *s, const uint8_t *contested)
+{
+	int one = -1;
+	for (int fr = 0; fr < s->n_fr; fr++)
+		if (contested[fr]) {
+			if (one >= 0)
+				return -1;
+			one = fr;
+		}
+	return one;
+}
+
 static int attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
 			      const uint8_t *contested, int allow_borrow, int advantage, int try_flat)
 {
 	struct bound_acc b;
 	if (bound_begin(s, pre, try_flat, &b))
 		return 1; /* no bound: search in full */
+	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
+	int one = b.flat ? single_contested(s, contested) : -1;
+	if (one >= 0) {
+		struct bound_key k = { .root = b.root, .fr = one, .kind = BK_CAPPED, .policy = cfg->reclaim,
+				       .prio = pre->priority };
+		if (allow_borrow && !advantage && cfg->bwc && cfg->reclaim != KQ_NEVER) {
+			k.kind = BK_BWC;
+			k.policy = 0;
+			k.has_thr = cfg->bwc_has_threshold;
+			k.thr = cfg->bwc_has_threshold ? cfg->bwc_threshold : 0;
+		} else if (allow_borrow && !advantage) {
+			k.policy = KQ_NEVER; /* ReclaimWithoutBorrowing victims are not valid when borrowing */
+		}
+		return flat_bound_by_sums(s, &b, pre, flavor, one, &k, cfg->within, allow_borrow);
+	}
 	int has_parent = s->nodes[pre->queue].parent >= 0;
 	const int32_t *nodes;
 	size_t n_nodes;
@@ -1803,6 +1907,12 @@ static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const in
 	if (bound_begin(s, pre, try_flat, &b))
 		return 1; /* no bound: search in full */
 	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
+	int one = b.flat ? single_contested(s, contested) : -1;
+	if (one >= 0) { /* with one contested fr, "not within nominal" is "borrows on it" */
+		struct bound_key k = { .root = b.root, .fr = one, .kind = BK_FAIR, .policy = cfg->reclaim,
+				       .prio = pre->priority };
+		return flat_bound_by_sums(s, &b, pre, flavor, one, &k, cfg->within, 1);
+	}
 	const int32_t *nodes;
 	size_t n_nodes;
 	bound_nodes(s, &b, &nodes, &n_nodes);
