@@ -843,6 +843,23 @@ static struct nomination *fair_next_oracle(struct kq_sched *s, struct fs_pending
 	return best;
 }
 
+/* The tournament of the one root when it is flat (its children are queues): the best of
+ * the pending entries' picks, the entries visited instead of every child. fs_beats is a
+ * strict total order on distinct entries (its last key is the unique tie), so the best
+ * does not depend on the order of the visit. */
+static struct nomination *flat_tournament(struct kq_sched *s, struct fs_pending *pd, sim_qty_t *buf)
+{
+	struct fs_pick best = { 0 };
+	for (size_t i = 0; i < pd->n; i++) {
+		if (!pd->v[i])
+			continue;
+		struct fs_pick p = child_pick(s, pd->v[i]->wl->queue, pd, buf);
+		if (p.e && (!best.e || fs_beats(&p, &best)))
+			best = p;
+	}
+	return best.e;
+}
+
 /* fair_next_oracle's choice without its scans (docs/kueue-rules.md E12): the first
  * pending NoFit entry from a cursor (an entry never becomes NoFit, so none is
  * behind it); else the best of the distinct roots' tournaments, each child's pick
@@ -856,6 +873,9 @@ static struct nomination *fair_next_fast(struct kq_sched *s, struct fs_pending *
 			best = e;
 			break;
 		}
+	}
+	if (!best && pd->n_roots == 1 && s->nodes[pd->roots[0]].height == 1) {
+		best = flat_tournament(s, pd, buf);
 	}
 	for (size_t k = 0; !best && k < pd->n_roots; k++) {
 		struct fs_pick p = tournament(s, pd->roots[k], pd, buf);
