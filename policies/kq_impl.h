@@ -21,6 +21,12 @@ struct kq_scratch {
 		sim_qty_t sum;
 	} bound_memo[16];
 	unsigned bound_memo_next;
+	uint32_t *anc;       /* per node: a bound's marks of the preemptor's ancestors (kq_preempt.c) */
+	uint32_t anc_stamp;
+	size_t cap_anc;
+	sim_qty_t *budget;   /* per node: a bound's cohort caps, valid where budget_stamp is anc_stamp */
+	uint32_t *budget_stamp;
+	size_t cap_budget;
 	void *fair;  /* a fair-sharing search's arrays (struct fair_bufs, kq_preempt.c) */
 	void *classical; /* a classical search's sources and heap (struct cl_bufs, kq_preempt.c) */
 	/* kq_cycle's (kq_cycle.c): its nominations (with their target arrays, reused),

@@ -760,6 +760,107 @@ static int single_contested(const struct kq_sched *s, const uint8_t *contested)
 	return one;
 }
 
+/* Marks the ancestors of queue q (kq_scratch.anc, this stamp) and returns the marks,
+ * or NULL without memory. */
+static const uint32_t *mark_ancestors(struct kq_sched *s, int q)
+{
+	struct kq_scratch *sc = s->scratch; /* made by bound_begin */
+	size_t nn = s->n_nodes ? s->n_nodes : 1;
+	if (sc->cap_anc < nn) {
+		uint32_t *v = realloc(sc->anc, nn * sizeof *v);
+		if (!v)
+			return NULL;
+		memset(v, 0, nn * sizeof *v);
+		sc->anc = v;
+		sc->cap_anc = nn;
+		sc->anc_stamp = 0;
+	}
+	if (++sc->anc_stamp <= 1) { /* new (1) or wrapped (0): old stamps could match again */
+		memset(sc->anc, 0, nn * sizeof *sc->anc);
+		if (sc->budget_stamp)
+			memset(sc->budget_stamp, 0, sc->cap_budget * sizeof *sc->budget_stamp);
+		sc->anc_stamp = 1;
+	}
+	for (int n = s->nodes[q].parent; n >= 0; n = s->nodes[n].parent)
+		sc->anc[n] = sc->anc_stamp;
+	return sc->anc;
+}
+
+/* Could queue o be a source of a classical search by a preemptor whose ancestors are
+ * marked in anc? find_sources goes down from the lowest common cohort only into
+ * subtrees not within their nominal quota on the contested flavor-resources, so
+ * every cohort between o and that cohort must borrow (o itself is tested per fr by
+ * the caller). A queue that is no source gives no candidate: leaving it out keeps
+ * the bound sound, and tighter in nested trees. */
+static int source_path(const struct kq_sched *s, int o, const uint32_t *anc, const uint8_t *contested)
+{
+	uint32_t stamp = ((const struct kq_scratch *)s->scratch)->anc_stamp;
+	for (int n = s->nodes[o].parent; n >= 0 && anc[n] != stamp; n = s->nodes[n].parent)
+		if (within_nominal(s, n, contested))
+			return 0;
+	return 1;
+}
+
+/* Per node, the cohort caps' budgets of one bound (kq_scratch.budget), stamped with the
+ * ancestor marks' stamp (a budget is set on first use). NULL without memory. */
+static sim_qty_t *cohort_budgets(struct kq_sched *s)
+{
+	struct kq_scratch *sc = s->scratch;
+	size_t nn = s->n_nodes ? s->n_nodes : 1;
+	if (sc->cap_budget < nn) {
+		sim_qty_t *v = realloc(sc->budget, nn * sizeof *v);
+		uint32_t *st = v ? realloc(sc->budget_stamp, nn * sizeof *st) : NULL;
+		if (v)
+			sc->budget = v;
+		if (!st)
+			return NULL;
+		memset(st, 0, nn * sizeof *st);
+		sc->budget_stamp = st;
+		sc->cap_budget = nn;
+	}
+	return sc->budget;
+}
+
+/* The largest quantity of fr one running workload of root's tree ever held. */
+static sim_qty_t largest_job(const struct kq_sched *s, int root, int fr)
+{
+	sim_qty_t m = 0;
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		const struct kq_node *o = &s->nodes[i];
+		if (o->is_queue && o->root == root && o->max_req && o->max_req[fr] > m)
+			m = o->max_req[fr];
+	}
+	return m;
+}
+
+/* A cohort cap of a classical bound with one contested fr: a queue o whose parent C is
+ * below the lowest cohort shared with the preemptor gives valid candidates only while
+ * C borrows on fr, so all its queues' removals together lower C's usage by at most
+ * C's excess plus the largest job (each removal lowers it by the part the queue
+ * stored in C, at most one job). Returns v reduced so that its part stored in C fits
+ * what is left of that budget, and charges it. */
+static sim_qty_t within_cohort_budget(struct kq_sched *s, const struct kq_node *o, int fr, sim_qty_t v,
+				      const uint32_t *anc, sim_qty_t *budget, sim_qty_t max_job)
+{
+	struct kq_scratch *sc = s->scratch;
+	int c = o->parent;
+	if (c < 0 || anc[c] == sc->anc_stamp)
+		return v; /* o hangs off a cohort the preemptor shares: no cap */
+	const struct kq_node *cn = &s->nodes[c];
+	if (sc->budget_stamp[c] != sc->anc_stamp) { /* first use in this bound: nothing removed yet */
+		sc->budget_stamp[c] = sc->anc_stamp;
+		budget[c] = cn->usage[fr] - cn->subtree[fr] + max_job;
+	}
+	sim_qty_t stored = o->usage[fr] - o->local[fr];
+	sim_qty_t pass = stored > 0 ? (v < stored ? v : stored) : 0;
+	if (pass > budget[c]) {
+		pass = budget[c] > 0 ? budget[c] : 0;
+		v = pass;
+	}
+	budget[c] -= pass;
+	return v;
+}
+
 static int attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
 			      const uint8_t *contested, int allow_borrow, int advantage, int try_flat)
 {
@@ -782,6 +883,10 @@ static int attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre, const
 		return flat_bound_by_sums(s, &b, pre, flavor, one, &k, cfg->within, allow_borrow);
 	}
 	int has_parent = s->nodes[pre->queue].parent >= 0;
+	const uint32_t *anc = b.flat ? NULL : mark_ancestors(s, pre->queue);
+	int capped = anc ? single_contested(s, contested) : -1; /* the fr of cohort caps, or -1 */
+	sim_qty_t *budget = capped >= 0 ? cohort_budgets(s) : NULL;
+	sim_qty_t max_job = budget ? largest_job(s, b.root, capped) : 0;
 	const int32_t *nodes;
 	size_t n_nodes;
 	bound_nodes(s, &b, &nodes, &n_nodes);
@@ -793,10 +898,14 @@ static int attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre, const
 		int own = i == pre->queue;
 		if (!own && (o->root != b.root || !has_parent))
 			continue;
+		if (!own && anc && !source_path(s, i, anc, contested))
+			continue;
 		for (int fr = 0; fr < s->n_fr; fr++) {
 			if (!contested[fr] || (!own && !kq_borrowing(s, i, fr)))
 				continue;
 			sim_qty_t v = attempt_allowance(s, o, own, fr, pre, allow_borrow, advantage);
+			if (v > 0 && budget && !own)
+				v = within_cohort_budget(s, o, fr, v, anc, budget, max_job);
 			if (v > 0)
 				bound_take(s, &b, i, fr, v);
 		}
@@ -1066,7 +1175,9 @@ static int lazy_attempt(struct cl_lazy *l, int allow_borrow, struct kq_targets *
 			if (sc->group != g)
 				continue;
 			src_start(x, sc);
-			if (src_peek(x, sc))
+			/* A source whose first candidate is not valid now would be dropped whole
+			 * when popped (validity only shrinks as victims go): it never enters. */
+			if (src_peek(x, sc) && src_valid(x, sc, sc->at, allow_borrow))
 				h[n++] = (int)i;
 		}
 		for (size_t i = n / 2; i-- > 0;)
@@ -1887,6 +1998,9 @@ void kq_scratch_free(struct kq_sched *s)
 	kq_cycle_scratch_free(sc);
 	free(sc->taken);
 	free(sc->bound_rm);
+	free(sc->anc);
+	free(sc->budget);
+	free(sc->budget_stamp);
 	free(sc);
 	s->scratch = NULL;
 }
