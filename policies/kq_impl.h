@@ -27,6 +27,9 @@ struct kq_scratch {
 	sim_qty_t *budget;   /* per node: a bound's cohort caps, valid where budget_stamp is anc_stamp */
 	uint32_t *budget_stamp;
 	size_t cap_budget;
+	uint64_t max_job_gen;  /* largest_job's answer for (root, fr), while gen is this (0: none) */
+	int max_job_root, max_job_fr;
+	sim_qty_t max_job;
 	void *fair;  /* a fair-sharing search's arrays (struct fair_bufs, kq_preempt.c) */
 	void *classical; /* a classical search's sources and heap (struct cl_bufs, kq_preempt.c) */
 	/* kq_cycle's (kq_cycle.c): its nominations (with their target arrays, reused),

@@ -786,21 +786,6 @@ static const uint32_t *mark_ancestors(struct kq_sched *s, int q)
 	return sc->anc;
 }
 
-/* Could queue o be a source of a classical search by a preemptor whose ancestors are
- * marked in anc? find_sources goes down from the lowest common cohort only into
- * subtrees not within their nominal quota on the contested flavor-resources, so
- * every cohort between o and that cohort must borrow (o itself is tested per fr by
- * the caller). A queue that is no source gives no candidate: leaving it out keeps
- * the bound sound, and tighter in nested trees. */
-static int source_path(const struct kq_sched *s, int o, const uint32_t *anc, const uint8_t *contested)
-{
-	uint32_t stamp = ((const struct kq_scratch *)s->scratch)->anc_stamp;
-	for (int n = s->nodes[o].parent; n >= 0 && anc[n] != stamp; n = s->nodes[n].parent)
-		if (within_nominal(s, n, contested))
-			return 0;
-	return 1;
-}
-
 /* Per node, the cohort caps' budgets of one bound (kq_scratch.budget), stamped with the
  * ancestor marks' stamp (a budget is set on first use). NULL without memory. */
 static sim_qty_t *cohort_budgets(struct kq_sched *s)
@@ -821,15 +806,23 @@ static sim_qty_t *cohort_budgets(struct kq_sched *s)
 	return sc->budget;
 }
 
-/* The largest quantity of fr one running workload of root's tree ever held. */
-static sim_qty_t largest_job(const struct kq_sched *s, int root, int fr)
+/* The largest quantity of fr one running workload of root's tree ever held; kept while
+ * kq_sched.gen is the same (kq_node.max_req only grows as jobs start). */
+static sim_qty_t largest_job(struct kq_sched *s, int root, int fr)
 {
+	struct kq_scratch *sc = s->scratch;
+	if (sc->max_job_gen == s->gen && sc->max_job_root == root && sc->max_job_fr == fr)
+		return sc->max_job;
 	sim_qty_t m = 0;
 	for (size_t i = 0; i < s->n_nodes; i++) {
 		const struct kq_node *o = &s->nodes[i];
 		if (o->is_queue && o->root == root && o->max_req && o->max_req[fr] > m)
 			m = o->max_req[fr];
 	}
+	sc->max_job_gen = s->gen;
+	sc->max_job_root = root;
+	sc->max_job_fr = fr;
+	sc->max_job = m;
 	return m;
 }
 
@@ -861,6 +854,59 @@ static sim_qty_t within_cohort_budget(struct kq_sched *s, const struct kq_node *
 	return v;
 }
 
+/* One classical bound in a tree that is not flat (or a flat one booked). */
+struct nested_bound {
+	const struct kq_wl *pre;
+	const uint8_t *contested;
+	int allow_borrow, advantage;
+	struct bound_acc *b;
+	const uint32_t *anc;  /* the preemptor's ancestors (mark_ancestors), or NULL */
+	sim_qty_t *budget;    /* cohort caps, or NULL */
+	sim_qty_t max_job;
+};
+
+/* Takes from queue i (a queue of the preemptor's tree that can be a source, or its own)
+ * what one attempt may take. */
+static void bound_queue(struct kq_sched *s, struct nested_bound *nb, int i)
+{
+	const struct kq_node *o = &s->nodes[i];
+	if (!o->n_running)
+		return;
+	int own = i == nb->pre->queue;
+	for (int fr = 0; fr < s->n_fr; fr++) {
+		if (!nb->contested[fr] || (!own && !kq_borrowing(s, i, fr)))
+			continue;
+		sim_qty_t v = attempt_allowance(s, o, own, fr, nb->pre, nb->allow_borrow, nb->advantage);
+		if (v > 0 && nb->budget && !own)
+			v = within_cohort_budget(s, o, fr, v, nb->anc, nb->budget, nb->max_job);
+		if (v > 0)
+			bound_take(s, nb->b, i, fr, v);
+	}
+}
+
+/* The queues of node n's subtree that can be sources of a classical search, found from
+ * the top. find_sources goes down from the lowest cohort the queue shares with the
+ * preemptor only into subtrees not within their nominal quota on the contested
+ * flavor-resources, so a cohort that is not an ancestor of the preemptor and is within
+ * its nominal hides every queue below it (a queue itself is tested per fr by
+ * bound_queue). A queue that is no source gives no candidate: leaving it out keeps the
+ * bound sound, and tighter in nested trees. The bound does not depend on the order the
+ * queues are taken in (each queue's removal is its own, and what a cohort passes up is
+ * the sum it receives capped at what it stores above its local quota). */
+static void bound_walk(struct kq_sched *s, struct nested_bound *nb, int n)
+{
+	const struct kq_node *nd = &s->nodes[n];
+	if (nd->is_queue) {
+		bound_queue(s, nb, n);
+		return;
+	}
+	uint32_t stamp = ((const struct kq_scratch *)s->scratch)->anc_stamp;
+	if (nb->anc[n] != stamp && within_nominal(s, n, nb->contested))
+		return;
+	for (size_t k = 0; k < nd->n_children; k++)
+		bound_walk(s, nb, nd->children[k]);
+}
+
 static int attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
 			      const uint8_t *contested, int allow_borrow, int advantage, int try_flat)
 {
@@ -882,32 +928,24 @@ static int attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre, const
 		}
 		return flat_bound_by_sums(s, &b, pre, flavor, one, &k, cfg->within, allow_borrow);
 	}
-	int has_parent = s->nodes[pre->queue].parent >= 0;
-	const uint32_t *anc = b.flat ? NULL : mark_ancestors(s, pre->queue);
-	int capped = anc ? single_contested(s, contested) : -1; /* the fr of cohort caps, or -1 */
-	sim_qty_t *budget = capped >= 0 ? cohort_budgets(s) : NULL;
-	sim_qty_t max_job = budget ? largest_job(s, b.root, capped) : 0;
-	const int32_t *nodes;
-	size_t n_nodes;
-	bound_nodes(s, &b, &nodes, &n_nodes);
-	for (size_t k = 0; k < n_nodes; k++) {
-		int i = nodes ? nodes[k] : (int)k;
-		const struct kq_node *o = &s->nodes[i];
-		if (!o->is_queue || !o->n_running)
-			continue;
-		int own = i == pre->queue;
-		if (!own && (o->root != b.root || !has_parent))
-			continue;
-		if (!own && anc && !source_path(s, i, anc, contested))
-			continue;
-		for (int fr = 0; fr < s->n_fr; fr++) {
-			if (!contested[fr] || (!own && !kq_borrowing(s, i, fr)))
-				continue;
-			sim_qty_t v = attempt_allowance(s, o, own, fr, pre, allow_borrow, advantage);
-			if (v > 0 && budget && !own)
-				v = within_cohort_budget(s, o, fr, v, anc, budget, max_job);
-			if (v > 0)
-				bound_take(s, &b, i, fr, v);
+	struct nested_bound nb = { .pre = pre, .contested = contested, .allow_borrow = allow_borrow,
+				   .advantage = advantage, .b = &b };
+	nb.anc = b.flat ? NULL : mark_ancestors(s, pre->queue);
+	int capped = nb.anc ? single_contested(s, contested) : -1; /* the fr of cohort caps, or -1 */
+	nb.budget = capped >= 0 ? cohort_budgets(s) : NULL;
+	nb.max_job = nb.budget ? largest_job(s, b.root, capped) : 0;
+	if (nb.anc) {
+		bound_walk(s, &nb, b.root);
+	} else {
+		int has_parent = s->nodes[pre->queue].parent >= 0;
+		const int32_t *nodes;
+		size_t n_nodes;
+		bound_nodes(s, &b, &nodes, &n_nodes);
+		for (size_t k = 0; k < n_nodes; k++) {
+			int i = nodes ? nodes[k] : (int)k;
+			const struct kq_node *o = &s->nodes[i];
+			if (o->is_queue && (i == pre->queue || (o->root == b.root && has_parent)))
+				bound_queue(s, &nb, i);
 		}
 	}
 	return bound_end(s, &b, pre, flavor, allow_borrow);
