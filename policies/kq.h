@@ -151,6 +151,10 @@ struct kq_node {
 	 * so a fair-sharing search recomputes only the shares its trials changed. */
 	double share, share_unweighted;
 	uint8_t share_ok;
+	/* Bumped (to kq_sched.ver_clock) by every usage change in its subtree while
+	 * kq_sched.ver_live is set: a fair-sharing cycle keeps each node's tournament pick
+	 * while it is unchanged (docs/kueue-rules.md E12). */
+	uint64_t ver;
 	uint8_t *subtree_has; /* some node of the subtree has an entry for fr */
 	/* queues only */
 	struct kq_queue_cfg cfg;
@@ -228,6 +232,10 @@ struct kq_sched {
 				   * (explain: a scenario has no nodes) */
 	void *room_arg;
 	void *scratch;            /* owned: struct kq_scratch (kq_impl.h), buffers reused by decisions */
+	uint64_t usage_ver;       /* bumped by every kq_usage_add and kq_usage_remove: with gen,
+				   * the key of the flat bounds' per-root sums (kq_preempt.c) */
+	uint64_t ver_clock;       /* the last kq_node.ver given */
+	int ver_live;             /* during a fair-sharing cycle's order: usage changes bump ver */
 };
 
 /* Tests only: each bit set makes the decision core take one shortcut's slow, obvious
@@ -238,9 +246,16 @@ enum {
 	KQ_ORACLE_SCAN = 2,            /* fair sharing finds a queue's next candidate by a scan */
 	KQ_ORACLE_NO_MEMO = 4,         /* every nomination computed afresh */
 	KQ_ORACLE_CLASSICAL_BOUND = 8, /* no aggregate bound before a classical search */
-	KQ_ORACLE_ALL = 15,
+	KQ_ORACLE_BOUND_BOOKED = 16,   /* an aggregate bound in a flat tree booked, not summed */
+	KQ_ORACLE_TOURNAMENT = 32,     /* fair-sharing cycle order: every tournament run in full,
+					* pending entries scanned */
+	KQ_ORACLE_ALL = 63,
+	/* Not an oracle: a bound in a flat tree is computed both ways and a difference
+	 * counted in kq_test_bound_mismatches (of kq_test_bound_checks). */
+	KQ_ORACLE_CHECK_BOUNDS = 128,
 };
 extern int kq_test_oracle;
+extern int kq_test_bound_checks, kq_test_bound_mismatches;
 
 /* ---- building ---- */
 struct kq_sched *kq_create(int n_res, const char (*res_names)[SIM_NAME_MAX], int n_flavors,

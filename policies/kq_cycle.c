@@ -737,7 +737,22 @@ struct fs_pending {
 	uint32_t *seen; /* per node: the pick that already ran this root's tournament */
 	uint32_t pick;
 	size_t n_nodes;
+	/* The fast path's (docs/kueue-rules.md E12): */
+	struct fs_memo *memo; /* per node: its pick as its parent's tournament saw it */
+	int32_t *roots;       /* the distinct roots of the entries */
+	size_t n_roots;
+	size_t nofit_from;    /* no entry before it is a pending NoFit one */
+	int fast;
 };
+
+/* A node's tournament pick kept while its subtree is unchanged: valid while ver equals
+ * the node's kq_node.ver (bumped by every usage change in its subtree while
+ * kq_sched.ver_live is set, and by a pending entry of its subtree taken). 0: none. */
+struct fs_memo {
+	uint64_t ver;
+	struct fs_pick p;
+};
+
 
 static void fs_index_queue(struct fs_pending *p, int queue, size_t from)
 {
@@ -747,6 +762,27 @@ static void fs_index_queue(struct fs_pending *p, int queue, size_t from)
 			p->first[queue] = (int32_t)i;
 			return;
 		}
+}
+
+static struct fs_pick tournament(struct kq_sched *s, int node, const struct fs_pending *pd, sim_qty_t *buf);
+
+/* Child ch's pick with its share and borrowing as its parent's tournament compares
+ * them; from its memo when its subtree is unchanged since (fast path). */
+static struct fs_pick child_pick(struct kq_sched *s, int ch, const struct fs_pending *pd, sim_qty_t *buf)
+{
+	struct fs_memo *m = pd->fast ? &pd->memo[ch] : NULL;
+	if (m && m->ver && m->ver == s->nodes[ch].ver)
+		return m->p;
+	struct fs_pick p = tournament(s, ch, pd, buf);
+	if (p.e) {
+		entry_request_fr(s, p.e, buf);
+		share_with_entry(s, ch, p.e, buf, &p);
+	}
+	if (m) { /* after share_with_entry: its own booking and unbooking bumped ver */
+		m->p = p;
+		m->ver = s->nodes[ch].ver;
+	}
+	return p;
 }
 
 static struct fs_pick tournament(struct kq_sched *s, int node, const struct fs_pending *pd, sim_qty_t *buf)
@@ -759,12 +795,8 @@ static struct fs_pick tournament(struct kq_sched *s, int node, const struct fs_p
 		return best;
 	}
 	for (size_t k = 0; k < nd->n_children; k++) {
-		struct fs_pick p = tournament(s, nd->children[k], pd, buf);
-		if (!p.e)
-			continue;
-		entry_request_fr(s, p.e, buf);
-		share_with_entry(s, nd->children[k], p.e, buf, &p);
-		if (!best.e || fs_beats(&p, &best))
+		struct fs_pick p = child_pick(s, nd->children[k], pd, buf);
+		if (p.e && (!best.e || fs_beats(&p, &best)))
 			best = p;
 	}
 	return best;
@@ -774,7 +806,7 @@ static struct fs_pick tournament(struct kq_sched *s, int node, const struct fs_p
  * among roots, classical order. Removes it from pending. A root's tournament runs
  * once a pick (it depends on the root and the pending entries only, so every entry
  * of that root would get the same winner). */
-static struct nomination *fair_next(struct kq_sched *s, struct fs_pending *pd, sim_qty_t *buf)
+static struct nomination *fair_next_oracle(struct kq_sched *s, struct fs_pending *pd, sim_qty_t *buf)
 {
 	struct nomination *best = NULL;
 	size_t best_i = 0;
@@ -811,6 +843,61 @@ static struct nomination *fair_next(struct kq_sched *s, struct fs_pending *pd, s
 	return best;
 }
 
+/* The tournament of the one root when it is flat (its children are queues): the best of
+ * the pending entries' picks, the entries visited instead of every child. fs_beats is a
+ * strict total order on distinct entries (its last key is the unique tie), so the best
+ * does not depend on the order of the visit. */
+static struct nomination *flat_tournament(struct kq_sched *s, struct fs_pending *pd, sim_qty_t *buf)
+{
+	struct fs_pick best = { 0 };
+	for (size_t i = 0; i < pd->n; i++) {
+		if (!pd->v[i])
+			continue;
+		struct fs_pick p = child_pick(s, pd->v[i]->wl->queue, pd, buf);
+		if (p.e && (!best.e || fs_beats(&p, &best)))
+			best = p;
+	}
+	return best.e;
+}
+
+/* fair_next_oracle's choice without its scans (docs/kueue-rules.md E12): the first
+ * pending NoFit entry from a cursor (an entry never becomes NoFit, so none is
+ * behind it); else the best of the distinct roots' tournaments, each child's pick
+ * kept while its subtree is unchanged; the winner is its queue's first entry. */
+static struct nomination *fair_next_fast(struct kq_sched *s, struct fs_pending *pd, sim_qty_t *buf)
+{
+	struct nomination *best = NULL;
+	for (; pd->nofit_from < pd->n; pd->nofit_from++) {
+		struct nomination *e = pd->v[pd->nofit_from];
+		if (e && e->mode == KQ_NOFIT) {
+			best = e;
+			break;
+		}
+	}
+	if (!best && pd->n_roots == 1 && s->nodes[pd->roots[0]].height == 1) {
+		best = flat_tournament(s, pd, buf);
+	}
+	for (size_t k = 0; !best && k < pd->n_roots; k++) {
+		struct fs_pick p = tournament(s, pd->roots[k], pd, buf);
+		if (p.e && (!best || classical_cmp(p.e, best) < 0))
+			best = p.e;
+	}
+	if (!best)
+		return NULL;
+	size_t best_i = pd->nofit_from < pd->n && pd->v[pd->nofit_from] == best ? pd->nofit_from
+										 : (size_t)pd->first[best->wl->queue];
+	pd->v[best_i] = NULL;
+	if (pd->first[best->wl->queue] == (int32_t)best_i)
+		fs_index_queue(pd, best->wl->queue, best_i + 1);
+	kq_ver_bump(s, best->wl->queue); /* its queue's first entry changed */
+	return best;
+}
+
+static struct nomination *fair_next(struct kq_sched *s, struct fs_pending *pd, sim_qty_t *buf)
+{
+	return pd->fast ? fair_next_fast(s, pd, buf) : fair_next_oracle(s, pd, buf);
+}
+
 /* Sets up pd over pending[0..n) with the scheduler's kept per-node arrays; 0 or
  * -SIM_ENOMEM. */
 static int fs_pending_init(struct kq_sched *s, struct fs_pending *pd, struct nomination **pending, size_t n)
@@ -828,13 +915,40 @@ static int fs_pending_init(struct kq_sched *s, struct fs_pending *pd, struct nom
 		memset(seen, 0, nn * sizeof *seen);
 		sc->fs_seen = seen;
 		sc->fs_pick = 0;
+		struct fs_memo *memo = realloc(sc->fs_memo, nn * sizeof *memo);
+		if (!memo)
+			return -SIM_ENOMEM;
+		sc->fs_memo = memo;
+		int32_t *roots = realloc(sc->fs_roots, nn * sizeof *roots);
+		if (!roots)
+			return -SIM_ENOMEM;
+		sc->fs_roots = roots;
 		sc->cap_fs_nodes = nn;
 	}
-	*pd = (struct fs_pending){ pending, n, sc->fs_first, sc->fs_seen, sc->fs_pick, nn };
+	*pd = (struct fs_pending){
+		.v = pending, .n = n, .first = sc->fs_first, .seen = sc->fs_seen, .pick = sc->fs_pick, .n_nodes = nn
+	};
 	for (size_t q = 0; q < s->n_nodes; q++)
 		pd->first[q] = -1;
 	for (size_t i = n; i-- > 0;)
 		pd->first[pending[i]->wl->queue] = (int32_t)i;
+	pd->fast = !(kq_test_oracle & KQ_ORACLE_TOURNAMENT);
+	if (!pd->fast)
+		return 0;
+	pd->memo = sc->fs_memo;
+	memset(pd->memo, 0, nn * sizeof *pd->memo);
+	pd->roots = sc->fs_roots;
+	if (++pd->pick == 0) { /* wrapped: old marks could match again */
+		memset(pd->seen, 0, nn * sizeof *pd->seen);
+		pd->pick = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int root = s->nodes[pending[i]->wl->queue].root;
+		if (pd->seen[root] != pd->pick) {
+			pd->seen[root] = pd->pick;
+			pd->roots[pd->n_roots++] = root;
+		}
+	}
 	return 0;
 }
 
@@ -1101,6 +1215,8 @@ void kq_cycle_scratch_free(struct kq_scratch *sc)
 	free(sc->issued);
 	free(sc->fs_first);
 	free(sc->fs_seen);
+	free(sc->fs_memo);
+	free(sc->fs_roots);
 }
 
 int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_t now, kq_place_fn place,
@@ -1132,12 +1248,14 @@ int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_
 		pd_ready = !rc;
 	}
 	s->skip_mark = c.victim_mark;
+	s->ver_live = pd_ready && pd.fast; /* usage changes bump kq_node.ver for the memos */
 	for (size_t k = 0; k < n_heads && !rc; k++) {
 		struct nomination *e = s->fair ? fair_next(s, &pd, buf) : order[k];
 		rc = process_entry(&c, e, place, place_arg);
 		if (!rc && c.j.oom)
 			rc = -SIM_ENOMEM;
 	}
+	s->ver_live = 0;
 	s->skip_mark = 0;
 	journal_undo(s, &c.j);
 	if (pd_ready)

@@ -10,6 +10,26 @@
 struct kq_scratch {
 	void *taken; /* the aggregate bounds' undo log (kq_preempt.c) */
 	size_t cap_taken;
+	sim_qty_t *bound_rm; /* a flat bound's sums, 2 x n_fr (kq_preempt.c) */
+	size_t cap_bound_rm;
+	/* The flat bounds' per-root sums of what the other queues may lose, by key
+	 * (struct bound_key, kq_preempt.c), valid while kq_sched.gen and usage_ver are */
+	struct kq_bound_memo {
+		uint64_t gen, usage_ver; /* 0: empty */
+		int root, fr, kind, policy, has_thr;
+		int32_t prio, thr;
+		sim_qty_t sum;
+	} bound_memo[16];
+	unsigned bound_memo_next;
+	uint32_t *anc;       /* per node: a bound's marks of the preemptor's ancestors (kq_preempt.c) */
+	uint32_t anc_stamp;
+	size_t cap_anc;
+	sim_qty_t *budget;   /* per node: a bound's cohort caps, valid where budget_stamp is anc_stamp */
+	uint32_t *budget_stamp;
+	size_t cap_budget;
+	uint64_t max_job_gen;  /* largest_job's answer for (root, fr), while gen is this (0: none) */
+	int max_job_root, max_job_fr;
+	sim_qty_t max_job;
 	void *fair;  /* a fair-sharing search's arrays (struct fair_bufs, kq_preempt.c) */
 	void *classical; /* a classical search's sources and heap (struct cl_bufs, kq_preempt.c) */
 	/* kq_cycle's (kq_cycle.c): its nominations (with their target arrays, reused),
@@ -19,9 +39,20 @@ struct kq_scratch {
 	int32_t *fs_first;  /* fair sharing's per-node pending index and tournament marks */
 	uint32_t *fs_seen;
 	uint32_t fs_pick;
+	void *fs_memo;      /* per node: struct fs_memo (kq_cycle.c), the kept tournament picks */
+	int32_t *fs_roots;  /* the distinct roots of a cycle's entries */
 	size_t cap_fs_nodes;
 };
 void kq_cycle_scratch_free(struct kq_scratch *sc); /* kq_cycle.c: frees what kq_cycle kept */
+
+/* Something changed in the subtree of `node` (its usage, or a pending entry of a
+ * queue under it): node and every ancestor get a new kq_node.ver. */
+static inline void kq_ver_bump(struct kq_sched *s, int node)
+{
+	uint64_t clk = ++s->ver_clock;
+	for (; node >= 0; node = s->nodes[node].parent)
+		s->nodes[node].ver = clk;
+}
 
 /* Flags over flavor-resources (one byte per fr), zeroed: in `stack` (KQ_FR_STACK
  * bytes) when they fit, the usual case, else on the heap. NULL: no memory. */

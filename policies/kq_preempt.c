@@ -543,33 +543,431 @@ static void restore_taken(struct kq_sched *s, const struct taken *tk, size_t n)
 		kq_usage_add(s, tk[n].node, tk[n].fr, tk[n].v);
 }
 
-static int attempt_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
-			      const uint8_t *contested, int allow_borrow, int advantage, int root)
+/* An aggregate bound's removals (docs/kueue-rules.md E11). In general each is booked
+ * out of the tree (kq_usage_remove, logged in tk) and the fit is tested on the tree,
+ * then everything is booked back. In a flat tree (the preemptor's queue and every
+ * queue of its tree are children of the root) a removal of v from queue o changes
+ * only o's usage and the root's, by the part of v that o stored in the root
+ * (min(v, usage - local) when positive), and the fit test reads only the
+ * preemptor's queue and the root: the bound is then two sums per flavor-resource,
+ * and nothing is booked (which also keeps the nodes' cached shares valid). */
+struct bound_acc {
+	int flat;            /* sums, not bookings */
+	int queue, root;     /* the preemptor's queue; its root */
+	struct taken *tk;    /* booking: the undo log */
+	size_t n;
+	sim_qty_t *own_rm;   /* flat, per fr: removed from the preemptor's queue */
+	sim_qty_t *root_rm;  /* flat, per fr: removed from the root */
+};
+
+/* Is the preemptor's tree flat (kq_node.height of its root 1, the queue a child of it)? */
+static int flat_tree(const struct kq_sched *s, int queue)
 {
+	int p = s->nodes[queue].parent;
+	return p >= 0 && s->nodes[p].parent < 0 && s->nodes[p].height == 1;
+}
+
+/* Starts a bound for pre's queue: flat sums when the tree is flat (unless the oracle
+ * asks for bookings), else bookings. 0, or -1 without memory (no bound then). */
+static int bound_begin(struct kq_sched *s, const struct kq_wl *pre, int try_flat, struct bound_acc *b)
+{
+	struct kq_scratch *sc = kq_scratch_get(s);
 	struct taken *tk = taken_log(s);
-	if (!tk)
-		return 1; /* no bound: search in full */
-	size_t n = 0;
-	int has_parent = s->nodes[pre->queue].parent >= 0;
+	if (!sc || !tk)
+		return -1;
+	*b = (struct bound_acc){ .queue = pre->queue, .root = s->nodes[pre->queue].root, .tk = tk };
+	b->flat = try_flat && !(kq_test_oracle & KQ_ORACLE_BOUND_BOOKED) && flat_tree(s, pre->queue);
+	if (!b->flat)
+		return 0;
+	size_t nf = (size_t)(s->n_fr ? s->n_fr : 1);
+	if (sc->cap_bound_rm < 2 * nf) {
+		sim_qty_t *v = realloc(sc->bound_rm, 2 * nf * sizeof *v);
+		if (!v)
+			return -1;
+		sc->bound_rm = v;
+		sc->cap_bound_rm = 2 * nf;
+	}
+	b->own_rm = sc->bound_rm;
+	b->root_rm = sc->bound_rm + nf;
+	memset(sc->bound_rm, 0, 2 * nf * sizeof *sc->bound_rm);
+	return 0;
+}
+
+/* Removes v (> 0) of fr from queue o, in aggregate. */
+static void bound_take(struct kq_sched *s, struct bound_acc *b, int o, int fr, sim_qty_t v)
+{
+	if (!b->flat) {
+		kq_usage_remove(s, o, fr, v);
+		b->tk[b->n++] = (struct taken){ o, fr, v };
+		return;
+	}
+	const struct kq_node *n = &s->nodes[o];
+	sim_qty_t stored = n->usage[fr] - n->local[fr]; /* what kq_usage_remove passes up */
+	if (o == b->queue)
+		b->own_rm[fr] += v;
+	if (stored > 0)
+		b->root_rm[fr] += v < stored ? v : stored;
+}
+
+/* kq_available of a child of the root whose usage is uq and the root's ur. */
+static sim_qty_t flat_available(const struct kq_node *q, const struct kq_node *root, int fr, sim_qty_t uq,
+				sim_qty_t ur)
+{
+	sim_qty_t parent_avail = root->subtree[fr] - ur;
+	sim_qty_t bl = q->borrow_limit[fr];
+	if (bl != KQ_UNSET) {
+		sim_qty_t stored = q->subtree[fr] - q->local[fr];
+		sim_qty_t used = uq - q->local[fr];
+		if (used < 0)
+			used = 0;
+		sim_qty_t with_max = stored - used + bl;
+		if (with_max < parent_avail)
+			parent_avail = with_max;
+	}
+	sim_qty_t la = q->local[fr] - uq;
+	return (la > 0 ? la : 0) + parent_avail;
+}
+
+/* kq_fits_quota on the tree with the flat removals out. */
+static int flat_fits(const struct kq_sched *s, const struct bound_acc *b, const struct kq_wl *pre,
+		     const int16_t *flavor, int allow_borrow)
+{
+	const struct kq_node *q = &s->nodes[pre->queue], *root = &s->nodes[q->parent];
+	for (int r = 0; r < s->n_res; r++) {
+		sim_qty_t v = pre->req[r];
+		if (v <= 0 || flavor[r] < 0)
+			continue;
+		int fr = kq_fr(s, flavor[r], r);
+		sim_qty_t uq = q->usage[fr] - b->own_rm[fr], ur = root->usage[fr] - b->root_rm[fr];
+		if (!allow_borrow && uq + v > q->subtree[fr])
+			return 0;
+		if (v > flat_available(q, root, fr, uq, ur))
+			return 0;
+	}
+	return 1;
+}
+
+/* Tests the fit with the removals out, and ends the bound (bookings undone). */
+static int bound_end(struct kq_sched *s, struct bound_acc *b, const struct kq_wl *pre, const int16_t *flavor,
+		     int allow_borrow)
+{
+	if (b->flat)
+		return flat_fits(s, b, pre, flavor, allow_borrow);
+	int fits = kq_fits_quota(s, pre, flavor, allow_borrow);
+	restore_taken(s, b->tk, b->n);
+	return fits;
+}
+
+/* The queues a bound looks at: in a flat tree the root's children, else every node
+ * (the callers' own tests pick the queues of the tree). Sets *v and *n. */
+static void bound_nodes(const struct kq_sched *s, const struct bound_acc *b, const int32_t **v, size_t *n)
+{
+	if (b->flat) {
+		*v = s->nodes[b->root].children;
+		*n = s->nodes[b->root].n_children;
+	} else {
+		*v = NULL;
+		*n = s->n_nodes;
+	}
+}
+
+/* What another queue o of a flat tree may lose in a bound, as the root sees it: the
+ * removal v the bound takes from o on fr (0 unless o borrows there), and of it the
+ * part o stored in the root (bound_take's). The parameters that depend on the
+ * preemptor are the key; the rest is o's state. */
+enum { BK_CAPPED = 0, /* classical: band_allowance(policy), at most o's excess plus its largest job */
+       BK_BWC,        /* classical, may borrow, borrow_within_cohort: bands below prio (and thr) */
+       BK_FAIR };     /* fair sharing: band_allowance(policy), uncapped */
+struct bound_key {
+	int root, fr, kind, policy, has_thr;
+	int32_t prio, thr;
+};
+
+static sim_qty_t other_take(const struct kq_node *o, const struct bound_key *k)
+{
+	int fr = k->fr;
+	if (!o->is_queue || !o->n_running || !(o->usage[fr] > o->subtree[fr]))
+		return 0;
+	sim_qty_t v = 0;
+	if (k->kind == BK_BWC) {
+		for (size_t b = 0; b < o->n_bands; b++) {
+			int32_t prio = o->bands[b].prio;
+			if (prio < k->prio && (!k->has_thr || prio <= k->thr))
+				v += o->bands[b].qty[fr];
+		}
+	} else {
+		struct kq_wl pre = { .priority = k->prio };
+		v = band_allowance(o, fr, &pre, (enum kq_policy)k->policy);
+	}
+	if (k->kind != BK_FAIR) {
+		sim_qty_t over = o->usage[fr] - o->subtree[fr] + (o->max_req ? o->max_req[fr] : 0);
+		v = v < over ? v : over;
+	}
+	if (v <= 0)
+		return 0;
+	sim_qty_t stored = o->usage[fr] - o->local[fr];
+	return stored > 0 ? (v < stored ? v : stored) : 0;
+}
+
+/* The sum of other_take over every queue of the root (the preemptor's own included),
+ * kept by key while the tree is unchanged (kq_sched.gen and usage_ver). */
+static sim_qty_t root_take(struct kq_sched *s, const struct bound_key *k)
+{
+	struct kq_scratch *sc = s->scratch; /* made by bound_begin */
+	for (int i = 0; i < 16; i++) {
+		const struct kq_bound_memo *m = &sc->bound_memo[i];
+		if (m->gen == s->gen && m->usage_ver == s->usage_ver && m->root == k->root && m->fr == k->fr &&
+		    m->kind == k->kind && m->policy == k->policy && m->prio == k->prio && m->has_thr == k->has_thr &&
+		    m->thr == k->thr)
+			return m->sum;
+	}
+	const struct kq_node *r = &s->nodes[k->root];
+	sim_qty_t sum = 0;
+	for (size_t c = 0; c < r->n_children; c++)
+		sum += other_take(&s->nodes[r->children[c]], k);
+	struct kq_bound_memo *m = &sc->bound_memo[sc->bound_memo_next++ % 16];
+	*m = (struct kq_bound_memo){ s->gen, s->usage_ver, k->root, k->fr, k->kind, k->policy, k->has_thr,
+				     k->prio, k->thr, sum };
+	return sum;
+}
+
+/* A flat bound with one contested fr from the per-root sums (docs/kueue-rules.md
+ * E11): the others' part is the root's sum less the preemptor's queue's own term;
+ * the preemptor's queue loses what its own policy allows. */
+static int flat_bound_by_sums(struct kq_sched *s, struct bound_acc *b, const struct kq_wl *pre, const int16_t *flavor,
+			      int fr, const struct bound_key *k, enum kq_policy own_policy, int allow_borrow)
+{
+	const struct kq_node *q = &s->nodes[pre->queue];
+	b->root_rm[fr] = root_take(s, k) - other_take(q, k);
+	if (q->n_running) {
+		sim_qty_t v = band_allowance(q, fr, pre, own_policy);
+		if (v > 0)
+			bound_take(s, b, pre->queue, fr, v);
+	}
+	return flat_fits(s, b, pre, flavor, allow_borrow);
+}
+
+/* The only contested fr, or -1 when there are several (or none). */
+static int single_contested(const struct kq_sched *s, const uint8_t *contested)
+{
+	int one = -1;
+	for (int fr = 0; fr < s->n_fr; fr++)
+		if (contested[fr]) {
+			if (one >= 0)
+				return -1;
+			one = fr;
+		}
+	return one;
+}
+
+/* Marks the ancestors of queue q (kq_scratch.anc, this stamp) and returns the marks,
+ * or NULL without memory. */
+static const uint32_t *mark_ancestors(struct kq_sched *s, int q)
+{
+	struct kq_scratch *sc = s->scratch; /* made by bound_begin */
+	size_t nn = s->n_nodes ? s->n_nodes : 1;
+	if (sc->cap_anc < nn) {
+		uint32_t *v = realloc(sc->anc, nn * sizeof *v);
+		if (!v)
+			return NULL;
+		memset(v, 0, nn * sizeof *v);
+		sc->anc = v;
+		sc->cap_anc = nn;
+		sc->anc_stamp = 0;
+	}
+	if (++sc->anc_stamp <= 1) { /* new (1) or wrapped (0): old stamps could match again */
+		memset(sc->anc, 0, nn * sizeof *sc->anc);
+		if (sc->budget_stamp)
+			memset(sc->budget_stamp, 0, sc->cap_budget * sizeof *sc->budget_stamp);
+		sc->anc_stamp = 1;
+	}
+	for (int n = s->nodes[q].parent; n >= 0; n = s->nodes[n].parent)
+		sc->anc[n] = sc->anc_stamp;
+	return sc->anc;
+}
+
+/* Per node, the cohort caps' budgets of one bound (kq_scratch.budget), stamped with the
+ * ancestor marks' stamp (a budget is set on first use). NULL without memory. */
+static sim_qty_t *cohort_budgets(struct kq_sched *s)
+{
+	struct kq_scratch *sc = s->scratch;
+	size_t nn = s->n_nodes ? s->n_nodes : 1;
+	if (sc->cap_budget < nn) {
+		sim_qty_t *v = realloc(sc->budget, nn * sizeof *v);
+		uint32_t *st = v ? realloc(sc->budget_stamp, nn * sizeof *st) : NULL;
+		if (v)
+			sc->budget = v;
+		if (!st)
+			return NULL;
+		memset(st, 0, nn * sizeof *st);
+		sc->budget_stamp = st;
+		sc->cap_budget = nn;
+	}
+	return sc->budget;
+}
+
+/* The largest quantity of fr one running workload of root's tree ever held; kept while
+ * kq_sched.gen is the same (kq_node.max_req only grows as jobs start). */
+static sim_qty_t largest_job(struct kq_sched *s, int root, int fr)
+{
+	struct kq_scratch *sc = s->scratch;
+	if (sc->max_job_gen == s->gen && sc->max_job_root == root && sc->max_job_fr == fr)
+		return sc->max_job;
+	sim_qty_t m = 0;
 	for (size_t i = 0; i < s->n_nodes; i++) {
 		const struct kq_node *o = &s->nodes[i];
-		if (!o->is_queue || !o->n_running)
+		if (o->is_queue && o->root == root && o->max_req && o->max_req[fr] > m)
+			m = o->max_req[fr];
+	}
+	sc->max_job_gen = s->gen;
+	sc->max_job_root = root;
+	sc->max_job_fr = fr;
+	sc->max_job = m;
+	return m;
+}
+
+/* A cohort cap of a classical bound with one contested fr: a queue o whose parent C is
+ * below the lowest cohort shared with the preemptor gives valid candidates only while
+ * C borrows on fr, so all its queues' removals together lower C's usage by at most
+ * C's excess plus the largest job (each removal lowers it by the part the queue
+ * stored in C, at most one job). Returns v reduced so that its part stored in C fits
+ * what is left of that budget, and charges it. */
+static sim_qty_t within_cohort_budget(struct kq_sched *s, const struct kq_node *o, int fr, sim_qty_t v,
+				      const uint32_t *anc, sim_qty_t *budget, sim_qty_t max_job)
+{
+	struct kq_scratch *sc = s->scratch;
+	int c = o->parent;
+	if (c < 0 || anc[c] == sc->anc_stamp)
+		return v; /* o hangs off a cohort the preemptor shares: no cap */
+	const struct kq_node *cn = &s->nodes[c];
+	if (sc->budget_stamp[c] != sc->anc_stamp) { /* first use in this bound: nothing removed yet */
+		sc->budget_stamp[c] = sc->anc_stamp;
+		budget[c] = cn->usage[fr] - cn->subtree[fr] + max_job;
+	}
+	sim_qty_t stored = o->usage[fr] - o->local[fr];
+	sim_qty_t pass = stored > 0 ? (v < stored ? v : stored) : 0;
+	if (pass > budget[c]) {
+		pass = budget[c] > 0 ? budget[c] : 0;
+		v = pass;
+	}
+	budget[c] -= pass;
+	return v;
+}
+
+/* One classical bound in a tree that is not flat (or a flat one booked). */
+struct nested_bound {
+	const struct kq_wl *pre;
+	const uint8_t *contested;
+	int allow_borrow, advantage;
+	struct bound_acc *b;
+	const uint32_t *anc;  /* the preemptor's ancestors (mark_ancestors), or NULL */
+	sim_qty_t *budget;    /* cohort caps, or NULL */
+	sim_qty_t max_job;
+};
+
+/* Takes from queue i (a queue of the preemptor's tree that can be a source, or its own)
+ * what one attempt may take. */
+static void bound_queue(struct kq_sched *s, struct nested_bound *nb, int i)
+{
+	const struct kq_node *o = &s->nodes[i];
+	if (!o->n_running)
+		return;
+	int own = i == nb->pre->queue;
+	for (int fr = 0; fr < s->n_fr; fr++) {
+		if (!nb->contested[fr] || (!own && !kq_borrowing(s, i, fr)))
 			continue;
-		int own = (int)i == pre->queue;
-		if (!own && (o->root != root || !has_parent))
-			continue;
-		for (int fr = 0; fr < s->n_fr; fr++) {
-			if (!contested[fr] || (!own && !kq_borrowing(s, (int)i, fr)))
-				continue;
-			sim_qty_t v = attempt_allowance(s, o, own, fr, pre, allow_borrow, advantage);
-			if (v > 0) {
-				kq_usage_remove(s, (int)i, fr, v);
-				tk[n++] = (struct taken){ (int)i, fr, v };
-			}
+		sim_qty_t v = attempt_allowance(s, o, own, fr, nb->pre, nb->allow_borrow, nb->advantage);
+		if (v > 0 && nb->budget && !own)
+			v = within_cohort_budget(s, o, fr, v, nb->anc, nb->budget, nb->max_job);
+		if (v > 0)
+			bound_take(s, nb->b, i, fr, v);
+	}
+}
+
+/* The queues of node n's subtree that can be sources of a classical search, found from
+ * the top. find_sources goes down from the lowest cohort the queue shares with the
+ * preemptor only into subtrees not within their nominal quota on the contested
+ * flavor-resources, so a cohort that is not an ancestor of the preemptor and is within
+ * its nominal hides every queue below it (a queue itself is tested per fr by
+ * bound_queue). A queue that is no source gives no candidate: leaving it out keeps the
+ * bound sound, and tighter in nested trees. The bound does not depend on the order the
+ * queues are taken in (each queue's removal is its own, and what a cohort passes up is
+ * the sum it receives capped at what it stores above its local quota). */
+static void bound_walk(struct kq_sched *s, struct nested_bound *nb, int n)
+{
+	const struct kq_node *nd = &s->nodes[n];
+	if (nd->is_queue) {
+		bound_queue(s, nb, n);
+		return;
+	}
+	uint32_t stamp = ((const struct kq_scratch *)s->scratch)->anc_stamp;
+	if (nb->anc[n] != stamp && within_nominal(s, n, nb->contested))
+		return;
+	for (size_t k = 0; k < nd->n_children; k++)
+		bound_walk(s, nb, nd->children[k]);
+}
+
+static int attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+			      const uint8_t *contested, int allow_borrow, int advantage, int try_flat)
+{
+	struct bound_acc b;
+	if (bound_begin(s, pre, try_flat, &b))
+		return 1; /* no bound: search in full */
+	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
+	int one = b.flat ? single_contested(s, contested) : -1;
+	if (one >= 0) {
+		struct bound_key k = { .root = b.root, .fr = one, .kind = BK_CAPPED, .policy = cfg->reclaim,
+				       .prio = pre->priority };
+		if (allow_borrow && !advantage && cfg->bwc && cfg->reclaim != KQ_NEVER) {
+			k.kind = BK_BWC;
+			k.policy = 0;
+			k.has_thr = cfg->bwc_has_threshold;
+			k.thr = cfg->bwc_has_threshold ? cfg->bwc_threshold : 0;
+		} else if (allow_borrow && !advantage) {
+			k.policy = KQ_NEVER; /* ReclaimWithoutBorrowing victims are not valid when borrowing */
+		}
+		return flat_bound_by_sums(s, &b, pre, flavor, one, &k, cfg->within, allow_borrow);
+	}
+	struct nested_bound nb = { .pre = pre, .contested = contested, .allow_borrow = allow_borrow,
+				   .advantage = advantage, .b = &b };
+	nb.anc = b.flat ? NULL : mark_ancestors(s, pre->queue);
+	int capped = nb.anc ? single_contested(s, contested) : -1; /* the fr of cohort caps, or -1 */
+	nb.budget = capped >= 0 ? cohort_budgets(s) : NULL;
+	nb.max_job = nb.budget ? largest_job(s, b.root, capped) : 0;
+	if (nb.anc) {
+		bound_walk(s, &nb, b.root);
+	} else {
+		int has_parent = s->nodes[pre->queue].parent >= 0;
+		const int32_t *nodes;
+		size_t n_nodes;
+		bound_nodes(s, &b, &nodes, &n_nodes);
+		for (size_t k = 0; k < n_nodes; k++) {
+			int i = nodes ? nodes[k] : (int)k;
+			const struct kq_node *o = &s->nodes[i];
+			if (o->is_queue && (i == pre->queue || (o->root == b.root && has_parent)))
+				bound_queue(s, &nb, i);
 		}
 	}
-	int fits = kq_fits_quota(s, pre, flavor, allow_borrow);
-	restore_taken(s, tk, n);
+	return bound_end(s, &b, pre, flavor, allow_borrow);
+}
+
+int kq_test_bound_checks, kq_test_bound_mismatches;
+
+/* Under KQ_ORACLE_CHECK_BOUNDS (tests) a flat bound is computed both ways and a
+ * difference counted. */
+static int check_bound(int fast, int booked)
+{
+	kq_test_bound_checks++;
+	kq_test_bound_mismatches += fast != booked;
+	return fast;
+}
+
+static int attempt_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+			      const uint8_t *contested, int allow_borrow, int advantage)
+{
+	int fits = attempt_bound_once(s, pre, flavor, contested, allow_borrow, advantage, 1);
+	if ((kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS) && flat_tree(s, pre->queue))
+		return check_bound(fits, attempt_bound_once(s, pre, flavor, contested, allow_borrow, advantage, 0));
 	return fits;
 }
 
@@ -582,7 +980,6 @@ static int attempt_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const
 static int hopeless_classical(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
 			      const uint8_t *contested)
 {
-	int root = s->nodes[pre->queue].root;
 	const struct kq_node *q = &s->nodes[pre->queue];
 	int advantage = 1; /* it would fit its own quota: hierarchy candidates are possible */
 	for (int r = 0; r < s->n_res; r++)
@@ -593,8 +990,8 @@ static int hopeless_classical(struct kq_sched *s, const struct kq_wl *pre, const
 		}
 	if (s->n_nodes && (q->parent >= 0 && s->nodes[q->parent].parent >= 0))
 		advantage = 1; /* nested cohorts: hierarchy is subtler; no bound from it */
-	return !attempt_bound_fits(s, pre, flavor, contested, 1, advantage, root) &&
-	       !attempt_bound_fits(s, pre, flavor, contested, 0, advantage, root);
+	return !attempt_bound_fits(s, pre, flavor, contested, 1, advantage) &&
+	       !attempt_bound_fits(s, pre, flavor, contested, 0, advantage);
 }
 
 /* ---- classical search as a lazy merge (docs/kueue-rules.md E9) ----
@@ -816,7 +1213,9 @@ static int lazy_attempt(struct cl_lazy *l, int allow_borrow, struct kq_targets *
 			if (sc->group != g)
 				continue;
 			src_start(x, sc);
-			if (src_peek(x, sc))
+			/* A source whose first candidate is not valid now would be dropped whole
+			 * when popped (validity only shrinks as victims go): it never enters. */
+			if (src_peek(x, sc) && src_valid(x, sc, sc->at, allow_borrow))
 				h[n++] = (int)i;
 		}
 		for (size_t i = n / 2; i-- > 0;)
@@ -1636,6 +2035,10 @@ void kq_scratch_free(struct kq_sched *s)
 	cl_bufs_free(sc->classical);
 	kq_cycle_scratch_free(sc);
 	free(sc->taken);
+	free(sc->bound_rm);
+	free(sc->anc);
+	free(sc->budget);
+	free(sc->budget_stamp);
 	free(sc);
 	s->scratch = NULL;
 }
@@ -1649,36 +2052,49 @@ void kq_scratch_free(struct kq_sched *s)
  * allows (uncapped: fair sharing may take a target below its nominal quota while
  * its share stays the highest). Removing usage never lowers what a queue may
  * admit, so "fits" here is necessary for any victim set. O(queues). */
-static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
-			   const uint8_t *contested, int root)
+static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+			   const uint8_t *contested, int try_flat)
 {
-	struct taken *tk = taken_log(s);
-	if (!tk)
+	struct bound_acc b;
+	if (bound_begin(s, pre, try_flat, &b))
 		return 1; /* no bound: search in full */
 	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
-	size_t n = 0;
-	for (size_t i = 0; i < s->n_nodes; i++) {
+	int one = b.flat ? single_contested(s, contested) : -1;
+	if (one >= 0) { /* with one contested fr, "not within nominal" is "borrows on it" */
+		struct bound_key k = { .root = b.root, .fr = one, .kind = BK_FAIR, .policy = cfg->reclaim,
+				       .prio = pre->priority };
+		return flat_bound_by_sums(s, &b, pre, flavor, one, &k, cfg->within, 1);
+	}
+	const int32_t *nodes;
+	size_t n_nodes;
+	bound_nodes(s, &b, &nodes, &n_nodes);
+	for (size_t k = 0; k < n_nodes; k++) {
+		int i = nodes ? nodes[k] : (int)k;
 		const struct kq_node *o = &s->nodes[i];
 		if (!o->is_queue || !o->n_running)
 			continue;
-		int own = (int)i == pre->queue;
+		int own = i == pre->queue;
 		if (!own) {
-			if (o->root != root || o->parent < 0 || cfg->reclaim == KQ_NEVER ||
-			    within_nominal(s, (int)i, contested))
+			if (o->root != b.root || o->parent < 0 || cfg->reclaim == KQ_NEVER || within_nominal(s, i, contested))
 				continue;
 		}
 		for (int fr = 0; fr < s->n_fr; fr++) {
 			if (!contested[fr])
 				continue;
 			sim_qty_t v = band_allowance(o, fr, pre, own ? cfg->within : cfg->reclaim);
-			if (v > 0) {
-				kq_usage_remove(s, (int)i, fr, v);
-				tk[n++] = (struct taken){ (int)i, fr, v };
-			}
+			if (v > 0)
+				bound_take(s, &b, i, fr, v);
 		}
 	}
-	int fits = kq_fits_quota(s, pre, flavor, 1);
-	restore_taken(s, tk, n);
+	return bound_end(s, &b, pre, flavor, 1);
+}
+
+static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+			   const uint8_t *contested)
+{
+	int fits = fair_bound_once(s, pre, flavor, contested, 1);
+	if ((kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS) && flat_tree(s, pre->queue))
+		return check_bound(fits, fair_bound_once(s, pre, flavor, contested, 0));
 	return fits;
 }
 
@@ -1692,7 +2108,7 @@ static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *fl
 	if (!fb)
 		return -SIM_ENOMEM;
 	x.root = s->nodes[pre->queue].root;
-	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && !fair_bound_fits(s, pre, flavor, contested, x.root))
+	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && !fair_bound_fits(s, pre, flavor, contested))
 		return 0;
 	struct cands retry = fb->retry;
 	int rc = 0;

@@ -344,6 +344,9 @@ static sim_qty_t local_available(const struct kq_node *n, int fr)
 
 void kq_usage_add(struct kq_sched *s, int node, int fr, sim_qty_t v)
 {
+	s->usage_ver++;
+	if (s->ver_live && v > 0)
+		kq_ver_bump(s, node);
 	while (node >= 0 && v > 0) {
 		struct kq_node *n = &s->nodes[node];
 		sim_qty_t la = local_available(n, fr);
@@ -356,6 +359,9 @@ void kq_usage_add(struct kq_sched *s, int node, int fr, sim_qty_t v)
 
 void kq_usage_remove(struct kq_sched *s, int node, int fr, sim_qty_t v)
 {
+	s->usage_ver++;
+	if (s->ver_live && v > 0)
+		kq_ver_bump(s, node);
 	while (node >= 0 && v > 0) {
 		struct kq_node *n = &s->nodes[node];
 		sim_qty_t stored_in_parent = n->usage[fr] - n->local[fr];

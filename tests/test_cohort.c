@@ -1068,6 +1068,7 @@ static void test_cohort_epochs_match_naive_oracle(void)
 {
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 	size_t preemptions = 0, jobs = 0;
+	kq_test_bound_mismatches = 0;
 	for (unsigned long seed = 1; seed <= 60; seed++) {
 		gsl_rng_set(g, seed);
 		int n = 60 + (int)gsl_rng_uniform_int(g, 90);
@@ -1078,7 +1079,9 @@ static void test_cohort_epochs_match_naive_oracle(void)
 		struct diff_case dc;
 		diff_config(g, &dc, tu_write_file("diff_prio.csv", csv));
 		struct qrun fast, naive;
+		kq_test_oracle = KQ_ORACLE_CHECK_BOUNDS; /* the fast path, its flat bounds checked */
 		qrun(&fast, diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
+		kq_test_oracle = 0;
 		cohort_test_naive_pending = 1;
 		kq_test_oracle = KQ_ORACLE_ALL;
 		qrun(&naive, diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
@@ -1100,6 +1103,7 @@ static void test_cohort_epochs_match_naive_oracle(void)
 	}
 	CU_ASSERT(preemptions > 0); /* the runs do preempt */
 	CU_ASSERT(jobs > 0);
+	CU_ASSERT_EQUAL(kq_test_bound_mismatches, 0);
 	gsl_rng_free(g);
 }
 

@@ -308,9 +308,10 @@ static void same_as_oracle(struct kq_sched *s, struct kq_wl *pre, sim_time_t now
 {
 	struct kq_assign oa;
 	struct kq_decision od = { 0 };
+	int saved = kq_test_oracle;
 	kq_test_oracle = KQ_ORACLE_ALL;
 	int rc = kq_incoming(s, pre, NULL, KQ_FIT, now, &oa, &od);
-	kq_test_oracle = 0;
+	kq_test_oracle = saved;
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_EQUAL(oa.mode, a->mode);
 	CU_ASSERT_EQUAL(oa.borrow_level, a->borrow_level);
@@ -407,6 +408,102 @@ static void test_kq_properties_fair_sharing(void)
 {
 	for (unsigned long seed = 1; seed <= 60; seed++)
 		property_run(1, seed);
+}
+
+static void same_assigns(const struct kq_assign *a, size_t na, const struct kq_assign *b, size_t nb)
+{
+	CU_ASSERT_EQUAL_FATAL(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		CU_ASSERT(a[i].wl == b[i].wl);
+		CU_ASSERT_EQUAL(a[i].mode, b[i].mode);
+		CU_ASSERT_EQUAL(a[i].borrow_level, b[i].borrow_level);
+		CU_ASSERT(memcmp(a[i].flavor, b[i].flavor, sizeof a[i].flavor) == 0);
+	}
+}
+
+/* Whole cycles, fast and oracle (KQ_ORACLE_ALL), decide the same: the same admissions,
+ * preemptions, victims (in order, for the same reasons), deferrals and waits, on random
+ * worlds (classical and fair sharing) evolved by applying each cycle's outcome. */
+static void test_kq_cycle_same_as_oracle(void)
+{
+	for (unsigned long seed = 1; seed <= 80; seed++) {
+		gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+		gsl_rng_set(r, seed);
+		struct world wd;
+		world_make(&wd, r, seed % 2 == 0);
+		struct kq_sched *s = wd.s;
+		struct kq_decision d = { 0 }, od = { 0 };
+		for (int step = 0; step < 20 && wd.n + 16 < wd.cap; step++) {
+			sim_time_t now = (sim_time_t)(step + 1) * SIM_NS_PER_S;
+			for (int i = 0; i < 3; i++) { /* more running work, where it fits */
+				struct kq_wl *w = world_new_job(&wd, r, now);
+				w->flavor[0] = (int16_t)gsl_rng_uniform_int(r, 2);
+				w->admitted = now;
+				if (kq_fits_quota(s, w, w->flavor, 1))
+					CU_ASSERT_EQUAL(kq_add_running(s, w), 0);
+			}
+			struct kq_wl *heads[8];
+			size_t n = 0;
+			for (int q = 0; q < wd.n_queues && n < 8; q++) {
+				struct kq_wl *w = world_new_job(&wd, r, now);
+				w->queue = wd.queue0 + q;
+				heads[n++] = w;
+			}
+			CU_ASSERT_EQUAL_FATAL(kq_cycle(s, heads, n, now, NULL, NULL, &d), 0);
+			kq_test_oracle = KQ_ORACLE_ALL;
+			CU_ASSERT_EQUAL_FATAL(kq_cycle(s, heads, n, now, NULL, NULL, &od), 0);
+			kq_test_oracle = 0;
+			same_assigns(d.admitted.v, d.admitted.n, od.admitted.v, od.admitted.n);
+			same_assigns(d.preempting.v, d.preempting.n, od.preempting.v, od.preempting.n);
+			same_assigns(d.deferred.v, d.deferred.n, od.deferred.v, od.deferred.n);
+			CU_ASSERT_EQUAL_FATAL(d.victims.n, od.victims.n);
+			for (size_t i = 0; i < d.victims.n; i++) {
+				CU_ASSERT(d.victims.v[i].wl == od.victims.v[i].wl);
+				CU_ASSERT(d.victims.v[i].by == od.victims.v[i].by);
+				CU_ASSERT_EQUAL(d.victims.v[i].reason, od.victims.v[i].reason);
+			}
+			CU_ASSERT_EQUAL_FATAL(d.waiting.n, od.waiting.n);
+			for (size_t i = 0; i < d.waiting.n; i++) {
+				CU_ASSERT(d.waiting.v[i].wl == od.waiting.v[i].wl);
+				CU_ASSERT_EQUAL(d.waiting.v[i].why, od.waiting.v[i].why);
+			}
+			for (size_t i = 0; i < d.victims.n; i++)
+				if (is_running(&wd, d.victims.v[i].wl))
+					kq_remove_running(s, d.victims.v[i].wl);
+			for (size_t i = 0; i < d.admitted.n; i++) {
+				struct kq_wl *w = d.admitted.v[i].wl;
+				memcpy(w->flavor, d.admitted.v[i].flavor, sizeof w->flavor);
+				w->admitted = now;
+				CU_ASSERT_EQUAL(kq_add_running(s, w), 0);
+			}
+			for (int i = 0; i < wd.n_queues; i++) { /* some finish */
+				struct kq_node *q = &s->nodes[wd.queue0 + i];
+				if (q->n_running && gsl_rng_uniform(r) < 0.3)
+					kq_remove_running(s, q->running[gsl_rng_uniform_int(r, q->n_running)]);
+			}
+			check_tree(&wd);
+		}
+		kq_decision_free(&d);
+		kq_decision_free(&od);
+		free(wd.w);
+		kq_destroy(s);
+		gsl_rng_free(r);
+	}
+}
+
+/* A bound in a flat tree summed (docs/kueue-rules.md E11) says what the same bound
+ * booked says, on every search of the random worlds, classical and fair sharing. */
+static void test_kq_flat_bounds_match_booked(void)
+{
+	kq_test_bound_checks = kq_test_bound_mismatches = 0;
+	kq_test_oracle = KQ_ORACLE_CHECK_BOUNDS;
+	for (unsigned long seed = 1; seed <= 40; seed++) {
+		property_run(0, seed);
+		property_run(1, seed);
+	}
+	kq_test_oracle = 0;
+	CU_ASSERT(kq_test_bound_checks > 1000);
+	CU_ASSERT_EQUAL(kq_test_bound_mismatches, 0);
 }
 
 /* A whole cycle on random heads changes no state either, and admits only what fits. */
@@ -734,6 +831,8 @@ static void test_kq_running_priority_moves_band(void)
 }
 
 static CU_TestInfo kq_tests[] = {
+	{ "flat_bounds_match_booked", test_kq_flat_bounds_match_booked },
+	{ "cycle_same_as_oracle", test_kq_cycle_same_as_oracle },
 	{ "running_priority_moves_band", test_kq_running_priority_moves_band },
 	{ "lending_example", test_kq_lending_example },
 	{ "borrowing_limit_and_nested", test_kq_borrowing_limit_and_nested },
