@@ -96,6 +96,7 @@ static int stack_create(struct run_stack *s, const struct exp_config *cfg, const
 	ep.trace = trace;
 	ep.cluster = s->cluster;
 	ep.capacity = v->capacity;
+	ep.faults = v->faults;
 	/* Policies need a view at init; the engine provides it, so create the engine
 	 * first with the order slot filled after. */
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {

@@ -56,6 +56,9 @@ enum sim_stop_cause {
 	SIM_STOP_PREEMPTED,        /* a policy preempted it (running, or queued holding quota) */
 	SIM_STOP_CAPACITY_REMOVED, /* its nodes left the cluster */
 	SIM_STOP_PENDING_TIMEOUT,  /* it never started and its pending limit ran out */
+	SIM_STOP_NODE_FAILED,      /* a node it ran on failed (sim/faults.h) */
+	SIM_STOP_CRASHED,          /* its workload crashed (software fault); restarts from its checkpoint */
+	SIM_STOP_HANG,             /* it hung and was killed (detection, or its run's end without) */
 	SIM_STOP_COUNT_
 };
 const char *sim_stop_cause_name(enum sim_stop_cause c); /* "completed", ... */
