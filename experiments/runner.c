@@ -304,6 +304,9 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 		    const char *name, struct run_result *r, struct sim_diag *diag)
 {
 	memset(r, 0, sizeof *r);
+	if (real && sim_faults_any(v->faults)) /* docs/faults.md, "Limits" */
+		return sim_diag_add(diag, cfg->path, "$.cluster.failures: expected no faults in real mode "
+				    "(faults are simulated only), got a fault model"), -SIM_EPARSE;
 	int rc = driver_init(&r->drv, cfg, v, trace, real, diag);
 	if (rc)
 		return rc;
@@ -343,6 +346,7 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	 * cluster's final size. */
 	if (sim_capacity_any(v->capacity))
 		sim_metrics_set_capacity_gpu_s(&r->sum, sim_engine_capacity_gpu_s(r->e));
+	sim_metrics_set_faults(&r->sum, sim_engine_counters(r->e));
 	const struct real_results *measured = sim_driver_real_results(&r->drv);
 	if (measured)
 		real_summarize(measured, &r->sum);
@@ -408,6 +412,7 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 		.name = name, .policy = v->policy[SIM_FAM_ORDER], .seed = seed, .trace = trace,
 		.variant = (size_t)(v - cfg->variants), .placement = sim_placement_name(v->placement),
 		.cluster = r.s.cluster, .ts = sim_engine_timeseries(r.e), .counters = ctr, .summary = &r.sum,
+		.faults = sim_faults_any(v->faults),
 		.wall_s = r.wall_s, .decisions = sim_engine_decisions(r.e), .queues = r.queues,
 		.write_extra = measured ? real_h5_write : NULL, .extra_arg = &real_out,
 	};

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analysis/h5read.h"
 #include "../experiments/config.h"
 #include "../policies/policy.h"
 #include "../traces/native.h"
@@ -387,7 +388,63 @@ static void test_bad_fault_config_exit_2(void)
 	free(out);
 }
 
+/* A run with faults into HDF5: the summary's fault fields and the per-job faults
+ * table agree; a run without faults has no faults table and an ETTR of 1. */
+static void test_results_file(void)
+{
+	char cfg[2048], out[600];
+	const char *tr = tu_write_file("faults_e2e.csv", "id,submit_s,duration_s,request,checkpoint_s\n"
+							 "a,0,200000,f:gpu=16,3600\nb,0,100000,f:gpu=8,1800\n"
+							 "c,100,50000,f:gpu=8,\n");
+	for (int faults = 1; faults >= 0; faults--) {
+		snprintf(out, sizeof out, "%s/faults_e2e%d.h5", tu_tmpdir(), faults);
+		snprintf(cfg, sizeof cfg,
+			 "{\"name\": \"e\", \"trace\": {\"path\": \"%s\"}, \"cluster\": {\"flavors\": [{\"name\": "
+			 "\"f\", \"nodes\": 4, \"node\": {\"gpu\": 8}}]%s}, \"jobs\": {\"checkpoint\": "
+			 "{\"overhead_s\": 20, \"restore_s\": 60}%s}, \"seeds\": [3], \"output\": \"%s\"}",
+			 tr,
+			 faults ? ", \"failures\": {\"mtbf_h\": 20, \"repair\": {\"distribution\": "
+				  "\"exponential\", \"mean_h\": 2}, \"spares\": 1, \"replacement_s\": 600}"
+				: "",
+			 faults ? ", \"faults\": {\"crash_per_h\": 0.02, \"hang_per_h\": 0.02, \"hang_timeout_s\": 900}"
+				: "",
+			 out);
+		CU_ASSERT_EQUAL_FATAL(tu_run_config(tu_write_file("faults_e2e.json", cfg), out, NULL), 0);
+		struct sim_diag d;
+		sim_diag_init(&d, 10);
+		struct h5read_file *f = NULL;
+		CU_ASSERT_EQUAL_FATAL(h5read_open(out, &f, &d), 0);
+		struct h5read_summary sm;
+		CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sm, &d), 0);
+		struct h5read_table t;
+		CU_ASSERT_EQUAL_FATAL(h5read_faults(f, sm.run[0], &t, &d), 0);
+		double ettr = h5read_summary_get(&sm, 0, "ettr");
+		if (faults) {
+			CU_ASSERT(h5read_summary_get(&sm, 0, "nodes_failed") > 0);
+			CU_ASSERT(ettr > 0 && ettr < 1);
+			CU_ASSERT_EQUAL(t.present, 1);
+			CU_ASSERT_EQUAL(t.n_rows, 3);
+			double lost = 0;
+			for (size_t i = 0; i < t.n_rows; i++)
+				lost += h5read_table_get(&t, i, "lost_node_failed_gpu_s");
+			CU_ASSERT_DOUBLE_EQUAL(lost, h5read_summary_get(&sm, 0, "lost_node_failed_gpu_s"), 1e-6);
+			fprintf(stderr, "\n  e2e: %g node failures, ETTR %.4f, lost %.0f GPU-s to failures",
+				h5read_summary_get(&sm, 0, "nodes_failed"), ettr, lost);
+		} else {
+			CU_ASSERT_EQUAL(t.present, 0);
+			CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&sm, 0, "nodes_failed"), 0, 0);
+			/* no stop: held time = work + checkpoint overheads */
+			CU_ASSERT(ettr > 0.99 && ettr < 1);
+		}
+		h5read_table_free(&t);
+		h5read_summary_free(&sm);
+		h5read_close(f);
+		sim_diag_fini(&d);
+	}
+}
+
 static CU_TestInfo faults_tests[] = {
+	{ "test_results_file", test_results_file },
 	{ "test_gang_node_failure_hand", test_gang_node_failure_hand },
 	{ "test_spare_pool", test_spare_pool },
 	{ "test_hang_hand", test_hang_hand },
