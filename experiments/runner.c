@@ -346,7 +346,11 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	 * cluster's final size. */
 	if (sim_capacity_any(v->capacity))
 		sim_metrics_set_capacity_gpu_s(&r->sum, sim_engine_capacity_gpu_s(r->e));
-	sim_metrics_set_faults(&r->sum, sim_engine_counters(r->e));
+	double configured_gpus = 0; /* with node failures: the GPUs configured, whatever is down at the end */
+	for (size_t f = 0; sim_faults_nodes_any(v->faults, -1) && !sim_capacity_any(v->capacity) && f < v->n_flavors;
+	     f++)
+		configured_gpus += (double)v->flavors[f].nodes * (double)v->flavors[f].node_cap[SIM_RES_GPU] / SIM_MILLI;
+	sim_metrics_set_faults(&r->sum, sim_engine_counters(r->e), configured_gpus);
 	const struct real_results *measured = sim_driver_real_results(&r->drv);
 	if (measured)
 		real_summarize(measured, &r->sum);

@@ -735,8 +735,13 @@ void sim_metrics_replicate(const struct sim_summary *runs, size_t n, struct sim_
 	free(x);
 }
 
-void sim_metrics_set_faults(struct sim_summary *sum, const struct sim_engine_counters *ctr)
+void sim_metrics_set_faults(struct sim_summary *sum, const struct sim_engine_counters *ctr, double configured_gpus)
 {
+	if (configured_gpus > 0) {
+		double ms = sum->v[SIM_SUM_makespan_s];
+		sum->v[SIM_SUM_gpu_capacity] = configured_gpus;
+		sum->v[SIM_SUM_utilization] = ms > 0 ? sum->v[SIM_SUM_busy_gpu_s] / (configured_gpus * ms) : NAN;
+	}
 	sum->v[SIM_SUM_nodes_failed] = (double)ctr->nodes_failed;
 	sum->v[SIM_SUM_nodes_repaired] = (double)ctr->nodes_repaired;
 	sum->v[SIM_SUM_nodes_replaced] = (double)ctr->nodes_replaced;

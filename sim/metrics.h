@@ -189,9 +189,10 @@ double sim_metrics_jain(const double *x, size_t n);
  * capacity x makespan_s. NaN when capacity_gpu_s <= 0. */
 void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu_s);
 /* Fills the summary's engine-counted fault fields (nodes_failed .. hangs,
- * retries_exhausted) from the
- * counters (sim_metrics_summarize sets them to 0). */
-void sim_metrics_set_faults(struct sim_summary *sum, const struct sim_engine_counters *ctr);
+ * retries_exhausted) from the counters (sim_metrics_summarize sets them to 0).
+ * configured_gpus > 0 (a run with node failures): gpu_capacity and utilization are
+ * over the configured GPUs, not those up at the end (docs/faults.md, "Metrics"). */
+void sim_metrics_set_faults(struct sim_summary *sum, const struct sim_engine_counters *ctr, double configured_gpus);
 
 /* Completes a summary with the per-queue results: jain_fairness over the queues
  * with nominal_gpus > 0 and at least one job (x = share; NaN when there is none). */

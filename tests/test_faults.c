@@ -388,6 +388,29 @@ static void test_bad_fault_config_exit_2(void)
 	free(out);
 }
 
+/* A restart keeps its place in the queue: a (submit 0) crashes at 250 s of each
+ * segment and is queued again ahead of b and c (submitted at 10 and 20, waiting
+ * for the one node); it restarts at once, crashes again at 500 and, out of
+ * retries (max 1), ends failed; b then starts at 500, c at 600. */
+static void test_restart_keeps_place(void)
+{
+	struct frun r;
+	frun(&r,
+	     "{'name': 'f', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 1,"
+	     " 'node': {'gpu': 8}}]}, 'jobs': {'faults': {'distribution': 'fixed', 'crash_per_h': 14.4,"
+	     " 'max_retries': 1}}, 'output': 'x.h5'}",
+	     "id,submit_s,duration_s,request,checkpoint_s\na,0,1000,f:gpu=8,100\nb,10,100,f:gpu=8,\n"
+	     "c,20,100,f:gpu=8,\n",
+	     1, NULL);
+	CU_ASSERT_EQUAL(r.t->jobs[0].state, SIM_JOB_FAILED);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(r.t->jobs[0].last_start_ns), 250, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(r.t->jobs[0].end_ns), 500, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(r.t->jobs[1].start_ns), 500, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(r.t->jobs[2].start_ns), 600, 1e-9);
+	CU_ASSERT_EQUAL(r.t->jobs[1].state, SIM_JOB_COMPLETED);
+	frun_free(&r);
+}
+
 /* A run with faults into HDF5: the summary's fault fields and the per-job faults
  * table agree; a run without faults has no faults table and an ETTR of 1. */
 static void test_results_file(void)
@@ -449,6 +472,7 @@ static CU_TestInfo faults_tests[] = {
 	{ "test_spare_pool", test_spare_pool },
 	{ "test_hang_hand", test_hang_hand },
 	{ "test_crash_retry_budget", test_crash_retry_budget },
+	{ "test_restart_keeps_place", test_restart_keeps_place },
 	{ "test_poisson_failure_count", test_poisson_failure_count },
 	{ "test_ettr_first_order_model", test_ettr_first_order_model },
 	{ "test_determinism", test_determinism },
