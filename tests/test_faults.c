@@ -411,6 +411,38 @@ static void test_restart_keeps_place(void)
 	frun_free(&r);
 }
 
+/* Young's interval sqrt(2 C M) is the argmax of the simulated ETTR curve within one
+ * sweep step: one node (1 GPU) failing with M = 11,135 s (Llama 3's rate for the
+ * whole job), C = 60 s, 5e7 s of work (about 4,500 failures), every interval on the
+ * same failures (seed 3: the draws are keyed by node and failure index). Young:
+ * 1,156 s. */
+static void test_young_argmax(void)
+{
+	static const double steps[] = { 600, 800, 950, 1050, 1156, 1250, 1400, 1700, 2100 };
+	const size_t n = sizeof steps / sizeof steps[0];
+	size_t best = 0;
+	double best_ettr = 0;
+	for (size_t i = 0; i < n; i++) {
+		char trace[256];
+		snprintf(trace, sizeof trace, "id,submit_s,duration_s,request,checkpoint_s\nj,0,50000000,f:gpu=1,%.0f\n",
+			 steps[i]);
+		struct frun r;
+		frun(&r,
+		     "{'name': 'f', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 1,"
+		     " 'node': {'gpu': 1}}], 'failures': {'mtbf_h': 3.0930787589498806, 'repair': {'mean_h': 0}}},"
+		     " 'jobs': {'checkpoint': {'overhead_s': 60}}, 'output': 'x.h5'}",
+		     trace, 3, NULL);
+		double ettr = 5e7 / r.t->jobs[0].held_s;
+		if (ettr > best_ettr) {
+			best_ettr = ettr;
+			best = i;
+		}
+		frun_free(&r);
+	}
+	fprintf(stderr, "\n  Young 1156 s, simulated argmax %.0f s (ETTR %.4f)", steps[best], best_ettr);
+	CU_ASSERT(best >= 3 && best <= 5); /* 1156 is steps[4]: one step either side */
+}
+
 /* A run with faults into HDF5: the summary's fault fields and the per-job faults
  * table agree; a run without faults has no faults table and an ETTR of 1. */
 static void test_results_file(void)
@@ -475,6 +507,7 @@ static CU_TestInfo faults_tests[] = {
 	{ "test_restart_keeps_place", test_restart_keeps_place },
 	{ "test_poisson_failure_count", test_poisson_failure_count },
 	{ "test_ettr_first_order_model", test_ettr_first_order_model },
+	{ "test_young_argmax", test_young_argmax },
 	{ "test_determinism", test_determinism },
 	{ "test_bad_fault_configs", test_bad_fault_configs },
 	{ "test_bad_fault_config_exit_2", test_bad_fault_config_exit_2 },
