@@ -22,7 +22,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 POLICIES = ("fifo", "priority", "easy_backfill", "kueue", "kueue_fs", "fallback", "admission_fair_sharing",
-            "kueue_afs", "fifo_faults")
+            "kueue_afs", "multifactor", "batch_fair_share", "hyperpod", "fifo_faults")
 # "kueue": the cohort quota policy (Kueue's cycle) with N_QUEUES queues of equal nominal
 # quota in one cohort, lending and borrowing without limits, classical preemption.
 # "kueue_fs": the same with fair sharing (Kueue's default strategies) instead.
@@ -425,6 +425,11 @@ def main():
         if af:
             check("admission_fair_sharing 1M wall / fifo 1M wall",
                   af["wall_s"] / f1["wall_s"] if f1 else None, TARGET_ORDER_OVER_FIFO, "x", results)
+        for fs in ("multifactor", "batch_fair_share", "hyperpod"):
+            r = rows.get((fs, sizes[0]))
+            if r:
+                check("%s 1M wall / fifo 1M wall" % fs, r["wall_s"] / f1["wall_s"] if f1 else None,
+                      TARGET_ORDER_OVER_FIFO, "x", results)
         ff = rows.get(("fifo_faults", sizes[0]))
         if ff:
             check("fifo_faults 1M wall / fifo 1M wall", ff["wall_s"] / f1["wall_s"] if f1 else None,

@@ -237,7 +237,7 @@ static void afs_on_reserve(struct sim_policy *pol, const struct sim_view *v, con
 	double penalty = alpha(a, a->interval_s);
 	for (int r = 0; r < a->n_res; r++)
 		q->consumed[r] += request_units(v, job, r) * penalty;
-	sim_view_order_changed(v);
+	sim_view_order_changed_queue(v, job->queue); /* only its LocalQueue's score moved */
 }
 
 static void afs_on_stop(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
@@ -253,13 +253,17 @@ static void afs_on_stop(struct sim_policy *pol, const struct sim_view *v, const 
 	keyed_order_on_stop(&a->ko, pol, v, job, cause);
 }
 
-/* Sampling: every LocalQueue's consumed usage is brought up to now. */
+/* Sampling: every LocalQueue's consumed usage is brought up to now; the queues
+ * holding one whose score moved are re-keyed. */
 static void afs_on_tick(struct sim_policy *pol, const struct sim_view *v, sim_time_t now)
 {
 	struct afs *a = pol->priv;
-	for (size_t i = 0; i < a->n_lq; i++)
+	for (size_t i = 0; i < a->n_lq; i++) {
+		double before = lq_score(a, &a->lq[i]);
 		lq_decay_to(a, &a->lq[i], now);
-	sim_view_order_changed(v);
+		if (lq_score(a, &a->lq[i]) != before)
+			sim_view_order_changed_queue(v, (int32_t)(i / (a->n_users + 1)));
+	}
 }
 
 /* ---- order ---- */

@@ -36,6 +36,9 @@ extern const struct sim_policy_ops fifo_policy_ops;
 extern const struct sim_policy_ops priority_policy_ops;
 extern const struct sim_policy_ops easy_backfill_policy_ops;
 extern const struct sim_policy_ops independent_policy_ops; /* order: no blocking head (SageMaker) */
+extern const struct sim_policy_ops batch_fair_share_policy_ops; /* order: AWS Batch fair share (docs/fair-share.md) */
+extern const struct sim_policy_ops hyperpod_policy_ops;         /* order: HyperPod task governance */
+extern const struct sim_policy_ops multifactor_policy_ops;      /* order: Slurm's multifactor priority */
 extern const struct sim_policy_ops admission_fair_sharing_policy_ops; /* order: Kueue's AFS (policies/afs.c) */
 extern const struct sim_policy_ops cohort_policy_ops;      /* quota: Kueue cohorts (policies/cohort.c) */
 extern const struct sim_policy_ops hard_quota_policy_ops;  /* quota: nominal as a cap */

@@ -58,7 +58,9 @@ struct sim_engine {
 	uint8_t *out_of_stock;   /* per flavor */
 	size_t n_stock_models, n_out_of_stock;
 	size_t n_tickers;        /* policies with a tick period: one EV_TICK each is always queued */
-	uint64_t order_gen;      /* sim_view_order_gen: bumped by sim_view_order_changed */
+	uint64_t order_gen;      /* sim_view_order_gen: every change of order keys */
+	uint64_t order_gen_all;  /* changes of every job's key (sim_view_order_changed) */
+	uint64_t *order_gen_q;   /* per trace queue: changes of its jobs' keys only */
 	uint32_t *busy_nodes;    /* scratch: nodes set_nodes put to draining (peak of the largest flavor) */
 	uint8_t *node_mark;      /* scratch: the same nodes, marked by index */
 	/* GPU-seconds of capacity in force from the first submit to cap_last_t (the
@@ -308,8 +310,9 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 	e->ts.n_queues = p->trace->n_queues;
 	size_t nq = p->trace->n_queues ? p->trace->n_queues : 1;
 	e->qacct = calloc(nq, sizeof *e->qacct);
+	e->order_gen_q = calloc(nq, sizeof *e->order_gen_q);
 	double *qs = calloc(4 * nq, sizeof *qs);
-	if (!e->qacct || !qs) {
+	if (!e->qacct || !e->order_gen_q || !qs) {
 		free(qs);
 		sim_engine_destroy(e);
 		return NULL;
@@ -334,6 +337,7 @@ void sim_engine_destroy(struct sim_engine *e)
 	free(e->buf.victims);
 	free(e->decisions.v);
 	free(e->qacct);
+	free(e->order_gen_q);
 	free(e->qstats.usage);
 	free(e->running);
 	free(e->run_slot);
@@ -412,8 +416,28 @@ const struct sim_policy *sim_view_policy(const struct sim_view *v, enum sim_poli
 	return (unsigned)fam < SIM_FAM_COUNT_ ? v->e->p.policies[fam] : NULL;
 }
 
-void sim_view_order_changed(const struct sim_view *v) { v->e->order_gen++; }
+void sim_view_order_changed(const struct sim_view *v)
+{
+	v->e->order_gen++;
+	v->e->order_gen_all++;
+}
+
+void sim_view_order_changed_queue(const struct sim_view *v, int32_t queue)
+{
+	v->e->order_gen++;
+	if (queue >= 0 && (size_t)queue < v->e->p.trace->n_queues)
+		v->e->order_gen_q[queue]++;
+	else
+		v->e->order_gen_all++;
+}
+
 uint64_t sim_view_order_gen(const struct sim_view *v) { return v->e->order_gen; }
+
+uint64_t sim_view_order_gen_queue(const struct sim_view *v, int32_t queue)
+{
+	uint64_t q = queue >= 0 && (size_t)queue < v->e->p.trace->n_queues ? v->e->order_gen_q[queue] : 0;
+	return v->e->order_gen_all + q;
+}
 
 int sim_view_post_event(const struct sim_view *v, sim_time_t t, enum sim_policy_family fam, uint32_t handle)
 {
@@ -1268,6 +1292,7 @@ static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cau
 {
 	int was_running = job->state == SIM_JOB_RUNNING, rc = 0;
 	double lost = 0;
+	assert(was_running || (cause != SIM_STOP_COMPLETED && cause != SIM_STOP_FAILED)); /* only a run ends */
 	if (was_running) {
 		lost = release_running(e, job, cause, &rc);
 		if (rc)

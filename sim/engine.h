@@ -235,6 +235,12 @@ int sim_view_post_event(const struct sim_view *v, sim_time_t t, enum sim_policy_
  * compares sim_view_order_gen at the start of its pass and re-keys when it moved. */
 void sim_view_order_changed(const struct sim_view *v);
 uint64_t sim_view_order_gen(const struct sim_view *v);
+/* The same when only the keys of one trace queue's jobs may have changed (one
+ * LocalQueue's usage moved), so a scheduler re-keys that queue alone:
+ * sim_view_order_gen_queue(q) moves on a change of every key or of q's;
+ * sim_view_order_gen moves on any change. */
+void sim_view_order_changed_queue(const struct sim_view *v, int32_t queue);
+uint64_t sim_view_order_gen_queue(const struct sim_view *v, int32_t queue);
 
 /* Proposes to start a queued job. On success its capacity is taken at once, so
  * later proposals in the same pass see it; the engine starts every accepted

@@ -12,11 +12,13 @@
  * applies, a fallback policy chooses options (at placement, or as a mode the quota
  * cycle reads from its capability bits).
  *
- * Phases of one timestamp, in order (sim/engine.h has the loop):
- *   1. events: finishes, policy timed events (on_event), capacity changes,
- *      submits (admit, then on_submit), pending timeouts (on_stop), ticks (on_tick);
+ * Phases of one timestamp, in order (sim/engine.c, sim_engine_run):
+ *   1. events: finishes (on_stop), policy timed events (on_event) and capacity
+ *      changes (on_stop for jobs on removed nodes), submits (admit, then on_submit);
  *   2. decision passes: the scheduler's pick, its preemptions applied (on_stop),
- *      then its starts (on_start); repeated at the same time while a pass preempts.
+ *      then its starts (on_start); repeated at the same time while a pass preempts;
+ *   3. the pending limits that run out now (on_stop) and the ticks (on_tick), then
+ *      decision passes again if they changed anything ("decide first, then time out").
  * Every hook runs on the engine's thread, one at a time. Pointers passed to a hook
  * are borrowed for the call; the engine owns every job and every state change: a
  * hook never writes a job, it proposes through the placement buffer.
@@ -35,7 +37,7 @@ struct sim_diag;
 struct sim_placement_buf;
 
 enum sim_policy_family {
-	SIM_FAM_ORDER = 0, /* which queued job starts next: fifo, priority, easy_backfill */
+	SIM_FAM_ORDER = 0, /* which queued job starts next, or its rank inside a queue */
 	SIM_FAM_QUOTA,     /* may a job be admitted against its queue's quota */
 	SIM_FAM_PREEMPT,   /* which running jobs to stop for a waiting one */
 	SIM_FAM_FALLBACK,  /* which option of a preference list to use */
@@ -145,16 +147,16 @@ struct sim_policy_ops {
 	 * job is SIM_JOB_RUNNING with its alloc, option and runtime_ns set. */
 	void (*on_start)(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job);
 	/* on_stop: notification, after the engine's one stop transition, for every way
-	 * a job stops (cause): it finished, failed, was preempted (phase 2), lost its
-	 * nodes (phase 1) or timed out pending (phase 1). Its capacity is released and
+	 * a job stops (cause): it finished or failed (phase 1), was preempted (phase 2),
+	 * lost its nodes (phase 1) or timed out pending (phase 3). Its capacity is released and
 	 * its accounting done. job->state == SIM_JOB_QUEUED: it is queued again and
 	 * will be offered again (an order policy holding queued jobs takes it back);
 	 * any other state is final. */
 	void (*on_stop)(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job,
 			enum sim_stop_cause cause);
-	/* on_tick: phase 1, at every now = k x pol->tick_ns (k >= 1, simulated time),
-	 * after the submits and timeouts of that time, before its decision pass, while
-	 * the run goes on (ticks alone never keep a run alive). May update pol->priv and
+	/* on_tick: phase 3, at every now = k x pol->tick_ns (k >= 1, simulated time),
+	 * after the submits and the first passes of that time, before the passes that
+	 * follow, while the run goes on (ticks alone never keep a run alive). May update pol->priv and
 	 * call sim_view_order_changed; cannot fail. */
 	void (*on_tick)(struct sim_policy *pol, const struct sim_view *v, sim_time_t now);
 	/* on_event: phase 1 (EV_CAPACITY, before the submits of its time), for a timed

@@ -93,7 +93,7 @@ static void qrun_on(struct qrun *r, struct sim_trace *t, struct sim_cluster *c, 
 	struct sim_engine_params ep = { .trace = t, .cluster = r->c, .driver = r->drv,
 					.sample_ns = 100 * SIM_NS_PER_S, .cost = qrun_cost };
 	const char *names[SIM_FAM_COUNT_] = { order, "cohort", preempt ? "x" : NULL, fallback };
-	const char *params[SIM_FAM_COUNT_] = { NULL, quota, preempt, NULL };
+	const char *params[SIM_FAM_COUNT_] = { order && order[0] == '{' ? order : NULL, quota, preempt, NULL };
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
 		if (!names[f])
 			continue;
@@ -1103,6 +1103,52 @@ static void test_cohort_epochs_match_naive_oracle(void)
 	gsl_rng_free(g);
 }
 
+/* The same differential check with the order policy admission_fair_sharing, whose
+ * keys move at every admission and sample: jobs get one of three users (three
+ * LocalQueues a queue), and the re-keyed treaps must decide as the naive pending
+ * sets that scan the live keys. Quick sampling (30 s, half-life 300 s) so the
+ * scores move during the 2,000 s of arrivals. */
+static void test_cohort_afs_keys_match_naive_oracle(void)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	size_t jobs = 0;
+	for (unsigned long seed = 1; seed <= 30; seed++) {
+		gsl_rng_set(g, 1000 + seed);
+		int n = 60 + (int)gsl_rng_uniform_int(g, 90);
+		struct diff_case dc;
+		diff_config(g, &dc, tu_write_file("diff_prio_afs.csv", "time_s,id,priority\n"));
+		if (dc.preempt && strstr(dc.preempt, "fair_sharing"))
+			dc.preempt = "{\"name\": \"classical\"}"; /* docs/fair-share-kueue.md, "With fair sharing" */
+		dc.order = "{\"name\": \"admission_fair_sharing\", \"usage_half_life_s\": 300, "
+			   "\"usage_sampling_interval_s\": 30}";
+		struct qrun runs[2];
+		for (int naive = 0; naive < 2; naive++) {
+			struct sim_trace *t = diff_trace(seed, n);
+			static const char *const users[] = { "u0", "u1", "u2" };
+			for (size_t i = 0; i < t->n_jobs; i++)
+				t->jobs[i].user = sim_trace_intern_user(t, users[i % 3]);
+			cohort_test_naive_pending = naive;
+			kq_test_oracle = naive ? KQ_ORACLE_ALL : 0;
+			qrun(&runs[naive], t, dc.nodes, dc.order, dc.quota, dc.preempt);
+		}
+		cohort_test_naive_pending = 0;
+		kq_test_oracle = 0;
+		int64_t *a = job_table(runs[0].t), *b = job_table(runs[1].t);
+		CU_ASSERT_FATAL(a && b);
+		int same = memcmp(a, b, runs[0].t->n_jobs * 4 * sizeof *a) == 0;
+		if (!same)
+			fprintf(stderr, "seed %lu: job tables differ (%s)\n", seed, dc.quota);
+		CU_ASSERT(same);
+		jobs += runs[0].t->n_jobs;
+		free(a);
+		free(b);
+		qrun_free(&runs[0]);
+		qrun_free(&runs[1]);
+	}
+	CU_ASSERT(jobs > 0);
+	gsl_rng_free(g);
+}
+
 static CU_TestInfo cohort_tests[] = {
 	{ "config_errors", test_cohort_config_errors },
 	{ "no_preemption_chains_at_one_instant", test_cohort_no_preemption_chains_at_one_instant },
@@ -1127,6 +1173,7 @@ static CU_TestInfo cohort_tests[] = {
 	{ "pending_limit_drops", test_cohort_pending_limit_drops },
 	{ "every_head_set_aside", test_cohort_every_head_set_aside },
 	{ "epochs_match_naive_oracle", test_cohort_epochs_match_naive_oracle },
+	{ "afs_keys_match_naive_oracle", test_cohort_afs_keys_match_naive_oracle },
 	{ "quota_raise_admits_oversized", test_cohort_quota_raise_admits_oversized },
 	CU_TEST_INFO_NULL,
 };
