@@ -1487,14 +1487,20 @@ static int pool_exhausted(const struct sim_engine *e, int f)
 	return e->p.faults->node[f].spares > 0 && e->pool[f] == 0 && e->waiting[f] > 0;
 }
 
-/* Runs fn (a change of flavor f's pool or waiting slots) keeping n_exhausted right. */
-#define POOL_CHANGE(e, f, stmt)                                         \
-	do {                                                            \
-		pool_touch(e);                                          \
-		int was_ = pool_exhausted(e, f);                        \
-		stmt;                                                   \
-		e->n_exhausted += (size_t)pool_exhausted(e, f) - (size_t)was_; \
-	} while (0)
+/* Moves flavor f's pool and waiting slots by dpool and dwait (+1 or -1), keeping
+ * the count of exhausted flavors (and its integral) right. */
+static void pool_move(struct sim_engine *e, int f, int dpool, int dwait)
+{
+	pool_touch(e);
+	int was = pool_exhausted(e, f);
+	e->pool[f] = (uint32_t)((int64_t)e->pool[f] + dpool);
+	e->waiting[f] = (uint32_t)((int64_t)e->waiting[f] + dwait);
+	int is = pool_exhausted(e, f);
+	if (is && !was)
+		e->n_exhausted++;
+	else if (was && !is)
+		e->n_exhausted--;
+}
 
 /* A slot's node is up (at the start, repaired, or a spare in place): online, with
  * its next failure after a fresh operating time. */
@@ -1531,7 +1537,7 @@ static int dispatch_spare(struct sim_engine *e, int f)
 			best = i;
 	}
 	uint32_t s = e->slot_base[f] + best;
-	POOL_CHANGE(e, f, (e->pool[f]--, e->waiting[f]--));
+	pool_move(e, f, -1, -1);
 	e->slots[s].state = SLOT_REPLACING;
 	e->ctr.nodes_replaced++;
 	return post_slot_event(e, after(e, (sim_time_t)llround(e->p.faults->node[f].replace_s * 1e9)),
@@ -1559,7 +1565,8 @@ static int node_fails(struct sim_engine *e, uint32_t s)
 	sim_time_t rep = sim_faults_draw_repair(e->flt, f, node, sl->k);
 	sl->k++;
 	sl->down_since = e->now;
-	POOL_CHANGE(e, f, (sl->state = SLOT_WAIT_REPAIR, e->waiting[f]++));
+	sl->state = SLOT_WAIT_REPAIR;
+	pool_move(e, f, 0, +1);
 	if ((rc = post_slot_event(e, after(e, rep), EV_ARG_NODE_REPAIRED, s)))
 		return rc;
 	return dispatch_spare(e, f);
@@ -1573,10 +1580,10 @@ static int node_repaired(struct sim_engine *e, uint32_t s)
 	int f = sl->flavor;
 	e->ctr.nodes_repaired++;
 	if (sl->state == SLOT_WAIT_REPAIR) {
-		POOL_CHANGE(e, f, e->waiting[f]--);
+		pool_move(e, f, 0, -1);
 		return slot_up(e, s, "repaired");
 	}
-	POOL_CHANGE(e, f, e->pool[f]++);
+	pool_move(e, f, +1, 0);
 	return dispatch_spare(e, f);
 }
 
