@@ -996,7 +996,11 @@ static int fault_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_c
 	int64_t used = 0;
 	for (int k = 0; k < SIM_JOB_FAULT_CAUSES; k++)
 		used += job->fault_stops[k];
-	return stop_job(e, job, cause, max < 0 || used < max, NULL);
+	int requeue = max < 0 || used < max;
+	int rc = stop_job(e, job, cause, requeue, NULL);
+	if (!rc && requeue)
+		job->fault_stop_ns = e->now; /* its time to recover runs until it starts again */
+	return rc;
 }
 
 /* A job's fault event: a crash stops it now; a hang stops its progress and queues
@@ -1010,8 +1014,10 @@ static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t ki
 		e->ctr.crashes++;
 		return fault_stop(e, job, SIM_STOP_CRASHED);
 	}
-	if (kind == FINISH_HANG_KILL)
+	if (kind == FINISH_HANG_KILL) {
+		e->ctr.hang_hold_s += sim_time_to_s(e->now - job->hang_ns);
 		return fault_stop(e, job, SIM_STOP_HANG);
+	}
 	e->ctr.hangs++;
 	job->hang_ns = e->now;
 	sim_engine_job_end_cancel(e, job); /* it will not finish: it makes no progress */
@@ -1055,6 +1061,11 @@ static int commit_proposals(struct sim_engine *e)
 			log_event(e, job, LOG_START);
 		if (e->job_faults && (rc = arm_job_faults(e, job)))
 			return rc;
+		if (job->fault_stop_ns) {
+			e->ctr.recover_s += sim_time_to_s(e->now - job->fault_stop_ns);
+			e->ctr.recoveries++;
+			job->fault_stop_ns = 0;
+		}
 		e->idle_ups = 0;
 		NOTIFY(e, on_start, job);
 	}

@@ -129,6 +129,9 @@ struct sim_engine_counters {
 	uint64_t fault_stops[SIM_JOB_FAULT_CAUSES]; /* running jobs stopped: node_failed, crashed, hang */
 	uint64_t retries_exhausted;  /* jobs ended failed by a fault stop (no retry left) */
 	double pool_empty_s;         /* time a flavor with spares had slots waiting and an empty pool, summed */
+	double recover_s;            /* from fault stops to the restarts that followed them, summed, s */
+	uint64_t recoveries;         /* those restarts */
+	double hang_hold_s;          /* from hangs to their kills, summed, s (time to detect a hang) */
 };
 
 /* Wall seconds between two progress calls during a run. */

@@ -102,6 +102,7 @@ struct sim_job {
 	double lost_fault_gpu_s[SIM_JOB_FAULT_CAUSES];
 	uint64_t fault_ev;     /* event id of its pending crash, hang or hang kill, 0 = none */
 	sim_time_t hang_ns;    /* when the running segment hung (stopped progressing), 0 = not hung */
+	sim_time_t fault_stop_ns; /* when a fault stop last queued it again, until it restarts; 0 = none */
 	struct sim_alloc alloc;
 };
 

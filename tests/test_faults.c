@@ -104,6 +104,8 @@ static void test_gang_node_failure_hand(void)
 	CU_ASSERT_EQUAL(k->nodes_failed, 8);
 	CU_ASSERT_EQUAL(k->nodes_repaired, 8);
 	CU_ASSERT_EQUAL(k->fault_stops[0], 4);
+	CU_ASSERT_EQUAL(k->recoveries, 4); /* each restart 50 s after its stop (the repair) */
+	CU_ASSERT_DOUBLE_EQUAL(k->recover_s, 4 * 50, 1e-9);
 	frun_free(&r);
 }
 
@@ -158,6 +160,8 @@ static void test_hang_hand(void)
 		CU_ASSERT_DOUBLE_EQUAL(j->progress, 0.2, 1e-12);
 		CU_ASSERT_EQUAL(sim_engine_counters(r.e)->hangs, 1);
 		CU_ASSERT_EQUAL(sim_engine_counters(r.e)->retries_exhausted, 1);
+		CU_ASSERT_DOUBLE_EQUAL(sim_engine_counters(r.e)->hang_hold_s, detect ? 60 : 750, 1e-9);
+		CU_ASSERT_EQUAL(sim_engine_counters(r.e)->recoveries, 0);
 		frun_free(&r);
 	}
 }
@@ -477,6 +481,7 @@ static void test_results_file(void)
 		if (faults) {
 			CU_ASSERT(h5read_summary_get(&sm, 0, "nodes_failed") > 0);
 			CU_ASSERT(ettr > 0 && ettr < 1);
+			CU_ASSERT(h5read_summary_get(&sm, 0, "mean_time_to_recover_s") >= 0);
 			CU_ASSERT_EQUAL(t.present, 1);
 			CU_ASSERT_EQUAL(t.n_rows, 3);
 			double lost = 0;
@@ -488,6 +493,7 @@ static void test_results_file(void)
 		} else {
 			CU_ASSERT_EQUAL(t.present, 0);
 			CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&sm, 0, "nodes_failed"), 0, 0);
+			CU_ASSERT(isnan(h5read_summary_get(&sm, 0, "mean_time_to_recover_s")));
 			/* no stop: held time = work + checkpoint overheads */
 			CU_ASSERT(ettr > 0.99 && ettr < 1);
 		}
