@@ -2117,6 +2117,7 @@ static int summary_is_count(enum sim_summary_field f)
 	case SIM_SUM_stops_crashed:
 	case SIM_SUM_stops_hang:
 	case SIM_SUM_retries_exhausted:
+	case SIM_SUM_fault_restarts:
 		return 1;
 	default:
 		return 0;

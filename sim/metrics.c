@@ -417,8 +417,9 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	out->v[SIM_SUM_lost_hang_gpu_s] = fault_lost[2];
 	out->v[SIM_SUM_retries_exhausted] = 0; /* an engine count too */
 	out->v[SIM_SUM_ettr] = busy_gpu_s > 0 ? useful_gpu_s / busy_gpu_s : NAN;
-	out->v[SIM_SUM_mean_time_to_recover_s] = NAN; /* engine counts: sim_metrics_set_faults */
-	out->v[SIM_SUM_mean_time_to_detect_hang_s] = NAN;
+	out->v[SIM_SUM_fault_restarts] = 0; /* engine counts: sim_metrics_set_faults */
+	out->v[SIM_SUM_time_to_recover_s] = 0;
+	out->v[SIM_SUM_time_to_detect_hang_s] = 0;
 	return 0;
 }
 
@@ -751,9 +752,9 @@ void sim_metrics_set_faults(struct sim_summary *sum, const struct sim_engine_cou
 	sum->v[SIM_SUM_crashes] = (double)ctr->crashes;
 	sum->v[SIM_SUM_hangs] = (double)ctr->hangs;
 	sum->v[SIM_SUM_retries_exhausted] = (double)ctr->retries_exhausted;
-	double kills = sum->v[SIM_SUM_stops_hang];
-	sum->v[SIM_SUM_mean_time_to_recover_s] = ctr->recoveries ? ctr->recover_s / (double)ctr->recoveries : NAN;
-	sum->v[SIM_SUM_mean_time_to_detect_hang_s] = kills > 0 ? ctr->hang_hold_s / kills : NAN;
+	sum->v[SIM_SUM_fault_restarts] = (double)ctr->recoveries;
+	sum->v[SIM_SUM_time_to_recover_s] = ctr->recover_s;
+	sum->v[SIM_SUM_time_to_detect_hang_s] = ctr->hang_hold_s;
 }
 
 double sim_metrics_job_useful_s(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j)

@@ -66,8 +66,9 @@
 	X(lost_hang_gpu_s, "GPU*s", "GPU-seconds lost to hangs: work since the last checkpoint and time hung") \
 	X(retries_exhausted, "1", "jobs ended failed by a fault stop with no retry left")           \
 	X(ettr, "1", "effective training time ratio: useful GPU-seconds / GPU-seconds held, all jobs") \
-	X(mean_time_to_recover_s, "s", "mean time from a fault stop to the job's restart, over restarts") \
-	X(mean_time_to_detect_hang_s, "s", "mean time from a hang to its kill, over killed hangs")
+	X(fault_restarts, "1", "restarts that followed a fault stop (node failure, crash, hang)")  \
+	X(time_to_recover_s, "s", "time from fault stops to those restarts, summed (mean: / fault_restarts)") \
+	X(time_to_detect_hang_s, "s", "time from hangs to their kills, summed (mean: / stops_hang)")
 
 enum sim_summary_field {
 #define SIM_SUM_ENUM(name, unit, desc) SIM_SUM_##name,
