@@ -1313,6 +1313,11 @@ int h5read_queues(const struct h5read_file *f, const char *run, struct h5read_ta
 	return read_num_table(f, run, "queues", "queue", out, diag);
 }
 
+int h5read_faults(const struct h5read_file *f, const char *run, struct h5read_table *out, struct sim_diag *diag)
+{
+	return read_num_table(f, run, "faults", "id", out, diag);
+}
+
 int h5read_options(const struct h5read_file *f, const char *run, struct h5read_table *out,
 		   struct sim_diag *diag)
 {

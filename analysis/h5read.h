@@ -168,6 +168,10 @@ int h5read_queues(const struct h5read_file *f, const char *run, struct h5read_ta
 int h5read_options(const struct h5read_file *f, const char *run, struct h5read_table *out,
 		   struct sim_diag *diag);
 
+/* /runs/<run>/faults (schema 1.6, runs with a fault model only): one row a job, its
+ * id the key; present 0 for a run without faults. */
+int h5read_faults(const struct h5read_file *f, const char *run, struct h5read_table *out, struct sim_diag *diag);
+
 /* /runs/<run>/timeseries. gpus_busy_by_flavor is n x n_flavors, row-major. The
  * per-queue series (schema 1.2) are n x n_queues, row-major, or NULL when the file
  * has none: queue_usage when the run recorded queues, the other three only when

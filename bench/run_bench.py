@@ -22,7 +22,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 POLICIES = ("fifo", "priority", "easy_backfill", "kueue", "kueue_fs", "fallback", "admission_fair_sharing",
-            "kueue_afs", "multifactor", "batch_fair_share", "hyperpod", "sjf", "srtf", "las")
+            "kueue_afs", "multifactor", "batch_fair_share", "hyperpod", "sjf", "srtf", "las", "fifo_faults")
 # "sjf", "srtf", "las": the research baselines (docs/baselines.md) with their defaults, alone.
 BASELINES = ("sjf", "srtf", "las")
 # "kueue": the cohort quota policy (Kueue's cycle) with N_QUEUES queues of equal nominal
@@ -45,6 +45,10 @@ DEFAULT_LOAD = 0.7
 # out of stock: running jobs finish, none start).
 FALLBACK_FLAVORS = ("gpu8a", "gpu8b", "gpu8c")
 STOCK_IN_S, STOCK_OUT_S = 3 * 86400, 6 * 3600
+# "fifo_faults": fifo with node failures (docs/faults.md): every node fails exponentially
+# with an MTBF of FAULT_MTBF_H, is repaired in FAULT_REPAIR_H on average (exponential),
+# and its jobs restart (the trace has no checkpoints: they lose their segment's work).
+FAULT_MTBF_H, FAULT_REPAIR_H = 1000.0, 24.0
 SEED = 20240601           # trace seed: fixed so every run of the benchmark sees the same jobs
 CLUSTER_GPUS = 10000      # 1250 nodes of 8 GPUs
 NODE_GPUS = 8
@@ -58,6 +62,7 @@ TARGET_BACKFILL_OVER_FIFO = 3.0
 TARGET_KUEUE_OVER_FIFO = 3.0
 TARGET_FALLBACK_OVER_FIFO = 3.0
 TARGET_ORDER_OVER_FIFO = 2.0   # a new order policy alone (issue 15)
+TARGET_FAULTS_OVER_FIFO = 1.5  # fifo with node failures on (issue 16)
 
 # `run NAME: JOBS jobs, EVENTS events, SIM_S s simulated in WALL_S s (EV_PER_S events/s)`,
 # printed on stderr by `gpusched run` (experiments/runner.c). Parsed tolerantly.
@@ -175,6 +180,10 @@ def write_config(data_dir, policy, trace_path, n_jobs, diurnal):
         cfg["policies"] = kueue_policies(policy == "kueue_fs")
     if policy == "kueue_afs":
         cfg["policies"]["order"] = "admission_fair_sharing"
+    if policy == "fifo_faults":
+        cfg["policies"]["order"] = "fifo"
+        cfg["cluster"]["failures"] = {"mtbf_h": FAULT_MTBF_H,
+                                      "repair": {"distribution": "exponential", "mean_h": FAULT_REPAIR_H}}
     if policy == "fallback":
         nodes = CLUSTER_GPUS // NODE_GPUS
         split = [nodes // 3 + (1 if i < nodes % 3 else 0) for i in range(3)]
@@ -423,6 +432,10 @@ def main():
             if r:
                 check("%s 1M wall / fifo 1M wall" % fs, r["wall_s"] / f1["wall_s"] if f1 else None,
                       TARGET_ORDER_OVER_FIFO, "x", results)
+        ff = rows.get(("fifo_faults", sizes[0]))
+        if ff:
+            check("fifo_faults 1M wall / fifo 1M wall", ff["wall_s"] / f1["wall_s"] if f1 else None,
+                  TARGET_FAULTS_OVER_FIFO, "x", results)
         fb = rows.get(("fallback", sizes[0]))
         check("fallback 1M wall / fifo 1M wall", fb["wall_s"] / f1["wall_s"] if fb and f1 else None,
               TARGET_FALLBACK_OVER_FIFO, "x", results)

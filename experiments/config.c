@@ -304,12 +304,12 @@ static int want_qty(struct chk *c, const cJSON *v, const char *path, int positiv
 
 static const char *const top_keys[] = { "name",  "description", "trace",          "cluster", "policies", "jobs",
 					"seeds", "output",      "output_options", "sweep",   NULL };
-static const char *const jobs_keys[] = { "checkpoint", NULL };
+static const char *const jobs_keys[] = { "checkpoint", "faults", NULL };
 static const char *const checkpoint_keys[] = { "overhead_s", "restore_s", NULL };
 /* Longest checkpoint overhead or restore, s: a year. */
 #define CKPT_COST_MAX_S 3.15e7
 static const char *const trace_keys[] = { "path", "format", NULL };
-static const char *const cluster_keys[] = { "resources", "flavors", "capacity_events", NULL };
+static const char *const cluster_keys[] = { "resources", "flavors", "capacity_events", "failures", NULL };
 static const char *const flavor_keys[] = { "name", "nodes", "node", "speed", "price_per_node_hour",
 					   "stockout", "reservations", NULL };
 /* Shortest mean stock-out period, in s: periods alternate without end, so a mean
@@ -936,11 +936,255 @@ static void check_jobs(struct chk *c, const cJSON *jobs, struct exp_variant *v)
 	check_ckpt_cost(c, ck, "restore_s", &v->cost.restore_ns);
 }
 
+/* ---- faults (sim/faults.h, docs/faults.md) ---- */
+
+static const char *const failures_keys[] = { "distribution", "mtbf_h", "shape", "scale_h", "per_gpu",
+					     "repair", "spares", "replacement_s", "flavors", NULL };
+static const char *const node_faults_keys[] = { "distribution", "mtbf_h", "shape", "scale_h", "per_gpu",
+						"repair", "spares", "replacement_s", NULL };
+static const char *const repair_keys[] = { "distribution", "mean_h", NULL };
+static const char *const job_faults_keys[] = { "distribution", "crash_per_h", "hang_per_h", "hang_detection",
+					       "hang_timeout_s", "max_retries", NULL };
+/* Longest mean or delay of a fault law, h: a century; rates up to 3600 per hour. */
+#define FAULT_H_MAX 876000.0
+#define FAULT_RATE_MAX 3600.0
+/* hang_timeout_s when not given: 30 min without progress. */
+#define FAULT_HANG_TIMEOUT_DEFAULT_S 1800
+
+/* A law name among names[] (NULL-ended, values laws[]); absent leaves *out. */
+static void want_law(struct chk *c, const cJSON *obj, const char *path, const char *const *names,
+		     const uint8_t *laws, const char *expect, uint8_t *out)
+{
+	char sub[PATH_MAX_], got[96];
+	const cJSON *d = get(obj, "distribution");
+	if (!d)
+		return;
+	sim_json_path_key(sub, sizeof sub, path, "distribution");
+	for (size_t i = 0; names[i]; i++)
+		if (cJSON_IsString(d) && strcmp(d->valuestring, names[i]) == 0) {
+			*out = laws[i];
+			return;
+		}
+	sim_json_describe(d, got, sizeof got);
+	err(c, sub, "expected %s, got %s", expect, got);
+}
+
+/* A number of key in [lo, hi] (strict: > lo), if present. Returns 1 when read. */
+static int want_fault_num(struct chk *c, const cJSON *obj, const char *path, const char *key, double lo,
+			  int strict, double hi, double *out)
+{
+	char sub[PATH_MAX_], got[96];
+	const cJSON *x = get(obj, key);
+	if (!x)
+		return 0;
+	sim_json_path_key(sub, sizeof sub, path, key);
+	double v;
+	if (want_number(c, x, sub, lo, strict, &v))
+		return 0;
+	if (v > hi) {
+		sim_json_describe(x, got, sizeof got);
+		err(c, sub, "expected number <= %g, got %s", hi, got);
+		return 0;
+	}
+	*out = v;
+	return 1;
+}
+
+static int want_fault_bool(struct chk *c, const cJSON *obj, const char *path, const char *key, uint8_t *out)
+{
+	char sub[PATH_MAX_], got[96];
+	const cJSON *x = get(obj, key);
+	if (!x)
+		return 0;
+	if (!cJSON_IsBool(x)) {
+		sim_json_path_key(sub, sizeof sub, path, key);
+		sim_json_describe(x, got, sizeof got);
+		err(c, sub, "expected true or false, got %s", got);
+		return 0;
+	}
+	*out = cJSON_IsTrue(x) ? 1 : 0;
+	return 1;
+}
+
+static void check_repair(struct chk *c, const cJSON *rp, const char *path, struct sim_node_faults *nf)
+{
+	static const char *const names[] = { "fixed", "exponential", NULL };
+	static const uint8_t laws[] = { SIM_FLAW_FIXED, SIM_FLAW_EXPONENTIAL };
+	char got[96];
+	if (!cJSON_IsObject(rp)) {
+		sim_json_describe(rp, got, sizeof got);
+		err(c, path, "expected object {\"distribution\", \"mean_h\"}, got %s", got);
+		return;
+	}
+	check_keys(c, rp, path, repair_keys);
+	want_law(c, rp, path, names, laws, "\"fixed\" or \"exponential\"", &nf->repair_law);
+	double h;
+	if (want_fault_num(c, rp, path, "mean_h", 0, 0, FAULT_H_MAX, &h))
+		nf->repair_s = h * 3600.0;
+}
+
+/* One node-fault object onto *nf: the keys present override (a flavor's object
+ * over $.faults.nodes). */
+static void read_node_faults(struct chk *c, const cJSON *o, const char *path, struct sim_node_faults *nf,
+			     const char *const *keys)
+{
+	static const char *const names[] = { "exponential", "weibull", "fixed", "none", NULL };
+	static const uint8_t laws[] = { SIM_FLAW_EXPONENTIAL, SIM_FLAW_WEIBULL, SIM_FLAW_FIXED, SIM_FLAW_NONE };
+	char sub[PATH_MAX_], got[96];
+	if (!cJSON_IsObject(o)) {
+		sim_json_describe(o, got, sizeof got);
+		err(c, path, "expected object {\"distribution\", \"mtbf_h\", ...}, got %s", got);
+		return;
+	}
+	check_keys(c, o, path, keys);
+	if (get(o, "mtbf_h") || get(o, "scale_h"))
+		nf->law = get(o, "scale_h") ? SIM_FLAW_WEIBULL : SIM_FLAW_EXPONENTIAL;
+	want_law(c, o, path, names, laws, "\"exponential\", \"weibull\", \"fixed\" or \"none\"", &nf->law);
+	double x;
+	if (want_fault_num(c, o, path, "mtbf_h", 0, 1, FAULT_H_MAX, &x))
+		nf->mtbf_s = x * 3600.0;
+	if (want_fault_num(c, o, path, "scale_h", 0, 1, FAULT_H_MAX, &x))
+		nf->scale_s = x * 3600.0;
+	if (want_fault_num(c, o, path, "shape", 0, 1, 1000, &x))
+		nf->shape = x;
+	want_fault_bool(c, o, path, "per_gpu", &nf->per_gpu);
+	if (want_fault_num(c, o, path, "replacement_s", 0, 0, FAULT_H_MAX * 3600.0, &x))
+		nf->replace_s = x;
+	if (get(o, "spares")) {
+		sim_json_path_key(sub, sizeof sub, path, "spares");
+		if (want_int(c, get(o, "spares"), sub, 0, 1e9, &x) == 0)
+			nf->spares = (uint32_t)x;
+	}
+	if (get(o, "repair")) {
+		sim_json_path_key(sub, sizeof sub, path, "repair");
+		check_repair(c, get(o, "repair"), sub, nf);
+	}
+}
+
+/* What a law needs, once merged (path: where the flavor's settings were given). */
+static void check_node_law(struct chk *c, const struct sim_node_faults *nf, const char *path)
+{
+	if ((nf->law == SIM_FLAW_EXPONENTIAL || nf->law == SIM_FLAW_FIXED) && !(nf->mtbf_s > 0))
+		err(c, path, "expected \"mtbf_h\" > 0 for distribution %s, got nothing",
+		    nf->law == SIM_FLAW_FIXED ? "fixed" : "exponential");
+	if (nf->law == SIM_FLAW_WEIBULL && (!(nf->shape > 0) || !(nf->scale_s > 0)))
+		err(c, path, "expected \"shape\" > 0 and \"scale_h\" > 0 for distribution weibull, got %s",
+		    nf->shape > 0 ? "no scale_h" : "no shape");
+}
+
+/* A flavor whose capacity the capacity plan moves cannot also fail: both would set
+ * its nodes (docs/faults.md, "Limits"). */
+static int capacity_moves(const struct sim_capacity *cap, int f)
+{
+	if (sim_capacity_is_reservation(cap, f) || cap->stock[f].law != SIM_STOCK_NONE)
+		return 1;
+	for (size_t i = 0; i < cap->n_changes; i++)
+		if (cap->changes[i].flavor == f)
+			return 1;
+	return 0;
+}
+
+static void check_flavor_faults(struct chk *c, const cJSON *fo, struct exp_variant *v,
+				const struct sim_node_faults *tmpl, const char *tmpl_path)
+{
+	char path[PATH_MAX_], got[96];
+	if (fo && !cJSON_IsObject(fo)) {
+		sim_json_describe(fo, got, sizeof got);
+		err(c, "$.cluster.failures.flavors", "expected object {FLAVOR: {...}}, got %s", got);
+		fo = NULL;
+	}
+	for (const cJSON *it = fo ? fo->child : NULL; it; it = it->next) {
+		int found = 0;
+		for (size_t f = 0; f < v->n_flavors; f++)
+			found |= strcmp(v->flavors[f].name, it->string) == 0;
+		if (!found) {
+			sim_json_path_key(path, sizeof path, "$.cluster.failures.flavors", it->string);
+			err(c, path, "expected a flavor of $.cluster.flavors, got '%s'", it->string);
+		}
+	}
+	for (size_t f = 0; f < v->n_flavors; f++) {
+		struct sim_node_faults *nf = &v->faults->node[f];
+		*nf = *tmpl;
+		const char *where = tmpl_path;
+		const cJSON *own = fo ? get(fo, v->flavors[f].name) : NULL;
+		if (own) {
+			sim_json_path_key(path, sizeof path, "$.cluster.failures.flavors", v->flavors[f].name);
+			read_node_faults(c, own, path, nf, node_faults_keys);
+			where = path;
+		}
+		if (nf->law == SIM_FLAW_NONE)
+			continue;
+		check_node_law(c, nf, where);
+		if (nf->spares > v->flavors[f].nodes)
+			err(c, where, "expected spares <= %u (the nodes of flavor %s), got %u", v->flavors[f].nodes,
+			    v->flavors[f].name, nf->spares);
+		if (capacity_moves(v->capacity, (int)f))
+			err(c, where, "expected a flavor without capacity events, stock-outs or reservations "
+			    "(flavor %s has some; they and failures would both set its nodes)", v->flavors[f].name);
+	}
+}
+
+static void check_job_faults(struct chk *c, const cJSON *o, struct sim_job_faults *jf)
+{
+	static const char *const names[] = { "exponential", "fixed", NULL };
+	static const uint8_t laws[] = { SIM_FLAW_EXPONENTIAL, SIM_FLAW_FIXED };
+	static const char *const path = "$.jobs.faults";
+	char sub[PATH_MAX_], got[96];
+	if (!cJSON_IsObject(o)) {
+		sim_json_describe(o, got, sizeof got);
+		err(c, path, "expected object {\"crash_per_h\", \"hang_per_h\", ...}, got %s", got);
+		return;
+	}
+	check_keys(c, o, path, job_faults_keys);
+	want_law(c, o, path, names, laws, "\"exponential\" or \"fixed\"", &jf->law);
+	want_fault_num(c, o, path, "crash_per_h", 0, 0, FAULT_RATE_MAX, &jf->crash_per_h);
+	want_fault_num(c, o, path, "hang_per_h", 0, 0, FAULT_RATE_MAX, &jf->hang_per_h);
+	want_fault_bool(c, o, path, "hang_detection", &jf->hang_detect);
+	double x;
+	if (want_fault_num(c, o, path, "hang_timeout_s", 0, 1, FAULT_H_MAX * 3600.0, &x))
+		jf->hang_timeout_ns = (sim_time_t)llround(x * (double)SIM_NS_PER_S);
+	const cJSON *mr = get(o, "max_retries");
+	if (mr && !cJSON_IsNull(mr)) {
+		sim_json_path_key(sub, sizeof sub, path, "max_retries");
+		if (want_int(c, mr, sub, 0, 1e9, &x) == 0)
+			jf->max_retries = (int64_t)x;
+	}
+}
+
+/* Faults: node failures ($.cluster.failures: defaults for every flavor, and per
+ * flavor in its "flavors") and job faults ($.jobs.faults). */
+static void check_faults(struct chk *c, const cJSON *fa, const cJSON *jfa, struct exp_variant *v)
+{
+	char got[96];
+	v->faults = sim_faults_create(v->n_flavors);
+	if (!v->faults) {
+		err(c, "$.cluster.failures", "out of memory");
+		return;
+	}
+	v->faults->job.hang_timeout_ns = (sim_time_t)FAULT_HANG_TIMEOUT_DEFAULT_S * SIM_NS_PER_S;
+	if (jfa)
+		check_job_faults(c, jfa, &v->faults->job);
+	if (!fa)
+		return;
+	if (!cJSON_IsObject(fa)) {
+		sim_json_describe(fa, got, sizeof got);
+		err(c, "$.cluster.failures", "expected object {\"distribution\", \"mtbf_h\", ...}, got %s", got);
+		return;
+	}
+	struct sim_node_faults tmpl = { .repair_law = SIM_FLAW_FIXED };
+	read_node_faults(c, fa, "$.cluster.failures", &tmpl, failures_keys);
+	if (v->flavors && v->capacity)
+		check_flavor_faults(c, get(fa, "flavors"), v, &tmpl, "$.cluster.failures");
+}
+
 static void check_variant(struct chk *c, const char *cfg_path, struct exp_variant *v)
 {
 	check_cluster(c, cfg_path, get(v->tree, "cluster"), v);
 	check_policies(c, get(v->tree, "policies"), v);
 	check_jobs(c, get(v->tree, "jobs"), v);
+	const cJSON *cl = get(v->tree, "cluster"), *jobs = get(v->tree, "jobs");
+	check_faults(c, cJSON_IsObject(cl) ? get(cl, "failures") : NULL,
+		     cJSON_IsObject(jobs) ? get(jobs, "faults") : NULL, v);
 }
 
 /* ---- sweep ---------------------------------------------------------------- */
@@ -1434,6 +1678,7 @@ void exp_config_destroy(struct exp_config *cfg)
 		free(cfg->variants[i].name);
 		free(cfg->variants[i].flavors);
 		sim_capacity_destroy(cfg->variants[i].capacity);
+		sim_faults_destroy(cfg->variants[i].faults);
 		cJSON_Delete(cfg->variants[i].tree);
 	}
 	free(cfg->variants);

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "../sim/capacity.h"
+#include "../sim/faults.h"
 #include "../sim/cluster.h"
 #include "../sim/hooks.h"
 #include "../sim/sim.h"
@@ -24,6 +25,7 @@ struct exp_variant {
 	struct sim_flavor_spec *flavors;          /* owned; nodes = online at time 0, peak_nodes set */
 	size_t n_flavors;
 	struct sim_capacity *capacity;            /* owned: stock-outs, reservations, capacity events */
+	struct sim_faults *faults;                /* owned: $.faults (node failures, crashes, hangs) */
 	char policy[SIM_FAM_COUNT_][SIM_NAME_MAX]; /* policy names per family */
 	const cJSON *policy_params[SIM_FAM_COUNT_]; /* object or NULL; owned by the variant's tree */
 	char policy_path[SIM_FAM_COUNT_][SIM_NAME_MAX]; /* "$.policies.order" for messages */

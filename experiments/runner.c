@@ -96,6 +96,7 @@ static int stack_create(struct run_stack *s, const struct exp_config *cfg, const
 	ep.trace = trace;
 	ep.cluster = s->cluster;
 	ep.capacity = v->capacity;
+	ep.faults = v->faults;
 	/* Policies need a view at init; the engine provides it, so create the engine
 	 * first with the order slot filled after. */
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
@@ -303,6 +304,9 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 		    const char *name, struct run_result *r, struct sim_diag *diag)
 {
 	memset(r, 0, sizeof *r);
+	if (real && sim_faults_any(v->faults)) /* docs/faults.md, "Limits" */
+		return sim_diag_add(diag, cfg->path, "$.cluster.failures: expected no faults in real mode "
+				    "(faults are simulated only), got a fault model"), -SIM_EPARSE;
 	int rc = driver_init(&r->drv, cfg, v, trace, real, diag);
 	if (rc)
 		return rc;
@@ -342,6 +346,11 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	 * cluster's final size. */
 	if (sim_capacity_any(v->capacity))
 		sim_metrics_set_capacity_gpu_s(&r->sum, sim_engine_capacity_gpu_s(r->e));
+	double configured_gpus = 0; /* with node failures: the GPUs configured, whatever is down at the end */
+	for (size_t f = 0; sim_faults_nodes_any(v->faults, -1) && !sim_capacity_any(v->capacity) && f < v->n_flavors;
+	     f++)
+		configured_gpus += (double)v->flavors[f].nodes * (double)v->flavors[f].node_cap[SIM_RES_GPU] / SIM_MILLI;
+	sim_metrics_set_faults(&r->sum, sim_engine_counters(r->e), configured_gpus);
 	const struct real_results *measured = sim_driver_real_results(&r->drv);
 	if (measured)
 		real_summarize(measured, &r->sum);
@@ -407,6 +416,7 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 		.name = name, .policy = v->policy[SIM_FAM_ORDER], .seed = seed, .trace = trace,
 		.variant = (size_t)(v - cfg->variants), .placement = sim_placement_name(v->placement),
 		.cluster = r.s.cluster, .ts = sim_engine_timeseries(r.e), .counters = ctr, .summary = &r.sum,
+		.faults = sim_faults_any(v->faults),
 		.wall_s = r.wall_s, .decisions = sim_engine_decisions(r.e), .queues = r.queues,
 		.write_extra = measured ? real_h5_write : NULL, .extra_arg = &real_out,
 	};

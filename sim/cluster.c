@@ -906,6 +906,25 @@ int sim_cluster_set_nodes(struct sim_cluster *c, int flavor, uint32_t target, ui
 	return 0;
 }
 
+int sim_cluster_node_down(struct sim_cluster *c, int flavor, uint32_t node)
+{
+	struct flavor *f = flavor_at(c, flavor);
+	if (!f || node >= f->n || f->state[node] != SIM_NODE_ONLINE)
+		return -1;
+	node_go_down(c, f, node);
+	return f->state[node] == SIM_NODE_DRAINING;
+}
+
+int sim_cluster_node_up(struct sim_cluster *c, int flavor, uint32_t node)
+{
+	struct flavor *f = flavor_at(c, flavor);
+	if (!f || node >= f->n || f->state[node] == SIM_NODE_ONLINE)
+		return -1;
+	node_come_up(c, f, node);
+	free_gen_bump(c, f);
+	return 0;
+}
+
 uint32_t sim_cluster_nodes_online(const struct sim_cluster *c, int flavor)
 {
 	const struct flavor *f = flavor_at(c, flavor);

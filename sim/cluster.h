@@ -92,6 +92,14 @@ enum sim_node_state { SIM_NODE_ONLINE = 0, SIM_NODE_DRAINING, SIM_NODE_OFFLINE }
  *    let them finish (a stock-out).
  * Returns 0, or -SIM_EINVAL (bad flavor, target > peak) with nothing changed. */
 int sim_cluster_set_nodes(struct sim_cluster *c, int flavor, uint32_t target, uint32_t *busy, size_t *n_busy);
+/* Node faults (docs/faults.md): one node leaves placement now, whatever the target
+ * (draining when something runs on it, else offline); returns 1 when busy (the
+ * caller stops its jobs: their releases then take it offline), 0 when offline, -1
+ * when it was not online. sim_cluster_node_up brings a draining or offline node
+ * back online (0, or -1 when it was online). Meant for flavors whose count
+ * set_nodes never moves. */
+int sim_cluster_node_down(struct sim_cluster *c, int flavor, uint32_t node);
+int sim_cluster_node_up(struct sim_cluster *c, int flavor, uint32_t node);
 /* Online nodes now (the target of the last set_nodes; draining ones excluded). */
 uint32_t sim_cluster_nodes_online(const struct sim_cluster *c, int flavor);
 /* SIM_NODE_OFFLINE for a flavor or node that does not exist. */

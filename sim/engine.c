@@ -67,6 +67,31 @@ struct sim_engine {
 	 * denominator of utilization when capacity changes). */
 	double cap_gpu_s;
 	sim_time_t cap_last_t;   /* SIM_TIME_NONE before the first submit */
+	/* Faults (params.faults, docs/faults.md); all NULL / 0 without. */
+	struct sim_faults_run *flt;
+	int job_faults;          /* jobs may crash or hang */
+	uint32_t *slot_base;     /* per flavor: global index of its node 0 in slots[] */
+	struct node_slot *slots; /* one per node of every flavor (only faulty flavors' are used) */
+	uint32_t *pool;          /* per flavor: spare nodes in the pool now */
+	uint32_t *waiting;       /* per flavor: slots waiting for a repair (no spare was free) */
+	size_t n_fault_pending;  /* node fault events queued (they never end a run by themselves) */
+	size_t n_nodes_down;     /* slots failed and not yet back */
+	size_t n_exhausted;      /* flavors with spares whose pool is empty while slots wait */
+	size_t n_slots;          /* entries of slots[] */
+	size_t n_fault_slots;    /* nodes of flavors with failures */
+	size_t idle_ups;         /* slots come up since the last start while nothing ran (run end) */
+	sim_time_t flt_last_t;   /* last time pool_empty_s was integrated */
+};
+
+/* A node slot's life under failures: up (online, its next failure queued), or
+ * down waiting for its own repair, or down waiting for a spare on its way. */
+enum slot_state { SLOT_UP = 0, SLOT_WAIT_REPAIR, SLOT_REPLACING };
+struct node_slot {
+	int32_t flavor;
+	uint8_t state;          /* enum slot_state */
+	uint32_t k;             /* failures of this slot so far */
+	sim_time_t up_since;    /* when it last came up (its operating time runs from there) */
+	sim_time_t down_since;  /* when it last failed */
 };
 
 /* EV_CAPACITY events of the capacity plan carry this arg (policies' carry their
@@ -74,6 +99,10 @@ struct sim_engine {
  * model's next transition. */
 #define EV_ARG_CAPACITY ((int64_t)-1)
 #define STOCK_EVENT 0x80000000u
+/* EV_CAPACITY events of the fault plan: job is a global node slot. */
+#define EV_ARG_NODE_FAIL ((int64_t)-2)     /* the slot's node fails */
+#define EV_ARG_NODE_REPAIRED ((int64_t)-3) /* the node that failed from the slot is repaired */
+#define EV_ARG_SPARE_IN ((int64_t)-4)      /* a spare arrives in the slot */
 
 /* ---- time series ---- */
 
@@ -219,6 +248,50 @@ static int capacity_create(struct sim_engine *e)
 	return 0;
 }
 
+/* Per-run fault state, when the plan has faults. */
+static int faults_create(struct sim_engine *e)
+{
+	const struct sim_faults *fp = e->p.faults;
+	if (!sim_faults_any(fp))
+		return 0;
+	e->flt = sim_faults_run_create(fp, e->p.seed);
+	if (!e->flt)
+		return -SIM_ENOMEM;
+	e->job_faults = sim_faults_jobs_any(fp);
+	if (!sim_faults_nodes_any(fp, -1))
+		return 0;
+	size_t nf = sim_cluster_n_flavors(e->p.cluster), n = 0;
+	e->slot_base = calloc(nf ? nf : 1, sizeof *e->slot_base);
+	e->pool = calloc(nf ? nf : 1, sizeof *e->pool);
+	e->waiting = calloc(nf ? nf : 1, sizeof *e->waiting);
+	if (!e->slot_base || !e->pool || !e->waiting)
+		return -SIM_ENOMEM;
+	for (size_t f = 0; f < nf; f++) {
+		e->slot_base[f] = (uint32_t)n;
+		n += sim_cluster_n_nodes(e->p.cluster, (int)f);
+	}
+	e->n_slots = n;
+	e->slots = calloc(n ? n : 1, sizeof *e->slots);
+	if (!e->slots)
+		return -SIM_ENOMEM;
+	for (size_t f = 0; f < nf; f++) {
+		for (uint32_t i = 0; i < sim_cluster_n_nodes(e->p.cluster, (int)f); i++)
+			e->slots[e->slot_base[f] + i].flavor = (int32_t)f;
+		if (sim_faults_nodes_any(fp, (int)f))
+			e->n_fault_slots += sim_cluster_n_nodes(e->p.cluster, (int)f);
+	}
+	if (!e->node_mark) { /* interrupt_on_nodes marks the failed node */
+		size_t peak = 1;
+		for (size_t f = 0; f < nf; f++)
+			if (sim_cluster_n_nodes(e->p.cluster, (int)f) > peak)
+				peak = sim_cluster_n_nodes(e->p.cluster, (int)f);
+		e->node_mark = calloc(peak, 1);
+		if (!e->node_mark)
+			return -SIM_ENOMEM;
+	}
+	return 0;
+}
+
 struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 {
 	assert(p->trace && p->cluster && p->driver.ops && p->policies[SIM_FAM_ORDER]);
@@ -247,7 +320,7 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 	e->qstats = (struct sim_queue_stats){ qs, qs + nq, qs + 2 * nq, qs + 3 * nq };
 	e->cap_last_t = SIM_TIME_NONE;
 	e->run_slot = malloc((p->trace->n_jobs ? p->trace->n_jobs : 1) * sizeof *e->run_slot);
-	if (!e->run_slot || capacity_create(e)) {
+	if (!e->run_slot || capacity_create(e) || faults_create(e)) {
 		sim_engine_destroy(e);
 		return NULL;
 	}
@@ -273,6 +346,11 @@ void sim_engine_destroy(struct sim_engine *e)
 	free(e->out_of_stock);
 	free(e->busy_nodes);
 	free(e->node_mark);
+	sim_faults_run_destroy(e->flt);
+	free(e->slot_base);
+	free(e->slots);
+	free(e->pool);
+	free(e->waiting);
 	ts_free(&e->ts);
 	free(e);
 }
@@ -306,8 +384,12 @@ double sim_engine_capacity_gpu_s(const struct sim_engine *e)
 }
 sim_time_t sim_engine_now(const struct sim_engine *e) { return e->now; }
 
-/* EV_FINISH's arg for a run that failed. */
+/* EV_FINISH's arg for a run that failed, and for the job faults (their events carry
+ * the job and sit in job->fault_ev). */
 #define FINISH_FAILED 1
+#define FINISH_CRASH 2     /* the workload crashes now */
+#define FINISH_HANG 3      /* it stops progressing now, holding its GPUs */
+#define FINISH_HANG_KILL 4 /* the hung job is killed now (detected, or its run's end) */
 
 int sim_engine_job_ends(struct sim_engine *e, struct sim_job *job, sim_time_t t, int failed)
 {
@@ -789,6 +871,10 @@ static sim_time_t remaining_work(struct sim_engine *e, const struct sim_job *job
 }
 
 static int apply_capacity_event(struct sim_engine *e, const struct sim_event *ev);
+static int apply_node_fault(struct sim_engine *e, const struct sim_event *ev);
+static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t kind);
+static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause, int requeue,
+		    const struct victim_proposal *vp);
 
 /* A policy's periodic tick (sim/hooks.h, on_tick): ev->job is its family. The next
  * one is queued first, so a tick is always pending while the run goes on. */
@@ -831,6 +917,8 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 {
 	switch (ev->phase) {
 	case EV_FINISH:
+		if (ev->arg >= FINISH_CRASH)
+			return apply_job_fault(e, &e->p.trace->jobs[ev->job], ev->arg);
 		return stop_job(e, &e->p.trace->jobs[ev->job],
 				ev->arg == FINISH_FAILED ? SIM_STOP_FAILED : SIM_STOP_COMPLETED, 0, NULL);
 	case EV_TICK:
@@ -841,6 +929,8 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 	case EV_CAPACITY: {
 		if (ev->arg == EV_ARG_CAPACITY)
 			return apply_capacity_event(e, ev);
+		if (ev->arg <= EV_ARG_NODE_FAIL)
+			return apply_node_fault(e, ev);
 		struct sim_policy *pol = (unsigned)ev->arg < SIM_FAM_COUNT_ ? e->p.policies[ev->arg] : NULL;
 		if (!pol || !pol->ops || !pol->ops->on_event)
 			return -SIM_EINVAL;
@@ -866,6 +956,77 @@ static sim_time_t segment_runtime(struct sim_engine *e, struct sim_job *job)
 	double wall = (double)job->seg_restore_ns + (double)work +
 		      (double)ckpt_count(job, work) * (double)e->p.cost.ckpt_overhead_ns;
 	return wall < (double)SIM_RUNTIME_MAX_NS ? (sim_time_t)wall : SIM_RUNTIME_MAX_NS;
+}
+
+/* ---- job faults (docs/faults.md, "Crashes" and "Hangs") ---- */
+
+static int post_job_fault(struct sim_engine *e, struct sim_job *job, sim_time_t at, int64_t kind)
+{
+	struct sim_event ev = { .t = at, .phase = EV_FINISH, .job = job->idx, .arg = kind };
+	return sim_evq_push(e->evq, &ev, &job->fault_ev);
+}
+
+/* A segment's crash or hang, whichever comes first within its wall time: the
+ * draws are keyed by (job, segment), the segment numbered by the job's stops. */
+static int arm_job_faults(struct sim_engine *e, struct sim_job *job)
+{
+	uint32_t seg = job->preemptions + job->interruptions;
+	for (int k = 0; k < SIM_JOB_FAULT_CAUSES; k++)
+		seg += job->fault_stops[k];
+	sim_time_t c = sim_faults_draw_crash(e->flt, job->idx, seg);
+	sim_time_t h = sim_faults_draw_hang(e->flt, job->idx, seg);
+	sim_time_t t = SIM_TIME_NONE;
+	int64_t kind = 0;
+	if (c != SIM_TIME_NONE && c < job->runtime_ns) {
+		t = c;
+		kind = FINISH_CRASH;
+	}
+	if (h != SIM_TIME_NONE && h < job->runtime_ns && (t == SIM_TIME_NONE || h < t)) {
+		t = h;
+		kind = FINISH_HANG;
+	}
+	return t == SIM_TIME_NONE ? 0 : post_job_fault(e, job, job->last_start_ns + t, kind);
+}
+
+/* A stop by a fault: queued again while the job has retries left (max_retries
+ * counts every fault stop of the job), else it ends failed. */
+static int fault_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause)
+{
+	int64_t max = e->p.faults ? e->p.faults->job.max_retries : -1;
+	int64_t used = 0;
+	for (int k = 0; k < SIM_JOB_FAULT_CAUSES; k++)
+		used += job->fault_stops[k];
+	int requeue = max < 0 || used < max;
+	int rc = stop_job(e, job, cause, requeue, NULL);
+	if (!rc && requeue)
+		job->fault_stop_ns = e->now; /* its time to recover runs until it starts again */
+	return rc;
+}
+
+/* A job's fault event: a crash stops it now; a hang stops its progress and queues
+ * its kill, hang_timeout later with detection, else at its run's end. */
+static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t kind)
+{
+	job->fault_ev = 0;
+	if (job->state != SIM_JOB_RUNNING)
+		return 0;
+	if (kind == FINISH_CRASH) {
+		e->ctr.crashes++;
+		return fault_stop(e, job, SIM_STOP_CRASHED);
+	}
+	if (kind == FINISH_HANG_KILL) {
+		e->ctr.hang_hold_s += sim_time_to_s(e->now - job->hang_ns);
+		return fault_stop(e, job, SIM_STOP_HANG);
+	}
+	e->ctr.hangs++;
+	job->hang_ns = e->now;
+	sim_engine_job_end_cancel(e, job); /* it will not finish: it makes no progress */
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] job=%s event=hang\n", sim_time_to_s(e->now), sim_job_id(e->p.trace, job));
+	const struct sim_job_faults *jf = &e->p.faults->job;
+	sim_time_t end = job->last_start_ns + job->runtime_ns;
+	sim_time_t kill = jf->hang_detect ? e->now + jf->hang_timeout_ns : end;
+	return post_job_fault(e, job, kill, FINISH_HANG_KILL);
 }
 
 /* Starts every accepted proposal, in order. */
@@ -898,6 +1059,14 @@ static int commit_proposals(struct sim_engine *e)
 			return rc;
 		if (e->p.log)
 			log_event(e, job, LOG_START);
+		if (e->job_faults && (rc = arm_job_faults(e, job)))
+			return rc;
+		if (job->fault_stop_ns) {
+			e->ctr.recover_s += sim_time_to_s(e->now - job->fault_stop_ns);
+			e->ctr.recoveries++;
+			job->fault_stop_ns = 0;
+		}
+		e->idle_ups = 0;
 		NOTIFY(e, on_start, job);
 	}
 	e->buf.n = 0;
@@ -922,6 +1091,23 @@ static double measured_stop_progress(struct sim_engine *e, struct sim_job *job, 
 	return (double)alloc_gpus(e, job) / SIM_MILLI * (done - saved) * w_s;
 }
 
+static double stop_progress(struct sim_engine *e, struct sim_job *job, const struct sim_stop_measure *m);
+
+/* A hung job (docs/faults.md, "Hangs"): its work stopped at hang_ns, so it keeps the
+ * checkpoints completed before then and loses the work since the last of them; the
+ * time it then held its GPUs without progress is lost too. */
+static double hung_stop_progress(struct sim_engine *e, struct sim_job *job)
+{
+	sim_time_t hang = job->hang_ns, now = e->now;
+	double hung = (double)alloc_gpus(e, job) / SIM_MILLI * sim_time_to_s(now - hang);
+	struct sim_stop_measure none = { 0 };
+	job->hang_ns = 0;
+	e->now = hang; /* the work as it stood when the job hung */
+	double lost = stop_progress(e, job, &none);
+	e->now = now;
+	return lost + hung;
+}
+
 /* Work saved and lost when a running job stops at now (docs/design.md section 2): the
  * checkpoints completed in this segment are kept; the work since the last one (or
  * since the segment's restore ended) is lost, in GPU-seconds. */
@@ -929,6 +1115,8 @@ static double stop_progress(struct sim_engine *e, struct sim_job *job, const str
 {
 	if (m->measured)
 		return measured_stop_progress(e, job, m);
+	if (job->hang_ns)
+		return hung_stop_progress(e, job);
 	sim_time_t work_start = job->last_start_ns + job->seg_restore_ns;
 	if (e->now <= work_start)
 		return 0;
@@ -985,6 +1173,10 @@ static enum sim_job_state final_state(enum sim_stop_cause cause)
 		return SIM_JOB_FAILED;
 	case SIM_STOP_PENDING_TIMEOUT:
 		return SIM_JOB_TIMED_OUT_PENDING;
+	case SIM_STOP_NODE_FAILED:
+	case SIM_STOP_CRASHED:
+	case SIM_STOP_HANG: /* out of retries */
+		return SIM_JOB_FAILED;
 	default:
 		return SIM_JOB_PREEMPTED_OUT;
 	}
@@ -1007,6 +1199,10 @@ static double release_running(struct sim_engine *e, struct sim_job *job, enum si
 			return 0;
 		lost = stop_progress(e, job, &m);
 	}
+	if (job->fault_ev) { /* a crash or hang still to come in this segment */
+		sim_evq_cancel(e->evq, job->fault_ev);
+		job->fault_ev = 0;
+	}
 	q_touch(e, job->queue);
 	struct sim_queue_acct *qa = &e->qacct[job->queue];
 	qa->gpus -= quota_gpus(e, job);
@@ -1026,9 +1222,24 @@ static double release_running(struct sim_engine *e, struct sim_job *job, enum si
 }
 
 /* The counters of one stop, by cause (a preemption also counts for its preemptor). */
-static void count_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause,
-		       const struct victim_proposal *vp)
+/* Index of a fault cause in the jobs' and counters' arrays, or -1. */
+static int fault_index(enum sim_stop_cause cause)
 {
+	return cause >= SIM_STOP_NODE_FAILED && cause <= SIM_STOP_HANG ? (int)(cause - SIM_STOP_NODE_FAILED) : -1;
+}
+
+static void count_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause,
+		       const struct victim_proposal *vp, int requeue, double lost)
+{
+	int fi = fault_index(cause);
+	if (fi >= 0) {
+		job->fault_stops[fi]++;
+		job->lost_fault_gpu_s[fi] += lost;
+		e->ctr.fault_stops[fi]++;
+		if (!requeue)
+			e->ctr.retries_exhausted++;
+		return;
+	}
 	struct sim_queue_acct *qa = &e->qacct[job->queue];
 	if (cause == SIM_STOP_PREEMPTED) {
 		struct sim_job *by = &e->p.trace->jobs[vp->preemptor];
@@ -1068,6 +1279,12 @@ static void log_stop(struct sim_engine *e, const struct sim_job *job, enum sim_s
 		fprintf(f, "[%.3f] job=%s event=interrupt reason=capacity_removed lost_gpu_s=%.3f\n", now_s,
 			sim_job_id(t, job), lost);
 		break;
+	case SIM_STOP_NODE_FAILED:
+	case SIM_STOP_CRASHED:
+	case SIM_STOP_HANG:
+		fprintf(f, "[%.3f] job=%s event=interrupt reason=%s lost_gpu_s=%.3f%s\n", now_s, sim_job_id(t, job),
+			sim_stop_cause_name(cause), lost, requeue ? "" : " final=failed");
+		break;
 	default:
 		fprintf(f, "[%.3f] job=%s event=preempt by=%s reason=%s lost_gpu_s=%.3f%s%s\n", now_s,
 			sim_job_id(t, job), sim_job_id(t, &t->jobs[vp->preemptor]),
@@ -1095,7 +1312,7 @@ static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cau
 		withdraw_proposal(e, job);
 		q_touch(e, job->queue);
 	}
-	count_stop(e, job, cause, vp);
+	count_stop(e, job, cause, vp, requeue, lost);
 	struct sim_queue_acct *qa = &e->qacct[job->queue];
 	if (requeue && was_running) {
 		job->state = SIM_JOB_QUEUED;
@@ -1154,7 +1371,10 @@ static int on_marked_node(const struct sim_engine *e, const struct sim_job *job)
 /* Stops the running jobs on the n busy nodes a removal put to draining. The
  * running set is walked from its end: a removal moves the last job into the freed
  * slot, which was already visited. */
-static int interrupt_on_nodes(struct sim_engine *e, int flavor, const uint32_t *nodes, size_t n)
+static int fault_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause);
+
+static int interrupt_on_nodes(struct sim_engine *e, int flavor, const uint32_t *nodes, size_t n,
+			      enum sim_stop_cause cause)
 {
 	int rc = 0;
 	for (size_t i = 0; i < n; i++)
@@ -1162,7 +1382,7 @@ static int interrupt_on_nodes(struct sim_engine *e, int flavor, const uint32_t *
 	for (size_t i = e->n_run; i-- > 0 && !rc;) {
 		struct sim_job *job = &e->p.trace->jobs[e->running[i]];
 		if (job->alloc.flavor == flavor && on_marked_node(e, job))
-			rc = interrupt_job(e, job);
+			rc = cause == SIM_STOP_CAPACITY_REMOVED ? interrupt_job(e, job) : fault_stop(e, job, cause);
 	}
 	for (size_t i = 0; i < n; i++)
 		e->node_mark[nodes[i]] = 0;
@@ -1191,7 +1411,7 @@ static int capacity_apply(struct sim_engine *e, int f, enum sim_cap_mode mode)
 			sim_cluster_flavor(e->p.cluster, f)->name, (long long)target,
 			e->out_of_stock[f] ? " out_of_stock" : "");
 	if (mode == SIM_CAP_REMOVE && n_busy)
-		return interrupt_on_nodes(e, f, e->busy_nodes, n_busy);
+		return interrupt_on_nodes(e, f, e->busy_nodes, n_busy, SIM_STOP_CAPACITY_REMOVED);
 	return 0;
 }
 
@@ -1250,19 +1470,191 @@ static int capacity_start(struct sim_engine *e)
 	return 0;
 }
 
+/* ---- node faults (docs/faults.md, "Node failures" and "Repair") ---- */
+
+static int post_slot_event(struct sim_engine *e, sim_time_t at, int64_t kind, uint32_t slot)
+{
+	struct sim_event ev = { .t = at, .phase = EV_CAPACITY, .job = slot, .arg = kind };
+	int rc = sim_evq_push(e->evq, &ev, NULL);
+	if (!rc)
+		e->n_fault_pending++;
+	return rc;
+}
+
+static sim_time_t after(const struct sim_engine *e, sim_time_t d)
+{
+	return e->now > SIM_TIME_MAX - 1 - d ? SIM_TIME_MAX - 1 : e->now + d;
+}
+
+/* Integrates the time flavors spent with an empty pool and slots waiting. */
+static void pool_touch(struct sim_engine *e)
+{
+	e->ctr.pool_empty_s += (double)e->n_exhausted * sim_time_to_s(e->now - e->flt_last_t);
+	e->flt_last_t = e->now;
+}
+
+static int pool_exhausted(const struct sim_engine *e, int f)
+{
+	return e->p.faults->node[f].spares > 0 && e->pool[f] == 0 && e->waiting[f] > 0;
+}
+
+/* Moves flavor f's pool and waiting slots by dpool and dwait (+1 or -1), keeping
+ * the count of exhausted flavors (and its integral) right. */
+static void pool_move(struct sim_engine *e, int f, int dpool, int dwait)
+{
+	pool_touch(e);
+	int was = pool_exhausted(e, f);
+	e->pool[f] = (uint32_t)((int64_t)e->pool[f] + dpool);
+	e->waiting[f] = (uint32_t)((int64_t)e->waiting[f] + dwait);
+	int is = pool_exhausted(e, f);
+	if (is && !was)
+		e->n_exhausted++;
+	else if (was && !is)
+		e->n_exhausted--;
+}
+
+/* A slot's node is up (at the start, repaired, or a spare in place): online, with
+ * its next failure after a fresh operating time. */
+static int slot_up(struct sim_engine *e, uint32_t s, const char *how)
+{
+	struct node_slot *sl = &e->slots[s];
+	int f = sl->flavor;
+	uint32_t node = s - e->slot_base[f];
+	if (how) {
+		sim_cluster_node_up(e->p.cluster, f, node);
+		e->n_nodes_down--;
+		e->idle_ups++;
+		e->policy_event = 1; /* capacity grew: a pass even with nothing new queued */
+		if (e->p.log)
+			fprintf(e->p.log, "[%.3f] event=node_up flavor=%s node=%u how=%s\n", sim_time_to_s(e->now),
+				sim_cluster_flavor(e->p.cluster, f)->name, node, how);
+	}
+	sl->state = SLOT_UP;
+	sl->up_since = e->now;
+	double g = (double)sim_cluster_flavor(e->p.cluster, f)->node_cap[SIM_RES_GPU] / SIM_MILLI;
+	return post_slot_event(e, after(e, sim_faults_draw_uptime(e->flt, f, node, sl->k, g)), EV_ARG_NODE_FAIL, s);
+}
+
+/* The oldest slot of flavor f waiting for a repair gets a spare from the pool. */
+static int dispatch_spare(struct sim_engine *e, int f)
+{
+	if (!e->pool[f] || !e->waiting[f])
+		return 0;
+	uint32_t best = UINT32_MAX, n = sim_cluster_n_nodes(e->p.cluster, f);
+	for (uint32_t i = 0; i < n; i++) {
+		const struct node_slot *sl = &e->slots[e->slot_base[f] + i];
+		if (sl->state == SLOT_WAIT_REPAIR &&
+		    (best == UINT32_MAX || sl->down_since < e->slots[e->slot_base[f] + best].down_since))
+			best = i;
+	}
+	uint32_t s = e->slot_base[f] + best;
+	pool_move(e, f, -1, -1);
+	e->slots[s].state = SLOT_REPLACING;
+	e->ctr.nodes_replaced++;
+	return post_slot_event(e, after(e, (sim_time_t)llround(e->p.faults->node[f].replace_s * 1e9)),
+			       EV_ARG_SPARE_IN, s);
+}
+
+/* A node fails: it leaves placement at once, its jobs stop (node_failed), its
+ * repair starts, and a spare is sent to its slot when the pool has one. */
+static int node_fails(struct sim_engine *e, uint32_t s)
+{
+	struct node_slot *sl = &e->slots[s];
+	int f = sl->flavor;
+	uint32_t node = s - e->slot_base[f];
+	e->ctr.nodes_failed++;
+	e->n_nodes_down++;
+	e->policy_event = 1;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=node_failed flavor=%s node=%u uptime_s=%.3f\n", sim_time_to_s(e->now),
+			sim_cluster_flavor(e->p.cluster, f)->name, node, sim_time_to_s(e->now - sl->up_since));
+	int rc = 0;
+	if (sim_cluster_node_down(e->p.cluster, f, node))
+		rc = interrupt_on_nodes(e, f, &node, 1, SIM_STOP_NODE_FAILED);
+	if (rc)
+		return rc;
+	sim_time_t rep = sim_faults_draw_repair(e->flt, f, node, sl->k);
+	sl->k++;
+	sl->down_since = e->now;
+	sl->state = SLOT_WAIT_REPAIR;
+	pool_move(e, f, 0, +1);
+	if ((rc = post_slot_event(e, after(e, rep), EV_ARG_NODE_REPAIRED, s)))
+		return rc;
+	return dispatch_spare(e, f);
+}
+
+/* The node that failed from slot s is repaired: back in its slot if the slot
+ * still waits for it, else into the pool (which may refill another slot). */
+static int node_repaired(struct sim_engine *e, uint32_t s)
+{
+	struct node_slot *sl = &e->slots[s];
+	int f = sl->flavor;
+	e->ctr.nodes_repaired++;
+	if (sl->state == SLOT_WAIT_REPAIR) {
+		pool_move(e, f, 0, -1);
+		return slot_up(e, s, "repaired");
+	}
+	pool_move(e, f, +1, 0);
+	return dispatch_spare(e, f);
+}
+
+static int apply_node_fault(struct sim_engine *e, const struct sim_event *ev)
+{
+	if (!e->slots || ev->job >= e->n_slots)
+		return -SIM_EINVAL;
+	e->n_fault_pending--;
+	switch (ev->arg) {
+	case EV_ARG_NODE_FAIL:
+		return node_fails(e, ev->job);
+	case EV_ARG_NODE_REPAIRED:
+		return node_repaired(e, ev->job);
+	case EV_ARG_SPARE_IN:
+		return slot_up(e, ev->job, "replaced");
+	default:
+		return -SIM_EINVAL;
+	}
+}
+
+/* Every node of a flavor with failures starts up, its first failure queued; its
+ * pool starts full. */
+static int faults_start(struct sim_engine *e)
+{
+	if (!e->slots)
+		return 0;
+	e->flt_last_t = e->now;
+	for (size_t f = 0; f < sim_cluster_n_flavors(e->p.cluster); f++) {
+		if (!sim_faults_nodes_any(e->p.faults, (int)f))
+			continue;
+		e->pool[f] = e->p.faults->node[f].spares;
+		for (uint32_t i = 0; i < sim_cluster_n_nodes(e->p.cluster, (int)f); i++) {
+			int rc = slot_up(e, e->slot_base[f] + i, NULL);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 /* Nothing left but stock-out transitions, which never end: stop when no job is
  * queued or running, or when queued jobs can never start (nothing runs, every
  * flavor is in stock: capacity will never be larger than now, and a pass at this
  * capacity has run). */
 static int only_endless_events_left(const struct sim_engine *e)
 {
-	if (!(e->n_stock_models || e->n_tickers) || e->next_submit < e->p.trace->n_jobs || e->n_running)
+	if (!(e->n_stock_models || e->n_tickers || e->n_fault_pending) || e->next_submit < e->p.trace->n_jobs ||
+	    e->n_running)
 		return 0;
-	if (sim_evq_size(e->evq) > e->n_stock_models + e->n_tickers)
+	if (sim_evq_size(e->evq) > e->n_stock_models + e->n_tickers + e->n_fault_pending)
 		return 0;
 	/* Ticks change no capacity: with nothing running and nothing to come, a job
-	 * still queued can never start. */
-	return !e->n_stock_models || e->n_queued == 0 || e->n_out_of_stock == 0;
+	 * still queued can never start. Node faults: it may once failed nodes return. */
+	if (e->n_queued == 0)
+		return 1;
+	if (e->n_stock_models && e->n_out_of_stock)
+		return 0;
+	/* Nodes come and go without end: a queued job gets one full round of returns
+	 * (as many as there are slots) with nothing running before the run stops. */
+	return e->n_nodes_down == 0 || e->idle_ups > e->n_fault_slots;
 }
 
 /* One pass: the driving policy proposes; victims stop first, then the starts. */
@@ -1380,7 +1772,7 @@ int sim_engine_run(struct sim_engine *e)
 	e->sample_ns = e->p.sample_ns;
 	if (e->p.progress)
 		sim_tick_init(&e->progress_tick, SIM_PROGRESS_PERIOD_S, sim_tick_monotonic_s, NULL);
-	if ((rc = capacity_start(e)) || (rc = ticks_start(e)))
+	if ((rc = capacity_start(e)) || (rc = ticks_start(e)) || (rc = faults_start(e)))
 		return rc;
 	for (;;) {
 		sim_time_t t = next_time(e);
@@ -1415,6 +1807,8 @@ int sim_engine_run(struct sim_engine *e)
 	}
 	for (size_t q = 0; q < e->p.trace->n_queues; q++)
 		q_touch(e, (int32_t)q);
+	if (e->slots)
+		pool_touch(e);
 	if (!rc)
 		rc = ts_sample_until(e, e->now + 1);
 	mark_unfinished(e);

@@ -16,6 +16,7 @@
 #include "capacity.h"
 #include "cluster.h"
 #include "evq.h"
+#include "faults.h"
 #include "hooks.h"
 #include "job.h"
 #include "sim.h"
@@ -120,6 +121,17 @@ struct sim_engine_counters {
 	uint64_t interruptions;      /* running jobs stopped because their nodes were removed */
 	uint64_t pending_timeouts;   /* jobs ended timed_out_pending */
 	uint64_t capacity_changes;   /* capacity events applied (changes, windows, stock-outs) */
+	/* Faults (docs/faults.md) */
+	uint64_t nodes_failed;       /* node failures */
+	uint64_t nodes_repaired;     /* repairs completed (a node back in its slot or in the spare pool) */
+	uint64_t nodes_replaced;     /* failed slots refilled from the spare pool */
+	uint64_t crashes, hangs;     /* job crashes and hangs that happened */
+	uint64_t fault_stops[SIM_JOB_FAULT_CAUSES]; /* running jobs stopped: node_failed, crashed, hang */
+	uint64_t retries_exhausted;  /* jobs ended failed by a fault stop (no retry left) */
+	double pool_empty_s;         /* time a flavor with spares had slots waiting and an empty pool, summed */
+	double recover_s;            /* from fault stops to the restarts that followed them, summed, s */
+	uint64_t recoveries;         /* those restarts */
+	double hang_hold_s;          /* from hangs to their kills, summed, s (time to detect a hang) */
 };
 
 /* Wall seconds between two progress calls during a run. */
@@ -149,6 +161,9 @@ struct sim_engine_params {
 	 * stock-out periods. */
 	const struct sim_capacity *capacity;
 	uint64_t seed;
+	/* Faults (borrowed, optional; sim/faults.h): node failures, repairs, job crashes
+	 * and hangs, drawn from the seed. Flavors with failures have no capacity plan. */
+	const struct sim_faults *faults;
 };
 
 /* The engine resets the trace's run state. Returns NULL on no memory. */

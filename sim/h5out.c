@@ -1248,6 +1248,85 @@ out_type:
 	return r;
 }
 
+/* ---- the faults table (1.6): one row a job, for runs with a fault model ---- */
+
+enum ff { FF_ID, FF_STOPS_NODE, FF_STOPS_CRASH, FF_STOPS_HANG, FF_LOST_NODE, FF_LOST_CRASH, FF_LOST_HANG,
+	  FF_USEFUL, FF_ETTR, FF_COUNT_ };
+
+static int faults_ctype(struct ctype *c, const struct sim_trace *t)
+{
+	size_t id_w = 0;
+	for (size_t i = 0; i < t->n_jobs; i++)
+		if (strlen(sim_job_id(t, &t->jobs[i])) > id_w)
+			id_w = strlen(sim_job_id(t, &t->jobs[i]));
+	if (ctype_add(c, "id", str_type(id_w + 1), "", "job id from the trace") < 0 ||
+	    ctype_add(c, "stops_node_failed", copy_type(H5T_NATIVE_UINT32), "1",
+		      "times a node it ran on failed") < 0 ||
+	    ctype_add(c, "stops_crashed", copy_type(H5T_NATIVE_UINT32), "1", "times it crashed") < 0 ||
+	    ctype_add(c, "stops_hang", copy_type(H5T_NATIVE_UINT32), "1", "times it hung and was killed") < 0 ||
+	    ctype_add(c, "lost_node_failed_gpu_s", copy_type(H5T_NATIVE_DOUBLE), "GPU*s",
+		      "GPUs x time since its last checkpoint, at node failures") < 0 ||
+	    ctype_add(c, "lost_crashed_gpu_s", copy_type(H5T_NATIVE_DOUBLE), "GPU*s",
+		      "GPUs x time since its last checkpoint, at crashes") < 0 ||
+	    ctype_add(c, "lost_hang_gpu_s", copy_type(H5T_NATIVE_DOUBLE), "GPU*s",
+		      "GPUs x (time from its last checkpoint to the hang + time hung)") < 0 ||
+	    ctype_add(c, "useful_s", copy_type(H5T_NATIVE_DOUBLE), "s",
+		      "work done and kept: its run time if completed, else progress x run time") < 0 ||
+	    ctype_add(c, "ettr", copy_type(H5T_NATIVE_DOUBLE), "1",
+		      "useful_s / time it held its GPUs; NaN when it held none") < 0)
+		return -1;
+	return ctype_build(c);
+}
+
+static void fill_fault_row(char *row, const struct ctype *c, const struct sim_trace *t,
+			   const struct sim_cluster *cl, const struct sim_job *j)
+{
+	put_str(row, c, FF_ID, sim_job_id(t, j));
+	for (int k = 0; k < SIM_JOB_FAULT_CAUSES; k++) {
+		uint32_t n = j->fault_stops[k];
+		put(row, c, FF_STOPS_NODE + (size_t)k, &n, sizeof n);
+		put_f64(row, c, FF_LOST_NODE + (size_t)k, j->lost_fault_gpu_s[k]);
+	}
+	put_f64(row, c, FF_USEFUL, sim_metrics_job_useful_s(t, cl, j));
+	put_f64(row, c, FF_ETTR, sim_metrics_job_ettr(t, cl, j));
+}
+
+static int write_faults(hid_t grp, const struct h5out_run *run)
+{
+	if (!run->faults)
+		return 0;
+	const struct sim_trace *t = run->trace;
+	size_t n = t->n_jobs;
+	struct ctype c = { .mem = -1 };
+	int r = -1;
+	char *buf = NULL;
+	if (faults_ctype(&c, t) < 0 || c.n != FF_COUNT_)
+		goto out_type;
+	size_t block = n < WRITE_BLOCK_ROWS ? n : WRITE_BLOCK_ROWS;
+	buf = calloc(block ? block : 1, c.size);
+	if (!buf)
+		goto out_type;
+	hid_t d = ctype_dataset(&c, grp, "faults", n);
+	if (d < 0)
+		goto out_type;
+	int w = 0;
+	for (size_t first = 0; first < n && w == 0; first += block) {
+		size_t cnt = n - first < block ? n - first : block;
+		memset(buf, 0, cnt * c.size);
+		for (size_t k = 0; k < cnt; k++)
+			fill_fault_row(buf + k * c.size, &c, t, run->cluster, &t->jobs[first + k]);
+		w = write_rows(d, c.mem, first, cnt, buf);
+	}
+	if (w == 0 && ctype_attrs(&c, d, "one row a job, in the jobs table's order: what faults cost it (1.6)") == 0)
+		r = 0;
+	if (H5Dclose(d) < 0)
+		r = -1;
+out_type:
+	free(buf);
+	ctype_fini(&c);
+	return r;
+}
+
 /* ---- numeric tables: queues, options ---- */
 
 /* Fields of the queues and options tables that count (jobs, preemptions): int64
@@ -1756,6 +1835,8 @@ int h5out_write_run(struct h5out *o, const struct h5out_run *run, struct sim_dia
 		r = h5err(diag, where, "cannot write options");
 	else if (write_timeseries(g, run) < 0)
 		r = h5err(diag, where, "cannot write timeseries");
+	else if (write_faults(g, run) < 0)
+		r = h5err(diag, where, "cannot write faults");
 	else if (run->write_extra && run->write_extra(run->extra_arg, g) < 0)
 		r = h5err(diag, where, "cannot write the real-mode tables");
 	if (H5Gclose(g) < 0 && r == 0)
@@ -2027,6 +2108,16 @@ static int summary_is_count(enum sim_summary_field f)
 	case SIM_SUM_interruptions:
 	case SIM_SUM_fallback_evals:
 	case SIM_SUM_failed:
+	case SIM_SUM_nodes_failed:
+	case SIM_SUM_nodes_repaired:
+	case SIM_SUM_nodes_replaced:
+	case SIM_SUM_crashes:
+	case SIM_SUM_hangs:
+	case SIM_SUM_stops_node_failed:
+	case SIM_SUM_stops_crashed:
+	case SIM_SUM_stops_hang:
+	case SIM_SUM_retries_exhausted:
+	case SIM_SUM_fault_restarts:
 		return 1;
 	default:
 		return 0;

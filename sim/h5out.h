@@ -76,7 +76,7 @@ struct h5out_sweep {
  * (its attribute key_fields names the fields that identify a run), counts as
  * int64; jobs field final_state_label, decisions field reason_label; time series
  * with t_s as their HDF5 dimension scale; string attributes variable-length UTF-8. */
-#define H5OUT_SCHEMA_VERSION "1.5"
+#define H5OUT_SCHEMA_VERSION "1.6"
 
 /* Opens a new temporary beside PATH for writing (never an existing file). NULL on
  * failure with a message in diag. */
@@ -117,6 +117,8 @@ struct h5out_run {
 	 * gpu_exec/real_h5.c). Returns 0 or -1. */
 	int (*write_extra)(void *arg, hid_t run_group);
 	void *extra_arg;
+	/* 1.6: the run had a fault model (sim/faults.h): /runs/<name>/faults is written. */
+	int faults;
 };
 
 /* Writes /runs/<name>/{jobs,decisions,queues,options,timeseries} and the run's attributes,

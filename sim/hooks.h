@@ -58,6 +58,9 @@ enum sim_stop_cause {
 	SIM_STOP_PREEMPTED,        /* a policy preempted it (running, or queued holding quota) */
 	SIM_STOP_CAPACITY_REMOVED, /* its nodes left the cluster */
 	SIM_STOP_PENDING_TIMEOUT,  /* it never started and its pending limit ran out */
+	SIM_STOP_NODE_FAILED,      /* a node it ran on failed (sim/faults.h) */
+	SIM_STOP_CRASHED,          /* its workload crashed (software fault); restarts from its checkpoint */
+	SIM_STOP_HANG,             /* it hung and was killed (detection, or its run's end without) */
 	SIM_STOP_COUNT_
 };
 const char *sim_stop_cause_name(enum sim_stop_cause c); /* "completed", ... */
@@ -145,7 +148,8 @@ struct sim_policy_ops {
 	void (*on_start)(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job);
 	/* on_stop: notification, after the engine's one stop transition, for every way
 	 * a job stops (cause): it finished or failed (phase 1), was preempted (phase 2),
-	 * lost its nodes (phase 1) or timed out pending (phase 3). Its capacity is released and
+	 * lost its nodes, a node failed, it crashed or its hang was killed (phase 1;
+	 * docs/faults.md) or timed out pending (phase 3). Its capacity is released and
 	 * its accounting done. job->state == SIM_JOB_QUEUED: it is queued again and
 	 * will be offered again (an order policy holding queued jobs takes it back);
 	 * any other state is final. */

@@ -70,7 +70,9 @@ static int run_state_clean(const struct sim_job *j)
 	       a->nodes == NULL && j->progress == 0 && j->seg_restore_ns == 0 && j->lost_gpu_s == 0 &&
 	       j->restore_s == 0 && j->ckpt_overhead_s == 0 && j->preemptions_caused == 0 && j->held_s == 0 &&
 	       j->timeout_ev == 0 && j->pending_from_ns == 0 && j->fb_evals == 0 && j->fb_seen == 0 &&
-	       j->interruptions == 0;
+	       j->interruptions == 0 && j->fault_ev == 0 && j->hang_ns == 0 && j->fault_stop_ns == 0 && j->fault_stops[0] == 0 &&
+	       j->fault_stops[1] == 0 && j->fault_stops[2] == 0 && j->lost_fault_gpu_s[0] == 0 &&
+	       j->lost_fault_gpu_s[1] == 0 && j->lost_fault_gpu_s[2] == 0;
 }
 
 /* Jobs already reset (a trace fresh from a reader, or reset twice) are only read:
@@ -101,6 +103,13 @@ void sim_trace_reset(struct sim_trace *t)
 		j->fb_evals = 0;
 		j->fb_seen = 0;
 		j->interruptions = 0;
+		j->fault_ev = 0;
+		j->hang_ns = 0;
+		j->fault_stop_ns = 0;
+		for (int k = 0; k < SIM_JOB_FAULT_CAUSES; k++) {
+			j->fault_stops[k] = 0;
+			j->lost_fault_gpu_s[k] = 0;
+		}
 		alloc_free(&j->alloc);
 	}
 }

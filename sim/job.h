@@ -10,7 +10,9 @@
 #include "sim.h"
 
 #define SIM_MAX_OPTIONS 5
-#define SIM_FLAVOR_ANY (-1) /* request "*:gpu=1": any flavor, tried in config order */
+#define SIM_FLAVOR_ANY (-1)
+/* Fault causes a job counts (sim/hooks.h: SIM_STOP_NODE_FAILED .. SIM_STOP_HANG). */
+#define SIM_JOB_FAULT_CAUSES 3 /* request "*:gpu=1": any flavor, tried in config order */
 
 /* One way to run a job: a flavor and a request vector. */
 struct sim_job_option {
@@ -93,6 +95,14 @@ struct sim_job {
 	uint32_t fb_evals;     /* evaluations while queued (fallback policy consulted) */
 	uint64_t fb_seen;      /* 1 + the capacity generation of its last fruitless evaluation, 0 = none */
 	uint32_t interruptions; /* stopped because its nodes were removed (capacity events) */
+	/* Faults (sim/faults.h, docs/faults.md), indexed node_failed, crashed, hang: the
+	 * stops of each cause and the GPU-seconds they lost (work since the last
+	 * checkpoint, and for a hang the time hung). */
+	uint32_t fault_stops[SIM_JOB_FAULT_CAUSES];
+	double lost_fault_gpu_s[SIM_JOB_FAULT_CAUSES];
+	uint64_t fault_ev;     /* event id of its pending crash, hang or hang kill, 0 = none */
+	sim_time_t hang_ns;    /* when the running segment hung (stopped progressing), 0 = not hung */
+	sim_time_t fault_stop_ns; /* when a fault stop last queued it again, until it restarts; 0 = none */
 	struct sim_alloc alloc;
 };
 

@@ -291,6 +291,8 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	sim_time_t first_submit = SIM_TIME_MAX;
 	double busy_gpu_s = 0.0, cost = 0.0, preemptions = 0.0, lost_gpu_s = 0.0, restore_s = 0.0;
 	double interruptions = 0.0, fb_evals = 0.0;
+	double fault_stops[SIM_JOB_FAULT_CAUSES] = { 0 }, fault_lost[SIM_JOB_FAULT_CAUSES] = { 0 };
+	double useful_gpu_s = 0.0;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct sim_job *j = &t->jobs[i];
@@ -323,6 +325,10 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 		restore_s += j->restore_s;
 		interruptions += (double)j->interruptions;
 		fb_evals += (double)j->fb_evals;
+		for (int k = 0; k < SIM_JOB_FAULT_CAUSES; k++) {
+			fault_stops[k] += (double)j->fault_stops[k];
+			fault_lost[k] += j->lost_fault_gpu_s[k];
+		}
 		with_limit += j->max_pending_ns != SIM_TIME_NONE;
 		double w = sim_job_wait_s(j);
 		if (!isnan(w))
@@ -355,8 +361,10 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 		if (run_s <= 0)
 			continue;
 		sim_qty_t agpu = sim_metrics_job_alloc_gpu(t, c, j);
-		if (agpu > 0)
+		if (agpu > 0) {
 			busy_gpu_s += (double)agpu / (double)SIM_MILLI * run_s;
+			useful_gpu_s += (double)agpu / (double)SIM_MILLI * sim_metrics_job_useful_s(t, c, j);
+		}
 	}
 
 	out->v[SIM_SUM_jobs] = (double)n;
@@ -398,6 +406,20 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	out->v[SIM_SUM_runtime_error] = NAN;
 	out->v[SIM_SUM_decision_latency_p50_s] = NAN;
 	out->v[SIM_SUM_decision_latency_p99_s] = NAN;
+	/* Faults: per-job counts here, engine counts by sim_metrics_set_faults. */
+	for (int f = SIM_SUM_nodes_failed; f <= SIM_SUM_hangs; f++)
+		out->v[f] = 0;
+	out->v[SIM_SUM_stops_node_failed] = fault_stops[0];
+	out->v[SIM_SUM_stops_crashed] = fault_stops[1];
+	out->v[SIM_SUM_stops_hang] = fault_stops[2];
+	out->v[SIM_SUM_lost_node_failed_gpu_s] = fault_lost[0];
+	out->v[SIM_SUM_lost_crashed_gpu_s] = fault_lost[1];
+	out->v[SIM_SUM_lost_hang_gpu_s] = fault_lost[2];
+	out->v[SIM_SUM_retries_exhausted] = 0; /* an engine count too */
+	out->v[SIM_SUM_ettr] = busy_gpu_s > 0 ? useful_gpu_s / busy_gpu_s : NAN;
+	out->v[SIM_SUM_fault_restarts] = 0; /* engine counts: sim_metrics_set_faults */
+	out->v[SIM_SUM_time_to_recover_s] = 0;
+	out->v[SIM_SUM_time_to_detect_hang_s] = 0;
 	return 0;
 }
 
@@ -714,6 +736,41 @@ void sim_metrics_replicate(const struct sim_summary *runs, size_t n, struct sim_
 		ci95->v[f] = gsl_cdf_tdist_Pinv(0.975, (double)(m - 1)) * sd / sqrt((double)m);
 	}
 	free(x);
+}
+
+void sim_metrics_set_faults(struct sim_summary *sum, const struct sim_engine_counters *ctr, double configured_gpus)
+{
+	if (configured_gpus > 0) {
+		double ms = sum->v[SIM_SUM_makespan_s];
+		sum->v[SIM_SUM_gpu_capacity] = configured_gpus;
+		sum->v[SIM_SUM_utilization] = ms > 0 ? sum->v[SIM_SUM_busy_gpu_s] / (configured_gpus * ms) : NAN;
+	}
+	sum->v[SIM_SUM_nodes_failed] = (double)ctr->nodes_failed;
+	sum->v[SIM_SUM_nodes_repaired] = (double)ctr->nodes_repaired;
+	sum->v[SIM_SUM_nodes_replaced] = (double)ctr->nodes_replaced;
+	sum->v[SIM_SUM_spare_pool_empty_s] = ctr->pool_empty_s;
+	sum->v[SIM_SUM_crashes] = (double)ctr->crashes;
+	sum->v[SIM_SUM_hangs] = (double)ctr->hangs;
+	sum->v[SIM_SUM_retries_exhausted] = (double)ctr->retries_exhausted;
+	sum->v[SIM_SUM_fault_restarts] = (double)ctr->recoveries;
+	sum->v[SIM_SUM_time_to_recover_s] = ctr->recover_s;
+	sum->v[SIM_SUM_time_to_detect_hang_s] = ctr->hang_hold_s;
+}
+
+double sim_metrics_job_useful_s(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j)
+{
+	if (j->start_ns == SIM_TIME_NONE || j->opt_chosen < 0)
+		return 0.0;
+	double work_s = sim_scaled_time_ns(t, c, j, j->duration_ns, j->opt_chosen, sim_metrics_job_flavor(t, j)) /
+			(double)SIM_NS_PER_S;
+	return j->state == SIM_JOB_COMPLETED ? work_s : j->progress * work_s;
+}
+
+double sim_metrics_job_ettr(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j)
+{
+	if (!(j->held_s > 0))
+		return NAN;
+	return sim_metrics_job_useful_s(t, c, j) / j->held_s;
 }
 
 void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu_s)

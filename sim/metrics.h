@@ -51,7 +51,24 @@
 	  "completed segments; NaN in simulation")                                                   \
 	X(decision_latency_p50_s, "s", "real mode: median wall time from an event to a start it causes; " \
 	  "NaN in simulation")                                                                       \
-	X(decision_latency_p99_s, "s", "real mode: 99th percentile of the decision latency; NaN in simulation")
+	X(decision_latency_p99_s, "s", "real mode: 99th percentile of the decision latency; NaN in simulation") \
+	X(nodes_failed, "1", "node failures (faults; docs/faults.md)")                               \
+	X(nodes_repaired, "1", "repairs completed: a failed node back in its slot or in the spare pool") \
+	X(nodes_replaced, "1", "failed node slots refilled from the spare pool")                     \
+	X(spare_pool_empty_s, "s", "time flavors with spares had an empty pool and a slot waiting, summed over flavors") \
+	X(crashes, "1", "job crashes")                                                              \
+	X(hangs, "1", "job hangs")                                                                  \
+	X(stops_node_failed, "1", "running jobs stopped by a node failure")                         \
+	X(stops_crashed, "1", "running jobs stopped by a crash")                                    \
+	X(stops_hang, "1", "hung jobs killed (detection, or their run's end)")                      \
+	X(lost_node_failed_gpu_s, "GPU*s", "GPU-seconds lost to node failures (work since the last checkpoint)") \
+	X(lost_crashed_gpu_s, "GPU*s", "GPU-seconds lost to crashes")                              \
+	X(lost_hang_gpu_s, "GPU*s", "GPU-seconds lost to hangs: work since the last checkpoint and time hung") \
+	X(retries_exhausted, "1", "jobs ended failed by a fault stop with no retry left")           \
+	X(ettr, "1", "effective training time ratio: useful GPU-seconds / GPU-seconds held, all jobs") \
+	X(fault_restarts, "1", "restarts that followed a fault stop (node failure, crash, hang)")  \
+	X(time_to_recover_s, "s", "time from fault stops to those restarts, summed (mean: / fault_restarts)") \
+	X(time_to_detect_hang_s, "s", "time from hangs to their kills, summed (mean: / stops_hang)")
 
 enum sim_summary_field {
 #define SIM_SUM_ENUM(name, unit, desc) SIM_SUM_##name,
@@ -174,6 +191,11 @@ double sim_metrics_jain(const double *x, size_t n);
  * the first submit to the end (sim_engine_capacity_gpu_s), instead of the final
  * capacity x makespan_s. NaN when capacity_gpu_s <= 0. */
 void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu_s);
+/* Fills the summary's engine-counted fault fields (nodes_failed .. hangs,
+ * retries_exhausted) from the counters (sim_metrics_summarize sets them to 0).
+ * configured_gpus > 0 (a run with node failures): gpu_capacity and utilization are
+ * over the configured GPUs, not those up at the end (docs/faults.md, "Metrics"). */
+void sim_metrics_set_faults(struct sim_summary *sum, const struct sim_engine_counters *ctr, double configured_gpus);
 
 /* Completes a summary with the per-queue results: jain_fairness over the queues
  * with nominal_gpus > 0 and at least one job (x = share; NaN when there is none). */

@@ -24,5 +24,12 @@ sim_qty_t sim_metrics_job_alloc_gpu(const struct sim_trace *t, const struct sim_
  * that held nothing; NaN when it held GPUs on a flavor that is not known. The
  * summary's cost is the sum of these (analysis/SCHEMA.md, jobs field cost). */
 double sim_metrics_job_cost(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j);
+/* Useful work of a job, in seconds of its run time on the flavor it (last) ran on
+ * (sim_scaled_time_ns of its duration): all of it when completed, else the work
+ * its checkpoints saved (progress). 0 for a job that never started. */
+double sim_metrics_job_useful_s(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j);
+/* Its effective training time ratio: useful_s / held_s; NaN when it held nothing.
+ * (Both are multiplied by its GPUs in the summary's ettr.) */
+double sim_metrics_job_ettr(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j);
 
 #endif

@@ -470,7 +470,7 @@ void tu_crun(struct tu_crun *r, const char *config, const char *trace)
 	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(r->t, r->c, &d), 0);
 	sim_driver_virtual_init(&r->drv);
 	struct sim_engine_params ep = { .trace = r->t, .cluster = r->c, .driver = r->drv,
-					.capacity = v->capacity, .seed = 1, .cost = v->cost };
+					.capacity = v->capacity, .seed = 1, .cost = v->cost, .faults = v->faults };
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
 		if (sim_policy_is_none((enum sim_policy_family)f, v->policy[f]))
 			continue;

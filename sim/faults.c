@@ -1,0 +1,158 @@
+/* sim/faults.c: the fault plan and its per-run draws (sim/faults.h). */
+#include "faults.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* Sources, so that each gets its own family of seeds. */
+enum { SRC_UPTIME = 1, SRC_REPAIR, SRC_CRASH, SRC_HANG };
+
+struct sim_faults *sim_faults_create(size_t n_flavors)
+{
+	struct sim_faults *f = calloc(1, sizeof *f);
+	if (!f)
+		return NULL;
+	f->n_flavors = n_flavors;
+	f->node = calloc(n_flavors ? n_flavors : 1, sizeof *f->node);
+	if (!f->node) {
+		free(f);
+		return NULL;
+	}
+	f->job.law = SIM_FLAW_EXPONENTIAL;
+	f->job.hang_detect = 1;
+	f->job.max_retries = -1;
+	for (size_t i = 0; i < n_flavors; i++)
+		f->node[i].repair_law = SIM_FLAW_FIXED;
+	return f;
+}
+
+void sim_faults_destroy(struct sim_faults *f)
+{
+	if (!f)
+		return;
+	free(f->node);
+	free(f);
+}
+
+int sim_faults_nodes_any(const struct sim_faults *f, int fl)
+{
+	if (!f)
+		return 0;
+	if (fl >= 0)
+		return (size_t)fl < f->n_flavors && f->node[fl].law != SIM_FLAW_NONE;
+	for (size_t i = 0; i < f->n_flavors; i++)
+		if (f->node[i].law != SIM_FLAW_NONE)
+			return 1;
+	return 0;
+}
+
+int sim_faults_jobs_any(const struct sim_faults *f)
+{
+	return f && (f->job.crash_per_h > 0 || f->job.hang_per_h > 0);
+}
+
+int sim_faults_any(const struct sim_faults *f)
+{
+	return sim_faults_nodes_any(f, -1) || sim_faults_jobs_any(f);
+}
+
+/* ---- per-run draws ---- */
+
+struct sim_faults_run {
+	const struct sim_faults *f;
+	uint64_t seed;
+	gsl_rng *rng; /* taus2: cheap to reseed, so every draw has its own seed */
+};
+
+struct sim_faults_run *sim_faults_run_create(const struct sim_faults *f, uint64_t seed)
+{
+	struct sim_faults_run *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->f = f;
+	r->seed = seed;
+	r->rng = gsl_rng_alloc(gsl_rng_taus2);
+	if (!r->rng) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void sim_faults_run_destroy(struct sim_faults_run *r)
+{
+	if (!r)
+		return;
+	gsl_rng_free(r->rng);
+	free(r);
+}
+
+/* Reseeds the generator for draw k of (source, a, b): the seed mixes every part
+ * through splitmix64, so neighbouring keys get unrelated streams. */
+static gsl_rng *keyed(struct sim_faults_run *r, unsigned src, uint64_t a, uint64_t b, uint64_t k)
+{
+	uint64_t h = sim_splitmix64(r->seed ^ sim_splitmix64(src));
+	h = sim_splitmix64(h ^ a);
+	h = sim_splitmix64(h ^ (b << 32 ^ k));
+	unsigned long s = (unsigned long)(h & 0xFFFFFFFFUL);
+	gsl_rng_set(r->rng, s ? s : 1);
+	return r->rng;
+}
+
+/* Seconds into ns, at least lo, at most about 31 years. */
+static sim_time_t to_ns(double s, sim_time_t lo)
+{
+	double ns = s * (double)SIM_NS_PER_S;
+	if (!(ns >= (double)lo))
+		return lo;
+	return ns < 1e18 ? (sim_time_t)llround(ns) : (sim_time_t)1000000000000000000LL;
+}
+
+sim_time_t sim_faults_draw_uptime(struct sim_faults_run *r, int fl, uint32_t node, uint32_t k, double node_gpus)
+{
+	const struct sim_node_faults *nf = &r->f->node[fl];
+	double g = nf->per_gpu && node_gpus > 0 ? node_gpus : 1.0;
+	gsl_rng *rng = keyed(r, SRC_UPTIME, (uint64_t)fl, node, k);
+	double s;
+	switch (nf->law) {
+	case SIM_FLAW_WEIBULL: /* the least of g Weibull(k, lambda) is Weibull(k, lambda g^(-1/k)) */
+		s = gsl_ran_weibull(rng, nf->scale_s * pow(g, -1.0 / nf->shape), nf->shape);
+		break;
+	case SIM_FLAW_FIXED:
+		s = nf->mtbf_s / g;
+		break;
+	default:
+		s = gsl_ran_exponential(rng, nf->mtbf_s / g);
+	}
+	return to_ns(s, 1);
+}
+
+sim_time_t sim_faults_draw_repair(struct sim_faults_run *r, int fl, uint32_t node, uint32_t k)
+{
+	const struct sim_node_faults *nf = &r->f->node[fl];
+	if (nf->repair_law != SIM_FLAW_EXPONENTIAL || nf->repair_s <= 0)
+		return to_ns(nf->repair_s, 0);
+	return to_ns(gsl_ran_exponential(keyed(r, SRC_REPAIR, (uint64_t)fl, node, k), nf->repair_s), 0);
+}
+
+static sim_time_t draw_job(struct sim_faults_run *r, unsigned src, double per_h, uint32_t job, uint32_t seg)
+{
+	if (per_h <= 0)
+		return SIM_TIME_NONE;
+	double mean_s = 3600.0 / per_h;
+	if (r->f->job.law == SIM_FLAW_FIXED)
+		return to_ns(mean_s, 1);
+	return to_ns(gsl_ran_exponential(keyed(r, src, job, 0, seg), mean_s), 1);
+}
+
+sim_time_t sim_faults_draw_crash(struct sim_faults_run *r, uint32_t job, uint32_t seg)
+{
+	return draw_job(r, SRC_CRASH, r->f->job.crash_per_h, job, seg);
+}
+
+sim_time_t sim_faults_draw_hang(struct sim_faults_run *r, uint32_t job, uint32_t seg)
+{
+	return draw_job(r, SRC_HANG, r->f->job.hang_per_h, job, seg);
+}
