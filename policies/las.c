@@ -521,7 +521,8 @@ static void apply_crossings(struct las *l, sim_time_t now)
 	for (size_t i = 0; i < l->n_groups; i++)
 		due_demotions(l, &l->groups[i], now);
 	due_promotions(l, now);
-	qsort(l->moved.v, l->moved.n, sizeof *l->moved.v, by_idx);
+	if (l->moved.n > 1) /* qsort of NULL, 0 is undefined */
+		qsort(l->moved.v, l->moved.n, sizeof *l->moved.v, by_idx);
 	for (size_t i = 0; i < l->moved.n; i++) {
 		uint32_t idx = l->moved.v[i].idx;
 		struct las_rec *r = &l->rec[idx];
@@ -705,7 +706,8 @@ static void collect_starts(struct las *l)
 									    a->v[i].idx, 0 });
 		}
 	}
-	qsort(l->order.v, l->order.n, sizeof *l->order.v, by_key);
+	if (l->order.n > 1) /* qsort of NULL, 0 is undefined */
+		qsort(l->order.v, l->order.n, sizeof *l->order.v, by_key);
 	l->starts.n = 0;
 	for (size_t i = 0; i < l->order.n; i++)
 		arr_push(l, &l->starts, l->order.v[i].idx, l->rec[l->order.v[i].idx].seq);
