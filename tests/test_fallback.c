@@ -14,17 +14,6 @@
 static int init_fallback(void) { return 0; }
 static int clean_fallback(void) { return 0; }
 
-/* One run of variant 0 of a config, keeping the trace's run state to inspect. */
-struct frun {
-	struct exp_config *cfg;
-	struct sim_trace *t;
-	struct sim_cluster *c;
-	struct sim_engine *e;
-	struct sim_driver drv;
-	struct sim_policy pol[SIM_FAM_COUNT_];
-	int rc;
-};
-
 /* A driver that measures (as gpu_exec/drv_real.c does): the virtual driver, except
  * that a stopped job reports the work below as done and saved, whatever time says. */
 static const struct sim_stop_measure *measured_stop;
@@ -39,81 +28,22 @@ static int measuring_stop(void *priv, struct sim_engine *e, struct sim_job *job,
 
 static struct sim_driver_ops measuring_ops;
 
-/* config: JSON with ' for " and TRACE for the trace path; trace: the CSV text. */
-static void frun(struct frun *r, const char *config, const char *trace, uint64_t seed)
+/* One run of variant 0 of a config, keeping the trace's run state to inspect
+ * (tests/testutil.h, tu_crun_with), on the measuring driver while measured_stop is set. */
+#define frun_free tu_crun_free
+static void frun(struct tu_crun *r, const char *config, const char *trace, uint64_t seed)
 {
-	memset(r, 0, sizeof *r);
-	const char *tpath = tu_write_file("fb_trace.csv", trace);
-	size_t n = strlen(config) + strlen(tpath) + 1;
-	char *json = malloc(n), *o = json;
-	CU_ASSERT_PTR_NOT_NULL_FATAL(json);
-	for (const char *p = config; *p; p++) {
-		if (strncmp(p, "TRACE", 5) == 0) {
-			o += sprintf(o, "%s", tpath);
-			p += 4;
-		} else {
-			*o++ = *p == '\'' ? '"' : *p;
-		}
-	}
-	*o = 0;
-	const char *cpath = tu_write_file("fb.json", json);
-	free(json);
-	struct sim_diag d;
-	sim_diag_init(&d, 20);
-	d.echo = stderr;
-	int lrc = exp_config_load(cpath, &r->cfg, &d);
-	if (lrc)
-		fprintf(stderr, "load %s: %d\n", cpath, lrc);
-	CU_ASSERT_EQUAL_FATAL(lrc, 0);
-	CU_ASSERT_EQUAL_FATAL(trace_native_read(r->cfg->trace_path, &r->t, &d), 0);
-	const struct exp_variant *v = &r->cfg->variants[0];
-	r->c = sim_cluster_create(&v->res, v->flavors, v->n_flavors, v->placement);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(r->c);
-	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(r->t, r->c, &d), 0);
-	sim_driver_virtual_init(&r->drv);
-	if (measured_stop) {
-		virtual_ops = r->drv.ops;
-		measuring_ops = *virtual_ops;
-		measuring_ops.stop = measuring_stop;
-		r->drv.ops = &measuring_ops;
-	}
-	struct sim_engine_params ep = { .trace = r->t, .cluster = r->c, .driver = r->drv,
-					.capacity = v->capacity, .seed = seed, .cost = v->cost };
-	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
-		if (strcmp(v->policy[f], "none") == 0)
-			continue;
-		r->pol[f].ops = sim_policy_lookup((enum sim_policy_family)f, v->policy[f]);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(r->pol[f].ops);
-		ep.policies[f] = &r->pol[f];
-	}
-	r->e = sim_engine_create(&ep);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(r->e);
-	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
-		if (!ep.policies[f])
-			continue;
-		struct sim_policy_env env = { .view = sim_engine_view(r->e), .file = "fb.json",
-					      .json_path = v->policy_path[f] };
-		CU_ASSERT_EQUAL_FATAL(sim_policy_create(&r->pol[f], r->pol[f].ops, &env, v->policy_params[f], &d), 0);
-	}
-	r->rc = sim_engine_run(r->e);
-	CU_ASSERT_EQUAL(r->rc, 0);
-	sim_diag_fini(&d);
+	struct sim_driver probe;
+	sim_driver_virtual_init(&probe);
+	virtual_ops = probe.ops;
+	sim_driver_virtual_fini(&probe);
+	measuring_ops = *virtual_ops;
+	measuring_ops.stop = measuring_stop;
+	tu_crun_with(r, config, trace,
+		     &(struct tu_crun_opts){ .seed = seed, .driver = measured_stop ? &measuring_ops : NULL });
 }
 
-static void frun_free(struct frun *r)
-{
-	sim_engine_destroy(r->e);
-	for (int f = 0; f < SIM_FAM_COUNT_; f++)
-		sim_policy_destroy(&r->pol[f]);
-	if (r->drv.ops == &measuring_ops)
-		r->drv.ops = virtual_ops;
-	sim_driver_virtual_fini(&r->drv);
-	sim_trace_destroy(r->t);
-	sim_cluster_destroy(r->c);
-	exp_config_destroy(r->cfg);
-}
-
-static const struct sim_job *job(const struct frun *r, const char *id)
+static const struct sim_job *job(const struct tu_crun *r, const char *id)
 {
 	for (size_t i = 0; i < r->t->n_jobs; i++)
 		if (strcmp(sim_job_id(r->t, &r->t->jobs[i]), id) == 0)
@@ -122,13 +52,13 @@ static const struct sim_job *job(const struct frun *r, const char *id)
 	return NULL;
 }
 
-static double start_s(const struct frun *r, const char *id)
+static double start_s(const struct tu_crun *r, const char *id)
 {
 	const struct sim_job *j = job(r, id);
 	return j->start_ns == SIM_TIME_NONE ? NAN : sim_time_to_s(j->start_ns);
 }
 
-static const char *flavor_of(const struct frun *r, const char *id)
+static const char *flavor_of(const struct tu_crun *r, const char *id)
 {
 	const struct sim_job *j = job(r, id);
 	return j->alloc.flavor < 0 ? "-" : sim_cluster_flavor(r->c, j->alloc.flavor)->name;
@@ -148,7 +78,7 @@ static const char *const cfg_first_fit =
  * takes the first option that frees, not a later one. */
 static void test_first_fit_order(void)
 {
-	struct frun r;
+	struct tu_crun r;
 	frun(&r, cfg_first_fit,
 	     "id,submit_s,duration_s,prefs\n"
 	     "j1,0,100,a:gpu=8;b:gpu=8\n"        /* a */
@@ -170,7 +100,7 @@ static void test_first_fit_order(void)
 /* 4 free GPUs on a and 4 on b never make 8: one option runs the whole job. */
 static void test_first_fit_no_partial(void)
 {
-	struct frun r;
+	struct tu_crun r;
 	frun(&r, cfg_first_fit,
 	     "id,submit_s,duration_s,request,prefs\n"
 	     "x,0,100,a:gpu=4,\n"
@@ -187,7 +117,7 @@ static void test_first_fit_no_partial(void)
  * do not re-evaluate it. */
 static void test_first_fit_event_driven(void)
 {
-	struct frun r;
+	struct tu_crun r;
 	char trace[4096];
 	int o = sprintf(trace, "id,submit_s,duration_s,request,prefs\n"
 			       "ra,0,1000,a:gpu=8,\n"
@@ -208,7 +138,7 @@ static void test_first_fit_event_driven(void)
  * not touched. */
 static void test_first_fit_timeout_whole_list(void)
 {
-	struct frun r;
+	struct tu_crun r;
 	frun(&r, cfg_first_fit,
 	     "id,submit_s,duration_s,request,prefs,max_pending_s\n"
 	     "ra,0,1000,a:gpu=8,,\n"
@@ -240,7 +170,7 @@ static const char *const cfg_reservation =
  * count against max_pending_s. */
 static void test_reservation_then_on_demand(void)
 {
-	struct frun r;
+	struct tu_crun r;
 	frun(&r, cfg_reservation,
 	     "id,submit_s,duration_s,request,prefs,max_pending_s,checkpoint_s\n"
 	     "j1,0,100,,plan:gpu=8;od:gpu=8,,\n"   /* window closed -> od */
@@ -276,7 +206,7 @@ static void test_capacity_events_remove_and_drain(void)
 				    "300,a,1,remove\n"
 				    "100,b,0,drain\n"
 				    "600,b,1,remove\n");
-	struct frun r;
+	struct tu_crun r;
 	frun(&r,
 	     "{'name': 'ce', 'trace': {'path': 'TRACE'},"
 	     " 'cluster': {'flavors': [{'name': 'a', 'nodes': 1, 'node': {'gpu': 8}},"
@@ -309,7 +239,7 @@ static void test_measured_stop_replaces_time_formula(void)
 	tu_write_file("fb_cap3.csv", "time_s,flavor,nodes\n250,a,0\n300,a,1\n");
 	struct sim_stop_measure m = { .measured = 1, .done = 0.4, .saved = 0.3, .ckpts = 3 };
 	measured_stop = &m;
-	struct frun r;
+	struct tu_crun r;
 	frun(&r,
 	     "{'name': 'ms', 'trace': {'path': 'TRACE'},"
 	     " 'cluster': {'flavors': [{'name': 'a', 'nodes': 1, 'node': {'gpu': 8}}],"
@@ -347,7 +277,7 @@ static void test_order_policies_requeue_and_drop(void)
 			 " 'policies': {'order': '%s'}, 'jobs': {'checkpoint': {'restore_s': 20}},"
 			 " 'output': 'x.h5'}",
 			 orders[i]);
-		struct frun r;
+		struct tu_crun r;
 		frun(&r, cfg,
 		     "id,submit_s,duration_s,request,checkpoint_s,max_pending_s,priority\n"
 		     "ja,0,1000,a:gpu=8,100,,1\n"
@@ -371,7 +301,7 @@ static void test_order_policies_requeue_and_drop(void)
  * the busy node drains; the job waiting on it starts when stock returns. */
 static void test_stockout_fixed_cycle(void)
 {
-	struct frun r;
+	struct tu_crun r;
 	frun(&r,
 	     "{'name': 'so', 'trace': {'path': 'TRACE'},"
 	     " 'cluster': {'flavors': [{'name': 'a', 'nodes': 1, 'node': {'gpu': 8},"
@@ -401,7 +331,7 @@ static void test_stockout_fixed_cycle(void)
 	"                          'price_per_node_hour': 4}]},"                                    \
 	" 'policies': {'order': 'fifo', 'fallback': '%s'}, 'output': 'x.h5'}"
 
-static void run_speeds(struct frun *r, const char *policy, const char *trace)
+static void run_speeds(struct tu_crun *r, const char *policy, const char *trace)
 {
 	char cfg[1024];
 	snprintf(cfg, sizeof cfg, CFG_SPEEDS, policy);
@@ -413,7 +343,7 @@ static void run_speeds(struct frun *r, const char *policy, const char *trace)
  * estimated work over the flavor's GPUs, (8 x T)/8 = T s. */
 static void test_deadline_earliest_finish(void)
 {
-	struct frun r;
+	struct tu_crun r;
 	/* fast busy until 1000: 1000 + 400 = 1400 < 0 + 1600: wait for fast */
 	run_speeds(&r, "deadline", "id,submit_s,duration_s,request,prefs\n"
 				   "r,0,1000,fast:gpu=8,\n"
@@ -435,7 +365,7 @@ static void test_deadline_earliest_finish(void)
  * option wins when it meets the deadline (1600 <= 2000), else the earliest finish. */
 static void test_cost_cheapest_meeting_deadline(void)
 {
-	struct frun r;
+	struct tu_crun r;
 	run_speeds(&r, "cost", "id,submit_s,duration_s,prefs,deadline_s\n"
 			       "w,0,400,fast:gpu=8;slow:gpu=8,2000\n");
 	CU_ASSERT_STRING_EQUAL(flavor_of(&r, "w"), "slow");
@@ -470,7 +400,7 @@ static void test_stockout_deterministic(void)
 	sim_time_t s1[60], s2[60];
 	int differs = 0;
 	for (int run = 0; run < 3; run++) {
-		struct frun r;
+		struct tu_crun r;
 		frun(&r, cfg, trace, run == 2 ? 8 : 7);
 		for (size_t i = 0; i < r.t->n_jobs && i < 60; i++) {
 			sim_time_t s = r.t->jobs[i].start_ns;
@@ -621,7 +551,7 @@ static void test_independent_jobs(void)
 			 "                         {'name': 'b', 'nodes': 1, 'node': {'gpu': 8}}]},"
 			 " 'policies': {'order': '%s', 'fallback': 'first_fit'}, 'output': 'x.h5'}",
 			 orders[i]);
-		struct frun r;
+		struct tu_crun r;
 		frun(&r, cfg, trace, 1);
 		const char *ids[] = { "j1", "j2", "j3", "j4", "j5" };
 		for (int k = 0; k < 5; k++) {
@@ -719,7 +649,7 @@ static void test_independent_matches_reference(void)
 #undef RND
 	}
 	ref_simulate(jb, REF_JOBS);
-	struct frun r;
+	struct tu_crun r;
 	frun(&r,
 	     "{'name': 'indref', 'trace': {'path': 'TRACE'},"
 	     " 'cluster': {'flavors': [{'name': 'a', 'nodes': 2, 'node': {'gpu': 8}},"

@@ -13,64 +13,10 @@
 #include "testutil.h"
 
 /* One run of variant 0 of a config (quotes ' for ", TRACE for the trace's path),
- * with a seed and an optional event log. */
-struct frun {
-	struct exp_config *cfg;
-	struct sim_trace *t;
-	struct sim_cluster *c;
-	struct sim_engine *e;
-	struct sim_driver drv;
-	struct sim_policy pol[SIM_FAM_COUNT_];
-};
-
-static void frun(struct frun *r, const char *config, const char *trace, uint64_t seed, FILE *log)
+ * with a seed and an optional event log (tests/testutil.h, tu_crun_with). */
+static void frun(struct tu_crun *r, const char *config, const char *trace, uint64_t seed, FILE *log)
 {
-	memset(r, 0, sizeof *r);
-	char tpath[512], *json = malloc(strlen(config) + 600), *o = json;
-	CU_ASSERT_PTR_NOT_NULL_FATAL(json);
-	snprintf(tpath, sizeof tpath, "%s", tu_write_file("faults_trace.csv", trace));
-	for (const char *p = config; *p; p++) {
-		if (strncmp(p, "TRACE", 5) == 0) {
-			o += sprintf(o, "%s", tpath);
-			p += 4;
-		} else {
-			*o++ = *p == '\'' ? '"' : *p;
-		}
-	}
-	*o = 0;
-	const char *cpath = tu_write_file("faults.json", json);
-	free(json);
-	struct sim_diag d;
-	sim_diag_init(&d, 20);
-	d.echo = stderr;
-	CU_ASSERT_EQUAL_FATAL(exp_config_load(cpath, &r->cfg, &d), 0);
-	CU_ASSERT_EQUAL_FATAL(trace_native_read(r->cfg->trace_path, &r->t, &d), 0);
-	const struct exp_variant *v = &r->cfg->variants[0];
-	r->c = sim_cluster_create(&v->res, v->flavors, v->n_flavors, v->placement);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(r->c);
-	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(r->t, r->c, &d), 0);
-	sim_driver_virtual_init(&r->drv);
-	struct sim_engine_params ep = { .trace = r->t, .cluster = r->c, .driver = r->drv, .capacity = v->capacity,
-					.seed = seed, .cost = v->cost, .faults = v->faults, .log = log };
-	r->pol[SIM_FAM_ORDER].ops = sim_policy_lookup(SIM_FAM_ORDER, "fifo");
-	ep.policies[SIM_FAM_ORDER] = &r->pol[SIM_FAM_ORDER];
-	r->e = sim_engine_create(&ep);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(r->e);
-	struct sim_policy_env env = { .view = sim_engine_view(r->e), .file = "faults.json",
-				      .json_path = "$.policies.order" };
-	CU_ASSERT_EQUAL_FATAL(sim_policy_create(&r->pol[SIM_FAM_ORDER], r->pol[SIM_FAM_ORDER].ops, &env, NULL, &d), 0);
-	CU_ASSERT_EQUAL(sim_engine_run(r->e), 0);
-	sim_diag_fini(&d);
-}
-
-static void frun_free(struct frun *r)
-{
-	sim_engine_destroy(r->e);
-	sim_policy_destroy(&r->pol[SIM_FAM_ORDER]);
-	sim_driver_virtual_fini(&r->drv);
-	sim_trace_destroy(r->t);
-	sim_cluster_destroy(r->c);
-	exp_config_destroy(r->cfg);
+	tu_crun_with(r, config, trace, &(struct tu_crun_opts){ .seed = seed, .log = log });
 }
 
 #define CFG(cluster_extra, jobs)                                                                    \
@@ -86,7 +32,7 @@ static void frun_free(struct frun *r)
  * 480 + 3 x 160 = 960 GPU-s. */
 static void test_gang_node_failure_hand(void)
 {
-	struct frun r;
+	struct tu_crun r;
 	frun(&r,
 	     "{'name': 'f', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 2,"
 	     " 'node': {'gpu': 8}}], 'failures': {'distribution': 'fixed', 'mtbf_h': 0.06944444444444445,"
@@ -106,7 +52,7 @@ static void test_gang_node_failure_hand(void)
 	CU_ASSERT_EQUAL(k->fault_stops[0], 4);
 	CU_ASSERT_EQUAL(k->recoveries, 4); /* each restart 50 s after its stop (the repair) */
 	CU_ASSERT_DOUBLE_EQUAL(k->recover_s, 4 * 50, 1e-9);
-	frun_free(&r);
+	tu_crun_free(&r);
 }
 
 /* A spare pool of 1 (replacement 5 s, repair 1 h): both nodes fail 100 s after the
@@ -116,7 +62,7 @@ static void test_gang_node_failure_hand(void)
  * spare's own failure (at 205). The pool is empty with a slot waiting 100 to 155. */
 static void test_spare_pool(void)
 {
-	struct frun r;
+	struct tu_crun r;
 	frun(&r,
 	     "{'name': 'f', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 2,"
 	     " 'node': {'gpu': 8}}], 'failures': {'distribution': 'fixed', 'mtbf_h': 0.027777777777777776,"
@@ -133,7 +79,7 @@ static void test_spare_pool(void)
 	CU_ASSERT_EQUAL(k->nodes_replaced, 1);
 	CU_ASSERT_EQUAL(k->nodes_repaired, 0);
 	CU_ASSERT_DOUBLE_EQUAL(k->pool_empty_s, 55, 1e-9);
-	frun_free(&r);
+	tu_crun_free(&r);
 }
 
 /* A hang at 250 s of running time, detected after 60 s: killed at 310, it keeps
@@ -150,7 +96,7 @@ static void test_hang_hand(void)
 			 " 'node': {'gpu': 8}}]}, 'jobs': {'faults': {'distribution': 'fixed', 'hang_per_h': 14.4,"
 			 " 'hang_timeout_s': 60, 'hang_detection': %s, 'max_retries': 0}}, 'output': 'x.h5'}",
 			 detect ? "true" : "false");
-		struct frun r;
+		struct tu_crun r;
 		frun(&r, cfg, trace, 1, NULL);
 		const struct sim_job *j = &r.t->jobs[0];
 		CU_ASSERT_EQUAL(j->state, SIM_JOB_FAILED);
@@ -162,7 +108,7 @@ static void test_hang_hand(void)
 		CU_ASSERT_EQUAL(sim_engine_counters(r.e)->retries_exhausted, 1);
 		CU_ASSERT_DOUBLE_EQUAL(sim_engine_counters(r.e)->hang_hold_s, detect ? 60 : 750, 1e-9);
 		CU_ASSERT_EQUAL(sim_engine_counters(r.e)->recoveries, 0);
-		frun_free(&r);
+		tu_crun_free(&r);
 	}
 }
 
@@ -171,7 +117,7 @@ static void test_hang_hand(void)
  * failed. 50 s x 8 GPUs lost each time. A requeued job starts again at once. */
 static void test_crash_retry_budget(void)
 {
-	struct frun r;
+	struct tu_crun r;
 	frun(&r,
 	     "{'name': 'f', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 1,"
 	     " 'node': {'gpu': 8}}]}, 'jobs': {'faults': {'distribution': 'fixed', 'crash_per_h': 14.4,"
@@ -184,7 +130,7 @@ static void test_crash_retry_budget(void)
 	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[1], 3 * 8 * 50, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(j->progress, 0.6, 1e-12);
 	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->crashes, 3);
-	frun_free(&r);
+	tu_crun_free(&r);
 }
 
 /* 200 nodes with exponential failures (MTBF 100 h) and instant repair for 1000 h:
@@ -193,7 +139,7 @@ static void test_poisson_failure_count(void)
 {
 	double n_sum = 0;
 	for (uint64_t seed = 1; seed <= 3; seed++) {
-		struct frun r;
+		struct tu_crun r;
 		frun(&r,
 		     "{'name': 'f', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'big', 'nodes': 200,"
 		     " 'node': {'gpu': 8}}, {'name': 'small', 'nodes': 1, 'node': {'gpu': 8}}],"
@@ -205,7 +151,7 @@ static void test_poisson_failure_count(void)
 		CU_ASSERT(fabs(n - mean) <= 3 * sqrt(mean));
 		CU_ASSERT_EQUAL(r.t->jobs[0].state, SIM_JOB_COMPLETED);
 		n_sum += n;
-		frun_free(&r);
+		tu_crun_free(&r);
 	}
 	CU_ASSERT(fabs(n_sum - 6000) <= 3 * sqrt(6000.0));
 }
@@ -218,7 +164,7 @@ static void test_poisson_failure_count(void)
 static void test_ettr_first_order_model(void)
 {
 	const double T = 300, C = 1, R = 30, M = 1e5, W = 1e8;
-	struct frun r;
+	struct tu_crun r;
 	frun(&r,
 	     "{'name': 'f', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 1,"
 	     " 'node': {'gpu': 1}}], 'failures': {'mtbf_h': 27.77777777777778, 'repair': {'mean_h': 0}}},"
@@ -233,7 +179,7 @@ static void test_ettr_first_order_model(void)
 		j->fault_stops[0]);
 	CU_ASSERT(fabs(ettr - model) <= 3 * sd);
 	CU_ASSERT(fabs((double)j->fault_stops[0] - n) <= 3 * sqrt(n));
-	frun_free(&r);
+	tu_crun_free(&r);
 }
 
 /* The node_failed lines of a log: per node, its uptimes in order. */
@@ -289,9 +235,9 @@ static void test_determinism(void)
 			 laws[i == 2]);
 		log[i] = tmpfile();
 		CU_ASSERT_PTR_NOT_NULL_FATAL(log[i]);
-		struct frun r;
+		struct tu_crun r;
 		frun(&r, cfg, trace, 42, log[i]);
-		frun_free(&r);
+		tu_crun_free(&r);
 	}
 	char *a = read_all(log[0]), *b = read_all(log[1]);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
@@ -398,7 +344,7 @@ static void test_bad_fault_config_exit_2(void)
  * retries (max 1), ends failed; b then starts at 500, c at 600. */
 static void test_restart_keeps_place(void)
 {
-	struct frun r;
+	struct tu_crun r;
 	frun(&r,
 	     "{'name': 'f', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 1,"
 	     " 'node': {'gpu': 8}}]}, 'jobs': {'faults': {'distribution': 'fixed', 'crash_per_h': 14.4,"
@@ -412,7 +358,7 @@ static void test_restart_keeps_place(void)
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(r.t->jobs[1].start_ns), 500, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(r.t->jobs[2].start_ns), 600, 1e-9);
 	CU_ASSERT_EQUAL(r.t->jobs[1].state, SIM_JOB_COMPLETED);
-	frun_free(&r);
+	tu_crun_free(&r);
 }
 
 /* Young's interval sqrt(2 C M) is the argmax of the simulated ETTR curve within one
@@ -430,7 +376,7 @@ static void test_young_argmax(void)
 		char trace[256];
 		snprintf(trace, sizeof trace, "id,submit_s,duration_s,request,checkpoint_s\nj,0,50000000,f:gpu=1,%.0f\n",
 			 steps[i]);
-		struct frun r;
+		struct tu_crun r;
 		frun(&r,
 		     "{'name': 'f', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 1,"
 		     " 'node': {'gpu': 1}}], 'failures': {'mtbf_h': 3.0930787589498806, 'repair': {'mean_h': 0}}},"
@@ -441,7 +387,7 @@ static void test_young_argmax(void)
 			best_ettr = ettr;
 			best = i;
 		}
-		frun_free(&r);
+		tu_crun_free(&r);
 	}
 	fprintf(stderr, "\n  Young 1156 s, simulated argmax %.0f s (ETTR %.4f)", steps[best], best_ettr);
 	CU_ASSERT(best >= 3 && best <= 5); /* 1156 is steps[4]: one step either side */

@@ -442,6 +442,11 @@ int tu_retry_slower(int (*attempt)(void *arg, int slow), void *arg)
 
 void tu_crun(struct tu_crun *r, const char *config, const char *trace)
 {
+	tu_crun_with(r, config, trace, NULL);
+}
+
+void tu_crun_with(struct tu_crun *r, const char *config, const char *trace, const struct tu_crun_opts *opt)
+{
 	memset(r, 0, sizeof *r);
 	char tpath[512];
 	snprintf(tpath, sizeof tpath, "%s", tu_write_file("crun_trace.csv", trace));
@@ -469,8 +474,12 @@ void tu_crun(struct tu_crun *r, const char *config, const char *trace)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r->c);
 	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(r->t, r->c, &d), 0);
 	sim_driver_virtual_init(&r->drv);
+	r->virtual_ops = r->drv.ops;
+	if (opt && opt->driver)
+		r->drv.ops = opt->driver;
 	struct sim_engine_params ep = { .trace = r->t, .cluster = r->c, .driver = r->drv,
-					.capacity = v->capacity, .seed = 1, .cost = v->cost, .faults = v->faults };
+					.capacity = v->capacity, .seed = opt ? opt->seed : 1, .cost = v->cost,
+					.faults = v->faults, .log = opt ? opt->log : NULL };
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
 		if (sim_policy_is_none((enum sim_policy_family)f, v->policy[f]))
 			continue;
@@ -497,6 +506,8 @@ void tu_crun_free(struct tu_crun *r)
 	sim_engine_destroy(r->e);
 	for (int f = 0; f < SIM_FAM_COUNT_; f++)
 		sim_policy_destroy(&r->pol[f]);
+	if (r->virtual_ops)
+		r->drv.ops = r->virtual_ops;
 	sim_driver_virtual_fini(&r->drv);
 	sim_trace_destroy(r->t);
 	sim_cluster_destroy(r->c);

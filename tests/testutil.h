@@ -111,10 +111,20 @@ struct tu_crun {
 	struct sim_cluster *c;
 	struct sim_engine *e;
 	struct sim_driver drv;
+	const struct sim_driver_ops *virtual_ops; /* drv's own, restored before it is freed */
 	struct sim_policy pol[SIM_FAM_COUNT_];
 	int rc; /* sim_engine_run's */
 };
 void tu_crun(struct tu_crun *r, const char *config, const char *trace);
+/* The same with a seed (tu_crun: 1), an event log (NULL: none) and a driver's ops in
+ * place of the virtual driver's (NULL: the virtual driver; the replacement gets the
+ * virtual driver's state, so it may wrap its hooks). */
+struct tu_crun_opts {
+	uint64_t seed;
+	FILE *log;
+	const struct sim_driver_ops *driver;
+};
+void tu_crun_with(struct tu_crun *r, const char *config, const char *trace, const struct tu_crun_opts *o);
 void tu_crun_free(struct tu_crun *r);
 /* The job of that id (fatal when there is none). */
 const struct sim_job *tu_crun_job(const struct tu_crun *r, const char *id);
