@@ -1212,40 +1212,54 @@ static void fill_decision_row(char *row, const struct ctype *c, const struct sim
 			sim_preempt_reason_name((enum sim_preempt_reason)d->reason) : "");
 }
 
-/* Always written: 0 rows when the run preempted nothing (or recorded no decisions). */
-static int write_decisions(hid_t grp, const struct h5out_run *run)
+/* Writes n rows of the compound type c as dataset NAME of grp, WRITE_BLOCK_ROWS at
+ * a time, each row filled by fill(row, c, ctx, index), then the type's attributes
+ * with the table's description. Owns and finishes c. Returns 0 or -1. */
+typedef void (*row_fill_fn)(char *row, const struct ctype *c, const void *ctx, size_t i);
+static int write_row_table(hid_t grp, const char *name, struct ctype *c, size_t n, row_fill_fn fill,
+			   const void *ctx, const char *what)
 {
-	const struct sim_trace *t = run->trace;
-	const struct sim_decisions *ds = run->decisions;
-	size_t n = ds ? ds->n : 0;
-	struct ctype c = { .mem = -1 };
 	int r = -1;
-	char *buf = NULL;
-	if (decisions_ctype(&c, t, ds) < 0 || c.n != DF_COUNT_)
-		goto out_type;
 	size_t block = n < WRITE_BLOCK_ROWS ? n : WRITE_BLOCK_ROWS;
-	buf = calloc(block ? block : 1, c.size);
-	if (!buf)
-		goto out_type;
-	hid_t d = ctype_dataset(&c, grp, "decisions", n);
+	char *buf = calloc(block ? block : 1, c->size);
+	hid_t d = buf ? ctype_dataset(c, grp, name, n) : -1;
 	if (d < 0)
-		goto out_type;
+		goto out;
 	int w = 0;
 	for (size_t first = 0; first < n && w == 0; first += block) {
 		size_t cnt = n - first < block ? n - first : block;
-		memset(buf, 0, cnt * c.size);
+		memset(buf, 0, cnt * c->size);
 		for (size_t k = 0; k < cnt; k++)
-			fill_decision_row(buf + k * c.size, &c, t, &ds->v[first + k]);
-		w = write_rows(d, c.mem, first, cnt, buf);
+			fill(buf + k * c->size, c, ctx, first + k);
+		w = write_rows(d, c->mem, first, cnt, buf);
 	}
-	if (w == 0 && ctype_attrs(&c, d, "one row a preemption, in the order issued") == 0)
+	if (w == 0 && ctype_attrs(c, d, what) == 0)
 		r = 0;
 	if (H5Dclose(d) < 0)
 		r = -1;
-out_type:
+out:
 	free(buf);
-	ctype_fini(&c);
+	ctype_fini(c);
 	return r;
+}
+
+static void decision_row_cb(char *row, const struct ctype *c, const void *ctx, size_t i)
+{
+	const struct h5out_run *run = ctx;
+	fill_decision_row(row, c, run->trace, &run->decisions->v[i]);
+}
+
+/* Always written: 0 rows when the run preempted nothing (or recorded no decisions). */
+static int write_decisions(hid_t grp, const struct h5out_run *run)
+{
+	const struct sim_decisions *ds = run->decisions;
+	struct ctype c = { .mem = -1 };
+	if (decisions_ctype(&c, run->trace, ds) < 0 || c.n != DF_COUNT_) {
+		ctype_fini(&c);
+		return -1;
+	}
+	return write_row_table(grp, "decisions", &c, ds ? ds->n : 0, decision_row_cb, run,
+			       "one row a preemption, in the order issued");
 }
 
 /* ---- the faults table (1.6): one row a job, for runs with a fault model ---- */
@@ -1291,40 +1305,23 @@ static void fill_fault_row(char *row, const struct ctype *c, const struct sim_tr
 	put_f64(row, c, FF_ETTR, sim_metrics_job_ettr(t, cl, j));
 }
 
+static void fault_row_cb(char *row, const struct ctype *c, const void *ctx, size_t i)
+{
+	const struct h5out_run *run = ctx;
+	fill_fault_row(row, c, run->trace, run->cluster, &run->trace->jobs[i]);
+}
+
 static int write_faults(hid_t grp, const struct h5out_run *run)
 {
 	if (!run->faults)
 		return 0;
-	const struct sim_trace *t = run->trace;
-	size_t n = t->n_jobs;
 	struct ctype c = { .mem = -1 };
-	int r = -1;
-	char *buf = NULL;
-	if (faults_ctype(&c, t) < 0 || c.n != FF_COUNT_)
-		goto out_type;
-	size_t block = n < WRITE_BLOCK_ROWS ? n : WRITE_BLOCK_ROWS;
-	buf = calloc(block ? block : 1, c.size);
-	if (!buf)
-		goto out_type;
-	hid_t d = ctype_dataset(&c, grp, "faults", n);
-	if (d < 0)
-		goto out_type;
-	int w = 0;
-	for (size_t first = 0; first < n && w == 0; first += block) {
-		size_t cnt = n - first < block ? n - first : block;
-		memset(buf, 0, cnt * c.size);
-		for (size_t k = 0; k < cnt; k++)
-			fill_fault_row(buf + k * c.size, &c, t, run->cluster, &t->jobs[first + k]);
-		w = write_rows(d, c.mem, first, cnt, buf);
+	if (faults_ctype(&c, run->trace) < 0 || c.n != FF_COUNT_) {
+		ctype_fini(&c);
+		return -1;
 	}
-	if (w == 0 && ctype_attrs(&c, d, "one row a job, in the jobs table's order: what faults cost it (1.6)") == 0)
-		r = 0;
-	if (H5Dclose(d) < 0)
-		r = -1;
-out_type:
-	free(buf);
-	ctype_fini(&c);
-	return r;
+	return write_row_table(grp, "faults", &c, run->trace->n_jobs, fault_row_cb, run,
+			       "one row a job, in the jobs table's order: what faults cost it (1.6)");
 }
 
 /* ---- numeric tables: queues, options ---- */
