@@ -50,6 +50,8 @@ struct entry {
 	struct kq_wl wl;
 	uint32_t job;   /* job index */
 	uint32_t self;  /* its own index in the pool */
+	uint32_t tq;    /* its trace queue (index of qs): the job's, kept here so the pass
+			 * does not read the job array for it */
 	uint8_t running; /* quota reserved: booked in the kq tree (Kueue's "admitted") */
 	uint8_t placed;  /* on nodes (proposed or started); 0 while it waits for nodes */
 	uint8_t pending; /* in its queue's pending set (queued, not holding quota) */
@@ -57,8 +59,10 @@ struct entry {
 	sim_time_t evicted_at; /* when it was last preempted (SIM_TIME_NONE: never) */
 	struct sim_order_key key; /* the order policy's rank, while pending (keyed cohorts) */
 	/* Pending-set links (entry indices, NONE_U32 = none): the left, right and parent
-	 * of its node in the queue's treap; the naive set keeps its slot in `left`. */
-	uint32_t left, right, up;
+	 * of its node in the queue's treap; the naive set keeps its slot in `left`. The
+	 * treap is also threaded in queue order: `next` is the entry after it (NONE_U32:
+	 * the last), so the head search steps in O(1). */
+	uint32_t left, right, up, next, prev;
 	uint64_t parked_in; /* the queue's park epoch it was set aside in (0 = never) */
 };
 
@@ -250,17 +254,47 @@ static uint32_t leftmost(const struct cohort *c, uint32_t x)
 /* The entry after x in queue order, or CURSOR_END. */
 static uint32_t next_after(const struct cohort *c, uint32_t x)
 {
-	if (ent(c, x)->right != NONE_U32)
-		return leftmost(c, ent(c, x)->right);
-	for (uint32_t p = ent(c, x)->up; p != NONE_U32; x = p, p = ent(c, p)->up)
-		if (ent(c, p)->left == x)
-			return p;
-	return CURSOR_END;
+	uint32_t n = ent(c, x)->next;
+	return n == NONE_U32 ? CURSOR_END : n;
 }
 
 static int is_set_aside(const struct cohort *c, const struct qstate *q, const struct entry *e)
 {
 	return c->naive_pending ? e->parked_flag : e->parked_in == q->epoch;
+}
+
+/* Links ei, a new leaf of parent (NONE_U32: the only entry), into the queue-order
+ * thread: a left child comes just before its parent, a right child just after. */
+static void thread_in(struct cohort *c, uint32_t ei, uint32_t parent)
+{
+	struct entry *e = ent(c, ei);
+	uint32_t prev = NONE_U32, next = NONE_U32;
+	if (parent != NONE_U32) {
+		struct entry *pe = ent(c, parent);
+		if (pe->left == ei) {
+			next = parent;
+			prev = pe->prev;
+		} else {
+			prev = parent;
+			next = pe->next;
+		}
+	}
+	e->prev = prev;
+	e->next = next;
+	if (prev != NONE_U32)
+		ent(c, prev)->next = ei;
+	if (next != NONE_U32)
+		ent(c, next)->prev = ei;
+}
+
+static void thread_out(struct cohort *c, uint32_t ei)
+{
+	struct entry *e = ent(c, ei);
+	if (e->prev != NONE_U32)
+		ent(c, e->prev)->next = e->next;
+	if (e->next != NONE_U32)
+		ent(c, e->next)->prev = e->prev;
+	e->prev = e->next = NONE_U32;
 }
 
 static void treap_insert(struct cohort *c, struct qstate *q, uint32_t ei)
@@ -274,6 +308,7 @@ static void treap_insert(struct cohort *c, struct qstate *q, uint32_t ei)
 	*link = ei;
 	e->up = parent;
 	e->left = e->right = NONE_U32;
+	thread_in(c, ei, parent);
 	while (e->up != NONE_U32 && treap_rank(ei) > treap_rank(e->up))
 		rotate_up(c, q, ei);
 	/* A job that may be tried, ahead of the cursor, is where the search starts;
@@ -295,6 +330,7 @@ static void treap_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 	if (child != NONE_U32)
 		ent(c, child)->up = e->up;
 	e->left = e->right = e->up = NONE_U32;
+	thread_out(c, ei);
 }
 
 /* The naive pending set, the tests' oracle: an unordered array, the head found by
@@ -509,7 +545,8 @@ static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const
 	e->self = ei;
 	e->evicted_at = SIM_TIME_NONE;
 	e->job = job->idx;
-	e->left = e->right = e->up = NONE_U32;
+	e->left = e->right = e->up = e->next = e->prev = NONE_U32;
+	e->tq = job->queue;
 	e->wl.tie = job->idx;
 	e->wl.name = sim_job_id(sim_view_trace(v), job);
 	e->wl.queue = c->qs[job->queue].node;
@@ -868,7 +905,7 @@ static size_t take_preemptors(struct cohort *c)
 	for (size_t i = 0; i < c->n_preemptors; i++) {
 		struct entry *e = (struct entry *)c->preemptors[i];
 		const struct sim_job *j = sim_view_job(c->view, e->job);
-		if (j->state == SIM_JOB_QUEUED && !e->running && e->pending && !is_set_aside(c, &c->qs[j->queue], e)) {
+		if (j->state == SIM_JOB_QUEUED && !e->running && e->pending && !is_set_aside(c, &c->qs[e->tq], e)) {
 			e->wl.no_preempt = 0; /* a preemptor was queued, not a victim, at this time */
 			c->heads[n++] = &e->wl;
 		}
@@ -899,7 +936,7 @@ static void mark_running(struct cohort *c, const struct kq_assign *a, sim_time_t
 {
 	struct entry *e = (struct entry *)a->wl;
 	const struct sim_job *j = sim_view_job(c->view, e->job);
-	pending_remove(c, &c->qs[j->queue], e->self);
+	pending_remove(c, &c->qs[e->tq], e->self);
 	memcpy(e->wl.flavor, a->flavor, sizeof e->wl.flavor);
 	e->wl.admitted = now;
 	e->wl.last_ckpt = now; /* the engine adds restore time; a checkpoint is at least that late */
@@ -924,7 +961,7 @@ static void mark_running(struct cohort *c, const struct kq_assign *a, sim_time_t
  * StrictFIFO, nor past the optional head bound). Returns 1 if it did. */
 static int set_aside(struct cohort *c, struct entry *e)
 {
-	struct qstate *q = &c->qs[sim_view_job(c->view, e->job)->queue];
+	struct qstate *q = &c->qs[e->tq];
 	if (q->strict_fifo || (c->max_heads_per_queue && q->parked_this_pass >= c->max_heads_per_queue))
 		return 0;
 	park(c, q, e->self);

@@ -195,6 +195,10 @@ struct kq_node {
 		int8_t mode, level;
 		uint8_t exceeds;
 	} failed[KQ_FAILED_CLASSES];
+	/* Per slot, a digest of its class (kq_cycle.c class_digest; 0 = empty): equal
+	 * classes have equal digests, so a lookup compares full classes only where the
+	 * digest matches, reading one cache line instead of every slot. */
+	uint64_t failed_digest[KQ_FAILED_CLASSES];
 	uint8_t failed_next; /* the slot the next new class takes when all are live */
 };
 
@@ -345,7 +349,7 @@ int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_
  * request class) with NoFit or NoCandidates: a cycle of such heads only leaves
  * them waiting (KQ_W_NO_QUOTA, KQ_W_EXCEEDS_MAX_QUOTA or KQ_W_NO_CANDIDATES) and
  * changes nothing, so a caller may set them aside without running it. */
-int kq_known_inadmissible(const struct kq_sched *s, const struct kq_wl *wl, sim_time_t now);
+int kq_known_inadmissible(const struct kq_sched *s, struct kq_wl *wl, sim_time_t now);
 
 /* "Whom would it preempt?": flavor assignment (or the fixed one: flavor[] per
  * resource and mode KQ_FIT or KQ_PREEMPT) and the victims, into *a and out->victims. */

@@ -516,11 +516,30 @@ static int same_class(const struct kq_sched *s, const struct kq_failed *f, const
 	return s->nodes[wl->queue].cfg.within != KQ_LOWER_OR_NEWER_EQUAL || f->created == wl->created;
 }
 
+/* A digest of what same_class compares (never 0): two workloads of one class have
+ * the same digest; different classes usually differ. */
+static uint64_t class_digest(const struct kq_sched *s, const struct kq_wl *wl)
+{
+	const uint64_t prime = 0x100000001b3ull; /* FNV-1a's 64-bit prime */
+	uint64_t h = 0xcbf29ce484222325ull ^ (uint32_t)wl->priority;
+	for (int r = 0; r < SIM_MAX_RES; r++)
+		h = (h ^ (uint64_t)wl->req[r]) * prime;
+	h = (h ^ (wl->no_preempt | (uint64_t)wl->n_allow << 8 | (uint64_t)wl->job_order << 16)) * prime;
+	for (int k = 0; k < wl->n_allow; k++)
+		h = (h ^ (uint16_t)wl->allow[k]) * prime;
+	if (s->nodes[wl->queue].cfg.within == KQ_LOWER_OR_NEWER_EQUAL)
+		h = (h ^ (uint64_t)wl->created) * prime;
+	return h | 1;
+}
+
 /* The live class memo of wl's queue that answers wl now, or NULL. */
 static const struct kq_failed *class_memo(const struct kq_sched *s, const struct kq_wl *wl, sim_time_t now)
 {
 	const struct kq_node *q = &s->nodes[wl->queue];
+	uint64_t d = class_digest(s, wl);
 	for (int i = 0; i < KQ_FAILED_CLASSES; i++) {
+		if (q->failed_digest[i] != d)
+			continue;
 		const struct kq_failed *f = &q->failed[i];
 		if (f->gen == s->gen && f->now == now && same_class(s, f, wl))
 			return f;
@@ -542,11 +561,31 @@ static int own_memo_holds(const struct kq_sched *s, const struct kq_wl *wl, sim_
 	return wl->nom_gen == s->gen && wl->nom_now == now && wl->nom_no_preempt == wl->no_preempt;
 }
 
-int kq_known_inadmissible(const struct kq_sched *s, const struct kq_wl *wl, sim_time_t now)
+/* wl's own memo takes the answer of class memo f (the same answer: f holds wl's
+ * class at this tree and time), so its nomination reads it without a lookup. */
+static void own_memo_from_class(const struct kq_sched *s, struct kq_wl *wl, sim_time_t now,
+				const struct kq_failed *f)
+{
+	wl->nom_gen = s->gen;
+	wl->nom_now = now;
+	wl->nom_mode = f->mode;
+	wl->nom_level = f->level;
+	wl->nom_exceeds = f->exceeds;
+	wl->nom_no_preempt = wl->no_preempt;
+	memcpy(wl->nom_flavor, f->flavor, sizeof wl->nom_flavor);
+}
+
+int kq_known_inadmissible(const struct kq_sched *s, struct kq_wl *wl, sim_time_t now)
 {
 	if (!memo_applies(wl))
 		return 0;
-	return own_memo_holds(s, wl, now) || class_memo(s, wl, now) != NULL;
+	if (own_memo_holds(s, wl, now))
+		return 1;
+	const struct kq_failed *f = class_memo(s, wl, now);
+	if (!f)
+		return 0;
+	own_memo_from_class(s, wl, now, f);
+	return 1;
 }
 
 static void remember_class(struct kq_sched *s, const struct kq_wl *wl, sim_time_t now, const struct nomination *nom)
@@ -562,6 +601,7 @@ static void remember_class(struct kq_sched *s, const struct kq_wl *wl, sim_time_
 	}
 	struct kq_failed *f = &q->failed[slot];
 	memset(f, 0, sizeof *f);
+	q->failed_digest[slot] = class_digest(s, wl);
 	f->gen = s->gen;
 	f->now = now;
 	memcpy(f->req, wl->req, sizeof f->req);
@@ -663,6 +703,24 @@ static int classical_cmp(const struct nomination *a, const struct nomination *b)
 static int classical_qsort(const void *a, const void *b)
 {
 	return classical_cmp(*(struct nomination *const *)a, *(struct nomination *const *)b);
+}
+
+/* Sorts a cycle's entries by classical_cmp, a total order (the tie-break is
+ * unique), so any correct sort gives the same order: insertion sort for the few
+ * heads of a usual cycle (one a queue), qsort beyond. */
+static void sort_classical(struct nomination **v, size_t n)
+{
+	if (n > 24) {
+		qsort(v, n, sizeof *v, classical_qsort);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct nomination *x = v[i];
+		size_t j = i;
+		for (; j > 0 && classical_cmp(x, v[j - 1]) < 0; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 /* Fair-sharing tournament: the best entry in the subtree of `node`, or NULL. */
@@ -1240,7 +1298,7 @@ int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_
 		order[i] = &noms[i];
 	}
 	if (!rc && !s->fair && n_heads > 1)
-		qsort(order, n_heads, sizeof *order, classical_qsort);
+		sort_classical(order, n_heads);
 	struct fs_pending pd = { 0 };
 	int pd_ready = 0;
 	if (!rc && s->fair) {
