@@ -80,6 +80,56 @@ static uint32_t next_prio(struct rankset *s)
 	return s->rng = x;
 }
 
+/* Deepest path the in-place insert and erase record; a deeper one (vanishingly
+ * rare with random priorities) takes the split and merge path instead. */
+#define RS_PATH_MAX 96
+int rankset_test_path_max = RS_PATH_MAX; /* tests lower it to run the deep-path fallback */
+
+static int same(struct rs_key a, struct rs_key b)
+{
+	return a.k == b.k && a.idx == b.idx;
+}
+
+/* Inserts node t by split and merge: O(log n), whatever the depth. */
+static void insert_by_split(struct rankset *s, int32_t t)
+{
+	int32_t a, b;
+	split(s, s->root, s->v[t].key, 0, &a, &b);
+	s->root = merge(s, merge(s, a, t), b);
+}
+
+/* Inserts node t where its priority puts it: down the search path while the nodes
+ * there outrank it, then the subtree below is split around it. The nodes passed
+ * gain t's weight; nothing else on the path changes. */
+static void insert_in_place(struct rankset *s, int32_t t)
+{
+	int32_t path[RS_PATH_MAX];
+	int d = 0;
+	int32_t *link = &s->root;
+	const struct rs_key key = s->v[t].key;
+	while (*link >= 0 && s->v[*link].prio > s->v[t].prio) {
+		if (d == rankset_test_path_max) {
+			insert_by_split(s, t);
+			return;
+		}
+		path[d++] = *link;
+		link = rs_key_lt(key, s->v[*link].key) ? &s->v[*link].l : &s->v[*link].r;
+	}
+	int32_t l, r;
+	split(s, *link, key, 0, &l, &r);
+	s->v[t].l = l;
+	s->v[t].r = r;
+	pull(s, t);
+	*link = t;
+	const int64_t w = s->v[t].w;
+	while (d--) {
+		struct rs_node *n = &s->v[path[d]];
+		n->sum += w;
+		if (w < n->min)
+			n->min = w;
+	}
+}
+
 int rs_insert(struct rankset *s, struct rs_key key, int64_t w)
 {
 	int32_t t;
@@ -94,25 +144,52 @@ int rs_insert(struct rankset *s, struct rs_key key, int64_t w)
 		t = (int32_t)s->n++;
 	}
 	s->v[t] = (struct rs_node){ .key = key, .w = w, .sum = w, .min = w, .prio = next_prio(s), .l = -1, .r = -1 };
-	int32_t a, b;
-	split(s, s->root, key, 0, &a, &b);
-	s->root = merge(s, merge(s, a, t), b);
+	insert_in_place(s, t);
 	s->size++;
 	return 0;
 }
 
-int rs_erase(struct rankset *s, struct rs_key key)
+/* Removes key by split and merge; the removed node, or -1. */
+static int32_t erase_by_split(struct rankset *s, struct rs_key key)
 {
 	int32_t a, b, m, c;
 	split(s, s->root, key, 0, &a, &b);
 	split(s, b, key, 1, &m, &c);
-	if (m >= 0) { /* one node: keys are unique */
-		s->v[m].l = s->free_head;
-		s->free_head = m;
-		s->size--;
-	}
 	s->root = merge(s, a, c);
-	return m >= 0;
+	return m;
+}
+
+/* Finds key down the search path, puts the merge of its children in its place and
+ * recomputes the sums of the nodes passed. The removed node, or -1. */
+static int32_t erase_in_place(struct rankset *s, struct rs_key key)
+{
+	int32_t path[RS_PATH_MAX];
+	int d = 0;
+	int32_t *link = &s->root;
+	while (*link >= 0 && !same(s->v[*link].key, key)) {
+		if (d == rankset_test_path_max)
+			return erase_by_split(s, key);
+		path[d++] = *link;
+		link = rs_key_lt(key, s->v[*link].key) ? &s->v[*link].l : &s->v[*link].r;
+	}
+	int32_t m = *link;
+	if (m < 0)
+		return -1;
+	*link = merge(s, s->v[m].l, s->v[m].r);
+	while (d--)
+		pull(s, path[d]);
+	return m;
+}
+
+int rs_erase(struct rankset *s, struct rs_key key)
+{
+	int32_t m = erase_in_place(s, key);
+	if (m < 0)
+		return 0;
+	s->v[m].l = s->free_head; /* one node: keys are unique */
+	s->free_head = m;
+	s->size--;
+	return 1;
 }
 
 int64_t rs_sum_below(const struct rankset *s, struct rs_key key)

@@ -52,5 +52,8 @@ int rs_first_exceeding(const struct rankset *s, int64_t total, struct rs_key *ou
 int rs_next_fit(const struct rankset *s, struct rs_key key, int64_t maxw, struct rs_key *out, int64_t *w);
 int64_t rs_sum(const struct rankset *s);
 int rs_key_lt(struct rs_key a, struct rs_key b);
+/* Tests only: the deepest path insert and erase walk before they fall back to
+ * split and merge (at most the default, 96). */
+extern int rankset_test_path_max;
 
 #endif

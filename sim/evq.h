@@ -41,6 +41,9 @@ int sim_evq_pop(struct sim_evq *q, struct sim_event *out);
 int sim_evq_peek(struct sim_evq *q, struct sim_event *out);
 /* Marks an event id dead; popping skips it. Unknown or popped ids are ignored. */
 void sim_evq_cancel(struct sim_evq *q, uint64_t id);
-size_t sim_evq_size(const struct sim_evq *q); /* live events */
+size_t sim_evq_size(const struct sim_evq *q);
+/* Entries in the heap, cancelled ones not yet dropped included (tests: the heap
+ * stays within about twice the live events). */
+size_t sim_evq_heap_len(const struct sim_evq *q); /* live events */
 
 #endif

@@ -99,10 +99,60 @@ static void test_evq_random_matches_sorted_reference(void)
 	gsl_rng_free(r);
 }
 
+/* Pushes, pops and cancellations interleaved, most events cancelled (as a run with
+ * many preemptions cancels finish events): every pop is the least live event of a
+ * naive list, the size is the live count, and the heap never carries many more
+ * cancelled events than live ones (they are dropped in bulk). */
+static void test_evq_heavy_cancellation_matches_naive(void)
+{
+	enum { N = 30000 };
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 11);
+	struct sim_evq *q = sim_evq_create(0);
+	struct sim_event *live = malloc(N * sizeof *live);
+	size_t nlive = 0, bad = 0, worst_extra = 0, pops = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		struct sim_event ev = { .t = (sim_time_t)gsl_rng_uniform_int(r, 100000),
+					.phase = (uint8_t)gsl_rng_uniform_int(r, EV_PHASE_COUNT_), .job = i };
+		uint64_t id;
+		CU_ASSERT_EQUAL_FATAL(sim_evq_push(q, &ev, &id), 0);
+		ev.seq = id;
+		live[nlive++] = ev;
+		if (nlive > 1 && gsl_rng_uniform(r) < 0.8) { /* cancel a random live one */
+			size_t k = gsl_rng_uniform_int(r, nlive);
+			sim_evq_cancel(q, live[k].seq);
+			live[k] = live[--nlive];
+		}
+		if (nlive && gsl_rng_uniform(r) < 0.1) { /* pop: the least live one */
+			size_t m = 0;
+			for (size_t k = 1; k < nlive; k++)
+				if (key_cmp(&live[k], &live[m]) < 0)
+					m = k;
+			struct sim_event got;
+			if (sim_evq_pop(q, &got) || got.seq != live[m].seq)
+				bad++;
+			live[m] = live[--nlive];
+			pops++;
+		}
+		if (sim_evq_size(q) != nlive)
+			bad++;
+		size_t len = sim_evq_heap_len(q);
+		if (len > 2 * nlive && len - 2 * nlive > worst_extra)
+			worst_extra = len - 2 * nlive;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(pops > 1000);
+	CU_ASSERT(worst_extra <= 256); /* without compaction it would be thousands */
+	free(live);
+	sim_evq_destroy(q);
+	gsl_rng_free(r);
+}
+
 static CU_TestInfo evq_tests[] = {
 	{ "test_evq_orders_by_time_phase_seq", test_evq_orders_by_time_phase_seq },
 	{ "test_evq_cancel_skips_event", test_evq_cancel_skips_event },
 	{ "test_evq_random_matches_sorted_reference", test_evq_random_matches_sorted_reference },
+	{ "test_evq_heavy_cancellation_matches_naive", test_evq_heavy_cancellation_matches_naive },
 	CU_TEST_INFO_NULL,
 };
 

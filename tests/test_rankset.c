@@ -1,0 +1,182 @@
+/* tests/test_rankset.c: the ordered set with GPU sums of the preemptive baselines
+ * (policies/rankset.h), against the slow, obvious version: a sorted array scanned
+ * for every query. */
+#include <CUnit/CUnit.h>
+#include <gsl/gsl_rng.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../policies/rankset.h"
+
+static int init_rankset(void) { return 0; }
+static int clean_rankset(void) { return 0; }
+
+/* The oracle: elements sorted by (key, idx). */
+struct ref {
+	struct rs_key key[4096];
+	int64_t w[4096];
+	size_t n;
+};
+
+static size_t ref_lower(const struct ref *r, struct rs_key k)
+{
+	size_t i = 0;
+	while (i < r->n && rs_key_lt(r->key[i], k))
+		i++;
+	return i;
+}
+
+static void ref_insert(struct ref *r, struct rs_key k, int64_t w)
+{
+	size_t i = ref_lower(r, k);
+	memmove(&r->key[i + 1], &r->key[i], (r->n - i) * sizeof r->key[0]);
+	memmove(&r->w[i + 1], &r->w[i], (r->n - i) * sizeof r->w[0]);
+	r->key[i] = k;
+	r->w[i] = w;
+	r->n++;
+}
+
+static int ref_erase(struct ref *r, struct rs_key k)
+{
+	size_t i = ref_lower(r, k);
+	if (i == r->n || rs_key_lt(k, r->key[i]))
+		return 0;
+	memmove(&r->key[i], &r->key[i + 1], (r->n - i - 1) * sizeof r->key[0]);
+	memmove(&r->w[i], &r->w[i + 1], (r->n - i - 1) * sizeof r->w[0]);
+	r->n--;
+	return 1;
+}
+
+static int64_t ref_sum_below(const struct ref *r, struct rs_key k)
+{
+	int64_t s = 0;
+	for (size_t i = 0; i < r->n && rs_key_lt(r->key[i], k); i++)
+		s += r->w[i];
+	return s;
+}
+
+static int same_key(struct rs_key a, struct rs_key b)
+{
+	return a.k == b.k && a.idx == b.idx;
+}
+
+/* Every query of the set against the oracle at probe key k and bound x. */
+static int queries_agree(const struct rankset *s, const struct ref *r, struct rs_key k, int64_t x)
+{
+	int ok = rs_sum_below(s, k) == ref_sum_below(r, k) && s->size == r->n;
+	int64_t total = 0;
+	for (size_t i = 0; i < r->n; i++)
+		total += r->w[i];
+	ok &= rs_sum(s) == total;
+	for (int incl = 0; incl < 2; incl++) { /* rs_next */
+		size_t i = 0;
+		while (i < r->n && (incl ? rs_key_lt(r->key[i], k) : !rs_key_lt(k, r->key[i])))
+			i++;
+		struct rs_key out;
+		int64_t w;
+		int got = rs_next(s, k, incl, &out, &w);
+		ok &= got == (i < r->n) && (!got || (same_key(out, r->key[i]) && w == r->w[i]));
+	}
+	{ /* rs_first_exceeding */
+		size_t i = 0;
+		int64_t run = 0;
+		while (i < r->n && run + r->w[i] <= x)
+			run += r->w[i++];
+		struct rs_key out;
+		int64_t w;
+		int got = rs_first_exceeding(s, x, &out, &w);
+		ok &= got == (i < r->n) && (!got || (same_key(out, r->key[i]) && w == r->w[i]));
+	}
+	{ /* rs_next_fit */
+		size_t i = 0;
+		while (i < r->n && (!rs_key_lt(k, r->key[i]) || r->w[i] > x))
+			i++;
+		struct rs_key out;
+		int64_t w;
+		int got = rs_next_fit(s, k, x, &out, &w);
+		ok &= got == (i < r->n) && (!got || (same_key(out, r->key[i]) && w == r->w[i]));
+	}
+	return ok;
+}
+
+/* Random inserts and erases (keys from a small range, so ties of k are common and
+ * erases often hit), every query checked after every operation. */
+static void check_random_ops(void)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	static struct ref r;
+	size_t bad = 0, erased = 0;
+	for (unsigned long seed = 1; seed <= 20; seed++) {
+		gsl_rng_set(g, seed);
+		struct rankset s;
+		rs_init(&s);
+		r.n = 0;
+		for (int op = 0; op < 1500; op++) {
+			struct rs_key k = { (int64_t)gsl_rng_uniform_int(g, 200) - 50,
+					    (uint32_t)gsl_rng_uniform_int(g, 40) };
+			if (gsl_rng_uniform_int(g, 3) && r.n < 4000) {
+				if (ref_lower(&r, k) < r.n && same_key(r.key[ref_lower(&r, k)], k))
+					continue; /* keys are unique */
+				int64_t w = 1 + (int64_t)gsl_rng_uniform_int(g, 16);
+				CU_ASSERT_EQUAL_FATAL(rs_insert(&s, k, w), 0);
+				ref_insert(&r, k, w);
+			} else {
+				if (r.n && gsl_rng_uniform_int(g, 2))
+					k = r.key[gsl_rng_uniform_int(g, r.n)]; /* one that is there */
+				int a = rs_erase(&s, k), b = ref_erase(&r, k);
+				bad += a != b;
+				erased += (size_t)b;
+			}
+			struct rs_key probe = { (int64_t)gsl_rng_uniform_int(g, 220) - 60,
+						(uint32_t)gsl_rng_uniform_int(g, 42) };
+			if (!queries_agree(&s, &r, probe, (int64_t)gsl_rng_uniform_int(g, 40)))
+				bad++;
+		}
+		rs_fini(&s);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(erased > 1000); /* the erase path ran */
+	gsl_rng_free(g);
+}
+
+static void test_rankset_matches_sorted_array(void)
+{
+	check_random_ops();
+}
+
+/* The same with the walk cut at depth 3, so most inserts and erases take the split
+ * and merge fallback, and both paths mix in one set. */
+static void test_rankset_deep_path_fallback(void)
+{
+	int saved = rankset_test_path_max;
+	rankset_test_path_max = 3;
+	check_random_ops();
+	rankset_test_path_max = saved;
+}
+
+/* A set grown to 100,000 in increasing key order (the running set of srtf sees end
+ * times in nearly that order) and emptied again keeps its sums. */
+static void test_rankset_sorted_inserts(void)
+{
+	struct rankset s;
+	rs_init(&s);
+	for (uint32_t i = 0; i < 100000; i++)
+		CU_ASSERT_EQUAL_FATAL(rs_insert(&s, (struct rs_key){ i, i }, 2), 0);
+	CU_ASSERT_EQUAL(rs_sum(&s), 200000);
+	CU_ASSERT_EQUAL(rs_sum_below(&s, (struct rs_key){ 50000, 0 }), 100000);
+	for (uint32_t i = 0; i < 100000; i += 2)
+		CU_ASSERT_EQUAL(rs_erase(&s, (struct rs_key){ i, i }), 1);
+	CU_ASSERT_EQUAL(rs_sum(&s), 100000);
+	CU_ASSERT_EQUAL(rs_erase(&s, (struct rs_key){ 0, 0 }), 0);
+	CU_ASSERT_EQUAL(rs_sum_below(&s, (struct rs_key){ 11, 0 }), 10); /* 1, 3, ..., 9 */
+	rs_fini(&s);
+}
+
+static CU_TestInfo rankset_tests[] = {
+	{ "test_rankset_matches_sorted_array", test_rankset_matches_sorted_array },
+	{ "test_rankset_deep_path_fallback", test_rankset_deep_path_fallback },
+	{ "test_rankset_sorted_inserts", test_rankset_sorted_inserts },
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo rankset_suite = { "rankset", init_rankset, clean_rankset, NULL, NULL, rankset_tests };
