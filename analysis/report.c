@@ -574,6 +574,8 @@ static void real_block(FILE *out, const struct real_view *v)
 	fprintf(out, "  failed segments:   %s\n", failed);
 }
 
+static int faults_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag);
+
 int report_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
 {
 	struct real_views rv;
@@ -581,6 +583,8 @@ int report_table(const struct h5read_file *f, const char *run, FILE *out, struct
 	if (r || (r = real_views_load(f, run, &rv, diag)))
 		return r;
 	r = summary_table(f, run, out, diag);
+	if (!r)
+		r = faults_table(f, run, out, diag);
 	for (size_t i = 0; !r && i < rv.n; i++)
 		real_block(out, &rv.v[i]);
 	real_views_free(&rv);
@@ -912,6 +916,115 @@ static void table_print(FILE *out, cell_t *cells, size_t rows, size_t ncols)
 		fputc('\n', out);
 	}
 }
+
+/* ---- faults (schema 1.6): stops and lost work by cause ---- */
+
+/* The fault table's columns: a header with its unit, and the value from one run's
+ * summary row. Lost work beyond the three fault causes (preemptions, capacity
+ * removals) is what lost_gpu_s holds besides them. */
+struct fcol {
+	const char *head;
+	double (*value)(const struct h5read_summary *s, size_t i);
+	int decimals;
+};
+
+#define SUMF(name) h5read_summary_get(s, i, name)
+static double fv_stops_node(const struct h5read_summary *s, size_t i) { return SUMF("stops_node_failed"); }
+static double fv_stops_crash(const struct h5read_summary *s, size_t i) { return SUMF("stops_crashed"); }
+static double fv_stops_hang(const struct h5read_summary *s, size_t i) { return SUMF("stops_hang"); }
+static double fv_stops_other(const struct h5read_summary *s, size_t i)
+{
+	return SUMF("preemptions") + SUMF("interruptions");
+}
+static double fv_lost_node(const struct h5read_summary *s, size_t i) { return SUMF("lost_node_failed_gpu_s") / 3600; }
+static double fv_lost_crash(const struct h5read_summary *s, size_t i) { return SUMF("lost_crashed_gpu_s") / 3600; }
+static double fv_lost_hang(const struct h5read_summary *s, size_t i) { return SUMF("lost_hang_gpu_s") / 3600; }
+static double fv_lost_other(const struct h5read_summary *s, size_t i)
+{
+	double v = SUMF("lost_gpu_s") - SUMF("lost_node_failed_gpu_s") - SUMF("lost_crashed_gpu_s") -
+		   SUMF("lost_hang_gpu_s");
+	return (v > 0 ? v : 0) / 3600; /* below 0 only by the rounding of four sums */
+}
+static double fv_nodes_failed(const struct h5read_summary *s, size_t i) { return SUMF("nodes_failed"); }
+static double fv_ettr(const struct h5read_summary *s, size_t i) { return SUMF("ettr"); }
+static double fv_mttr(const struct h5read_summary *s, size_t i)
+{
+	double n = SUMF("fault_restarts");
+	return n > 0 ? SUMF("time_to_recover_s") / n : NAN;
+}
+static double fv_retries_out(const struct h5read_summary *s, size_t i) { return SUMF("retries_exhausted"); }
+#undef SUMF
+
+static const struct fcol fault_cols[] = {
+	{ "run", NULL, 0 },
+	{ "stop:node", fv_stops_node, 0 },
+	{ "stop:crash", fv_stops_crash, 0 },
+	{ "stop:hang", fv_stops_hang, 0 },
+	{ "stop:preempt", fv_stops_other, 0 },
+	{ "lost:node[GPU*h]", fv_lost_node, 1 },
+	{ "lost:crash", fv_lost_crash, 1 },
+	{ "lost:hang", fv_lost_hang, 1 },
+	{ "lost:preempt", fv_lost_other, 1 },
+	{ "nodes_failed", fv_nodes_failed, 0 },
+	{ "ETTR", fv_ettr, 4 },
+	{ "recover_mean[s]", fv_mttr, 1 },
+	{ "out_of_retries", fv_retries_out, 0 },
+};
+#define N_FAULT_COLS (sizeof fault_cols / sizeof fault_cols[0])
+
+/* One row of cells for run i of the summary. */
+static void fault_row(cell_t *row, const struct h5read_summary *s, size_t i)
+{
+	for (size_t c = 0; c < N_FAULT_COLS; c++) {
+		if (!fault_cols[c].value) {
+			snprintf(row[c], CELL_MAX, "%s", s->run[i]);
+			continue;
+		}
+		double v = fault_cols[c].value(s, i);
+		if (isnan(v))
+			snprintf(row[c], CELL_MAX, "-");
+		else
+			snprintf(row[c], CELL_MAX, "%.*f", fault_cols[c].decimals, v);
+	}
+}
+
+/* The fault table: a row a run (`run` alone when not NULL) that had a fault model,
+ * i.e. whose file holds a /runs/<run>/faults table; nothing when none had. */
+static int faults_table(const struct h5read_file *f, const char *run, FILE *out, struct sim_diag *diag)
+{
+	struct h5read_summary s;
+	int r = h5read_summary(f, &s, diag);
+	if (r)
+		return r;
+	cell_t *cells = calloc((s.n_rows + 1) * N_FAULT_COLS, sizeof *cells);
+	size_t rows = 1;
+	if (!cells)
+		r = -SIM_ENOMEM;
+	for (size_t c = 0; cells && c < N_FAULT_COLS; c++)
+		snprintf(cells[c], CELL_MAX, "%s", fault_cols[c].head);
+	for (size_t i = 0; !r && i < s.n_rows; i++) {
+		if (run && strcmp(s.run[i], run) != 0)
+			continue;
+		struct h5read_table t;
+		if ((r = h5read_faults(f, s.run[i], &t, diag)))
+			break;
+		if (t.present)
+			fault_row(&cells[rows++ * N_FAULT_COLS], &s, i);
+		h5read_table_free(&t);
+	}
+	if (!r && rows > 1) {
+		fprintf(out, "\nfaults: stops and lost GPU-hours by cause (node failure, crash, hang; preempt ="
+			     " preemptions and capacity\nremovals); ETTR = useful / held GPU time; recover = mean"
+			     " time from a fault stop to the restart\n");
+		table_print(out, cells, rows, N_FAULT_COLS);
+	}
+	if (r == -SIM_ENOMEM)
+		sim_diag_add(diag, h5read_path(f), "out of memory");
+	free(cells);
+	h5read_summary_free(&s);
+	return r;
+}
+
 
 /* Prints one run's block of the per-queue table; rows formatted first, so running
  * out of memory prints nothing. */

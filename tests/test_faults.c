@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../analysis/h5read.h"
+#include "../analysis/report.h"
 #include "../experiments/config.h"
 #include "../policies/policy.h"
 #include "../traces/native.h"
@@ -395,6 +396,51 @@ static void test_young_argmax(void)
 
 /* A run with faults into HDF5: the summary's fault fields and the per-job faults
  * table agree; a run without faults has no faults table and an ETTR of 1. */
+
+/* `report`'s fault table: present only for a run with a fault model, one row a run
+ * whose cells are the summary's own fields (stops and GPU-hours lost by cause, the
+ * rest of lost_gpu_s as preemptions, ETTR, mean time to recover). */
+static void check_report_faults(const struct h5read_file *f, const struct h5read_summary *sm, int faults)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	struct sim_diag d;
+	sim_diag_init(&d, 10);
+	CU_ASSERT_EQUAL_FATAL(report_table(f, NULL, m, &d), 0);
+	fclose(m);
+	const char *tab = strstr(text, "\nfaults: stops and lost GPU-hours by cause");
+	CU_ASSERT_EQUAL(tab != NULL, faults);
+	if (tab && faults) {
+		const char *row = strstr(tab, sm->run[0]);
+		CU_ASSERT_FATAL(row != NULL);
+		double v[12];
+		char name[64];
+		int got = sscanf(row, "%63s %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", name, &v[0], &v[1],
+				 &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11]);
+		CU_ASSERT_EQUAL(got, 13);
+#define SM(field) h5read_summary_get(sm, 0, field)
+		CU_ASSERT_DOUBLE_EQUAL(v[0], SM("stops_node_failed"), 0);
+		CU_ASSERT_DOUBLE_EQUAL(v[1], SM("stops_crashed"), 0);
+		CU_ASSERT_DOUBLE_EQUAL(v[2], SM("stops_hang"), 0);
+		CU_ASSERT_DOUBLE_EQUAL(v[3], SM("preemptions") + SM("interruptions"), 0);
+		CU_ASSERT_DOUBLE_EQUAL(v[4], SM("lost_node_failed_gpu_s") / 3600, 0.05);
+		CU_ASSERT_DOUBLE_EQUAL(v[5], SM("lost_crashed_gpu_s") / 3600, 0.05);
+		CU_ASSERT_DOUBLE_EQUAL(v[6], SM("lost_hang_gpu_s") / 3600, 0.05);
+		double other = SM("lost_gpu_s") - SM("lost_node_failed_gpu_s") - SM("lost_crashed_gpu_s") -
+			       SM("lost_hang_gpu_s");
+		CU_ASSERT_DOUBLE_EQUAL(v[7], (other > 0 ? other : 0) / 3600, 0.05);
+		CU_ASSERT_DOUBLE_EQUAL(v[8], SM("nodes_failed"), 0);
+		CU_ASSERT_DOUBLE_EQUAL(v[9], SM("ettr"), 5e-5);
+		CU_ASSERT_DOUBLE_EQUAL(v[10], SM("time_to_recover_s") / SM("fault_restarts"), 0.05);
+		CU_ASSERT_DOUBLE_EQUAL(v[11], SM("retries_exhausted"), 0);
+		CU_ASSERT(v[0] + v[1] + v[2] > 0); /* the run did stop jobs for faults */
+#undef SM
+	}
+	free(text);
+	sim_diag_fini(&d);
+}
+
 static void test_results_file(void)
 {
 	char cfg[2048], out[600];
@@ -444,6 +490,7 @@ static void test_results_file(void)
 			/* no stop: held time = work + checkpoint overheads */
 			CU_ASSERT(ettr > 0.99 && ettr < 1);
 		}
+		check_report_faults(f, &sm, faults);
 		h5read_table_free(&t);
 		h5read_summary_free(&sm);
 		h5read_close(f);
