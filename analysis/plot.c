@@ -1111,6 +1111,104 @@ static int plot_cost_wait(const struct h5read_summary *s, const struct plot_opts
 	return run_template(gp, adir, o, "cost_wait", "cost_wait", term, &pv, NULL, o->quiet, diag);
 }
 
+/* ---- faults: lost GPU-hours by cause ---- */
+
+/* The causes of lost work, as the summary counts them (docs/faults.md): the three
+ * fault causes, and the rest of lost_gpu_s (preemptions, capacity removals). */
+static const char *const lost_cause_fields[] = { "lost_node_failed_gpu_s", "lost_crashed_gpu_s", "lost_hang_gpu_s" };
+static const char *const lost_cause_titles[] = { "node failure", "crash", "hang", "preemption, capacity" };
+#define N_LOST_CAUSES 4
+
+/* Run i's lost GPU-hours by cause into v[N_LOST_CAUSES]. */
+static void lost_by_cause(const struct h5read_summary *s, size_t i, double *v)
+{
+	double rest = h5read_summary_get(s, i, "lost_gpu_s");
+	for (size_t k = 0; k < 3; k++) {
+		v[k] = h5read_summary_get(s, i, lost_cause_fields[k]);
+		rest -= v[k];
+	}
+	v[3] = rest > 1e-6 ? rest : 0; /* the rest of four sums: anything smaller is their rounding */
+	for (size_t k = 0; k < N_LOST_CAUSES; k++)
+		v[k] /= 3600.0;
+}
+
+/* Does run `run` have a fault model (a /runs/<run>/faults table)? -1 on a read error. */
+static int run_has_faults(const struct h5read_file *f, const char *run, struct sim_diag *diag)
+{
+	struct h5read_table t;
+	if (h5read_faults(f, run, &t, diag))
+		return -1;
+	int present = t.present;
+	h5read_table_free(&t);
+	return present;
+}
+
+/* OUTDIR/faults_lost.png: per variant, the mean over its runs with a fault model of
+ * the GPU-hours lost to each cause, stacked. Only when some run had a fault model;
+ * *drawn says whether it was. */
+static int plot_faults_lost(const struct h5read_file *f, const struct h5read_summary *s, const struct plot_opts *o,
+			    const char *gp, const char *term, const char *adir, int *drawn, struct sim_diag *diag)
+{
+	*drawn = 0;
+	struct variant_groups g;
+	size_t nr = h5read_n_runs(f);
+	double *sum = calloc((nr + 1) * N_LOST_CAUSES, sizeof *sum);
+	size_t *n = calloc(nr + 1, sizeof *n);
+	int r = 0;
+	if (variant_groups_make(f, s, &g) < 0 || !sum || !n) {
+		sim_diag_add(diag, h5read_path(f), "out of memory");
+		r = -SIM_ENOMEM;
+	}
+	for (size_t i = 0; !r && i < nr; i++) {
+		const char *run = h5read_run_name(f, i);
+		int row = h5read_summary_row(s, run), has = row >= 0 ? run_has_faults(f, run, diag) : 0;
+		if (has < 0)
+			r = -SIM_EIO;
+		if (has <= 0)
+			continue;
+		double v[N_LOST_CAUSES];
+		lost_by_cause(s, (size_t)row, v);
+		for (size_t k = 0; k < N_LOST_CAUSES; k++)
+			sum[g.of[i] * N_LOST_CAUSES + k] += v[k];
+		n[g.of[i]]++;
+	}
+	size_t shown = 0;
+	for (size_t v = 0; !r && v < g.n; v++)
+		shown += n[v] > 0;
+	FILE *df = NULL;
+	char path[1024];
+	if (!r && shown && !(df = open_dat(o, "faults_lost.dat", path, sizeof path, diag)))
+		r = -SIM_EIO;
+	if (df) {
+		fprintf(df, "# lost GPU-hours by cause, mean over a variant's runs with a fault model, one row a variant\n");
+		dat_field(df, "variant");
+		for (size_t k = 0; k < N_LOST_CAUSES; k++) {
+			fputc(' ', df);
+			dat_field(df, lost_cause_titles[k]);
+		}
+		fputc('\n', df);
+		for (size_t v = 0; v < g.n; v++) {
+			if (!n[v])
+				continue;
+			char label[SIM_NAME_MAX + 32];
+			snprintf(label, sizeof label, "%s (%zu run%s)", g.name[v], n[v], n[v] == 1 ? "" : "s");
+			dat_field(df, label);
+			for (size_t k = 0; k < N_LOST_CAUSES; k++)
+				fprintf(df, " %.9g", sum[v * N_LOST_CAUSES + k] / (double)n[v]);
+			fputc('\n', df);
+		}
+		r = close_dat(df, path, diag);
+	}
+	free(sum);
+	free(n);
+	variant_groups_free(&g);
+	if (r || !shown)
+		return r;
+	struct plot_vars pv = { .nblocks = 1, .npoints = (long)shown };
+	*drawn = 1;
+	return run_template(gp, adir, o, "faults_lost", "faults_lost", term, &pv, NULL, o->quiet, diag);
+}
+
 /* ---- sweeps: key metrics against each swept parameter, mean and 95% CI over seeds ---- */
 
 /* Bytes of one value's piece of a variant name, as experiments/config.c cuts it. */
@@ -2149,6 +2247,10 @@ out_files:
 		r = plot_cost_wait(&s, o, gp, term, adir, diag);
 	else if (!r && !o->quiet)
 		printf("note: no cost plot (no run has a mean cost per job above 0: every price is 0 or unset)\n");
+	if (!r) {
+		int drawn;
+		r = plot_faults_lost(f, &s, o, gp, term, adir, &drawn, diag);
+	}
 	if (!r)
 		r = plot_sweeps(f, &s, o, gp, term, adir, diag);
 	if (!r)

@@ -397,6 +397,38 @@ static void test_young_argmax(void)
 /* A run with faults into HDF5: the summary's fault fields and the per-job faults
  * table agree; a run without faults has no faults table and an ETTR of 1. */
 
+/* `plot`'s lost-by-cause bars (faults_lost): drawn only for a file with a fault
+ * model; its one variant's row holds the run's summary fields in GPU-hours (the
+ * rest of lost_gpu_s as preemptions). Skipped without gnuplot. */
+static void check_plot_faults(const char *h5, const struct h5read_summary *sm, int faults)
+{
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+		return;
+	char args[1200], dat[1200], *out = NULL;
+	snprintf(args, sizeof args, "plot %s -o %s/faults_plot%d -q", h5, tu_tmpdir(), faults);
+	CU_ASSERT_EQUAL_FATAL(tu_run_gpusched(args, &out), 0);
+	free(out);
+	snprintf(dat, sizeof dat, "%s/faults_plot%d/faults_lost.dat", tu_tmpdir(), faults);
+	char *text = tu_read_file(dat, NULL);
+	CU_ASSERT_EQUAL(text != NULL, faults);
+	if (text) {
+		const char *row = strstr(text, "(1 run)\"");
+		double v[4];
+		CU_ASSERT_FATAL(row != NULL);
+		CU_ASSERT_EQUAL(sscanf(row + strlen("(1 run)\""), "%lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3]), 4);
+#define SM(field) h5read_summary_get(sm, 0, field)
+		CU_ASSERT_DOUBLE_EQUAL(v[0], SM("lost_node_failed_gpu_s") / 3600, 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(v[1], SM("lost_crashed_gpu_s") / 3600, 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(v[2], SM("lost_hang_gpu_s") / 3600, 1e-6);
+		double other = SM("lost_gpu_s") - SM("lost_node_failed_gpu_s") - SM("lost_crashed_gpu_s") -
+			       SM("lost_hang_gpu_s");
+		CU_ASSERT_DOUBLE_EQUAL(v[3], (other > 1e-6 ? other : 0) / 3600, 1e-6);
+		CU_ASSERT(v[0] > 0);
+#undef SM
+	}
+	free(text);
+}
+
 /* `report`'s fault table: present only for a run with a fault model, one row a run
  * whose cells are the summary's own fields (stops and GPU-hours lost by cause, the
  * rest of lost_gpu_s as preemptions, ETTR, mean time to recover). */
@@ -491,6 +523,7 @@ static void test_results_file(void)
 			CU_ASSERT(ettr > 0.99 && ettr < 1);
 		}
 		check_report_faults(f, &sm, faults);
+		check_plot_faults(out, &sm, faults);
 		h5read_table_free(&t);
 		h5read_summary_free(&sm);
 		h5read_close(f);
