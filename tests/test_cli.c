@@ -376,10 +376,11 @@ static void plant_user_file(const char *out, const char *suffix, char *path, siz
 /* The user's file at path still holds what plant_user_file put there. */
 static int user_file_intact(const char *path)
 {
-	char want[1200];
-	snprintf(want, sizeof want, "user's %s\n", path);
+	static const char prefix[] = "user's ";
 	char *txt = tu_read_file(path, NULL);
-	int ok = txt && strcmp(txt, want) == 0;
+	size_t n = strlen(path);
+	int ok = txt && strncmp(txt, prefix, sizeof prefix - 1) == 0 &&
+		 strncmp(txt + sizeof prefix - 1, path, n) == 0 && strcmp(txt + sizeof prefix - 1 + n, "\n") == 0;
 	free(txt);
 	return ok;
 }

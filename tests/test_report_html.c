@@ -243,9 +243,13 @@ static void test_report_html_without_gnuplot(void)
 
 static int report_rc(const char *args, char **msg)
 {
-	char full[1600];
-	snprintf(full, sizeof full, "report %s", args);
-	return tu_run_gpusched(full, msg);
+	size_t n = strlen("report ") + strlen(args) + 1;
+	char *full = malloc(n);
+	CU_ASSERT_FATAL(full != NULL);
+	snprintf(full, n, "report %s", args);
+	int rc = tu_run_gpusched(full, msg);
+	free(full);
+	return rc;
 }
 
 /* Bad arguments exit 2 and write nothing; the results file is never overwritten. */
