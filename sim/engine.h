@@ -13,6 +13,7 @@
 #ifndef SIM_ENGINE_H
 #define SIM_ENGINE_H
 
+#include "autoscale.h"
 #include "capacity.h"
 #include "cluster.h"
 #include "evq.h"
@@ -132,6 +133,11 @@ struct sim_engine_counters {
 	double recover_s;            /* from fault stops to the restarts that followed them, summed, s */
 	uint64_t recoveries;         /* those restarts */
 	double hang_hold_s;          /* from hangs to their kills, summed, s (time to detect a hang) */
+	/* Autoscaling (docs/capacity.md) */
+	uint64_t as_requested;       /* nodes asked for by scale-ups */
+	uint64_t as_removed;         /* idle nodes given back by scale-downs */
+	double as_node_s;            /* node-seconds up on autoscaled flavors, from the run's start to its end */
+	double as_cost;              /* their price: price_per_node_hour x node-hours up, summed over flavors */
 };
 
 /* Wall seconds between two progress calls during a run. */
@@ -164,6 +170,9 @@ struct sim_engine_params {
 	/* Faults (borrowed, optional; sim/faults.h): node failures, repairs, job crashes
 	 * and hangs, drawn from the seed. Flavors with failures have no capacity plan. */
 	const struct sim_faults *faults;
+	/* Autoscaled flavors (borrowed, optional; sim/autoscale.h): the cluster must have
+	 * been created with their initial nodes online and max_nodes as the peak. */
+	const struct sim_autoscale *autoscale;
 };
 
 /* The engine resets the trace's run state. Returns NULL on no memory. */

@@ -1,0 +1,314 @@
+/* tests/test_capacity.c: capacity that comes and goes (docs/capacity.md): autoscaled
+ * node groups against hand-computed timelines, the request rule of each mode, the
+ * provisioning draws, the cost of provisioned node-hours, and bad configs. */
+#include <CUnit/CUnit.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../experiments/config.h"
+#include "../sim/metrics.h"
+#include "testutil.h"
+
+/* One run of variant 0 (quotes ' for ", TRACE for the trace's path) with its event
+ * log kept in *log_text (owned by the caller), and its summary. */
+static void arun(struct tu_crun *r, const char *config, const char *trace, char **log_text, struct sim_summary *sum)
+{
+	FILE *log = tmpfile();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+	tu_crun_with(r, config, trace, &(struct tu_crun_opts){ .seed = 1, .log = log });
+	long n = ftell(log);
+	*log_text = calloc((size_t)n + 1, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(*log_text);
+	rewind(log);
+	CU_ASSERT_EQUAL(fread(*log_text, 1, (size_t)n, log), (size_t)n);
+	fclose(log);
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(r->t, r->c, sim_engine_now(r->e), sum), 0);
+	sim_metrics_set_autoscale(sum, r->t, r->c, r->cfg->variants[0].autoscale, sim_engine_counters(r->e));
+}
+
+static void expect_line(const char *log, const char *line)
+{
+	if (!strstr(log, line)) {
+		fprintf(stderr, "\nwanted line: %s\nin log:\n%s", line, log);
+		CU_FAIL("log line");
+	}
+}
+
+/* One flavor of nodes of 8 GPUs, price 3600 a node-hour (1 a node-second). */
+#define AS_CFG(nodes, autoscale)                                                                        \
+	"{'name': 'a', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': " nodes \
+	", 'node': {'gpu': 8}, 'price_per_node_hour': 3600, 'autoscale': " autoscale "}]}, 'output': 'x.h5'}"
+
+/* Scale-up after pending demand, scale-down exactly idle_timeout_s after a node
+ * idles, the minimum kept. One node up (min 1, max 3), provisioning 30 s, idle
+ * timeout 60 s. a (0 s, 100 s, 8 GPUs) takes node 0. b (10 s, 100 s, 8 GPUs) fits
+ * nowhere: one node is asked for at 10 and comes up at 40, b runs 40-140 (waits
+ * 30 s). Node 0 is idle from 100 and given back at 160; node 1, idle from 140, is
+ * the minimum and stays: c (500 s, 50 s, 4 GPUs) starts at once on it and ends at
+ * 550. Node-seconds up: node 0 0-160, node 1 40-550: 160 + 510 = 670, at 1 a
+ * node-second 670; the jobs' cost 100 + 100 + 50 x 4/8 = 225; idle 445;
+ * useful 8 x 100 x 2 + 4 x 50 = 1800 GPU-s = 0.5 GPU-h: 1340 a useful GPU-hour. */
+static void test_scale_up_and_down_hand(void)
+{
+	struct tu_crun r;
+	struct sim_summary s;
+	char *log;
+	arun(&r, AS_CFG("1", "{'min_nodes': 1, 'max_nodes': 3, 'idle_timeout_s': 60, 'provisioning': {'mean_s': 30}}"),
+	     "id,submit_s,duration_s,request\na,0,100,f:gpu=8\nb,10,100,f:gpu=8\nc,500,50,f:gpu=4\n", &log, &s);
+	const struct sim_job *b = tu_crun_job(&r, "b"), *c = tu_crun_job(&r, "c");
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(b->start_ns), 40, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(b->end_ns), 140, 1e-9);
+	CU_ASSERT_EQUAL(b->alloc.flavor, 0);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(c->start_ns), 500, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(c->end_ns), 550, 1e-9);
+	expect_line(log, "[10.000] event=scale_up flavor=f node=1 ready_s=40.000\n");
+	expect_line(log, "[40.000] event=node_up flavor=f node=1 how=provisioned\n");
+	expect_line(log, "[160.000] event=scale_down flavor=f node=0 idle_s=60.000\n");
+	CU_ASSERT_PTR_NULL(strstr(log, "node=1 idle_s")); /* the minimum is never given back */
+	const struct sim_engine_counters *k = sim_engine_counters(r.e);
+	CU_ASSERT_EQUAL(k->as_requested, 1);
+	CU_ASSERT_EQUAL(k->as_removed, 1);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_autoscale_node_h], 670.0 / 3600, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost_on_demand], 225, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost_autoscaled_idle], 445, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost], 670, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_useful_gpu_h], 0.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost_per_useful_gpu_h], 1340, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_mean_wait_s], 10, 1e-9); /* (0 + 30 + 0) / 3 */
+	free(log);
+	tu_crun_free(&r);
+}
+
+/* Five jobs of 8 GPUs (100 s each) at 0 on one node up of at most 3; 30 s to
+ * provision, idle timeout 60 s. j1 starts at 0; j2..j5 need 4 nodes. */
+#define FIVE "id,submit_s,duration_s,request\nj1,0,100,f:gpu=8\nj2,0,100,f:gpu=8\nj3,0,100,f:gpu=8\n" \
+	     "j4,0,100,f:gpu=8\nj5,0,100,f:gpu=8\n"
+
+/* Default: the shortfall (4) capped by the room to max_nodes (2): nodes 1 and 2 at
+ * 30, j2 and j3 run 30-130; at 30 the room is 0, so nothing more. j4 takes node 0
+ * at 100 (j1's end), j5 node 1 at 130; node 2, idle from 130, goes at 190. The run
+ * ends at 230 (j5): node-seconds 230 + 200 + 160 = 590. */
+static void test_mode_default_max(void)
+{
+	struct tu_crun r;
+	struct sim_summary s;
+	char *log;
+	arun(&r, AS_CFG("1", "{'min_nodes': 1, 'max_nodes': 3, 'provisioning': {'mean_s': 30}}"), FIVE, &log, &s);
+	static const double start[] = { 0, 30, 30, 100, 130 };
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(r.t->jobs[i].start_ns), start[i], 1e-9);
+	const struct sim_engine_counters *k = sim_engine_counters(r.e);
+	CU_ASSERT_EQUAL(k->as_requested, 2); /* never above max_nodes */
+	CU_ASSERT_EQUAL(k->as_removed, 1);
+	expect_line(log, "[190.000] event=scale_down flavor=f node=2 idle_s=60.000\n");
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(sim_engine_now(r.e)), 230, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k->as_node_s, 590, 1e-9);
+	free(log);
+	tu_crun_free(&r);
+}
+
+/* Conservative: nodes provisioning at most the nodes up. At 0: 1 up, so 1 asked
+ * (node 1, up at 30, j2 runs 30-130); at 30: 2 up, shortfall 3, room 1: node 2, up
+ * at 60, j3 runs 60-160. j4 takes node 0 at 100, j5 node 1 at 130; node 2 idle
+ * from 160 goes at 220; the run ends at 230. */
+static void test_mode_conservative(void)
+{
+	struct tu_crun r;
+	struct sim_summary s;
+	char *log;
+	arun(&r, AS_CFG("1", "{'min_nodes': 1, 'max_nodes': 3, 'mode': 'conservative', 'provisioning': {'mean_s': 30}}"),
+	     FIVE, &log, &s);
+	static const double start[] = { 0, 30, 60, 100, 130 };
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(r.t->jobs[i].start_ns), start[i], 1e-9);
+	expect_line(log, "[0.000] event=scale_up flavor=f node=1 ready_s=30.000\n");
+	expect_line(log, "[30.000] event=scale_up flavor=f node=2 ready_s=60.000\n");
+	expect_line(log, "[220.000] event=scale_down flavor=f node=2 idle_s=60.000\n");
+	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->as_requested, 2);
+	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->as_removed, 1);
+	free(log);
+	tu_crun_free(&r);
+}
+
+/* Aggressive: any shortfall asks for every node up to max_nodes. One node up of at
+ * most 4; b (10 s) fits nowhere: 3 nodes asked at 10, up at 40; b takes node 1;
+ * nodes 2 and 3, idle from 40, go at 100; the run ends at 140 (b's end):
+ * node-seconds 140 + 100 + 60 + 60 = 360. With min_nodes 0 and no node at the
+ * start, a lone job waits exactly the provisioning delay. */
+static void test_mode_aggressive_and_min_zero(void)
+{
+	struct tu_crun r;
+	struct sim_summary s;
+	char *log;
+	arun(&r, AS_CFG("1", "{'max_nodes': 4, 'mode': 'aggressive', 'provisioning': {'mean_s': 30}}"),
+	     "id,submit_s,duration_s,request\na,0,100,f:gpu=8\nb,10,100,f:gpu=8\n", &log, &s);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "b")->start_ns), 40, 1e-9);
+	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->as_requested, 3);
+	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->as_removed, 2);
+	expect_line(log, "[100.000] event=scale_down flavor=f node=2 idle_s=60.000\n");
+	expect_line(log, "[100.000] event=scale_down flavor=f node=3 idle_s=60.000\n");
+	CU_ASSERT_DOUBLE_EQUAL(sim_engine_counters(r.e)->as_node_s, 360, 1e-9);
+	free(log);
+	tu_crun_free(&r);
+
+	arun(&r, AS_CFG("0", "{'min_nodes': 0, 'max_nodes': 2, 'provisioning': {'mean_s': 45}}"),
+	     "id,submit_s,duration_s,request\na,5,100,f:gpu=16\n", &log, &s);
+	const struct sim_job *a = tu_crun_job(&r, "a");
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(a->start_ns), 50, 1e-9); /* 2 nodes for the 16-GPU job */
+	CU_ASSERT_EQUAL(a->state, SIM_JOB_COMPLETED);
+	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->as_requested, 2);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost_autoscaled_idle], 0, 1e-9); /* busy from arrival to the end */
+	free(log);
+	tu_crun_free(&r);
+}
+
+/* Small jobs are packed onto new nodes by GPUs, next fit: 3, 3 and 4 GPUs on one
+ * busy node of 8 need 2 new nodes (3 + 3 on one, 4 on the next), not 3. */
+static void test_packing_next_fit(void)
+{
+	struct tu_crun r;
+	struct sim_summary s;
+	char *log;
+	arun(&r, AS_CFG("1", "{'max_nodes': 5, 'provisioning': {'mean_s': 10}}"),
+	     "id,submit_s,duration_s,request\nbig,0,100,f:gpu=8\nx,1,50,f:gpu=3\ny,1,50,f:gpu=3\nz,1,50,f:gpu=4\n",
+	     &log, &s);
+	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->as_requested, 2);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "z")->start_ns), 11, 1e-9);
+	free(log);
+	tu_crun_free(&r);
+}
+
+/* The request rule of each mode on its own (sim/autoscale.h). */
+static void test_request_rule(void)
+{
+	/* shortfall, up, provisioning, max */
+	CU_ASSERT_EQUAL(sim_autoscale_request(SIM_AS_DEFAULT, 4, 1, 0, 3), 2);
+	CU_ASSERT_EQUAL(sim_autoscale_request(SIM_AS_DEFAULT, 1, 1, 0, 3), 1);
+	CU_ASSERT_EQUAL(sim_autoscale_request(SIM_AS_DEFAULT, 0, 1, 0, 3), 0);
+	CU_ASSERT_EQUAL(sim_autoscale_request(SIM_AS_DEFAULT, 5, 2, 1, 3), 0);
+	CU_ASSERT_EQUAL(sim_autoscale_request(SIM_AS_CONSERVATIVE, 10, 4, 1, 100), 3);
+	CU_ASSERT_EQUAL(sim_autoscale_request(SIM_AS_CONSERVATIVE, 10, 0, 0, 100), 1);
+	CU_ASSERT_EQUAL(sim_autoscale_request(SIM_AS_CONSERVATIVE, 10, 0, 1, 100), 0);
+	CU_ASSERT_EQUAL(sim_autoscale_request(SIM_AS_AGGRESSIVE, 1, 1, 0, 4), 3);
+	CU_ASSERT_EQUAL(sim_autoscale_request(SIM_AS_AGGRESSIVE, 0, 1, 0, 4), 0);
+	CU_ASSERT_EQUAL(sim_as_mode_from_name("conservative"), SIM_AS_CONSERVATIVE);
+	CU_ASSERT_EQUAL(sim_as_mode_from_name("Default"), -1);
+}
+
+/* Exponential delays: the k-th draw of a flavor depends on (seed, flavor, k) only,
+ * so drawing others first, or in another order, changes none; the mean of 20,000
+ * draws is within 3% of the law's (the standard error is 0.7%). */
+static void test_provisioning_draws(void)
+{
+	struct sim_autoscale *a = sim_autoscale_create(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	for (int f = 0; f < 2; f++)
+		a->fl[f] = (struct sim_as_flavor){ .on = 1, .law = SIM_AS_EXPONENTIAL, .provision_s = 120, .max_nodes = 9 };
+	struct sim_autoscale_run *r1 = sim_autoscale_run_create(a, 7), *r2 = sim_autoscale_run_create(a, 7);
+	struct sim_autoscale_run *r3 = sim_autoscale_run_create(a, 8);
+	sim_time_t d5 = sim_autoscale_draw_delay(r1, 0, 5);
+	for (uint64_t k = 0; k < 5; k++)
+		(void)sim_autoscale_draw_delay(r2, 1, k);
+	CU_ASSERT_EQUAL(sim_autoscale_draw_delay(r2, 0, 5), d5);
+	CU_ASSERT_NOT_EQUAL(sim_autoscale_draw_delay(r3, 0, 5), d5);
+	CU_ASSERT_NOT_EQUAL(sim_autoscale_draw_delay(r1, 1, 5), d5);
+	double sum = 0;
+	for (uint64_t k = 0; k < 20000; k++)
+		sum += sim_time_to_s(sim_autoscale_draw_delay(r1, 0, k));
+	CU_ASSERT(fabs(sum / 20000 / 120 - 1) < 0.03);
+	a->fl[0].law = SIM_AS_FIXED;
+	CU_ASSERT_EQUAL(sim_autoscale_draw_delay(r1, 0, 3), 120 * SIM_NS_PER_S);
+	sim_autoscale_run_destroy(r1);
+	sim_autoscale_run_destroy(r2);
+	sim_autoscale_run_destroy(r3);
+	sim_autoscale_destroy(a);
+}
+
+static void expect_config_error(const char *config, const char *want)
+{
+	size_t n = strlen(config);
+	char *json = malloc(n + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+	for (size_t i = 0; i <= n; i++)
+		json[i] = config[i] == '\'' ? '"' : config[i];
+	const char *path = tu_write_file("bad_capacity.json", json);
+	free(json);
+	struct exp_config *cfg = NULL;
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(exp_config_load(path, &cfg, &d), -SIM_EPARSE);
+	if (!sim_diag_contains(&d, want)) {
+		fprintf(stderr, "\nwanted: %s\n", want);
+		for (size_t i = 0; i < d.count && i < d.limit; i++)
+			fprintf(stderr, "got: %s\n", d.lines[i]);
+		CU_FAIL("message");
+	}
+	sim_diag_fini(&d);
+	exp_config_destroy(cfg);
+}
+
+#define BAD_AS(nodes, autoscale, extra)                                                               \
+	"{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a', 'nodes': " nodes \
+	", 'node': {'gpu': 8}, 'autoscale': " autoscale "}]" extra "}}"
+
+static void test_bad_autoscale_configs(void)
+{
+	expect_config_error(BAD_AS("2", "{'min_nodes': 3, 'max_nodes': 2}", ""),
+			    "$.cluster.flavors[0].autoscale.min_nodes: expected integer <= max_nodes (2), got 3");
+	expect_config_error(BAD_AS("1", "{'max_nodes': 2, 'provisioning': {'mean_s': -5}}", ""),
+			    "$.cluster.flavors[0].autoscale.provisioning.mean_s: expected number >= 0, got -5");
+	expect_config_error(BAD_AS("1", "{'max_nodes': 2, 'idle_timeout_s': -1}", ""),
+			    "$.cluster.flavors[0].autoscale.idle_timeout_s: expected number >= 0, got -1");
+	expect_config_error(BAD_AS("1", "{'min_nodes': 1}", ""),
+			    "$.cluster.flavors[0].autoscale.max_nodes: expected integer >= 1 (required), got nothing");
+	expect_config_error(BAD_AS("5", "{'min_nodes': 1, 'max_nodes': 4}", ""),
+			    "$.cluster.flavors[0].nodes: expected integer in [min_nodes, max_nodes] = [1, 4]");
+	expect_config_error(BAD_AS("1", "{'max_nodes': 2, 'mode': 'fast'}", ""),
+			    "$.cluster.flavors[0].autoscale.mode: expected \"default\", \"conservative\" or "
+			    "\"aggressive\", got \"fast\"");
+	expect_config_error(BAD_AS("1", "{'max_nodes': 2, 'provisioning': {'distribution': 'gamma', 'mean_s': 1}}", ""),
+			    "$.cluster.flavors[0].autoscale.provisioning.distribution: expected \"fixed\" or "
+			    "\"exponential\", got \"gamma\"");
+	expect_config_error(BAD_AS("1", "{'max_nodes': 2, 'cooldown_s': 1}", ""),
+			    "$.cluster.flavors[0].autoscale.cooldown_s: unknown key");
+	expect_config_error(BAD_AS("1", "{'max_nodes': 2}", ", 'failures': {'mtbf_h': 10}"),
+			    "$.cluster.failures: expected a flavor without autoscale");
+}
+
+/* The command line refuses min > max with exit 2, its place in the message, and
+ * writes nothing. */
+static void test_bad_autoscale_exit_2(void)
+{
+	char cfg[1024], args[600], *out = NULL;
+	const char *tr = tu_write_file("capacity_t.csv", "id,submit_s,duration_s,request\nj,0,10,a:gpu=1\n");
+	snprintf(cfg, sizeof cfg,
+		 "{\"name\": \"c\", \"trace\": {\"path\": \"%s\"}, \"cluster\": {\"flavors\": [{\"name\": \"a\", "
+		 "\"nodes\": 1, \"node\": {\"gpu\": 8}, \"autoscale\": {\"min_nodes\": 4, \"max_nodes\": 2}}]},"
+		 " \"output\": \"%s/capacity_bad.h5\"}",
+		 tr, tu_tmpdir());
+	snprintf(args, sizeof args, "run %s", tu_write_file("capacity_bad.json", cfg));
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "capacity_bad.json: $.cluster.flavors[0].autoscale.min_nodes: "
+						  "expected integer <= max_nodes (2), got 4"));
+	char h5[600];
+	snprintf(h5, sizeof h5, "%s/capacity_bad.h5", tu_tmpdir());
+	CU_ASSERT_FALSE(tu_exists(h5));
+	free(out);
+}
+
+static CU_TestInfo capacity_tests[] = {
+	{ "test_scale_up_and_down_hand", test_scale_up_and_down_hand },
+	{ "test_mode_default_max", test_mode_default_max },
+	{ "test_mode_conservative", test_mode_conservative },
+	{ "test_mode_aggressive_and_min_zero", test_mode_aggressive_and_min_zero },
+	{ "test_packing_next_fit", test_packing_next_fit },
+	{ "test_request_rule", test_request_rule },
+	{ "test_provisioning_draws", test_provisioning_draws },
+	{ "test_bad_autoscale_configs", test_bad_autoscale_configs },
+	{ "test_bad_autoscale_exit_2", test_bad_autoscale_exit_2 },
+	CU_TEST_INFO_NULL,
+};
+
+CU_SuiteInfo capacity_suite = { "capacity", NULL, NULL, NULL, NULL, capacity_tests };
