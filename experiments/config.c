@@ -311,7 +311,10 @@ static const char *const checkpoint_keys[] = { "overhead_s", "restore_s", NULL }
 static const char *const trace_keys[] = { "path", "format", NULL };
 static const char *const cluster_keys[] = { "resources", "flavors", "capacity_events", "failures", NULL };
 static const char *const flavor_keys[] = { "name", "nodes", "node", "speed", "price_per_node_hour",
-					   "stockout", "reservations", "autoscale", NULL };
+					   "stockout", "reservations", "autoscale", "spot", NULL };
+static const char *const spot_keys[] = { "rate_per_node_h", "times_s", "notice_s", "outage_s", NULL };
+/* Most fixed notice times a spot flavor may list. */
+#define SPOT_TIMES_MAX 100000
 static const char *const autoscale_keys[] = { "min_nodes", "max_nodes", "mode", "idle_timeout_s", "provisioning",
 					      NULL };
 static const char *const provisioning_keys[] = { "distribution", "mean_s", NULL };
@@ -805,11 +808,76 @@ static void finish_autoscale(struct chk *c, struct exp_variant *v)
 			}
 		v->flavors[f].peak_nodes = v->autoscale->fl[f].max_nodes;
 	}
+	sim_spot_finalize(v->spot);
+	for (size_t f = 0; f < v->n_flavors; f++) {
+		if (!sim_spot_on(v->spot, (int)f))
+			continue;
+		for (size_t i = 0; i < v->capacity->n_changes; i++)
+			if (v->capacity->changes[i].flavor == (int32_t)f) {
+				err(c, "$.cluster.capacity_events", "line %u: column flavor: expected a flavor without "
+				    "spot (its interruptions set its nodes), found '%s'", v->capacity->changes[i].line,
+				    v->flavors[f].name);
+				break;
+			}
+	}
+}
+
+/* $.cluster.flavors[i].spot (docs/capacity.md, "Spot capacity"): its interruptions
+ * (a rate per node-hour, fixed times, or both), the notice and the outage. A spot
+ * flavor must have a price: spot is the cheaper capacity. */
+static void check_spot(struct chk *c, const cJSON *sp, const char *path, int flavor,
+		       const struct sim_flavor_spec *f, struct sim_spot *spot)
+{
+	char sub[PATH_MAX_], item[PATH_MAX_], got[96];
+	struct sim_spot_flavor *sf = &spot->fl[flavor];
+	if (!cJSON_IsObject(sp)) {
+		sim_json_describe(sp, got, sizeof got);
+		err(c, path, "expected object {\"rate_per_node_h\" | \"times_s\", \"notice_s\", ...}, got %s", got);
+		return;
+	}
+	check_keys(c, sp, path, spot_keys);
+	sf->on = 1;
+	sf->notice_ns = (sim_time_t)llround(SIM_SPOT_NOTICE_DEFAULT_S * (double)SIM_NS_PER_S);
+	if (!(f->price_per_node_hour > 0)) {
+		char pp[PATH_MAX_];
+		snprintf(pp, sizeof pp, "%.*s.price_per_node_hour", (int)(strlen(path) - strlen(".spot")), path);
+		err(c, pp, "expected number > 0 for a spot flavor (spot capacity has a price), got %s",
+		    f->price_per_node_hour == 0 ? "0 or nothing" : "less");
+	}
+	const cJSON *rate = get(sp, "rate_per_node_h"), *times = get(sp, "times_s");
+	if (!rate && !times)
+		err(c, path, "expected \"rate_per_node_h\" or \"times_s\" (the interruptions), got neither");
+	if (rate) {
+		sim_json_path_key(sub, sizeof sub, path, "rate_per_node_h");
+		if (want_number(c, rate, sub, 0, 0, &sf->rate_per_node_h) == 0 && sf->rate_per_node_h > 3600)
+			err(c, sub, "expected number <= 3600, got %g", sf->rate_per_node_h);
+	}
+	if (times) {
+		sim_json_path_key(sub, sizeof sub, path, "times_s");
+		if (!cJSON_IsArray(times) || cJSON_GetArraySize(times) > SPOT_TIMES_MAX) {
+			sim_json_describe(times, got, sizeof got);
+			err(c, sub, "expected a list of at most %d times in s >= 0, got %s", SPOT_TIMES_MAX, got);
+		} else {
+			size_t i = 0;
+			for (const cJSON *t = times->child; t; t = t->next, i++) {
+				sim_time_t ns;
+				sim_json_path_idx(item, sizeof item, sub, i);
+				if (want_time(c, t, item, &ns) == 0 && sim_spot_add_time(spot, flavor, ns))
+					c->nomem = 1;
+			}
+		}
+	}
+	sim_json_path_key(sub, sizeof sub, path, "notice_s");
+	if (get(sp, "notice_s"))
+		want_time(c, get(sp, "notice_s"), sub, &sf->notice_ns);
+	sim_json_path_key(sub, sizeof sub, path, "outage_s");
+	if (get(sp, "outage_s"))
+		want_time(c, get(sp, "outage_s"), sub, &sf->outage_ns);
 }
 
 static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const struct sim_resources *res,
 			 struct sim_flavor_spec *specs, size_t idx, struct sim_capacity *cap,
-			 struct sim_autoscale *as)
+			 struct sim_autoscale *as, struct sim_spot *spot)
 {
 	struct sim_flavor_spec *f = &specs[idx];
 	char sub[PATH_MAX_], got[96];
@@ -878,6 +946,14 @@ static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const
 			err(c, sub, "expected a flavor without stockout or reservations (the autoscaler sets its "
 			    "nodes), got %s", get(fl, "stockout") ? "a stockout model" : "reservations");
 	}
+	if (get(fl, "spot")) {
+		sim_json_path_key(sub, sizeof sub, path, "spot");
+		check_spot(c, get(fl, "spot"), sub, (int)idx, f, spot);
+		if (get(fl, "stockout") || get(fl, "reservations") || get(fl, "autoscale"))
+			err(c, sub, "expected a flavor without stockout, reservations or autoscale (spot "
+			    "interruptions set its nodes), got %s",
+			    get(fl, "stockout") ? "a stockout model" : get(fl, "reservations") ? "reservations" : "autoscale");
+	}
 
 	/* Totals must stay far from int64 overflow when the cluster sums them. */
 	for (int r = 0; r < res->n; r++)
@@ -942,7 +1018,8 @@ static void check_cluster(struct chk *c, const char *cfg_path, const cJSON *cl, 
 	v->flavors = calloc(v->n_flavors, sizeof *v->flavors);
 	v->capacity = sim_capacity_create(v->n_flavors);
 	v->autoscale = sim_autoscale_create(v->n_flavors);
-	if (!v->flavors || !v->capacity || !v->autoscale) {
+	v->spot = sim_spot_create(v->n_flavors);
+	if (!v->flavors || !v->capacity || !v->autoscale || !v->spot) {
 		v->n_flavors = 0;
 		c->nomem = 1;
 		return;
@@ -950,7 +1027,7 @@ static void check_cluster(struct chk *c, const char *cfg_path, const cJSON *cl, 
 	i = 0;
 	for (const cJSON *e = fls->child; e; e = e->next, i++) {
 		sim_json_path_idx(path, sizeof path, "$.cluster.flavors", i);
-		check_flavor(c, e, path, &v->res, v->flavors, i, v->capacity, v->autoscale);
+		check_flavor(c, e, path, &v->res, v->flavors, i, v->capacity, v->autoscale, v->spot);
 	}
 	if (get(cl, "capacity_events"))
 		read_capacity_events(c, cfg_path, get(cl, "capacity_events"), v);
@@ -1242,7 +1319,10 @@ static void check_flavor_faults(struct chk *c, const cJSON *fo, struct exp_varia
 		if (nf->spares > v->flavors[f].nodes)
 			err(c, where, "expected spares <= %u (the nodes of flavor %s), got %u", v->flavors[f].nodes,
 			    v->flavors[f].name, nf->spares);
-		if (sim_autoscale_on(v->autoscale, (int)f))
+		if (sim_spot_on(v->spot, (int)f))
+			err(c, where, "expected a flavor without spot (flavor %s is spot; its interruptions and "
+			    "failures would both set its nodes)", v->flavors[f].name);
+		else if (sim_autoscale_on(v->autoscale, (int)f))
 			err(c, where, "expected a flavor without autoscale (flavor %s has it; the autoscaler and "
 			    "failures would both set its nodes)", v->flavors[f].name);
 		else if (capacity_moves(v->capacity, (int)f))
@@ -1807,6 +1887,7 @@ void exp_config_destroy(struct exp_config *cfg)
 		sim_capacity_destroy(cfg->variants[i].capacity);
 		sim_faults_destroy(cfg->variants[i].faults);
 		sim_autoscale_destroy(cfg->variants[i].autoscale);
+		sim_spot_destroy(cfg->variants[i].spot);
 		cJSON_Delete(cfg->variants[i].tree);
 	}
 	free(cfg->variants);

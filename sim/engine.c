@@ -97,6 +97,16 @@ struct sim_engine {
 	size_t n_as_prov;        /* nodes provisioning, all flavors */
 	int as_dirty;            /* a scale-up evaluation is due after this time's passes */
 	sim_time_t as_last_t;    /* last time as_node_s was integrated */
+	/* Spot (params.spot, docs/capacity.md); all NULL / 0 without. */
+	uint32_t *spot_base;     /* per flavor: global index of its node 0 in spot_k[] */
+	uint32_t *spot_k;        /* per node of every flavor: notices so far (the k of its next draw) */
+	size_t *spot_next;       /* per flavor: index of its next fixed notice time */
+	sim_time_t *spot_notice; /* per job: the notice its running segment got, SIM_TIME_NONE = none */
+	uint8_t *spot_save;      /* per job: 1 when it saves its work within that notice */
+	size_t n_spot_pending;   /* spot events queued (they never end a run by themselves) */
+	size_t n_spot_away;      /* spot nodes noticed and not back yet */
+	size_t n_spot_nodes;     /* nodes of spot flavors */
+	size_t spot_idle_backs;  /* spot nodes back since the last start (run end, as idle_ups) */
 };
 
 /* A node of an autoscaled flavor: off (no capacity, not billed), provisioning
@@ -132,6 +142,10 @@ struct node_slot {
 /* EV_CAPACITY events of autoscaling: job is a global autoscaled node index. */
 #define EV_ARG_AS_ARRIVE ((int64_t)-5)     /* a provisioned node comes up */
 #define EV_ARG_AS_IDLE ((int64_t)-6)       /* a node's idle timeout may have run out */
+/* EV_CAPACITY events of spot flavors. */
+#define EV_ARG_SPOT_NOTICE ((int64_t)-7)   /* job: a global node: its notice (rate) */
+#define EV_ARG_SPOT_TIMES ((int64_t)-8)    /* job: a flavor: its next fixed notice time, every node */
+#define EV_ARG_SPOT_BACK ((int64_t)-9)     /* job: a global node: it is back after its taking */
 
 /* ---- time series ---- */
 
@@ -266,6 +280,38 @@ static size_t largest_peak(const struct sim_cluster *c)
 	return peak;
 }
 
+/* Per-run spot state, when some flavor is spot. */
+static int spot_create(struct sim_engine *e)
+{
+	if (!sim_spot_on(e->p.spot, -1))
+		return 0;
+	const struct sim_cluster *c = e->p.cluster;
+	size_t nf = sim_cluster_n_flavors(c), n = 0, nj = e->p.trace->n_jobs ? e->p.trace->n_jobs : 1;
+	e->spot_base = calloc(nf ? nf : 1, sizeof *e->spot_base);
+	e->spot_next = calloc(nf ? nf : 1, sizeof *e->spot_next);
+	e->spot_notice = malloc(nj * sizeof *e->spot_notice);
+	e->spot_save = calloc(nj, 1);
+	if (!e->spot_base || !e->spot_next || !e->spot_notice || !e->spot_save)
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < nj; i++)
+		e->spot_notice[i] = SIM_TIME_NONE;
+	for (size_t f = 0; f < nf; f++) {
+		e->spot_base[f] = (uint32_t)n;
+		n += sim_cluster_n_nodes(c, (int)f);
+		if (sim_spot_on(e->p.spot, (int)f))
+			e->n_spot_nodes += sim_cluster_n_nodes(c, (int)f);
+	}
+	e->spot_k = calloc(n ? n : 1, sizeof *e->spot_k);
+	if (!e->spot_k)
+		return -SIM_ENOMEM;
+	if (!e->node_mark) { /* spot_notice marks the noticed node */
+		e->node_mark = calloc(largest_peak(c), 1);
+		if (!e->node_mark)
+			return -SIM_ENOMEM;
+	}
+	return 0;
+}
+
 /* Per-run autoscaling state, when some flavor is autoscaled. */
 static int autoscale_create(struct sim_engine *e)
 {
@@ -391,7 +437,7 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 	e->qstats = (struct sim_queue_stats){ qs, qs + nq, qs + 2 * nq, qs + 3 * nq };
 	e->cap_last_t = SIM_TIME_NONE;
 	e->run_slot = malloc((p->trace->n_jobs ? p->trace->n_jobs : 1) * sizeof *e->run_slot);
-	if (!e->run_slot || capacity_create(e) || faults_create(e) || autoscale_create(e)) {
+	if (!e->run_slot || capacity_create(e) || faults_create(e) || autoscale_create(e) || spot_create(e)) {
 		sim_engine_destroy(e);
 		return NULL;
 	}
@@ -433,6 +479,11 @@ void sim_engine_destroy(struct sim_engine *e)
 	free(e->as_demand);
 	free(e->as_listed);
 	free(e->as_scratch);
+	free(e->spot_base);
+	free(e->spot_k);
+	free(e->spot_next);
+	free(e->spot_notice);
+	free(e->spot_save);
 	ts_free(&e->ts);
 	free(e);
 }
@@ -472,6 +523,7 @@ sim_time_t sim_engine_now(const struct sim_engine *e) { return e->now; }
 #define FINISH_CRASH 2     /* the workload crashes now */
 #define FINISH_HANG 3      /* it stops progressing now, holding its GPUs */
 #define FINISH_HANG_KILL 4 /* the hung job is killed now (detected, or its run's end) */
+#define FINISH_SPOT 5      /* its spot node's notice runs out (or its notice checkpoint is written) */
 
 int sim_engine_job_ends(struct sim_engine *e, struct sim_job *job, sim_time_t t, int failed)
 {
@@ -960,6 +1012,7 @@ static sim_time_t remaining_work(struct sim_engine *e, const struct sim_job *job
 static int apply_capacity_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_node_fault(struct sim_engine *e, const struct sim_event *ev);
 static int apply_autoscale_event(struct sim_engine *e, const struct sim_event *ev);
+static int apply_spot_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t kind);
 static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause, int requeue,
 		    const struct victim_proposal *vp);
@@ -1017,6 +1070,8 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 	case EV_CAPACITY: {
 		if (ev->arg == EV_ARG_CAPACITY)
 			return apply_capacity_event(e, ev);
+		if (ev->arg <= EV_ARG_SPOT_NOTICE)
+			return apply_spot_event(e, ev);
 		if (ev->arg <= EV_ARG_AS_ARRIVE)
 			return apply_autoscale_event(e, ev);
 		if (ev->arg <= EV_ARG_NODE_FAIL)
@@ -1100,6 +1155,8 @@ static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t ki
 	job->fault_ev = 0;
 	if (job->state != SIM_JOB_RUNNING)
 		return 0;
+	if (kind == FINISH_SPOT)
+		return stop_job(e, job, SIM_STOP_SPOT, 1, NULL);
 	if (kind == FINISH_CRASH) {
 		e->ctr.crashes++;
 		return fault_stop(e, job, SIM_STOP_CRASHED);
@@ -1157,6 +1214,7 @@ static int commit_proposals(struct sim_engine *e)
 			job->fault_stop_ns = 0;
 		}
 		e->idle_ups = 0;
+		e->spot_idle_backs = 0;
 		NOTIFY(e, on_start, job);
 	}
 	e->buf.n = 0;
@@ -1198,13 +1256,46 @@ static double hung_stop_progress(struct sim_engine *e, struct sim_job *job)
 	return lost + hung;
 }
 
+/* A spot job that writes a checkpoint within its notice (docs/capacity.md, "Spot
+ * capacity"): it keeps the periodic checkpoints completed by the notice and the work
+ * since the last of them (the notice's checkpoint saves it), and loses nothing; it
+ * pays one more checkpoint overhead. */
+static double spot_save_progress(struct sim_engine *e, struct sim_job *job)
+{
+	sim_time_t t = e->spot_notice[job->idx], ws = job->last_start_ns + job->seg_restore_ns;
+	sim_time_t c = job->checkpoint_ns, ov = e->p.cost.ckpt_overhead_ns;
+	double ov_s = sim_time_to_s(ov);
+	if (t > ws) {
+		sim_time_t elapsed = t - ws, period = c + ov, rem = remaining_work(e, job);
+		sim_time_t k = elapsed / period, kmax = ckpt_count(job, rem);
+		if (k > kmax)
+			k = kmax;
+		sim_time_t tail = elapsed - k * period;
+		if (tail > c)
+			tail = c; /* the notice came while a periodic checkpoint was being written */
+		sim_time_t done = k * c + tail;
+		if (done > rem)
+			done = rem;
+		job->progress += (double)done / (double)full_work(e, job);
+		if (job->progress > 1.0 - 1e-12)
+			job->progress = 1.0 - 1e-12;
+		job->ckpt_overhead_s += (double)k * ov_s;
+	}
+	job->ckpt_overhead_s += ov_s;
+	return 0;
+}
+
 /* Work saved and lost when a running job stops at now (docs/design.md section 2): the
  * checkpoints completed in this segment are kept; the work since the last one (or
  * since the segment's restore ended) is lost, in GPU-seconds. */
+static double spot_save_progress(struct sim_engine *e, struct sim_job *job);
+
 static double stop_progress(struct sim_engine *e, struct sim_job *job, const struct sim_stop_measure *m)
 {
 	if (m->measured)
 		return measured_stop_progress(e, job, m);
+	if (e->spot_save && e->spot_save[job->idx] && e->spot_notice[job->idx] != SIM_TIME_NONE)
+		return spot_save_progress(e, job);
 	if (job->hang_ns)
 		return hung_stop_progress(e, job);
 	sim_time_t work_start = job->last_start_ns + job->seg_restore_ns;
@@ -1289,9 +1380,15 @@ static double release_running(struct sim_engine *e, struct sim_job *job, enum si
 			return 0;
 		lost = stop_progress(e, job, &m);
 	}
-	if (job->fault_ev) { /* a crash or hang still to come in this segment */
+	if (job->fault_ev) { /* a crash, hang or spot stop still to come in this segment */
 		sim_evq_cancel(e->evq, job->fault_ev);
 		job->fault_ev = 0;
+	}
+	if (e->spot_notice && e->spot_notice[job->idx] != SIM_TIME_NONE) {
+		if (cause == SIM_STOP_SPOT && e->spot_save[job->idx])
+			e->ctr.spot_saved++;
+		e->spot_notice[job->idx] = SIM_TIME_NONE;
+		e->spot_save[job->idx] = 0;
 	}
 	q_touch(e, job->queue);
 	struct sim_queue_acct *qa = &e->qacct[job->queue];
@@ -1346,6 +1443,11 @@ static void count_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_
 	} else if (cause == SIM_STOP_CAPACITY_REMOVED) {
 		job->interruptions++;
 		e->ctr.interruptions++;
+	} else if (cause == SIM_STOP_SPOT) { /* its node was taken away: an interruption too */
+		job->interruptions++;
+		e->ctr.interruptions++;
+		e->ctr.spot_stops++;
+		e->ctr.spot_lost_gpu_s += lost;
 	} else if (cause == SIM_STOP_PENDING_TIMEOUT) {
 		e->ctr.pending_timeouts++;
 	}
@@ -1371,6 +1473,9 @@ static void log_stop(struct sim_engine *e, const struct sim_job *job, enum sim_s
 	case SIM_STOP_CAPACITY_REMOVED:
 		fprintf(f, "[%.3f] job=%s event=interrupt reason=capacity_removed lost_gpu_s=%.3f\n", now_s,
 			sim_job_id(t, job), lost);
+		break;
+	case SIM_STOP_SPOT:
+		fprintf(f, "[%.3f] job=%s event=interrupt reason=spot lost_gpu_s=%.3f\n", now_s, sim_job_id(t, job), lost);
 		break;
 	case SIM_STOP_NODE_FAILED:
 	case SIM_STOP_CRASHED:
@@ -2013,22 +2118,157 @@ static int autoscale_start(struct sim_engine *e)
 	return 0;
 }
 
+/* ---- spot (docs/capacity.md, "Spot capacity") ---- */
+
+static int spot_post(struct sim_engine *e, sim_time_t at, int64_t kind, uint32_t x)
+{
+	struct sim_event ev = { .t = at, .phase = EV_CAPACITY, .job = x, .arg = kind };
+	int rc = sim_evq_push(e->evq, &ev, NULL);
+	if (!rc)
+		e->n_spot_pending++;
+	return rc;
+}
+
+/* A running job on a noticed node: it saves its work when it checkpoints and the
+ * checkpoint overhead fits in the notice (it stops once that is written), else it
+ * runs to the taking and loses the work since its last checkpoint. A gang job
+ * noticed on a second node keeps its first notice. A crash or hang still to come
+ * in the segment is withdrawn: the spot stop replaces it. */
+static int spot_warn(struct sim_engine *e, struct sim_job *job, int f)
+{
+	if (e->spot_notice[job->idx] != SIM_TIME_NONE)
+		return 0;
+	const struct sim_spot_flavor *sf = &e->p.spot->fl[f];
+	sim_time_t ov = e->p.cost.ckpt_overhead_ns;
+	int save = job->checkpoint_ns != SIM_TIME_NONE && job->checkpoint_ns > 0 && ov <= sf->notice_ns &&
+		   !job->hang_ns;
+	e->spot_notice[job->idx] = e->now;
+	e->spot_save[job->idx] = (uint8_t)save;
+	if (job->fault_ev) {
+		sim_evq_cancel(e->evq, job->fault_ev);
+		job->fault_ev = 0;
+	}
+	return post_job_fault(e, job, after(e, save ? ov : sf->notice_ns), FINISH_SPOT);
+}
+
+/* A notice to node `node` of spot flavor f, if it is up: it leaves placement now,
+ * its jobs are warned, and it is back notice + outage later. */
+static int spot_notice(struct sim_engine *e, int f, uint32_t node)
+{
+	if (sim_cluster_node_state(e->p.cluster, f, node) != SIM_NODE_ONLINE)
+		return 0; /* noticed already, not back yet */
+	const struct sim_spot_flavor *sf = &e->p.spot->fl[f];
+	e->ctr.spot_notices++;
+	e->spot_k[e->spot_base[f] + node]++;
+	e->n_spot_away++;
+	e->policy_event = 1;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=spot_notice flavor=%s node=%u taken_s=%.3f\n", sim_time_to_s(e->now),
+			sim_cluster_flavor(e->p.cluster, f)->name, node, sim_time_to_s(after(e, sf->notice_ns)));
+	int rc = 0;
+	if (sim_cluster_node_down(e->p.cluster, f, node) == 1) {
+		e->node_mark[node] = 1;
+		for (size_t i = 0; i < e->n_run && !rc; i++) {
+			struct sim_job *job = &e->p.trace->jobs[e->running[i]];
+			if (job->alloc.flavor == f && on_marked_node(e, job))
+				rc = spot_warn(e, job, f);
+		}
+		e->node_mark[node] = 0;
+	}
+	if (rc)
+		return rc;
+	sim_time_t back = after(e, sf->notice_ns);
+	back = back > SIM_TIME_MAX - 1 - sf->outage_ns ? SIM_TIME_MAX - 1 : back + sf->outage_ns;
+	return spot_post(e, back, EV_ARG_SPOT_BACK, e->spot_base[f] + node);
+}
+
+/* Node g's next notice under its flavor's rate, counted from now. */
+static int spot_arm(struct sim_engine *e, int f, uint32_t node)
+{
+	uint32_t g = e->spot_base[f] + node;
+	sim_time_t d = sim_spot_draw_uptime(e->p.spot, e->p.seed, f, node, e->spot_k[g]);
+	return d == SIM_TIME_NONE ? 0 : spot_post(e, after(e, d), EV_ARG_SPOT_NOTICE, g);
+}
+
+static int flavor_of_spot_node(const struct sim_engine *e, uint32_t g)
+{
+	int f = (int)sim_cluster_n_flavors(e->p.cluster) - 1;
+	while (f > 0 && e->spot_base[f] > g)
+		f--;
+	return f;
+}
+
+static int apply_spot_event(struct sim_engine *e, const struct sim_event *ev)
+{
+	if (!e->spot_k)
+		return -SIM_EINVAL;
+	e->n_spot_pending--;
+	if (ev->arg == EV_ARG_SPOT_TIMES) {
+		int f = (int)ev->job;
+		const struct sim_spot_flavor *sf = &e->p.spot->fl[f];
+		e->spot_next[f]++;
+		for (uint32_t i = 0; i < sim_cluster_n_nodes(e->p.cluster, f); i++) {
+			int rc = spot_notice(e, f, i);
+			if (rc)
+				return rc;
+		}
+		size_t k = e->spot_next[f];
+		return k < sf->n_times ? spot_post(e, sf->times[k], EV_ARG_SPOT_TIMES, (uint32_t)f) : 0;
+	}
+	int f = flavor_of_spot_node(e, ev->job);
+	uint32_t node = ev->job - e->spot_base[f];
+	if (ev->arg == EV_ARG_SPOT_NOTICE)
+		return spot_notice(e, f, node);
+	/* back: new spot capacity in the node's place */
+	sim_cluster_node_up(e->p.cluster, f, node);
+	e->n_spot_away--;
+	e->spot_idle_backs++;
+	e->policy_event = 1;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=node_up flavor=%s node=%u how=spot\n", sim_time_to_s(e->now),
+			sim_cluster_flavor(e->p.cluster, f)->name, node);
+	return spot_arm(e, f, node);
+}
+
+/* Each spot flavor's first fixed time, and under a rate every node's first notice. */
+static int spot_start(struct sim_engine *e)
+{
+	if (!e->spot_k)
+		return 0;
+	for (size_t f = 0; f < sim_cluster_n_flavors(e->p.cluster); f++) {
+		if (!sim_spot_on(e->p.spot, (int)f))
+			continue;
+		const struct sim_spot_flavor *sf = &e->p.spot->fl[f];
+		int rc = sf->n_times ? spot_post(e, sf->times[0] < e->now ? e->now : sf->times[0], EV_ARG_SPOT_TIMES,
+						  (uint32_t)f)
+				     : 0;
+		for (uint32_t i = 0; !rc && i < sim_cluster_n_nodes(e->p.cluster, (int)f); i++)
+			rc = spot_arm(e, (int)f, i);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* Nothing left but stock-out transitions, which never end: stop when no job is
  * queued or running, or when queued jobs can never start (nothing runs, every
  * flavor is in stock: capacity will never be larger than now, and a pass at this
  * capacity has run). */
 static int only_endless_events_left(const struct sim_engine *e)
 {
-	if (!(e->n_stock_models || e->n_tickers || e->n_fault_pending || e->n_as_pending) ||
-	    e->next_submit < e->p.trace->n_jobs || e->n_running)
+	size_t endless = e->n_stock_models + e->n_tickers + e->n_fault_pending + e->n_as_pending + e->n_spot_pending;
+	if (!endless || e->next_submit < e->p.trace->n_jobs || e->n_running)
 		return 0;
-	if (sim_evq_size(e->evq) > e->n_stock_models + e->n_tickers + e->n_fault_pending + e->n_as_pending)
+	if (sim_evq_size(e->evq) > endless)
 		return 0;
 	/* Ticks change no capacity: with nothing running and nothing to come, a job
 	 * still queued can never start. Node faults: it may once failed nodes return. */
 	if (e->n_queued == 0)
 		return 1;
 	if (e->n_as_prov) /* a node on its way may let a queued job start */
+		return 0;
+	/* Spot nodes away come back: one full round of returns with nothing running. */
+	if (e->n_spot_away && e->spot_idle_backs <= e->n_spot_nodes)
 		return 0;
 	if (e->n_stock_models && e->n_out_of_stock)
 		return 0;
@@ -2152,7 +2392,8 @@ int sim_engine_run(struct sim_engine *e)
 	e->sample_ns = e->p.sample_ns;
 	if (e->p.progress)
 		sim_tick_init(&e->progress_tick, SIM_PROGRESS_PERIOD_S, sim_tick_monotonic_s, NULL);
-	if ((rc = capacity_start(e)) || (rc = ticks_start(e)) || (rc = faults_start(e)) || (rc = autoscale_start(e)))
+	if ((rc = capacity_start(e)) || (rc = ticks_start(e)) || (rc = faults_start(e)) || (rc = autoscale_start(e)) ||
+	    (rc = spot_start(e)))
 		return rc;
 	for (;;) {
 		sim_time_t t = next_time(e);

@@ -61,6 +61,7 @@ enum sim_stop_cause {
 	SIM_STOP_NODE_FAILED,      /* a node it ran on failed (sim/faults.h) */
 	SIM_STOP_CRASHED,          /* its workload crashed (software fault); restarts from its checkpoint */
 	SIM_STOP_HANG,             /* it hung and was killed (detection, or its run's end without) */
+	SIM_STOP_SPOT,             /* its spot node was taken back (docs/capacity.md); queued again */
 	SIM_STOP_COUNT_
 };
 const char *sim_stop_cause_name(enum sim_stop_cause c); /* "completed", ... */

@@ -429,6 +429,8 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	out->v[SIM_SUM_cost_autoscaled_idle] = 0;
 	out->v[SIM_SUM_useful_gpu_h] = useful_gpu_s / 3600.0;
 	out->v[SIM_SUM_cost_per_useful_gpu_h] = useful_gpu_s > 0 ? cost / (useful_gpu_s / 3600.0) : NAN;
+	for (int f = SIM_SUM_cost_spot; f <= SIM_SUM_lost_spot_gpu_s; f++)
+		out->v[f] = 0; /* sim_metrics_set_spot */
 	return 0;
 }
 
@@ -805,6 +807,28 @@ void sim_metrics_set_autoscale(struct sim_summary *sum, const struct sim_trace *
 	sum->v[SIM_SUM_cost] += idle;
 	double useful_h = sum->v[SIM_SUM_useful_gpu_h];
 	sum->v[SIM_SUM_cost_per_useful_gpu_h] = useful_h > 0 ? sum->v[SIM_SUM_cost] / useful_h : NAN;
+}
+
+void sim_metrics_set_spot(struct sim_summary *sum, const struct sim_trace *t, const struct sim_cluster *c,
+			  const struct sim_spot *sp, const struct sim_engine_counters *ctr)
+{
+	if (!sim_spot_on(sp, -1))
+		return;
+	double spot_cost = 0;
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		if (j->start_ns == SIM_TIME_NONE || !sim_spot_on(sp, sim_metrics_job_flavor(t, j)))
+			continue;
+		double jc = sim_metrics_job_cost(t, c, j);
+		if (!isnan(jc))
+			spot_cost += jc;
+	}
+	sum->v[SIM_SUM_cost_spot] = spot_cost;
+	sum->v[SIM_SUM_cost_on_demand] -= spot_cost;
+	sum->v[SIM_SUM_spot_notices] = (double)ctr->spot_notices;
+	sum->v[SIM_SUM_stops_spot] = (double)ctr->spot_stops;
+	sum->v[SIM_SUM_spot_saved] = (double)ctr->spot_saved;
+	sum->v[SIM_SUM_lost_spot_gpu_s] = ctr->spot_lost_gpu_s;
 }
 
 void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu_s)

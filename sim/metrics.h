@@ -75,7 +75,12 @@
 	X(cost_on_demand, "currency", "the jobs' cost on on-demand capacity: every flavor that is not spot") \
 	X(cost_autoscaled_idle, "currency", "price of the autoscaled node-hours up minus the jobs' cost on them") \
 	X(useful_gpu_h, "GPU*h", "useful work: completed jobs' whole run time, the saved part of others, x GPUs") \
-	X(cost_per_useful_gpu_h, "currency/(GPU*h)", "cost / useful_gpu_h")
+	X(cost_per_useful_gpu_h, "currency/(GPU*h)", "cost / useful_gpu_h")                        \
+	X(cost_spot, "currency", "the jobs' cost on spot flavors")                                  \
+	X(spot_notices, "1", "spot interruption notices given to nodes up")                         \
+	X(stops_spot, "1", "running jobs stopped by a spot interruption")                           \
+	X(spot_saved, "1", "of those, jobs that saved their work by a checkpoint within the notice") \
+	X(lost_spot_gpu_s, "GPU*s", "GPU-seconds lost to spot interruptions (work since the last checkpoint)")
 
 enum sim_summary_field {
 #define SIM_SUM_ENUM(name, unit, desc) SIM_SUM_##name,
@@ -208,6 +213,10 @@ void sim_metrics_set_faults(struct sim_summary *sum, const struct sim_engine_cou
  * cost (docs/capacity.md, "Cost"). */
 void sim_metrics_set_autoscale(struct sim_summary *sum, const struct sim_trace *t, const struct sim_cluster *c,
 			       const struct sim_autoscale *as, const struct sim_engine_counters *ctr);
+/* The spot fields (0 without spot flavors): the counts, and cost_spot, the jobs'
+ * cost on spot flavors, moved out of cost_on_demand. */
+void sim_metrics_set_spot(struct sim_summary *sum, const struct sim_trace *t, const struct sim_cluster *c,
+			  const struct sim_spot *sp, const struct sim_engine_counters *ctr);
 
 /* Completes a summary with the per-queue results: jain_fairness over the queues
  * with nominal_gpus > 0 and at least one job (x = share; NaN when there is none). */

@@ -298,6 +298,152 @@ static void test_bad_autoscale_exit_2(void)
 	free(out);
 }
 
+
+/* ---- spot ---- */
+
+/* One spot node of 8 GPUs (price 3600 a node-hour), a notice at 100 s, taken 120 s
+ * later (220), back 60 s after (280); checkpoints cost overhead_s to write and 20 s
+ * to restore. */
+#define SPOT_CFG(overhead, extra_flavor, fallback)                                                      \
+	"{'name': 's', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 's', 'nodes': 1,"    \
+	" 'node': {'gpu': 8}, 'price_per_node_hour': 3600, 'spot': {'times_s': [100], 'notice_s': 120,"   \
+	" 'outage_s': 60}}" extra_flavor "]}, 'policies': {'fallback': '" fallback "'}, 'jobs': "           \
+	"{'checkpoint': {'overhead_s': " overhead ", 'restore_s': 20}}, 'output': 'x.h5'}"
+
+/* A checkpoint inside the notice: j (300 s of work, a checkpoint every 50 s, 10 s
+ * to write) wrote one at 50-60; at the notice (100) it has done 50 + 40 = 90 s of
+ * work, writes a checkpoint (100-110) and stops at 110, losing nothing. Its node is
+ * back at 280: it restarts there, restore 20 + 210 s of work + 4 checkpoints of 10
+ * = 270 s, to 550. Overheads: 10 + 10 (the notice's) + 40 = 60 s. */
+static void test_spot_checkpoint_inside_notice(void)
+{
+	struct tu_crun r;
+	struct sim_summary s;
+	char *log;
+	arun(&r, SPOT_CFG("10", "", "strict"), "id,submit_s,duration_s,request,checkpoint_s\nj,0,300,s:gpu=8,50\n",
+	     &log, &s);
+	const struct sim_job *j = tu_crun_job(&r, "j");
+	expect_line(log, "[100.000] event=spot_notice flavor=s node=0 taken_s=220.000\n");
+	expect_line(log, "[110.000] job=j event=interrupt reason=spot lost_gpu_s=0.000\n");
+	expect_line(log, "[280.000] event=node_up flavor=s node=0 how=spot\n");
+	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->last_start_ns), 280, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 550, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(j->lost_gpu_s, 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(j->ckpt_overhead_s, 60, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(j->restore_s, 20, 1e-9);
+	CU_ASSERT_EQUAL(j->interruptions, 1);
+	const struct sim_engine_counters *k = sim_engine_counters(r.e);
+	CU_ASSERT_EQUAL(k->spot_notices, 1);
+	CU_ASSERT_EQUAL(k->spot_stops, 1);
+	CU_ASSERT_EQUAL(k->spot_saved, 1);
+	/* held 110 + 270 s on spot at 1 a node-second */
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost], 380, 1e-9);
+	free(log);
+	tu_crun_free(&r);
+	tu_crun(&r, SPOT_CFG("10", "", "strict"), "id,submit_s,duration_s,request,checkpoint_s\nj,0,300,s:gpu=8,50\n");
+	sim_metrics_summarize(r.t, r.c, sim_engine_now(r.e), &s);
+	sim_metrics_set_spot(&s, r.t, r.c, r.cfg->variants[0].spot, sim_engine_counters(r.e));
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost_spot], 380, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost_on_demand], 0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_spot_saved], 1, 0);
+	tu_crun_free(&r);
+}
+
+/* No checkpoint inside the notice: writing one takes 130 s > 120. j runs to the
+ * taking (220) and keeps only its periodic checkpoint (50 s of work, written
+ * 50-180): it loses 220 - 180 = 40 s x 8 GPUs = 320 GPU-s. It restarts at 280:
+ * restore 20 + 250 s + 4 x 130 = 790 s, to 1070. A job without checkpoints (k)
+ * loses its whole 220 s (1760 GPU-s) and runs its 300 s again from 280 (no restore),
+ * to 580. */
+static void test_spot_no_checkpoint_inside_notice(void)
+{
+	struct tu_crun r;
+	struct sim_summary s;
+	char *log;
+	arun(&r, SPOT_CFG("130", "", "strict"), "id,submit_s,duration_s,request,checkpoint_s\nj,0,300,s:gpu=8,50\n",
+	     &log, &s);
+	const struct sim_job *j = tu_crun_job(&r, "j");
+	expect_line(log, "[220.000] job=j event=interrupt reason=spot lost_gpu_s=320.000\n");
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 1070, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(j->lost_gpu_s, 320, 1e-9);
+	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->spot_saved, 0);
+	CU_ASSERT_DOUBLE_EQUAL(sim_engine_counters(r.e)->spot_lost_gpu_s, 320, 1e-9);
+	free(log);
+	tu_crun_free(&r);
+
+	arun(&r, SPOT_CFG("10", "", "strict"), "id,submit_s,duration_s,request\nk,0,300,s:gpu=8\n", &log, &s);
+	const struct sim_job *k = tu_crun_job(&r, "k");
+	expect_line(log, "[220.000] job=k event=interrupt reason=spot lost_gpu_s=1760.000\n");
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(k->end_ns), 580, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(k->restore_s, 0, 1e-9);
+	free(log);
+	tu_crun_free(&r);
+}
+
+/* Fallback to on-demand: j lists spot first, then the on-demand flavor od (price
+ * 7200); under first_fit its restart at 110 takes od at once (the spot node is away):
+ * restore 20 + 210 + 40 = 270 s, to 380. It ran on od last, so its whole cost (380 s
+ * held x 2 a node-second = 760) is on-demand. */
+static void test_spot_fallback_on_demand(void)
+{
+	struct tu_crun r;
+	tu_crun(&r,
+		SPOT_CFG("10", ", {'name': 'od', 'nodes': 1, 'node': {'gpu': 8}, 'price_per_node_hour': 7200}",
+			 "first_fit"),
+		"id,submit_s,duration_s,prefs,checkpoint_s\nj,0,300,s:gpu=8;od:gpu=8,50\n");
+	const struct sim_job *j = tu_crun_job(&r, "j");
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->last_start_ns), 110, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 380, 1e-9);
+	CU_ASSERT_EQUAL(j->alloc.flavor, 1);
+	struct sim_summary s;
+	sim_metrics_summarize(r.t, r.c, sim_engine_now(r.e), &s);
+	sim_metrics_set_spot(&s, r.t, r.c, r.cfg->variants[0].spot, sim_engine_counters(r.e));
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost_on_demand], 760, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost_spot], 0, 1e-9);
+	tu_crun_free(&r);
+}
+
+/* Rate-driven notices: the k-th time to a node's notice depends on (seed, flavor,
+ * node, k) only; the mean of 20,000 draws is within 3% of 1 / rate. */
+static void test_spot_draws(void)
+{
+	struct sim_spot *sp = sim_spot_create(2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+	sp->fl[0] = (struct sim_spot_flavor){ .on = 1, .rate_per_node_h = 2 };
+	sp->fl[1] = (struct sim_spot_flavor){ .on = 1 };
+	sim_time_t d = sim_spot_draw_uptime(sp, 5, 0, 3, 7);
+	CU_ASSERT_EQUAL(sim_spot_draw_uptime(sp, 5, 0, 3, 7), d);
+	CU_ASSERT_NOT_EQUAL(sim_spot_draw_uptime(sp, 5, 0, 4, 7), d);
+	CU_ASSERT_NOT_EQUAL(sim_spot_draw_uptime(sp, 6, 0, 3, 7), d);
+	CU_ASSERT_EQUAL(sim_spot_draw_uptime(sp, 5, 1, 3, 7), SIM_TIME_NONE); /* no rate */
+	double sum = 0;
+	for (uint64_t k = 0; k < 20000; k++)
+		sum += sim_time_to_s(sim_spot_draw_uptime(sp, 5, 0, 0, k));
+	CU_ASSERT(fabs(sum / 20000 / 1800 - 1) < 0.03);
+	sim_spot_destroy(sp);
+}
+
+#define BAD_SPOT(price, spot, extra)                                                                     \
+	"{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a', 'nodes': 1,"      \
+	" 'node': {'gpu': 8}" price ", 'spot': " spot "}]" extra "}}"
+
+static void test_bad_spot_configs(void)
+{
+	expect_config_error(BAD_SPOT("", "{'times_s': [10]}", ""),
+			    "$.cluster.flavors[0].price_per_node_hour: expected number > 0 for a spot flavor");
+	expect_config_error(BAD_SPOT(", 'price_per_node_hour': 1", "{'notice_s': 60}", ""),
+			    "$.cluster.flavors[0].spot: expected \"rate_per_node_h\" or \"times_s\"");
+	expect_config_error(BAD_SPOT(", 'price_per_node_hour': 1", "{'times_s': [10], 'notice_s': -1}", ""),
+			    "$.cluster.flavors[0].spot.notice_s: expected number >= 0, got -1");
+	expect_config_error(BAD_SPOT(", 'price_per_node_hour': 1", "{'times_s': [10, -4]}", ""),
+			    "$.cluster.flavors[0].spot.times_s[1]: expected number >= 0, got -4");
+	expect_config_error(BAD_SPOT(", 'price_per_node_hour': 1", "{'rate_per_node_h': -2}", ""),
+			    "$.cluster.flavors[0].spot.rate_per_node_h: expected number >= 0, got -2");
+	expect_config_error(BAD_SPOT(", 'price_per_node_hour': 1", "{'times_s': [1]}", ", 'failures': {'mtbf_h': 1}"),
+			    "$.cluster.failures: expected a flavor without spot");
+}
+
 static CU_TestInfo capacity_tests[] = {
 	{ "test_scale_up_and_down_hand", test_scale_up_and_down_hand },
 	{ "test_mode_default_max", test_mode_default_max },
@@ -308,6 +454,11 @@ static CU_TestInfo capacity_tests[] = {
 	{ "test_provisioning_draws", test_provisioning_draws },
 	{ "test_bad_autoscale_configs", test_bad_autoscale_configs },
 	{ "test_bad_autoscale_exit_2", test_bad_autoscale_exit_2 },
+	{ "test_spot_checkpoint_inside_notice", test_spot_checkpoint_inside_notice },
+	{ "test_spot_no_checkpoint_inside_notice", test_spot_no_checkpoint_inside_notice },
+	{ "test_spot_fallback_on_demand", test_spot_fallback_on_demand },
+	{ "test_spot_draws", test_spot_draws },
+	{ "test_bad_spot_configs", test_bad_spot_configs },
 	CU_TEST_INFO_NULL,
 };
 
