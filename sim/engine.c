@@ -107,6 +107,7 @@ struct sim_engine {
 	size_t n_spot_away;      /* spot nodes noticed and not back yet */
 	size_t n_spot_nodes;     /* nodes of spot flavors */
 	size_t spot_idle_backs;  /* spot nodes back since the last start (run end, as idle_ups) */
+	uint64_t *mw_ev;         /* per job: its pending max_wait_s event, 0 = none; NULL when no job has one */
 };
 
 /* A node of an autoscaled flavor: off (no capacity, not billed), provisioning
@@ -437,7 +438,13 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 	e->qstats = (struct sim_queue_stats){ qs, qs + nq, qs + 2 * nq, qs + 3 * nq };
 	e->cap_last_t = SIM_TIME_NONE;
 	e->run_slot = malloc((p->trace->n_jobs ? p->trace->n_jobs : 1) * sizeof *e->run_slot);
-	if (!e->run_slot || capacity_create(e) || faults_create(e) || autoscale_create(e) || spot_create(e)) {
+	int any_mw = 0;
+	for (size_t i = 0; i < p->trace->n_jobs && !any_mw; i++)
+		any_mw = p->trace->jobs[i].max_wait_ns > 0;
+	if (any_mw)
+		e->mw_ev = calloc(p->trace->n_jobs, sizeof *e->mw_ev);
+	if (!e->run_slot || (any_mw && !e->mw_ev) || capacity_create(e) || faults_create(e) || autoscale_create(e) ||
+	    spot_create(e)) {
 		sim_engine_destroy(e);
 		return NULL;
 	}
@@ -484,6 +491,7 @@ void sim_engine_destroy(struct sim_engine *e)
 	free(e->spot_next);
 	free(e->spot_notice);
 	free(e->spot_save);
+	free(e->mw_ev);
 	ts_free(&e->ts);
 	free(e);
 }
@@ -950,6 +958,19 @@ static int arm_pending_limit(struct sim_engine *e, struct sim_job *job)
 	return sim_evq_push(e->evq, &ev, &job->timeout_ev);
 }
 
+/* MaxWaitTimeInSeconds (docs/capacity.md, "Spot capacity"): the job must complete
+ * within max_wait_s of its submit, waits and interruptions included. The event is an
+ * EV_TIMEOUT of arg EV_TIMEOUT_MAX_WAIT; it is withdrawn when the job ends. */
+#define EV_TIMEOUT_MAX_WAIT 1
+static int arm_max_wait(struct sim_engine *e, struct sim_job *job)
+{
+	if (job->max_wait_ns <= 0 || !e->mw_ev)
+		return 0;
+	sim_time_t at = e->now > SIM_TIME_MAX - 1 - job->max_wait_ns ? SIM_TIME_MAX - 1 : e->now + job->max_wait_ns;
+	struct sim_event ev = { .t = at, .phase = EV_TIMEOUT, .job = job->idx, .arg = EV_TIMEOUT_MAX_WAIT };
+	return sim_evq_push(e->evq, &ev, &e->mw_ev[job->idx]);
+}
+
 static void apply_submit(struct sim_engine *e, struct sim_job *job)
 {
 	if (e->cap_last_t == SIM_TIME_NONE)
@@ -968,7 +989,7 @@ static void apply_submit(struct sim_engine *e, struct sim_job *job)
 	q_touch(e, job->queue);
 	e->qacct[job->queue].pending++;
 	e->n_queued++;
-	if (arm_pending_limit(e, job))
+	if (arm_pending_limit(e, job) || arm_max_wait(e, job))
 		e->oom = 1;
 	as_note_queued(e, job);
 	NOTIFY(e, on_submit, job);
@@ -985,6 +1006,16 @@ static void apply_timeout(struct sim_engine *e, struct sim_job *job)
 	if (job->state != SIM_JOB_QUEUED || job->start_ns != SIM_TIME_NONE || job->alloc.n_nodes)
 		return;
 	stop_job(e, job, SIM_STOP_PENDING_TIMEOUT, 0, NULL); /* a queued stop cannot fail */
+}
+
+/* A job still queued or running when its max_wait_s runs out ends max_wait_exceeded
+ * (SageMaker ends the job); a running one loses the work since its last checkpoint. */
+static int apply_max_wait(struct sim_engine *e, struct sim_job *job)
+{
+	e->mw_ev[job->idx] = 0;
+	if (job->state != SIM_JOB_QUEUED && job->state != SIM_JOB_RUNNING)
+		return 0;
+	return stop_job(e, job, SIM_STOP_MAX_WAIT, 0, NULL);
 }
 
 /* Number of checkpoints a segment of `work` ns takes (none at the very end). */
@@ -1065,6 +1096,8 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 	case EV_TICK:
 		return apply_tick(e, ev);
 	case EV_TIMEOUT:
+		if (ev->arg == EV_TIMEOUT_MAX_WAIT)
+			return apply_max_wait(e, &e->p.trace->jobs[ev->job]);
 		apply_timeout(e, &e->p.trace->jobs[ev->job]);
 		return 0;
 	case EV_CAPACITY: {
@@ -1354,6 +1387,8 @@ static enum sim_job_state final_state(enum sim_stop_cause cause)
 		return SIM_JOB_FAILED;
 	case SIM_STOP_PENDING_TIMEOUT:
 		return SIM_JOB_TIMED_OUT_PENDING;
+	case SIM_STOP_MAX_WAIT:
+		return SIM_JOB_MAX_WAIT_EXCEEDED;
 	case SIM_STOP_NODE_FAILED:
 	case SIM_STOP_CRASHED:
 	case SIM_STOP_HANG: /* out of retries */
@@ -1477,6 +1512,10 @@ static void log_stop(struct sim_engine *e, const struct sim_job *job, enum sim_s
 	case SIM_STOP_SPOT:
 		fprintf(f, "[%.3f] job=%s event=interrupt reason=spot lost_gpu_s=%.3f\n", now_s, sim_job_id(t, job), lost);
 		break;
+	case SIM_STOP_MAX_WAIT:
+		fprintf(f, "[%.3f] job=%s event=max_wait_exceeded lost_gpu_s=%.3f%s\n", now_s, sim_job_id(t, job), lost,
+			was_running ? "" : " (queued)");
+		break;
 	case SIM_STOP_NODE_FAILED:
 	case SIM_STOP_CRASHED:
 	case SIM_STOP_HANG:
@@ -1521,6 +1560,10 @@ static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cau
 		job->state = final_state(cause);
 		job->end_ns = e->now;
 		e->n_done++;
+		if (e->mw_ev && e->mw_ev[job->idx]) { /* it ended: its max wait no longer applies */
+			sim_evq_cancel(e->evq, e->mw_ev[job->idx]);
+			e->mw_ev[job->idx] = 0;
+		}
 		if (!was_running) {
 			qa->pending--;
 			e->n_queued--;

@@ -287,7 +287,7 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	double *waits = buf, *jcts = buf + n, *bslds = buf + 2 * n;
 	size_t n_wait = 0, n_jct = 0, n_bsld = 0;
 	size_t completed = 0, rejected = 0, unfinished = 0, preempted_out = 0, timed_out = 0, failed = 0;
-	size_t with_limit = 0, multi_started = 0, fell_back = 0, costed = 0;
+	size_t with_limit = 0, multi_started = 0, fell_back = 0, costed = 0, max_wait_out = 0;
 	sim_time_t first_submit = SIM_TIME_MAX;
 	double busy_gpu_s = 0.0, cost = 0.0, preemptions = 0.0, lost_gpu_s = 0.0, restore_s = 0.0;
 	double interruptions = 0.0, fb_evals = 0.0;
@@ -316,6 +316,9 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 			break;
 		case SIM_JOB_FAILED:
 			failed++;
+			break;
+		case SIM_JOB_MAX_WAIT_EXCEEDED:
+			max_wait_out++;
 			break;
 		default:
 			break;
@@ -431,6 +434,7 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	out->v[SIM_SUM_cost_per_useful_gpu_h] = useful_gpu_s > 0 ? cost / (useful_gpu_s / 3600.0) : NAN;
 	for (int f = SIM_SUM_cost_spot; f <= SIM_SUM_lost_spot_gpu_s; f++)
 		out->v[f] = 0; /* sim_metrics_set_spot */
+	out->v[SIM_SUM_max_wait_exceeded] = (double)max_wait_out;
 	return 0;
 }
 

@@ -80,7 +80,8 @@
 	X(spot_notices, "1", "spot interruption notices given to nodes up")                         \
 	X(stops_spot, "1", "running jobs stopped by a spot interruption")                           \
 	X(spot_saved, "1", "of those, jobs that saved their work by a checkpoint within the notice") \
-	X(lost_spot_gpu_s, "GPU*s", "GPU-seconds lost to spot interruptions (work since the last checkpoint)")
+	X(lost_spot_gpu_s, "GPU*s", "GPU-seconds lost to spot interruptions (work since the last checkpoint)") \
+	X(max_wait_exceeded, "1", "jobs ended max_wait_exceeded: max_wait_s ran out before they completed")
 
 enum sim_summary_field {
 #define SIM_SUM_ENUM(name, unit, desc) SIM_SUM_##name,

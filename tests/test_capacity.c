@@ -444,6 +444,63 @@ static void test_bad_spot_configs(void)
 			    "$.cluster.failures: expected a flavor without spot");
 }
 
+
+/* max_wait_s (SageMaker MaxWaitTimeInSeconds) counts waits and interruptions: the
+ * spot job of test_spot_checkpoint_inside_notice would complete at 550. With 500 it
+ * is ended at 500, running since 280 (restore to 300, checkpoints at 350, 410, 470:
+ * 150 s of work kept, the 20 s since the last lost, x 8 GPUs = 160 GPU-s); with 600
+ * it completes. A queued job (q, behind a 300 s job on the only node) with 200 s
+ * ends at 210 without having started. */
+static void test_max_wait(void)
+{
+	struct tu_crun r;
+	struct sim_summary s;
+	char *log;
+	arun(&r, SPOT_CFG("10", "", "strict"),
+	     "id,submit_s,duration_s,request,checkpoint_s,max_wait_s\nj,0,300,s:gpu=8,50,500\n", &log, &s);
+	const struct sim_job *j = tu_crun_job(&r, "j");
+	CU_ASSERT_EQUAL(j->state, SIM_JOB_MAX_WAIT_EXCEEDED);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 500, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(j->lost_gpu_s, 160, 1e-9);
+	expect_line(log, "[500.000] job=j event=max_wait_exceeded lost_gpu_s=160.000\n");
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_max_wait_exceeded], 1, 0);
+	free(log);
+	tu_crun_free(&r);
+
+	tu_crun(&r, SPOT_CFG("10", "", "strict"),
+		"id,submit_s,duration_s,request,checkpoint_s,max_wait_s\nj,0,300,s:gpu=8,50,600\n");
+	CU_ASSERT_EQUAL(tu_crun_job(&r, "j")->state, SIM_JOB_COMPLETED);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(sim_engine_now(r.e)), 550, 1e-9); /* the withdrawn limit ends nothing */
+	tu_crun_free(&r);
+
+	arun(&r, AS_CFG("1", "{'min_nodes': 1, 'max_nodes': 1}"),
+	     "id,submit_s,duration_s,request,max_wait_s\nlong,0,300,f:gpu=8,\nq,10,50,f:gpu=8,200\n", &log, &s);
+	const struct sim_job *q = tu_crun_job(&r, "q");
+	CU_ASSERT_EQUAL(q->state, SIM_JOB_MAX_WAIT_EXCEEDED);
+	CU_ASSERT_EQUAL(q->start_ns, SIM_TIME_NONE);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(q->end_ns), 210, 1e-9);
+	expect_line(log, "[210.000] job=q event=max_wait_exceeded lost_gpu_s=0.000 (queued)\n");
+	free(log);
+	tu_crun_free(&r);
+}
+
+/* max_wait_s must exceed the job's run time limit (estimate_s, else duration_s):
+ * refused with its line and column, exit 2. */
+static void test_bad_max_wait(void)
+{
+	char args[600], *out = NULL;
+	const char *tr = tu_write_file("maxwait_bad.csv", "id,submit_s,duration_s,request,estimate_s,max_wait_s\n"
+							  "a,0,300,x:gpu=1,,300\nb,0,100,x:gpu=1,400,350\nc,0,100,x:gpu=1,,101\n");
+	snprintf(args, sizeof args, "trace validate %s", tr);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "maxwait_bad.csv:2: column max_wait_s: expected seconds > the job's run "
+						  "time limit (estimate_s, else duration_s: 300 s), found '300'"));
+	CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "maxwait_bad.csv:3: column max_wait_s: expected seconds > the job's run "
+						  "time limit (estimate_s, else duration_s: 400 s), found '350'"));
+	CU_ASSERT_PTR_NULL(out && strstr(out, "maxwait_bad.csv:4"));
+	free(out);
+}
+
 static CU_TestInfo capacity_tests[] = {
 	{ "test_scale_up_and_down_hand", test_scale_up_and_down_hand },
 	{ "test_mode_default_max", test_mode_default_max },
@@ -459,6 +516,8 @@ static CU_TestInfo capacity_tests[] = {
 	{ "test_spot_fallback_on_demand", test_spot_fallback_on_demand },
 	{ "test_spot_draws", test_spot_draws },
 	{ "test_bad_spot_configs", test_bad_spot_configs },
+	{ "test_max_wait", test_max_wait },
+	{ "test_bad_max_wait", test_bad_max_wait },
 	CU_TEST_INFO_NULL,
 };
 
