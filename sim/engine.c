@@ -1577,7 +1577,9 @@ static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cau
 		if ((rc = record_decision(e, &d)))
 			return rc;
 	}
-	notify_stop(e, job, cause);
+	/* A queued job ended by its max wait leaves its queue for good, as one whose pending
+	 * limit ran out: policies hear it as that (sim/hooks.h, SIM_STOP_MAX_WAIT). */
+	notify_stop(e, job, cause == SIM_STOP_MAX_WAIT && !was_running ? SIM_STOP_PENDING_TIMEOUT : cause);
 	return 0;
 }
 

@@ -484,6 +484,22 @@ static void test_max_wait(void)
 	tu_crun_free(&r);
 }
 
+/* A queued job ended by its max wait leaves the queue of a policy that keeps one by
+ * cause (easy_backfill): the job behind it (r, 10 s after q) starts at 300 when the
+ * node frees, and q is never started. */
+static void test_max_wait_queued_backfill(void)
+{
+	struct tu_crun r;
+	tu_crun(&r,
+		"{'name': 'm', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 1,"
+		" 'node': {'gpu': 8}}]}, 'policies': {'order': 'easy_backfill'}, 'output': 'x.h5'}",
+		"id,submit_s,duration_s,request,max_wait_s\nlong,0,300,f:gpu=8,\nq,10,50,f:gpu=8,200\nr,20,50,f:gpu=8,\n");
+	CU_ASSERT_EQUAL(tu_crun_job(&r, "q")->state, SIM_JOB_MAX_WAIT_EXCEEDED);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "r")->start_ns), 300, 1e-9);
+	CU_ASSERT_EQUAL(tu_crun_job(&r, "r")->state, SIM_JOB_COMPLETED);
+	tu_crun_free(&r);
+}
+
 /* max_wait_s must exceed the job's run time limit (estimate_s, else duration_s):
  * refused with its line and column, exit 2. */
 static void test_bad_max_wait(void)
@@ -517,6 +533,7 @@ static CU_TestInfo capacity_tests[] = {
 	{ "test_spot_draws", test_spot_draws },
 	{ "test_bad_spot_configs", test_bad_spot_configs },
 	{ "test_max_wait", test_max_wait },
+	{ "test_max_wait_queued_backfill", test_max_wait_queued_backfill },
 	{ "test_bad_max_wait", test_bad_max_wait },
 	CU_TEST_INFO_NULL,
 };
