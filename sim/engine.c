@@ -973,8 +973,10 @@ static int arm_max_wait(struct sim_engine *e, struct sim_job *job)
 
 static void apply_submit(struct sim_engine *e, struct sim_job *job)
 {
-	if (e->cap_last_t == SIM_TIME_NONE)
+	if (e->cap_last_t == SIM_TIME_NONE) {
 		e->cap_last_t = e->now; /* utilization counts from the first submit */
+		e->as_last_t = e->now;  /* and so does the bill of autoscaled nodes */
+	}
 	if (e->p.log)
 		log_event(e, job, LOG_SUBMIT);
 	job->eff_priority = job->priority;
@@ -1881,13 +1883,14 @@ static int faults_start(struct sim_engine *e)
 
 /* ---- autoscaling (docs/capacity.md, "Autoscaled node groups") ---- */
 
-/* Integrates the node-seconds (and their price) of the autoscaled nodes up to now;
- * called before every change of a flavor's nodes up, and at the end. */
+/* Integrates the node-seconds (and their price) of the autoscaled nodes up to now,
+ * from the first submit; called before every change of a flavor's nodes up, and at
+ * the end. */
 static void as_touch(struct sim_engine *e)
 {
 	double dt = sim_time_to_s(e->now - e->as_last_t);
 	e->as_last_t = e->now;
-	if (!(dt > 0))
+	if (!(dt > 0) || e->cap_last_t == SIM_TIME_NONE) /* nothing is billed before the first submit */
 		return;
 	for (size_t f = 0; f < sim_cluster_n_flavors(e->p.cluster); f++) {
 		if (!e->as_up[f])

@@ -137,7 +137,7 @@ struct sim_engine_counters {
 	/* Autoscaling (docs/capacity.md) */
 	uint64_t as_requested;       /* nodes asked for by scale-ups */
 	uint64_t as_removed;         /* idle nodes given back by scale-downs */
-	double as_node_s;            /* node-seconds up on autoscaled flavors, from the run's start to its end */
+	double as_node_s;            /* node-seconds up on autoscaled flavors, from the first submit to the end */
 	double as_cost;              /* their price: price_per_node_hour x node-hours up, summed over flavors */
 	/* Spot (docs/capacity.md) */
 	uint64_t spot_notices;       /* interruption notices given to nodes up */

@@ -164,6 +164,25 @@ static void test_mode_aggressive_and_min_zero(void)
 	tu_crun_free(&r);
 }
 
+/* Billing starts at the first submit: two nodes up (min 1) idle from 0; node 0 goes
+ * at 60, node 1 is the minimum. a (1000 s, 100 s) runs on node 1: 100 node-seconds,
+ * all busy. */
+static void test_bill_from_first_submit(void)
+{
+	struct tu_crun r;
+	struct sim_summary s;
+	char *log;
+	arun(&r, AS_CFG("2", "{'min_nodes': 1, 'max_nodes': 2}"), "id,submit_s,duration_s,request\na,1000,100,f:gpu=8\n",
+	     &log, &s);
+	expect_line(log, "[60.000] event=scale_down flavor=f node=0 idle_s=60.000\n");
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "a")->start_ns), 1000, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_engine_counters(r.e)->as_node_s, 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost_autoscaled_idle], 0, 1e-9);
+	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->as_removed, 1);
+	free(log);
+	tu_crun_free(&r);
+}
+
 /* Small jobs are packed onto new nodes by GPUs, next fit: 3, 3 and 4 GPUs on one
  * busy node of 8 need 2 new nodes (3 + 3 on one, 4 on the next), not 3. */
 static void test_packing_next_fit(void)
@@ -522,6 +541,7 @@ static CU_TestInfo capacity_tests[] = {
 	{ "test_mode_default_max", test_mode_default_max },
 	{ "test_mode_conservative", test_mode_conservative },
 	{ "test_mode_aggressive_and_min_zero", test_mode_aggressive_and_min_zero },
+	{ "test_bill_from_first_submit", test_bill_from_first_submit },
 	{ "test_packing_next_fit", test_packing_next_fit },
 	{ "test_request_rule", test_request_rule },
 	{ "test_provisioning_draws", test_provisioning_draws },
