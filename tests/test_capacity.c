@@ -199,6 +199,68 @@ static void test_packing_next_fit(void)
 	tu_crun_free(&r);
 }
 
+/* Exponential provisioning: the same seed gives the same run, bit for bit; another
+ * seed other delays (so other starts). Node failures on another flavor draw from
+ * their own streams and move no provisioning delay (the scale-up log lines match). */
+static void test_provisioning_seeded(void)
+{
+	static const char *cfg_plain =
+		"{'name': 'p', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 0,"
+		" 'node': {'gpu': 8}, 'autoscale': {'max_nodes': 8, 'provisioning': {'distribution': 'exponential',"
+		" 'mean_s': 30}}}, {'name': 'g', 'nodes': 2, 'node': {'gpu': 8}}]}, 'output': 'x.h5'}";
+	static const char *cfg_faulty =
+		"{'name': 'p', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 0,"
+		" 'node': {'gpu': 8}, 'autoscale': {'max_nodes': 8, 'provisioning': {'distribution': 'exponential',"
+		" 'mean_s': 30}}}, {'name': 'g', 'nodes': 2, 'node': {'gpu': 8}}], 'failures': {'flavors': {'g':"
+		" {'mtbf_h': 0.01}}}}, 'output': 'x.h5'}";
+	char trace[2048];
+	int o = sprintf(trace, "id,submit_s,duration_s,request\n");
+	for (int i = 0; i < 12; i++)
+		o += sprintf(trace + o, "j%d,%d,%d,f:gpu=8\n", i, 40 * i, 100 + 7 * i);
+	double starts[3][12];
+	char *logs[3];
+	uint64_t seeds[3] = { 1, 1, 2 };
+	for (int k = 0; k < 3; k++) {
+		FILE *log = tmpfile();
+		CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+		struct tu_crun r;
+		tu_crun_with(&r, cfg_plain, trace, &(struct tu_crun_opts){ .seed = seeds[k], .log = log });
+		for (int i = 0; i < 12; i++)
+			starts[k][i] = sim_time_to_s(r.t->jobs[i].start_ns);
+		tu_crun_free(&r);
+		long n = ftell(log);
+		logs[k] = calloc((size_t)n + 1, 1);
+		rewind(log);
+		CU_ASSERT_EQUAL(fread(logs[k], 1, (size_t)n, log), (size_t)n);
+		fclose(log);
+	}
+	CU_ASSERT_EQUAL(memcmp(starts[0], starts[1], sizeof starts[0]), 0);
+	CU_ASSERT_STRING_EQUAL(logs[0], logs[1]);
+	CU_ASSERT_NOT_EQUAL(memcmp(starts[0], starts[2], sizeof starts[0]), 0);
+	/* with failures on g: the scale-up lines (time, node, ready time) are those of seed 1 */
+	FILE *log = tmpfile();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+	struct tu_crun r;
+	tu_crun_with(&r, cfg_faulty, trace, &(struct tu_crun_opts){ .seed = 1, .log = log });
+	CU_ASSERT(sim_engine_counters(r.e)->nodes_failed > 0);
+	tu_crun_free(&r);
+	long n = ftell(log);
+	char *flog = calloc((size_t)n + 1, 1);
+	rewind(log);
+	CU_ASSERT_EQUAL(fread(flog, 1, (size_t)n, log), (size_t)n);
+	fclose(log);
+	size_t ups = 0;
+	for (char *line = strtok(logs[0], "\n"); line; line = strtok(NULL, "\n"))
+		if (strstr(line, "event=scale_up")) {
+			ups++;
+			CU_ASSERT_PTR_NOT_NULL(strstr(flog, line));
+		}
+	CU_ASSERT(ups >= 1);
+	free(flog);
+	for (int k = 0; k < 3; k++)
+		free(logs[k]);
+}
+
 /* The request rule of each mode on its own (sim/autoscale.h). */
 static void test_request_rule(void)
 {
@@ -543,6 +605,7 @@ static CU_TestInfo capacity_tests[] = {
 	{ "test_mode_aggressive_and_min_zero", test_mode_aggressive_and_min_zero },
 	{ "test_bill_from_first_submit", test_bill_from_first_submit },
 	{ "test_packing_next_fit", test_packing_next_fit },
+	{ "test_provisioning_seeded", test_provisioning_seeded },
 	{ "test_request_rule", test_request_rule },
 	{ "test_provisioning_draws", test_provisioning_draws },
 	{ "test_bad_autoscale_configs", test_bad_autoscale_configs },
