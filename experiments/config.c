@@ -311,7 +311,11 @@ static const char *const checkpoint_keys[] = { "overhead_s", "restore_s", NULL }
 static const char *const trace_keys[] = { "path", "format", NULL };
 static const char *const cluster_keys[] = { "resources", "flavors", "capacity_events", "failures", NULL };
 static const char *const flavor_keys[] = { "name", "nodes", "node", "speed", "price_per_node_hour",
-					   "stockout", "reservations", "autoscale", "spot", NULL };
+					   "stockout", "reservations", "autoscale", "spot", "training_plan", NULL };
+/* SageMaker training plans: 1 to 182 days, 1, 2, 4, ..., 64 instances. */
+#define PLAN_DAYS_MIN 1
+#define PLAN_DAYS_MAX 182
+#define PLAN_NODES_MAX 64
 static const char *const spot_keys[] = { "rate_per_node_h", "times_s", "notice_s", "outage_s", NULL };
 /* Most fixed notice times a spot flavor may list. */
 #define SPOT_TIMES_MAX 100000
@@ -682,7 +686,9 @@ static void finish_capacity(struct chk *c, struct exp_variant *v)
 		for (size_t i = 0; i < cap->n_windows[f]; i++) {
 			const struct sim_window *w = &cap->windows[f][i];
 			struct sim_cap_change open = { .t = w->start, .flavor = (int32_t)f, .nodes = v->flavors[f].nodes };
-			struct sim_cap_change close = { .t = w->end, .flavor = (int32_t)f, .mode = SIM_CAP_REMOVE };
+			/* a training plan's instances go 30 minutes before its end (SageMaker) */
+			sim_time_t close_t = cap->plan[f] ? w->end - (sim_time_t)SIM_PLAN_CUTOFF_S * SIM_NS_PER_S : w->end;
+			struct sim_cap_change close = { .t = close_t, .flavor = (int32_t)f, .mode = SIM_CAP_REMOVE };
 			if (sim_capacity_add_change(cap, &open) || sim_capacity_add_change(cap, &close))
 				c->nomem = 1;
 		}
@@ -822,6 +828,48 @@ static void finish_autoscale(struct chk *c, struct exp_variant *v)
 	}
 }
 
+/* $.cluster.flavors[i].training_plan (docs/capacity.md, "Training plans"): true makes
+ * the flavor's reservations SageMaker training plans: each window 1 to 182 days, the
+ * nodes (instances) 1, 2, 4, ..., 64. */
+static void check_training_plan(struct chk *c, const cJSON *fl, const char *path, const struct sim_flavor_spec *f,
+				int flavor, struct sim_capacity *cap)
+{
+	char sub[PATH_MAX_], item[PATH_MAX_], got[96];
+	const cJSON *tp = get(fl, "training_plan");
+	sim_json_path_key(sub, sizeof sub, path, "training_plan");
+	if (!cJSON_IsBool(tp)) {
+		sim_json_describe(tp, got, sizeof got);
+		err(c, sub, "expected true or false, got %s", got);
+		return;
+	}
+	if (!cJSON_IsTrue(tp))
+		return;
+	cap->plan[flavor] = 1;
+	const cJSON *rs = get(fl, "reservations");
+	if (!cJSON_IsArray(rs)) {
+		err(c, sub, "expected \"reservations\" beside it (the plan's windows), got none");
+		return;
+	}
+	if (f->nodes < 1 || f->nodes > PLAN_NODES_MAX || (f->nodes & (f->nodes - 1))) {
+		sim_json_path_key(item, sizeof item, path, "nodes");
+		err(c, item, "expected 1, 2, 4, 8, 16, 32 or 64 instances for a training plan, got %u", f->nodes);
+	}
+	size_t i = 0;
+	for (const cJSON *w = rs->child; w; w = w->next, i++) {
+		const cJSON *s = get(w, "start_s"), *e = get(w, "end_s");
+		if (!cJSON_IsNumber(s) || !cJSON_IsNumber(e))
+			continue; /* reported by check_reservations */
+		double days = (e->valuedouble - s->valuedouble) / 86400.0;
+		if (days < PLAN_DAYS_MIN || days > PLAN_DAYS_MAX) {
+			char rp[PATH_MAX_];
+			sim_json_path_key(rp, sizeof rp, path, "reservations");
+			sim_json_path_idx(item, sizeof item, rp, i);
+			err(c, item, "expected a training plan of %d to %d days, got %g days", PLAN_DAYS_MIN,
+			    PLAN_DAYS_MAX, days);
+		}
+	}
+}
+
 /* $.cluster.flavors[i].spot (docs/capacity.md, "Spot capacity"): its interruptions
  * (a rate per node-hour, fixed times, or both), the notice and the outage. A spot
  * flavor must have a price: spot is the cheaper capacity. */
@@ -939,6 +987,8 @@ static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const
 		sim_json_path_key(sub, sizeof sub, path, "reservations");
 		check_reservations(c, get(fl, "reservations"), sub, (int)idx, cap);
 	}
+	if (get(fl, "training_plan"))
+		check_training_plan(c, fl, path, f, (int)idx, cap);
 	if (get(fl, "autoscale")) {
 		sim_json_path_key(sub, sizeof sub, path, "autoscale");
 		check_autoscale(c, get(fl, "autoscale"), sub, f, res, &as->fl[idx]);

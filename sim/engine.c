@@ -940,12 +940,16 @@ static int as_nodes_released(struct sim_engine *e, int flavor, size_t n);
 /* The pending clock (max_pending_s) starts at submit, or, when the first option is
  * a reservation whose window has not opened, at the window's opening: SageMaker
  * does not count the wait for a training plan to start. */
+static int arm_plan_limit(struct sim_engine *e, struct sim_job *job, int f0);
+
 static int arm_pending_limit(struct sim_engine *e, struct sim_job *job)
 {
 	job->pending_from_ns = e->now;
+	int f0 = sim_job_opt(e->p.trace, job, 0)->flavor_id;
+	if (f0 >= 0 && e->p.capacity && e->p.capacity->plan[f0])
+		return arm_plan_limit(e, job, f0);
 	if (job->max_pending_ns == SIM_TIME_NONE)
 		return 0;
-	int f0 = sim_job_opt(e->p.trace, job, 0)->flavor_id;
 	if (f0 >= 0) {
 		sim_time_t open = sim_capacity_next_open(e->p.capacity, f0, e->now);
 		if (open != SIM_TIME_NONE)
@@ -954,6 +958,24 @@ static int arm_pending_limit(struct sim_engine *e, struct sim_job *job)
 	sim_time_t at = job->pending_from_ns > SIM_TIME_MAX - job->max_pending_ns
 				? SIM_TIME_MAX - 1
 				: job->pending_from_ns + job->max_pending_ns;
+	struct sim_event ev = { .t = at, .phase = EV_TIMEOUT, .job = job->idx };
+	return sim_evq_push(e->evq, &ev, &job->timeout_ev);
+}
+
+/* A job whose first option is a training plan (docs/capacity.md, "Training plans")
+ * gives up after 2 days pending (or its own max_pending_s, if shorter), its pending
+ * clock running only inside the plan's windows. */
+static int arm_plan_limit(struct sim_engine *e, struct sim_job *job, int f0)
+{
+	sim_time_t limit = (sim_time_t)SIM_PLAN_MAX_PENDING_S * SIM_NS_PER_S;
+	if (job->max_pending_ns != SIM_TIME_NONE && job->max_pending_ns < limit)
+		limit = job->max_pending_ns;
+	sim_time_t open = sim_capacity_next_open(e->p.capacity, f0, e->now);
+	if (open != SIM_TIME_NONE)
+		job->pending_from_ns = open;
+	sim_time_t at = sim_capacity_plan_deadline(e->p.capacity, f0, e->now, limit);
+	if (at == SIM_TIME_NONE)
+		return 0; /* the plans left are too short to use up the limit */
 	struct sim_event ev = { .t = at, .phase = EV_TIMEOUT, .job = job->idx };
 	return sim_evq_push(e->evq, &ev, &job->timeout_ev);
 }

@@ -598,6 +598,68 @@ static void test_bad_max_wait(void)
 	free(out);
 }
 
+/* ---- training plans ---- */
+
+#define PLAN_CFG(nodes, windows)                                                                        \
+	"{'name': 't', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'p', 'nodes': " nodes \
+	", 'node': {'gpu': 8}, 'training_plan': true, 'reservations': " windows "}]}, 'output': 'x.h5'}"
+
+/* The 30-minute cut-off: a one-day plan [3600, 90000) takes its instances back at
+ * 88200. a (90,000 s, no checkpoints) starts when the plan opens and is stopped at
+ * 88200 (8 x 84600 GPU-s lost); no plan is left, so it ends unfinished. */
+static void test_plan_cutoff(void)
+{
+	struct tu_crun r;
+	struct sim_summary s;
+	char *log;
+	arun(&r, PLAN_CFG("1", "[{'start_s': 3600, 'end_s': 90000}]"), "id,submit_s,duration_s,request\na,0,90000,p:gpu=8\n",
+	     &log, &s);
+	const struct sim_job *a = tu_crun_job(&r, "a");
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(a->start_ns), 3600, 1e-9);
+	expect_line(log, "[88200.000] job=a event=interrupt reason=capacity_removed lost_gpu_s=676800.000\n");
+	CU_ASSERT_EQUAL(a->interruptions, 1);
+	CU_ASSERT_EQUAL(a->state, SIM_JOB_UNFINISHED);
+	free(log);
+	tu_crun_free(&r);
+}
+
+/* The 2-day wait limit, its clock paused outside the plans: plans [0, 1 d) and
+ * [2 d, 5 d), each ending 30 min early (84600 and 430200). hog holds the one node in
+ * both. w (submit 10) counts 84600 - 10 = 84590 s pending in the first plan; the
+ * 88210 s left of its 172800 run from the second plan's opening (172800): it gives
+ * up at 261010 (without the pause it would have at 172810). */
+static void test_plan_wait_limit(void)
+{
+	struct tu_crun r;
+	tu_crun(&r, PLAN_CFG("1", "[{'start_s': 0, 'end_s': 86400}, {'start_s': 172800, 'end_s': 432000}]"),
+		"id,submit_s,duration_s,request\nhog,0,400000,p:gpu=8\nw,10,100,p:gpu=8\n");
+	const struct sim_job *w = tu_crun_job(&r, "w");
+	CU_ASSERT_EQUAL(w->state, SIM_JOB_TIMED_OUT_PENDING);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(w->end_ns), 261010, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "hog")->last_start_ns), 172800, 1e-9);
+	tu_crun_free(&r);
+}
+
+static void test_bad_plan_configs(void)
+{
+	expect_config_error("{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a', 'nodes': 3,"
+			    " 'node': {'gpu': 8}, 'training_plan': true, 'reservations': [{'start_s': 0, 'end_s': 86400}]}]}}",
+			    "$.cluster.flavors[0].nodes: expected 1, 2, 4, 8, 16, 32 or 64 instances for a training plan, "
+			    "got 3");
+	expect_config_error("{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a', 'nodes': 4,"
+			    " 'node': {'gpu': 8}, 'training_plan': true, 'reservations': [{'start_s': 0, 'end_s': 17280000}]}]}}",
+			    "$.cluster.flavors[0].reservations[0]: expected a training plan of 1 to 182 days, got 200 days");
+	expect_config_error("{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a', 'nodes': 128,"
+			    " 'node': {'gpu': 8}, 'training_plan': true, 'reservations': [{'start_s': 0, 'end_s': 86400}]}]}}",
+			    "$.cluster.flavors[0].nodes: expected 1, 2, 4, 8, 16, 32 or 64 instances");
+	expect_config_error("{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a', 'nodes': 4,"
+			    " 'node': {'gpu': 8}, 'training_plan': true}]}}",
+			    "$.cluster.flavors[0].training_plan: expected \"reservations\" beside it");
+	expect_config_error("{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a', 'nodes': 4,"
+			    " 'node': {'gpu': 8}, 'training_plan': 'yes', 'reservations': [{'start_s': 0, 'end_s': 86400}]}]}}",
+			    "$.cluster.flavors[0].training_plan: expected true or false, got \"yes\"");
+}
+
 static CU_TestInfo capacity_tests[] = {
 	{ "test_scale_up_and_down_hand", test_scale_up_and_down_hand },
 	{ "test_mode_default_max", test_mode_default_max },
@@ -618,6 +680,9 @@ static CU_TestInfo capacity_tests[] = {
 	{ "test_max_wait", test_max_wait },
 	{ "test_max_wait_queued_backfill", test_max_wait_queued_backfill },
 	{ "test_bad_max_wait", test_bad_max_wait },
+	{ "test_plan_cutoff", test_plan_cutoff },
+	{ "test_plan_wait_limit", test_plan_wait_limit },
+	{ "test_bad_plan_configs", test_bad_plan_configs },
 	CU_TEST_INFO_NULL,
 };
 
