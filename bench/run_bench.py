@@ -22,7 +22,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 POLICIES = ("fifo", "priority", "easy_backfill", "kueue", "kueue_fs", "fallback", "admission_fair_sharing",
-            "kueue_afs", "multifactor", "batch_fair_share", "hyperpod", "sjf", "srtf", "las", "fifo_faults")
+            "kueue_afs", "multifactor", "batch_fair_share", "hyperpod", "sjf", "srtf", "las", "fifo_faults",
+            "fifo_autoscale")
 # "sjf", "srtf", "las": the research baselines (docs/baselines.md) with their defaults, alone.
 BASELINES = ("sjf", "srtf", "las")
 # "kueue": the cohort quota policy (Kueue's cycle) with N_QUEUES queues of equal nominal
@@ -49,6 +50,10 @@ STOCK_IN_S, STOCK_OUT_S = 3 * 86400, 6 * 3600
 # with an MTBF of FAULT_MTBF_H, is repaired in FAULT_REPAIR_H on average (exponential),
 # and its jobs restart (the trace has no checkpoints: they lose their segment's work).
 FAULT_MTBF_H, FAULT_REPAIR_H = 1000.0, 24.0
+# "fifo_autoscale": fifo on one autoscaled flavor (docs/capacity.md) of at most the cluster's
+# nodes, starting at the maximum with half of it as the minimum; nodes take AS_PROVISION_S
+# (exponential) to come up and are given back after AS_IDLE_S idle.
+AS_PROVISION_S, AS_IDLE_S = 300.0, 60.0
 SEED = 20240601           # trace seed: fixed so every run of the benchmark sees the same jobs
 CLUSTER_GPUS = 10000      # 1250 nodes of 8 GPUs
 NODE_GPUS = 8
@@ -63,6 +68,7 @@ TARGET_KUEUE_OVER_FIFO = 3.0
 TARGET_FALLBACK_OVER_FIFO = 3.0
 TARGET_ORDER_OVER_FIFO = 2.0   # a new order policy alone (issue 15)
 TARGET_FAULTS_OVER_FIFO = 1.5  # fifo with node failures on (issue 16)
+TARGET_AUTOSCALE_OVER_FIFO = 2.0  # fifo on one autoscaled flavor (issue 17)
 
 # `run NAME: JOBS jobs, EVENTS events, SIM_S s simulated in WALL_S s (EV_PER_S events/s)`,
 # printed on stderr by `gpusched run` (experiments/runner.c). Parsed tolerantly.
@@ -184,6 +190,12 @@ def write_config(data_dir, policy, trace_path, n_jobs, diurnal):
         cfg["policies"]["order"] = "fifo"
         cfg["cluster"]["failures"] = {"mtbf_h": FAULT_MTBF_H,
                                       "repair": {"distribution": "exponential", "mean_h": FAULT_REPAIR_H}}
+    if policy == "fifo_autoscale":
+        nodes = CLUSTER_GPUS // NODE_GPUS
+        cfg["policies"]["order"] = "fifo"
+        cfg["cluster"]["flavors"][0]["autoscale"] = {
+            "min_nodes": nodes // 2, "max_nodes": nodes, "idle_timeout_s": AS_IDLE_S,
+            "provisioning": {"distribution": "exponential", "mean_s": AS_PROVISION_S}}
     if policy == "fallback":
         nodes = CLUSTER_GPUS // NODE_GPUS
         split = [nodes // 3 + (1 if i < nodes % 3 else 0) for i in range(3)]
@@ -436,6 +448,10 @@ def main():
         if ff:
             check("fifo_faults 1M wall / fifo 1M wall", ff["wall_s"] / f1["wall_s"] if f1 else None,
                   TARGET_FAULTS_OVER_FIFO, "x", results)
+        fa = rows.get(("fifo_autoscale", sizes[0]))
+        if fa:
+            check("fifo_autoscale 1M wall / fifo 1M wall", fa["wall_s"] / f1["wall_s"] if f1 else None,
+                  TARGET_AUTOSCALE_OVER_FIFO, "x", results)
         fb = rows.get(("fallback", sizes[0]))
         check("fallback 1M wall / fifo 1M wall", fb["wall_s"] / f1["wall_s"] if fb and f1 else None,
               TARGET_FALLBACK_OVER_FIFO, "x", results)

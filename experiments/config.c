@@ -311,7 +311,19 @@ static const char *const checkpoint_keys[] = { "overhead_s", "restore_s", NULL }
 static const char *const trace_keys[] = { "path", "format", NULL };
 static const char *const cluster_keys[] = { "resources", "flavors", "capacity_events", "failures", NULL };
 static const char *const flavor_keys[] = { "name", "nodes", "node", "speed", "price_per_node_hour",
-					   "stockout", "reservations", NULL };
+					   "stockout", "reservations", "autoscale", "spot", "training_plan", NULL };
+/* SageMaker training plans: 1 to 182 days, 1, 2, 4, ..., 64 instances. */
+#define PLAN_DAYS_MIN 1
+#define PLAN_DAYS_MAX 182
+#define PLAN_NODES_MAX 64
+static const char *const spot_keys[] = { "rate_per_node_h", "times_s", "notice_s", "outage_s", NULL };
+/* Most fixed notice times a spot flavor may list. */
+#define SPOT_TIMES_MAX 100000
+static const char *const autoscale_keys[] = { "min_nodes", "max_nodes", "mode", "idle_timeout_s", "provisioning",
+					      NULL };
+static const char *const provisioning_keys[] = { "distribution", "mean_s", NULL };
+/* idle_timeout_s when not given: KubeRay's idleTimeoutSeconds default. */
+#define AUTOSCALE_IDLE_DEFAULT_S 60.0
 /* Shortest mean stock-out period, in s: periods alternate without end, so a mean
  * of 1e-300 s (1 ns once rounded) gave a run that never finished; 1 s keeps a
  * year-long run at tens of millions of events a flavor at worst. */
@@ -674,7 +686,9 @@ static void finish_capacity(struct chk *c, struct exp_variant *v)
 		for (size_t i = 0; i < cap->n_windows[f]; i++) {
 			const struct sim_window *w = &cap->windows[f][i];
 			struct sim_cap_change open = { .t = w->start, .flavor = (int32_t)f, .nodes = v->flavors[f].nodes };
-			struct sim_cap_change close = { .t = w->end, .flavor = (int32_t)f, .mode = SIM_CAP_REMOVE };
+			/* a training plan's instances go 30 minutes before its end (SageMaker) */
+			sim_time_t close_t = cap->plan[f] ? w->end - (sim_time_t)SIM_PLAN_CUTOFF_S * SIM_NS_PER_S : w->end;
+			struct sim_cap_change close = { .t = close_t, .flavor = (int32_t)f, .mode = SIM_CAP_REMOVE };
 			if (sim_capacity_add_change(cap, &open) || sim_capacity_add_change(cap, &close))
 				c->nomem = 1;
 		}
@@ -693,8 +707,225 @@ static void finish_capacity(struct chk *c, struct exp_variant *v)
 	}
 }
 
+/* $.cluster.flavors[i].provisioning: the law of the provisioning delay. */
+static void check_provisioning(struct chk *c, const cJSON *pv, const char *path, struct sim_as_flavor *af)
+{
+	char sub[PATH_MAX_], got[96];
+	if (!cJSON_IsObject(pv)) {
+		sim_json_describe(pv, got, sizeof got);
+		err(c, path, "expected object {\"distribution\", \"mean_s\"}, got %s", got);
+		return;
+	}
+	check_keys(c, pv, path, provisioning_keys);
+	const cJSON *d = get(pv, "distribution");
+	if (d && cJSON_IsString(d) && strcmp(d->valuestring, "exponential") == 0) {
+		af->law = SIM_AS_EXPONENTIAL;
+	} else if (d && !(cJSON_IsString(d) && strcmp(d->valuestring, "fixed") == 0)) {
+		sim_json_path_key(sub, sizeof sub, path, "distribution");
+		sim_json_describe(d, got, sizeof got);
+		err(c, sub, "expected \"fixed\" or \"exponential\", got %s", got);
+	}
+	sim_json_path_key(sub, sizeof sub, path, "mean_s");
+	if (!get(pv, "mean_s")) {
+		err(c, sub, "expected seconds >= 0 (required), got nothing");
+	} else if (want_number(c, get(pv, "mean_s"), sub, 0, 0, &af->provision_s) == 0 && af->provision_s > 1e9) {
+		err(c, sub, "expected seconds <= 1e9, got %g", af->provision_s);
+	}
+}
+
+/* $.cluster.flavors[i].autoscale (docs/capacity.md): bounds, mode, idle timeout and
+ * provisioning law; the flavor's nodes are those up at the start, within the bounds. */
+static void check_autoscale(struct chk *c, const cJSON *as, const char *path, struct sim_flavor_spec *f,
+			    const struct sim_resources *res, struct sim_as_flavor *af)
+{
+	char sub[PATH_MAX_], got[96];
+	double v;
+	if (!cJSON_IsObject(as)) {
+		sim_json_describe(as, got, sizeof got);
+		err(c, path, "expected object {\"min_nodes\", \"max_nodes\", ...}, got %s", got);
+		return;
+	}
+	check_keys(c, as, path, autoscale_keys);
+	af->on = 1;
+	af->idle_timeout_ns = (sim_time_t)llround(AUTOSCALE_IDLE_DEFAULT_S * (double)SIM_NS_PER_S);
+	int bounds_ok = 1;
+	sim_json_path_key(sub, sizeof sub, path, "max_nodes");
+	if (!get(as, "max_nodes"))
+		bounds_ok = 0, err(c, sub, "expected integer >= 1 (required), got nothing");
+	else if (want_int(c, get(as, "max_nodes"), sub, 1, (double)CLUSTER_NODES_MAX, &v) == 0)
+		af->max_nodes = (uint32_t)v;
+	else
+		bounds_ok = 0;
+	sim_json_path_key(sub, sizeof sub, path, "min_nodes");
+	if (get(as, "min_nodes")) {
+		if (want_int(c, get(as, "min_nodes"), sub, 0, (double)CLUSTER_NODES_MAX, &v) == 0)
+			af->min_nodes = (uint32_t)v;
+		else
+			bounds_ok = 0;
+	}
+	if (bounds_ok && af->min_nodes > af->max_nodes) {
+		err(c, sub, "expected integer <= max_nodes (%u), got %u", af->max_nodes, af->min_nodes);
+	} else if (bounds_ok && (f->nodes < af->min_nodes || f->nodes > af->max_nodes)) {
+		char np[PATH_MAX_];
+		snprintf(np, sizeof np, "%.*s.nodes", (int)(strlen(path) - strlen(".autoscale")), path);
+		err(c, np, "expected integer in [min_nodes, max_nodes] = [%u, %u] (the nodes up at the start of "
+		    "an autoscaled flavor), got %u", af->min_nodes, af->max_nodes, f->nodes);
+	}
+	for (int r = 0; r < res->n; r++)
+		if ((double)af->max_nodes * (double)f->node_cap[r] > 1e17) {
+			sim_json_path_key(sub, sizeof sub, path, "max_nodes");
+			err(c, sub, "expected max_nodes x node.%s at most 1e14 units, got %.3g", res->names[r],
+			    (double)af->max_nodes * (double)f->node_cap[r] / (double)SIM_MILLI);
+			break;
+		}
+	const cJSON *m = get(as, "mode");
+	if (m) {
+		int mode = cJSON_IsString(m) ? sim_as_mode_from_name(m->valuestring) : -1;
+		if (mode < 0) {
+			sim_json_path_key(sub, sizeof sub, path, "mode");
+			sim_json_describe(m, got, sizeof got);
+			err(c, sub, "expected \"default\", \"conservative\" or \"aggressive\", got %s", got);
+		} else {
+			af->mode = (uint8_t)mode;
+		}
+	}
+	sim_json_path_key(sub, sizeof sub, path, "idle_timeout_s");
+	if (get(as, "idle_timeout_s"))
+		want_time(c, get(as, "idle_timeout_s"), sub, &af->idle_timeout_ns);
+	if (get(as, "provisioning")) {
+		sim_json_path_key(sub, sizeof sub, path, "provisioning");
+		check_provisioning(c, get(as, "provisioning"), sub, af);
+	}
+}
+
+/* An autoscaled flavor is sized for its maximum (nodes beyond the initial ones
+ * start off) and takes no capacity events: the autoscaler alone sets its nodes. */
+static void finish_autoscale(struct chk *c, struct exp_variant *v)
+{
+	for (size_t f = 0; f < v->n_flavors; f++) {
+		if (!sim_autoscale_on(v->autoscale, (int)f))
+			continue;
+		for (size_t i = 0; i < v->capacity->n_changes; i++)
+			if (v->capacity->changes[i].flavor == (int32_t)f && !sim_capacity_is_reservation(v->capacity, (int)f)) {
+				err(c, "$.cluster.capacity_events", "line %u: column flavor: expected a flavor without "
+				    "autoscale (the autoscaler sets its nodes), found '%s'", v->capacity->changes[i].line,
+				    v->flavors[f].name);
+				break;
+			}
+		v->flavors[f].peak_nodes = v->autoscale->fl[f].max_nodes;
+	}
+	sim_spot_finalize(v->spot);
+	for (size_t f = 0; f < v->n_flavors; f++) {
+		if (!sim_spot_on(v->spot, (int)f))
+			continue;
+		for (size_t i = 0; i < v->capacity->n_changes; i++)
+			if (v->capacity->changes[i].flavor == (int32_t)f) {
+				err(c, "$.cluster.capacity_events", "line %u: column flavor: expected a flavor without "
+				    "spot (its interruptions set its nodes), found '%s'", v->capacity->changes[i].line,
+				    v->flavors[f].name);
+				break;
+			}
+	}
+}
+
+/* $.cluster.flavors[i].training_plan (docs/capacity.md, "Training plans"): true makes
+ * the flavor's reservations SageMaker training plans: each window 1 to 182 days, the
+ * nodes (instances) 1, 2, 4, ..., 64. */
+static void check_training_plan(struct chk *c, const cJSON *fl, const char *path, const struct sim_flavor_spec *f,
+				int flavor, struct sim_capacity *cap)
+{
+	char sub[PATH_MAX_], item[PATH_MAX_], got[96];
+	const cJSON *tp = get(fl, "training_plan");
+	sim_json_path_key(sub, sizeof sub, path, "training_plan");
+	if (!cJSON_IsBool(tp)) {
+		sim_json_describe(tp, got, sizeof got);
+		err(c, sub, "expected true or false, got %s", got);
+		return;
+	}
+	if (!cJSON_IsTrue(tp))
+		return;
+	cap->plan[flavor] = 1;
+	const cJSON *rs = get(fl, "reservations");
+	if (!cJSON_IsArray(rs)) {
+		err(c, sub, "expected \"reservations\" beside it (the plan's windows), got none");
+		return;
+	}
+	if (f->nodes < 1 || f->nodes > PLAN_NODES_MAX || (f->nodes & (f->nodes - 1))) {
+		sim_json_path_key(item, sizeof item, path, "nodes");
+		err(c, item, "expected 1, 2, 4, 8, 16, 32 or 64 instances for a training plan, got %u", f->nodes);
+	}
+	size_t i = 0;
+	for (const cJSON *w = rs->child; w; w = w->next, i++) {
+		const cJSON *s = get(w, "start_s"), *e = get(w, "end_s");
+		if (!cJSON_IsNumber(s) || !cJSON_IsNumber(e))
+			continue; /* reported by check_reservations */
+		double days = (e->valuedouble - s->valuedouble) / 86400.0;
+		if (days < PLAN_DAYS_MIN || days > PLAN_DAYS_MAX) {
+			char rp[PATH_MAX_];
+			sim_json_path_key(rp, sizeof rp, path, "reservations");
+			sim_json_path_idx(item, sizeof item, rp, i);
+			err(c, item, "expected a training plan of %d to %d days, got %g days", PLAN_DAYS_MIN,
+			    PLAN_DAYS_MAX, days);
+		}
+	}
+}
+
+/* $.cluster.flavors[i].spot (docs/capacity.md, "Spot capacity"): its interruptions
+ * (a rate per node-hour, fixed times, or both), the notice and the outage. A spot
+ * flavor must have a price: spot is the cheaper capacity. */
+static void check_spot(struct chk *c, const cJSON *sp, const char *path, int flavor,
+		       const struct sim_flavor_spec *f, struct sim_spot *spot)
+{
+	char sub[PATH_MAX_], item[PATH_MAX_], got[96];
+	struct sim_spot_flavor *sf = &spot->fl[flavor];
+	if (!cJSON_IsObject(sp)) {
+		sim_json_describe(sp, got, sizeof got);
+		err(c, path, "expected object {\"rate_per_node_h\" | \"times_s\", \"notice_s\", ...}, got %s", got);
+		return;
+	}
+	check_keys(c, sp, path, spot_keys);
+	sf->on = 1;
+	sf->notice_ns = (sim_time_t)llround(SIM_SPOT_NOTICE_DEFAULT_S * (double)SIM_NS_PER_S);
+	if (!(f->price_per_node_hour > 0)) {
+		char pp[PATH_MAX_];
+		snprintf(pp, sizeof pp, "%.*s.price_per_node_hour", (int)(strlen(path) - strlen(".spot")), path);
+		err(c, pp, "expected number > 0 for a spot flavor (spot capacity has a price), got %s",
+		    f->price_per_node_hour == 0 ? "0 or nothing" : "less");
+	}
+	const cJSON *rate = get(sp, "rate_per_node_h"), *times = get(sp, "times_s");
+	if (!rate && !times)
+		err(c, path, "expected \"rate_per_node_h\" or \"times_s\" (the interruptions), got neither");
+	if (rate) {
+		sim_json_path_key(sub, sizeof sub, path, "rate_per_node_h");
+		if (want_number(c, rate, sub, 0, 0, &sf->rate_per_node_h) == 0 && sf->rate_per_node_h > 3600)
+			err(c, sub, "expected number <= 3600, got %g", sf->rate_per_node_h);
+	}
+	if (times) {
+		sim_json_path_key(sub, sizeof sub, path, "times_s");
+		if (!cJSON_IsArray(times) || cJSON_GetArraySize(times) > SPOT_TIMES_MAX) {
+			sim_json_describe(times, got, sizeof got);
+			err(c, sub, "expected a list of at most %d times in s >= 0, got %s", SPOT_TIMES_MAX, got);
+		} else {
+			size_t i = 0;
+			for (const cJSON *t = times->child; t; t = t->next, i++) {
+				sim_time_t ns;
+				sim_json_path_idx(item, sizeof item, sub, i);
+				if (want_time(c, t, item, &ns) == 0 && sim_spot_add_time(spot, flavor, ns))
+					c->nomem = 1;
+			}
+		}
+	}
+	sim_json_path_key(sub, sizeof sub, path, "notice_s");
+	if (get(sp, "notice_s"))
+		want_time(c, get(sp, "notice_s"), sub, &sf->notice_ns);
+	sim_json_path_key(sub, sizeof sub, path, "outage_s");
+	if (get(sp, "outage_s"))
+		want_time(c, get(sp, "outage_s"), sub, &sf->outage_ns);
+}
+
 static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const struct sim_resources *res,
-			 struct sim_flavor_spec *specs, size_t idx, struct sim_capacity *cap)
+			 struct sim_flavor_spec *specs, size_t idx, struct sim_capacity *cap,
+			 struct sim_autoscale *as, struct sim_spot *spot)
 {
 	struct sim_flavor_spec *f = &specs[idx];
 	char sub[PATH_MAX_], got[96];
@@ -755,6 +986,23 @@ static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const
 	if (get(fl, "reservations")) {
 		sim_json_path_key(sub, sizeof sub, path, "reservations");
 		check_reservations(c, get(fl, "reservations"), sub, (int)idx, cap);
+	}
+	if (get(fl, "training_plan"))
+		check_training_plan(c, fl, path, f, (int)idx, cap);
+	if (get(fl, "autoscale")) {
+		sim_json_path_key(sub, sizeof sub, path, "autoscale");
+		check_autoscale(c, get(fl, "autoscale"), sub, f, res, &as->fl[idx]);
+		if (get(fl, "stockout") || get(fl, "reservations"))
+			err(c, sub, "expected a flavor without stockout or reservations (the autoscaler sets its "
+			    "nodes), got %s", get(fl, "stockout") ? "a stockout model" : "reservations");
+	}
+	if (get(fl, "spot")) {
+		sim_json_path_key(sub, sizeof sub, path, "spot");
+		check_spot(c, get(fl, "spot"), sub, (int)idx, f, spot);
+		if (get(fl, "stockout") || get(fl, "reservations") || get(fl, "autoscale"))
+			err(c, sub, "expected a flavor without stockout, reservations or autoscale (spot "
+			    "interruptions set its nodes), got %s",
+			    get(fl, "stockout") ? "a stockout model" : get(fl, "reservations") ? "reservations" : "autoscale");
 	}
 
 	/* Totals must stay far from int64 overflow when the cluster sums them. */
@@ -819,7 +1067,9 @@ static void check_cluster(struct chk *c, const char *cfg_path, const cJSON *cl, 
 	v->n_flavors = (size_t)cJSON_GetArraySize(fls);
 	v->flavors = calloc(v->n_flavors, sizeof *v->flavors);
 	v->capacity = sim_capacity_create(v->n_flavors);
-	if (!v->flavors || !v->capacity) {
+	v->autoscale = sim_autoscale_create(v->n_flavors);
+	v->spot = sim_spot_create(v->n_flavors);
+	if (!v->flavors || !v->capacity || !v->autoscale || !v->spot) {
 		v->n_flavors = 0;
 		c->nomem = 1;
 		return;
@@ -827,11 +1077,12 @@ static void check_cluster(struct chk *c, const char *cfg_path, const cJSON *cl, 
 	i = 0;
 	for (const cJSON *e = fls->child; e; e = e->next, i++) {
 		sim_json_path_idx(path, sizeof path, "$.cluster.flavors", i);
-		check_flavor(c, e, path, &v->res, v->flavors, i, v->capacity);
+		check_flavor(c, e, path, &v->res, v->flavors, i, v->capacity, v->autoscale, v->spot);
 	}
 	if (get(cl, "capacity_events"))
 		read_capacity_events(c, cfg_path, get(cl, "capacity_events"), v);
 	finish_capacity(c, v);
+	finish_autoscale(c, v);
 }
 
 static void check_policy(struct chk *c, const cJSON *p, enum sim_policy_family fam, struct exp_variant *v)
@@ -1118,7 +1369,13 @@ static void check_flavor_faults(struct chk *c, const cJSON *fo, struct exp_varia
 		if (nf->spares > v->flavors[f].nodes)
 			err(c, where, "expected spares <= %u (the nodes of flavor %s), got %u", v->flavors[f].nodes,
 			    v->flavors[f].name, nf->spares);
-		if (capacity_moves(v->capacity, (int)f))
+		if (sim_spot_on(v->spot, (int)f))
+			err(c, where, "expected a flavor without spot (flavor %s is spot; its interruptions and "
+			    "failures would both set its nodes)", v->flavors[f].name);
+		else if (sim_autoscale_on(v->autoscale, (int)f))
+			err(c, where, "expected a flavor without autoscale (flavor %s has it; the autoscaler and "
+			    "failures would both set its nodes)", v->flavors[f].name);
+		else if (capacity_moves(v->capacity, (int)f))
 			err(c, where, "expected a flavor without capacity events, stock-outs or reservations "
 			    "(flavor %s has some; they and failures would both set its nodes)", v->flavors[f].name);
 	}
@@ -1679,6 +1936,8 @@ void exp_config_destroy(struct exp_config *cfg)
 		free(cfg->variants[i].flavors);
 		sim_capacity_destroy(cfg->variants[i].capacity);
 		sim_faults_destroy(cfg->variants[i].faults);
+		sim_autoscale_destroy(cfg->variants[i].autoscale);
+		sim_spot_destroy(cfg->variants[i].spot);
 		cJSON_Delete(cfg->variants[i].tree);
 	}
 	free(cfg->variants);

@@ -97,6 +97,8 @@ static int stack_create(struct run_stack *s, const struct exp_config *cfg, const
 	ep.cluster = s->cluster;
 	ep.capacity = v->capacity;
 	ep.faults = v->faults;
+	ep.autoscale = v->autoscale;
+	ep.spot = v->spot;
 	/* Policies need a view at init; the engine provides it, so create the engine
 	 * first with the order slot filled after. */
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
@@ -307,6 +309,9 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	if (real && sim_faults_any(v->faults)) /* docs/faults.md, "Limits" */
 		return sim_diag_add(diag, cfg->path, "$.cluster.failures: expected no faults in real mode "
 				    "(faults are simulated only), got a fault model"), -SIM_EPARSE;
+	if (real && (sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1))) /* docs/capacity.md */
+		return sim_diag_add(diag, cfg->path, "$.cluster.flavors: expected no autoscale or spot flavor in "
+				    "real mode (they are simulated only), got one"), -SIM_EPARSE;
 	int rc = driver_init(&r->drv, cfg, v, trace, real, diag);
 	if (rc)
 		return rc;
@@ -344,13 +349,15 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	sim_metrics_summarize_queues(trace, r->queues, &r->sum);
 	/* With capacity over time, utilization is over the capacity in force, not the
 	 * cluster's final size. */
-	if (sim_capacity_any(v->capacity))
+	if (sim_capacity_any(v->capacity) || sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1))
 		sim_metrics_set_capacity_gpu_s(&r->sum, sim_engine_capacity_gpu_s(r->e));
 	double configured_gpus = 0; /* with node failures: the GPUs configured, whatever is down at the end */
 	for (size_t f = 0; sim_faults_nodes_any(v->faults, -1) && !sim_capacity_any(v->capacity) && f < v->n_flavors;
 	     f++)
 		configured_gpus += (double)v->flavors[f].nodes * (double)v->flavors[f].node_cap[SIM_RES_GPU] / SIM_MILLI;
 	sim_metrics_set_faults(&r->sum, sim_engine_counters(r->e), configured_gpus);
+	sim_metrics_set_autoscale(&r->sum, trace, r->s.cluster, v->autoscale, sim_engine_counters(r->e));
+	sim_metrics_set_spot(&r->sum, trace, r->s.cluster, v->spot, sim_engine_counters(r->e));
 	const struct real_results *measured = sim_driver_real_results(&r->drv);
 	if (measured)
 		real_summarize(measured, &r->sum);

@@ -17,7 +17,8 @@ struct sim_capacity *sim_capacity_create(size_t n_flavors)
 	cap->stock = calloc(n, sizeof *cap->stock);
 	cap->windows = calloc(n, sizeof *cap->windows);
 	cap->n_windows = calloc(n, sizeof *cap->n_windows);
-	if (!cap->stock || !cap->windows || !cap->n_windows) {
+	cap->plan = calloc(n, 1);
+	if (!cap->stock || !cap->windows || !cap->n_windows || !cap->plan) {
 		sim_capacity_destroy(cap);
 		return NULL;
 	}
@@ -32,6 +33,7 @@ void sim_capacity_destroy(struct sim_capacity *cap)
 		free(cap->windows[f]);
 	free(cap->windows);
 	free(cap->n_windows);
+	free(cap->plan);
 	free(cap->stock);
 	free(cap->changes);
 	free(cap);
@@ -139,11 +141,30 @@ sim_time_t sim_capacity_next_open(const struct sim_capacity *cap, int flavor, si
 	if (!sim_capacity_is_reservation(cap, flavor))
 		return t;
 	const struct sim_window *w = cap->windows[flavor];
+	sim_time_t cut = cap->plan[flavor] ? (sim_time_t)SIM_PLAN_CUTOFF_S * SIM_NS_PER_S : 0;
 	for (size_t i = 0; i < cap->n_windows[flavor]; i++) {
 		if (t < w[i].start)
 			return w[i].start;
-		if (t < w[i].end)
+		if (t < w[i].end - cut)
 			return t;
+	}
+	return SIM_TIME_NONE;
+}
+
+sim_time_t sim_capacity_plan_deadline(const struct sim_capacity *cap, int flavor, sim_time_t t, sim_time_t limit)
+{
+	if (!sim_capacity_is_reservation(cap, flavor))
+		return SIM_TIME_NONE;
+	const sim_time_t cut = (sim_time_t)SIM_PLAN_CUTOFF_S * SIM_NS_PER_S;
+	sim_time_t left = limit;
+	for (size_t i = 0; i < cap->n_windows[flavor]; i++) {
+		const struct sim_window *w = &cap->windows[flavor][i];
+		sim_time_t end = w->end - cut, from = t > w->start ? t : w->start;
+		if (from >= end)
+			continue;
+		if (left <= end - from)
+			return from + left;
+		left -= end - from;
 	}
 	return SIM_TIME_NONE;
 }

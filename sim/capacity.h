@@ -56,7 +56,15 @@ struct sim_capacity {
 	struct sim_stockout *stock;     /* n_flavors entries */
 	struct sim_window **windows;    /* per flavor, sorted, disjoint; NULL = no reservation */
 	size_t *n_windows;
+	uint8_t *plan;                  /* per flavor: 1 = its windows are SageMaker training plans
+					 * (docs/capacity.md, "Training plans") */
 };
+
+/* SageMaker training plans: capacity goes SIM_PLAN_CUTOFF_S before a plan's end, and a
+ * job waiting for one gives up after SIM_PLAN_MAX_PENDING_S of pending time inside
+ * the plans' windows. */
+#define SIM_PLAN_CUTOFF_S 1800
+#define SIM_PLAN_MAX_PENDING_S (2 * 86400)
 
 struct sim_capacity *sim_capacity_create(size_t n_flavors);
 void sim_capacity_destroy(struct sim_capacity *cap); /* NULL is a no-op */
@@ -76,6 +84,10 @@ uint32_t sim_capacity_peak(const struct sim_capacity *cap, int flavor, uint32_t 
 /* For a reservation flavor: t if a window is open at t, else the start of the next
  * window, or SIM_TIME_NONE when none is left. Any other flavor: t. */
 sim_time_t sim_capacity_next_open(const struct sim_capacity *cap, int flavor, sim_time_t t);
+/* For a training-plan flavor: the time at which a job pending from t has been pending
+ * for `limit` ns counting only the time inside the windows (each ending the cutoff
+ * before its end), or SIM_TIME_NONE when the windows left are too short. */
+sim_time_t sim_capacity_plan_deadline(const struct sim_capacity *cap, int flavor, sim_time_t t, sim_time_t limit);
 
 /* Per-run random streams of the stock-out models. */
 struct sim_capacity_run;

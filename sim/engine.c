@@ -81,6 +81,43 @@ struct sim_engine {
 	size_t n_fault_slots;    /* nodes of flavors with failures */
 	size_t idle_ups;         /* slots come up since the last start while nothing ran (run end) */
 	sim_time_t flt_last_t;   /* last time pool_empty_s was integrated */
+	/* Autoscaling (params.autoscale, docs/capacity.md); all NULL / 0 without. */
+	struct sim_autoscale_run *as_run;
+	uint32_t *as_base;       /* per flavor: global index of its node 0 in as_nodes[] */
+	struct as_node *as_nodes; /* one per node of every flavor (only autoscaled flavors' are used) */
+	uint32_t *as_up, *as_prov; /* per flavor: nodes up, nodes provisioning */
+	uint64_t *as_draws;      /* per flavor: provisioning delays drawn so far */
+	uint32_t *as_need;       /* scratch per flavor: nodes the unplaced demand needs */
+	sim_qty_t *as_room;      /* scratch per flavor: GPUs left on the last node packed, -1 = none */
+	uint32_t *as_demand;     /* jobs queued since the last evaluation that may want an autoscaled flavor */
+	size_t n_as_demand, cap_as_demand;
+	uint8_t *as_listed;      /* per job: 1 while in as_demand */
+	uint32_t *as_scratch;    /* nodes of a job being released (the largest flavor's peak) */
+	size_t n_as_pending;     /* autoscaling events queued (idle checks, arrivals) */
+	size_t n_as_prov;        /* nodes provisioning, all flavors */
+	int as_dirty;            /* a scale-up evaluation is due after this time's passes */
+	sim_time_t as_last_t;    /* last time as_node_s was integrated */
+	/* Spot (params.spot, docs/capacity.md); all NULL / 0 without. */
+	uint32_t *spot_base;     /* per flavor: global index of its node 0 in spot_k[] */
+	uint32_t *spot_k;        /* per node of every flavor: notices so far (the k of its next draw) */
+	size_t *spot_next;       /* per flavor: index of its next fixed notice time */
+	sim_time_t *spot_notice; /* per job: the notice its running segment got, SIM_TIME_NONE = none */
+	uint8_t *spot_save;      /* per job: 1 when it saves its work within that notice */
+	size_t n_spot_pending;   /* spot events queued (they never end a run by themselves) */
+	size_t n_spot_away;      /* spot nodes noticed and not back yet */
+	size_t n_spot_nodes;     /* nodes of spot flavors */
+	size_t spot_idle_backs;  /* spot nodes back since the last start (run end, as idle_ups) */
+	uint64_t *mw_ev;         /* per job: its pending max_wait_s event, 0 = none; NULL when no job has one */
+};
+
+/* A node of an autoscaled flavor: off (no capacity, not billed), provisioning
+ * (asked for, arriving), or up (online, billed; idle_since is when it last became
+ * fully free, the start of its idle timeout). */
+enum as_state { AS_OFF = 0, AS_PROV, AS_UP };
+struct as_node {
+	int32_t flavor;
+	uint8_t state; /* enum as_state */
+	sim_time_t idle_since;
 };
 
 /* A node slot's life under failures: up (online, its next failure queued), or
@@ -103,6 +140,13 @@ struct node_slot {
 #define EV_ARG_NODE_FAIL ((int64_t)-2)     /* the slot's node fails */
 #define EV_ARG_NODE_REPAIRED ((int64_t)-3) /* the node that failed from the slot is repaired */
 #define EV_ARG_SPARE_IN ((int64_t)-4)      /* a spare arrives in the slot */
+/* EV_CAPACITY events of autoscaling: job is a global autoscaled node index. */
+#define EV_ARG_AS_ARRIVE ((int64_t)-5)     /* a provisioned node comes up */
+#define EV_ARG_AS_IDLE ((int64_t)-6)       /* a node's idle timeout may have run out */
+/* EV_CAPACITY events of spot flavors. */
+#define EV_ARG_SPOT_NOTICE ((int64_t)-7)   /* job: a global node: its notice (rate) */
+#define EV_ARG_SPOT_TIMES ((int64_t)-8)    /* job: a flavor: its next fixed notice time, every node */
+#define EV_ARG_SPOT_BACK ((int64_t)-9)     /* job: a global node: it is back after its taking */
 
 /* ---- time series ---- */
 
@@ -228,6 +272,80 @@ static int ts_sample_until(struct sim_engine *e, sim_time_t until)
 
 /* ---- lifecycle ---- */
 
+static size_t largest_peak(const struct sim_cluster *c)
+{
+	size_t peak = 1;
+	for (size_t f = 0; f < sim_cluster_n_flavors(c); f++)
+		if (sim_cluster_n_nodes(c, (int)f) > peak)
+			peak = sim_cluster_n_nodes(c, (int)f);
+	return peak;
+}
+
+/* Per-run spot state, when some flavor is spot. */
+static int spot_create(struct sim_engine *e)
+{
+	if (!sim_spot_on(e->p.spot, -1))
+		return 0;
+	const struct sim_cluster *c = e->p.cluster;
+	size_t nf = sim_cluster_n_flavors(c), n = 0, nj = e->p.trace->n_jobs ? e->p.trace->n_jobs : 1;
+	e->spot_base = calloc(nf ? nf : 1, sizeof *e->spot_base);
+	e->spot_next = calloc(nf ? nf : 1, sizeof *e->spot_next);
+	e->spot_notice = malloc(nj * sizeof *e->spot_notice);
+	e->spot_save = calloc(nj, 1);
+	if (!e->spot_base || !e->spot_next || !e->spot_notice || !e->spot_save)
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < nj; i++)
+		e->spot_notice[i] = SIM_TIME_NONE;
+	for (size_t f = 0; f < nf; f++) {
+		e->spot_base[f] = (uint32_t)n;
+		n += sim_cluster_n_nodes(c, (int)f);
+		if (sim_spot_on(e->p.spot, (int)f))
+			e->n_spot_nodes += sim_cluster_n_nodes(c, (int)f);
+	}
+	e->spot_k = calloc(n ? n : 1, sizeof *e->spot_k);
+	if (!e->spot_k)
+		return -SIM_ENOMEM;
+	if (!e->node_mark) { /* spot_notice marks the noticed node */
+		e->node_mark = calloc(largest_peak(c), 1);
+		if (!e->node_mark)
+			return -SIM_ENOMEM;
+	}
+	return 0;
+}
+
+/* Per-run autoscaling state, when some flavor is autoscaled. */
+static int autoscale_create(struct sim_engine *e)
+{
+	const struct sim_autoscale *a = e->p.autoscale;
+	if (!sim_autoscale_on(a, -1))
+		return 0;
+	const struct sim_cluster *c = e->p.cluster;
+	size_t nf = sim_cluster_n_flavors(c), n = 0, nfa = nf ? nf : 1;
+	e->as_run = sim_autoscale_run_create(a, e->p.seed);
+	e->as_base = calloc(nfa, sizeof *e->as_base);
+	e->as_up = calloc(nfa, sizeof *e->as_up);
+	e->as_prov = calloc(nfa, sizeof *e->as_prov);
+	e->as_draws = calloc(nfa, sizeof *e->as_draws);
+	e->as_need = calloc(nfa, sizeof *e->as_need);
+	e->as_room = calloc(nfa, sizeof *e->as_room);
+	e->as_listed = calloc(e->p.trace->n_jobs ? e->p.trace->n_jobs : 1, 1);
+	e->as_scratch = malloc(largest_peak(c) * sizeof *e->as_scratch);
+	if (!e->as_run || !e->as_base || !e->as_up || !e->as_prov || !e->as_draws || !e->as_need || !e->as_room ||
+	    !e->as_listed || !e->as_scratch)
+		return -SIM_ENOMEM;
+	for (size_t f = 0; f < nf; f++) {
+		e->as_base[f] = (uint32_t)n;
+		n += sim_cluster_n_nodes(c, (int)f);
+	}
+	e->as_nodes = calloc(n ? n : 1, sizeof *e->as_nodes);
+	if (!e->as_nodes)
+		return -SIM_ENOMEM;
+	for (size_t f = 0; f < nf; f++)
+		for (uint32_t i = 0; i < sim_cluster_n_nodes(c, (int)f); i++)
+			e->as_nodes[e->as_base[f] + i].flavor = (int32_t)f;
+	return 0;
+}
+
 /* Per-run capacity state, when the plan changes anything. */
 static int capacity_create(struct sim_engine *e)
 {
@@ -320,7 +438,13 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 	e->qstats = (struct sim_queue_stats){ qs, qs + nq, qs + 2 * nq, qs + 3 * nq };
 	e->cap_last_t = SIM_TIME_NONE;
 	e->run_slot = malloc((p->trace->n_jobs ? p->trace->n_jobs : 1) * sizeof *e->run_slot);
-	if (!e->run_slot || capacity_create(e) || faults_create(e)) {
+	int any_mw = 0;
+	for (size_t i = 0; i < p->trace->n_jobs && !any_mw; i++)
+		any_mw = p->trace->jobs[i].max_wait_ns > 0;
+	if (any_mw)
+		e->mw_ev = calloc(p->trace->n_jobs, sizeof *e->mw_ev);
+	if (!e->run_slot || (any_mw && !e->mw_ev) || capacity_create(e) || faults_create(e) || autoscale_create(e) ||
+	    spot_create(e)) {
 		sim_engine_destroy(e);
 		return NULL;
 	}
@@ -351,6 +475,23 @@ void sim_engine_destroy(struct sim_engine *e)
 	free(e->slots);
 	free(e->pool);
 	free(e->waiting);
+	sim_autoscale_run_destroy(e->as_run);
+	free(e->as_base);
+	free(e->as_nodes);
+	free(e->as_up);
+	free(e->as_prov);
+	free(e->as_draws);
+	free(e->as_need);
+	free(e->as_room);
+	free(e->as_demand);
+	free(e->as_listed);
+	free(e->as_scratch);
+	free(e->spot_base);
+	free(e->spot_k);
+	free(e->spot_next);
+	free(e->spot_notice);
+	free(e->spot_save);
+	free(e->mw_ev);
 	ts_free(&e->ts);
 	free(e);
 }
@@ -390,6 +531,7 @@ sim_time_t sim_engine_now(const struct sim_engine *e) { return e->now; }
 #define FINISH_CRASH 2     /* the workload crashes now */
 #define FINISH_HANG 3      /* it stops progressing now, holding its GPUs */
 #define FINISH_HANG_KILL 4 /* the hung job is killed now (detected, or its run's end) */
+#define FINISH_SPOT 5      /* its spot node's notice runs out (or its notice checkpoint is written) */
 
 int sim_engine_job_ends(struct sim_engine *e, struct sim_job *job, sim_time_t t, int failed)
 {
@@ -791,15 +933,23 @@ static void running_remove(struct sim_engine *e, uint32_t idx)
 
 /* ---- events ---- */
 
+static void as_note_queued(struct sim_engine *e, const struct sim_job *job);
+static size_t as_snapshot_nodes(struct sim_engine *e, const struct sim_job *job);
+static int as_nodes_released(struct sim_engine *e, int flavor, size_t n);
+
 /* The pending clock (max_pending_s) starts at submit, or, when the first option is
  * a reservation whose window has not opened, at the window's opening: SageMaker
  * does not count the wait for a training plan to start. */
+static int arm_plan_limit(struct sim_engine *e, struct sim_job *job, int f0);
+
 static int arm_pending_limit(struct sim_engine *e, struct sim_job *job)
 {
 	job->pending_from_ns = e->now;
+	int f0 = sim_job_opt(e->p.trace, job, 0)->flavor_id;
+	if (f0 >= 0 && e->p.capacity && e->p.capacity->plan[f0])
+		return arm_plan_limit(e, job, f0);
 	if (job->max_pending_ns == SIM_TIME_NONE)
 		return 0;
-	int f0 = sim_job_opt(e->p.trace, job, 0)->flavor_id;
 	if (f0 >= 0) {
 		sim_time_t open = sim_capacity_next_open(e->p.capacity, f0, e->now);
 		if (open != SIM_TIME_NONE)
@@ -812,10 +962,43 @@ static int arm_pending_limit(struct sim_engine *e, struct sim_job *job)
 	return sim_evq_push(e->evq, &ev, &job->timeout_ev);
 }
 
+/* A job whose first option is a training plan (docs/capacity.md, "Training plans")
+ * gives up after 2 days pending (or its own max_pending_s, if shorter), its pending
+ * clock running only inside the plan's windows. */
+static int arm_plan_limit(struct sim_engine *e, struct sim_job *job, int f0)
+{
+	sim_time_t limit = (sim_time_t)SIM_PLAN_MAX_PENDING_S * SIM_NS_PER_S;
+	if (job->max_pending_ns != SIM_TIME_NONE && job->max_pending_ns < limit)
+		limit = job->max_pending_ns;
+	sim_time_t open = sim_capacity_next_open(e->p.capacity, f0, e->now);
+	if (open != SIM_TIME_NONE)
+		job->pending_from_ns = open;
+	sim_time_t at = sim_capacity_plan_deadline(e->p.capacity, f0, e->now, limit);
+	if (at == SIM_TIME_NONE)
+		return 0; /* the plans left are too short to use up the limit */
+	struct sim_event ev = { .t = at, .phase = EV_TIMEOUT, .job = job->idx };
+	return sim_evq_push(e->evq, &ev, &job->timeout_ev);
+}
+
+/* MaxWaitTimeInSeconds (docs/capacity.md, "Spot capacity"): the job must complete
+ * within max_wait_s of its submit, waits and interruptions included. The event is an
+ * EV_TIMEOUT of arg EV_TIMEOUT_MAX_WAIT; it is withdrawn when the job ends. */
+#define EV_TIMEOUT_MAX_WAIT 1
+static int arm_max_wait(struct sim_engine *e, struct sim_job *job)
+{
+	if (job->max_wait_ns <= 0 || !e->mw_ev)
+		return 0;
+	sim_time_t at = e->now > SIM_TIME_MAX - 1 - job->max_wait_ns ? SIM_TIME_MAX - 1 : e->now + job->max_wait_ns;
+	struct sim_event ev = { .t = at, .phase = EV_TIMEOUT, .job = job->idx, .arg = EV_TIMEOUT_MAX_WAIT };
+	return sim_evq_push(e->evq, &ev, &e->mw_ev[job->idx]);
+}
+
 static void apply_submit(struct sim_engine *e, struct sim_job *job)
 {
-	if (e->cap_last_t == SIM_TIME_NONE)
+	if (e->cap_last_t == SIM_TIME_NONE) {
 		e->cap_last_t = e->now; /* utilization counts from the first submit */
+		e->as_last_t = e->now;  /* and so does the bill of autoscaled nodes */
+	}
 	if (e->p.log)
 		log_event(e, job, LOG_SUBMIT);
 	job->eff_priority = job->priority;
@@ -830,8 +1013,9 @@ static void apply_submit(struct sim_engine *e, struct sim_job *job)
 	q_touch(e, job->queue);
 	e->qacct[job->queue].pending++;
 	e->n_queued++;
-	if (arm_pending_limit(e, job))
+	if (arm_pending_limit(e, job) || arm_max_wait(e, job))
 		e->oom = 1;
+	as_note_queued(e, job);
 	NOTIFY(e, on_submit, job);
 }
 
@@ -846,6 +1030,16 @@ static void apply_timeout(struct sim_engine *e, struct sim_job *job)
 	if (job->state != SIM_JOB_QUEUED || job->start_ns != SIM_TIME_NONE || job->alloc.n_nodes)
 		return;
 	stop_job(e, job, SIM_STOP_PENDING_TIMEOUT, 0, NULL); /* a queued stop cannot fail */
+}
+
+/* A job still queued or running when its max_wait_s runs out ends max_wait_exceeded
+ * (SageMaker ends the job); a running one loses the work since its last checkpoint. */
+static int apply_max_wait(struct sim_engine *e, struct sim_job *job)
+{
+	e->mw_ev[job->idx] = 0;
+	if (job->state != SIM_JOB_QUEUED && job->state != SIM_JOB_RUNNING)
+		return 0;
+	return stop_job(e, job, SIM_STOP_MAX_WAIT, 0, NULL);
 }
 
 /* Number of checkpoints a segment of `work` ns takes (none at the very end). */
@@ -872,6 +1066,8 @@ static sim_time_t remaining_work(struct sim_engine *e, const struct sim_job *job
 
 static int apply_capacity_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_node_fault(struct sim_engine *e, const struct sim_event *ev);
+static int apply_autoscale_event(struct sim_engine *e, const struct sim_event *ev);
+static int apply_spot_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t kind);
 static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause, int requeue,
 		    const struct victim_proposal *vp);
@@ -924,11 +1120,17 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 	case EV_TICK:
 		return apply_tick(e, ev);
 	case EV_TIMEOUT:
+		if (ev->arg == EV_TIMEOUT_MAX_WAIT)
+			return apply_max_wait(e, &e->p.trace->jobs[ev->job]);
 		apply_timeout(e, &e->p.trace->jobs[ev->job]);
 		return 0;
 	case EV_CAPACITY: {
 		if (ev->arg == EV_ARG_CAPACITY)
 			return apply_capacity_event(e, ev);
+		if (ev->arg <= EV_ARG_SPOT_NOTICE)
+			return apply_spot_event(e, ev);
+		if (ev->arg <= EV_ARG_AS_ARRIVE)
+			return apply_autoscale_event(e, ev);
 		if (ev->arg <= EV_ARG_NODE_FAIL)
 			return apply_node_fault(e, ev);
 		struct sim_policy *pol = (unsigned)ev->arg < SIM_FAM_COUNT_ ? e->p.policies[ev->arg] : NULL;
@@ -1010,6 +1212,8 @@ static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t ki
 	job->fault_ev = 0;
 	if (job->state != SIM_JOB_RUNNING)
 		return 0;
+	if (kind == FINISH_SPOT)
+		return stop_job(e, job, SIM_STOP_SPOT, 1, NULL);
 	if (kind == FINISH_CRASH) {
 		e->ctr.crashes++;
 		return fault_stop(e, job, SIM_STOP_CRASHED);
@@ -1067,6 +1271,7 @@ static int commit_proposals(struct sim_engine *e)
 			job->fault_stop_ns = 0;
 		}
 		e->idle_ups = 0;
+		e->spot_idle_backs = 0;
 		NOTIFY(e, on_start, job);
 	}
 	e->buf.n = 0;
@@ -1108,13 +1313,46 @@ static double hung_stop_progress(struct sim_engine *e, struct sim_job *job)
 	return lost + hung;
 }
 
+/* A spot job that writes a checkpoint within its notice (docs/capacity.md, "Spot
+ * capacity"): it keeps the periodic checkpoints completed by the notice and the work
+ * since the last of them (the notice's checkpoint saves it), and loses nothing; it
+ * pays one more checkpoint overhead. */
+static double spot_save_progress(struct sim_engine *e, struct sim_job *job)
+{
+	sim_time_t t = e->spot_notice[job->idx], ws = job->last_start_ns + job->seg_restore_ns;
+	sim_time_t c = job->checkpoint_ns, ov = e->p.cost.ckpt_overhead_ns;
+	double ov_s = sim_time_to_s(ov);
+	if (t > ws) {
+		sim_time_t elapsed = t - ws, period = c + ov, rem = remaining_work(e, job);
+		sim_time_t k = elapsed / period, kmax = ckpt_count(job, rem);
+		if (k > kmax)
+			k = kmax;
+		sim_time_t tail = elapsed - k * period;
+		if (tail > c)
+			tail = c; /* the notice came while a periodic checkpoint was being written */
+		sim_time_t done = k * c + tail;
+		if (done > rem)
+			done = rem;
+		job->progress += (double)done / (double)full_work(e, job);
+		if (job->progress > 1.0 - 1e-12)
+			job->progress = 1.0 - 1e-12;
+		job->ckpt_overhead_s += (double)k * ov_s;
+	}
+	job->ckpt_overhead_s += ov_s;
+	return 0;
+}
+
 /* Work saved and lost when a running job stops at now (docs/design.md section 2): the
  * checkpoints completed in this segment are kept; the work since the last one (or
  * since the segment's restore ended) is lost, in GPU-seconds. */
+static double spot_save_progress(struct sim_engine *e, struct sim_job *job);
+
 static double stop_progress(struct sim_engine *e, struct sim_job *job, const struct sim_stop_measure *m)
 {
 	if (m->measured)
 		return measured_stop_progress(e, job, m);
+	if (e->spot_save && e->spot_save[job->idx] && e->spot_notice[job->idx] != SIM_TIME_NONE)
+		return spot_save_progress(e, job);
 	if (job->hang_ns)
 		return hung_stop_progress(e, job);
 	sim_time_t work_start = job->last_start_ns + job->seg_restore_ns;
@@ -1173,6 +1411,8 @@ static enum sim_job_state final_state(enum sim_stop_cause cause)
 		return SIM_JOB_FAILED;
 	case SIM_STOP_PENDING_TIMEOUT:
 		return SIM_JOB_TIMED_OUT_PENDING;
+	case SIM_STOP_MAX_WAIT:
+		return SIM_JOB_MAX_WAIT_EXCEEDED;
 	case SIM_STOP_NODE_FAILED:
 	case SIM_STOP_CRASHED:
 	case SIM_STOP_HANG: /* out of retries */
@@ -1199,9 +1439,15 @@ static double release_running(struct sim_engine *e, struct sim_job *job, enum si
 			return 0;
 		lost = stop_progress(e, job, &m);
 	}
-	if (job->fault_ev) { /* a crash or hang still to come in this segment */
+	if (job->fault_ev) { /* a crash, hang or spot stop still to come in this segment */
 		sim_evq_cancel(e->evq, job->fault_ev);
 		job->fault_ev = 0;
+	}
+	if (e->spot_notice && e->spot_notice[job->idx] != SIM_TIME_NONE) {
+		if (cause == SIM_STOP_SPOT && e->spot_save[job->idx])
+			e->ctr.spot_saved++;
+		e->spot_notice[job->idx] = SIM_TIME_NONE;
+		e->spot_save[job->idx] = 0;
 	}
 	q_touch(e, job->queue);
 	struct sim_queue_acct *qa = &e->qacct[job->queue];
@@ -1211,8 +1457,11 @@ static double release_running(struct sim_engine *e, struct sim_job *job, enum si
 	/* The release empties the alloc; the flavor it ran on stays for the results
 	 * (a "*" request has no other record of it). */
 	int32_t ran_on = job->alloc.flavor;
+	size_t n_as = as_snapshot_nodes(e, job);
 	sim_cluster_release(e->p.cluster, &job->alloc, sim_job_opt(e->p.trace, job, job->opt_chosen)->req);
 	job->alloc.flavor = ran_on;
+	if (n_as && (*rc = as_nodes_released(e, ran_on, n_as)))
+		return 0;
 	job->finish_ev = 0;
 	job->lost_gpu_s += lost;
 	job->held_s += sim_time_to_s(e->now - job->last_start_ns);
@@ -1253,6 +1502,11 @@ static void count_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_
 	} else if (cause == SIM_STOP_CAPACITY_REMOVED) {
 		job->interruptions++;
 		e->ctr.interruptions++;
+	} else if (cause == SIM_STOP_SPOT) { /* its node was taken away: an interruption too */
+		job->interruptions++;
+		e->ctr.interruptions++;
+		e->ctr.spot_stops++;
+		e->ctr.spot_lost_gpu_s += lost;
 	} else if (cause == SIM_STOP_PENDING_TIMEOUT) {
 		e->ctr.pending_timeouts++;
 	}
@@ -1278,6 +1532,13 @@ static void log_stop(struct sim_engine *e, const struct sim_job *job, enum sim_s
 	case SIM_STOP_CAPACITY_REMOVED:
 		fprintf(f, "[%.3f] job=%s event=interrupt reason=capacity_removed lost_gpu_s=%.3f\n", now_s,
 			sim_job_id(t, job), lost);
+		break;
+	case SIM_STOP_SPOT:
+		fprintf(f, "[%.3f] job=%s event=interrupt reason=spot lost_gpu_s=%.3f\n", now_s, sim_job_id(t, job), lost);
+		break;
+	case SIM_STOP_MAX_WAIT:
+		fprintf(f, "[%.3f] job=%s event=max_wait_exceeded lost_gpu_s=%.3f%s\n", now_s, sim_job_id(t, job), lost,
+			was_running ? "" : " (queued)");
 		break;
 	case SIM_STOP_NODE_FAILED:
 	case SIM_STOP_CRASHED:
@@ -1318,10 +1579,15 @@ static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cau
 		job->state = SIM_JOB_QUEUED;
 		qa->pending++;
 		e->n_queued++;
+		as_note_queued(e, job);
 	} else if (!requeue) {
 		job->state = final_state(cause);
 		job->end_ns = e->now;
 		e->n_done++;
+		if (e->mw_ev && e->mw_ev[job->idx]) { /* it ended: its max wait no longer applies */
+			sim_evq_cancel(e->evq, e->mw_ev[job->idx]);
+			e->mw_ev[job->idx] = 0;
+		}
 		if (!was_running) {
 			qa->pending--;
 			e->n_queued--;
@@ -1335,7 +1601,9 @@ static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cau
 		if ((rc = record_decision(e, &d)))
 			return rc;
 	}
-	notify_stop(e, job, cause);
+	/* A queued job ended by its max wait leaves its queue for good, as one whose pending
+	 * limit ran out: policies hear it as that (sim/hooks.h, SIM_STOP_MAX_WAIT). */
+	notify_stop(e, job, cause == SIM_STOP_MAX_WAIT && !was_running ? SIM_STOP_PENDING_TIMEOUT : cause);
 	return 0;
 }
 
@@ -1635,21 +1903,443 @@ static int faults_start(struct sim_engine *e)
 	return 0;
 }
 
+/* ---- autoscaling (docs/capacity.md, "Autoscaled node groups") ---- */
+
+/* Integrates the node-seconds (and their price) of the autoscaled nodes up to now,
+ * from the first submit; called before every change of a flavor's nodes up, and at
+ * the end. */
+static void as_touch(struct sim_engine *e)
+{
+	double dt = sim_time_to_s(e->now - e->as_last_t);
+	e->as_last_t = e->now;
+	if (!(dt > 0) || e->cap_last_t == SIM_TIME_NONE) /* nothing is billed before the first submit */
+		return;
+	for (size_t f = 0; f < sim_cluster_n_flavors(e->p.cluster); f++) {
+		if (!e->as_up[f])
+			continue;
+		double node_s = (double)e->as_up[f] * dt;
+		e->ctr.as_node_s += node_s;
+		e->ctr.as_cost += sim_cluster_flavor(e->p.cluster, (int)f)->price_per_node_hour * node_s / 3600.0;
+	}
+}
+
+static int as_post(struct sim_engine *e, sim_time_t at, int64_t kind, uint32_t g)
+{
+	struct sim_event ev = { .t = at, .phase = EV_CAPACITY, .job = g, .arg = kind };
+	int rc = sim_evq_push(e->evq, &ev, NULL);
+	if (!rc)
+		e->n_as_pending++;
+	return rc;
+}
+
+/* 1 when nothing is allocated on the node: every resource free. */
+static int as_node_idle(const struct sim_engine *e, int f, uint32_t node)
+{
+	const struct sim_cluster *c = e->p.cluster;
+	const sim_qty_t *fr = sim_cluster_node_free(c, f, node);
+	const sim_qty_t *cap = sim_cluster_flavor(c, f)->node_cap;
+	for (int r = 0; r < sim_cluster_resources(c)->n; r++)
+		if (fr[r] != cap[r])
+			return 0;
+	return 1;
+}
+
+/* The node became idle now: its idle timeout starts (an earlier check queued for
+ * it finds idle_since moved and does nothing). */
+static int as_idle_from_now(struct sim_engine *e, uint32_t g)
+{
+	struct as_node *n = &e->as_nodes[g];
+	n->idle_since = e->now;
+	return as_post(e, after(e, e->p.autoscale->fl[n->flavor].idle_timeout_ns), EV_ARG_AS_IDLE, g);
+}
+
+/* 1 when some option of the job may run on an autoscaled flavor (or any flavor). */
+static int as_may_want(const struct sim_engine *e, const struct sim_job *job)
+{
+	for (int k = 0; k < job->n_opts; k++) {
+		int f = sim_job_opt(e->p.trace, job, k)->flavor_id;
+		if (f == SIM_FLAVOR_ANY || sim_autoscale_on(e->p.autoscale, f))
+			return 1;
+	}
+	return 0;
+}
+
+/* A job became queued (submitted, or stopped and queued again): it joins the demand
+ * list, and a scale-up evaluation runs after this time's passes. */
+static void as_note_queued(struct sim_engine *e, const struct sim_job *job)
+{
+	if (!e->as_run || e->as_listed[job->idx] || !as_may_want(e, job))
+		return;
+	uint32_t *nd = sim_grow(e->as_demand, &e->cap_as_demand, e->n_as_demand, sizeof *nd, 256);
+	if (!nd) {
+		e->oom = 1;
+		return;
+	}
+	e->as_demand = nd;
+	e->as_demand[e->n_as_demand++] = job->idx;
+	e->as_listed[job->idx] = 1;
+	e->as_dirty = 1;
+}
+
+/* Copies the nodes a running job on an autoscaled flavor holds (before their
+ * release); returns how many (0 on other flavors). */
+static size_t as_snapshot_nodes(struct sim_engine *e, const struct sim_job *job)
+{
+	const struct sim_alloc *a = &job->alloc;
+	if (!e->as_run || a->n_nodes == 0 || !sim_autoscale_on(e->p.autoscale, a->flavor))
+		return 0;
+	for (uint32_t k = 0; k < a->n_nodes; k++)
+		e->as_scratch[k] = a->n_nodes == 1 ? a->node : a->nodes[k];
+	return a->n_nodes;
+}
+
+/* After a release: each of the n snapshot nodes that is idle now starts its timeout. */
+static int as_nodes_released(struct sim_engine *e, int flavor, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		uint32_t node = e->as_scratch[k], g = e->as_base[flavor] + node;
+		if (e->as_nodes[g].state != AS_UP || !as_node_idle(e, flavor, node))
+			continue;
+		int rc = as_idle_from_now(e, g);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* One node of flavor f is asked for: the lowest-numbered node off, arriving after
+ * the flavor's k-th provisioning delay. */
+static int as_provision(struct sim_engine *e, int f)
+{
+	uint32_t n = sim_cluster_n_nodes(e->p.cluster, f), base = e->as_base[f], i = 0;
+	while (i < n && e->as_nodes[base + i].state != AS_OFF)
+		i++;
+	if (i == n)
+		return -SIM_ESTATE; /* the request rule keeps up + provisioning <= max_nodes */
+	sim_time_t d = sim_autoscale_draw_delay(e->as_run, f, e->as_draws[f]++);
+	e->as_nodes[base + i].state = AS_PROV;
+	e->as_prov[f]++;
+	e->n_as_prov++;
+	e->ctr.as_requested++;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=scale_up flavor=%s node=%u ready_s=%.3f\n", sim_time_to_s(e->now),
+			sim_cluster_flavor(e->p.cluster, f)->name, i, sim_time_to_s(after(e, d)));
+	return as_post(e, after(e, d), EV_ARG_AS_ARRIVE, base + i);
+}
+
+/* Adds a queued job's unplaced demand to its flavor's count: nothing when one of
+ * the options it may use now fits the free capacity (it waits for its turn, not for
+ * nodes); else its request is packed, by GPUs, onto new nodes of the first
+ * autoscaled flavor among those options that could hold it: a request larger than
+ * a node takes ceil(gpu / node gpu) nodes of its own, a smaller one goes onto the
+ * last node packed when its GPUs are left there, else onto a new node (next fit). */
+static void as_count_demand(struct sim_engine *e, const struct sim_job *job)
+{
+	const struct sim_cluster *c = e->p.cluster;
+	int8_t opts[SIM_MAX_OPTIONS];
+	int n = fallback_choose(e, job, opts), want = -1;
+	const sim_qty_t *wreq = NULL;
+	for (int i = 0; i < n; i++) {
+		if (opts[i] < 0 || opts[i] >= job->n_opts)
+			continue;
+		const struct sim_job_option *o = sim_job_opt(e->p.trace, job, opts[i]);
+		size_t lo = o->flavor_id == SIM_FLAVOR_ANY ? 0 : (size_t)o->flavor_id;
+		size_t hi = o->flavor_id == SIM_FLAVOR_ANY ? sim_cluster_n_flavors(c) : lo + 1;
+		for (size_t f = lo; f < hi; f++) {
+			if (sim_cluster_fits(c, (int)f, o->req))
+				return;
+			if (want < 0 && sim_autoscale_on(e->p.autoscale, (int)f) && sim_cluster_could_fit(c, (int)f, o->req)) {
+				want = (int)f;
+				wreq = o->req;
+			}
+		}
+	}
+	if (want < 0)
+		return;
+	sim_qty_t ng = sim_cluster_flavor(c, want)->node_cap[SIM_RES_GPU], g = wreq[SIM_RES_GPU];
+	if (g > ng) {
+		e->as_need[want] += (uint32_t)((g + ng - 1) / ng);
+	} else if (e->as_room[want] < 0 || g > e->as_room[want]) {
+		e->as_need[want]++;
+		e->as_room[want] = ng - g;
+	} else {
+		e->as_room[want] -= g;
+	}
+}
+
+/* Scale-up, after the passes of a time at which a job became queued or nodes
+ * arrived: the queued jobs of the demand list that fit nowhere they may run now
+ * are packed onto new nodes per flavor (as_count_demand); the shortfall is what
+ * that needs beyond the nodes already provisioning, and the mode turns it into a
+ * request (sim/autoscale.h). Jobs no longer queued leave the list. */
+static int as_evaluate(struct sim_engine *e)
+{
+	const struct sim_autoscale *a = e->p.autoscale;
+	size_t nf = sim_cluster_n_flavors(e->p.cluster);
+	int room = 0;
+	e->as_dirty = 0;
+	for (size_t f = 0; f < nf; f++) {
+		e->as_need[f] = 0;
+		e->as_room[f] = -1;
+		room |= a->fl[f].on && e->as_up[f] + e->as_prov[f] < a->fl[f].max_nodes;
+	}
+	if (!room)
+		return 0; /* every autoscaled flavor is at its maximum: nothing to ask for */
+	size_t w = 0;
+	for (size_t i = 0; i < e->n_as_demand; i++) {
+		const struct sim_job *job = &e->p.trace->jobs[e->as_demand[i]];
+		if (job->state != SIM_JOB_QUEUED) {
+			e->as_listed[job->idx] = 0;
+			continue;
+		}
+		e->as_demand[w++] = job->idx;
+		as_count_demand(e, job);
+	}
+	e->n_as_demand = w;
+	for (size_t f = 0; f < nf; f++) {
+		const struct sim_as_flavor *af = &a->fl[f];
+		if (!af->on)
+			continue;
+		uint32_t short_n = e->as_need[f] > e->as_prov[f] ? e->as_need[f] - e->as_prov[f] : 0;
+		uint32_t ask = sim_autoscale_request((enum sim_as_mode)af->mode, short_n, e->as_up[f], e->as_prov[f],
+						     af->max_nodes);
+		for (uint32_t k = 0; k < ask; k++) {
+			int rc = as_provision(e, (int)f);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* A provisioned node comes up: online, idle from now, and another evaluation (the
+ * jobs it was asked for may have lost it to others). */
+static int as_arrive(struct sim_engine *e, uint32_t g)
+{
+	struct as_node *n = &e->as_nodes[g];
+	int f = n->flavor;
+	uint32_t node = g - e->as_base[f];
+	as_touch(e);
+	n->state = AS_UP;
+	e->as_prov[f]--;
+	e->n_as_prov--;
+	e->as_up[f]++;
+	sim_cluster_node_up(e->p.cluster, f, node);
+	e->policy_event = 1; /* capacity grew: a pass even with nothing new queued */
+	e->as_dirty = 1;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=node_up flavor=%s node=%u how=provisioned\n", sim_time_to_s(e->now),
+			sim_cluster_flavor(e->p.cluster, f)->name, node);
+	return as_idle_from_now(e, g);
+}
+
+/* A node's idle check: given back when it is up, has been idle for the whole
+ * timeout (idle_since did not move since this check was queued) and the flavor has
+ * more than min_nodes up. A node kept for the minimum is checked again only when it
+ * next becomes idle. */
+static int as_idle_check(struct sim_engine *e, uint32_t g)
+{
+	struct as_node *n = &e->as_nodes[g];
+	int f = n->flavor;
+	uint32_t node = g - e->as_base[f];
+	const struct sim_as_flavor *af = &e->p.autoscale->fl[f];
+	if (n->state != AS_UP || e->now - n->idle_since < af->idle_timeout_ns || !as_node_idle(e, f, node) ||
+	    e->as_up[f] <= af->min_nodes)
+		return 0;
+	as_touch(e);
+	sim_cluster_node_down(e->p.cluster, f, node); /* idle: offline at once, nothing to stop */
+	n->state = AS_OFF;
+	e->as_up[f]--;
+	e->ctr.as_removed++;
+	e->as_dirty = 1; /* a queued job that needs more nodes than were idle asks again */
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=scale_down flavor=%s node=%u idle_s=%.3f\n", sim_time_to_s(e->now),
+			sim_cluster_flavor(e->p.cluster, f)->name, node, sim_time_to_s(e->now - n->idle_since));
+	return 0;
+}
+
+static int apply_autoscale_event(struct sim_engine *e, const struct sim_event *ev)
+{
+	if (!e->as_run || e->as_nodes[ev->job].flavor < 0)
+		return -SIM_EINVAL;
+	e->n_as_pending--;
+	return ev->arg == EV_ARG_AS_ARRIVE ? as_arrive(e, ev->job) : as_idle_check(e, ev->job);
+}
+
+/* The initial nodes of every autoscaled flavor are up and idle from the start. */
+static int autoscale_start(struct sim_engine *e)
+{
+	if (!e->as_run)
+		return 0;
+	e->as_last_t = e->now;
+	for (size_t f = 0; f < sim_cluster_n_flavors(e->p.cluster); f++) {
+		if (!sim_autoscale_on(e->p.autoscale, (int)f))
+			continue;
+		for (uint32_t i = 0; i < sim_cluster_n_nodes(e->p.cluster, (int)f); i++) {
+			if (sim_cluster_node_state(e->p.cluster, (int)f, i) != SIM_NODE_ONLINE)
+				continue;
+			e->as_nodes[e->as_base[f] + i].state = AS_UP;
+			e->as_up[f]++;
+			int rc = as_idle_from_now(e, e->as_base[f] + i);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* ---- spot (docs/capacity.md, "Spot capacity") ---- */
+
+static int spot_post(struct sim_engine *e, sim_time_t at, int64_t kind, uint32_t x)
+{
+	struct sim_event ev = { .t = at, .phase = EV_CAPACITY, .job = x, .arg = kind };
+	int rc = sim_evq_push(e->evq, &ev, NULL);
+	if (!rc)
+		e->n_spot_pending++;
+	return rc;
+}
+
+/* A running job on a noticed node: it saves its work when it checkpoints and the
+ * checkpoint overhead fits in the notice (it stops once that is written), else it
+ * runs to the taking and loses the work since its last checkpoint. A gang job
+ * noticed on a second node keeps its first notice. A crash or hang still to come
+ * in the segment is withdrawn: the spot stop replaces it. */
+static int spot_warn(struct sim_engine *e, struct sim_job *job, int f)
+{
+	if (e->spot_notice[job->idx] != SIM_TIME_NONE)
+		return 0;
+	const struct sim_spot_flavor *sf = &e->p.spot->fl[f];
+	sim_time_t ov = e->p.cost.ckpt_overhead_ns;
+	int save = job->checkpoint_ns != SIM_TIME_NONE && job->checkpoint_ns > 0 && ov <= sf->notice_ns &&
+		   !job->hang_ns;
+	e->spot_notice[job->idx] = e->now;
+	e->spot_save[job->idx] = (uint8_t)save;
+	if (job->fault_ev) {
+		sim_evq_cancel(e->evq, job->fault_ev);
+		job->fault_ev = 0;
+	}
+	return post_job_fault(e, job, after(e, save ? ov : sf->notice_ns), FINISH_SPOT);
+}
+
+/* A notice to node `node` of spot flavor f, if it is up: it leaves placement now,
+ * its jobs are warned, and it is back notice + outage later. */
+static int spot_notice(struct sim_engine *e, int f, uint32_t node)
+{
+	if (sim_cluster_node_state(e->p.cluster, f, node) != SIM_NODE_ONLINE)
+		return 0; /* noticed already, not back yet */
+	const struct sim_spot_flavor *sf = &e->p.spot->fl[f];
+	e->ctr.spot_notices++;
+	e->spot_k[e->spot_base[f] + node]++;
+	e->n_spot_away++;
+	e->policy_event = 1;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=spot_notice flavor=%s node=%u taken_s=%.3f\n", sim_time_to_s(e->now),
+			sim_cluster_flavor(e->p.cluster, f)->name, node, sim_time_to_s(after(e, sf->notice_ns)));
+	int rc = 0;
+	if (sim_cluster_node_down(e->p.cluster, f, node) == 1) {
+		e->node_mark[node] = 1;
+		for (size_t i = 0; i < e->n_run && !rc; i++) {
+			struct sim_job *job = &e->p.trace->jobs[e->running[i]];
+			if (job->alloc.flavor == f && on_marked_node(e, job))
+				rc = spot_warn(e, job, f);
+		}
+		e->node_mark[node] = 0;
+	}
+	if (rc)
+		return rc;
+	sim_time_t back = after(e, sf->notice_ns);
+	back = back > SIM_TIME_MAX - 1 - sf->outage_ns ? SIM_TIME_MAX - 1 : back + sf->outage_ns;
+	return spot_post(e, back, EV_ARG_SPOT_BACK, e->spot_base[f] + node);
+}
+
+/* Node g's next notice under its flavor's rate, counted from now. */
+static int spot_arm(struct sim_engine *e, int f, uint32_t node)
+{
+	uint32_t g = e->spot_base[f] + node;
+	sim_time_t d = sim_spot_draw_uptime(e->p.spot, e->p.seed, f, node, e->spot_k[g]);
+	return d == SIM_TIME_NONE ? 0 : spot_post(e, after(e, d), EV_ARG_SPOT_NOTICE, g);
+}
+
+static int flavor_of_spot_node(const struct sim_engine *e, uint32_t g)
+{
+	int f = (int)sim_cluster_n_flavors(e->p.cluster) - 1;
+	while (f > 0 && e->spot_base[f] > g)
+		f--;
+	return f;
+}
+
+static int apply_spot_event(struct sim_engine *e, const struct sim_event *ev)
+{
+	if (!e->spot_k)
+		return -SIM_EINVAL;
+	e->n_spot_pending--;
+	if (ev->arg == EV_ARG_SPOT_TIMES) {
+		int f = (int)ev->job;
+		const struct sim_spot_flavor *sf = &e->p.spot->fl[f];
+		e->spot_next[f]++;
+		for (uint32_t i = 0; i < sim_cluster_n_nodes(e->p.cluster, f); i++) {
+			int rc = spot_notice(e, f, i);
+			if (rc)
+				return rc;
+		}
+		size_t k = e->spot_next[f];
+		return k < sf->n_times ? spot_post(e, sf->times[k], EV_ARG_SPOT_TIMES, (uint32_t)f) : 0;
+	}
+	int f = flavor_of_spot_node(e, ev->job);
+	uint32_t node = ev->job - e->spot_base[f];
+	if (ev->arg == EV_ARG_SPOT_NOTICE)
+		return spot_notice(e, f, node);
+	/* back: new spot capacity in the node's place */
+	sim_cluster_node_up(e->p.cluster, f, node);
+	e->n_spot_away--;
+	e->spot_idle_backs++;
+	e->policy_event = 1;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=node_up flavor=%s node=%u how=spot\n", sim_time_to_s(e->now),
+			sim_cluster_flavor(e->p.cluster, f)->name, node);
+	return spot_arm(e, f, node);
+}
+
+/* Each spot flavor's first fixed time, and under a rate every node's first notice. */
+static int spot_start(struct sim_engine *e)
+{
+	if (!e->spot_k)
+		return 0;
+	for (size_t f = 0; f < sim_cluster_n_flavors(e->p.cluster); f++) {
+		if (!sim_spot_on(e->p.spot, (int)f))
+			continue;
+		const struct sim_spot_flavor *sf = &e->p.spot->fl[f];
+		int rc = sf->n_times ? spot_post(e, sf->times[0] < e->now ? e->now : sf->times[0], EV_ARG_SPOT_TIMES,
+						  (uint32_t)f)
+				     : 0;
+		for (uint32_t i = 0; !rc && i < sim_cluster_n_nodes(e->p.cluster, (int)f); i++)
+			rc = spot_arm(e, (int)f, i);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* Nothing left but stock-out transitions, which never end: stop when no job is
  * queued or running, or when queued jobs can never start (nothing runs, every
  * flavor is in stock: capacity will never be larger than now, and a pass at this
  * capacity has run). */
 static int only_endless_events_left(const struct sim_engine *e)
 {
-	if (!(e->n_stock_models || e->n_tickers || e->n_fault_pending) || e->next_submit < e->p.trace->n_jobs ||
-	    e->n_running)
+	size_t endless = e->n_stock_models + e->n_tickers + e->n_fault_pending + e->n_as_pending + e->n_spot_pending;
+	if (!endless || e->next_submit < e->p.trace->n_jobs || e->n_running)
 		return 0;
-	if (sim_evq_size(e->evq) > e->n_stock_models + e->n_tickers + e->n_fault_pending)
+	if (sim_evq_size(e->evq) > endless)
 		return 0;
 	/* Ticks change no capacity: with nothing running and nothing to come, a job
 	 * still queued can never start. Node faults: it may once failed nodes return. */
 	if (e->n_queued == 0)
 		return 1;
+	if (e->n_as_prov) /* a node on its way may let a queued job start */
+		return 0;
+	/* Spot nodes away come back: one full round of returns with nothing running. */
+	if (e->n_spot_away && e->spot_idle_backs <= e->n_spot_nodes)
+		return 0;
 	if (e->n_stock_models && e->n_out_of_stock)
 		return 0;
 	/* Nodes come and go without end: a queued job gets one full round of returns
@@ -1772,7 +2462,8 @@ int sim_engine_run(struct sim_engine *e)
 	e->sample_ns = e->p.sample_ns;
 	if (e->p.progress)
 		sim_tick_init(&e->progress_tick, SIM_PROGRESS_PERIOD_S, sim_tick_monotonic_s, NULL);
-	if ((rc = capacity_start(e)) || (rc = ticks_start(e)) || (rc = faults_start(e)))
+	if ((rc = capacity_start(e)) || (rc = ticks_start(e)) || (rc = faults_start(e)) || (rc = autoscale_start(e)) ||
+	    (rc = spot_start(e)))
 		return rc;
 	for (;;) {
 		sim_time_t t = next_time(e);
@@ -1802,6 +2493,8 @@ int sim_engine_run(struct sim_engine *e)
 			}
 			rc = run_passes(e);
 		}
+		if (!rc && e->as_dirty)
+			rc = as_evaluate(e);
 		if (rc)
 			break;
 	}
@@ -1809,6 +2502,8 @@ int sim_engine_run(struct sim_engine *e)
 		q_touch(e, (int32_t)q);
 	if (e->slots)
 		pool_touch(e);
+	if (e->as_run)
+		as_touch(e);
 	if (!rc)
 		rc = ts_sample_until(e, e->now + 1);
 	mark_unfinished(e);

@@ -13,10 +13,12 @@
 #ifndef SIM_ENGINE_H
 #define SIM_ENGINE_H
 
+#include "autoscale.h"
 #include "capacity.h"
 #include "cluster.h"
 #include "evq.h"
 #include "faults.h"
+#include "spot.h"
 #include "hooks.h"
 #include "job.h"
 #include "sim.h"
@@ -132,6 +134,16 @@ struct sim_engine_counters {
 	double recover_s;            /* from fault stops to the restarts that followed them, summed, s */
 	uint64_t recoveries;         /* those restarts */
 	double hang_hold_s;          /* from hangs to their kills, summed, s (time to detect a hang) */
+	/* Autoscaling (docs/capacity.md) */
+	uint64_t as_requested;       /* nodes asked for by scale-ups */
+	uint64_t as_removed;         /* idle nodes given back by scale-downs */
+	double as_node_s;            /* node-seconds up on autoscaled flavors, from the first submit to the end */
+	double as_cost;              /* their price: price_per_node_hour x node-hours up, summed over flavors */
+	/* Spot (docs/capacity.md) */
+	uint64_t spot_notices;       /* interruption notices given to nodes up */
+	uint64_t spot_stops;         /* running jobs stopped by them */
+	uint64_t spot_saved;         /* of those, jobs that saved their work within the notice */
+	double spot_lost_gpu_s;      /* GPU-seconds the others lost (work since their last checkpoint) */
 };
 
 /* Wall seconds between two progress calls during a run. */
@@ -164,6 +176,11 @@ struct sim_engine_params {
 	/* Faults (borrowed, optional; sim/faults.h): node failures, repairs, job crashes
 	 * and hangs, drawn from the seed. Flavors with failures have no capacity plan. */
 	const struct sim_faults *faults;
+	/* Autoscaled flavors (borrowed, optional; sim/autoscale.h): the cluster must have
+	 * been created with their initial nodes online and max_nodes as the peak. */
+	const struct sim_autoscale *autoscale;
+	/* Spot flavors (borrowed, optional; sim/spot.h): interruptions drawn from the seed. */
+	const struct sim_spot *spot;
 };
 
 /* The engine resets the trace's run state. Returns NULL on no memory. */

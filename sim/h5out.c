@@ -2115,6 +2115,12 @@ static int summary_is_count(enum sim_summary_field f)
 	case SIM_SUM_stops_hang:
 	case SIM_SUM_retries_exhausted:
 	case SIM_SUM_fault_restarts:
+	case SIM_SUM_autoscale_nodes_requested:
+	case SIM_SUM_autoscale_nodes_removed:
+	case SIM_SUM_spot_notices:
+	case SIM_SUM_stops_spot:
+	case SIM_SUM_spot_saved:
+	case SIM_SUM_max_wait_exceeded:
 		return 1;
 	default:
 		return 0;

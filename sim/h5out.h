@@ -76,7 +76,7 @@ struct h5out_sweep {
  * (its attribute key_fields names the fields that identify a run), counts as
  * int64; jobs field final_state_label, decisions field reason_label; time series
  * with t_s as their HDF5 dimension scale; string attributes variable-length UTF-8. */
-#define H5OUT_SCHEMA_VERSION "1.6"
+#define H5OUT_SCHEMA_VERSION "1.7"
 
 /* Opens a new temporary beside PATH for writing (never an existing file). NULL on
  * failure with a message in diag. */

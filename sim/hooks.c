@@ -20,7 +20,8 @@ const char *sim_preempt_reason_name(enum sim_preempt_reason r)
 const char *sim_stop_cause_name(enum sim_stop_cause c)
 {
 	static const char *const names[SIM_STOP_COUNT_] = { "completed", "failed", "preempted", "capacity_removed",
-							    "pending_timeout", "node_failed", "crashed", "hang" };
+							    "pending_timeout", "node_failed", "crashed", "hang", "spot",
+							    "max_wait" };
 	return (unsigned)c < SIM_STOP_COUNT_ ? names[c] : "invalid";
 }
 

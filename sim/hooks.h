@@ -61,6 +61,10 @@ enum sim_stop_cause {
 	SIM_STOP_NODE_FAILED,      /* a node it ran on failed (sim/faults.h) */
 	SIM_STOP_CRASHED,          /* its workload crashed (software fault); restarts from its checkpoint */
 	SIM_STOP_HANG,             /* it hung and was killed (detection, or its run's end without) */
+	SIM_STOP_SPOT,             /* its spot node was taken back (docs/capacity.md); queued again */
+	SIM_STOP_MAX_WAIT,         /* its max_wait_s ran out while it ran; never run again. A queued job
+				    * whose max_wait_s runs out is notified as SIM_STOP_PENDING_TIMEOUT
+				    * (it leaves its queue for good; its final state says why) */
 	SIM_STOP_COUNT_
 };
 const char *sim_stop_cause_name(enum sim_stop_cause c); /* "completed", ... */

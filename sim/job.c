@@ -13,6 +13,7 @@ const char *sim_job_state_name(enum sim_job_state s)
 		[SIM_JOB_COMPLETED] = "completed",
 		[SIM_JOB_REJECTED] = "rejected",
 		[SIM_JOB_TIMED_OUT_PENDING] = "timed_out_pending",
+		[SIM_JOB_MAX_WAIT_EXCEEDED] = "max_wait_exceeded",
 		[SIM_JOB_FAILED] = "failed",
 		[SIM_JOB_UNFINISHED] = "unfinished",
 		[SIM_JOB_PREEMPTED_OUT] = "preempted_out",

@@ -32,6 +32,7 @@ enum sim_job_state {
 	SIM_JOB_FAILED,
 	SIM_JOB_UNFINISHED,      /* still queued or running when the run stopped */
 	SIM_JOB_PREEMPTED_OUT,   /* stopped for good: preempted more often than its queue's retry limit */
+	SIM_JOB_MAX_WAIT_EXCEEDED, /* its max_wait_s ran out before it completed (docs/capacity.md) */
 	SIM_JOB_STATE_COUNT_
 };
 const char *sim_job_state_name(enum sim_job_state s); /* "completed", ... */
@@ -60,6 +61,8 @@ struct sim_job {
 	sim_time_t max_pending_ns; /* SIM_TIME_NONE = unbounded */
 	sim_time_t deadline_ns;    /* absolute, SIM_TIME_NONE = none */
 	sim_time_t checkpoint_ns;  /* interval, SIM_TIME_NONE = no checkpoints */
+	sim_time_t max_wait_ns;    /* SageMaker MaxWaitTimeInSeconds: from submit to the end, waits and
+				    * interruptions included (docs/capacity.md); 0 = none */
 	uint32_t opt_first;    /* index of option 0 in trace->opts */
 	uint8_t n_opts;        /* 1 (request) or 2..5 (prefs) */
 	uint8_t has_prefs;     /* 1 when the row used prefs */

@@ -287,7 +287,7 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	double *waits = buf, *jcts = buf + n, *bslds = buf + 2 * n;
 	size_t n_wait = 0, n_jct = 0, n_bsld = 0;
 	size_t completed = 0, rejected = 0, unfinished = 0, preempted_out = 0, timed_out = 0, failed = 0;
-	size_t with_limit = 0, multi_started = 0, fell_back = 0, costed = 0;
+	size_t with_limit = 0, multi_started = 0, fell_back = 0, costed = 0, max_wait_out = 0;
 	sim_time_t first_submit = SIM_TIME_MAX;
 	double busy_gpu_s = 0.0, cost = 0.0, preemptions = 0.0, lost_gpu_s = 0.0, restore_s = 0.0;
 	double interruptions = 0.0, fb_evals = 0.0;
@@ -316,6 +316,9 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 			break;
 		case SIM_JOB_FAILED:
 			failed++;
+			break;
+		case SIM_JOB_MAX_WAIT_EXCEEDED:
+			max_wait_out++;
 			break;
 		default:
 			break;
@@ -420,6 +423,18 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	out->v[SIM_SUM_fault_restarts] = 0; /* engine counts: sim_metrics_set_faults */
 	out->v[SIM_SUM_time_to_recover_s] = 0;
 	out->v[SIM_SUM_time_to_detect_hang_s] = 0;
+	/* Cost by capacity type: every flavor is on demand until spot exists; the
+	 * autoscaler's part comes from sim_metrics_set_autoscale. */
+	out->v[SIM_SUM_autoscale_nodes_requested] = 0;
+	out->v[SIM_SUM_autoscale_nodes_removed] = 0;
+	out->v[SIM_SUM_autoscale_node_h] = 0;
+	out->v[SIM_SUM_cost_on_demand] = cost;
+	out->v[SIM_SUM_cost_autoscaled_idle] = 0;
+	out->v[SIM_SUM_useful_gpu_h] = useful_gpu_s / 3600.0;
+	out->v[SIM_SUM_cost_per_useful_gpu_h] = useful_gpu_s > 0 ? cost / (useful_gpu_s / 3600.0) : NAN;
+	for (int f = SIM_SUM_cost_spot; f <= SIM_SUM_lost_spot_gpu_s; f++)
+		out->v[f] = 0; /* sim_metrics_set_spot */
+	out->v[SIM_SUM_max_wait_exceeded] = (double)max_wait_out;
 	return 0;
 }
 
@@ -771,6 +786,53 @@ double sim_metrics_job_ettr(const struct sim_trace *t, const struct sim_cluster 
 	if (!(j->held_s > 0))
 		return NAN;
 	return sim_metrics_job_useful_s(t, c, j) / j->held_s;
+}
+
+void sim_metrics_set_autoscale(struct sim_summary *sum, const struct sim_trace *t, const struct sim_cluster *c,
+			       const struct sim_autoscale *as, const struct sim_engine_counters *ctr)
+{
+	if (!sim_autoscale_on(as, -1))
+		return;
+	double busy_cost = 0; /* the jobs' cost on autoscaled flavors: the busy part of their node-hours */
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		int f = sim_metrics_job_flavor(t, j);
+		if (j->start_ns == SIM_TIME_NONE || !sim_autoscale_on(as, f))
+			continue;
+		double jc = sim_metrics_job_cost(t, c, j);
+		if (!isnan(jc))
+			busy_cost += jc;
+	}
+	double idle = ctr->as_cost - busy_cost;
+	sum->v[SIM_SUM_autoscale_nodes_requested] = (double)ctr->as_requested;
+	sum->v[SIM_SUM_autoscale_nodes_removed] = (double)ctr->as_removed;
+	sum->v[SIM_SUM_autoscale_node_h] = ctr->as_node_s / 3600.0;
+	sum->v[SIM_SUM_cost_autoscaled_idle] = idle;
+	sum->v[SIM_SUM_cost] += idle;
+	double useful_h = sum->v[SIM_SUM_useful_gpu_h];
+	sum->v[SIM_SUM_cost_per_useful_gpu_h] = useful_h > 0 ? sum->v[SIM_SUM_cost] / useful_h : NAN;
+}
+
+void sim_metrics_set_spot(struct sim_summary *sum, const struct sim_trace *t, const struct sim_cluster *c,
+			  const struct sim_spot *sp, const struct sim_engine_counters *ctr)
+{
+	if (!sim_spot_on(sp, -1))
+		return;
+	double spot_cost = 0;
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		if (j->start_ns == SIM_TIME_NONE || !sim_spot_on(sp, sim_metrics_job_flavor(t, j)))
+			continue;
+		double jc = sim_metrics_job_cost(t, c, j);
+		if (!isnan(jc))
+			spot_cost += jc;
+	}
+	sum->v[SIM_SUM_cost_spot] = spot_cost;
+	sum->v[SIM_SUM_cost_on_demand] -= spot_cost;
+	sum->v[SIM_SUM_spot_notices] = (double)ctr->spot_notices;
+	sum->v[SIM_SUM_stops_spot] = (double)ctr->spot_stops;
+	sum->v[SIM_SUM_spot_saved] = (double)ctr->spot_saved;
+	sum->v[SIM_SUM_lost_spot_gpu_s] = ctr->spot_lost_gpu_s;
 }
 
 void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu_s)

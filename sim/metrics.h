@@ -34,7 +34,7 @@
 	X(busy_gpu_s, "GPU*s", "allocated GPU-seconds of all runs of all jobs")                      \
 	X(utilization, "1", "busy_gpu_s / (gpu_capacity * makespan_s)")                              \
 	X(throughput_per_h, "1/h", "completed / makespan in hours")                                  \
-	X(cost, "currency", "sum of the jobs' cost: nodes' price x node-hours held")                \
+	X(cost, "currency", "sum of the jobs' cost (nodes' price x node-hours held) + cost_autoscaled_idle") \
 	X(preemptions, "1", "preemptions issued: running jobs stopped by the engine")                \
 	X(lost_gpu_s, "GPU*s", "work lost to preemptions, GPU-seconds since the last checkpoint")    \
 	X(restore_s, "s", "restore time paid by restarted jobs, summed over jobs")                   \
@@ -43,7 +43,7 @@
 	X(fallback_rate, "1", "share of started jobs with 2+ options that ran on option 1 or later") \
 	X(pending_timeouts, "1", "jobs that ended timed_out_pending (max_pending_s ran out before a start)") \
 	X(pending_timeout_rate, "1", "pending_timeouts / jobs with a max_pending_s")                \
-	X(mean_cost_per_job, "currency", "cost / started jobs (mean of the jobs' cost over started jobs)") \
+	X(mean_cost_per_job, "currency", "mean of the jobs' own cost over started jobs (idle nodes not included)") \
 	X(interruptions, "1", "running jobs stopped because their nodes were removed, summed over jobs") \
 	X(fallback_evals, "1", "times the fallback policy evaluated a queued job, summed over jobs") \
 	X(failed, "1", "jobs whose workload failed (real mode: a kernel or launch error)")          \
@@ -68,7 +68,20 @@
 	X(ettr, "1", "effective training time ratio: useful GPU-seconds / GPU-seconds held, all jobs") \
 	X(fault_restarts, "1", "restarts that followed a fault stop (node failure, crash, hang)")  \
 	X(time_to_recover_s, "s", "time from fault stops to those restarts, summed (mean: / fault_restarts)") \
-	X(time_to_detect_hang_s, "s", "time from hangs to their kills, summed (mean: / stops_hang)")
+	X(time_to_detect_hang_s, "s", "time from hangs to their kills, summed (mean: / stops_hang)")      \
+	X(autoscale_nodes_requested, "1", "nodes asked for by autoscaler scale-ups (docs/capacity.md)") \
+	X(autoscale_nodes_removed, "1", "idle nodes given back by autoscaler scale-downs")            \
+	X(autoscale_node_h, "node*h", "node-hours up on autoscaled flavors (provisioned, busy or idle)") \
+	X(cost_on_demand, "currency", "the jobs' cost on on-demand capacity: every flavor that is not spot") \
+	X(cost_autoscaled_idle, "currency", "price of the autoscaled node-hours up minus the jobs' cost on them") \
+	X(useful_gpu_h, "GPU*h", "useful work: completed jobs' whole run time, the saved part of others, x GPUs") \
+	X(cost_per_useful_gpu_h, "currency/(GPU*h)", "cost / useful_gpu_h")                        \
+	X(cost_spot, "currency", "the jobs' cost on spot flavors")                                  \
+	X(spot_notices, "1", "spot interruption notices given to nodes up")                         \
+	X(stops_spot, "1", "running jobs stopped by a spot interruption")                           \
+	X(spot_saved, "1", "of those, jobs that saved their work by a checkpoint within the notice") \
+	X(lost_spot_gpu_s, "GPU*s", "GPU-seconds lost to spot interruptions (work since the last checkpoint)") \
+	X(max_wait_exceeded, "1", "jobs ended max_wait_exceeded: max_wait_s ran out before they completed")
 
 enum sim_summary_field {
 #define SIM_SUM_ENUM(name, unit, desc) SIM_SUM_##name,
@@ -196,6 +209,15 @@ void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu
  * configured_gpus > 0 (a run with node failures): gpu_capacity and utilization are
  * over the configured GPUs, not those up at the end (docs/faults.md, "Metrics"). */
 void sim_metrics_set_faults(struct sim_summary *sum, const struct sim_engine_counters *ctr, double configured_gpus);
+/* Completes the cost fields of a run with autoscaled flavors (a NULL or empty plan
+ * changes nothing): the autoscaler's counts, node-hours and idle cost, added to
+ * cost (docs/capacity.md, "Cost"). */
+void sim_metrics_set_autoscale(struct sim_summary *sum, const struct sim_trace *t, const struct sim_cluster *c,
+			       const struct sim_autoscale *as, const struct sim_engine_counters *ctr);
+/* The spot fields (0 without spot flavors): the counts, and cost_spot, the jobs'
+ * cost on spot flavors, moved out of cost_on_demand. */
+void sim_metrics_set_spot(struct sim_summary *sum, const struct sim_trace *t, const struct sim_cluster *c,
+			  const struct sim_spot *sp, const struct sim_engine_counters *ctr);
 
 /* Completes a summary with the per-queue results: jain_fairness over the queues
  * with nominal_gpus > 0 and at least one job (x = share; NaN when there is none). */

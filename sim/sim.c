@@ -76,7 +76,7 @@ int sim_diag_vadd(struct sim_diag *d, const char *where, const char *fmt, va_lis
 			return -SIM_EPARSE;
 		}
 	}
-	char msg[1024];
+	char msg[4096]; /* the longest: every summary metric named (plan --target) */
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	size_t n = (where && *where ? strlen(where) + 2 : 0) + strlen(msg) + 1;
 	char *line = malloc(n);

@@ -479,7 +479,8 @@ void tu_crun_with(struct tu_crun *r, const char *config, const char *trace, cons
 		r->drv.ops = opt->driver;
 	struct sim_engine_params ep = { .trace = r->t, .cluster = r->c, .driver = r->drv,
 					.capacity = v->capacity, .seed = opt ? opt->seed : 1, .cost = v->cost,
-					.faults = v->faults, .log = opt ? opt->log : NULL };
+					.faults = v->faults, .autoscale = v->autoscale, .spot = v->spot,
+					.log = opt ? opt->log : NULL };
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
 		if (sim_policy_is_none((enum sim_policy_family)f, v->policy[f]))
 			continue;

@@ -53,6 +53,7 @@ enum col {
 	COL_USER,
 	COL_PREEMPTIBLE,
 	COL_ESTIMATE,
+	COL_MAX_WAIT,
 	COL_COUNT_
 };
 
@@ -70,11 +71,12 @@ static const char *const col_names[COL_COUNT_] = {
 	[COL_USER] = "user",
 	[COL_PREEMPTIBLE] = "preemptible",
 	[COL_ESTIMATE] = "estimate_s",
+	[COL_MAX_WAIT] = "max_wait_s",
 };
 
 #define COL_LIST                                                                     \
 	"id, submit_s, duration_s, queue, priority, request, prefs, max_pending_s, " \
-	"deadline_s, checkpoint_s, user, preemptible, estimate_s"
+	"deadline_s, checkpoint_s, user, preemptible, estimate_s, max_wait_s"
 
 /* Every time column is refused above this many seconds (about 31.7 years), so that
  * submit + duration + deadline sums in ns stay far below INT64_MAX. */
@@ -936,6 +938,19 @@ static int parse_row(struct parser *ps, uint32_t line)
 	opt_secs(ps, line, COL_ESTIMATE, 1, &j->estimate_ns);
 	if (j->estimate_ns == SIM_TIME_NONE)
 		j->estimate_ns = j->duration_ns;
+	/* SageMaker's MaxWaitTimeInSeconds must be at least MaxRuntimeInSeconds: here
+	 * it must exceed the job's run time limit, its estimate (else its duration). */
+	sim_time_t mw;
+	opt_secs(ps, line, COL_MAX_WAIT, 1, &mw);
+	if (mw != SIM_TIME_NONE && dur_ok && mw <= j->estimate_ns) {
+		v = get(ps, COL_MAX_WAIT);
+		row_err(ps, line, "max_wait_s",
+			"expected seconds > the job's run time limit (estimate_s, else duration_s: %g s), "
+			"found '%.*s%s'",
+			sim_time_to_s(j->estimate_ns), SHOW(v));
+	} else if (mw != SIM_TIME_NONE) {
+		j->max_wait_ns = mw;
+	}
 
 	v = get(ps, COL_PREEMPTIBLE);
 	if (!v.len || fld_eq(v, "1") || fld_eq(v, "true") || fld_eq(v, "TRUE") || fld_eq(v, "True"))
@@ -1524,7 +1539,7 @@ int trace_native_write(const struct sim_trace *t, FILE *f)
 {
 	/* Only columns that carry something beyond their defaults are written. */
 	int has_prefs = 0, has_req = 0, has_prio = 0, has_user = 0, has_pend = 0, has_dl = 0, has_ckpt = 0;
-	int has_nonpre = 0;
+	int has_nonpre = 0, has_mw = 0;
 	char b[32], opts[SIM_MAX_OPTIONS * (OPT_BUF + 1)];
 
 	for (size_t i = 0; i < t->n_jobs; i++) {
@@ -1537,6 +1552,7 @@ int trace_native_write(const struct sim_trace *t, FILE *f)
 		has_dl |= j->deadline_ns != SIM_TIME_NONE;
 		has_ckpt |= j->checkpoint_ns != SIM_TIME_NONE;
 		has_nonpre |= !j->preemptible;
+		has_mw |= j->max_wait_ns > 0;
 	}
 	if (!has_prefs)
 		has_req = 1;
@@ -1559,6 +1575,8 @@ int trace_native_write(const struct sim_trace *t, FILE *f)
 		fputs(",preemptible", f);
 	if (t->has_estimates)
 		fputs(",estimate_s", f);
+	if (has_mw)
+		fputs(",max_wait_s", f);
 	fputc('\n', f);
 
 	for (size_t i = 0; i < t->n_jobs; i++) {
@@ -1605,6 +1623,8 @@ int trace_native_write(const struct sim_trace *t, FILE *f)
 			fprintf(f, ",%d", j->preemptible ? 1 : 0);
 		if (t->has_estimates)
 			put_opt_secs(f, j->estimate_ns);
+		if (has_mw)
+			put_opt_secs(f, j->max_wait_ns > 0 ? j->max_wait_ns : SIM_TIME_NONE);
 		fputc('\n', f);
 	}
 	return ferror(f) ? -SIM_EIO : 0;

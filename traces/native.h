@@ -2,7 +2,7 @@
  *
  * Header row, '#' comment lines, one job a row, columns in any order:
  * id, submit_s, duration_s (required), queue, priority, request, prefs,
- * max_pending_s, deadline_s, checkpoint_s, user, preemptible, estimate_s.
+ * max_pending_s, deadline_s, checkpoint_s, user, preemptible, estimate_s, max_wait_s.
  * A preference list (prefs) has a count on every option ("h100:gpu=8;a100:gpu=16"), or
  * bare flavor names with the shared count in request ("*:gpu=8" and "h100;a100"); the
  * options read the same either way, and the writer writes the first form.
