@@ -280,6 +280,15 @@ static int real_advance(void *priv, struct sim_engine *e, sim_time_t t)
 	for (;;) {
 		int64_t now = gx_now_ns();
 		int64_t step = d->tty && until - now > SIM_NS_PER_S / 2 ? now + SIM_NS_PER_S / 2 : until;
+		/* A workload whose end the executor knows (cpu) is reaped at that end by this
+		 * thread, not when the executor's thread gets a CPU: one wake-up, not two. */
+		int64_t end = gx_next_end(d->x);
+		if (end <= step) {
+			if (wait_for_event(d, end))
+				break;
+			gx_poll(d->x, gx_now_ns());
+			continue; /* its completion is queued: the next wait returns at once */
+		}
 		if (wait_for_event(d, step) || step == until)
 			break;
 		show_progress(d, e);

@@ -100,6 +100,17 @@ const char *gx_describe(const struct gx *x)
 	return x->ops->describe(x->priv);
 }
 
+int64_t gx_next_end(struct gx *x)
+{
+	return x->ops->next_end ? x->ops->next_end(x->priv) : INT64_MAX;
+}
+
+void gx_poll(struct gx *x, int64_t now)
+{
+	if (x->ops->poll)
+		x->ops->poll(x->priv, now);
+}
+
 void gx_close(struct gx *x)
 {
 	if (!x)

@@ -111,6 +111,13 @@ const char *gx_backend(const struct gx *x);
 const char *gx_describe(const struct gx *x);
 /* Stops whatever runs and frees everything. NULL is a no-op. */
 void gx_close(struct gx *x);
+/* The earliest wall time (ns) a running segment is known to end, INT64_MAX when
+ * none is known (cuda: a kernel's end is known when its callback runs). */
+int64_t gx_next_end(struct gx *x);
+/* Reports every segment whose known end is due by wall time now and is not yet
+ * reported, through the done callback, on the calling thread (the engine's), so a
+ * busy host's late executor thread does not delay it. No-op for cuda. */
+void gx_poll(struct gx *x, int64_t now);
 
 /* Backends register through this table (gpu_exec/exec.c dispatches). */
 struct gx_backend_ops {
@@ -122,6 +129,9 @@ struct gx_backend_ops {
 	const struct gx_calibration *(*calibration)(void *priv);
 	const char *(*describe)(void *priv);
 	void (*close)(void *priv);
+	/* Optional (NULL: nothing known, nothing to poll): gx_next_end, gx_poll. */
+	int64_t (*next_end)(void *priv);
+	void (*poll)(void *priv, int64_t now);
 };
 
 extern const struct gx_backend_ops gx_cpu_backend;
