@@ -84,10 +84,21 @@ struct gx_report {
 	char msg[256];
 };
 
-/* Virtual GPU speeds measured at open: iteration time of each group, wall ns. */
+/* Virtual GPU speeds measured at open: iteration time of each group, wall ns (the
+ * pace segments are planned at: cuda, the slowest of the group's virtual GPUs;
+ * cpu, the tick). The cuda backend also gives each virtual GPU's own measurement
+ * (the mean of its two last passes, which agreed) and their spread (|a - b| over
+ * the mean); the cpu backend, whose pace is the clock's, none (n_vgpus 0). */
 struct gx_calibration {
 	double *iter_ns;       /* n_groups entries */
 	size_t n_groups;
+	size_t n_vgpus;
+	double *vgpu_iter_ns;  /* n_vgpus entries */
+	double *vgpu_spread;
+	uint32_t *vgpu_sms;    /* SMs of each (its kernels' blocks) */
+	uint32_t *vgpu_group;  /* the group (flavor) of each */
+	uint32_t passes;       /* timed passes until every virtual GPU agreed */
+	double warmup_s;       /* wall seconds of warm-up before them */
 };
 
 /* Opens the backend: finds the devices, makes the virtual GPUs, calibrates.

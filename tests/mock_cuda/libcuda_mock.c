@@ -270,12 +270,14 @@ struct mock_kernel {
 	uint32_t chunk;
 	int64_t ckpt_cost_ns, restore_ns;
 	int fail;                  /* MOCK_FAIL_TOTAL matched: fail half-way */
+	int ramp_ms, slow, drift_pct; /* MOCK_CLOCK_RAMP_MS, MOCK_CLOCK_SLOW, MOCK_CLOCK_DRIFT at launch */
 };
 
 enum mock_op_kind { OP_MEMSET, OP_KERNEL, OP_CALLBACK, OP_EVENT };
 struct mock_op {
 	struct mock_op *next;
 	enum mock_op_kind kind;
+	int64_t queued_ns;         /* host time it was queued */
 	union {
 		struct { uint32_t *dst; uint32_t value; size_t n; } set;
 		struct mock_kernel k;
@@ -292,6 +294,8 @@ struct mock_stream {
 	CUresult err;              /* sticky kernel error */
 	int quit;                  /* destroyed: exit once the queue is empty */
 	unsigned sms;              /* of the context it was made in */
+	int64_t dev_ns;            /* the device timeline: when its last op ended (stream thread) */
+	double drift;              /* MOCK_CLOCK_DRIFT's factor for its next kernel */
 	pthread_t thread;
 };
 
@@ -300,25 +304,32 @@ static int stop_asked(const struct gx_words *w)
 	return __atomic_load_n(&w->flag, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* Waits ns of wall time, polling the flag as the kernel does; 1 when asked to stop. */
-static int wait_or_stop(const struct gx_words *w, int64_t ns)
+/* Waits on the device's timeline until *due + ns, polling the flag as the kernel
+ * does; 1 when asked to stop (*due is then the time the stop was seen, on the
+ * timeline: never before *due). */
+static int wait_or_stop(const struct gx_words *w, int64_t *due, int64_t ns)
 {
-	const int64_t end = now_ns() + (ns > 0 ? ns : 0);
+	const int64_t end = *due + (ns > 0 ? ns : 0);
 	for (;;) {
-		if (stop_asked(w))
+		if (stop_asked(w)) {
+			int64_t t = now_ns();
+			*due = t > *due ? (t < end ? t : end) : *due;
 			return 1;
+		}
 		const int64_t left = end - now_ns();
-		if (left <= 0)
+		if (left <= 0) {
+			*due = end;
 			return 0;
+		}
 		sleep_until(now_ns() + (left < MOCK_POLL_NS ? left : MOCK_POLL_NS));
 	}
 }
 
 /* A checkpoint at iteration it: pay its cost, then save (unless stopped meanwhile,
  * which loses it, as in workload.cu). Returns 1 when stopped. */
-static int kernel_checkpoint(const struct mock_kernel *k, uint64_t it)
+static int kernel_checkpoint(const struct mock_kernel *k, uint64_t it, int64_t *due)
 {
-	if (wait_or_stop(k->w, k->ckpt_cost_ns))
+	if (wait_or_stop(k->w, due, k->ckpt_cost_ns))
 		return 1;
 	__atomic_store_n(&k->w->saved, it, __ATOMIC_RELEASE);
 	__atomic_store_n(&k->w->ckpts, (uint32_t)(it / k->ckpt_iters - k->from / k->ckpt_iters),
@@ -326,47 +337,76 @@ static int kernel_checkpoint(const struct mock_kernel *k, uint64_t it)
 	return 0;
 }
 
-/* gx_job on the mapped words: iterations from+1 .. total, the flag polled once per
- * iteration, a checkpoint every ckpt_iters (not at the end). */
-static CUresult kernel_run(const struct mock_kernel *k)
+/* The device's clock (MOCK_CLOCK_RAMP_MS, MOCK_CLOCK_SLOW): an iteration at device
+ * time t lasts `slow` times its nominal length when the device starts working, and
+ * that factor falls linearly to 1 over ramp ms from the first kernel's start, as a
+ * GPU's SM clock climbs from idle under load. MOCK_CLOCK_DRIFT=P: every kernel a
+ * stream runs is P% slower than the one before (a clock that never settles). */
+static int64_t first_kernel_ns; /* device time of the first kernel's start, 0 = none yet */
+static double clock_factor(const struct mock_kernel *k, int64_t t, double drift)
 {
-	const int64_t iter_ns = (int64_t)k->chunk * MOCK_STEP_NS;
+	double f = drift;
+	const int ramp_ms = k->ramp_ms, slow = k->slow;
+	if (ramp_ms > 0) {
+		int64_t t0 = __atomic_load_n(&first_kernel_ns, __ATOMIC_ACQUIRE);
+		double x = 1.0 - (double)(t - t0) / (ramp_ms * 1e6);
+		if (x > 0)
+			f *= 1.0 + (slow - 1) * x;
+	}
+	return f;
+}
+
+/* gx_job on the mapped words: iterations from+1 .. total, the flag polled once per
+ * iteration, a checkpoint every ckpt_iters (not at the end). It runs on the
+ * stream's device timeline from *t (its start), which it advances to its end:
+ * iterations are paced on that timeline (sleep_until its due times), so a stream
+ * thread that the host runs late catches up and the kernel's length, as events
+ * time it, is what the device would take, whatever the host's load. */
+static CUresult kernel_run(const struct mock_kernel *k, int64_t *t, double drift)
+{
+	const double iter_ns = (double)k->chunk * MOCK_STEP_NS;
 	const uint64_t fail_at = k->from + (k->total - k->from) / 2;
-	if (k->from > 0 ? wait_or_stop(k->w, k->restore_ns) : stop_asked(k->w))
+	int64_t zero = 0;
+	__atomic_compare_exchange_n(&first_kernel_ns, &zero, *t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	if (k->from > 0 ? wait_or_stop(k->w, t, k->restore_ns) : stop_asked(k->w))
 		return CUDA_SUCCESS;
-	int64_t due = now_ns();
 	for (uint64_t it = k->from + 1; it <= k->total; it++) {
-		due += iter_ns;
-		sleep_until(due);
+		*t += (int64_t)(iter_ns * clock_factor(k, *t, drift) + 0.5);
+		sleep_until(*t);
 		if (k->fail && it > fail_at)
 			return CUDA_ERROR_ILLEGAL_ADDRESS;
 		__atomic_store_n(&k->w->progress, it, __ATOMIC_RELEASE);
-		if (k->ckpt_iters && it % k->ckpt_iters == 0 && it < k->total) {
-			if (kernel_checkpoint(k, it))
-				return CUDA_SUCCESS;
-			due = now_ns(); /* the checkpoint's wait moved the pace */
-		}
-		if (stop_asked(k->w))
+		if (k->ckpt_iters && it % k->ckpt_iters == 0 && it < k->total && kernel_checkpoint(k, it, t))
 			return CUDA_SUCCESS;
+		if (stop_asked(k->w)) {
+			int64_t now = now_ns();
+			*t = now > *t ? now : *t;
+			return CUDA_SUCCESS;
+		}
 	}
 	return CUDA_SUCCESS;
 }
 
-static void event_reach(struct mock_event *ev, CUresult status)
+static void event_reach(struct mock_event *ev, CUresult status, int64_t t)
 {
 	pthread_mutex_lock(&ev->mu);
 	/* Recorded again before reached: it completes at the last record's point. */
 	if (ev->pending > 0)
 		ev->pending--;
-	ev->t_ns = now_ns();
+	ev->t_ns = t;
 	ev->status = status;
 	pthread_cond_broadcast(&ev->cv);
 	pthread_mutex_unlock(&ev->mu);
 }
 
-/* Runs one op on the stream's thread; returns the stream's error after it. */
+/* Runs one op on the stream's thread; returns the stream's error after it. The
+ * stream keeps a device timeline (dev_ns): an op starts when the one before it
+ * ended on that timeline, or when the host queued it if the stream was idle by
+ * then; a memset and an event take no time, a kernel its iterations, a callback
+ * the host time it runs (it holds the stream). Events are stamped on the timeline. */
 static CUresult op_run(struct mock_stream *s, struct mock_op *op, CUresult err)
 {
+	int64_t t = s->dev_ns > op->queued_ns ? s->dev_ns : op->queued_ns;
 	switch (op->kind) {
 	case OP_MEMSET:
 		if (err == CUDA_SUCCESS)
@@ -374,19 +414,24 @@ static CUresult op_run(struct mock_stream *s, struct mock_op *op, CUresult err)
 				op->u.set.dst[i] = op->u.set.value;
 		break;
 	case OP_KERNEL:
-		if (err == CUDA_SUCCESS)
-			err = kernel_run(&op->u.k);
+		if (err == CUDA_SUCCESS) {
+			err = kernel_run(&op->u.k, &t, s->drift);
+			if (op->u.k.drift_pct > 0)
+				s->drift *= 1.0 + op->u.k.drift_pct / 100.0;
+		}
 		break;
 	case OP_CALLBACK:
 		/* The driver runs callbacks with the stream's error, also after a fault. */
 		in_callback = 1;
 		op->u.cb.fn((CUstream)s, err, op->u.cb.arg);
 		in_callback = 0;
+		t = now_ns() > t ? now_ns() : t;
 		break;
 	case OP_EVENT:
-		event_reach(op->u.ev, err);
+		event_reach(op->u.ev, err, t);
 		break;
 	}
+	s->dev_ns = t;
 	return err;
 }
 
@@ -428,6 +473,7 @@ static CUresult stream_new(CUstream *out, unsigned sms)
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	s->sms = sms;
+	s->drift = 1.0;
 	if (pthread_create(&s->thread, NULL, stream_main, s)) {
 		pthread_cond_destroy(&s->cv);
 		pthread_mutex_destroy(&s->mu);
@@ -447,6 +493,7 @@ static CUresult stream_push(CUstream hs, struct mock_op *op)
 	CUresult err = s->err;
 	if (err == CUDA_SUCCESS) {
 		op->next = NULL;
+		op->queued_ns = now_ns();
 		if (s->tail)
 			s->tail->next = op;
 		else
@@ -888,6 +935,9 @@ static CUresult kernel_decode(struct mock_kernel *k, void **p)
 	k->ckpt_cost_ns = cost;
 	k->restore_ns = restore;
 	k->fail = total == (unsigned long long)env_int("MOCK_FAIL_TOTAL", -1);
+	k->ramp_ms = env_int("MOCK_CLOCK_RAMP_MS", 0);
+	k->slow = env_int("MOCK_CLOCK_SLOW", 3);
+	k->drift_pct = env_int("MOCK_CLOCK_DRIFT", 0);
 	return CUDA_SUCCESS;
 }
 
@@ -921,6 +971,10 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
 				   sharedMemBytes, s, kernelParams, extra);
 	if (rc != CUDA_SUCCESS)
 		return rc;
+	/* MOCK_LAUNCH_DELAY_US: a host that is late queuing (a busy machine). */
+	const int delay_us = env_int("MOCK_LAUNCH_DELAY_US", 0);
+	if (delay_us > 0)
+		sleep_until(now_ns() + (int64_t)delay_us * 1000);
 	struct mock_op *op = op_new(OP_KERNEL);
 	if (!op)
 		return CUDA_ERROR_OUT_OF_MEMORY;
