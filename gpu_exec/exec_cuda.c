@@ -91,6 +91,7 @@ struct cu_vgpu {
 	CUfunction fn;
 	CUdeviceptr scratch;      /* struct gx_scratch */
 	uint32_t chunk;           /* per-thread 4-FMA steps per iteration */
+	uint32_t smem;            /* dynamic shared bytes a block reserves: one block an SM */
 	unsigned first_unit;      /* green: its first unit in the device's split */
 };
 
@@ -436,6 +437,41 @@ static int vgpus_plan(struct cu_exec *x, const struct gx_config *cfg, char *err,
 	return 0;
 }
 
+/* One block of gx_job an SM, enforced: each block reserves the most dynamic shared
+ * memory a block may have (the device's opt-in maximum, more than half an SM's on
+ * every architecture since Volta), so a second block cannot fit beside it, and a
+ * doubled-up block, which would halve its virtual GPU's pace (its iteration waits
+ * for the slowest block), cannot happen whatever registers the compiler gave it.
+ * Checked from the occupancy the driver reports for that launch shape: anything
+ * but one block an SM refuses the open. gx_job uses none of that memory. */
+static int one_block_per_sm(struct cu_exec *x, uint32_t v, char *err, size_t errlen)
+{
+	const struct cu_api *cu = &x->api;
+	struct cu_vgpu *vg = &x->vgpus[v];
+	const struct cu_dev *dv = &x->devs[vg->dev];
+	int optin = 0, blocks = 0;
+	CUresult rc = cu->cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dv->h);
+	if (rc != CUDA_SUCCESS)
+		return cu_fail(x, err, errlen, rc, "cuDeviceGetAttribute", "shared memory per block, device %u",
+			       vg->dev);
+	vg->smem = optin > 0 ? (uint32_t)optin : 0;
+	rc = cu->cuFuncSetAttribute(vg->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)vg->smem);
+	if (rc != CUDA_SUCCESS)
+		return cu_fail(x, err, errlen, rc, "cuFuncSetAttribute", "gx_job, %u bytes of shared memory, "
+			       "virtual GPU %u", vg->smem, v);
+	rc = cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, vg->fn, (int)GX_THREADS, vg->smem);
+	if (rc != CUDA_SUCCESS)
+		return cu_fail(x, err, errlen, rc, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+			       "gx_job, virtual GPU %u", v);
+	if (blocks != 1) {
+		snprintf(err, errlen, "gx_job on virtual GPU %u: the driver reports %d blocks of %u threads "
+			 "with %u bytes of shared memory each on one SM, expected exactly 1 (a doubled-up block "
+			 "halves its virtual GPU's pace)", v, blocks, GX_THREADS, vg->smem);
+		return -SIM_EEXTERNAL;
+	}
+	return 0;
+}
+
 static int vgpu_make(struct cu_exec *x, uint32_t v, char *err, size_t errlen)
 {
 	const struct cu_api *cu = &x->api;
@@ -483,6 +519,9 @@ static int vgpu_make(struct cu_exec *x, uint32_t v, char *err, size_t errlen)
 	vg->chunk = 1;
 	if ((rc = cu->cuKernelGetFunction(&vg->fn, x->kernel)) != CUDA_SUCCESS)
 		return cu_fail(x, err, errlen, rc, "cuKernelGetFunction", "gx_job, virtual GPU %u", v);
+	int ret = one_block_per_sm(x, v, err, errlen);
+	if (ret)
+		return ret;
 	if ((rc = cu->cuMemAlloc(&vg->scratch, sizeof(struct gx_scratch))) != CUDA_SUCCESS)
 		return cu_fail(x, err, errlen, rc, "cuMemAlloc", "scratch of virtual GPU %u", v);
 	if (!dv->words_dptr) {
@@ -551,7 +590,7 @@ static CUresult kernel_enqueue(struct cu_exec *x, uint32_t v, uint32_t slot, uin
 	unsigned int a_chunk = vg->chunk;
 	long long a_cost = ckpt_cost_ns, a_restore = restore_ns;
 	void *params[] = { &w, &sc, &a_from, &a_total, &a_ckpt, &a_chunk, &a_cost, &a_restore };
-	return cu->cuLaunchKernel(vg->fn, vg->sms, 1, 1, GX_THREADS, 1, 1, 0, vg->stream, params, NULL);
+	return cu->cuLaunchKernel(vg->fn, vg->sms, 1, 1, GX_THREADS, 1, 1, vg->smem, vg->stream, params, NULL);
 }
 
 /* ---- calibration ---- */

@@ -36,10 +36,12 @@
 static void *mock_lib;
 static int (*mock_violations)(void);
 static int (*mock_misuse)(void);
+static unsigned (*mock_chunk_of)(unsigned sms);
 static char *saved_libcuda; /* GPUSCHED_LIBCUDA before the suite, or NULL */
 
 static const char *const knobs[] = { "MOCK_NDEV", "MOCK_FAIL_TOTAL", "MOCK_FAIL_EVENT_RECORD",
-				     "MOCK_DRV_VER", "MOCK_NO_GREEN" };
+				     "MOCK_DRV_VER", "MOCK_NO_GREEN", "MOCK_LAUNCH_DELAY_US", "MOCK_CLOCK_RAMP_MS",
+				     "MOCK_CLOCK_SLOW", "MOCK_CLOCK_DRIFT", "MOCK_SMEM_PER_SM" };
 
 static void knobs_clear(void)
 {
@@ -65,6 +67,12 @@ static int init_exec_cuda(void)
 	}
 	memcpy(&mock_violations, &v, sizeof v);
 	memcpy(&mock_misuse, &m, sizeof m);
+	void *c = dlsym(mock_lib, "mock_cuda_chunk_of");
+	if (!c) {
+		fprintf(stderr, "exec_cuda: %s has no mock_cuda_chunk_of\n", MOCK_LIBCUDA);
+		return -1;
+	}
+	memcpy(&mock_chunk_of, &c, sizeof c);
 	return 0;
 }
 
@@ -141,6 +149,89 @@ static void test_exec_cuda_open_split_calibrate(void)
 		fprintf(stderr, "calibration: %.1f us, %.1f us per iteration\n", cal->iter_ns[0] / 1e3,
 			cal->iter_ns[1] / 1e3);
 	gx_close(x);
+}
+
+/* A busy host (every launch queued 3 ms late) and an idle clock (iterations 3
+ * times as long at the first kernel, falling to their length over 300 ms): the
+ * warm-up (>= 0.5 s) outlasts the ramp, the pads absorb the late launches, and
+ * the slope cancels what is left, so every virtual GPU's pace is within 2% of the
+ * fake device's own, chunk x 50 ns (MOCK_STEP_NS), after two passes that agreed.
+ * (Timing each pass from before the launch was queued, as before, measured the
+ * 3 ms of queuing as work: 3 ms over 50 iterations of 200 us is +30%.) */
+static void test_exec_cuda_calibration_converges(void)
+{
+	struct tu_done_log log = TU_DONE_LOG_INIT;
+	struct gx *x;
+	setenv("MOCK_LAUNCH_DELAY_US", "3000", 1);
+	setenv("MOCK_CLOCK_RAMP_MS", "300", 1);
+	setenv("MOCK_CLOCK_SLOW", "3", 1);
+	int rc = open_ok(split, 2, &log, &x);
+	knobs_clear();
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	const struct gx_calibration *cal = gx_calibration(x);
+	CU_ASSERT_EQUAL_FATAL(cal->n_vgpus, 8);
+	CU_ASSERT(cal->warmup_s >= 0.5);
+	CU_ASSERT(cal->passes >= 2 && cal->passes <= 10);
+	double slowest[2] = { 0, 0 };
+	for (size_t v = 0; v < cal->n_vgpus; v++) {
+		const uint32_t sms = v < 4 ? 16 : 8;
+		CU_ASSERT_EQUAL(cal->vgpu_sms[v], sms);
+		CU_ASSERT_EQUAL(cal->vgpu_group[v], v < 4 ? 0 : 1);
+		const double truth = 50.0 * mock_chunk_of(sms), got = cal->vgpu_iter_ns[v];
+		CU_ASSERT(truth > 0);
+		CU_ASSERT(fabs(got - truth) <= 0.02 * truth);
+		CU_ASSERT(cal->vgpu_spread[v] >= 0 && cal->vgpu_spread[v] <= 0.02);
+		if (fabs(got - truth) > 0.02 * truth)
+			fprintf(stderr, "virtual GPU %zu: calibrated %.2f us, the fake's pace %.2f us\n", v, got / 1e3,
+				truth / 1e3);
+		slowest[v < 4 ? 0 : 1] = got > slowest[v < 4 ? 0 : 1] ? got : slowest[v < 4 ? 0 : 1];
+	}
+	/* A group plans at its slowest virtual GPU's pace. */
+	CU_ASSERT_DOUBLE_EQUAL(cal->iter_ns[0], slowest[0], 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cal->iter_ns[1], slowest[1], 1e-9);
+	gx_close(x);
+}
+
+/* A clock that never settles (every kernel 5% slower than the one before): no two
+ * passes agree within 2%, and the backend refuses to start, saying which virtual
+ * GPU and what it measured. */
+static void test_exec_cuda_calibration_refuses(void)
+{
+	struct tu_done_log log = TU_DONE_LOG_INIT;
+	struct gx *x;
+	char err[512];
+	setenv("MOCK_CLOCK_DRIFT", "5", 1);
+	int rc = open_try(split, 2, &log, &x, err, sizeof err);
+	knobs_clear();
+	CU_ASSERT_EQUAL(rc, -SIM_EEXTERNAL);
+	CU_ASSERT_PTR_NULL(x);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "calibration did not converge: virtual GPU "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "after 10 passes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "needs two within 2% of each other"));
+	if (!strstr(err, "calibration did not converge"))
+		fprintf(stderr, "gx_open said: %s\n", err);
+}
+
+/* One block an SM: gx_job reserves the most shared memory a block may have (the
+ * fake's 227 KiB of 228), so the occupancy the driver reports is 1. A device whose
+ * SMs had room for two such blocks (MOCK_SMEM_PER_SM = 600000: 600000 / (232448 +
+ * 1024) = 2) would double them up: the open is refused before any launch. */
+static void test_exec_cuda_one_block_per_sm(void)
+{
+	struct tu_done_log log = TU_DONE_LOG_INIT;
+	struct gx *x;
+	char err[512];
+	const int misuse = mock_misuse();
+	setenv("MOCK_SMEM_PER_SM", "600000", 1);
+	int rc = open_try(split, 2, &log, &x, err, sizeof err);
+	knobs_clear();
+	CU_ASSERT_EQUAL(rc, -SIM_EEXTERNAL);
+	CU_ASSERT_PTR_NULL(x);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "gx_job on virtual GPU 0: the driver reports 2 blocks of 256 threads "
+					   "with 232448 bytes of shared memory each on one SM, expected exactly 1"));
+	if (!strstr(err, "expected exactly 1"))
+		fprintf(stderr, "gx_open said: %s\n", err);
+	CU_ASSERT_EQUAL(mock_misuse(), misuse); /* refused by the backend, not by the fake's launch check */
 }
 
 /* SM counts round up to the device's partition unit (8 on an H200). */
@@ -467,6 +558,9 @@ static void test_exec_cuda_no_violations(void)
 }
 
 static CU_TestInfo exec_cuda_tests[] = {
+	{ "calibration: busy host, clock ramp: within 2% of the device", test_exec_cuda_calibration_converges },
+	{ "calibration: a clock that never settles refuses the open", test_exec_cuda_calibration_refuses },
+	{ "one block an SM, from the driver's occupancy", test_exec_cuda_one_block_per_sm },
 	{ "open: SM split and calibration", test_exec_cuda_open_split_calibrate },
 	{ "open: SM counts round up to the partition unit", test_exec_cuda_sms_round_up },
 	{ "open: groups that do not fit", test_exec_cuda_groups_do_not_fit },

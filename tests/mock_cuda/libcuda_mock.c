@@ -66,10 +66,19 @@
 #define MOCK_POLL_NS 20000         /* how often a waiting kernel looks at its flag */
 #define MOCK_FATBIN_MAGIC 0xBA55ED50u
 #define MOCK_PAGE 4096u
+/* Shared memory of an H200's SM (228 KiB), the most one block may opt in to (227 KiB),
+ * and what the system reserves per block (1 KiB). MOCK_SMEM_PER_SM=B overrides the
+ * first, read when a launch or an occupancy query is made (a larger one lets two of
+ * gx_job's blocks share an SM). */
+#define MOCK_SMEM_PER_SM 233472
+#define MOCK_SMEM_OPTIN 232448
+#define MOCK_SMEM_RESERVED 1024
+#define MOCK_THREADS_PER_SM 2048
 
 /* The test's view of the fake (exported; read with dlsym). */
 int mock_cuda_violations(void);  /* CUDA calls refused inside a stream callback */
 int mock_cuda_misuse(void);      /* calls refused for breaking the API's contract */
+unsigned mock_cuda_chunk_of(unsigned sms); /* chunk of the last kernel launched on a partition of sms SMs */
 
 _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "function pointers fit in void *");
 
@@ -574,6 +583,8 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
 	int n = env_int("MOCK_NDEV", 1);
 	if (n <= 0)
 		return CUDA_ERROR_NO_DEVICE;
+	/* The device has been idle: its clock ramps again from the next kernel. */
+	__atomic_store_n(&first_kernel_ns, 0, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&drv.mu);
 	/* Unlike the driver's, the count is read again at every cuInit, so one test
 	 * process can open 1 device, then 2. Contexts are set once (never freed). */
@@ -631,6 +642,15 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
 		return CUDA_SUCCESS;
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
 		*pi = 0;
+		return CUDA_SUCCESS;
+	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
+		*pi = env_int("MOCK_SMEM_PER_SM", MOCK_SMEM_PER_SM);
+		return CUDA_SUCCESS;
+	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+		*pi = MOCK_SMEM_OPTIN;
+		return CUDA_SUCCESS;
+	case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK:
+		*pi = MOCK_SMEM_RESERVED;
 		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
@@ -905,6 +925,50 @@ CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 	return CUDA_SUCCESS;
 }
 
+static atomic_uint last_chunk[MOCK_SMS + 1]; /* by partition size: the last kernel's chunk */
+
+unsigned mock_cuda_chunk_of(unsigned sms)
+{
+	return sms <= MOCK_SMS ? atomic_load(&last_chunk[sms]) : 0;
+}
+
+/* gx_job's MAX_DYNAMIC_SHARED_SIZE_BYTES (one function handle for every context here). */
+static atomic_int max_dyn_smem;
+
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+	ENTER(enter_ctx);
+	if (hfunc != (CUfunction)&function_token)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (attrib != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+		return refuse("cuFuncSetAttribute", "only MAX_DYNAMIC_SHARED_SIZE_BYTES is expected");
+	if (value < 0 || value > MOCK_SMEM_OPTIN)
+		return CUDA_ERROR_INVALID_VALUE;
+	atomic_store(&max_dyn_smem, value);
+	return CUDA_SUCCESS;
+}
+
+/* Blocks of gx_job that fit on one SM: by threads (2048 an SM) and by shared
+ * memory (each block takes its dynamic bytes plus the reserved KiB). Registers
+ * are not modelled (gx_job's few registers never limit it before threads do). */
+static int blocks_per_sm(int threads, size_t smem)
+{
+	int by_threads = MOCK_THREADS_PER_SM / (threads > 0 ? threads : 1);
+	long per_sm = env_int("MOCK_SMEM_PER_SM", MOCK_SMEM_PER_SM);
+	long by_smem = per_sm / ((long)smem + MOCK_SMEM_RESERVED);
+	return by_smem < by_threads ? (int)by_smem : by_threads;
+}
+
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize,
+							     size_t dynamicSMemSize)
+{
+	ENTER(enter_ctx);
+	if (!numBlocks || func != (CUfunction)&function_token || blockSize <= 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	*numBlocks = blocks_per_sm(blockSize, dynamicSMemSize);
+	return CUDA_SUCCESS;
+}
+
 /* kernelParams as gx_job's signature (workload.cu): words, scratch, from, total,
  * ckpt_iters, chunk, ckpt_cost_ns, restore_ns. */
 static CUresult kernel_decode(struct mock_kernel *k, void **p)
@@ -953,8 +1017,13 @@ static CUresult launch_check(CUfunction f, unsigned gx, unsigned gy, unsigned gz
 		return refuse("cuLaunchKernel", "the legacy default stream (exec_cuda.c uses its own)");
 	if (gx == 0 || gx > s->sms || gy != 1 || gz != 1)
 		return refuse("cuLaunchKernel", "grid must be 1 to the partition's SMs blocks, x only");
-	if (bx != GX_THREADS || by != 1 || bz != 1 || shared)
-		return refuse("cuLaunchKernel", "block must be 256 x 1 x 1, no dynamic shared memory");
+	if (bx != GX_THREADS || by != 1 || bz != 1)
+		return refuse("cuLaunchKernel", "block must be 256 x 1 x 1");
+	if ((int)shared > atomic_load(&max_dyn_smem) && shared > 48 * 1024)
+		return CUDA_ERROR_INVALID_VALUE; /* as the driver: above 48 KiB needs the attribute */
+	/* One block an SM, or a doubled-up block would halve its virtual GPU's pace. */
+	if (blocks_per_sm(GX_THREADS, shared) != 1)
+		return refuse("cuLaunchKernel", "shared memory must keep gx_job to one block an SM");
 	if (!params || extra)
 		return refuse("cuLaunchKernel", "expected kernelParams and no extra");
 	return CUDA_SUCCESS;
@@ -982,6 +1051,8 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
 		free(op);
 		return rc;
 	}
+	if (s->sms <= MOCK_SMS)
+		atomic_store(&last_chunk[s->sms], op->u.k.chunk);
 	if (getenv("MOCK_TRACE"))
 		fprintf(stderr, "mock libcuda: launch %u blocks (partition %u SMs): from %llu total %llu "
 			"ckpt %llu chunk %u%s\n", gridDimX, s->sms, (unsigned long long)op->u.k.from,
