@@ -14,6 +14,7 @@
  */
 #include <CUnit/CUnit.h>
 #include <dlfcn.h>
+#include <hdf5.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -483,6 +484,52 @@ static void test_exec_cuda_close_with_job_running(void)
 
 /* ---- the whole mode ---- */
 
+/* The results file's calibration of each virtual GPU (/runs/<run>/real/calibration_vgpus
+ * and its attributes passes and warmup_s), read raw: 2 virtual GPUs of 16 SMs, each
+ * with a pace and a spread within the 2% its two passes had to agree by. */
+static void check_calibration_in_file(const char *path)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	CU_ASSERT_FATAL(f >= 0);
+	hid_t g = H5Gopen2(f, "/runs/priority-s1/real", H5P_DEFAULT);
+	CU_ASSERT_FATAL(g >= 0);
+	struct row {
+		uint32_t vgpu, sms;
+		double iter_ns, spread;
+	} rows[4];
+	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct row));
+	H5Tinsert(t, "vgpu", offsetof(struct row, vgpu), H5T_NATIVE_UINT32);
+	H5Tinsert(t, "sms", offsetof(struct row, sms), H5T_NATIVE_UINT32);
+	H5Tinsert(t, "iter_ns", offsetof(struct row, iter_ns), H5T_NATIVE_DOUBLE);
+	H5Tinsert(t, "spread", offsetof(struct row, spread), H5T_NATIVE_DOUBLE);
+	hid_t d = H5Dopen2(g, "calibration_vgpus", H5P_DEFAULT);
+	CU_ASSERT_FATAL(d >= 0);
+	double passes = 0, warm = 0;
+	hid_t a = H5Aopen(d, "passes", H5P_DEFAULT);
+	CU_ASSERT(a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, &passes) >= 0);
+	H5Aclose(a);
+	a = H5Aopen(d, "warmup_s", H5P_DEFAULT);
+	CU_ASSERT(a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, &warm) >= 0);
+	H5Aclose(a);
+	CU_ASSERT(passes >= 2 && passes <= 10);
+	CU_ASSERT(warm >= 0.5);
+	hid_t sp = H5Dget_space(d);
+	hssize_t n = H5Sget_simple_extent_npoints(sp);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+	for (int i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(rows[i].vgpu, (uint32_t)i);
+		CU_ASSERT_EQUAL(rows[i].sms, 16);
+		CU_ASSERT(rows[i].iter_ns > 0);
+		CU_ASSERT(rows[i].spread >= 0 && rows[i].spread <= 0.02);
+	}
+	H5Sclose(sp);
+	H5Dclose(d);
+	H5Tclose(t);
+	H5Gclose(g);
+	H5Fclose(f);
+}
+
 /* `gpusched real preempt.json --backend cuda --sms a=16 --time-scale 100`, in this
  * process: the schedule of tests/test_real.c, on 16-SM green contexts. The schedule
  * is asserted; where j1 stood when stopped at 50 s is timing, and a run that missed
@@ -514,6 +561,7 @@ static int attempt_real_run(void *arg, int slow)
 		CU_ASSERT_EQUAL(j.preemptions[i], strcmp(j.id[i], "j1") == 0 ? 1 : 0);
 	}
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.device, "16 SMs"));
+	check_calibration_in_file(out);
 	/* j1's two segments: stopped at 50 s having saved its 30 s checkpoint, then
 	 * resumed from exactly that. */
 	CU_ASSERT_EQUAL_FATAL(r.segments.n, 5);
