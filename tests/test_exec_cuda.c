@@ -599,6 +599,37 @@ static void test_exec_cuda_real_run(void)
 
 /* Last: over the whole suite, exec_cuda.c made no CUDA call from a stream callback
  * and every call kept the API's contract as the fake checks it. */
+/* Faults drive the cuda executor too (tests/data/real/crash.json, hand-computed in
+ * crash.csv): each segment's crash stops its kernel, the job restarts from the
+ * checkpoint the kernel saved, and every job completes after the 2 crashes, with
+ * 38 GPU-s lost or more (a stop is never early; a late one loses more). */
+static void test_exec_cuda_crashes(void)
+{
+	char out[4096];
+	snprintf(out, sizeof out, "%s/crash_cuda.h5", tu_tmpdir());
+	const struct real_opts ro = { .backend = "cuda", .time_scale = 100.0, .sms = "a=16", .fail_job = -1 };
+	CU_ASSERT_EQUAL_FATAL(tu_run_config(TEST_DATA_DIR "/real/crash.json", out, &ro), 0);
+	struct sim_diag diag;
+	sim_diag_init(&diag, 5);
+	struct h5read_file *f = NULL;
+	struct h5read_jobs j;
+	struct h5read_summary sum;
+	memset(&j, 0, sizeof j);
+	memset(&sum, 0, sizeof sum);
+	CU_ASSERT_EQUAL_FATAL(h5read_open(out, &f, &diag), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "fifo-s1", &j, &diag), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sum, &diag), 0);
+	CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "crashes"), 2);
+	CU_ASSERT(h5read_summary_get(&sum, 0, "lost_crashed_gpu_s") >= 38.0 - 0.1);
+	CU_ASSERT_EQUAL(j.n, 3);
+	for (size_t i = 0; i < j.n; i++)
+		CU_ASSERT_STRING_EQUAL(j.state[i], "completed");
+	h5read_summary_free(&sum);
+	h5read_jobs_free(&j);
+	h5read_close(f);
+	sim_diag_fini(&diag);
+}
+
 static void test_exec_cuda_no_violations(void)
 {
 	CU_ASSERT_EQUAL(mock_violations(), 0);
@@ -607,6 +638,7 @@ static void test_exec_cuda_no_violations(void)
 
 static CU_TestInfo exec_cuda_tests[] = {
 	{ "calibration: busy host, clock ramp: within 2% of the device", test_exec_cuda_calibration_converges },
+	{ "crashes stop kernels, jobs restart from their checkpoints", test_exec_cuda_crashes },
 	{ "calibration: a clock that never settles refuses the open", test_exec_cuda_calibration_refuses },
 	{ "one block an SM, from the driver's occupancy", test_exec_cuda_one_block_per_sm },
 	{ "open: SM split and calibration", test_exec_cuda_open_split_calibrate },
