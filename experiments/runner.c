@@ -306,7 +306,7 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	memset(r, 0, sizeof *r);
 	/* Real mode: node failures and crashes stop workloads through the driver, as
 	 * preemptions do; a hang would need the executor to freeze a workload, which
-	 * none does yet (docs/faults.md, "Real mode"). */
+	 * none does yet (docs/faults.md, "Limits"). */
 	if (real && v->faults && v->faults->job.hang_per_h > 0)
 		return sim_diag_add(diag, cfg->path, "$.jobs.faults.hang_per_h: expected 0 in real mode (the "
 				    "executors cannot hang a workload yet; node failures and crashes run), got %g",

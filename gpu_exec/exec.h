@@ -14,8 +14,9 @@
  *   - every ckpt_every of the work (as a fraction of the job's whole work) the
  *     workload saves the counter (a checkpoint) and pays ckpt_cost_ns of wall time;
  *   - a segment resuming from saved work (from > 0) first pays restore_ns;
- *   - gx_preempt raises a flag the workload polls once per iteration; it stops at
- *     the next iteration and the work since the last checkpoint is lost, for real.
+ *   - gx_preempt stops it at the next iteration (cuda: a flag the kernel polls once
+ *     per iteration; cpu: the iterations complete on its timeline by the stop's
+ *     wall time) and the work since the last checkpoint is lost, for real.
  * Times in this interface are wall-clock nanoseconds (CLOCK_MONOTONIC); work is a
  * fraction of the job's whole work, 0..1.
  *
