@@ -164,4 +164,20 @@ struct gx_plan {
 };
 void gx_plan_segment(const struct gx_segment *s, double iter_ns, struct gx_plan *out);
 
+/* A segment on the wall clock (the cpu backend's pace, gpu_exec/exec_cpu.c): from
+ * work0_ns (its launch, plus the restore when it resumes) iterations from_iter+1 ..
+ * total of tick_ns each, and after every iteration k that is a multiple of
+ * ckpt_iters with from_iter < k < total (none when ckpt_iters is 0) a checkpoint
+ * costing ckpt_cost_ns, which counts once paid. Times saturate at INT64_MAX. */
+struct gx_timeline {
+	uint64_t total, from_iter, ckpt_iters;
+	int64_t tick_ns, ckpt_cost_ns, work0_ns;
+};
+/* Wall time iteration n (from_iter <= n <= total) is complete. */
+int64_t gx_timeline_iter_done(const struct gx_timeline *tl, uint64_t n);
+/* Where it stands at wall time t: iterations complete (*done), the iteration of the
+ * last paid checkpoint (*saved, from_iter when none) and the paid checkpoints
+ * (*ckpts). A stop during a checkpoint loses it. O(log total). */
+void gx_timeline_at(const struct gx_timeline *tl, int64_t t, uint64_t *done, uint64_t *saved, uint32_t *ckpts);
+
 #endif

@@ -4,9 +4,9 @@
  * gets: a GPU does not slow down when the host's CPUs are busy, so neither does
  * this stand-in. A segment's timeline is fixed at its launch (exec.h's protocol
  * in ticks of iter_ns: restore, then iterations, a checkpoint's cost after every
- * ckpt_iters of them): iteration n is complete at time_of_iter(n), the segment
- * ends at time_of_iter(total). What it has done at any wall time is read off that
- * timeline (seg_position), so a preemption at wall time P reports the work done
+ * ckpt_iters of them; struct gx_timeline): iteration n is complete at
+ * gx_timeline_iter_done(n), the segment ends when its last one is. What it has
+ * done at any wall time is read off that timeline (gx_timeline_at), so a preemption at wall time P reports the work done
  * and saved by P however late any thread runs, and a completion reports its
  * planned end, not the moment its thread got a CPU: a busy host delays when an
  * end is seen (the engine's latency, measured), never how much work was made.
@@ -32,10 +32,8 @@ struct cpu_seg {
 	struct cpu_exec *x;
 	uint32_t job;
 	uint64_t seq;
-	uint64_t total, from_iter, ckpt_iters; /* iterations of the whole job */
-	int64_t tick_ns, ckpt_cost_ns;
+	struct gx_timeline tl; /* its work on the wall clock, fixed at launch */
 	int64_t start_ns;      /* wall time of the launch */
-	int64_t work0_ns;      /* wall time its first iteration starts (after the restore) */
 	int64_t end_ns;        /* wall time it ends: its last iteration, or its failure */
 	uint64_t fail_at;      /* iteration at which it fails (injected), 0 = never */
 	/* Under mu: the stop request, and whether the thread reached its end first. */
@@ -57,66 +55,6 @@ struct cpu_exec {
 	struct gx_calibration cal;
 	char desc[160];
 };
-
-/* a + b and a x b on wall nanoseconds, saturating at INT64_MAX (a segment too long
- * to end before the heat death of the machine ends never). */
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	return a > INT64_MAX - b ? INT64_MAX : a + b;
-}
-
-static int64_t sat_mul(uint64_t n, int64_t ns)
-{
-	return ns > 0 && n > (uint64_t)(INT64_MAX / ns) ? INT64_MAX : (int64_t)n * ns;
-}
-
-/* Checkpoints of the segment at iterations k < n (they lie at the multiples of
- * ckpt_iters strictly above from_iter and below total). */
-static uint64_t ckpts_before(const struct cpu_seg *s, uint64_t n)
-{
-	if (!s->ckpt_iters || n == 0)
-		return 0;
-	if (n > s->total)
-		n = s->total;
-	uint64_t last = (n - 1) / s->ckpt_iters, first = s->from_iter / s->ckpt_iters;
-	return last > first ? last - first : 0;
-}
-
-/* Wall time iteration n (from_iter <= n <= total) is complete: the iterations
- * since from_iter and the checkpoints paid before it. */
-static int64_t time_of_iter(const struct cpu_seg *s, uint64_t n)
-{
-	return sat_add(sat_add(s->work0_ns, sat_mul(n - s->from_iter, s->tick_ns)),
-		       sat_mul(ckpts_before(s, n), s->ckpt_cost_ns));
-}
-
-/* Where the segment stands at wall time t: iterations complete (*done), the
- * iteration of its last paid checkpoint (*saved, from_iter when none) and the
- * checkpoints paid (*ckpts). A checkpoint counts once its cost is paid: a stop
- * during it loses it. Binary search on time_of_iter, which only grows. */
-static void seg_position(const struct cpu_seg *s, int64_t t, uint64_t *done, uint64_t *saved, uint32_t *ckpts)
-{
-	uint64_t lo = s->from_iter, hi = s->total; /* time_of_iter(lo) <= t, when t >= work0 */
-	if (t < s->work0_ns) {
-		hi = lo;
-	} else {
-		while (lo < hi) {
-			uint64_t mid = lo + (hi - lo + 1) / 2;
-			if (time_of_iter(s, mid) <= t)
-				lo = mid;
-			else
-				hi = mid - 1;
-		}
-	}
-	uint64_t n = ckpts_before(s, lo);
-	/* The checkpoint at iteration lo itself, once paid. */
-	if (s->ckpt_iters && lo % s->ckpt_iters == 0 && lo > s->from_iter && lo < s->total &&
-	    sat_add(time_of_iter(s, lo), s->ckpt_cost_ns) <= t)
-		n++;
-	*done = lo;
-	*ckpts = (uint32_t)(n > UINT32_MAX ? UINT32_MAX : n);
-	*saved = n ? (s->from_iter / s->ckpt_iters + n) * s->ckpt_iters : s->from_iter;
-}
 
 /* Claims the segment's end for whoever sees it first, its thread or a poll of
  * the engine's thread: 1 when the caller must call the done callback. */
@@ -216,16 +154,14 @@ static struct cpu_seg *seg_plan(struct cpu_exec *x, const struct gx_segment *sg,
 	s->seq = sg->seq;
 	struct gx_plan plan;
 	gx_plan_segment(sg, (double)x->tick_ns, &plan);
-	s->total = plan.total;
-	s->from_iter = plan.from_iter;
-	s->ckpt_iters = plan.ckpt_iters;
-	s->tick_ns = x->tick_ns;
-	s->ckpt_cost_ns = sg->ckpt_cost_ns > 0 ? sg->ckpt_cost_ns : 0;
+	int64_t restore = plan.from_iter > 0 && sg->restore_ns > 0 ? sg->restore_ns : 0;
+	s->tl = (struct gx_timeline){ .total = plan.total, .from_iter = plan.from_iter, .ckpt_iters = plan.ckpt_iters,
+				      .tick_ns = x->tick_ns, .ckpt_cost_ns = sg->ckpt_cost_ns > 0 ? sg->ckpt_cost_ns : 0,
+				      .work0_ns = restore > INT64_MAX - now ? INT64_MAX : now + restore };
 	s->start_ns = now;
-	s->work0_ns = sat_add(now, s->from_iter > 0 && sg->restore_ns > 0 ? sg->restore_ns : 0);
 	if ((int64_t)sg->job == x->fail_job)
-		s->fail_at = s->from_iter + (s->total - s->from_iter + 1) / 2;
-	s->end_ns = time_of_iter(s, s->fail_at ? s->fail_at : s->total);
+		s->fail_at = plan.from_iter + (plan.total - plan.from_iter + 1) / 2;
+	s->end_ns = gx_timeline_iter_done(&s->tl, s->fail_at ? s->fail_at : plan.total);
 	return s;
 }
 
@@ -280,17 +216,17 @@ static int seg_finish(struct cpu_exec *x, uint32_t job, int64_t stop_at, struct 
 	int64_t end = s->reached_end || stop_at < 0 || stop_at >= s->end_ns ? s->end_ns : stop_at;
 	uint64_t done, saved;
 	uint32_t ckpts;
-	seg_position(s, end, &done, &saved, &ckpts);
+	gx_timeline_at(&s->tl, end, &done, &saved, &ckpts);
 	memset(r, 0, sizeof *r);
-	r->progress = done >= s->total ? 1.0 : (double)done / (double)s->total;
-	r->saved = (double)saved / (double)s->total;
+	r->progress = done >= s->tl.total ? 1.0 : (double)done / (double)s->tl.total;
+	r->saved = (double)saved / (double)s->tl.total;
 	r->ckpts = ckpts;
 	r->start_ns = s->start_ns;
 	r->end_ns = end;
-	if (s->fail_at && done == s->fail_at && done < s->total) { /* a one-iteration rest completes */
+	if (s->fail_at && done == s->fail_at && done < s->tl.total) { /* a one-iteration rest completes */
 		r->failed = 1;
 		snprintf(r->msg, sizeof r->msg, "job %u: injected failure at iteration %llu of %llu (cpu backend)",
-			 job, (unsigned long long)s->fail_at, (unsigned long long)s->total);
+			 job, (unsigned long long)s->fail_at, (unsigned long long)s->tl.total);
 	}
 	x->segs[job] = NULL;
 	for (size_t i = 0; i < x->n_run; i++)

@@ -159,6 +159,72 @@ static void test_plan_segment(void)
 	CU_ASSERT_EQUAL(p.ckpt_iters, 0);
 }
 
+/* The obvious walk of a timeline, iteration by iteration (what the cpu backend's
+ * thread used to do in real time): the oracle of gx_timeline_at. */
+static void timeline_walk(const struct gx_timeline *tl, int64_t t, uint64_t *done, uint64_t *saved, uint32_t *ckpts)
+{
+	int64_t now = tl->work0_ns;
+	*done = *saved = tl->from_iter;
+	*ckpts = 0;
+	for (uint64_t it = tl->from_iter + 1; it <= tl->total; it++) {
+		if ((now += tl->tick_ns) > t)
+			return;
+		*done = it;
+		if (tl->ckpt_iters && it % tl->ckpt_iters == 0 && it < tl->total) {
+			if ((now += tl->ckpt_cost_ns) > t)
+				return;
+			*saved = it;
+			(*ckpts)++;
+		}
+	}
+}
+
+/* Hand-computed: 10 iterations of 10 ns from 100 ns, a checkpoint of 5 ns after
+ * iterations 4 and 8: iteration 4 at 140, its checkpoint paid at 145, iteration 8
+ * at 185, paid at 190, the end at 210. Then 3000 random timelines (resumed ones,
+ * checkpoints every 1 to all iterations, free ones) against the walk at every ns. */
+static void test_timeline(void)
+{
+	const struct gx_timeline h = { .total = 10, .from_iter = 0, .ckpt_iters = 4, .tick_ns = 10, .ckpt_cost_ns = 5,
+				       .work0_ns = 100 };
+	uint64_t d, sv;
+	uint32_t c;
+	CU_ASSERT_EQUAL(gx_timeline_iter_done(&h, 10), 210);
+	gx_timeline_at(&h, 143, &d, &sv, &c);
+	CU_ASSERT(d == 4 && sv == 0 && c == 0); /* in its first checkpoint: not yet saved */
+	gx_timeline_at(&h, 145, &d, &sv, &c);
+	CU_ASSERT(d == 4 && sv == 4 && c == 1);
+	gx_timeline_at(&h, 209, &d, &sv, &c);
+	CU_ASSERT(d == 9 && sv == 8 && c == 2);
+	gx_timeline_at(&h, 99, &d, &sv, &c);
+	CU_ASSERT(d == 0 && sv == 0 && c == 0);
+	uint64_t x = 88172645463325252ull, bad = 0;
+	for (int k = 0; k < 3000; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		struct gx_timeline tl = { .total = 1 + x % 40 };
+		tl.from_iter = (x >> 8) % tl.total;
+		tl.ckpt_iters = (x >> 16) % (tl.total + 1);
+		tl.tick_ns = 1 + (int64_t)((x >> 24) % 5);
+		tl.ckpt_cost_ns = (int64_t)((x >> 32) % 7);
+		tl.work0_ns = (int64_t)((x >> 40) % 9);
+		int64_t end = gx_timeline_iter_done(&tl, tl.total);
+		for (int64_t t = 0; t <= end + 3; t++) {
+			uint64_t d1, s1, d2, s2;
+			uint32_t c1, c2;
+			gx_timeline_at(&tl, t, &d1, &s1, &c1);
+			timeline_walk(&tl, t, &d2, &s2, &c2);
+			bad += d1 != d2 || s1 != s2 || c1 != c2;
+		}
+		uint64_t dw, sw;
+		uint32_t cw;
+		timeline_walk(&tl, end, &dw, &sw, &cw);
+		bad += dw != tl.total; /* it ends exactly at iter_done(total) */
+		timeline_walk(&tl, end - 1, &dw, &sw, &cw);
+		bad += dw == tl.total;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
 /* --sms: every malformed form is refused with what was expected. */
 static void test_parse_sms(void)
 {
@@ -532,6 +598,7 @@ static CU_TestInfo real_tests[] = {
 	{ "executor: unknown backend", test_executor_bad_backend },
 	{ "--sms parsing", test_parse_sms },
 	{ "segment plan: iterations, resume point, checkpoints", test_plan_segment },
+	{ "timeline: hand-computed, and against the step-by-step walk", test_timeline },
 	{ "real JCTs within 5% of simulated", test_real_jcts_match_simulation },
 	{ "preempted job resumes from its checkpoint", test_real_preempted_job_resumes_from_checkpoint },
 	{ "per job: measured beside predicted", test_real_jobs_measured_beside_predicted },
