@@ -4,7 +4,7 @@
 #
 # Here, first:  experiments/real/device_prep.sh build-dev   (a Release build without MPI,
 #               see its header: a Debug build's decision latency would mislead); carry
-#               .devbin/ to the device (about 5 MB).
+#               .devbin/ to the device (about 25 MB).
 # There:        bash experiments/real/device.sh              (results and log in $OUT)
 #
 # Gates, in order; each has its own time limit, and the first that fails ends the

@@ -5,11 +5,12 @@
 #   - BUILD_DIR's gpusched and gx_smoke (tests/device/gx_smoke.c, the cuda backend's
 #     smoke test), from a Release build without MPI only: a Debug build's decision
 #     latency and host overheads would be measured as the scheduler's, and real mode
-#     never uses MPI, whose libraries (and theirs: curl, Kerberos, ...) would
-#     triple what is carried. Make it with
+#     never uses MPI, whose libraries (libmpi, open-pal, hwloc, libevent) need not
+#     travel. Make it with
 #       cmake -S . -B build-dev -DCMAKE_BUILD_TYPE=Release -DSIM_MPI=OFF
 #       cmake --build build-dev -j 2 --target gpusched gx_smoke
-#   - lib/: the shared libraries gpusched loads (HDF5, GSL, cJSON, ...), except glibc's
+#   - lib/: the shared libraries gpusched loads (HDF5, GSL, cJSON, ...; Debian's HDF5
+#     brings curl and TLS libraries: about 25 MB in all), except glibc's
 #     own (the libc6 package: libc, libm, libresolv, ld-linux, ...), which must come
 #     from the device's system and may not load against another glibc. gx_smoke needs
 #     only glibc and libcuda; libcuda always comes from the device's driver.
