@@ -334,18 +334,6 @@ static int wait_or_stop(const struct gx_words *w, int64_t *due, int64_t ns)
 	}
 }
 
-/* A checkpoint at iteration it: pay its cost, then save (unless stopped meanwhile,
- * which loses it, as in workload.cu). Returns 1 when stopped. */
-static int kernel_checkpoint(const struct mock_kernel *k, uint64_t it, int64_t *due)
-{
-	if (wait_or_stop(k->w, due, k->ckpt_cost_ns))
-		return 1;
-	__atomic_store_n(&k->w->saved, it, __ATOMIC_RELEASE);
-	__atomic_store_n(&k->w->ckpts, (uint32_t)(it / k->ckpt_iters - k->from / k->ckpt_iters),
-			 __ATOMIC_RELEASE);
-	return 0;
-}
-
 /* The device's clock (MOCK_CLOCK_RAMP_MS, MOCK_CLOCK_SLOW): an iteration at device
  * time t lasts `slow` times its nominal length when the device starts working, and
  * that factor falls linearly to 1 over ramp ms from the first kernel's start, as a
@@ -368,31 +356,47 @@ static double clock_factor(const struct mock_kernel *k, int64_t t, double drift)
 /* gx_job on the mapped words: iterations from+1 .. total, the flag polled once per
  * iteration, a checkpoint every ckpt_iters (not at the end). It runs on the
  * stream's device timeline from *t (its start), which it advances to its end:
- * iterations are paced on that timeline (sleep_until its due times), so a stream
- * thread that the host runs late catches up and the kernel's length, as events
- * time it, is what the device would take, whatever the host's load. */
+ * iterations are paced on that timeline (sleep_until their due times), so a stream
+ * thread that the host runs late catches up, and the kernel's length, as events
+ * time it, is what the device would take, whatever the host's load. A stop is
+ * seen at a wall time (stop_at): the iterations and checkpoints due by then count
+ * even when the thread comes to them late, as a device would have done them. */
 static CUresult kernel_run(const struct mock_kernel *k, int64_t *t, double drift)
 {
 	const double iter_ns = (double)k->chunk * MOCK_STEP_NS;
 	const uint64_t fail_at = k->from + (k->total - k->from) / 2;
-	int64_t zero = 0;
+	int64_t zero = 0, stop_at = INT64_MAX;
 	__atomic_compare_exchange_n(&first_kernel_ns, &zero, *t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 	if (k->from > 0 ? wait_or_stop(k->w, t, k->restore_ns) : stop_asked(k->w))
 		return CUDA_SUCCESS;
 	for (uint64_t it = k->from + 1; it <= k->total; it++) {
-		*t += (int64_t)(iter_ns * clock_factor(k, *t, drift) + 0.5);
-		sleep_until(*t);
+		const int64_t next = *t + (int64_t)(iter_ns * clock_factor(k, *t, drift) + 0.5);
+		if (next > stop_at)
+			break; /* not reached when the stop was seen */
+		if (stop_at == INT64_MAX) {
+			sleep_until(next);
+			if (stop_asked(k->w))
+				stop_at = now_ns(); /* >= next: iteration it is done */
+		}
+		*t = next;
 		if (k->fail && it > fail_at)
 			return CUDA_ERROR_ILLEGAL_ADDRESS;
 		__atomic_store_n(&k->w->progress, it, __ATOMIC_RELEASE);
-		if (k->ckpt_iters && it % k->ckpt_iters == 0 && it < k->total && kernel_checkpoint(k, it, t))
-			return CUDA_SUCCESS;
-		if (stop_asked(k->w)) {
-			int64_t now = now_ns();
-			*t = now > *t ? now : *t;
-			return CUDA_SUCCESS;
+		if (k->ckpt_iters && it % k->ckpt_iters == 0 && it < k->total) {
+			if (stop_at != INT64_MAX) {
+				if (*t + k->ckpt_cost_ns > stop_at)
+					break; /* being paid when the stop was seen: lost */
+				*t += k->ckpt_cost_ns;
+			} else if (wait_or_stop(k->w, t, k->ckpt_cost_ns)) {
+				return CUDA_SUCCESS;
+			}
+			__atomic_store_n(&k->w->saved, it, __ATOMIC_RELEASE);
+			__atomic_store_n(&k->w->ckpts, (uint32_t)(it / k->ckpt_iters - k->from / k->ckpt_iters),
+					 __ATOMIC_RELEASE);
 		}
 	}
+	if (stop_at != INT64_MAX && stop_at > *t)
+		*t = stop_at;
 	return CUDA_SUCCESS;
 }
 
