@@ -6,14 +6,16 @@
  * in ticks of iter_ns: restore, then iterations, a checkpoint's cost after every
  * ckpt_iters of them; struct gx_timeline): iteration n is complete at
  * gx_timeline_iter_done(n), the segment ends when its last one is. What it has
- * done at any wall time is read off that timeline (gx_timeline_at), so a preemption at wall time P reports the work done
- * and saved by P however late any thread runs, and a completion reports its
- * planned end, not the moment its thread got a CPU: a busy host delays when an
- * end is seen (the engine's latency, measured), never how much work was made.
+ * done at any wall time is read off that timeline (gx_timeline_at), so a
+ * preemption at wall time P reports the work done and saved by P however late
+ * any thread runs, and a completion reports its planned end, not the moment its
+ * thread got a CPU: a busy host delays when an end is seen (the engine's latency,
+ * measured), never how much work was made.
  *
  * The segment's thread sleeps on a condition variable until its end (or its
- * failure, injected) or a stop, then calls the done callback: it uses no CPU
- * while it "runs" (no busy loop: the work is the clock's). All the job's GPUs
+ * failure, injected) or a stop, then calls the done callback, unless the engine's
+ * thread got there first (cpu_poll, at the end gx_next_end announced): it uses no
+ * CPU while it "runs" (no busy loop: the work is the clock's). All the job's GPUs
  * share its one thread: GPU identity matters to the cuda backend only.
  */
 #include <errno.h>
