@@ -25,7 +25,7 @@ static const char real_usage[] =
 	"layout of `run` with measured times, plus /runs/<run>/real (analysis/SCHEMA.md);\n"
 	"`gpusched compare SIM.h5 REAL.h5` gives the simulator's error per metric.\n"
 	"\n"
-	"  --backend cpu    threads stand in for GPUs (a paced busy loop): runs anywhere\n"
+	"  --backend cpu    threads stand in for GPUs, paced by the wall clock: runs anywhere\n"
 	"  --backend cuda   CUDA kernels on the physical GPUs, or on green-context SM partitions\n"
 	"                   of them with --sms\n"
 	"  --time-scale S   trace seconds per wall second, in [0.001, 1e9] (default 1; 3600: a\n"

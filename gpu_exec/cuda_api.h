@@ -20,7 +20,8 @@
 	X(cuLibraryGetKernel) X(cuKernelGetFunction) X(cuLaunchKernel)              \
 	X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostGetDevicePointer)             \
 	X(cuMemAlloc) X(cuMemFree) X(cuMemsetD32Async) X(cuEventCreate)             \
-	X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventDestroy)
+	X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventDestroy) \
+	X(cuFuncSetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
 #define CU_GREEN(X)                                                                 \
 	X(cuDeviceGetDevResource) X(cuDevSmResourceSplitByCount)                    \
 	X(cuDevResourceGenerateDesc) X(cuGreenCtxCreate) X(cuGreenCtxDestroy)       \

@@ -280,6 +280,15 @@ static int real_advance(void *priv, struct sim_engine *e, sim_time_t t)
 	for (;;) {
 		int64_t now = gx_now_ns();
 		int64_t step = d->tty && until - now > SIM_NS_PER_S / 2 ? now + SIM_NS_PER_S / 2 : until;
+		/* A workload whose end the executor knows (cpu) is reaped at that end by this
+		 * thread, not when the executor's thread gets a CPU: one wake-up, not two. */
+		int64_t end = gx_next_end(d->x);
+		if (end <= step) {
+			if (wait_for_event(d, end))
+				break;
+			gx_poll(d->x, gx_now_ns());
+			continue; /* its completion is queued: the next wait returns at once */
+		}
 		if (wait_for_event(d, step) || step == until)
 			break;
 		show_progress(d, e);
@@ -545,6 +554,14 @@ int sim_driver_real_init(struct sim_driver *drv, const struct real_opts *o,
 	snprintf(d->res.device, sizeof d->res.device, "%s", gx_describe(d->x));
 	d->res.iter_ns = d->iter_ns_by_flavor;
 	d->res.n_flavors = n_flavors;
+	const struct gx_calibration *cal = gx_calibration(d->x);
+	d->res.n_vgpus = cal->n_vgpus;
+	d->res.vgpu_iter_ns = cal->vgpu_iter_ns;
+	d->res.vgpu_spread = cal->vgpu_spread;
+	d->res.vgpu_sms = cal->vgpu_sms;
+	d->res.vgpu_flavor = cal->vgpu_group;
+	d->res.cal_passes = cal->passes;
+	d->res.cal_warmup_s = cal->warmup_s;
 	if (o->verbose)
 		note_short_jobs(d, flavors, trace);
 	drv->ops = &real_driver_ops;

@@ -66,6 +66,14 @@ struct real_results {
 	char device[256];        /* gx_describe */
 	const double *iter_ns;   /* calibration: wall ns an iteration, per flavor */
 	size_t n_flavors;
+	/* The executor's calibration of each virtual GPU (cuda; cpu: n_vgpus 0), owned by
+	 * it: pace (wall ns an iteration), spread of its two agreeing passes, SMs, flavor;
+	 * timed passes and warm-up seconds (0 and 0 for cpu). */
+	size_t n_vgpus;
+	const double *vgpu_iter_ns, *vgpu_spread;
+	const uint32_t *vgpu_sms, *vgpu_flavor;
+	uint32_t cal_passes;
+	double cal_warmup_s;
 };
 
 /* Opens the executor for a cluster of these flavors (one virtual GPU group per

@@ -34,6 +34,58 @@ void gx_plan_segment(const struct gx_segment *s, double iter_ns, struct gx_plan 
 	}
 }
 
+/* a + b and n x ns on wall nanoseconds, saturating at INT64_MAX (a segment too long
+ * to end ends never). */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+static int64_t sat_mul(uint64_t n, int64_t ns)
+{
+	return ns > 0 && n > (uint64_t)(INT64_MAX / ns) ? INT64_MAX : (int64_t)n * ns;
+}
+
+/* Checkpoints at iterations k < n: multiples of ckpt_iters strictly above
+ * from_iter and below total. */
+static uint64_t ckpts_before(const struct gx_timeline *tl, uint64_t n)
+{
+	if (!tl->ckpt_iters || n == 0)
+		return 0;
+	if (n > tl->total)
+		n = tl->total;
+	uint64_t last = (n - 1) / tl->ckpt_iters, first = tl->from_iter / tl->ckpt_iters;
+	return last > first ? last - first : 0;
+}
+
+int64_t gx_timeline_iter_done(const struct gx_timeline *tl, uint64_t n)
+{
+	return sat_add(sat_add(tl->work0_ns, sat_mul(n - tl->from_iter, tl->tick_ns)),
+		       sat_mul(ckpts_before(tl, n), tl->ckpt_cost_ns));
+}
+
+void gx_timeline_at(const struct gx_timeline *tl, int64_t t, uint64_t *done, uint64_t *saved, uint32_t *ckpts)
+{
+	uint64_t lo = tl->from_iter, hi = tl->total; /* invariant: iteration lo is complete by t */
+	if (t < tl->work0_ns)
+		hi = lo;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo + 1) / 2;
+		if (gx_timeline_iter_done(tl, mid) <= t)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	uint64_t n = ckpts_before(tl, lo);
+	/* The checkpoint right after iteration lo, once paid. */
+	if (tl->ckpt_iters && lo % tl->ckpt_iters == 0 && lo > tl->from_iter && lo < tl->total &&
+	    sat_add(gx_timeline_iter_done(tl, lo), tl->ckpt_cost_ns) <= t)
+		n++;
+	*done = lo;
+	*ckpts = (uint32_t)(n > UINT32_MAX ? UINT32_MAX : n);
+	*saved = n ? (tl->from_iter / tl->ckpt_iters + n) * tl->ckpt_iters : tl->from_iter;
+}
+
 static const struct gx_backend_ops *backend_find(const char *name)
 {
 	if (strcmp(name, "cpu") == 0)
@@ -98,6 +150,17 @@ const char *gx_backend(const struct gx *x)
 const char *gx_describe(const struct gx *x)
 {
 	return x->ops->describe(x->priv);
+}
+
+int64_t gx_next_end(struct gx *x)
+{
+	return x->ops->next_end ? x->ops->next_end(x->priv) : INT64_MAX;
+}
+
+void gx_poll(struct gx *x, int64_t now)
+{
+	if (x->ops->poll)
+		x->ops->poll(x->priv, now);
 }
 
 void gx_close(struct gx *x)

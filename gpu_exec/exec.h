@@ -14,8 +14,9 @@
  *   - every ckpt_every of the work (as a fraction of the job's whole work) the
  *     workload saves the counter (a checkpoint) and pays ckpt_cost_ns of wall time;
  *   - a segment resuming from saved work (from > 0) first pays restore_ns;
- *   - gx_preempt raises a flag the workload polls once per iteration; it stops at
- *     the next iteration and the work since the last checkpoint is lost, for real.
+ *   - gx_preempt stops it at the next iteration (cuda: a flag the kernel polls once
+ *     per iteration; cpu: the iterations complete on its timeline by the stop's
+ *     wall time) and the work since the last checkpoint is lost, for real.
  * Times in this interface are wall-clock nanoseconds (CLOCK_MONOTONIC); work is a
  * fraction of the job's whole work, 0..1.
  *
@@ -84,10 +85,21 @@ struct gx_report {
 	char msg[256];
 };
 
-/* Virtual GPU speeds measured at open: iteration time of each group, wall ns. */
+/* Virtual GPU speeds measured at open: iteration time of each group, wall ns (the
+ * pace segments are planned at: cuda, the slowest of the group's virtual GPUs;
+ * cpu, the tick). The cuda backend also gives each virtual GPU's own measurement
+ * (the mean of its two last passes, which agreed) and their spread (|a - b| over
+ * the mean); the cpu backend, whose pace is the clock's, none (n_vgpus 0). */
 struct gx_calibration {
 	double *iter_ns;       /* n_groups entries */
 	size_t n_groups;
+	size_t n_vgpus;
+	double *vgpu_iter_ns;  /* n_vgpus entries */
+	double *vgpu_spread;
+	uint32_t *vgpu_sms;    /* SMs of each (its kernels' blocks) */
+	uint32_t *vgpu_group;  /* the group (flavor) of each */
+	uint32_t passes;       /* timed passes until every virtual GPU agreed */
+	double warmup_s;       /* wall seconds of warm-up before them */
 };
 
 /* Opens the backend: finds the devices, makes the virtual GPUs, calibrates.
@@ -111,6 +123,13 @@ const char *gx_backend(const struct gx *x);
 const char *gx_describe(const struct gx *x);
 /* Stops whatever runs and frees everything. NULL is a no-op. */
 void gx_close(struct gx *x);
+/* The earliest wall time (ns) a running segment is known to end, INT64_MAX when
+ * none is known (cuda: a kernel's end is known when its callback runs). */
+int64_t gx_next_end(struct gx *x);
+/* Reports every segment whose known end is due by wall time now and is not yet
+ * reported, through the done callback, on the calling thread (the engine's), so a
+ * busy host's late executor thread does not delay it. No-op for cuda. */
+void gx_poll(struct gx *x, int64_t now);
 
 /* Backends register through this table (gpu_exec/exec.c dispatches). */
 struct gx_backend_ops {
@@ -122,6 +141,9 @@ struct gx_backend_ops {
 	const struct gx_calibration *(*calibration)(void *priv);
 	const char *(*describe)(void *priv);
 	void (*close)(void *priv);
+	/* Optional (NULL: nothing known, nothing to poll): gx_next_end, gx_poll. */
+	int64_t (*next_end)(void *priv);
+	void (*poll)(void *priv, int64_t now);
 };
 
 extern const struct gx_backend_ops gx_cpu_backend;
@@ -141,5 +163,21 @@ struct gx_plan {
 	uint64_t total, from_iter, ckpt_iters;
 };
 void gx_plan_segment(const struct gx_segment *s, double iter_ns, struct gx_plan *out);
+
+/* A segment on the wall clock (the cpu backend's pace, gpu_exec/exec_cpu.c): from
+ * work0_ns (its launch, plus the restore when it resumes) iterations from_iter+1 ..
+ * total of tick_ns each, and after every iteration k that is a multiple of
+ * ckpt_iters with from_iter < k < total (none when ckpt_iters is 0) a checkpoint
+ * costing ckpt_cost_ns, which counts once paid. Times saturate at INT64_MAX. */
+struct gx_timeline {
+	uint64_t total, from_iter, ckpt_iters;
+	int64_t tick_ns, ckpt_cost_ns, work0_ns;
+};
+/* Wall time iteration n (from_iter <= n <= total) is complete. */
+int64_t gx_timeline_iter_done(const struct gx_timeline *tl, uint64_t n);
+/* Where it stands at wall time t: iterations complete (*done), the iteration of the
+ * last paid checkpoint (*saved, from_iter when none) and the paid checkpoints
+ * (*ckpts). A stop during a checkpoint loses it. O(log total). */
+void gx_timeline_at(const struct gx_timeline *tl, int64_t t, uint64_t *done, uint64_t *saved, uint32_t *ckpts);
 
 #endif

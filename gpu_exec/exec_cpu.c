@@ -1,21 +1,25 @@
 /* gpu_exec/exec_cpu.c: the cpu backend. A thread stands in for a running job's GPUs.
  *
- * Each segment is one thread running the protocol of exec.h: iterations of a
- * calibrated busy loop, each paced to one tick of wall time (iter_ns, default
- * 500 us): the loop burns DUTY of the tick and sleeps to the tick's end on an
- * absolute deadline, so a job takes its scaled time whatever else runs, and a
- * machine with fewer cores than running jobs still keeps up (10% of a core per
- * running job). A thread that the machine runs late (a busy host) skips the burn
- * of every tick already past its deadline, as a GPU does not wait for the host's
- * CPUs: the work done follows the wall clock, only its reports come late. The preempt flag is polled once per tick, also while the thread
- * sleeps through a checkpoint or a restore, so a stop takes at most one tick.
+ * A virtual GPU's progress follows the wall clock, not the CPU time its thread
+ * gets: a GPU does not slow down when the host's CPUs are busy, so neither does
+ * this stand-in. A segment's timeline is fixed at its launch (exec.h's protocol
+ * in ticks of iter_ns: restore, then iterations, a checkpoint's cost after every
+ * ckpt_iters of them; struct gx_timeline): iteration n is complete at
+ * gx_timeline_iter_done(n), the segment ends when its last one is. What it has
+ * done at any wall time is read off that timeline (gx_timeline_at), so a
+ * preemption at wall time P reports the work done and saved by P however late
+ * any thread runs, and a completion reports its planned end, not the moment its
+ * thread got a CPU: a busy host delays when an end is seen (the engine's latency,
+ * measured), never how much work was made.
  *
- * All the job's GPUs share its one thread: GPU identity matters to the cuda
- * backend only.
+ * The segment's thread sleeps on a condition variable until its end (or its
+ * failure, injected) or a stop, then calls the done callback, unless the engine's
+ * thread got there first (cpu_poll, at the end gx_next_end announced): it uses no
+ * CPU while it "runs" (no busy loop: the work is the clock's). All the job's GPUs
+ * share its one thread: GPU identity matters to the cuda backend only.
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,126 +29,62 @@
 #include "exec.h"
 
 #define CPU_DEFAULT_TICK_NS 500000 /* 500 us */
-#define CPU_DUTY 0.10              /* share of a tick spent computing */
 
 struct cpu_seg {
 	struct cpu_exec *x;
 	uint32_t job;
 	uint64_t seq;
-	uint64_t total, from_iter, ckpt_iters; /* iterations of the whole job */
-	int64_t ckpt_cost_ns, restore_ns;
-	atomic_int stop;
-	atomic_uint_least64_t progress, saved; /* iterations done, saved at the last checkpoint */
-	uint32_t ckpts;
-	int64_t start_ns, end_ns;
-	int completed;
+	struct gx_timeline tl; /* its work on the wall clock, fixed at launch */
+	int64_t start_ns;      /* wall time of the launch */
+	int64_t end_ns;        /* wall time it ends: its last iteration, or its failure */
 	uint64_t fail_at;      /* iteration at which it fails (injected), 0 = never */
+	/* Under mu: the stop request, and whether the thread reached its end first. */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int stop, reached_end;
 	pthread_t thread;
 };
 
 struct cpu_exec {
 	int64_t tick_ns;
-	uint64_t burn_units;   /* busy-loop units in CPU_DUTY of a tick */
 	gx_done_fn done;
 	void *done_arg;
 	int64_t fail_job;
 	struct cpu_seg **segs; /* by job index; NULL = nothing launched for it */
 	size_t n_segs;
+	struct cpu_seg **run;  /* the launched segments, in no order (gx_next_end, gx_poll) */
+	size_t n_run, cap_run;
 	struct gx_calibration cal;
 	char desc[160];
 };
 
-/* The busy loop: `units` rounds of xorshift64, kept alive through a volatile sink. */
-static volatile uint64_t burn_sink;
-static void burn(uint64_t units)
+/* Claims the segment's end for whoever sees it first, its thread or a poll of
+ * the engine's thread: 1 when the caller must call the done callback. */
+static int seg_claim_end(struct cpu_seg *s)
 {
-	uint64_t v = burn_sink | 1;
-	for (uint64_t i = 0; i < units; i++) {
-		v ^= v << 13;
-		v ^= v >> 7;
-		v ^= v << 17;
-	}
-	burn_sink = v;
+	pthread_mutex_lock(&s->mu);
+	int mine = !s->stop && !s->reached_end;
+	if (mine)
+		s->reached_end = 1;
+	pthread_mutex_unlock(&s->mu);
+	return mine;
 }
 
-/* Units of burn() that take CPU_DUTY of a tick: the fastest of a few trials, so a
- * trial slowed by another process does not make every tick shorter. */
-static uint64_t calibrate_burn(int64_t tick_ns)
-{
-	const uint64_t trial = 200000;
-	int64_t best = INT64_MAX;
-	for (int k = 0; k < 5; k++) {
-		int64_t t0 = gx_now_ns();
-		burn(trial);
-		int64_t dt = gx_now_ns() - t0;
-		if (dt > 0 && dt < best)
-			best = dt;
-	}
-	if (best == INT64_MAX)
-		best = 1;
-	double units = (double)trial * CPU_DUTY * (double)tick_ns / (double)best;
-	return units < 1 ? 1 : (uint64_t)units;
-}
-
-static void sleep_until(int64_t t_ns)
-{
-	struct timespec ts = { .tv_sec = t_ns / SIM_NS_PER_S, .tv_nsec = t_ns % SIM_NS_PER_S };
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
-/* Sleeps until t_ns, waking once a tick to look at the stop flag. Returns 1 if it
- * was raised. */
-static int wait_until_or_stop(struct cpu_seg *s, int64_t t_ns)
-{
-	for (;;) {
-		if (atomic_load(&s->stop))
-			return 1;
-		int64_t now = gx_now_ns();
-		if (now >= t_ns)
-			return 0;
-		sleep_until(t_ns - now > s->x->tick_ns ? now + s->x->tick_ns : t_ns);
-	}
-}
-
-/* The job's workload: restore, then iterations with checkpoints (exec.h). */
+/* The segment's thread: sleeps to its end unless stopped first, then says it is
+ * done (unless a poll did already). */
 static void *seg_main(void *arg)
 {
 	struct cpu_seg *s = arg;
-	const int64_t tick = s->x->tick_ns;
-	int64_t t = s->start_ns;
-	int stopped = 0;
-	if (s->from_iter > 0 && s->restore_ns > 0)
-		stopped = wait_until_or_stop(s, t += s->restore_ns);
-	uint64_t it = s->from_iter;
-	while (!stopped && it < s->total) {
-		if (atomic_load(&s->stop)) {
-			stopped = 1;
+	struct timespec ts = { .tv_sec = s->end_ns / SIM_NS_PER_S, .tv_nsec = s->end_ns % SIM_NS_PER_S };
+	pthread_mutex_lock(&s->mu);
+	while (!s->stop && !s->reached_end && gx_now_ns() < s->end_ns) {
+		int rc = pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		if (rc && rc != ETIMEDOUT && rc != EINTR)
 			break;
-		}
-		/* A GPU's pace does not depend on the host's CPUs: a thread the machine ran
-		 * late skips the burn of the ticks already due and catches up on the clock,
-		 * so a busy host delays when progress is seen, never how much is made. */
-		if (gx_now_ns() < t + tick)
-			burn(s->x->burn_units);
-		atomic_store(&s->progress, ++it);
-		if (it == s->fail_at)
-			break;
-		if ((stopped = wait_until_or_stop(s, t += tick)))
-			break;
-		if (s->ckpt_iters && it % s->ckpt_iters == 0 && it < s->total) {
-			/* The checkpoint counts once its cost is paid; a stop during it loses it. */
-			if ((stopped = wait_until_or_stop(s, t += s->ckpt_cost_ns)))
-				break;
-			atomic_store(&s->saved, it);
-			s->ckpts++;
-		}
 	}
-	s->end_ns = gx_now_ns();
-	if (!stopped && (it >= s->total || it == s->fail_at)) {
-		s->completed = it >= s->total;
+	pthread_mutex_unlock(&s->mu);
+	if (seg_claim_end(s))
 		s->x->done(s->x->done_arg, s->job, s->seq, s->end_ns);
-	}
 	return NULL;
 }
 
@@ -159,21 +99,19 @@ static int cpu_open(const struct gx_config *cfg, void **priv, char *err, size_t 
 		return -SIM_ENOMEM;
 	}
 	x->tick_ns = cfg->iter_ns > 0 ? cfg->iter_ns : CPU_DEFAULT_TICK_NS;
-	x->burn_units = calibrate_burn(x->tick_ns);
 	x->done = cfg->done;
 	x->done_arg = cfg->done_arg;
 	x->fail_job = cfg->fail_job;
 	x->cal.n_groups = cfg->n_groups;
 	uint64_t gpus = 0;
 	for (size_t g = 0; g < cfg->n_groups; g++) {
-		x->cal.iter_ns[g] = (double)x->tick_ns; /* paced: every group runs at the tick */
+		x->cal.iter_ns[g] = (double)x->tick_ns; /* the clock's: every group runs at the tick */
 		gpus += cfg->groups[g].count;
 	}
-	snprintf(x->desc, sizeof x->desc, "cpu: %llu virtual GPUs as threads, %.0f us ticks at %.0f%% duty",
-		 (unsigned long long)gpus, (double)x->tick_ns / 1e3, CPU_DUTY * 100);
+	snprintf(x->desc, sizeof x->desc, "cpu: %llu virtual GPUs as threads on the wall clock, %.0f us iterations",
+		 (unsigned long long)gpus, (double)x->tick_ns / 1e3);
 	if (cfg->verbose)
-		fprintf(stderr, "real: %s (%llu busy-loop units a tick)\n", x->desc,
-			(unsigned long long)x->burn_units);
+		fprintf(stderr, "real: %s\n", x->desc);
 	*priv = x;
 	return 0;
 }
@@ -194,6 +132,41 @@ static int seg_slot_reserve(struct cpu_exec *x, uint32_t job)
 	return 0;
 }
 
+static void seg_free(struct cpu_seg *s)
+{
+	pthread_cond_destroy(&s->cv);
+	pthread_mutex_destroy(&s->mu);
+	free(s);
+}
+
+/* A new segment with its timeline (from the launch at wall time now). */
+static struct cpu_seg *seg_plan(struct cpu_exec *x, const struct gx_segment *sg, int64_t now)
+{
+	struct cpu_seg *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	s->x = x;
+	s->job = sg->job;
+	s->seq = sg->seq;
+	struct gx_plan plan;
+	gx_plan_segment(sg, (double)x->tick_ns, &plan);
+	int64_t restore = plan.from_iter > 0 && sg->restore_ns > 0 ? sg->restore_ns : 0;
+	s->tl = (struct gx_timeline){ .total = plan.total, .from_iter = plan.from_iter, .ckpt_iters = plan.ckpt_iters,
+				      .tick_ns = x->tick_ns, .ckpt_cost_ns = sg->ckpt_cost_ns > 0 ? sg->ckpt_cost_ns : 0,
+				      .work0_ns = restore > INT64_MAX - now ? INT64_MAX : now + restore };
+	s->start_ns = now;
+	if ((int64_t)sg->job == x->fail_job)
+		s->fail_at = plan.from_iter + (plan.total - plan.from_iter + 1) / 2;
+	s->end_ns = gx_timeline_iter_done(&s->tl, s->fail_at ? s->fail_at : plan.total);
+	return s;
+}
+
 static int cpu_launch(void *priv, const struct gx_segment *sg, char *err, size_t errlen)
 {
 	struct cpu_exec *x = priv;
@@ -205,71 +178,102 @@ static int cpu_launch(void *priv, const struct gx_segment *sg, char *err, size_t
 		snprintf(err, errlen, "job %u: launched while its previous segment runs", sg->job);
 		return -SIM_ESTATE;
 	}
-	struct cpu_seg *s = calloc(1, sizeof *s);
+	struct cpu_seg **run = x->n_run < x->cap_run ? x->run
+			       : realloc(x->run, (x->cap_run ? 2 * x->cap_run : 16) * sizeof *run);
+	if (run && run != x->run) {
+		x->run = run;
+		x->cap_run = x->cap_run ? 2 * x->cap_run : 16;
+	}
+	struct cpu_seg *s = run ? seg_plan(x, sg, gx_now_ns()) : NULL;
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return -SIM_ENOMEM;
 	}
-	s->x = x;
-	s->job = sg->job;
-	s->seq = sg->seq;
-	struct gx_plan plan;
-	gx_plan_segment(sg, (double)x->tick_ns, &plan);
-	s->total = plan.total;
-	s->from_iter = plan.from_iter;
-	s->ckpt_iters = plan.ckpt_iters;
-	s->ckpt_cost_ns = sg->ckpt_cost_ns;
-	s->restore_ns = sg->restore_ns;
-	if ((int64_t)sg->job == x->fail_job)
-		s->fail_at = s->from_iter + (s->total - s->from_iter + 1) / 2;
-	atomic_init(&s->stop, 0);
-	atomic_init(&s->progress, s->from_iter);
-	atomic_init(&s->saved, s->from_iter);
-	s->start_ns = gx_now_ns();
 	int prc = pthread_create(&s->thread, NULL, seg_main, s);
 	if (prc) {
 		snprintf(err, errlen, "job %u: cannot start its thread: %s", sg->job, strerror(prc));
-		free(s);
+		seg_free(s);
 		return -SIM_EEXTERNAL;
 	}
 	x->segs[sg->job] = s;
+	x->run[x->n_run++] = s;
 	return 0;
 }
 
-/* Joins the segment's thread, reports, and forgets the segment. */
-static int seg_finish(struct cpu_exec *x, uint32_t job, struct gx_report *r)
+/* Stops the segment's thread (when `stop_at` >= 0: a preemption at that wall time),
+ * joins it, reports where its timeline stood, and forgets the segment. A stop at or
+ * after the segment's planned end finds it complete: the work was done by then. */
+static int seg_finish(struct cpu_exec *x, uint32_t job, int64_t stop_at, struct gx_report *r)
 {
 	struct cpu_seg *s = job < x->n_segs ? x->segs[job] : NULL;
 	if (!s)
 		return -SIM_ESTATE;
+	if (stop_at >= 0) {
+		pthread_mutex_lock(&s->mu);
+		s->stop = 1;
+		pthread_cond_signal(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+	}
 	pthread_join(s->thread, NULL);
+	int64_t end = s->reached_end || stop_at < 0 || stop_at >= s->end_ns ? s->end_ns : stop_at;
+	uint64_t done, saved;
+	uint32_t ckpts;
+	gx_timeline_at(&s->tl, end, &done, &saved, &ckpts);
 	memset(r, 0, sizeof *r);
-	r->progress = s->completed ? 1.0 : (double)atomic_load(&s->progress) / (double)s->total;
-	r->saved = (double)atomic_load(&s->saved) / (double)s->total;
-	r->ckpts = s->ckpts;
+	r->progress = done >= s->tl.total ? 1.0 : (double)done / (double)s->tl.total;
+	r->saved = (double)saved / (double)s->tl.total;
+	r->ckpts = ckpts;
 	r->start_ns = s->start_ns;
-	r->end_ns = s->end_ns;
-	if (s->fail_at && atomic_load(&s->progress) == s->fail_at && !s->completed) {
+	r->end_ns = end;
+	if (s->fail_at && done == s->fail_at && done < s->tl.total) { /* a one-iteration rest completes */
 		r->failed = 1;
 		snprintf(r->msg, sizeof r->msg, "job %u: injected failure at iteration %llu of %llu (cpu backend)",
-			 job, (unsigned long long)s->fail_at, (unsigned long long)s->total);
+			 job, (unsigned long long)s->fail_at, (unsigned long long)s->tl.total);
 	}
 	x->segs[job] = NULL;
-	free(s);
+	for (size_t i = 0; i < x->n_run; i++)
+		if (x->run[i] == s) {
+			x->run[i] = x->run[--x->n_run];
+			break;
+		}
+	seg_free(s);
 	return 0;
 }
 
 static int cpu_preempt(void *priv, uint32_t job, struct gx_report *r)
 {
-	struct cpu_exec *x = priv;
-	if (job < x->n_segs && x->segs[job])
-		atomic_store(&x->segs[job]->stop, 1);
-	return seg_finish(x, job, r);
+	return seg_finish(priv, job, gx_now_ns(), r);
 }
 
 static int cpu_reap(void *priv, uint32_t job, struct gx_report *r)
 {
-	return seg_finish(priv, job, r);
+	return seg_finish(priv, job, -1, r);
+}
+
+static int64_t cpu_next_end(void *priv)
+{
+	struct cpu_exec *x = priv;
+	int64_t t = INT64_MAX;
+	for (size_t i = 0; i < x->n_run; i++) {
+		struct cpu_seg *s = x->run[i];
+		if (s->end_ns < t) {
+			pthread_mutex_lock(&s->mu);
+			if (!s->reached_end)
+				t = s->end_ns;
+			pthread_mutex_unlock(&s->mu);
+		}
+	}
+	return t;
+}
+
+static void cpu_poll(void *priv, int64_t now)
+{
+	struct cpu_exec *x = priv;
+	for (size_t i = 0; i < x->n_run; i++) {
+		struct cpu_seg *s = x->run[i];
+		if (s->end_ns <= now && seg_claim_end(s))
+			x->done(x->done_arg, s->job, s->seq, s->end_ns);
+	}
 }
 
 static const struct gx_calibration *cpu_calibration(void *priv)
@@ -290,6 +294,7 @@ static void cpu_close(void *priv)
 		if (x->segs[j])
 			cpu_preempt(x, (uint32_t)j, &r);
 	free(x->segs);
+	free(x->run);
 	free(x->cal.iter_ns);
 	free(x);
 }
@@ -303,4 +308,6 @@ const struct gx_backend_ops gx_cpu_backend = {
 	.calibration = cpu_calibration,
 	.describe = cpu_describe,
 	.close = cpu_close,
+	.next_end = cpu_next_end,
+	.poll = cpu_poll,
 };

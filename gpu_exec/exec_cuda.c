@@ -53,9 +53,13 @@ extern const unsigned char gx_workload_fatbin[];
 extern const size_t gx_workload_fatbin_size;
 
 #define GX_DEFAULT_ITER_NS 200000
-#define GX_CAL_ITERS 50u     /* iterations of a calibration pass */
-#define GX_CAL_REPEATS 5     /* passes a measurement; the shortest counts */
-#define GX_CAL_ROUNDS 6      /* measurements to size the work, the probe included */
+/* Calibration (calibrate()): wall ns, and how many passes. */
+#define GX_CAL_WARMUP_NS 500000000.0 /* every virtual GPU busy this long before measuring */
+#define GX_CAL_PAD_NS 20000000.0     /* the pad kernel ahead of a timed pair */
+#define GX_CAL_SHORT_NS 10000000.0   /* N iterations take about this; 5N five times it */
+#define GX_CAL_AGREE 0.02            /* two passes agree: within 2% of their mean */
+#define GX_CAL_MAX_PASSES 10         /* passes to agree, after that: the open fails */
+#define GX_CAL_ROUNDS 6              /* passes to size the work */
 
 _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "function pointers fit in void *");
 
@@ -87,6 +91,7 @@ struct cu_vgpu {
 	CUfunction fn;
 	CUdeviceptr scratch;      /* struct gx_scratch */
 	uint32_t chunk;           /* per-thread 4-FMA steps per iteration */
+	uint32_t smem;            /* dynamic shared bytes a block reserves: one block an SM */
 	unsigned first_unit;      /* green: its first unit in the device's split */
 };
 
@@ -432,6 +437,41 @@ static int vgpus_plan(struct cu_exec *x, const struct gx_config *cfg, char *err,
 	return 0;
 }
 
+/* One block of gx_job an SM, enforced: each block reserves the most dynamic shared
+ * memory a block may have (the device's opt-in maximum, more than half an SM's on
+ * every architecture since Volta), so a second block cannot fit beside it, and a
+ * doubled-up block, which would halve its virtual GPU's pace (its iteration waits
+ * for the slowest block), cannot happen whatever registers the compiler gave it.
+ * Checked from the occupancy the driver reports for that launch shape: anything
+ * but one block an SM refuses the open. gx_job uses none of that memory. */
+static int one_block_per_sm(struct cu_exec *x, uint32_t v, char *err, size_t errlen)
+{
+	const struct cu_api *cu = &x->api;
+	struct cu_vgpu *vg = &x->vgpus[v];
+	const struct cu_dev *dv = &x->devs[vg->dev];
+	int optin = 0, blocks = 0;
+	CUresult rc = cu->cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dv->h);
+	if (rc != CUDA_SUCCESS)
+		return cu_fail(x, err, errlen, rc, "cuDeviceGetAttribute", "shared memory per block, device %u",
+			       vg->dev);
+	vg->smem = optin > 0 ? (uint32_t)optin : 0;
+	rc = cu->cuFuncSetAttribute(vg->fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)vg->smem);
+	if (rc != CUDA_SUCCESS)
+		return cu_fail(x, err, errlen, rc, "cuFuncSetAttribute", "gx_job, %u bytes of shared memory, "
+			       "virtual GPU %u", vg->smem, v);
+	rc = cu->cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, vg->fn, (int)GX_THREADS, vg->smem);
+	if (rc != CUDA_SUCCESS)
+		return cu_fail(x, err, errlen, rc, "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+			       "gx_job, virtual GPU %u", v);
+	if (blocks != 1) {
+		snprintf(err, errlen, "gx_job on virtual GPU %u: the driver reports %d blocks of %u threads "
+			 "with %u bytes of shared memory each on one SM, expected exactly 1 (a doubled-up block "
+			 "halves its virtual GPU's pace)", v, blocks, GX_THREADS, vg->smem);
+		return -SIM_EEXTERNAL;
+	}
+	return 0;
+}
+
 static int vgpu_make(struct cu_exec *x, uint32_t v, char *err, size_t errlen)
 {
 	const struct cu_api *cu = &x->api;
@@ -479,6 +519,9 @@ static int vgpu_make(struct cu_exec *x, uint32_t v, char *err, size_t errlen)
 	vg->chunk = 1;
 	if ((rc = cu->cuKernelGetFunction(&vg->fn, x->kernel)) != CUDA_SUCCESS)
 		return cu_fail(x, err, errlen, rc, "cuKernelGetFunction", "gx_job, virtual GPU %u", v);
+	int ret = one_block_per_sm(x, v, err, errlen);
+	if (ret)
+		return ret;
 	if ((rc = cu->cuMemAlloc(&vg->scratch, sizeof(struct gx_scratch))) != CUDA_SUCCESS)
 		return cu_fail(x, err, errlen, rc, "cuMemAlloc", "scratch of virtual GPU %u", v);
 	if (!dv->words_dptr) {
@@ -547,7 +590,7 @@ static CUresult kernel_enqueue(struct cu_exec *x, uint32_t v, uint32_t slot, uin
 	unsigned int a_chunk = vg->chunk;
 	long long a_cost = ckpt_cost_ns, a_restore = restore_ns;
 	void *params[] = { &w, &sc, &a_from, &a_total, &a_ckpt, &a_chunk, &a_cost, &a_restore };
-	return cu->cuLaunchKernel(vg->fn, vg->sms, 1, 1, GX_THREADS, 1, 1, 0, vg->stream, params, NULL);
+	return cu->cuLaunchKernel(vg->fn, vg->sms, 1, 1, GX_THREADS, 1, 1, vg->smem, vg->stream, params, NULL);
 }
 
 /* ---- calibration ---- */
@@ -560,17 +603,21 @@ static void chunks_set(struct cu_exec *x)
 	}
 }
 
-/* Runs `iters` iterations on every virtual GPU at once; keeps in best_ns[v] the
- * shortest event-timed kernel time / iters seen so far for virtual GPU v (0: none
- * yet). A late host thread (a busy machine queuing the launch, or a stream waking
- * late) can only lengthen a measurement, never shorten it, so the shortest of
- * several passes is the one closest to the device's own pace. */
-static int calibrate_pass(struct cu_exec *x, uint32_t iters, double *best_ns, char *err, size_t errlen)
+/* One timed pass on every virtual GPU at once. On each stream: a pad kernel of
+ * pad[v] iterations, then event e0, N iterations, e1, 5N iterations, e2. The pad
+ * keeps the device busy while the host queues the rest, so a host that is late
+ * queuing (a busy machine) delays nothing inside e0..e2; and the iteration time is
+ * the slope, (t(e1..e2) - t(e0..e1)) / 4N, in which a kernel's fixed costs (its
+ * launch, the scratch memset, the first and last iteration's ramp) cancel.
+ * slope_ns[v] = that slope, or 0 when it is not positive (unmeasurable).
+ * pad == NULL: no pad (the probe, before anything is known). */
+static int calibrate_pass(struct cu_exec *x, uint32_t iters, const uint32_t *pad, double *slope_ns, char *err,
+			  size_t errlen)
 {
 	const struct cu_api *cu = &x->api;
 	uint32_t n = x->n_vgpus;
-	CUevent *ev = calloc(2 * (size_t)n, sizeof *ev);
-	uint32_t *slot = calloc(n, sizeof *slot);
+	CUevent *ev = calloc(3 * (size_t)n, sizeof *ev);
+	uint32_t *slot = calloc(3 * (size_t)n, sizeof *slot);
 	int ret = 0;
 	CUresult rc = CUDA_SUCCESS;
 	uint32_t v = 0;
@@ -580,7 +627,7 @@ static int calibrate_pass(struct cu_exec *x, uint32_t iters, double *best_ns, ch
 		goto out_free;
 	}
 	pthread_mutex_lock(&x->mu);
-	ret = slots_take(x, n, slot);
+	ret = slots_take(x, 3 * n, slot);
 	pthread_mutex_unlock(&x->mu);
 	if (ret) {
 		snprintf(err, errlen, "calibration: out of mapped slots");
@@ -589,51 +636,63 @@ static int calibrate_pass(struct cu_exec *x, uint32_t iters, double *best_ns, ch
 	const char *call = NULL;
 	for (v = 0; v < n; v++) {
 		struct cu_vgpu *vg = &x->vgpus[v];
+		CUevent *e = &ev[3 * v];
 		call = "cuCtxSetCurrent";
 		if ((rc = cu->cuCtxSetCurrent(vg->ctx)) != CUDA_SUCCESS)
 			break;
 		call = "cuEventCreate";
-		if ((rc = cu->cuEventCreate(&ev[2 * v], CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
-		    (rc = cu->cuEventCreate(&ev[2 * v + 1], CU_EVENT_BLOCKING_SYNC)) != CUDA_SUCCESS)
+		if ((rc = cu->cuEventCreate(&e[0], CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+		    (rc = cu->cuEventCreate(&e[1], CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+		    (rc = cu->cuEventCreate(&e[2], CU_EVENT_BLOCKING_SYNC)) != CUDA_SUCCESS)
+			break;
+		call = "cuMemsetD32Async/cuLaunchKernel (pad)";
+		if (pad && pad[v] && (rc = kernel_enqueue(x, v, slot[3 * v], 0, pad[v], 0, 0, 0)) != CUDA_SUCCESS)
 			break;
 		call = "cuEventRecord";
-		if ((rc = cu->cuEventRecord(ev[2 * v], vg->stream)) != CUDA_SUCCESS)
+		if ((rc = cu->cuEventRecord(e[0], vg->stream)) != CUDA_SUCCESS)
 			break;
 		call = "cuMemsetD32Async/cuLaunchKernel";
-		if ((rc = kernel_enqueue(x, v, slot[v], 0, iters, 0, 0, 0)) != CUDA_SUCCESS)
+		if ((rc = kernel_enqueue(x, v, slot[3 * v + 1], 0, iters, 0, 0, 0)) != CUDA_SUCCESS)
 			break;
 		call = "cuEventRecord";
-		if ((rc = cu->cuEventRecord(ev[2 * v + 1], vg->stream)) != CUDA_SUCCESS)
+		if ((rc = cu->cuEventRecord(e[1], vg->stream)) != CUDA_SUCCESS)
+			break;
+		call = "cuMemsetD32Async/cuLaunchKernel";
+		if ((rc = kernel_enqueue(x, v, slot[3 * v + 2], 0, 5 * (uint64_t)iters, 0, 0, 0)) != CUDA_SUCCESS)
+			break;
+		call = "cuEventRecord";
+		if ((rc = cu->cuEventRecord(e[2], vg->stream)) != CUDA_SUCCESS)
 			break;
 	}
 	if (rc != CUDA_SUCCESS) {
 		ret = cu_fail(x, err, errlen, rc, call, "calibration, virtual GPU %u", v);
 		/* Stop what runs: nothing is left running after a failed open. */
-		for (uint32_t i = 0; i < n; i++)
+		for (uint32_t i = 0; i < 3 * n; i++)
 			x->words[slot[i]].flag = 1;
 	}
 	for (uint32_t i = 0; i < n && i <= v; i++) {
 		struct cu_vgpu *vg = &x->vgpus[i];
+		const CUevent *e = &ev[3 * i];
 		cu->cuCtxSetCurrent(vg->ctx);
 		if (ret) {
 			cu->cuStreamSynchronize(vg->stream);
 			continue;
 		}
-		float ms = 0;
-		if ((rc = cu->cuEventSynchronize(ev[2 * i + 1])) != CUDA_SUCCESS ||
-		    (rc = cu->cuEventElapsedTime(&ms, ev[2 * i], ev[2 * i + 1])) != CUDA_SUCCESS) {
+		float short_ms = 0, long_ms = 0;
+		if ((rc = cu->cuEventSynchronize(e[2])) != CUDA_SUCCESS ||
+		    (rc = cu->cuEventElapsedTime(&short_ms, e[0], e[1])) != CUDA_SUCCESS ||
+		    (rc = cu->cuEventElapsedTime(&long_ms, e[1], e[2])) != CUDA_SUCCESS) {
 			ret = cu_fail(x, err, errlen, rc, "calibration kernel", "virtual GPU %u", i);
 			continue;
 		}
-		const double ns = (double)ms * 1e6 / (double)iters;
-		if (ns > 0 && (best_ns[i] <= 0 || ns < best_ns[i]))
-			best_ns[i] = ns;
+		const double slope = ((double)long_ms - (double)short_ms) * 1e6 / (4.0 * iters);
+		slope_ns[i] = slope > 0 ? slope : 0;
 	}
-	for (uint32_t i = 0; i < 2 * n; i++)
+	for (uint32_t i = 0; i < 3 * n; i++)
 		if (ev[i])
 			cu->cuEventDestroy(ev[i]);
 	pthread_mutex_lock(&x->mu);
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < 3 * n; i++)
 		slot_release(&x->slots[slot[i]]);
 	pthread_mutex_unlock(&x->mu);
 out_free:
@@ -642,83 +701,189 @@ out_free:
 	return ret;
 }
 
-/* cal.iter_ns per group: the mean over the group's virtual GPUs of each one's
- * shortest time per iteration in GX_CAL_REPEATS passes of `iters` iterations. */
-static int calibrate_measure(struct cu_exec *x, uint32_t iters, double *best_ns, char *err, size_t errlen)
+/* Iterations of `ns` wall time at the pace est_ns (at least 1). */
+static uint32_t iters_for(double ns, double est_ns)
 {
-	for (uint32_t v = 0; v < x->n_vgpus; v++)
-		best_ns[v] = 0;
-	for (int r = 0; r < GX_CAL_REPEATS; r++) {
-		int rc = calibrate_pass(x, iters, best_ns, err, errlen);
-		if (rc)
-			return rc;
-	}
-	for (uint32_t g = 0; g < x->cal.n_groups; g++) {
-		double sum = 0;
-		uint32_t cnt = 0;
-		for (uint32_t v = 0; v < x->n_vgpus; v++)
-			if (x->vgpus[v].group == g && best_ns[v] > 0) {
-				sum += best_ns[v];
-				cnt++;
-			}
-		x->cal.iter_ns[g] = cnt ? sum / cnt : 0;
-	}
-	return 0;
+	double k = est_ns > 0 ? ns / est_ns + 0.5 : 1;
+	return k < 1 ? 1 : k > 1e9 ? 1000000000u : (uint32_t)k;
 }
 
-/* Sizes `work` in measured rounds (a short probe, then up to GX_CAL_ROUNDS - 1 of
- * GX_CAL_ITERS iterations) until the fastest group's iteration is within 5% of
- * target_ns, and leaves the chunks set for the last round measured, so cal.iter_ns
- * is always the measured pace of the chunks in use. */
-static int calibrate_search(struct cu_exec *x, uint32_t max_sms, int64_t target_ns, double *best_ns, char *err,
-			    size_t errlen)
+/* The pads of the next pass: GX_CAL_PAD_NS at each virtual GPU's estimated pace. */
+static void pads_set(const struct cu_exec *x, const double *est_ns, double ns, uint32_t *pad)
 {
-	x->work = 512.0 * max_sms; /* a short probe: ~10 us per iteration on a large GPU */
-	for (int pass = 0; pass < GX_CAL_ROUNDS; pass++) {
-		chunks_set(x);
-		int rc = calibrate_measure(x, pass ? GX_CAL_ITERS : 10, best_ns, err, errlen);
-		if (rc)
-			return rc;
+	for (uint32_t v = 0; v < x->n_vgpus; v++)
+		pad[v] = iters_for(ns, est_ns[v]);
+}
+
+/* The slowest estimate of each group becomes cal.iter_ns (a segment is planned
+ * at its slowest GPU's pace, exec.h). */
+static void groups_from_vgpus(struct cu_exec *x, const double *ns)
+{
+	for (uint32_t g = 0; g < x->cal.n_groups; g++) {
+		double slow = 0;
+		for (uint32_t v = 0; v < x->n_vgpus; v++)
+			if (x->vgpus[v].group == g && ns[v] > slow)
+				slow = ns[v];
+		x->cal.iter_ns[g] = slow;
+	}
+}
+
+static double fastest_group(const struct cu_exec *x)
+{
+	double fast = 0;
+	for (size_t g = 0; g < x->cal.n_groups; g++)
+		if (x->cal.iter_ns[g] > 0 && (fast == 0 || x->cal.iter_ns[g] < fast))
+			fast = x->cal.iter_ns[g];
+	return fast;
+}
+
+/* Warm-up: every virtual GPU busy for at least GX_CAL_WARMUP_NS of wall time (a GPU
+ * idles at a few hundred MHz and reaches its clock under load), in passes that also
+ * give a first estimate of each one's pace (est_ns). */
+static int calibrate_warmup(struct cu_exec *x, double *est_ns, uint32_t *pad, char *err, size_t errlen)
+{
+	const int64_t t0 = now_ns();
+	uint32_t iters = 10;
+	int rc = calibrate_pass(x, iters, NULL, est_ns, err, errlen);
+	for (int k = 0; !rc && now_ns() - t0 < GX_CAL_WARMUP_NS && k < 64; k++) {
 		double fast = 0;
-		for (size_t g = 0; g < x->cal.n_groups; g++)
-			if (x->cal.iter_ns[g] > 0 && (fast == 0 || x->cal.iter_ns[g] < fast))
-				fast = x->cal.iter_ns[g];
+		for (uint32_t v = 0; v < x->n_vgpus; v++)
+			if (est_ns[v] > 0 && (fast == 0 || est_ns[v] < fast))
+				fast = est_ns[v];
+		for (uint32_t v = 0; v < x->n_vgpus; v++)
+			if (!(est_ns[v] > 0))
+				est_ns[v] = fast > 0 ? fast : 1e3;
+		/* Passes of about a tenth of the warm-up, the pad included. */
+		iters = iters_for(GX_CAL_WARMUP_NS / 10 / 6, fast > 0 ? fast : 1e3);
+		pads_set(x, est_ns, GX_CAL_WARMUP_NS / 20, pad);
+		rc = calibrate_pass(x, iters, pad, est_ns, err, errlen);
+	}
+	x->cal.warmup_s = (double)(now_ns() - t0) / 1e9;
+	return rc;
+}
+
+/* Sizes `work` (each SM's share of an iteration) until the fastest group's
+ * iteration is within 5% of target_ns, in at most GX_CAL_ROUNDS passes; a new
+ * work rescales every estimate in proportion. */
+static int calibrate_size(struct cu_exec *x, int64_t target_ns, double *est_ns, uint32_t *pad, char *err,
+			  size_t errlen)
+{
+	for (int round = 0; round < GX_CAL_ROUNDS; round++) {
+		groups_from_vgpus(x, est_ns);
+		double fast = fastest_group(x);
 		if (fast <= 0) {
 			snprintf(err, errlen, "calibration: no measurable iteration time");
 			return -SIM_EEXTERNAL;
 		}
 		double ratio = (double)target_ns / fast;
-		if (pass > 0 && ratio > 0.95 && ratio < 1.05)
-			break;
-		if (pass < GX_CAL_ROUNDS - 1)
-			x->work *= ratio;
+		if (ratio > 0.95 && ratio < 1.05)
+			return 0;
+		double old = x->work;
+		x->work *= ratio;
+		chunks_set(x);
+		for (uint32_t v = 0; v < x->n_vgpus; v++)
+			est_ns[v] *= x->work / old;
+		pads_set(x, est_ns, GX_CAL_PAD_NS, pad);
+		int rc = calibrate_pass(x, iters_for(GX_CAL_SHORT_NS, (double)target_ns), pad, est_ns, err, errlen);
+		if (rc)
+			return rc;
 	}
-	chunks_set(x);
 	return 0;
 }
 
-/* Chooses `work` so that one iteration takes about iter_ns on the fastest group
- * (all virtual GPUs busy, as in a full cluster), then measures every group. */
+/* Passes with the final work until each virtual GPU's last two slopes agree
+ * within GX_CAL_AGREE; its pace is their mean, its spread their difference over
+ * it. A virtual GPU that never settles (a clock that keeps moving, a host too
+ * late for the pads) fails the open: a pace not known cannot plan segments. */
+static int calibrate_converge(struct cu_exec *x, int64_t target_ns, double *est_ns, uint32_t *pad, char *err,
+			      size_t errlen)
+{
+	uint32_t n = x->n_vgpus;
+	/* prev: each virtual GPU's slope in the pass before (0: none) */
+	double *prev = calloc(n, sizeof *prev), *cur = calloc(n, sizeof *cur);
+	int rc = prev && cur ? 0 : -SIM_ENOMEM;
+	if (rc)
+		snprintf(err, errlen, "out of memory");
+	uint32_t left = n, bad = 0;
+	double bad_a = 0, bad_b = 0;
+	for (uint32_t v = 0; v < n; v++)
+		x->cal.vgpu_iter_ns[v] = 0;
+	int pass;
+	for (pass = 1; !rc && left && pass <= GX_CAL_MAX_PASSES; pass++) {
+		pads_set(x, est_ns, GX_CAL_PAD_NS, pad);
+		if ((rc = calibrate_pass(x, iters_for(GX_CAL_SHORT_NS, (double)target_ns), pad, cur, err, errlen)))
+			break;
+		for (uint32_t v = 0; v < n; v++) {
+			if (cur[v] > 0)
+				est_ns[v] = cur[v];
+			if (x->cal.vgpu_iter_ns[v] > 0)
+				continue;
+			double mean = (cur[v] + prev[v]) / 2;
+			double d = cur[v] > 0 && prev[v] > 0 ? fabs(cur[v] - prev[v]) / mean : INFINITY;
+			if (d <= GX_CAL_AGREE) {
+				x->cal.vgpu_iter_ns[v] = mean;
+				x->cal.vgpu_spread[v] = d;
+				left--;
+			} else if (pass == GX_CAL_MAX_PASSES && bad_a == 0 && bad_b == 0) {
+				bad = v;
+				bad_a = prev[v];
+				bad_b = cur[v];
+			}
+		}
+		memcpy(prev, cur, n * sizeof *cur);
+	}
+	x->cal.passes = (uint32_t)(pass - 1);
+	if (!rc && left) {
+		snprintf(err, errlen, "calibration did not converge: virtual GPU %u (%u SMs): after %d passes, "
+			 "its last two measured %.2f us and %.2f us an iteration (needs two within %.0f%% of "
+			 "each other); the device's clock or the host is not steady", bad, x->vgpus[bad].sms,
+			 GX_CAL_MAX_PASSES, bad_a / 1e3, bad_b / 1e3, 100 * GX_CAL_AGREE);
+		rc = -SIM_EEXTERNAL;
+	}
+	free(prev);
+	free(cur);
+	if (!rc)
+		groups_from_vgpus(x, x->cal.vgpu_iter_ns);
+	return rc;
+}
+
+/* Warm-up, then `work` chosen so that one iteration takes about target_ns on the
+ * fastest group (all virtual GPUs busy, as in a full cluster), then every virtual
+ * GPU's pace measured until it is steady (cal.vgpu_iter_ns, cal.vgpu_spread); each
+ * group's pace is its slowest virtual GPU's. */
 static int calibrate(struct cu_exec *x, int64_t target_ns, int verbose, char *err, size_t errlen)
 {
 	uint32_t max_sms = 1;
 	for (uint32_t v = 0; v < x->n_vgpus; v++)
 		if (x->vgpus[v].sms > max_sms)
 			max_sms = x->vgpus[v].sms;
-	double *best_ns = calloc(x->n_vgpus ? x->n_vgpus : 1, sizeof *best_ns);
-	if (!best_ns) {
+	double *est_ns = calloc(x->n_vgpus ? x->n_vgpus : 1, sizeof *est_ns);
+	uint32_t *pad = calloc(x->n_vgpus ? x->n_vgpus : 1, sizeof *pad);
+	int rc = est_ns && pad ? 0 : -SIM_ENOMEM;
+	if (rc)
 		snprintf(err, errlen, "out of memory");
-		return -SIM_ENOMEM;
-	}
-	int rc = calibrate_search(x, max_sms, target_ns, best_ns, err, errlen);
-	free(best_ns);
+	x->work = 512.0 * max_sms; /* a short probe: ~10 us per iteration on a large GPU */
+	chunks_set(x);
+	if (!rc)
+		rc = calibrate_warmup(x, est_ns, pad, err, errlen);
+	if (!rc)
+		rc = calibrate_size(x, target_ns, est_ns, pad, err, errlen);
+	if (!rc)
+		rc = calibrate_converge(x, target_ns, est_ns, pad, err, errlen);
+	free(est_ns);
+	free(pad);
 	if (rc)
 		return rc;
-	if (verbose)
+	if (verbose) {
+		for (uint32_t v = 0; v < x->n_vgpus; v++)
+			fprintf(stderr, "cuda: virtual GPU %u (%u SMs): %.2f us per iteration, spread %.2f%%\n", v,
+				x->vgpus[v].sms, x->cal.vgpu_iter_ns[v] / 1e3, 100 * x->cal.vgpu_spread[v]);
 		for (size_t g = 0; g < x->cal.n_groups; g++)
-			fprintf(stderr, "cuda: group %zu (%s): %u x %u SMs, %.1f us per iteration\n", g,
+			fprintf(stderr, "cuda: group %zu (%s): %u x %u SMs, %.1f us per iteration (its slowest); "
+				"warm-up %.2f s, %u passes\n", g,
 				x->cfg.groups[g].name ? x->cfg.groups[g].name : "-", x->cfg.groups[g].count,
-				x->group_sms[g], x->cal.iter_ns[g] / 1e3);
+				x->group_sms[g], x->cal.iter_ns[g] / 1e3, x->cal.warmup_s, x->cal.passes);
+	}
 	return 0;
 }
 
@@ -785,9 +950,15 @@ static int cuda_open(const struct gx_config *cfg, void **priv, char *err, size_t
 	x->slots = calloc(x->n_slots, sizeof *x->slots);
 	x->cal.iter_ns = calloc(cfg->n_groups, sizeof *x->cal.iter_ns);
 	x->cal.n_groups = cfg->n_groups;
+	x->cal.vgpu_iter_ns = calloc(n_v, sizeof *x->cal.vgpu_iter_ns);
+	x->cal.vgpu_spread = calloc(n_v, sizeof *x->cal.vgpu_spread);
+	x->cal.vgpu_sms = calloc(n_v, sizeof *x->cal.vgpu_sms);
+	x->cal.vgpu_group = calloc(n_v, sizeof *x->cal.vgpu_group);
+	x->cal.n_vgpus = (size_t)n_v;
 	int rc;
 	CUresult crc;
-	if (!x->vgpus || !x->group_sms || !x->slots || !x->cal.iter_ns) {
+	if (!x->vgpus || !x->group_sms || !x->slots || !x->cal.iter_ns || !x->cal.vgpu_iter_ns ||
+	    !x->cal.vgpu_spread || !x->cal.vgpu_sms || !x->cal.vgpu_group) {
 		snprintf(err, errlen, "out of memory");
 		rc = -SIM_ENOMEM;
 		goto out_close;
@@ -846,6 +1017,10 @@ static int cuda_open(const struct gx_config *cfg, void **priv, char *err, size_t
 		if (x->vgpus[v].sms > x->group_sms[x->vgpus[v].group])
 			x->group_sms[x->vgpus[v].group] = x->vgpus[v].sms;
 	describe_build(x, cfg);
+	for (uint32_t v = 0; v < x->n_vgpus; v++) {
+		x->cal.vgpu_sms[v] = x->vgpus[v].sms;
+		x->cal.vgpu_group[v] = x->vgpus[v].group;
+	}
 	if ((rc = calibrate(x, cfg->iter_ns > 0 ? cfg->iter_ns : GX_DEFAULT_ITER_NS, cfg->verbose, err,
 			    errlen)))
 		goto out_close;
@@ -1209,6 +1384,10 @@ static void cuda_close(void *priv)
 	free(x->group_sms);
 	free(x->slots);
 	free(x->cal.iter_ns);
+	free(x->cal.vgpu_iter_ns);
+	free(x->cal.vgpu_spread);
+	free(x->cal.vgpu_sms);
+	free(x->cal.vgpu_group);
 	pthread_mutex_destroy(&x->mu);
 	free(x);
 }

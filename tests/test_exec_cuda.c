@@ -14,6 +14,7 @@
  */
 #include <CUnit/CUnit.h>
 #include <dlfcn.h>
+#include <hdf5.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -36,10 +37,12 @@
 static void *mock_lib;
 static int (*mock_violations)(void);
 static int (*mock_misuse)(void);
+static unsigned (*mock_chunk_of)(unsigned sms);
 static char *saved_libcuda; /* GPUSCHED_LIBCUDA before the suite, or NULL */
 
 static const char *const knobs[] = { "MOCK_NDEV", "MOCK_FAIL_TOTAL", "MOCK_FAIL_EVENT_RECORD",
-				     "MOCK_DRV_VER", "MOCK_NO_GREEN" };
+				     "MOCK_DRV_VER", "MOCK_NO_GREEN", "MOCK_LAUNCH_DELAY_US", "MOCK_CLOCK_RAMP_MS",
+				     "MOCK_CLOCK_SLOW", "MOCK_CLOCK_DRIFT", "MOCK_SMEM_PER_SM" };
 
 static void knobs_clear(void)
 {
@@ -65,6 +68,12 @@ static int init_exec_cuda(void)
 	}
 	memcpy(&mock_violations, &v, sizeof v);
 	memcpy(&mock_misuse, &m, sizeof m);
+	void *c = dlsym(mock_lib, "mock_cuda_chunk_of");
+	if (!c) {
+		fprintf(stderr, "exec_cuda: %s has no mock_cuda_chunk_of\n", MOCK_LIBCUDA);
+		return -1;
+	}
+	memcpy(&mock_chunk_of, &c, sizeof c);
 	return 0;
 }
 
@@ -141,6 +150,89 @@ static void test_exec_cuda_open_split_calibrate(void)
 		fprintf(stderr, "calibration: %.1f us, %.1f us per iteration\n", cal->iter_ns[0] / 1e3,
 			cal->iter_ns[1] / 1e3);
 	gx_close(x);
+}
+
+/* A busy host (every launch queued 3 ms late) and an idle clock (iterations 3
+ * times as long at the first kernel, falling to their length over 300 ms): the
+ * warm-up (>= 0.5 s) outlasts the ramp, the pads absorb the late launches, and
+ * the slope cancels what is left, so every virtual GPU's pace is within 2% of the
+ * fake device's own, chunk x 50 ns (MOCK_STEP_NS), after two passes that agreed.
+ * (Timing each pass from before the launch was queued, as before, measured the
+ * 3 ms of queuing as work: 3 ms over 50 iterations of 200 us is +30%.) */
+static void test_exec_cuda_calibration_converges(void)
+{
+	struct tu_done_log log = TU_DONE_LOG_INIT;
+	struct gx *x;
+	setenv("MOCK_LAUNCH_DELAY_US", "3000", 1);
+	setenv("MOCK_CLOCK_RAMP_MS", "300", 1);
+	setenv("MOCK_CLOCK_SLOW", "3", 1);
+	int rc = open_ok(split, 2, &log, &x);
+	knobs_clear();
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	const struct gx_calibration *cal = gx_calibration(x);
+	CU_ASSERT_EQUAL_FATAL(cal->n_vgpus, 8);
+	CU_ASSERT(cal->warmup_s >= 0.5);
+	CU_ASSERT(cal->passes >= 2 && cal->passes <= 10);
+	double slowest[2] = { 0, 0 };
+	for (size_t v = 0; v < cal->n_vgpus; v++) {
+		const uint32_t sms = v < 4 ? 16 : 8;
+		CU_ASSERT_EQUAL(cal->vgpu_sms[v], sms);
+		CU_ASSERT_EQUAL(cal->vgpu_group[v], v < 4 ? 0 : 1);
+		const double truth = 50.0 * mock_chunk_of(sms), got = cal->vgpu_iter_ns[v];
+		CU_ASSERT(truth > 0);
+		CU_ASSERT(fabs(got - truth) <= 0.02 * truth);
+		CU_ASSERT(cal->vgpu_spread[v] >= 0 && cal->vgpu_spread[v] <= 0.02);
+		if (fabs(got - truth) > 0.02 * truth)
+			fprintf(stderr, "virtual GPU %zu: calibrated %.2f us, the fake's pace %.2f us\n", v, got / 1e3,
+				truth / 1e3);
+		slowest[v < 4 ? 0 : 1] = got > slowest[v < 4 ? 0 : 1] ? got : slowest[v < 4 ? 0 : 1];
+	}
+	/* A group plans at its slowest virtual GPU's pace. */
+	CU_ASSERT_DOUBLE_EQUAL(cal->iter_ns[0], slowest[0], 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(cal->iter_ns[1], slowest[1], 1e-9);
+	gx_close(x);
+}
+
+/* A clock that never settles (every kernel 5% slower than the one before): no two
+ * passes agree within 2%, and the backend refuses to start, saying which virtual
+ * GPU and what it measured. */
+static void test_exec_cuda_calibration_refuses(void)
+{
+	struct tu_done_log log = TU_DONE_LOG_INIT;
+	struct gx *x;
+	char err[512];
+	setenv("MOCK_CLOCK_DRIFT", "5", 1);
+	int rc = open_try(split, 2, &log, &x, err, sizeof err);
+	knobs_clear();
+	CU_ASSERT_EQUAL(rc, -SIM_EEXTERNAL);
+	CU_ASSERT_PTR_NULL(x);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "calibration did not converge: virtual GPU "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "after 10 passes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "needs two within 2% of each other"));
+	if (!strstr(err, "calibration did not converge"))
+		fprintf(stderr, "gx_open said: %s\n", err);
+}
+
+/* One block an SM: gx_job reserves the most shared memory a block may have (the
+ * fake's 227 KiB of 228), so the occupancy the driver reports is 1. A device whose
+ * SMs had room for two such blocks (MOCK_SMEM_PER_SM = 600000: 600000 / (232448 +
+ * 1024) = 2) would double them up: the open is refused before any launch. */
+static void test_exec_cuda_one_block_per_sm(void)
+{
+	struct tu_done_log log = TU_DONE_LOG_INIT;
+	struct gx *x;
+	char err[512];
+	const int misuse = mock_misuse();
+	setenv("MOCK_SMEM_PER_SM", "600000", 1);
+	int rc = open_try(split, 2, &log, &x, err, sizeof err);
+	knobs_clear();
+	CU_ASSERT_EQUAL(rc, -SIM_EEXTERNAL);
+	CU_ASSERT_PTR_NULL(x);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "gx_job on virtual GPU 0: the driver reports 2 blocks of 256 threads "
+					   "with 232448 bytes of shared memory each on one SM, expected exactly 1"));
+	if (!strstr(err, "expected exactly 1"))
+		fprintf(stderr, "gx_open said: %s\n", err);
+	CU_ASSERT_EQUAL(mock_misuse(), misuse); /* refused by the backend, not by the fake's launch check */
 }
 
 /* SM counts round up to the device's partition unit (8 on an H200). */
@@ -392,6 +484,52 @@ static void test_exec_cuda_close_with_job_running(void)
 
 /* ---- the whole mode ---- */
 
+/* The results file's calibration of each virtual GPU (/runs/<run>/real/calibration_vgpus
+ * and its attributes passes and warmup_s), read raw: 2 virtual GPUs of 16 SMs, each
+ * with a pace and a spread within the 2% its two passes had to agree by. */
+static void check_calibration_in_file(const char *path)
+{
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	CU_ASSERT_FATAL(f >= 0);
+	hid_t g = H5Gopen2(f, "/runs/priority-s1/real", H5P_DEFAULT);
+	CU_ASSERT_FATAL(g >= 0);
+	struct row {
+		uint32_t vgpu, sms;
+		double iter_ns, spread;
+	} rows[4];
+	hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(struct row));
+	H5Tinsert(t, "vgpu", offsetof(struct row, vgpu), H5T_NATIVE_UINT32);
+	H5Tinsert(t, "sms", offsetof(struct row, sms), H5T_NATIVE_UINT32);
+	H5Tinsert(t, "iter_ns", offsetof(struct row, iter_ns), H5T_NATIVE_DOUBLE);
+	H5Tinsert(t, "spread", offsetof(struct row, spread), H5T_NATIVE_DOUBLE);
+	hid_t d = H5Dopen2(g, "calibration_vgpus", H5P_DEFAULT);
+	CU_ASSERT_FATAL(d >= 0);
+	double passes = 0, warm = 0;
+	hid_t a = H5Aopen(d, "passes", H5P_DEFAULT);
+	CU_ASSERT(a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, &passes) >= 0);
+	H5Aclose(a);
+	a = H5Aopen(d, "warmup_s", H5P_DEFAULT);
+	CU_ASSERT(a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, &warm) >= 0);
+	H5Aclose(a);
+	CU_ASSERT(passes >= 2 && passes <= 10);
+	CU_ASSERT(warm >= 0.5);
+	hid_t sp = H5Dget_space(d);
+	hssize_t n = H5Sget_simple_extent_npoints(sp);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) >= 0);
+	for (int i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL(rows[i].vgpu, (uint32_t)i);
+		CU_ASSERT_EQUAL(rows[i].sms, 16);
+		CU_ASSERT(rows[i].iter_ns > 0);
+		CU_ASSERT(rows[i].spread >= 0 && rows[i].spread <= 0.02);
+	}
+	H5Sclose(sp);
+	H5Dclose(d);
+	H5Tclose(t);
+	H5Gclose(g);
+	H5Fclose(f);
+}
+
 /* `gpusched real preempt.json --backend cuda --sms a=16 --time-scale 100`, in this
  * process: the schedule of tests/test_real.c, on 16-SM green contexts. The schedule
  * is asserted; where j1 stood when stopped at 50 s is timing, and a run that missed
@@ -423,6 +561,7 @@ static int attempt_real_run(void *arg, int slow)
 		CU_ASSERT_EQUAL(j.preemptions[i], strcmp(j.id[i], "j1") == 0 ? 1 : 0);
 	}
 	CU_ASSERT_PTR_NOT_NULL(strstr(r.device, "16 SMs"));
+	check_calibration_in_file(out);
 	/* j1's two segments: stopped at 50 s having saved its 30 s checkpoint, then
 	 * resumed from exactly that. */
 	CU_ASSERT_EQUAL_FATAL(r.segments.n, 5);
@@ -460,6 +599,37 @@ static void test_exec_cuda_real_run(void)
 
 /* Last: over the whole suite, exec_cuda.c made no CUDA call from a stream callback
  * and every call kept the API's contract as the fake checks it. */
+/* Faults drive the cuda executor too (tests/data/real/crash.json, hand-computed in
+ * crash.csv): each segment's crash stops its kernel, the job restarts from the
+ * checkpoint the kernel saved, and every job completes after the 2 crashes, with
+ * 38 GPU-s lost or more (a stop is never early; a late one loses more). */
+static void test_exec_cuda_crashes(void)
+{
+	char out[4096];
+	snprintf(out, sizeof out, "%s/crash_cuda.h5", tu_tmpdir());
+	const struct real_opts ro = { .backend = "cuda", .time_scale = 100.0, .sms = "a=16", .fail_job = -1 };
+	CU_ASSERT_EQUAL_FATAL(tu_run_config(TEST_DATA_DIR "/real/crash.json", out, &ro), 0);
+	struct sim_diag diag;
+	sim_diag_init(&diag, 5);
+	struct h5read_file *f = NULL;
+	struct h5read_jobs j;
+	struct h5read_summary sum;
+	memset(&j, 0, sizeof j);
+	memset(&sum, 0, sizeof sum);
+	CU_ASSERT_EQUAL_FATAL(h5read_open(out, &f, &diag), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "fifo-s1", &j, &diag), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sum, &diag), 0);
+	CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "crashes"), 2);
+	CU_ASSERT(h5read_summary_get(&sum, 0, "lost_crashed_gpu_s") >= 38.0 - 0.1);
+	CU_ASSERT_EQUAL(j.n, 3);
+	for (size_t i = 0; i < j.n; i++)
+		CU_ASSERT_STRING_EQUAL(j.state[i], "completed");
+	h5read_summary_free(&sum);
+	h5read_jobs_free(&j);
+	h5read_close(f);
+	sim_diag_fini(&diag);
+}
+
 static void test_exec_cuda_no_violations(void)
 {
 	CU_ASSERT_EQUAL(mock_violations(), 0);
@@ -467,6 +637,10 @@ static void test_exec_cuda_no_violations(void)
 }
 
 static CU_TestInfo exec_cuda_tests[] = {
+	{ "calibration: busy host, clock ramp: within 2% of the device", test_exec_cuda_calibration_converges },
+	{ "crashes stop kernels, jobs restart from their checkpoints", test_exec_cuda_crashes },
+	{ "calibration: a clock that never settles refuses the open", test_exec_cuda_calibration_refuses },
+	{ "one block an SM, from the driver's occupancy", test_exec_cuda_one_block_per_sm },
 	{ "open: SM split and calibration", test_exec_cuda_open_split_calibrate },
 	{ "open: SM counts round up to the partition unit", test_exec_cuda_sms_round_up },
 	{ "open: groups that do not fit", test_exec_cuda_groups_do_not_fit },

@@ -159,6 +159,72 @@ static void test_plan_segment(void)
 	CU_ASSERT_EQUAL(p.ckpt_iters, 0);
 }
 
+/* The obvious walk of a timeline, iteration by iteration (what the cpu backend's
+ * thread used to do in real time): the oracle of gx_timeline_at. */
+static void timeline_walk(const struct gx_timeline *tl, int64_t t, uint64_t *done, uint64_t *saved, uint32_t *ckpts)
+{
+	int64_t now = tl->work0_ns;
+	*done = *saved = tl->from_iter;
+	*ckpts = 0;
+	for (uint64_t it = tl->from_iter + 1; it <= tl->total; it++) {
+		if ((now += tl->tick_ns) > t)
+			return;
+		*done = it;
+		if (tl->ckpt_iters && it % tl->ckpt_iters == 0 && it < tl->total) {
+			if ((now += tl->ckpt_cost_ns) > t)
+				return;
+			*saved = it;
+			(*ckpts)++;
+		}
+	}
+}
+
+/* Hand-computed: 10 iterations of 10 ns from 100 ns, a checkpoint of 5 ns after
+ * iterations 4 and 8: iteration 4 at 140, its checkpoint paid at 145, iteration 8
+ * at 185, paid at 190, the end at 210. Then 3000 random timelines (resumed ones,
+ * checkpoints every 1 to all iterations, free ones) against the walk at every ns. */
+static void test_timeline(void)
+{
+	const struct gx_timeline h = { .total = 10, .from_iter = 0, .ckpt_iters = 4, .tick_ns = 10, .ckpt_cost_ns = 5,
+				       .work0_ns = 100 };
+	uint64_t d, sv;
+	uint32_t c;
+	CU_ASSERT_EQUAL(gx_timeline_iter_done(&h, 10), 210);
+	gx_timeline_at(&h, 143, &d, &sv, &c);
+	CU_ASSERT(d == 4 && sv == 0 && c == 0); /* in its first checkpoint: not yet saved */
+	gx_timeline_at(&h, 145, &d, &sv, &c);
+	CU_ASSERT(d == 4 && sv == 4 && c == 1);
+	gx_timeline_at(&h, 209, &d, &sv, &c);
+	CU_ASSERT(d == 9 && sv == 8 && c == 2);
+	gx_timeline_at(&h, 99, &d, &sv, &c);
+	CU_ASSERT(d == 0 && sv == 0 && c == 0);
+	uint64_t x = 88172645463325252ull, bad = 0;
+	for (int k = 0; k < 3000; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		struct gx_timeline tl = { .total = 1 + x % 40 };
+		tl.from_iter = (x >> 8) % tl.total;
+		tl.ckpt_iters = (x >> 16) % (tl.total + 1);
+		tl.tick_ns = 1 + (int64_t)((x >> 24) % 5);
+		tl.ckpt_cost_ns = (int64_t)((x >> 32) % 7);
+		tl.work0_ns = (int64_t)((x >> 40) % 9);
+		int64_t end = gx_timeline_iter_done(&tl, tl.total);
+		for (int64_t t = 0; t <= end + 3; t++) {
+			uint64_t d1, s1, d2, s2;
+			uint32_t c1, c2;
+			gx_timeline_at(&tl, t, &d1, &s1, &c1);
+			timeline_walk(&tl, t, &d2, &s2, &c2);
+			bad += d1 != d2 || s1 != s2 || c1 != c2;
+		}
+		uint64_t dw, sw;
+		uint32_t cw;
+		timeline_walk(&tl, end, &dw, &sw, &cw);
+		bad += dw != tl.total; /* it ends exactly at iter_done(total) */
+		timeline_walk(&tl, end - 1, &dw, &sw, &cw);
+		bad += dw == tl.total;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
 /* --sms: every malformed form is refused with what was expected. */
 static void test_parse_sms(void)
 {
@@ -413,6 +479,82 @@ static void test_real_failed_job_does_not_stop_the_run(void)
 	sim_diag_fini(&diag);
 }
 
+/* Faults drive the executor (crash.json, hand-computed in crash.csv): every segment
+ * crashes 72 s after its start; the engine stops the workload at the crash's wall
+ * time, keeps the checkpoint the workload saved and restarts it from there, as the
+ * simulation does: 2 crashes, c1 ends at 119 s, c2 at 50 s, c3 at 167 s, 8 + 30 =
+ * 38 GPU-s lost. Asserted at once: what holds however late the threads run (the
+ * states, the counts, lost work never below 38: a stop is never early); returned,
+ * for a retry at a longer time scale: ends within 1% and lost work within 1 GPU-s. */
+static int attempt_crashes(void *arg, int slow)
+{
+	(void)arg;
+	const char *cfg = TEST_DATA_DIR "/real/crash.json";
+	char sim[4096], real[4096];
+	snprintf(sim, sizeof sim, "%s/crash_sim.h5", tu_tmpdir());
+	snprintf(real, sizeof real, "%s/crash_cpu.h5", tu_tmpdir());
+	struct real_opts ro = { .backend = "cpu", .time_scale = 100.0 / slow, .fail_job = -1 };
+	CU_ASSERT_EQUAL_FATAL(tu_run_config(cfg, sim, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_run_config(cfg, real, &ro), 0);
+	struct sim_diag diag;
+	sim_diag_init(&diag, 5);
+	struct h5read_file *f = NULL;
+	struct h5read_jobs j;
+	struct h5read_summary sum;
+	memset(&j, 0, sizeof j);
+	memset(&sum, 0, sizeof sum);
+	CU_ASSERT_EQUAL_FATAL(h5read_open(real, &f, &diag), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "fifo-s1", &j, &diag), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sum, &diag), 0);
+	CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "crashes"), 2);
+	CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "stops_crashed"), 2);
+	const double lost = h5read_summary_get(&sum, 0, "lost_crashed_gpu_s");
+	CU_ASSERT(lost >= 38.0 - 0.05);
+	int timely = lost <= 39.0;
+	static const struct { const char *id; double end_s; } want[] = { { "c1", 119 }, { "c2", 50 }, { "c3", 167 } };
+	CU_ASSERT_EQUAL_FATAL(j.n, 3);
+	for (size_t k = 0; k < 3; k++) {
+		int i = job_row(&j, want[k].id);
+		CU_ASSERT_FATAL(i >= 0);
+		CU_ASSERT_STRING_EQUAL(j.state[i], "completed");
+		CU_ASSERT(j.end_s[i] >= want[k].end_s - 0.1); /* never early */
+		timely &= j.end_s[i] <= want[k].end_s * 1.01;
+	}
+	if (!timely)
+		fprintf(stderr, "note: crashes at scale %g: lost %.2f GPU-s (38 expected)\n", ro.time_scale, lost);
+	h5read_summary_free(&sum);
+	h5read_jobs_free(&j);
+	h5read_close(f);
+	sim_diag_fini(&diag);
+	return timely;
+}
+
+static void test_real_crashes_drive_the_executor(void)
+{
+	CU_ASSERT(tu_retry_slower(attempt_crashes, NULL) > 0);
+}
+
+/* Hangs are refused in real mode, located at the key. */
+static void test_real_refuses_hangs(void)
+{
+	char cfg[4096], out[4096];
+	snprintf(out, sizeof out, "%s/hang_real.h5", tu_tmpdir());
+	snprintf(cfg, sizeof cfg, "%s", tu_write_file("hang_real.json",
+		"{\"name\": \"h\", \"trace\": {\"path\": \"" TEST_DATA_DIR "/real/crash.csv\", \"format\": \"native\"},\n"
+		" \"cluster\": {\"flavors\": [{\"name\": \"a\", \"nodes\": 2, \"node\": {\"gpu\": 1}}]},\n"
+		" \"policies\": {\"order\": \"fifo\", \"quota\": \"none\", \"preemption\": \"none\"},\n"
+		" \"jobs\": {\"faults\": {\"hang_per_h\": 1}}, \"seeds\": [1]}\n"));
+	char args[8300];
+	char *txt = NULL;
+	snprintf(args, sizeof args, "real %s --backend cpu -o %s", cfg, out);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(txt, "$.jobs.faults.hang_per_h: expected 0 in real mode"));
+	if (!strstr(txt, "hang_per_h"))
+		fprintf(stderr, "real said: %s\n", txt);
+	free(txt);
+	CU_ASSERT_FALSE(tu_exists(out));
+}
+
 static void test_real_cli_errors(void)
 {
 	char *out = NULL;
@@ -456,11 +598,14 @@ static CU_TestInfo real_tests[] = {
 	{ "executor: unknown backend", test_executor_bad_backend },
 	{ "--sms parsing", test_parse_sms },
 	{ "segment plan: iterations, resume point, checkpoints", test_plan_segment },
+	{ "timeline: hand-computed, and against the step-by-step walk", test_timeline },
 	{ "real JCTs within 5% of simulated", test_real_jcts_match_simulation },
 	{ "preempted job resumes from its checkpoint", test_real_preempted_job_resumes_from_checkpoint },
 	{ "per job: measured beside predicted", test_real_jobs_measured_beside_predicted },
 	{ "decision latency and run time error", test_real_summary_fields },
 	{ "failed workload: the run goes on", test_real_failed_job_does_not_stop_the_run },
+	{ "crashes drive the executor as simulated", test_real_crashes_drive_the_executor },
+	{ "hangs are refused in real mode", test_real_refuses_hangs },
 	{ "cli errors", test_real_cli_errors },
 	CU_TEST_INFO_NULL,
 };

@@ -1,13 +1,16 @@
 /* tests/device/gx_smoke.c: device smoke test of the cuda executor (gpu_exec/exec.h), standalone.
  * Needs only libc + libcuda.so.1 at run time (no hdf5/gsl/mpi like gpusched).
  *
- *   gx_smoke [SMS [COUNT]]   SMS 0 = whole GPUs (COUNT must be <= devices);
- *                            default 16 8: 8 virtual GPUs of 16 SMs (green contexts)
+ *   gx_smoke [SMS [COUNT [SMS2 COUNT2]]]
+ *       SMS 0 = whole GPUs (COUNT must be <= devices); default 16 8: 8 virtual GPUs
+ *       of 16 SMs (green contexts). A second group, e.g. `16 4 8 4`, is the real-mode
+ *       experiment's footprint (experiments/real/device.sh): 4 x 16 + 4 x 8 SMs.
  * Checks, each printed as "ok"/"FAIL": open + calibration; a gang of 2 preempted
  * mid-way (progress in (0,1), saved <= progress, checkpoints counted); the same job
  * resumed from its checkpoint runs to completion (done callback, progress 1); every
  * virtual GPU busy at once finishes in about one job's time (no serialisation);
- * close. A watchdog (SIGALRM, 240 s) turns a hang into exit 3.
+ * close. Each virtual GPU's calibration is printed (pace and spread). A watchdog
+ * (SIGALRM, 55 s: device.sh gives the smoke 60) turns a hang into exit 3.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
@@ -35,7 +38,7 @@ static void on_done(void *a, uint32_t job, uint64_t seq, int64_t t)
 static void on_alarm(int sig)
 {
 	(void)sig;
-	static const char m[] = "FAIL: watchdog: hung for 240 s\n";
+	static const char m[] = "FAIL: watchdog: hung for 55 s\n";
 	(void)!write(2, m, sizeof m - 1);
 	_exit(3);
 }
@@ -69,24 +72,36 @@ static int wait_done(int n, int ms)
 int main(int argc, char **argv)
 {
 	signal(SIGALRM, on_alarm);
-	alarm(240);
+	alarm(55);
 	uint32_t sms = argc > 1 ? (uint32_t)atoi(argv[1]) : 16;
-	uint32_t count = argc > 2 ? (uint32_t)atoi(argv[2]) : 8;
-	struct gx_group g = { "smoke", count, sms };
-	struct gx_config cfg = { .backend = "cuda", .groups = &g, .n_groups = 1, .done = on_done,
+	uint32_t count1 = argc > 2 ? (uint32_t)atoi(argv[2]) : 8;
+	struct gx_group g[2] = { { "smoke", count1, sms }, { "smoke2", 0, 0 } };
+	size_t n_groups = 1;
+	if (argc > 4) {
+		g[1].sms = (uint32_t)atoi(argv[3]);
+		g[1].count = (uint32_t)atoi(argv[4]);
+		n_groups = 2;
+	}
+	uint32_t count = count1 + g[1].count;
+	struct gx_config cfg = { .backend = "cuda", .groups = g, .n_groups = n_groups, .done = on_done,
 				 .verbose = 1, .fail_job = -1 };
 	char err[256] = "";
 	struct gx *x = NULL;
 	int64_t t0 = gx_now_ns();
 	int rc = gx_open(&cfg, &x, err, sizeof err);
-	printf("open (%u x %u SMs): rc=%d (%s) %.0f ms %s\n", count, sms, rc, sim_strerror(rc),
+	printf("open (%u x %u SMs + %u x %u): rc=%d (%s) %.0f ms %s\n", count1, sms, g[1].count, g[1].sms, rc,
+	       sim_strerror(rc),
 	       (double)(gx_now_ns() - t0) / 1e6, rc ? err : "");
 	check(rc == 0, "open");
 	if (rc)
 		return 1;
 	const struct gx_calibration *cal = gx_calibration(x);
 	double it = cal->iter_ns[0];
-	printf("describe: %s\ncalibration: %.1f us per iteration\n", gx_describe(x), it / 1e3);
+	printf("describe: %s\ncalibration: %.1f us per iteration (group 0); warm-up %.2f s, %u passes\n",
+	       gx_describe(x), it / 1e3, cal->warmup_s, cal->passes);
+	for (size_t v = 0; v < cal->n_vgpus; v++)
+		printf("  virtual GPU %zu: %u SMs, %.2f us per iteration, spread %.2f%%\n", v, cal->vgpu_sms[v],
+		       cal->vgpu_iter_ns[v] / 1e3, 100 * cal->vgpu_spread[v]);
 	check(it > 50e3 && it < 1e6, "calibration within 50 us .. 1 ms (target 200 us)");
 
 	/* 1. gang of 2 (or 1), 2 s of work, checkpoints every 10%, preempted after ~1 s. */

@@ -66,10 +66,19 @@
 #define MOCK_POLL_NS 20000         /* how often a waiting kernel looks at its flag */
 #define MOCK_FATBIN_MAGIC 0xBA55ED50u
 #define MOCK_PAGE 4096u
+/* Shared memory of an H200's SM (228 KiB), the most one block may opt in to (227 KiB),
+ * and what the system reserves per block (1 KiB). MOCK_SMEM_PER_SM=B overrides the
+ * first, read when a launch or an occupancy query is made (a larger one lets two of
+ * gx_job's blocks share an SM). */
+#define MOCK_SMEM_PER_SM 233472
+#define MOCK_SMEM_OPTIN 232448
+#define MOCK_SMEM_RESERVED 1024
+#define MOCK_THREADS_PER_SM 2048
 
 /* The test's view of the fake (exported; read with dlsym). */
 int mock_cuda_violations(void);  /* CUDA calls refused inside a stream callback */
 int mock_cuda_misuse(void);      /* calls refused for breaking the API's contract */
+unsigned mock_cuda_chunk_of(unsigned sms); /* chunk of the last kernel launched on a partition of sms SMs */
 
 _Static_assert(sizeof(void *) == sizeof(void (*)(void)), "function pointers fit in void *");
 
@@ -270,12 +279,14 @@ struct mock_kernel {
 	uint32_t chunk;
 	int64_t ckpt_cost_ns, restore_ns;
 	int fail;                  /* MOCK_FAIL_TOTAL matched: fail half-way */
+	int ramp_ms, slow, drift_pct; /* MOCK_CLOCK_RAMP_MS, MOCK_CLOCK_SLOW, MOCK_CLOCK_DRIFT at launch */
 };
 
 enum mock_op_kind { OP_MEMSET, OP_KERNEL, OP_CALLBACK, OP_EVENT };
 struct mock_op {
 	struct mock_op *next;
 	enum mock_op_kind kind;
+	int64_t queued_ns;         /* host time it was queued */
 	union {
 		struct { uint32_t *dst; uint32_t value; size_t n; } set;
 		struct mock_kernel k;
@@ -292,6 +303,8 @@ struct mock_stream {
 	CUresult err;              /* sticky kernel error */
 	int quit;                  /* destroyed: exit once the queue is empty */
 	unsigned sms;              /* of the context it was made in */
+	int64_t dev_ns;            /* the device timeline: when its last op ended (stream thread) */
+	double drift;              /* MOCK_CLOCK_DRIFT's factor for its next kernel */
 	pthread_t thread;
 };
 
@@ -300,73 +313,113 @@ static int stop_asked(const struct gx_words *w)
 	return __atomic_load_n(&w->flag, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* Waits ns of wall time, polling the flag as the kernel does; 1 when asked to stop. */
-static int wait_or_stop(const struct gx_words *w, int64_t ns)
+/* Waits on the device's timeline until *due + ns, polling the flag as the kernel
+ * does; 1 when asked to stop (*due is then the time the stop was seen, on the
+ * timeline: never before *due). */
+static int wait_or_stop(const struct gx_words *w, int64_t *due, int64_t ns)
 {
-	const int64_t end = now_ns() + (ns > 0 ? ns : 0);
+	const int64_t end = *due + (ns > 0 ? ns : 0);
 	for (;;) {
-		if (stop_asked(w))
+		if (stop_asked(w)) {
+			int64_t t = now_ns();
+			*due = t > *due ? (t < end ? t : end) : *due;
 			return 1;
+		}
 		const int64_t left = end - now_ns();
-		if (left <= 0)
+		if (left <= 0) {
+			*due = end;
 			return 0;
+		}
 		sleep_until(now_ns() + (left < MOCK_POLL_NS ? left : MOCK_POLL_NS));
 	}
 }
 
-/* A checkpoint at iteration it: pay its cost, then save (unless stopped meanwhile,
- * which loses it, as in workload.cu). Returns 1 when stopped. */
-static int kernel_checkpoint(const struct mock_kernel *k, uint64_t it)
+/* The device's clock (MOCK_CLOCK_RAMP_MS, MOCK_CLOCK_SLOW): an iteration at device
+ * time t lasts `slow` times its nominal length when the device starts working, and
+ * that factor falls linearly to 1 over ramp ms from the first kernel's start, as a
+ * GPU's SM clock climbs from idle under load. MOCK_CLOCK_DRIFT=P: every kernel a
+ * stream runs is P% slower than the one before (a clock that never settles). */
+static int64_t first_kernel_ns; /* device time of the first kernel's start, 0 = none yet */
+static double clock_factor(const struct mock_kernel *k, int64_t t, double drift)
 {
-	if (wait_or_stop(k->w, k->ckpt_cost_ns))
-		return 1;
-	__atomic_store_n(&k->w->saved, it, __ATOMIC_RELEASE);
-	__atomic_store_n(&k->w->ckpts, (uint32_t)(it / k->ckpt_iters - k->from / k->ckpt_iters),
-			 __ATOMIC_RELEASE);
-	return 0;
+	double f = drift;
+	const int ramp_ms = k->ramp_ms, slow = k->slow;
+	if (ramp_ms > 0) {
+		int64_t t0 = __atomic_load_n(&first_kernel_ns, __ATOMIC_ACQUIRE);
+		double x = 1.0 - (double)(t - t0) / (ramp_ms * 1e6);
+		if (x > 0)
+			f *= 1.0 + (slow - 1) * x;
+	}
+	return f;
 }
 
 /* gx_job on the mapped words: iterations from+1 .. total, the flag polled once per
- * iteration, a checkpoint every ckpt_iters (not at the end). */
-static CUresult kernel_run(const struct mock_kernel *k)
+ * iteration, a checkpoint every ckpt_iters (not at the end). It runs on the
+ * stream's device timeline from *t (its start), which it advances to its end:
+ * iterations are paced on that timeline (sleep_until their due times), so a stream
+ * thread that the host runs late catches up, and the kernel's length, as events
+ * time it, is what the device would take, whatever the host's load. A stop is
+ * seen at a wall time (stop_at): the iterations and checkpoints due by then count
+ * even when the thread comes to them late, as a device would have done them. */
+static CUresult kernel_run(const struct mock_kernel *k, int64_t *t, double drift)
 {
-	const int64_t iter_ns = (int64_t)k->chunk * MOCK_STEP_NS;
+	const double iter_ns = (double)k->chunk * MOCK_STEP_NS;
 	const uint64_t fail_at = k->from + (k->total - k->from) / 2;
-	if (k->from > 0 ? wait_or_stop(k->w, k->restore_ns) : stop_asked(k->w))
+	int64_t zero = 0, stop_at = INT64_MAX;
+	__atomic_compare_exchange_n(&first_kernel_ns, &zero, *t, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	if (k->from > 0 ? wait_or_stop(k->w, t, k->restore_ns) : stop_asked(k->w))
 		return CUDA_SUCCESS;
-	int64_t due = now_ns();
 	for (uint64_t it = k->from + 1; it <= k->total; it++) {
-		due += iter_ns;
-		sleep_until(due);
+		const int64_t next = *t + (int64_t)(iter_ns * clock_factor(k, *t, drift) + 0.5);
+		if (next > stop_at)
+			break; /* not reached when the stop was seen */
+		if (stop_at == INT64_MAX) {
+			sleep_until(next);
+			if (stop_asked(k->w))
+				stop_at = now_ns(); /* >= next: iteration it is done */
+		}
+		*t = next;
 		if (k->fail && it > fail_at)
 			return CUDA_ERROR_ILLEGAL_ADDRESS;
 		__atomic_store_n(&k->w->progress, it, __ATOMIC_RELEASE);
 		if (k->ckpt_iters && it % k->ckpt_iters == 0 && it < k->total) {
-			if (kernel_checkpoint(k, it))
+			if (stop_at != INT64_MAX) {
+				if (*t + k->ckpt_cost_ns > stop_at)
+					break; /* being paid when the stop was seen: lost */
+				*t += k->ckpt_cost_ns;
+			} else if (wait_or_stop(k->w, t, k->ckpt_cost_ns)) {
 				return CUDA_SUCCESS;
-			due = now_ns(); /* the checkpoint's wait moved the pace */
+			}
+			__atomic_store_n(&k->w->saved, it, __ATOMIC_RELEASE);
+			__atomic_store_n(&k->w->ckpts, (uint32_t)(it / k->ckpt_iters - k->from / k->ckpt_iters),
+					 __ATOMIC_RELEASE);
 		}
-		if (stop_asked(k->w))
-			return CUDA_SUCCESS;
 	}
+	if (stop_at != INT64_MAX && stop_at > *t)
+		*t = stop_at;
 	return CUDA_SUCCESS;
 }
 
-static void event_reach(struct mock_event *ev, CUresult status)
+static void event_reach(struct mock_event *ev, CUresult status, int64_t t)
 {
 	pthread_mutex_lock(&ev->mu);
 	/* Recorded again before reached: it completes at the last record's point. */
 	if (ev->pending > 0)
 		ev->pending--;
-	ev->t_ns = now_ns();
+	ev->t_ns = t;
 	ev->status = status;
 	pthread_cond_broadcast(&ev->cv);
 	pthread_mutex_unlock(&ev->mu);
 }
 
-/* Runs one op on the stream's thread; returns the stream's error after it. */
+/* Runs one op on the stream's thread; returns the stream's error after it. The
+ * stream keeps a device timeline (dev_ns): an op starts when the one before it
+ * ended on that timeline, or when the host queued it if the stream was idle by
+ * then; a memset and an event take no time, a kernel its iterations, a callback
+ * the host time it runs (it holds the stream). Events are stamped on the timeline. */
 static CUresult op_run(struct mock_stream *s, struct mock_op *op, CUresult err)
 {
+	int64_t t = s->dev_ns > op->queued_ns ? s->dev_ns : op->queued_ns;
 	switch (op->kind) {
 	case OP_MEMSET:
 		if (err == CUDA_SUCCESS)
@@ -374,19 +427,24 @@ static CUresult op_run(struct mock_stream *s, struct mock_op *op, CUresult err)
 				op->u.set.dst[i] = op->u.set.value;
 		break;
 	case OP_KERNEL:
-		if (err == CUDA_SUCCESS)
-			err = kernel_run(&op->u.k);
+		if (err == CUDA_SUCCESS) {
+			err = kernel_run(&op->u.k, &t, s->drift);
+			if (op->u.k.drift_pct > 0)
+				s->drift *= 1.0 + op->u.k.drift_pct / 100.0;
+		}
 		break;
 	case OP_CALLBACK:
 		/* The driver runs callbacks with the stream's error, also after a fault. */
 		in_callback = 1;
 		op->u.cb.fn((CUstream)s, err, op->u.cb.arg);
 		in_callback = 0;
+		t = now_ns() > t ? now_ns() : t;
 		break;
 	case OP_EVENT:
-		event_reach(op->u.ev, err);
+		event_reach(op->u.ev, err, t);
 		break;
 	}
+	s->dev_ns = t;
 	return err;
 }
 
@@ -428,6 +486,7 @@ static CUresult stream_new(CUstream *out, unsigned sms)
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	s->sms = sms;
+	s->drift = 1.0;
 	if (pthread_create(&s->thread, NULL, stream_main, s)) {
 		pthread_cond_destroy(&s->cv);
 		pthread_mutex_destroy(&s->mu);
@@ -447,6 +506,7 @@ static CUresult stream_push(CUstream hs, struct mock_op *op)
 	CUresult err = s->err;
 	if (err == CUDA_SUCCESS) {
 		op->next = NULL;
+		op->queued_ns = now_ns();
 		if (s->tail)
 			s->tail->next = op;
 		else
@@ -527,6 +587,8 @@ CUresult CUDAAPI cuInit(unsigned int Flags)
 	int n = env_int("MOCK_NDEV", 1);
 	if (n <= 0)
 		return CUDA_ERROR_NO_DEVICE;
+	/* The device has been idle: its clock ramps again from the next kernel. */
+	__atomic_store_n(&first_kernel_ns, 0, __ATOMIC_RELEASE);
 	pthread_mutex_lock(&drv.mu);
 	/* Unlike the driver's, the count is read again at every cuInit, so one test
 	 * process can open 1 device, then 2. Contexts are set once (never freed). */
@@ -584,6 +646,15 @@ CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevi
 		return CUDA_SUCCESS;
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR:
 		*pi = 0;
+		return CUDA_SUCCESS;
+	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
+		*pi = env_int("MOCK_SMEM_PER_SM", MOCK_SMEM_PER_SM);
+		return CUDA_SUCCESS;
+	case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
+		*pi = MOCK_SMEM_OPTIN;
+		return CUDA_SUCCESS;
+	case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK:
+		*pi = MOCK_SMEM_RESERVED;
 		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
@@ -858,6 +929,50 @@ CUresult CUDAAPI cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 	return CUDA_SUCCESS;
 }
 
+static atomic_uint last_chunk[MOCK_SMS + 1]; /* by partition size: the last kernel's chunk */
+
+unsigned mock_cuda_chunk_of(unsigned sms)
+{
+	return sms <= MOCK_SMS ? atomic_load(&last_chunk[sms]) : 0;
+}
+
+/* gx_job's MAX_DYNAMIC_SHARED_SIZE_BYTES (one function handle for every context here). */
+static atomic_int max_dyn_smem;
+
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+	ENTER(enter_ctx);
+	if (hfunc != (CUfunction)&function_token)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (attrib != CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+		return refuse("cuFuncSetAttribute", "only MAX_DYNAMIC_SHARED_SIZE_BYTES is expected");
+	if (value < 0 || value > MOCK_SMEM_OPTIN)
+		return CUDA_ERROR_INVALID_VALUE;
+	atomic_store(&max_dyn_smem, value);
+	return CUDA_SUCCESS;
+}
+
+/* Blocks of gx_job that fit on one SM: by threads (2048 an SM) and by shared
+ * memory (each block takes its dynamic bytes plus the reserved KiB). Registers
+ * are not modelled (gx_job's few registers never limit it before threads do). */
+static int blocks_per_sm(int threads, size_t smem)
+{
+	int by_threads = MOCK_THREADS_PER_SM / (threads > 0 ? threads : 1);
+	long per_sm = env_int("MOCK_SMEM_PER_SM", MOCK_SMEM_PER_SM);
+	long by_smem = per_sm / ((long)smem + MOCK_SMEM_RESERVED);
+	return by_smem < by_threads ? (int)by_smem : by_threads;
+}
+
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize,
+							     size_t dynamicSMemSize)
+{
+	ENTER(enter_ctx);
+	if (!numBlocks || func != (CUfunction)&function_token || blockSize <= 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	*numBlocks = blocks_per_sm(blockSize, dynamicSMemSize);
+	return CUDA_SUCCESS;
+}
+
 /* kernelParams as gx_job's signature (workload.cu): words, scratch, from, total,
  * ckpt_iters, chunk, ckpt_cost_ns, restore_ns. */
 static CUresult kernel_decode(struct mock_kernel *k, void **p)
@@ -888,6 +1003,9 @@ static CUresult kernel_decode(struct mock_kernel *k, void **p)
 	k->ckpt_cost_ns = cost;
 	k->restore_ns = restore;
 	k->fail = total == (unsigned long long)env_int("MOCK_FAIL_TOTAL", -1);
+	k->ramp_ms = env_int("MOCK_CLOCK_RAMP_MS", 0);
+	k->slow = env_int("MOCK_CLOCK_SLOW", 3);
+	k->drift_pct = env_int("MOCK_CLOCK_DRIFT", 0);
 	return CUDA_SUCCESS;
 }
 
@@ -903,8 +1021,13 @@ static CUresult launch_check(CUfunction f, unsigned gx, unsigned gy, unsigned gz
 		return refuse("cuLaunchKernel", "the legacy default stream (exec_cuda.c uses its own)");
 	if (gx == 0 || gx > s->sms || gy != 1 || gz != 1)
 		return refuse("cuLaunchKernel", "grid must be 1 to the partition's SMs blocks, x only");
-	if (bx != GX_THREADS || by != 1 || bz != 1 || shared)
-		return refuse("cuLaunchKernel", "block must be 256 x 1 x 1, no dynamic shared memory");
+	if (bx != GX_THREADS || by != 1 || bz != 1)
+		return refuse("cuLaunchKernel", "block must be 256 x 1 x 1");
+	if ((int)shared > atomic_load(&max_dyn_smem) && shared > 48 * 1024)
+		return CUDA_ERROR_INVALID_VALUE; /* as the driver: above 48 KiB needs the attribute */
+	/* One block an SM, or a doubled-up block would halve its virtual GPU's pace. */
+	if (blocks_per_sm(GX_THREADS, shared) != 1)
+		return refuse("cuLaunchKernel", "shared memory must keep gx_job to one block an SM");
 	if (!params || extra)
 		return refuse("cuLaunchKernel", "expected kernelParams and no extra");
 	return CUDA_SUCCESS;
@@ -921,6 +1044,10 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
 				   sharedMemBytes, s, kernelParams, extra);
 	if (rc != CUDA_SUCCESS)
 		return rc;
+	/* MOCK_LAUNCH_DELAY_US: a host that is late queuing (a busy machine). */
+	const int delay_us = env_int("MOCK_LAUNCH_DELAY_US", 0);
+	if (delay_us > 0)
+		sleep_until(now_ns() + (int64_t)delay_us * 1000);
 	struct mock_op *op = op_new(OP_KERNEL);
 	if (!op)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -928,6 +1055,8 @@ CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned in
 		free(op);
 		return rc;
 	}
+	if (s->sms <= MOCK_SMS)
+		atomic_store(&last_chunk[s->sms], op->u.k.chunk);
 	if (getenv("MOCK_TRACE"))
 		fprintf(stderr, "mock libcuda: launch %u blocks (partition %u SMs): from %llu total %llu "
 			"ckpt %llu chunk %u%s\n", gridDimX, s->sms, (unsigned long long)op->u.k.from,
