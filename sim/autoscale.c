@@ -1,5 +1,6 @@
 /* sim/autoscale.c: the autoscaling plan and its provisioning draws (sim/autoscale.h). */
 #include "autoscale.h"
+#include "draws.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -80,8 +81,7 @@ uint32_t sim_autoscale_request(enum sim_as_mode m, uint32_t shortfall, uint32_t 
 
 struct sim_autoscale_run {
 	const struct sim_autoscale *a;
-	uint64_t seed;
-	gsl_rng *rng; /* taus2, reseeded for every draw */
+	struct sim_draws d;
 };
 
 struct sim_autoscale_run *sim_autoscale_run_create(const struct sim_autoscale *a, uint64_t seed)
@@ -90,9 +90,7 @@ struct sim_autoscale_run *sim_autoscale_run_create(const struct sim_autoscale *a
 	if (!r)
 		return NULL;
 	r->a = a;
-	r->seed = seed;
-	r->rng = gsl_rng_alloc(gsl_rng_taus2);
-	if (!r->rng) {
+	if (sim_draws_init(&r->d, seed)) {
 		free(r);
 		return NULL;
 	}
@@ -103,7 +101,7 @@ void sim_autoscale_run_destroy(struct sim_autoscale_run *r)
 {
 	if (!r)
 		return;
-	gsl_rng_free(r->rng);
+	sim_draws_fini(&r->d);
 	free(r);
 }
 
@@ -111,16 +109,7 @@ sim_time_t sim_autoscale_draw_delay(struct sim_autoscale_run *r, int f, uint64_t
 {
 	const struct sim_as_flavor *af = &r->a->fl[f];
 	double s = af->provision_s;
-	if (af->law == SIM_AS_EXPONENTIAL && s > 0) {
-		uint64_t h = sim_splitmix64(r->seed ^ sim_splitmix64(SRC_PROVISION));
-		h = sim_splitmix64(h ^ (uint64_t)f);
-		h = sim_splitmix64(h ^ k);
-		unsigned long seed = (unsigned long)(h & 0xFFFFFFFFUL);
-		gsl_rng_set(r->rng, seed ? seed : 1);
-		s = gsl_ran_exponential(r->rng, s);
-	}
-	double ns = s * (double)SIM_NS_PER_S;
-	if (!(ns >= 0.0))
-		return 0;
-	return ns < 1e18 ? (sim_time_t)llround(ns) : (sim_time_t)1000000000000000000LL;
+	if (af->law == SIM_AS_EXPONENTIAL && s > 0)
+		s = gsl_ran_exponential(sim_draws_rng(&r->d, SRC_PROVISION, (uint64_t)f, 0, k), s);
+	return sim_draws_ns(s, 0);
 }

@@ -5,6 +5,7 @@
  * state of the trace's jobs (job.h "run state" block) and nothing else.
  */
 #include "engine.h"
+#include "draws.h"
 #include "tick.h"
 
 #include <assert.h>
@@ -100,6 +101,7 @@ struct sim_engine {
 	/* Spot (params.spot, docs/capacity.md); all NULL / 0 without. */
 	uint32_t *spot_base;     /* per flavor: global index of its node 0 in spot_k[] */
 	uint32_t *spot_k;        /* per node of every flavor: notices so far (the k of its next draw) */
+	struct sim_draws spot_draws; /* the spot interruptions' keyed draws (sim/draws.h); owned */
 	size_t *spot_next;       /* per flavor: index of its next fixed notice time */
 	sim_time_t *spot_notice; /* per job: the notice its running segment got, SIM_TIME_NONE = none */
 	uint8_t *spot_save;      /* per job: 1 when it saves its work within that notice */
@@ -303,7 +305,7 @@ static int spot_create(struct sim_engine *e)
 			e->n_spot_nodes += sim_cluster_n_nodes(c, (int)f);
 	}
 	e->spot_k = calloc(n ? n : 1, sizeof *e->spot_k);
-	if (!e->spot_k)
+	if (!e->spot_k || sim_draws_init(&e->spot_draws, e->p.seed))
 		return -SIM_ENOMEM;
 	if (!e->node_mark) { /* spot_notice marks the noticed node */
 		e->node_mark = calloc(largest_peak(c), 1);
@@ -488,6 +490,7 @@ void sim_engine_destroy(struct sim_engine *e)
 	free(e->as_scratch);
 	free(e->spot_base);
 	free(e->spot_k);
+	sim_draws_fini(&e->spot_draws);
 	free(e->spot_next);
 	free(e->spot_notice);
 	free(e->spot_save);
@@ -2256,7 +2259,7 @@ static int spot_notice(struct sim_engine *e, int f, uint32_t node)
 static int spot_arm(struct sim_engine *e, int f, uint32_t node)
 {
 	uint32_t g = e->spot_base[f] + node;
-	sim_time_t d = sim_spot_draw_uptime(e->p.spot, e->p.seed, f, node, e->spot_k[g]);
+	sim_time_t d = sim_spot_draw_uptime(e->p.spot, &e->spot_draws, f, node, e->spot_k[g]);
 	return d == SIM_TIME_NONE ? 0 : spot_post(e, after(e, d), EV_ARG_SPOT_NOTICE, g);
 }
 

@@ -1,5 +1,6 @@
 /* sim/faults.c: the fault plan and its per-run draws (sim/faults.h). */
 #include "faults.h"
+#include "draws.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -62,8 +63,7 @@ int sim_faults_any(const struct sim_faults *f)
 
 struct sim_faults_run {
 	const struct sim_faults *f;
-	uint64_t seed;
-	gsl_rng *rng; /* taus2: cheap to reseed, so every draw has its own seed */
+	struct sim_draws d;
 };
 
 struct sim_faults_run *sim_faults_run_create(const struct sim_faults *f, uint64_t seed)
@@ -72,9 +72,7 @@ struct sim_faults_run *sim_faults_run_create(const struct sim_faults *f, uint64_
 	if (!r)
 		return NULL;
 	r->f = f;
-	r->seed = seed;
-	r->rng = gsl_rng_alloc(gsl_rng_taus2);
-	if (!r->rng) {
+	if (sim_draws_init(&r->d, seed)) {
 		free(r);
 		return NULL;
 	}
@@ -85,29 +83,18 @@ void sim_faults_run_destroy(struct sim_faults_run *r)
 {
 	if (!r)
 		return;
-	gsl_rng_free(r->rng);
+	sim_draws_fini(&r->d);
 	free(r);
 }
 
-/* Reseeds the generator for draw k of (source, a, b): the seed mixes every part
- * through splitmix64, so neighbouring keys get unrelated streams. */
 static gsl_rng *keyed(struct sim_faults_run *r, unsigned src, uint64_t a, uint64_t b, uint64_t k)
 {
-	uint64_t h = sim_splitmix64(r->seed ^ sim_splitmix64(src));
-	h = sim_splitmix64(h ^ a);
-	h = sim_splitmix64(h ^ (b << 32 ^ k));
-	unsigned long s = (unsigned long)(h & 0xFFFFFFFFUL);
-	gsl_rng_set(r->rng, s ? s : 1);
-	return r->rng;
+	return sim_draws_rng(&r->d, src, a, b, k);
 }
 
-/* Seconds into ns, at least lo, at most about 31 years. */
 static sim_time_t to_ns(double s, sim_time_t lo)
 {
-	double ns = s * (double)SIM_NS_PER_S;
-	if (!(ns >= (double)lo))
-		return lo;
-	return ns < 1e18 ? (sim_time_t)llround(ns) : (sim_time_t)1000000000000000000LL;
+	return sim_draws_ns(s, lo);
 }
 
 sim_time_t sim_faults_draw_uptime(struct sim_faults_run *r, int fl, uint32_t node, uint32_t k, double node_gpus)

@@ -1,5 +1,6 @@
 /* sim/spot.c: the spot plan and its interruption draws (sim/spot.h). */
 #include "spot.h"
+#include "draws.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -69,23 +70,11 @@ void sim_spot_finalize(struct sim_spot *s)
 			qsort(s->fl[f].times, s->fl[f].n_times, sizeof *s->fl[f].times, time_cmp);
 }
 
-sim_time_t sim_spot_draw_uptime(const struct sim_spot *s, uint64_t seed, int f, uint32_t node, uint64_t k)
+sim_time_t sim_spot_draw_uptime(const struct sim_spot *s, struct sim_draws *d, int f, uint32_t node, uint64_t k)
 {
 	const struct sim_spot_flavor *sf = &s->fl[f];
 	if (!(sf->rate_per_node_h > 0))
 		return SIM_TIME_NONE;
-	uint64_t h = sim_splitmix64(seed ^ sim_splitmix64(SRC_SPOT));
-	h = sim_splitmix64(h ^ (uint64_t)f);
-	h = sim_splitmix64(h ^ ((uint64_t)node << 32 ^ k));
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_taus2);
-	if (!rng)
-		return SIM_TIME_NONE;
-	unsigned long sd = (unsigned long)(h & 0xFFFFFFFFUL);
-	gsl_rng_set(rng, sd ? sd : 1);
-	double sec = gsl_ran_exponential(rng, 3600.0 / sf->rate_per_node_h);
-	gsl_rng_free(rng);
-	double ns = sec * (double)SIM_NS_PER_S;
-	if (!(ns >= 1.0))
-		return 1;
-	return ns < 1e18 ? (sim_time_t)llround(ns) : (sim_time_t)1000000000000000000LL;
+	double sec = gsl_ran_exponential(sim_draws_rng(d, SRC_SPOT, (uint64_t)f, node, k), 3600.0 / sf->rate_per_node_h);
+	return sim_draws_ns(sec, 1);
 }

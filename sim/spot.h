@@ -43,7 +43,9 @@ int sim_spot_on(const struct sim_spot *s, int f);
 int sim_spot_add_time(struct sim_spot *s, int f, sim_time_t t);
 void sim_spot_finalize(struct sim_spot *s);
 /* The k-th time from node n's being up to its next notice, ns >= 1, or
- * SIM_TIME_NONE when the flavor has no rate. */
-sim_time_t sim_spot_draw_uptime(const struct sim_spot *s, uint64_t seed, int f, uint32_t node, uint64_t k);
+ * SIM_TIME_NONE when the flavor has no rate; drawn from d (the run's spot draws,
+ * sim/draws.h). */
+struct sim_draws;
+sim_time_t sim_spot_draw_uptime(const struct sim_spot *s, struct sim_draws *d, int f, uint32_t node, uint64_t k);
 
 #endif

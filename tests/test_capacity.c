@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../experiments/config.h"
+#include "../sim/draws.h"
 #include "../sim/metrics.h"
 #include "testutil.h"
 
@@ -493,15 +494,21 @@ static void test_spot_draws(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
 	sp->fl[0] = (struct sim_spot_flavor){ .on = 1, .rate_per_node_h = 2 };
 	sp->fl[1] = (struct sim_spot_flavor){ .on = 1 };
-	sim_time_t d = sim_spot_draw_uptime(sp, 5, 0, 3, 7);
-	CU_ASSERT_EQUAL(sim_spot_draw_uptime(sp, 5, 0, 3, 7), d);
-	CU_ASSERT_NOT_EQUAL(sim_spot_draw_uptime(sp, 5, 0, 4, 7), d);
-	CU_ASSERT_NOT_EQUAL(sim_spot_draw_uptime(sp, 6, 0, 3, 7), d);
-	CU_ASSERT_EQUAL(sim_spot_draw_uptime(sp, 5, 1, 3, 7), SIM_TIME_NONE); /* no rate */
+	struct sim_draws s5, s6;
+	CU_ASSERT_EQUAL_FATAL(sim_draws_init(&s5, 5), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_draws_init(&s6, 6), 0);
+	sim_time_t d = sim_spot_draw_uptime(sp, &s5, 0, 3, 7);
+	CU_ASSERT_EQUAL(sim_spot_draw_uptime(sp, &s6, 0, 3, 6), sim_spot_draw_uptime(sp, &s6, 0, 3, 6));
+	CU_ASSERT_EQUAL(sim_spot_draw_uptime(sp, &s5, 0, 3, 7), d); /* other draws between change nothing */
+	CU_ASSERT_NOT_EQUAL(sim_spot_draw_uptime(sp, &s5, 0, 4, 7), d);
+	CU_ASSERT_NOT_EQUAL(sim_spot_draw_uptime(sp, &s6, 0, 3, 7), d);
+	CU_ASSERT_EQUAL(sim_spot_draw_uptime(sp, &s5, 1, 3, 7), SIM_TIME_NONE); /* no rate */
 	double sum = 0;
 	for (uint64_t k = 0; k < 20000; k++)
-		sum += sim_time_to_s(sim_spot_draw_uptime(sp, 5, 0, 0, k));
+		sum += sim_time_to_s(sim_spot_draw_uptime(sp, &s5, 0, 0, k));
 	CU_ASSERT(fabs(sum / 20000 / 1800 - 1) < 0.03);
+	sim_draws_fini(&s5);
+	sim_draws_fini(&s6);
 	sim_spot_destroy(sp);
 }
 
