@@ -23,8 +23,9 @@
 
 #include "../sim/sim.h"
 
-/* The schema major version this reader understands ("1.x"). */
-#define H5READ_SCHEMA_MAJOR 1
+/* The newest schema major version this reader understands: it reads 1.x (the jobs
+ * table compound) and 2.x (the jobs table a group of columns). */
+#define H5READ_SCHEMA_MAJOR 2
 
 struct h5read_file; /* opaque: an open file and its run list */
 
