@@ -12,17 +12,20 @@
  * (about CHUNK_BYTES a chunk) and compressed with shuffle + deflate level 1;
  * smaller ones are contiguous, which costs less for the many tiny runs of a sweep.
  *
- * The jobs table is the bulk of a file (about 100 bytes a job). Built with zlib
- * (SIM_HAVE_ZLIB), it is not pushed through HDF5's filter pipeline: rows are packed,
- * shuffled and deflated chunk by chunk on up to ZIP_THREADS threads (each takes the
- * next chunk left; only zlib and reads of the finished run happen there), then
- * the main thread stores the chunks in order with H5Dwrite_chunk. The chunks are
- * exactly what the dataset's filter pipeline (shuffle, then deflate) decodes, so
+ * The jobs table is the bulk of a file (about 100 to 175 bytes a job). Since schema
+ * 2.0 it is a group of one 1-D dataset a field (analysis/SCHEMA.md, "Storage"), cut
+ * into blocks of at most JOB_BLOCK_ROWS rows, a block being one chunk of every
+ * column. Built with zlib (SIM_HAVE_ZLIB), the columns are not pushed through
+ * HDF5's filter pipeline: up to ZIP_THREADS threads each take the next block, fill
+ * it, and shuffle + deflate the columns chosen for it (the others stay raw), while
+ * the calling thread stores the finished chunks in order with H5Dwrite_chunk (only
+ * zlib and reads of the finished run happen on the other threads). The chunks are
+ * exactly what the datasets' filter pipelines (shuffle, then deflate) decode, so
  * readers see no difference; deflate uses zlib's run-length strategy (Z_RLE), which
- * on shuffled rows is 1.6x as fast as the default strategy for a file 1.5% larger
- * (still level 1, as far as the file says: Z_RLE ignores the level).
- * The bytes written do not depend on the number of threads. Without zlib, HDF5
- * filters the table itself, on one thread.
+ * on shuffled columns is 1.6x as fast as the default strategy for a file 1.5%
+ * larger (still level 1, as far as the file says: Z_RLE ignores the level). The
+ * bytes written do not depend on the number of threads. Without zlib, or with
+ * h5out_set_hdf5_filters(1), HDF5 filters the columns itself, on one thread.
  */
 #define _GNU_SOURCE /* fallocate */
 #include "h5out.h"
@@ -57,8 +60,9 @@
 #define SMALL_BYTES (64u * 1024u)
 #define CHUNK_BYTES (1024u * 1024u)
 #define WRITE_BLOCK_ROWS 65536u /* rows packed per H5Dwrite of a row table */
-#define JOB_BLOCK_ROWS 131072u /* most rows of a chunk of the jobs columns (1 MiB of doubles) */
+#define JOB_BLOCK_ROWS 65536u /* most rows of a chunk of the jobs columns (512 KiB of doubles) */
 #define COMPRESS_MAX_RATIO 0.5 /* a jobs column is deflated when that at least halves it */
+#define CHOOSE_SAMPLE_ROWS 16384u /* rows of the first block deflated to choose a column's filter */
 #define DEFLATE_LEVEL 1 /* level 4 cost ~0.5 s on 1M jobs for ~10% smaller files */
 #define ZIP_THREADS 4   /* most threads deflating the jobs table (at most the online CPUs) */
 
@@ -1177,9 +1181,11 @@ struct zwork {
 /* Fills and encodes block k into zb. */
 static int encode_block(struct zwork *w, struct zctx *z, size_t k, struct zblock *zb)
 {
-	if (jblock_alloc(&zb->b, w->c, w->l->rows) < 0)
-		return -1;
-	fill_block(&zb->b, w->c, w->l, k, w->run, w->caused);
+	if (!zb->b.col[0]) { /* block 0 comes filled */
+		if (jblock_alloc(&zb->b, w->c, w->l->rows) < 0)
+			return -1;
+		fill_block(&zb->b, w->c, w->l, k, w->run, w->caused);
+	}
 	for (size_t f = 0; f < w->c->n; f++)
 		if (encode_column(z, w->c, w->l, f, zb->b.col[f], &zb->z[f]) < 0)
 			return -1;
@@ -1247,15 +1253,18 @@ static size_t zip_threads(size_t n_blocks)
 	return n < n_blocks ? n : (n_blocks ? n_blocks : 1);
 }
 
-/* Blocks 1.. of the table, encoded by the threads while this thread stores them in
- * order (block 0, already encoded, first). */
+/* Every block of the table, encoded by the threads while this thread stores them in
+ * order. Block 0 comes filled in *first (taken over: its buffer is freed here). */
 static int write_blocks_threaded(const hid_t *dsets, const struct ctype *c, const struct jlayout *l,
-				 const struct h5out_run *run, const uint32_t *caused, struct zblock *first)
+				 const struct h5out_run *run, const uint32_t *caused, struct jblock *first)
 {
-	size_t n_thr = zip_threads(l->n_blocks - 1);
-	struct zwork w = { .c = c, .l = l, .run = run, .caused = caused, .next = 1, .written = 1,
-			   .window = 2 * n_thr };
+	size_t n_thr = zip_threads(l->n_blocks);
+	struct zwork w = { .c = c, .l = l, .run = run, .caused = caused, .window = n_thr + 1 };
 	w.blocks = calloc(l->n_blocks, sizeof *w.blocks);
+	if (w.blocks) {
+		w.blocks[0].b = *first;
+		memset(first, 0, sizeof *first);
+	}
 	pthread_t *tid = calloc(n_thr, sizeof *tid);
 	int *started = calloc(n_thr, sizeof *started);
 	int r = -1;
@@ -1263,7 +1272,7 @@ static int write_blocks_threaded(const hid_t *dsets, const struct ctype *c, cons
 		goto out_free;
 	if (pthread_cond_init(&w.cv, NULL) != 0)
 		goto out_mutex;
-	r = store_block(dsets, c, l, 0, first);
+	r = 0;
 	size_t n_started = 0;
 	for (size_t k = 0; r == 0 && k < n_thr; k++) {
 		started[k] = pthread_create(&tid[k], NULL, zwork_run, &w) == 0;
@@ -1271,7 +1280,7 @@ static int write_blocks_threaded(const hid_t *dsets, const struct ctype *c, cons
 	}
 	if (n_started == 0) /* no thread: this one encodes each block itself */
 		r = -1;
-	for (size_t k = 1; r == 0 && k < l->n_blocks; k++) {
+	for (size_t k = 0; r == 0 && k < l->n_blocks; k++) {
 		pthread_mutex_lock(&w.mu);
 		while (!w.blocks[k].done && !w.failed)
 			pthread_cond_wait(&w.cv, &w.mu);
@@ -1308,24 +1317,21 @@ out_free:
 	return r;
 }
 
-/* Decides from block 0 which columns are deflated: those whose first block deflates
- * to at most COMPRESS_MAX_RATIO of its bytes; zb gets block 0 encoded that way. */
-static int choose_filters(struct jlayout *l, const struct ctype *c, struct zblock *zb)
+/* Decides from the first CHOOSE_SAMPLE_ROWS rows of block 0 which columns are
+ * deflated: those whose sample deflates to at most COMPRESS_MAX_RATIO of its bytes
+ * (a sample, so that a column stored raw costs a small fraction of a deflate). */
+static int choose_filters(struct jlayout *l, const struct ctype *c, const struct jblock *b)
 {
 	struct zctx z;
 	int r = zctx_init(&z, c, l->rows);
+	size_t n = l->rows < CHOOSE_SAMPLE_ROWS ? l->rows : CHOOSE_SAMPLE_ROWS;
 	for (size_t f = 0; r == 0 && f < c->n; f++) {
-		l->deflate[f] = 1;
-		if (encode_column(&z, c, l, f, zb->b.col[f], &zb->z[f]) < 0) {
+		unsigned char *out = NULL;
+		size_t len = 0;
+		if (zdeflate(&z, b->col[f], n, c->f[f].size, &out, &len) < 0)
 			r = -1;
-			break;
-		}
-		if ((double)zb->z[f].len > COMPRESS_MAX_RATIO * (double)(l->rows * c->f[f].size)) {
-			l->deflate[f] = 0;
-			free(zb->z[f].buf);
-			zb->z[f].buf = NULL;
-			zb->z[f].len = l->rows * c->f[f].size;
-		}
+		l->deflate[f] = (double)len <= COMPRESS_MAX_RATIO * (double)(n * c->f[f].size);
+		free(out);
 	}
 	zctx_fini(&z);
 	return r;
@@ -1402,14 +1408,8 @@ static int write_jobs(hid_t grp, const struct h5out_run *run)
 	int r = -1, err;
 	hid_t g = -1;
 	uint32_t *caused = caused_counts(run, &err);
-#ifdef SIM_HAVE_ZLIB
-	struct zblock zb0;
-	memset(&zb0, 0, sizeof zb0);
-	struct jblock *b0 = &zb0.b;
-#else
-	struct jblock jb0, *b0 = &jb0;
-	memset(&jb0, 0, sizeof jb0);
-#endif
+	struct jblock b0s, *b0 = &b0s;
+	memset(&b0s, 0, sizeof b0s);
 	if (err || jobs_ctype(&c, t, run->cluster) < 0 || c.n != JF_COUNT_)
 		goto out;
 	jlayout_plan(&l, t->n_jobs, c.size);
@@ -1419,7 +1419,7 @@ static int write_jobs(hid_t grp, const struct h5out_run *run)
 	for (size_t f = 0; f < c.n; f++)
 		l.deflate[f] = H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
 #ifdef SIM_HAVE_ZLIB
-	if (l.chunked && choose_filters(&l, &c, &zb0) < 0)
+	if (l.chunked && choose_filters(&l, &c, b0) < 0)
 		goto out;
 #endif
 	if ((g = jobs_group(grp, &c)) < 0)
@@ -1429,7 +1429,7 @@ static int write_jobs(hid_t grp, const struct h5out_run *run)
 			goto out;
 #ifdef SIM_HAVE_ZLIB
 	if (l.chunked && own_deflate)
-		r = write_blocks_threaded(dsets, &c, &l, run, caused, &zb0);
+		r = write_blocks_threaded(dsets, &c, &l, run, caused, b0);
 	else
 #endif
 		r = write_blocks_hdf5(dsets, &c, &l, run, caused, b0);
@@ -1439,11 +1439,7 @@ out:
 			r = -1;
 	if (g >= 0 && H5Gclose(g) < 0)
 		r = -1;
-#ifdef SIM_HAVE_ZLIB
-	zblock_free(&zb0);
-#else
-	free(jb0.col[0]);
-#endif
+	free(b0s.col[0]);
 	ctype_fini(&c);
 	free(caused);
 	return r;
