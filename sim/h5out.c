@@ -60,7 +60,7 @@
 #define SMALL_BYTES (64u * 1024u)
 #define CHUNK_BYTES (1024u * 1024u)
 #define WRITE_BLOCK_ROWS 65536u /* rows packed per H5Dwrite of a row table */
-#define JOB_BLOCK_ROWS 65536u /* most rows of a chunk of the jobs columns (512 KiB of doubles) */
+#define JOB_BLOCK_ROWS 32768u /* most rows of a chunk of the jobs columns (256 KiB of doubles) */
 #define COMPRESS_MAX_RATIO 0.5 /* a jobs column is deflated when that at least halves it */
 #define CHOOSE_SAMPLE_ROWS 16384u /* rows of the first block deflated to choose a column's filter */
 #define DEFLATE_LEVEL 1 /* level 4 cost ~0.5 s on 1M jobs for ~10% smaller files */
