@@ -1387,6 +1387,59 @@ static void test_h5out_columns_round_trip(void)
 	sim_trace_destroy(t);
 }
 
+/* Replaces /runs/r/jobs/<col> of path with a 1-D dataset of n doubles. */
+static int replace_column(const char *path, const char *col, hsize_t n)
+{
+	hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	if (file < 0)
+		return -1;
+	char p[128];
+	snprintf(p, sizeof p, "/runs/r/jobs/%s", col);
+	double v[4] = { 1, 2, 3, 4 };
+	hid_t sp = H5Screate_simple(1, &n, NULL);
+	int bad = H5Ldelete(file, p, H5P_DEFAULT) < 0;
+	hid_t d = H5Dcreate2(file, p, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	bad |= d < 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0;
+	H5Dclose(d);
+	H5Sclose(sp);
+	bad |= H5Fclose(file) < 0;
+	return bad ? -1 : 0;
+}
+
+/* A 2.0 jobs group whose columns disagree on the row count is refused by name, by
+ * h5read_jobs and by the row reader (export); a column of the wrong type too. */
+static void test_h5out_reader_refuses_bad_columns(void)
+{
+	const char *path = tmp_path("badcol.h5");
+	const char *names[] = { "r" };
+	CU_ASSERT_EQUAL_FATAL(write_fixture(path, names, 1, "{}", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(replace_column(path, "wait_s", 3), 0);
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	struct h5read_jobs j;
+	CU_ASSERT_EQUAL(h5read_jobs(f, "r", &j, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "/runs/r/jobs: column 'wait_s' has 3 rows, expected 7 as the columns before it"));
+	CU_ASSERT(j.n == 0 && j.id == NULL);
+	struct h5read_rows t;
+	CU_ASSERT_EQUAL(h5read_each_row(f, "/runs/r/jobs", &t, NULL, NULL, &d), -SIM_EPARSE);
+	CU_ASSERT_EQUAL(d.count, 2);
+	h5read_rows_free(&t);
+	h5read_close(f);
+	sim_diag_fini(&d);
+
+	/* a string column stored as doubles */
+	CU_ASSERT_EQUAL_FATAL(write_fixture(path, names, 1, "{}", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(replace_column(path, "queue", FX_N_JOBS), 0);
+	sim_diag_init(&d, 5);
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	CU_ASSERT_EQUAL(h5read_jobs(f, "r", &j, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "column 'queue' has an unexpected type or shape"));
+	h5read_close(f);
+	sim_diag_fini(&d);
+}
+
 static CU_TestInfo h5out_tests[] = {
 	{ "test_h5out_round_trip_jobs", test_h5out_round_trip_jobs },
 	{ "test_h5out_round_trip_summary_and_attrs", test_h5out_round_trip_summary_and_attrs },
@@ -1400,6 +1453,7 @@ static CU_TestInfo h5out_tests[] = {
 	{ "test_h5out_empty_trace", test_h5out_empty_trace },
 	{ "test_h5out_large_tables", test_h5out_large_tables },
 	{ "test_h5out_columns_round_trip", test_h5out_columns_round_trip },
+	{ "test_h5out_reader_refuses_bad_columns", test_h5out_reader_refuses_bad_columns },
 	{ "test_h5out_reader_refuses_bad_files", test_h5out_reader_refuses_bad_files },
 	{ "test_h5out_summary_not_compound", test_h5out_summary_not_compound },
 	{ "test_h5out_root_seeds", test_h5out_root_seeds },
