@@ -1278,8 +1278,10 @@ static int write_blocks_threaded(const hid_t *dsets, const struct ctype *c, cons
 		started[k] = pthread_create(&tid[k], NULL, zwork_run, &w) == 0;
 		n_started += (size_t)started[k];
 	}
-	if (n_started == 0) /* no thread: this one encodes each block itself */
-		r = -1;
+	if (r == 0 && n_started == 0) { /* no thread: this one encodes every block first */
+		w.window = l->n_blocks;
+		zwork_run(&w);
+	}
 	for (size_t k = 0; r == 0 && k < l->n_blocks; k++) {
 		pthread_mutex_lock(&w.mu);
 		while (!w.blocks[k].done && !w.failed)
