@@ -1395,7 +1395,7 @@ static int replace_column(const char *path, const char *col, hsize_t n)
 		return -1;
 	char p[128];
 	snprintf(p, sizeof p, "/runs/r/jobs/%s", col);
-	double v[4] = { 1, 2, 3, 4 };
+	double v[16] = { 1, 2, 3, 4, 5, 6, 7, 8 }; /* n <= 16 */
 	hid_t sp = H5Screate_simple(1, &n, NULL);
 	int bad = H5Ldelete(file, p, H5P_DEFAULT) < 0;
 	hid_t d = H5Dcreate2(file, p, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
