@@ -60,7 +60,7 @@
 #define SMALL_BYTES (64u * 1024u)
 #define CHUNK_BYTES (1024u * 1024u)
 #define WRITE_BLOCK_ROWS 65536u /* rows packed per H5Dwrite of a row table */
-#define JOB_BLOCK_ROWS 32768u /* most rows of a chunk of the jobs columns (256 KiB of doubles) */
+#define JOB_BLOCK_ROWS 16384u /* most rows of a chunk of the jobs columns (128 KiB of doubles) */
 #define COMPRESS_MAX_RATIO 0.5 /* a jobs column is deflated when that at least halves it */
 #define CHOOSE_SAMPLE_ROWS 16384u /* rows of the first block deflated to choose a column's filter */
 #define DEFLATE_LEVEL 1 /* level 4 cost ~0.5 s on 1M jobs for ~10% smaller files */
@@ -1041,6 +1041,8 @@ struct zctx {
 	z_stream zs;
 	int ok;
 	unsigned char *shuf; /* rows x the widest element */
+	unsigned char *out;  /* deflate's output, out_cap bytes (a block's widest column, bounded) */
+	size_t out_cap;
 	struct {
 		unsigned char elem[SIM_NAME_MAX + 64]; /* the value */
 		size_t size;                            /* its bytes; 0: none kept */
@@ -1060,7 +1062,9 @@ static int zctx_init(struct zctx *z, const struct ctype *c, size_t rows)
 	if (!z->shuf || deflateInit2(&z->zs, DEFLATE_LEVEL, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK)
 		return -1;
 	z->ok = 1;
-	return 0;
+	z->out_cap = (size_t)deflateBound(&z->zs, (uLong)((rows ? rows : 1) * w));
+	z->out = malloc(z->out_cap);
+	return z->out ? 0 : -1;
 }
 
 static void zctx_fini(struct zctx *z)
@@ -1070,6 +1074,7 @@ static void zctx_fini(struct zctx *z)
 	for (size_t f = 0; f < JF_COUNT_; f++)
 		free(z->same[f].buf);
 	free(z->shuf);
+	free(z->out);
 	memset(z, 0, sizeof *z);
 }
 
@@ -1080,7 +1085,8 @@ static int all_same(const unsigned char *p, size_t n, size_t size)
 }
 
 /* Shuffles (elements over one byte) and deflates n elements of `size` bytes at in
- * into a new buffer *out of *len bytes. Deflate uses zlib's run-length strategy
+ * into a new buffer *out of exactly *len bytes (deflated into the thread's scratch
+ * first, so a chunk that deflates to a few bytes holds a few bytes). Deflate uses zlib's run-length strategy
  * (Z_RLE), which on shuffled columns is several times as fast as the default
  * strategy for a slightly larger result (still level 1 as far as the file says:
  * Z_RLE ignores the level). Returns 0 or -1. */
@@ -1094,21 +1100,21 @@ static int zdeflate(struct zctx *z, const unsigned char *in, size_t n, size_t si
 		src = z->shuf;
 	}
 	uLong bound = deflateBound(&z->zs, (uLong)bytes);
-	unsigned char *o = malloc(bound ? bound : 1);
-	if (!o || deflateReset(&z->zs) != Z_OK) {
-		free(o);
+	if (bound > z->out_cap || deflateReset(&z->zs) != Z_OK)
 		return -1;
-	}
 	z->zs.next_in = (unsigned char *)src;
 	z->zs.avail_in = (uInt)bytes;
-	z->zs.next_out = o;
+	z->zs.next_out = z->out;
 	z->zs.avail_out = (uInt)bound;
-	if (deflate(&z->zs, Z_FINISH) != Z_STREAM_END) {
-		free(o);
+	if (deflate(&z->zs, Z_FINISH) != Z_STREAM_END)
 		return -1;
-	}
+	size_t n_out = (size_t)(bound - z->zs.avail_out);
+	unsigned char *o = malloc(n_out ? n_out : 1);
+	if (!o)
+		return -1;
+	memcpy(o, z->out, n_out);
 	*out = o;
-	*len = (size_t)(bound - z->zs.avail_out);
+	*len = n_out;
 	return 0;
 }
 

@@ -524,8 +524,8 @@ static void test_h5out_large_tables(void)
 	h5out_destroy(o);
 	sim_diag_print(&d, stderr);
 
-	/* the jobs columns are chunked, in 5 chunks of 30,000 rows (150,000 over at most
-	 * 32,768 a chunk); the ones deflate halves are shuffled and deflated (ids,
+	/* the jobs columns are chunked, in 10 chunks of 15,000 rows (150,000 over at most
+	 * 16,384 a chunk); the ones deflate halves are shuffled and deflated (ids,
 	 * submit times that count seconds, constant states), the random run times and
 	 * what follows from them are stored without a filter */
 	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -542,7 +542,7 @@ static void test_h5out_large_tables(void)
 		hid_t pl = H5Dget_create_plist(ds);
 		hsize_t chunk = 0;
 		CU_ASSERT_EQUAL(H5Pget_layout(pl), H5D_CHUNKED);
-		CU_ASSERT(H5Pget_chunk(pl, 1, &chunk) == 1 && chunk == 30000);
+		CU_ASSERT(H5Pget_chunk(pl, 1, &chunk) == 1 && chunk == 15000);
 		if (H5Pget_nfilters(pl) != expect[k].filters)
 			fprintf(stderr, "%s: %d filters, expected %d\n", expect[k].col, H5Pget_nfilters(pl),
 				expect[k].filters);
@@ -1279,7 +1279,7 @@ out:
 	return all;
 }
 
-/* 2.0, nothing lost: every field of every job of a 140,000-job run (5 chunks a
+/* 2.0, nothing lost: every field of every job of a 140,000-job run (9 chunks a
  * column, some columns deflated, some raw) reads back through h5read as the job's
  * own values, the same as when HDF5 runs the filters itself (the slow, obvious
  * path), and exports to the same text; the stored chunks do not depend on the
