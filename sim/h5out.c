@@ -790,12 +790,12 @@ static void put_f64(char *row, const struct ctype *c, size_t f, double v)
  *
  * The table is cut into blocks of the same number of rows, each block one chunk of
  * every column (a table of at most SMALL_BYTES is one block, stored contiguous). A
- * block is filled column by column (fill_job_row), then each column is either
- * shuffled and deflated or kept raw, as the first block decided (choose_filters):
- * a column is deflated when its first block deflates to at most half its bytes
- * (COMPRESS_MAX_RATIO); the others (times and costs of a busy trace, which deflate
- * saves about a third of at the cost of most of the write's CPU) are stored
- * without a filter. Readers see no difference but the speed. */
+ * block is filled row by row into its columns (fill_job_row), then each column is
+ * either shuffled and deflated or kept raw, as a sample decided (choose_filters):
+ * a column is deflated when its first CHOOSE_SAMPLE_ROWS rows deflate to at most
+ * half their bytes (COMPRESS_MAX_RATIO); the others (times and costs of a busy
+ * trace, which deflate saves about a third of at the cost of 40% of the write's
+ * deflate) are stored without a filter. Readers see no difference but the speed. */
 
 /* Where a block's columns are: col[f] holds rows x c->f[f].size bytes. */
 struct jblock {
