@@ -223,7 +223,8 @@ int h5read_open(const char *path, struct h5read_file **out, struct sim_diag *dia
 	char *end;
 	long major = strtol(sv, &end, 10);
 	if (end == sv || (*end != '.' && *end != 0) || major < 1 || major > H5READ_SCHEMA_MAJOR) {
-		sim_diag_add(diag, path, "schema_version '%s' is not supported (this gpusched reads 1.x to %d.x)", sv,
+		sim_diag_add(diag, path,
+			     "schema_version '%s' is not supported (this gpusched reads 1.x to %d.x)", sv,
 			     H5READ_SCHEMA_MAJOR);
 		r = -SIM_EPARSE;
 		goto out_close;
@@ -332,7 +333,8 @@ static hid_t open_in_run(const struct h5read_file *f, const char *run, const cha
 		return -1;
 	}
 	hid_t h = dataset < 0 ? H5Oopen(f->file, p, H5P_DEFAULT)
-			      : dataset ? H5Dopen2(f->file, p, H5P_DEFAULT) : H5Gopen2(f->file, p, H5P_DEFAULT);
+		  : dataset   ? H5Dopen2(f->file, p, H5P_DEFAULT)
+			      : H5Gopen2(f->file, p, H5P_DEFAULT);
 	if (h < 0)
 		*err = h5err(diag, f->path, "cannot open object");
 	return h;
@@ -943,7 +945,8 @@ static void put_cell(void *out, const struct col *c, const struct plan *pl, stru
 /* Column storage for n rows (string columns point into one buffer each) and the
  * enum's names. Returns 0, -SIM_ENOMEM or an HDF5 error (in diag). */
 static int cols_alloc(const struct col *cols, size_t ncols, const struct plan *pl, size_t n, void *out,
-		      struct h5read_cols_ *p, unsigned char **enum_vals, const char *where, struct sim_diag *diag)
+		      struct h5read_cols_ *p, unsigned char **enum_vals, const char *where,
+		      struct sim_diag *diag)
 {
 	for (size_t c = 0; c < ncols; c++) {
 		void **col = col_ptr(out, &cols[c]);
@@ -1106,11 +1109,13 @@ static int read_col_group(hid_t g, const char *where, const struct col *cols, si
 		long long rows = bad ? -1 : column_rows(ds[c]);
 		if (rows < 0) {
 			H5Eclear2(H5E_DEFAULT);
-			sim_diag_add(diag, where, "column '%s' has an unexpected type or shape", cols[c].name);
+			sim_diag_add(diag, where, "column '%s' has an unexpected type or shape",
+				     cols[c].name);
 			goto out_close;
 		}
 		if (have_n && (size_t)rows != n) {
-			sim_diag_add(diag, where, "column '%s' has %lld rows, expected %zu as the columns before it",
+			sim_diag_add(diag, where,
+				     "column '%s' has %lld rows, expected %zu as the columns before it",
 				     cols[c].name, rows, n);
 			goto out_close;
 		}
@@ -1156,8 +1161,9 @@ out_close:
 }
 
 /* Reads /runs/<run>/<name>, a compound table (schema 1.x) or a column group (2.0). */
-static int read_table_cols(const struct h5read_file *f, const char *run, const char *name, const struct col *cols,
-			   size_t ncols, void *out, size_t *n_out, struct h5read_cols_ *p, struct sim_diag *diag)
+static int read_table_cols(const struct h5read_file *f, const char *run, const char *name,
+			   const struct col *cols, size_t ncols, void *out, size_t *n_out,
+			   struct h5read_cols_ *p, struct sim_diag *diag)
 {
 	int err = 0;
 	hid_t h = open_in_run(f, run, name, -1, diag, &err);
@@ -2015,7 +2021,8 @@ static int group_each_row(hid_t g, const char *where, struct h5read_rows *t, h5r
 		if (ft < 0 || rows < 0 || cell_plan_type(ft, c) < 0) {
 			r = h5err(diag, where, "cannot read the table's fields");
 		} else if (c->mtype >= 0 && have_n && (size_t)rows != t->n_rows) {
-			sim_diag_add(diag, where, "column '%s' has %lld rows, expected %zu as the columns before it",
+			sim_diag_add(diag, where,
+				     "column '%s' has %lld rows, expected %zu as the columns before it",
 				     names[k], rows, t->n_rows);
 			r = -SIM_EPARSE;
 		} else if (c->mtype >= 0) {
@@ -2023,7 +2030,8 @@ static int group_each_row(hid_t g, const char *where, struct h5read_rows *t, h5r
 			have_n = 1;
 			ds[t->n_fields] = d;
 			d = -1;
-			t->numeric[t->n_fields] = c->kind == CELL_INT || c->kind == CELL_UINT || c->kind == CELL_FLOAT;
+			t->numeric[t->n_fields] =
+				c->kind == CELL_INT || c->kind == CELL_UINT || c->kind == CELL_FLOAT;
 			t->field[t->n_fields++] = names[k];
 			names[k] = NULL;
 		}
@@ -2053,7 +2061,8 @@ static int group_each_row(hid_t g, const char *where, struct h5read_rows *t, h5r
 		hid_t ms = H5Screate_simple(1, &cnt, NULL);
 		for (size_t k = 0; r == 0 && k < t->n_fields; k++) {
 			hid_t sp = H5Dget_space(ds[k]);
-			if (ms < 0 || sp < 0 || H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &cnt, NULL) < 0 ||
+			if (ms < 0 || sp < 0 ||
+			    H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &cnt, NULL) < 0 ||
 			    H5Dread(ds[k], plans[k].mtype, ms, sp, H5P_DEFAULT, bufs[k]) < 0)
 				r = h5err(diag, where, "cannot read rows");
 			if (sp >= 0)

@@ -802,7 +802,8 @@ struct jblock {
 	unsigned char *col[JF_COUNT_];
 };
 
-static void col_put(const struct jblock *b, const struct ctype *c, size_t f, size_t i, const void *v, size_t n)
+static void col_put(const struct jblock *b, const struct ctype *c, size_t f, size_t i, const void *v,
+		    size_t n)
 {
 	memcpy(b->col[f] + i * c->f[f].size, v, n);
 }
@@ -930,7 +931,8 @@ static hid_t column_dataset(hid_t g, const struct ctype *c, size_t f, const stru
 	}
 	if (ok)
 		d = H5Dcreate2(g, c->f[f].name, c->f[f].type, s, H5P_DEFAULT, p, H5P_DEFAULT);
-	if (d >= 0 && (attr_str(d, "units", c->f[f].unit) < 0 || attr_str(d, "description", c->f[f].desc) < 0)) {
+	if (d >= 0 &&
+	    (attr_str(d, "units", c->f[f].unit) < 0 || attr_str(d, "description", c->f[f].desc) < 0)) {
 		H5Dclose(d);
 		d = -1;
 	}
@@ -953,7 +955,8 @@ static int write_block_hdf5(const hid_t *dsets, const struct ctype *c, const str
 	for (size_t f = 0; f < c->n; f++) {
 		hid_t fs = H5Dget_space(dsets[f]);
 		hid_t ms = H5Screate_simple(1, &count, NULL);
-		int ok = fs >= 0 && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0 &&
+		int ok = fs >= 0 && ms >= 0 &&
+			 H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0 &&
 			 H5Dwrite(dsets[f], c->f[f].type, ms, fs, H5P_DEFAULT, b->col[f]) >= 0;
 		if (ms >= 0)
 			H5Sclose(ms);
@@ -1397,8 +1400,9 @@ static hid_t jobs_group(hid_t run_grp, const struct ctype *c)
 	const char *names[JF_COUNT_];
 	for (size_t f = 0; f < c->n && f < JF_COUNT_; f++)
 		names[f] = c->f[f].name;
-	if (g >= 0 && (ctype_attrs(c, g, "one dataset a field, one element a job, in trace order (submit time, "
-				       "then trace row)") < 0 ||
+	if (g >= 0 && (ctype_attrs(c, g,
+				   "one dataset a field, one element a job, in trace order (submit time, "
+				   "then trace row)") < 0 ||
 		       attr_str_array(g, "fields", names, c->n) < 0)) {
 		H5Gclose(g);
 		g = -1;
@@ -1425,7 +1429,8 @@ static int write_jobs(hid_t grp, const struct h5out_run *run)
 		goto out;
 	fill_block(b0, &c, &l, 0, run, caused);
 	for (size_t f = 0; f < c.n; f++)
-		l.deflate[f] = H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
+		l.deflate[f] =
+			H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
 #ifdef SIM_HAVE_ZLIB
 	if (l.chunked && choose_filters(&l, &c, b0) < 0)
 		goto out;
