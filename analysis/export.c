@@ -183,7 +183,7 @@ int export_select_runs(const struct h5read_file *f, const char *pattern, size_t 
 	return 0;
 }
 
-/* ---- compound tables ---- */
+/* ---- row tables: compound datasets, and the jobs group of columns (2.0) ---- */
 
 /* The table's header (fields in file order) and, while a run is read, where each of
  * its fields goes in the header. */

@@ -222,8 +222,9 @@ int h5read_open(const char *path, struct h5read_file **out, struct sim_diag *dia
 	}
 	char *end;
 	long major = strtol(sv, &end, 10);
-	if (end == sv || (*end != '.' && *end != 0) || major != H5READ_SCHEMA_MAJOR) {
-		sim_diag_add(diag, path, "schema_version '%s' is not supported (this gpusched reads %d.x)", sv,
+	if (end == sv || (*end != '.' && *end != 0) || major < 1 || major > H5READ_SCHEMA_MAJOR) {
+		sim_diag_add(diag, path,
+			     "schema_version '%s' is not supported (this gpusched reads 1.x to %d.x)", sv,
 			     H5READ_SCHEMA_MAJOR);
 		r = -SIM_EPARSE;
 		goto out_close;
@@ -312,7 +313,8 @@ int h5read_run_find(const struct h5read_file *f, const char *name)
 	return -1;
 }
 
-/* Opens /runs/<run>/<sub> (a group or dataset) or reports that the run is absent. */
+/* Opens /runs/<run>/<sub> (dataset 1: a dataset, 0: a group, -1: either, close it
+ * with H5Oclose) or reports that the run is absent. */
 static hid_t open_in_run(const struct h5read_file *f, const char *run, const char *sub, int dataset,
 			 struct sim_diag *diag, int *err)
 {
@@ -330,7 +332,9 @@ static hid_t open_in_run(const struct h5read_file *f, const char *run, const cha
 		*err = -SIM_EPARSE;
 		return -1;
 	}
-	hid_t h = dataset ? H5Dopen2(f->file, p, H5P_DEFAULT) : H5Gopen2(f->file, p, H5P_DEFAULT);
+	hid_t h = dataset < 0 ? H5Oopen(f->file, p, H5P_DEFAULT)
+		  : dataset   ? H5Dopen2(f->file, p, H5P_DEFAULT)
+			      : H5Gopen2(f->file, p, H5P_DEFAULT);
 	if (h < 0)
 		*err = h5err(diag, f->path, "cannot open object");
 	return h;
@@ -831,18 +835,10 @@ static int enum_table(struct h5read_cols_ *p, hid_t et, unsigned char **values, 
 	return 0;
 }
 
-/* The memory type of one known field of file type ft; fills pl (mtype -1 when absent).
+/* The memory type of a known field whose file type is memb (borrowed); fills pl.
  * Returns 0, or -1 when the field has a type this reader cannot take. */
-static int plan_col(hid_t ft, const struct col *c, struct plan *pl)
+static int plan_type(hid_t memb, const struct col *c, struct plan *pl)
 {
-	int mi = H5Tget_member_index(ft, c->name);
-	if (mi < 0) {
-		H5Eclear2(H5E_DEFAULT);
-		return 0;
-	}
-	hid_t memb = H5Tget_member_type(ft, (unsigned)mi);
-	if (memb < 0)
-		return -1;
 	switch (c->kind) {
 	case COL_STR:
 		pl->width = fixed_str_size(memb);
@@ -871,11 +867,27 @@ static int plan_col(hid_t ft, const struct col *c, struct plan *pl)
 		}
 		break;
 	}
-	H5Tclose(memb);
 	if (pl->mtype < 0 || pl->width == 0 || pl->width > 8 * 1024)
 		return -1;
 	pl->present = 1;
 	return 0;
+}
+
+/* The memory type of one known field of compound file type ft; fills pl (mtype -1
+ * when absent). Returns 0, or -1 when the field has a type this reader cannot take. */
+static int plan_col(hid_t ft, const struct col *c, struct plan *pl)
+{
+	int mi = H5Tget_member_index(ft, c->name);
+	if (mi < 0) {
+		H5Eclear2(H5E_DEFAULT);
+		return 0;
+	}
+	hid_t memb = H5Tget_member_type(ft, (unsigned)mi);
+	if (memb < 0)
+		return -1;
+	int r = plan_type(memb, c, pl);
+	H5Tclose(memb);
+	return r;
 }
 
 /* Copies field c of a memory row into row i of its column. */
@@ -930,6 +942,36 @@ static void put_cell(void *out, const struct col *c, const struct plan *pl, stru
 	}
 }
 
+/* Column storage for n rows (string columns point into one buffer each) and the
+ * enum's names. Returns 0, -SIM_ENOMEM or an HDF5 error (in diag). */
+static int cols_alloc(const struct col *cols, size_t ncols, const struct plan *pl, size_t n, void *out,
+		      struct h5read_cols_ *p, unsigned char **enum_vals, const char *where,
+		      struct sim_diag *diag)
+{
+	for (size_t c = 0; c < ncols; c++) {
+		void **col = col_ptr(out, &cols[c]);
+		*col = calloc(n + 1, col_elem_size(cols[c].kind));
+		if (!*col)
+			return -SIM_ENOMEM;
+		if (cols[c].kind == COL_STR) {
+			size_t w = pl[c].present ? pl[c].width + 1 : 1;
+			char *sb = calloc(n ? n : 1, w);
+			if (!sb)
+				return -SIM_ENOMEM;
+			p->strbuf[cols[c].aux] = sb;
+			for (size_t i = 0; i < n; i++)
+				((char **)*col)[i] = sb + i * w;
+		}
+		if (cols[c].kind == COL_ENUM && pl[c].present &&
+		    enum_table(p, pl[c].mtype, enum_vals, pl[c].width) < 0) {
+			char what[128];
+			snprintf(what, sizeof what, "cannot read the %s names", cols[c].name);
+			return h5err(diag, where, what);
+		}
+	}
+	return 0;
+}
+
 /* Reads compound dataset d into the columns of out (fields found by name; an absent
  * field reads as NaN, 0, the column's default or ""). At most one COL_ENUM column.
  * *n_out gets the rows. On failure the caller frees with cols_free. */
@@ -981,30 +1023,10 @@ static int read_cols(hid_t d, const char *where, const struct col *cols, size_t 
 			goto out_close;
 		}
 
-	/* Column storage; string columns point into one buffer each. */
 	*n_out = n;
-	for (size_t c = 0; c < ncols; c++) {
-		void **col = col_ptr(out, &cols[c]);
-		*col = calloc(n + 1, col_elem_size(cols[c].kind));
-		if (!*col)
-			goto out_close;
-		if (cols[c].kind == COL_STR) {
-			size_t w = pl[c].present ? pl[c].width + 1 : 1;
-			char *sb = calloc(n ? n : 1, w);
-			if (!sb)
-				goto out_close;
-			p->strbuf[cols[c].aux] = sb;
-			for (size_t i = 0; i < n; i++)
-				((char **)*col)[i] = sb + i * w;
-		}
-		if (cols[c].kind == COL_ENUM && pl[c].present &&
-		    enum_table(p, pl[c].mtype, &enum_vals, pl[c].width) < 0) {
-			char what[128];
-			snprintf(what, sizeof what, "cannot read the %s names", cols[c].name);
-			r = h5err(diag, where, what);
-			goto out_close;
-		}
-	}
+	if ((r = cols_alloc(cols, ncols, pl, n, out, p, &enum_vals, where, diag)))
+		goto out_close;
+	r = -SIM_ENOMEM;
 
 	size_t block = n < READ_BLOCK_ROWS ? n : READ_BLOCK_ROWS;
 	buf = malloc((block ? block : 1) * size);
@@ -1040,6 +1062,118 @@ out_close:
 		H5Sclose(sp);
 	if (ft >= 0)
 		H5Tclose(ft);
+	return r;
+}
+
+/* Rows of a 1-D dataset, or -1 when it is not 1-D. */
+static long long column_rows(hid_t d)
+{
+	hid_t sp = H5Dget_space(d);
+	long long n = -1;
+	hsize_t dim;
+	if (sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 && H5Sget_simple_extent_dims(sp, &dim, NULL) == 1)
+		n = (long long)dim;
+	if (sp >= 0)
+		H5Sclose(sp);
+	return n;
+}
+
+/* Reads a column group (schema 2.0: one 1-D dataset a field, all of one length) into
+ * the columns of out, as read_cols reads a compound table: fields found by name, an
+ * absent one reads as its default. */
+static int read_col_group(hid_t g, const char *where, const struct col *cols, size_t ncols, void *out,
+			  size_t *n_out, struct h5read_cols_ *p, struct sim_diag *diag)
+{
+	struct plan pl[32];
+	hid_t ds[32];
+	assert(ncols <= sizeof pl / sizeof pl[0]);
+	memset(pl, 0, sizeof pl);
+	for (size_t c = 0; c < ncols; c++)
+		pl[c].mtype = ds[c] = -1;
+	int r = -SIM_EPARSE, have_n = 0;
+	size_t n = 0;
+	unsigned char *enum_vals = NULL, *buf = NULL;
+	for (size_t c = 0; c < ncols; c++) {
+		if (H5Lexists(g, cols[c].name, H5P_DEFAULT) <= 0) {
+			H5Eclear2(H5E_DEFAULT);
+			continue;
+		}
+		if ((ds[c] = H5Dopen2(g, cols[c].name, H5P_DEFAULT)) < 0) {
+			r = h5err(diag, where, "cannot open a column");
+			goto out_close;
+		}
+		hid_t ft = H5Dget_type(ds[c]);
+		int bad = ft < 0 || plan_type(ft, &cols[c], &pl[c]) < 0;
+		if (ft >= 0)
+			H5Tclose(ft);
+		long long rows = bad ? -1 : column_rows(ds[c]);
+		if (rows < 0) {
+			H5Eclear2(H5E_DEFAULT);
+			sim_diag_add(diag, where, "column '%s' has an unexpected type or shape",
+				     cols[c].name);
+			goto out_close;
+		}
+		if (have_n && (size_t)rows != n) {
+			sim_diag_add(diag, where,
+				     "column '%s' has %lld rows, expected %zu as the columns before it",
+				     cols[c].name, rows, n);
+			goto out_close;
+		}
+		n = (size_t)rows;
+		have_n = 1;
+	}
+	if (!have_n) {
+		sim_diag_add(diag, where, "no known field");
+		goto out_close;
+	}
+	*n_out = n;
+	if ((r = cols_alloc(cols, ncols, pl, n, out, p, &enum_vals, where, diag)))
+		goto out_close;
+	for (size_t c = 0; c < ncols; c++) {
+		if (!pl[c].present || n == 0)
+			continue;
+		free(buf);
+		if (!(buf = malloc(n * pl[c].width))) {
+			r = -SIM_ENOMEM;
+			goto out_close;
+		}
+		if (H5Dread(ds[c], pl[c].mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+			r = h5err(diag, where, "cannot read a column");
+			goto out_close;
+		}
+		pl[c].off = 0;
+		for (size_t i = 0; i < n; i++)
+			put_cell(out, &cols[c], &pl[c], p, enum_vals, (const char *)buf + i * pl[c].width, i);
+	}
+	r = 0;
+out_close:
+	if (r == -SIM_ENOMEM)
+		sim_diag_add(diag, where, "out of memory");
+	free(buf);
+	free(enum_vals);
+	for (size_t c = 0; c < ncols; c++) {
+		if (pl[c].mtype >= 0)
+			H5Tclose(pl[c].mtype);
+		if (ds[c] >= 0)
+			H5Dclose(ds[c]);
+	}
+	return r;
+}
+
+/* Reads /runs/<run>/<name>, a compound table (schema 1.x) or a column group (2.0). */
+static int read_table_cols(const struct h5read_file *f, const char *run, const char *name,
+			   const struct col *cols, size_t ncols, void *out, size_t *n_out,
+			   struct h5read_cols_ *p, struct sim_diag *diag)
+{
+	int err = 0;
+	hid_t h = open_in_run(f, run, name, -1, diag, &err);
+	if (h < 0)
+		return err;
+	char where[512];
+	snprintf(where, sizeof where, "%s: /runs/%s/%s", f->path, run, name);
+	int r = H5Iget_type(h) == H5I_GROUP ? read_col_group(h, where, cols, ncols, out, n_out, p, diag)
+					     : read_cols(h, where, cols, ncols, out, n_out, p, diag);
+	H5Oclose(h);
 	return r;
 }
 
@@ -1086,16 +1220,9 @@ void h5read_jobs_free(struct h5read_jobs *j)
 int h5read_jobs(const struct h5read_file *f, const char *run, struct h5read_jobs *out, struct sim_diag *diag)
 {
 	memset(out, 0, sizeof *out);
-	int err = 0;
-	hid_t d = open_in_run(f, run, "jobs", 1, diag, &err);
-	if (d < 0)
-		return err;
-	char where[512];
-	snprintf(where, sizeof where, "%s: /runs/%s/jobs", f->path, run);
-	int r = read_cols(d, where, job_cols, N_JOB_COLS, out, &out->n, &out->priv_, diag);
+	int r = read_table_cols(f, run, "jobs", job_cols, N_JOB_COLS, out, &out->n, &out->priv_, diag);
 	if (r != 0)
 		h5read_jobs_free(out);
-	H5Dclose(d);
 	return r;
 }
 
@@ -1684,12 +1811,10 @@ struct cell_plan {
 	hid_t mtype;       /* owned */
 };
 
-/* The plan of member i of ft; kind -1 (skipped) for a type it does not print. */
-static int cell_plan_make(hid_t ft, unsigned i, struct cell_plan *c)
+/* The plan of a field of file type memb (borrowed); mtype -1 (skipped) for a type it
+ * does not print. */
+static int cell_plan_type(hid_t memb, struct cell_plan *c)
 {
-	hid_t memb = H5Tget_member_type(ft, i);
-	if (memb < 0)
-		return -1;
 	H5T_class_t cl = H5Tget_class(memb);
 	c->mtype = -1;
 	switch (cl) {
@@ -1713,8 +1838,18 @@ static int cell_plan_make(hid_t ft, unsigned i, struct cell_plan *c)
 	default:
 		break;
 	}
-	H5Tclose(memb);
 	return 0;
+}
+
+/* The plan of member i of ft; kind -1 (skipped) for a type it does not print. */
+static int cell_plan_make(hid_t ft, unsigned i, struct cell_plan *c)
+{
+	hid_t memb = H5Tget_member_type(ft, i);
+	if (memb < 0)
+		return -1;
+	int r = cell_plan_type(memb, c);
+	H5Tclose(memb);
+	return r;
 }
 
 /* Formats the cell of plan c at src into buf (n bytes). */
@@ -1825,6 +1960,142 @@ static int rows_read(hid_t d, hid_t sp, hid_t mt, size_t size, const struct cell
 	return r;
 }
 
+/* The column names of group g in table order: its links in creation order (how
+ * gpusched writes them), or by name when the group does not track the order. */
+static int group_columns(hid_t g, char ***names, size_t *n)
+{
+	H5G_info_t gi;
+	*names = NULL;
+	*n = 0;
+	if (H5Gget_info(g, &gi) < 0)
+		return -1;
+	*names = calloc(gi.nlinks + 1, sizeof **names);
+	if (!*names)
+		return -SIM_ENOMEM;
+	H5_index_t idx = H5_INDEX_CRT_ORDER;
+	for (hsize_t k = 0; k < gi.nlinks; k++) {
+		ssize_t len = H5Lget_name_by_idx(g, ".", idx, H5_ITER_INC, k, NULL, 0, H5P_DEFAULT);
+		if (len < 0 && idx == H5_INDEX_CRT_ORDER && k == 0) {
+			H5Eclear2(H5E_DEFAULT);
+			idx = H5_INDEX_NAME;
+			len = H5Lget_name_by_idx(g, ".", idx, H5_ITER_INC, k, NULL, 0, H5P_DEFAULT);
+		}
+		if (len < 0)
+			return -1;
+		char *nm = malloc((size_t)len + 1);
+		if (!nm)
+			return -SIM_ENOMEM;
+		(*names)[(*n)++] = nm;
+		if (H5Lget_name_by_idx(g, ".", idx, H5_ITER_INC, k, nm, (size_t)len + 1, H5P_DEFAULT) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* h5read_each_row of a column group (2.0): each 1-D dataset a field, read block by
+ * block. */
+static int group_each_row(hid_t g, const char *where, struct h5read_rows *t, h5read_row_fn fn, void *arg,
+			  struct sim_diag *diag)
+{
+	char **names = NULL;
+	size_t n_names = 0;
+	int r = group_columns(g, &names, &n_names);
+	if (r == -1)
+		r = h5err(diag, where, "cannot list the table's columns");
+	hid_t *ds = calloc(n_names + 1, sizeof *ds);
+	struct cell_plan *plans = calloc(n_names + 1, sizeof *plans);
+	char **bufs = calloc(n_names + 1, sizeof *bufs);
+	t->field = calloc(n_names + 1, sizeof *t->field);
+	t->numeric = calloc(n_names + 1, sizeof *t->numeric);
+	if (r == 0 && (!ds || !plans || !bufs || !t->field || !t->numeric))
+		r = -SIM_ENOMEM;
+	for (size_t k = 0; ds && k < n_names; k++)
+		ds[k] = -1;
+	int have_n = 0;
+	for (size_t k = 0; r == 0 && k < n_names; k++) {
+		struct cell_plan *c = &plans[t->n_fields];
+		hid_t d = H5Dopen2(g, names[k], H5P_DEFAULT);
+		hid_t ft = d >= 0 ? H5Dget_type(d) : -1;
+		long long rows = d >= 0 ? column_rows(d) : -1;
+		c->mtype = -1;
+		if (ft < 0 || rows < 0 || cell_plan_type(ft, c) < 0) {
+			r = h5err(diag, where, "cannot read the table's fields");
+		} else if (c->mtype >= 0 && have_n && (size_t)rows != t->n_rows) {
+			sim_diag_add(diag, where,
+				     "column '%s' has %lld rows, expected %zu as the columns before it",
+				     names[k], rows, t->n_rows);
+			r = -SIM_EPARSE;
+		} else if (c->mtype >= 0) {
+			t->n_rows = (size_t)rows;
+			have_n = 1;
+			ds[t->n_fields] = d;
+			d = -1;
+			t->numeric[t->n_fields] =
+				c->kind == CELL_INT || c->kind == CELL_UINT || c->kind == CELL_FLOAT;
+			t->field[t->n_fields++] = names[k];
+			names[k] = NULL;
+		}
+		if (d >= 0 && c->mtype >= 0) /* not taken */
+			H5Tclose(c->mtype);
+		if (ft >= 0)
+			H5Tclose(ft);
+		if (d >= 0)
+			H5Dclose(d);
+	}
+	t->present = r == 0;
+	size_t n = t->n_rows, block = n < READ_BLOCK_ROWS ? n : READ_BLOCK_ROWS, cap = 64;
+	for (size_t k = 0; r == 0 && k < t->n_fields; k++) {
+		if (plans[k].width + 1 > cap)
+			cap = plans[k].width + 1;
+		if (!(bufs[k] = malloc((block ? block : 1) * plans[k].width)))
+			r = -SIM_ENOMEM;
+	}
+	char *text = r == 0 ? malloc((t->n_fields ? t->n_fields : 1) * cap) : NULL;
+	const char **cells = r == 0 ? calloc(t->n_fields + 1, sizeof *cells) : NULL;
+	if (r == 0 && (!text || !cells))
+		r = -SIM_ENOMEM;
+	for (size_t k = 0; r == 0 && k < t->n_fields; k++)
+		cells[k] = text + k * cap;
+	for (size_t first = 0; r == 0 && fn && first < n; first += block) {
+		hsize_t start = first, cnt = n - first < block ? n - first : block;
+		hid_t ms = H5Screate_simple(1, &cnt, NULL);
+		for (size_t k = 0; r == 0 && k < t->n_fields; k++) {
+			hid_t sp = H5Dget_space(ds[k]);
+			if (ms < 0 || sp < 0 ||
+			    H5Sselect_hyperslab(sp, H5S_SELECT_SET, &start, NULL, &cnt, NULL) < 0 ||
+			    H5Dread(ds[k], plans[k].mtype, ms, sp, H5P_DEFAULT, bufs[k]) < 0)
+				r = h5err(diag, where, "cannot read rows");
+			if (sp >= 0)
+				H5Sclose(sp);
+		}
+		if (ms >= 0)
+			H5Sclose(ms);
+		for (size_t i = 0; r == 0 && i < cnt; i++) {
+			for (size_t k = 0; k < t->n_fields; k++)
+				cell_format(&plans[k], bufs[k] + i * plans[k].width, text + k * cap, cap);
+			r = fn(arg, t, first + i, cells);
+		}
+	}
+	if (r == -SIM_ENOMEM)
+		sim_diag_add(diag, where, "out of memory");
+	free(text);
+	free(cells);
+	for (size_t k = 0; k < n_names; k++) {
+		free(names ? names[k] : NULL);
+		if (bufs)
+			free(bufs[k]);
+		if (ds && ds[k] >= 0)
+			H5Dclose(ds[k]);
+		if (plans && plans[k].mtype >= 0 && k < t->n_fields)
+			H5Tclose(plans[k].mtype);
+	}
+	free(names);
+	free(ds);
+	free(plans);
+	free(bufs);
+	return r;
+}
+
 int h5read_each_row(const struct h5read_file *f, const char *obj_path, struct h5read_rows *t, h5read_row_fn fn,
 		    void *arg, struct sim_diag *diag)
 {
@@ -1838,15 +2109,22 @@ int h5read_each_row(const struct h5read_file *f, const char *obj_path, struct h5
 		/* Also a missing parent group: a table an older schema (or simulation) lacks. */
 		return 0;
 	}
-	hid_t d = H5Dopen2(f->file, obj_path, H5P_DEFAULT);
+	char where[1024];
+	snprintf(where, sizeof where, "%s: %s", f->path, obj_path);
+	hid_t d = H5Oopen(f->file, obj_path, H5P_DEFAULT);
 	if (d < 0)
 		return h5err(diag, f->path, "cannot open table");
+	if (H5Iget_type(d) == H5I_GROUP) {
+		int rg = group_each_row(d, where, t, fn, arg, diag);
+		H5Oclose(d);
+		if (rg < 0 && rg != -SIM_ENOMEM)
+			h5read_rows_free(t);
+		return rg;
+	}
 	hid_t ft = H5Dget_type(d), sp = H5Dget_space(d), mt = -1;
 	struct cell_plan *plans = NULL;
 	size_t size = 0;
 	int r;
-	char where[1024];
-	snprintf(where, sizeof where, "%s: %s", f->path, obj_path);
 	if (ft < 0 || sp < 0 || H5Tget_class(ft) != H5T_COMPOUND) {
 		r = h5err(diag, where, "not a compound table");
 		goto out;

@@ -23,8 +23,9 @@
 
 #include "../sim/sim.h"
 
-/* The schema major version this reader understands ("1.x"). */
-#define H5READ_SCHEMA_MAJOR 1
+/* The newest schema major version this reader understands: it reads 1.x (the jobs
+ * table compound) and 2.x (the jobs table a group of columns). */
+#define H5READ_SCHEMA_MAJOR 2
 
 struct h5read_file; /* opaque: an open file and its run list */
 
@@ -106,7 +107,8 @@ struct h5read_cols_ {
 	size_t n_enum_names;
 };
 
-/* /runs/<run>/jobs as columns. Strings point into buffers owned by the struct;
+/* /runs/<run>/jobs as columns, from a compound table (schema 1.x) or a group of one
+ * dataset a field (2.0). Strings point into buffers owned by the struct;
  * state is the final_state name in lower case ("completed"). A field an older file
  * lacks reads as NaN (doubles), 0 (counts) or "". */
 struct h5read_jobs {
@@ -234,7 +236,8 @@ void h5read_real_free(struct h5read_real *r);
 /* ---- any compound table, every field as text (gpusched export) ---- */
 
 /* The table at obj_path ("/summary", "/runs/<run>/jobs", ...) row by row, each field
- * in file order formatted as text: fixed-length strings as stored; integers in
+ * in file order (a group of 1-D datasets, as the 2.0 jobs table: each dataset a
+ * field, in the group's link creation order) formatted as text: fixed-length strings as stored; integers in
  * decimal; doubles as the shortest of %.15g .. %.17g that reads back exactly, NaN as
  * "" (a missing value); enums by their member name. Fields of other types (none in
  * gpusched files) are left out. */

@@ -1,5 +1,6 @@
 """bench/h5_layouts.py RESULTS.h5 [RUN]: how fast h5py reads a run's jobs table, and
 how large it is, in five layouts (analysis/SCHEMA.md, "Storage: what was measured").
+RESULTS.h5 may be of schema 1.x (the jobs table compound) or 2.0 (a group of columns).
 
 The run's jobs rows (the first run unless RUN is given) are written again with h5py
 as: a compound table with shuffle + deflate level 1 in ~1 MiB and in 64 KiB row
@@ -14,6 +15,7 @@ import tempfile
 import time
 
 import h5py
+import numpy as np
 
 
 def median_ms(fn, k=7):
@@ -41,7 +43,13 @@ def main():
     src = h5py.File(sys.argv[1], "r")
     run = sys.argv[2] if len(sys.argv) > 2 else list(src["runs"])[0]
     table = src["runs"][run]["jobs"]
-    jobs = table[:]
+    if isinstance(table, h5py.Group):  # 2.0: one dataset a column, in table order
+        cols = {name: table[name][:] for name in table}
+        jobs = np.empty(len(next(iter(cols.values()))), dtype=[(n, c.dtype) for n, c in cols.items()])
+        for n, c in cols.items():
+            jobs[n] = c
+    else:
+        jobs = table[:]
     rows_1mib = max(1, (1 << 20) // jobs.dtype.itemsize)
     rows_64k = max(1, (1 << 16) // jobs.dtype.itemsize)
 

@@ -12,17 +12,20 @@
  * (about CHUNK_BYTES a chunk) and compressed with shuffle + deflate level 1;
  * smaller ones are contiguous, which costs less for the many tiny runs of a sweep.
  *
- * The jobs table is the bulk of a file (about 100 bytes a job). Built with zlib
- * (SIM_HAVE_ZLIB), it is not pushed through HDF5's filter pipeline: rows are packed,
- * shuffled and deflated chunk by chunk on up to ZIP_THREADS threads (each takes the
- * next chunk left; only zlib and reads of the finished run happen there), then
- * the main thread stores the chunks in order with H5Dwrite_chunk. The chunks are
- * exactly what the dataset's filter pipeline (shuffle, then deflate) decodes, so
+ * The jobs table is the bulk of a file (about 100 to 175 bytes a job). Since schema
+ * 2.0 it is a group of one 1-D dataset a field (analysis/SCHEMA.md, "Storage"), cut
+ * into blocks of at most JOB_BLOCK_ROWS rows, a block being one chunk of every
+ * column. Built with zlib (SIM_HAVE_ZLIB), the columns are not pushed through
+ * HDF5's filter pipeline: up to ZIP_THREADS threads each take the next block, fill
+ * it, and shuffle + deflate the columns chosen for it (the others stay raw), while
+ * the calling thread stores the finished chunks in order with H5Dwrite_chunk (only
+ * zlib and reads of the finished run happen on the other threads). The chunks are
+ * exactly what the datasets' filter pipelines (shuffle, then deflate) decode, so
  * readers see no difference; deflate uses zlib's run-length strategy (Z_RLE), which
- * on shuffled rows is 1.6x as fast as the default strategy for a file 1.5% larger
- * (still level 1, as far as the file says: Z_RLE ignores the level).
- * The bytes written do not depend on the number of threads. Without zlib, HDF5
- * filters the table itself, on one thread.
+ * on shuffled columns is 1.6x as fast as the default strategy for a file 1.5%
+ * larger (still level 1, as far as the file says: Z_RLE ignores the level). The
+ * bytes written do not depend on the number of threads. Without zlib, or with
+ * h5out_set_hdf5_filters(1), HDF5 filters the columns itself, on one thread.
  */
 #define _GNU_SOURCE /* fallocate */
 #include "h5out.h"
@@ -56,7 +59,10 @@
 
 #define SMALL_BYTES (64u * 1024u)
 #define CHUNK_BYTES (1024u * 1024u)
-#define WRITE_BLOCK_ROWS 65536u /* rows packed per H5Dwrite of the job table */
+#define WRITE_BLOCK_ROWS 65536u /* rows packed per H5Dwrite of a row table */
+#define JOB_BLOCK_ROWS 16384u /* most rows of a chunk of the jobs columns (128 KiB of doubles) */
+#define COMPRESS_MAX_RATIO 0.5 /* a jobs column is deflated when that at least halves it */
+#define CHOOSE_SAMPLE_ROWS 16384u /* rows of the first block deflated to choose a column's filter */
 #define DEFLATE_LEVEL 1 /* level 4 cost ~0.5 s on 1M jobs for ~10% smaller files */
 #define ZIP_THREADS 4   /* most threads deflating the jobs table (at most the online CPUs) */
 
@@ -253,27 +259,6 @@ out_close:
 	return -1;
 }
 
-#ifdef SIM_HAVE_ZLIB
-/* 1 if d is a 1-D chunked dataset whose filters are exactly shuffle then deflate (what
- * make_dcpl sets up for a large table); *chunk_rows gets the chunk length. */
-static int dataset_deflated(hid_t d, hsize_t *chunk_rows)
-{
-	hid_t p = H5Dget_create_plist(d);
-	int ok = 0;
-	if (p < 0)
-		return 0;
-	if (H5Pget_layout(p) == H5D_CHUNKED && H5Pget_chunk(p, 1, chunk_rows) == 1 && *chunk_rows > 0 &&
-	    H5Pget_nfilters(p) == 2) {
-		unsigned flags, cd[4];
-		size_t ncd = 4;
-		ok = H5Pget_filter2(p, 0, &flags, &ncd, cd, 0, NULL, NULL) == H5Z_FILTER_SHUFFLE;
-		ncd = 4;
-		ok = ok && H5Pget_filter2(p, 1, &flags, &ncd, cd, 0, NULL, NULL) == H5Z_FILTER_DEFLATE;
-	}
-	H5Pclose(p);
-	return ok;
-}
-#endif
 
 /* Writes a dataset of doubles (rank 1: n; rank 2: n x m, row-major) with units and description. */
 static int write_doubles(hid_t grp, const char *name, const double *x, int rank, size_t n, size_t m,
@@ -801,80 +786,199 @@ static void put_f64(char *row, const struct ctype *c, size_t f, double v)
 	put(row, c, f, &v, sizeof v);
 }
 
-/* caused: preemptions each job caused, by job index (from the decisions), or NULL
- * to take the job's own count. */
-static void fill_job_row(char *row, const struct ctype *c, const struct sim_trace *t,
+/* ---- the jobs group (2.0): one dataset a column ----
+ *
+ * The table is cut into blocks of the same number of rows, each block one chunk of
+ * every column (a table of at most SMALL_BYTES is one block, stored contiguous). A
+ * block is filled row by row into its columns (fill_job_row), then each column is
+ * either shuffled and deflated or kept raw, as a sample decided (choose_filters):
+ * a column is deflated when its first CHOOSE_SAMPLE_ROWS rows deflate to at most
+ * half their bytes (COMPRESS_MAX_RATIO); the others (times and costs of a busy
+ * trace, which deflate saves about a third of at the cost of 40% of the write's
+ * deflate) are stored without a filter. Readers see no difference but the speed. */
+
+/* Where a block's columns are: col[f] holds rows x c->f[f].size bytes. */
+struct jblock {
+	unsigned char *col[JF_COUNT_];
+};
+
+static void col_put(const struct jblock *b, const struct ctype *c, size_t f, size_t i, const void *v,
+		    size_t n)
+{
+	memcpy(b->col[f] + i * c->f[f].size, v, n);
+}
+
+static void col_put_str(const struct jblock *b, const struct ctype *c, size_t f, size_t i, const char *s)
+{
+	size_t w = c->f[f].size;
+	size_t l = strlen(s);
+	unsigned char *dst = b->col[f] + i * w;
+	if (l >= w)
+		l = w - 1;
+	memcpy(dst, s, l);
+	memset(dst + l, 0, w - l);
+}
+
+static void col_put_f64(const struct jblock *b, const struct ctype *c, size_t f, size_t i, double v)
+{
+	col_put(b, c, f, i, &v, sizeof v);
+}
+
+/* Row i of block b: job j. caused: preemptions each job caused, by job index (from
+ * the decisions), or NULL to take the job's own count. */
+static void fill_job_row(const struct jblock *b, const struct ctype *c, size_t i, const struct sim_trace *t,
 			 const struct sim_cluster *cl, const uint32_t *caused, const struct sim_job *j)
 {
-	put_str(row, c, JF_ID, sim_job_id(t, j));
-	put_str(row, c, JF_QUEUE, name_or_empty(t->queues, t->n_queues, j->queue));
-	put_str(row, c, JF_USER, name_or_empty(t->users, t->n_users, j->user));
+	col_put_str(b, c, JF_ID, i, sim_job_id(t, j));
+	col_put_str(b, c, JF_QUEUE, i, name_or_empty(t->queues, t->n_queues, j->queue));
+	col_put_str(b, c, JF_USER, i, name_or_empty(t->users, t->n_users, j->user));
 	int fl = j->opt_chosen >= 0 ? sim_metrics_job_flavor(t, j) : -1;
-	put_str(row, c, JF_FLAVOR, fl >= 0 && (size_t)fl < sim_cluster_n_flavors(cl) ?
-			sim_cluster_flavor(cl, fl)->name : "");
+	col_put_str(b, c, JF_FLAVOR, i,
+		fl >= 0 && (size_t)fl < sim_cluster_n_flavors(cl) ? sim_cluster_flavor(cl, fl)->name : "");
 	int32_t opt = j->opt_chosen;
-	put(row, c, JF_OPTION, &opt, sizeof opt);
+	col_put(b, c, JF_OPTION, i, &opt, sizeof opt);
 	double gpus = NAN;
 	if (j->n_opts > 0)
 		gpus = (double)sim_job_opt(t, j, opt >= 0 ? opt : 0)->req[SIM_RES_GPU] / (double)SIM_MILLI;
-	put_f64(row, c, JF_GPUS, gpus);
+	col_put_f64(b, c, JF_GPUS, i, gpus);
 	sim_qty_t ag = sim_metrics_job_alloc_gpu(t, cl, j);
-	put_f64(row, c, JF_ALLOC_GPUS, ag >= 0 ? (double)ag / (double)SIM_MILLI : NAN);
-	put_f64(row, c, JF_SUBMIT, sim_time_to_s(j->submit_ns));
-	put_f64(row, c, JF_START, ns_to_s_or_nan(j->start_ns));
-	put_f64(row, c, JF_END, ns_to_s_or_nan(j->end_ns));
-	put_f64(row, c, JF_WAIT, sim_job_wait_s(j));
-	put_f64(row, c, JF_JCT, sim_job_jct_s(j));
-	put_f64(row, c, JF_RUNTIME, opt >= 0 ? sim_time_to_s(j->runtime_ns) : NAN);
-	put_f64(row, c, JF_BSLD, sim_job_bsld(j));
+	col_put_f64(b, c, JF_ALLOC_GPUS, i, ag >= 0 ? (double)ag / (double)SIM_MILLI : NAN);
+	col_put_f64(b, c, JF_SUBMIT, i, sim_time_to_s(j->submit_ns));
+	col_put_f64(b, c, JF_START, i, ns_to_s_or_nan(j->start_ns));
+	col_put_f64(b, c, JF_END, i, ns_to_s_or_nan(j->end_ns));
+	col_put_f64(b, c, JF_WAIT, i, sim_job_wait_s(j));
+	col_put_f64(b, c, JF_JCT, i, sim_job_jct_s(j));
+	col_put_f64(b, c, JF_RUNTIME, i, opt >= 0 ? sim_time_to_s(j->runtime_ns) : NAN);
+	col_put_f64(b, c, JF_BSLD, i, sim_job_bsld(j));
 	int32_t prio = j->priority;
-	put(row, c, JF_PRIORITY, &prio, sizeof prio);
+	col_put(b, c, JF_PRIORITY, i, &prio, sizeof prio);
 	uint32_t pre = j->preemptions;
-	put(row, c, JF_PREEMPTIONS, &pre, sizeof pre);
+	col_put(b, c, JF_PREEMPTIONS, i, &pre, sizeof pre);
 	uint32_t cz = caused ? caused[j->idx] : j->preemptions_caused;
-	put(row, c, JF_CAUSED, &cz, sizeof cz);
-	put_f64(row, c, JF_LOST, j->lost_gpu_s);
-	put_f64(row, c, JF_RESTORE, j->restore_s);
-	put_f64(row, c, JF_CKPT, j->ckpt_overhead_s);
-	put_f64(row, c, JF_COST, sim_metrics_job_cost(t, cl, j));
+	col_put(b, c, JF_CAUSED, i, &cz, sizeof cz);
+	col_put_f64(b, c, JF_LOST, i, j->lost_gpu_s);
+	col_put_f64(b, c, JF_RESTORE, i, j->restore_s);
+	col_put_f64(b, c, JF_CKPT, i, j->ckpt_overhead_s);
+	col_put_f64(b, c, JF_COST, i, sim_metrics_job_cost(t, cl, j));
 	uint8_t nopt = j->n_opts;
-	put(row, c, JF_N_OPTIONS, &nopt, sizeof nopt);
+	col_put(b, c, JF_N_OPTIONS, i, &nopt, sizeof nopt);
 	uint32_t evals = j->fb_evals, intr = j->interruptions;
-	put(row, c, JF_FB_EVALS, &evals, sizeof evals);
-	put(row, c, JF_INTERRUPTIONS, &intr, sizeof intr);
+	col_put(b, c, JF_FB_EVALS, i, &evals, sizeof evals);
+	col_put(b, c, JF_INTERRUPTIONS, i, &intr, sizeof intr);
 	/* Never submitted: the clock never started (still the reset value 0). */
 	double pend = j->pending_from_ns >= j->submit_ns ? sim_time_to_s(j->pending_from_ns) : NAN;
-	put_f64(row, c, JF_PENDING_FROM, pend);
+	col_put_f64(b, c, JF_PENDING_FROM, i, pend);
 	uint8_t st = j->state;
-	put(row, c, JF_STATE, &st, sizeof st);
-	put_str(row, c, JF_STATE_LABEL, st < SIM_JOB_STATE_COUNT_ ? state_labels[st] : "");
+	col_put(b, c, JF_STATE, i, &st, sizeof st);
+	col_put_str(b, c, JF_STATE_LABEL, i, st < SIM_JOB_STATE_COUNT_ ? state_labels[st] : "");
+}
+
+/* The layout of a run's jobs group: rows a block (= a chunk), blocks, and which
+ * columns are deflated. */
+struct jlayout {
+	size_t n, rows, n_blocks;
+	int chunked;
+	int deflate[JF_COUNT_];
+};
+
+/* Blocks of at most JOB_BLOCK_ROWS rows, all of one size (the last one padded with
+ * zero rows: chunks are whole), so the padding is under one row a block. */
+static void jlayout_plan(struct jlayout *l, size_t n, size_t row_bytes)
+{
+	memset(l, 0, sizeof *l);
+	l->n = n;
+	l->chunked = n > 0 && n * row_bytes > SMALL_BYTES;
+	l->n_blocks = l->chunked ? (n + JOB_BLOCK_ROWS - 1) / JOB_BLOCK_ROWS : 1;
+	l->rows = l->chunked ? (n + l->n_blocks - 1) / l->n_blocks : n;
+}
+
+/* Fills block k (rows rows; rows past the table's end are zero). */
+static void fill_block(const struct jblock *b, const struct ctype *c, const struct jlayout *l, size_t k,
+		       const struct h5out_run *run, const uint32_t *caused)
+{
+	const struct sim_trace *t = run->trace;
+	size_t r0 = k * l->rows, cnt = l->n - r0 < l->rows ? l->n - r0 : l->rows;
+	for (size_t i = 0; i < cnt; i++)
+		fill_job_row(b, c, i, t, run->cluster, caused, &t->jobs[r0 + i]);
+	for (size_t f = 0; f < c->n && cnt < l->rows; f++)
+		memset(b->col[f] + cnt * c->f[f].size, 0, (l->rows - cnt) * c->f[f].size);
+}
+
+/* One buffer for a block of every column; NULL on no memory. Free b->col[0]. */
+static int jblock_alloc(struct jblock *b, const struct ctype *c, size_t rows)
+{
+	unsigned char *p = malloc((rows ? rows : 1) * c->size);
+	if (!p)
+		return -1;
+	for (size_t f = 0; f < c->n; f++)
+		b->col[f] = p + rows * c->f[f].off;
+	return 0;
+}
+
+/* Creates column f's dataset: contiguous, or chunked (rows a chunk) with shuffle
+ * (elements over one byte) and deflate when deflated; with its units and description. */
+static hid_t column_dataset(hid_t g, const struct ctype *c, size_t f, const struct jlayout *l)
+{
+	hsize_t dim = l->n, chunk = l->rows;
+	hid_t s = H5Screate_simple(1, &dim, NULL), p = H5Pcreate(H5P_DATASET_CREATE), d = -1;
+	int ok = s >= 0 && p >= 0;
+	if (ok && l->chunked) {
+		ok = H5Pset_chunk(p, 1, &chunk) >= 0;
+		if (ok && l->deflate[f] && c->f[f].size > 1)
+			ok = H5Pset_shuffle(p) >= 0;
+		if (ok && l->deflate[f])
+			ok = H5Pset_deflate(p, DEFLATE_LEVEL) >= 0;
+	}
+	if (ok)
+		d = H5Dcreate2(g, c->f[f].name, c->f[f].type, s, H5P_DEFAULT, p, H5P_DEFAULT);
+	if (d >= 0 &&
+	    (attr_str(d, "units", c->f[f].unit) < 0 || attr_str(d, "description", c->f[f].desc) < 0)) {
+		H5Dclose(d);
+		d = -1;
+	}
+	if (p >= 0)
+		H5Pclose(p);
+	if (s >= 0)
+		H5Sclose(s);
+	return d;
+}
+
+/* Writes rows [k * rows, + rows) of every column of block b with H5Dwrite (HDF5
+ * runs the filters): the contiguous case, and the path without our own deflate. */
+static int write_block_hdf5(const hid_t *dsets, const struct ctype *c, const struct jlayout *l, size_t k,
+			    const struct jblock *b)
+{
+	size_t r0 = k * l->rows, cnt = l->n - r0 < l->rows ? l->n - r0 : l->rows;
+	if (cnt == 0)
+		return 0;
+	hsize_t start = r0, count = cnt;
+	for (size_t f = 0; f < c->n; f++) {
+		hid_t fs = H5Dget_space(dsets[f]);
+		hid_t ms = H5Screate_simple(1, &count, NULL);
+		int ok = fs >= 0 && ms >= 0 &&
+			 H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL) >= 0 &&
+			 H5Dwrite(dsets[f], c->f[f].type, ms, fs, H5P_DEFAULT, b->col[f]) >= 0;
+		if (ms >= 0)
+			H5Sclose(ms);
+		if (fs >= 0)
+			H5Sclose(fs);
+		if (!ok)
+			return -1;
+	}
+	return 0;
+}
+
+/* 1 (the default): our own threads shuffle and deflate the chunks; 0: HDF5 does
+ * (h5out_set_hdf5_filters, the tests' oracle). */
+static int own_deflate = 1;
+
+void h5out_set_hdf5_filters(int on)
+{
+	own_deflate = !on;
 }
 
 #ifdef SIM_HAVE_ZLIB
-/* ---- the jobs table, deflated by our own threads ---- */
-
-/* One chunk of the jobs table after shuffle + deflate; buf is malloc'd. */
-struct zchunk {
-	unsigned char *buf;
-	size_t len;
-};
-
-/* What the threads share: the table and the next chunk nobody has taken yet. */
-struct zwork {
-	const struct ctype *c;
-	const struct h5out_run *run;
-	const uint32_t *caused;
-	size_t chunk_rows, n_chunks;
-	struct zchunk *chunks; /* chunk k is written by the one thread that took k */
-	atomic_size_t next;
-};
-
-/* One thread. */
-struct zshare {
-	struct zwork *w;
-	int err;
-	pthread_t tid;
-};
+/* ---- our own deflate threads ---- */
 
 /* 8 x 8 byte transpose of x[0..7]: byte k of x[r] becomes byte r of x[k] (three rounds
  * of swapping half blocks between words d apart). */
@@ -896,8 +1000,8 @@ static void transpose8(uint64_t *x)
 
 /* HDF5's shuffle filter: byte j of element i goes to j * n + i (n elements of `size`
  * bytes; a chunk holds whole elements, so there is no remainder). On a little-endian
- * host 8 rows x 8 bytes move as one 8 x 8 transpose of 64-bit words (a quarter of
- * the time of a byte loop); the leftover rows and columns go byte by byte. */
+ * host 8 elements x 8 bytes move as one 8 x 8 transpose of 64-bit words (a quarter
+ * of the time of a byte loop); the leftover elements and bytes go one by one. */
 static void shuffle_rows(const unsigned char *in, unsigned char *out, size_t n, size_t size)
 {
 	const uint16_t one = 1;
@@ -925,58 +1029,219 @@ static void shuffle_rows(const unsigned char *in, unsigned char *out, size_t n, 
 			out[j * n + i0] = in[i0 * size + j];
 }
 
-/* Takes chunks until none is left, and packs, shuffles and deflates each (a thread's
- * start routine). Taking them one at a time from a shared counter, not a fixed
- * share, lets a thread that got a core to itself do more when the others share
- * theirs. The last chunk is padded with zero rows: HDF5 chunks are always whole. */
-static void *zshare_run(void *arg)
-{
-	struct zshare *z = arg;
-	struct zwork *w = z->w;
-	const struct sim_trace *t = w->run->trace;
-	size_t row = w->c->size, bytes = w->chunk_rows * row;
-	unsigned char *rows = malloc(bytes), *shuf = malloc(bytes);
+/* One chunk of one column as stored: deflated (buf malloc'd) or raw (buf NULL: the
+ * bytes are the block's column). */
+struct zchunk {
+	unsigned char *buf;
+	size_t len;
+};
+
+/* A deflater with its scratch, one a thread, and the last constant chunk of each
+ * column it deflated: a chunk whose elements are all one value (the zero counts of a
+ * run without preemption) deflates to the same bytes every time, so it is deflated
+ * once. */
+struct zctx {
 	z_stream zs;
-	memset(&zs, 0, sizeof zs);
-	int zok = 0;
-	if (!rows || !shuf || deflateInit2(&zs, DEFLATE_LEVEL, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK)
-		goto out_free;
-	zok = 1;
-	for (;;) {
-		size_t k = atomic_fetch_add(&w->next, 1);
-		if (k >= w->n_chunks)
-			break;
-		size_t r0 = k * w->chunk_rows;
-		size_t cnt = t->n_jobs - r0 < w->chunk_rows ? t->n_jobs - r0 : w->chunk_rows;
-		for (size_t i = 0; i < cnt; i++)
-			fill_job_row((char *)rows + i * row, w->c, t, w->run->cluster, w->caused,
-				     &t->jobs[r0 + i]);
-		memset(rows + cnt * row, 0, bytes - cnt * row);
-		shuffle_rows(rows, shuf, w->chunk_rows, row);
-		uLong bound = deflateBound(&zs, (uLong)bytes);
-		unsigned char *out = malloc(bound);
-		if (!out || deflateReset(&zs) != Z_OK) {
-			free(out);
-			goto out_free;
-		}
-		zs.next_in = shuf;
-		zs.avail_in = (uInt)bytes;
-		zs.next_out = out;
-		zs.avail_out = (uInt)bound;
-		if (deflate(&zs, Z_FINISH) != Z_STREAM_END) {
-			free(out);
-			goto out_free;
-		}
-		w->chunks[k].buf = out;
-		w->chunks[k].len = (size_t)(bound - zs.avail_out);
+	int ok;
+	unsigned char *shuf; /* rows x the widest element */
+	unsigned char *out;  /* deflate's output, out_cap bytes (a block's widest column, bounded) */
+	size_t out_cap;
+	struct {
+		unsigned char elem[SIM_NAME_MAX + 64]; /* the value */
+		size_t size;                            /* its bytes; 0: none kept */
+		unsigned char *buf;
+		size_t len;
+	} same[JF_COUNT_];
+};
+
+static int zctx_init(struct zctx *z, const struct ctype *c, size_t rows)
+{
+	memset(z, 0, sizeof *z);
+	size_t w = 1;
+	for (size_t f = 0; f < c->n; f++)
+		if (c->f[f].size > w)
+			w = c->f[f].size;
+	z->shuf = malloc((rows ? rows : 1) * w);
+	if (!z->shuf || deflateInit2(&z->zs, DEFLATE_LEVEL, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK)
+		return -1;
+	z->ok = 1;
+	z->out_cap = (size_t)deflateBound(&z->zs, (uLong)((rows ? rows : 1) * w));
+	z->out = malloc(z->out_cap);
+	return z->out ? 0 : -1;
+}
+
+static void zctx_fini(struct zctx *z)
+{
+	if (z->ok)
+		deflateEnd(&z->zs);
+	for (size_t f = 0; f < JF_COUNT_; f++)
+		free(z->same[f].buf);
+	free(z->shuf);
+	free(z->out);
+	memset(z, 0, sizeof *z);
+}
+
+/* 1 when the n elements of `size` bytes at p are all equal. */
+static int all_same(const unsigned char *p, size_t n, size_t size)
+{
+	return n < 2 || memcmp(p, p + size, (n - 1) * size) == 0;
+}
+
+/* Shuffles (elements over one byte) and deflates n elements of `size` bytes at in
+ * into a new buffer *out of exactly *len bytes (deflated into the thread's scratch
+ * first, so a chunk that deflates to a few bytes holds a few bytes). Deflate uses zlib's run-length strategy
+ * (Z_RLE), which on shuffled columns is several times as fast as the default
+ * strategy for a slightly larger result (still level 1 as far as the file says:
+ * Z_RLE ignores the level). Returns 0 or -1. */
+static int zdeflate(struct zctx *z, const unsigned char *in, size_t n, size_t size, unsigned char **out,
+		    size_t *len)
+{
+	size_t bytes = n * size;
+	const unsigned char *src = in;
+	if (size > 1) {
+		shuffle_rows(in, z->shuf, n, size);
+		src = z->shuf;
 	}
-	z->err = 0;
-out_free:
-	if (zok)
-		deflateEnd(&zs);
-	free(rows);
-	free(shuf);
+	uLong bound = deflateBound(&z->zs, (uLong)bytes);
+	if (bound > z->out_cap || deflateReset(&z->zs) != Z_OK)
+		return -1;
+	z->zs.next_in = (unsigned char *)src;
+	z->zs.avail_in = (uInt)bytes;
+	z->zs.next_out = z->out;
+	z->zs.avail_out = (uInt)bound;
+	if (deflate(&z->zs, Z_FINISH) != Z_STREAM_END)
+		return -1;
+	size_t n_out = (size_t)(bound - z->zs.avail_out);
+	unsigned char *o = malloc(n_out ? n_out : 1);
+	if (!o)
+		return -1;
+	memcpy(o, z->out, n_out);
+	*out = o;
+	*len = n_out;
+	return 0;
+}
+
+/* Column f of a block as stored, into *zc: deflated (reusing the last constant chunk
+ * of the column when this one holds the same value) or raw. */
+static int encode_column(struct zctx *z, const struct ctype *c, const struct jlayout *l, size_t f,
+			 const unsigned char *col, struct zchunk *zc)
+{
+	size_t size = c->f[f].size;
+	zc->buf = NULL;
+	zc->len = l->rows * size;
+	if (!l->deflate[f])
+		return 0;
+	int same = size <= sizeof z->same[f].elem && all_same(col, l->rows, size);
+	if (same && z->same[f].size == size && memcmp(z->same[f].elem, col, size) == 0) {
+		zc->buf = malloc(z->same[f].len ? z->same[f].len : 1);
+		if (!zc->buf)
+			return -1;
+		memcpy(zc->buf, z->same[f].buf, z->same[f].len);
+		zc->len = z->same[f].len;
+		return 0;
+	}
+	if (zdeflate(z, col, l->rows, size, &zc->buf, &zc->len) < 0)
+		return -1;
+	if (same) {
+		unsigned char *keep = malloc(zc->len ? zc->len : 1);
+		if (keep) {
+			memcpy(keep, zc->buf, zc->len);
+			free(z->same[f].buf);
+			memcpy(z->same[f].elem, col, size);
+			z->same[f].size = size;
+			z->same[f].buf = keep;
+			z->same[f].len = zc->len;
+		}
+	}
+	return 0;
+}
+
+/* A block once encoded: its columns (the raw ones are stored from here) and every
+ * column's chunk. */
+struct zblock {
+	struct jblock b;
+	struct zchunk z[JF_COUNT_];
+	int done;
+};
+
+static void zblock_free(struct zblock *zb)
+{
+	free(zb->b.col[0]);
+	for (size_t f = 0; f < JF_COUNT_; f++)
+		free(zb->z[f].buf);
+	memset(zb, 0, sizeof *zb);
+}
+
+/* What the threads share. Blocks are taken in order from `next`; a thread waits
+ * while it is WINDOW blocks ahead of the writer, so at most WINDOW blocks are in
+ * memory whatever the table's size. */
+struct zwork {
+	const struct ctype *c;
+	const struct jlayout *l;
+	const struct h5out_run *run;
+	const uint32_t *caused;
+	struct zblock *blocks;
+	size_t next, written, window;
+	int failed;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+/* Fills and encodes block k into zb. */
+static int encode_block(struct zwork *w, struct zctx *z, size_t k, struct zblock *zb)
+{
+	if (!zb->b.col[0]) { /* block 0 comes filled */
+		if (jblock_alloc(&zb->b, w->c, w->l->rows) < 0)
+			return -1;
+		fill_block(&zb->b, w->c, w->l, k, w->run, w->caused);
+	}
+	for (size_t f = 0; f < w->c->n; f++)
+		if (encode_column(z, w->c, w->l, f, zb->b.col[f], &zb->z[f]) < 0)
+			return -1;
+	return 0;
+}
+
+/* A thread: takes the next block, encodes it, marks it done, until none is left or
+ * one failed. */
+static void *zwork_run(void *arg)
+{
+	struct zwork *w = arg;
+	struct zctx z;
+	int ok = zctx_init(&z, w->c, w->l->rows) == 0;
+	pthread_mutex_lock(&w->mu);
+	if (!ok)
+		w->failed = 1;
+	for (;;) {
+		while (!w->failed && w->next < w->l->n_blocks && w->next >= w->written + w->window)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (w->failed || w->next >= w->l->n_blocks)
+			break;
+		size_t k = w->next++;
+		pthread_mutex_unlock(&w->mu);
+		int r = encode_block(w, &z, k, &w->blocks[k]);
+		pthread_mutex_lock(&w->mu);
+		if (r < 0)
+			w->failed = 1;
+		w->blocks[k].done = 1;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	zctx_fini(&z);
 	return NULL;
+}
+
+/* Stores block k's chunks, in column order. */
+static int store_block(const hid_t *dsets, const struct ctype *c, const struct jlayout *l, size_t k,
+		       const struct zblock *zb)
+{
+	hsize_t off = (hsize_t)(k * l->rows);
+	for (size_t f = 0; f < c->n; f++) {
+		const void *bytes = zb->z[f].buf ? (const void *)zb->z[f].buf : (const void *)zb->b.col[f];
+		if (H5Dwrite_chunk(dsets[f], H5P_DEFAULT, 0, &off, zb->z[f].len, bytes) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 /* The most deflating threads this process may use (h5out_set_zip_threads). */
@@ -987,87 +1252,117 @@ void h5out_set_zip_threads(size_t n)
 	zip_limit = n < 1 ? 1 : (n > ZIP_THREADS ? ZIP_THREADS : n);
 }
 
-/* Threads for n_chunks chunks: up to the limit, the online CPUs and the chunks. */
-static size_t zip_threads(size_t n_chunks)
+/* Threads for n_blocks blocks: up to the limit, the online CPUs and the blocks. */
+static size_t zip_threads(size_t n_blocks)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n = cpus > 0 ? (size_t)cpus : 1;
 	if (n > zip_limit)
 		n = zip_limit;
-	return n < n_chunks ? n : (n_chunks ? n_chunks : 1);
+	return n < n_blocks ? n : (n_blocks ? n_blocks : 1);
 }
 
-/* Writes the rows of dataset d (chunked, chunk_rows a chunk, with the shuffle and
- * deflate filters) chunk by chunk. Returns 0 or -1. */
-static int write_jobs_chunks(hid_t d, const struct ctype *c, const struct h5out_run *run,
-			     const uint32_t *caused, size_t chunk_rows)
+/* Every block of the table, encoded by the threads while this thread stores them in
+ * order. Block 0 comes filled in *first (taken over: its buffer is freed here). */
+static int write_blocks_threaded(const hid_t *dsets, const struct ctype *c, const struct jlayout *l,
+				 const struct h5out_run *run, const uint32_t *caused, struct jblock *first)
 {
-	size_t n = run->trace->n_jobs;
-	size_t n_chunks = (n + chunk_rows - 1) / chunk_rows;
-	size_t n_thr = zip_threads(n_chunks);
-	struct zwork w = { .c = c, .run = run, .caused = caused, .chunk_rows = chunk_rows,
-			   .n_chunks = n_chunks,
-			   .chunks = calloc(n_chunks, sizeof *w.chunks) };
-	atomic_init(&w.next, 0);
-	struct zchunk *chunks = w.chunks;
-	struct zshare *sh = calloc(n_thr, sizeof *sh);
+	size_t n_thr = zip_threads(l->n_blocks);
+	struct zwork w = { .c = c, .l = l, .run = run, .caused = caused, .window = n_thr + 1 };
+	w.blocks = calloc(l->n_blocks, sizeof *w.blocks);
+	if (w.blocks) {
+		w.blocks[0].b = *first;
+		memset(first, 0, sizeof *first);
+	}
+	pthread_t *tid = calloc(n_thr, sizeof *tid);
 	int *started = calloc(n_thr, sizeof *started);
 	int r = -1;
-	if (!chunks || !sh || !started)
+	if (!w.blocks || !tid || !started || pthread_mutex_init(&w.mu, NULL) != 0)
 		goto out_free;
-	for (size_t k = 0; k < n_thr; k++)
-		sh[k] = (struct zshare){ .w = &w, .err = 1 };
-	/* This thread works too; a thread that could not start is simply not there (the
-	 * others take its chunks), but it still counts as done without error. */
-	for (size_t k = 1; k < n_thr; k++) {
-		started[k] = pthread_create(&sh[k].tid, NULL, zshare_run, &sh[k]) == 0;
-		if (!started[k])
-			sh[k].err = 0;
-	}
-	zshare_run(&sh[0]);
-	for (size_t k = 1; k < n_thr; k++)
-		if (started[k])
-			pthread_join(sh[k].tid, NULL);
-	for (size_t k = 0; k < n_thr; k++)
-		if (sh[k].err)
-			goto out_free;
-	for (size_t k = 0; k < n_chunks; k++) {
-		hsize_t off = (hsize_t)(k * chunk_rows);
-		if (H5Dwrite_chunk(d, H5P_DEFAULT, 0, &off, chunks[k].len, chunks[k].buf) < 0)
-			goto out_free;
-	}
+	if (pthread_cond_init(&w.cv, NULL) != 0)
+		goto out_mutex;
 	r = 0;
+	size_t n_started = 0;
+	for (size_t k = 0; r == 0 && k < n_thr; k++) {
+		started[k] = pthread_create(&tid[k], NULL, zwork_run, &w) == 0;
+		n_started += (size_t)started[k];
+	}
+	if (r == 0 && n_started == 0) { /* no thread: this one encodes every block first */
+		w.window = l->n_blocks;
+		zwork_run(&w);
+	}
+	for (size_t k = 0; r == 0 && k < l->n_blocks; k++) {
+		pthread_mutex_lock(&w.mu);
+		while (!w.blocks[k].done && !w.failed)
+			pthread_cond_wait(&w.cv, &w.mu);
+		int failed = w.failed;
+		pthread_mutex_unlock(&w.mu);
+		if (failed || store_block(dsets, c, l, k, &w.blocks[k]) < 0)
+			r = -1;
+		zblock_free(&w.blocks[k]);
+		pthread_mutex_lock(&w.mu);
+		w.written = k + 1;
+		if (r < 0)
+			w.failed = 1;
+		pthread_cond_broadcast(&w.cv);
+		pthread_mutex_unlock(&w.mu);
+	}
+	if (r < 0) {
+		pthread_mutex_lock(&w.mu);
+		w.failed = 1;
+		pthread_cond_broadcast(&w.cv);
+		pthread_mutex_unlock(&w.mu);
+	}
+	for (size_t k = 0; k < n_thr; k++)
+		if (started[k])
+			pthread_join(tid[k], NULL);
+	pthread_cond_destroy(&w.cv);
+out_mutex:
+	pthread_mutex_destroy(&w.mu);
 out_free:
-	for (size_t k = 0; chunks && k < n_chunks; k++)
-		free(chunks[k].buf);
-	free(chunks);
-	free(sh);
+	for (size_t k = 0; w.blocks && k < l->n_blocks; k++)
+		zblock_free(&w.blocks[k]);
+	free(w.blocks);
+	free(tid);
 	free(started);
 	return r;
 }
+
+/* Decides from the first CHOOSE_SAMPLE_ROWS rows of block 0 which columns are
+ * deflated: those whose sample deflates to at most COMPRESS_MAX_RATIO of its bytes
+ * (a sample, so that a column stored raw costs a small fraction of a deflate). */
+static int choose_filters(struct jlayout *l, const struct ctype *c, const struct jblock *b)
+{
+	struct zctx z;
+	int r = zctx_init(&z, c, l->rows);
+	size_t n = l->rows < CHOOSE_SAMPLE_ROWS ? l->rows : CHOOSE_SAMPLE_ROWS;
+	for (size_t f = 0; r == 0 && f < c->n; f++) {
+		unsigned char *out = NULL;
+		size_t len = 0;
+		if (zdeflate(&z, b->col[f], n, c->f[f].size, &out, &len) < 0)
+			r = -1;
+		l->deflate[f] = (double)len <= COMPRESS_MAX_RATIO * (double)(n * c->f[f].size);
+		free(out);
+	}
+	zctx_fini(&z);
+	return r;
+}
+#else
+void h5out_set_zip_threads(size_t n)
+{
+	(void)n;
+}
 #endif
 
-/* Writes every row with H5Dwrite, WRITE_BLOCK_ROWS rows at a time (HDF5 runs the
- * filters). Returns 0 or -1. */
-static int write_jobs_rows(hid_t d, const struct ctype *c, const struct h5out_run *run,
-			   const uint32_t *caused)
+/* Writes every block with H5Dwrite (HDF5 runs the filters); block 0 is in b. */
+static int write_blocks_hdf5(const hid_t *dsets, const struct ctype *c, const struct jlayout *l,
+			     const struct h5out_run *run, const uint32_t *caused, struct jblock *b)
 {
-	const struct sim_trace *t = run->trace;
-	size_t block = t->n_jobs < WRITE_BLOCK_ROWS ? t->n_jobs : WRITE_BLOCK_ROWS;
-	char *buf = calloc(block ? block : 1, c->size);
-	int r = -1;
-	if (!buf)
-		return -1;
-	for (size_t first = 0; first < t->n_jobs; first += block) {
-		size_t cnt = t->n_jobs - first < block ? t->n_jobs - first : block;
-		for (size_t k = 0; k < cnt; k++)
-			fill_job_row(buf + k * c->size, c, t, run->cluster, caused, &t->jobs[first + k]);
-		if (write_rows(d, c->mem, first, cnt, buf) < 0)
-			goto out_buf;
+	int r = write_block_hdf5(dsets, c, l, 0, b);
+	for (size_t k = 1; r == 0 && k < l->n_blocks; k++) {
+		fill_block(b, c, l, k, run, caused);
+		r = write_block_hdf5(dsets, c, l, k, b);
 	}
-	r = 0;
-out_buf:
-	free(buf);
 	return r;
 }
 
@@ -1092,30 +1387,72 @@ static uint32_t *caused_counts(const struct h5out_run *run, int *err)
 	return caused;
 }
 
+/* The jobs group (links in creation order, so readers list the columns in table
+ * order) with its attributes: description, and fields, units and
+ * field_descriptions aligned. */
+static hid_t jobs_group(hid_t run_grp, const struct ctype *c)
+{
+	hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE), g = -1;
+	if (gcpl >= 0 && H5Pset_link_creation_order(gcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) >= 0)
+		g = H5Gcreate2(run_grp, "jobs", H5P_DEFAULT, gcpl, H5P_DEFAULT);
+	if (gcpl >= 0)
+		H5Pclose(gcpl);
+	const char *names[JF_COUNT_];
+	for (size_t f = 0; f < c->n && f < JF_COUNT_; f++)
+		names[f] = c->f[f].name;
+	if (g >= 0 && (ctype_attrs(c, g,
+				   "one dataset a field, one element a job, in trace order (submit time, "
+				   "then trace row)") < 0 ||
+		       attr_str_array(g, "fields", names, c->n) < 0)) {
+		H5Gclose(g);
+		g = -1;
+	}
+	return g;
+}
+
 static int write_jobs(hid_t grp, const struct h5out_run *run)
 {
 	const struct sim_trace *t = run->trace;
 	struct ctype c = { .mem = -1 };
+	hid_t dsets[JF_COUNT_];
+	size_t n_dsets = 0;
+	struct jlayout l;
 	int r = -1, err;
+	hid_t g = -1;
 	uint32_t *caused = caused_counts(run, &err);
+	struct jblock b0s, *b0 = &b0s;
+	memset(&b0s, 0, sizeof b0s);
 	if (err || jobs_ctype(&c, t, run->cluster) < 0 || c.n != JF_COUNT_)
-		goto out_type;
-	hid_t d = ctype_dataset(&c, grp, "jobs", t->n_jobs);
-	if (d < 0)
-		goto out_type;
-	int w;
+		goto out;
+	jlayout_plan(&l, t->n_jobs, c.size);
+	if (jblock_alloc(b0, &c, l.rows) < 0)
+		goto out;
+	fill_block(b0, &c, &l, 0, run, caused);
+	for (size_t f = 0; f < c.n; f++)
+		l.deflate[f] =
+			H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
 #ifdef SIM_HAVE_ZLIB
-	hsize_t chunk_rows = 0;
-	if (dataset_deflated(d, &chunk_rows))
-		w = write_jobs_chunks(d, &c, run, caused, (size_t)chunk_rows);
+	if (l.chunked && choose_filters(&l, &c, b0) < 0)
+		goto out;
+#endif
+	if ((g = jobs_group(grp, &c)) < 0)
+		goto out;
+	for (; n_dsets < c.n; n_dsets++)
+		if ((dsets[n_dsets] = column_dataset(g, &c, n_dsets, &l)) < 0)
+			goto out;
+#ifdef SIM_HAVE_ZLIB
+	if (l.chunked && own_deflate)
+		r = write_blocks_threaded(dsets, &c, &l, run, caused, b0);
 	else
 #endif
-		w = write_jobs_rows(d, &c, run, caused);
-	if (w == 0 && ctype_attrs(&c, d, "one row a job, in trace order (submit time, then trace row)") == 0)
-		r = 0;
-	if (H5Dclose(d) < 0)
+		r = write_blocks_hdf5(dsets, &c, &l, run, caused, b0);
+out:
+	for (size_t f = 0; f < n_dsets; f++)
+		if (H5Dclose(dsets[f]) < 0)
+			r = -1;
+	if (g >= 0 && H5Gclose(g) < 0)
 		r = -1;
-out_type:
+	free(b0s.col[0]);
 	ctype_fini(&c);
 	free(caused);
 	return r;

@@ -76,7 +76,11 @@ struct h5out_sweep {
  * (its attribute key_fields names the fields that identify a run), counts as
  * int64; jobs field final_state_label, decisions field reason_label; time series
  * with t_s as their HDF5 dimension scale; string attributes variable-length UTF-8. */
-#define H5OUT_SCHEMA_VERSION "1.7"
+/* 1.6: fault results (summary fields, the faults table). 2.0: /runs/<run>/jobs is a
+ * group of one 1-D dataset a field (the same fields, types and order), each column
+ * deflated or not as measured (analysis/SCHEMA.md, "Storage"); also the autoscaling,
+ * spot and cost-by-capacity summary fields and final_state MAX_WAIT_EXCEEDED. */
+#define H5OUT_SCHEMA_VERSION "2.0"
 
 /* Opens a new temporary beside PATH for writing (never an existing file). NULL on
  * failure with a message in diag. */
@@ -147,5 +151,9 @@ int h5out_attr_str_array(hid_t obj, const char *name, const char *const *vals, s
  * online CPUs). Process-wide: a sweep's worker processes share the CPUs, so each
  * takes its share (the bytes written do not depend on it). */
 void h5out_set_zip_threads(size_t n);
+/* 1: HDF5 runs the jobs columns' filters itself, on one thread, with its own deflate
+ * (the slow, obvious path: the tests' oracle, which must read back the same values);
+ * 0 (the default): our own threads shuffle and deflate the chunks. Process-wide. */
+void h5out_set_hdf5_filters(int on);
 
 #endif

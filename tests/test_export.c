@@ -1,7 +1,7 @@
 /* tests/test_export.c: schema 1.5 describes its runs (read back with the project's
  * reader), and gpusched export of every table of a 3-variant, 2-seed sweep: row
- * counts, columns, swept values; bad arguments exit 2 and write nothing; a file of
- * the previous schema (1.4) still reads. */
+ * counts, columns, swept values; bad arguments exit 2 and write nothing; files of
+ * earlier schemas (1.4; 1.6, whose jobs table is compound) still read. */
 #include <CUnit/CUnit.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
@@ -18,6 +18,8 @@
 /* tests/data/configs/sweep3x2.json: nodes [1, 2, 4] x order ["easy_backfill"], seeds 1, 2. */
 #define SWEEP_CONFIG TEST_DATA_DIR "/configs/sweep3x2.json"
 #define OLD_FILE TEST_DATA_DIR "/results/schema14_sweep.h5"
+/* The same sweep as SWEEP_CONFIG written by the 1.6 writer (jobs a compound table). */
+#define FILE_16 TEST_DATA_DIR "/results/schema16_sweep.h5"
 #define N_RUNS 6
 #define N_JOBS 20 /* the sample trace */
 #define NODES_PARAM "cluster.flavors[0].nodes"
@@ -57,7 +59,7 @@ static void check_swept_values(const char *path)
 	sim_diag_init(&d, 8);
 	struct h5read_file *f = NULL;
 	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
-	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "schema_version"), "1.7");
+	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "schema_version"), "2.0");
 	struct h5read_summary s;
 	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &s, &d), 0);
 	CU_ASSERT_EQUAL_FATAL(s.n_rows, N_RUNS);
@@ -394,6 +396,36 @@ static void test_export_reads_schema_1_4(void)
 	free(csv);
 }
 
+/* Schema 1.6 (the jobs table compound) against 2.0 (a group of columns) for the same
+ * sweep: report --jobs and export --table jobs print the same bytes, compare finds
+ * no change in any variant, plot draws. */
+static void test_export_schema_16_same_as_20(void)
+{
+	char args[2048], *a = NULL, *b = NULL;
+	static const char *const cmd[] = { "report", "export", "export", "export" };
+	static const char *const opt[] = { "--jobs", "--table jobs", "--table decisions", "--table queues" };
+	for (size_t k = 0; k < sizeof cmd / sizeof cmd[0]; k++) {
+		snprintf(args, sizeof args, "%s %s %s", cmd[k], FILE_16, opt[k]);
+		CU_ASSERT_EQUAL(tu_run_gpusched(args, &a), 0);
+		snprintf(args, sizeof args, "%s %s %s", cmd[k], sweep_h5, opt[k]);
+		CU_ASSERT_EQUAL(tu_run_gpusched(args, &b), 0);
+		CU_ASSERT(a && b && strlen(a) > 100 && strcmp(a, b) == 0);
+		free(a);
+		free(b);
+	}
+	snprintf(args, sizeof args, "export %s --table jobs", FILE_16);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &a), 0);
+	CU_ASSERT(a && count_lines(a) == N_RUNS * N_JOBS + 1);
+	free(a);
+	snprintf(args, sizeof args, "compare %s %s --fail-if 'mean_wait_s>+0' --fail-if 'mean_wait_s<-0' "
+		 "--fail-if 'completed>+0' --fail-if 'completed<-0'", FILE_16, sweep_h5);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &a), 0);
+	free(a);
+	snprintf(args, sizeof args, "plot %s -o %s/plots16", FILE_16, tu_tmpdir());
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &a), 0);
+	free(a);
+}
+
 static CU_TestInfo export_tests[] = {
 	{ "test_export_reader_sees_swept_values", test_export_reader_sees_swept_values },
 	{ "test_export_timeseries_scales", test_export_timeseries_scales },
@@ -402,6 +434,7 @@ static CU_TestInfo export_tests[] = {
 	{ "test_export_gzip_tsv_runs", test_export_gzip_tsv_runs },
 	{ "test_export_bad_arguments_exit2", test_export_bad_arguments_exit2 },
 	{ "test_export_reads_schema_1_4", test_export_reads_schema_1_4 },
+	{ "test_export_schema_16_same_as_20", test_export_schema_16_same_as_20 },
 	CU_TEST_INFO_NULL,
 };
 

@@ -13,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/export.h"
 #include "analysis/h5read.h"
 #include "analysis/report.h"
 #include "results_fixture.h"
 #include "sim/h5out.h"
 #include "sim/metrics.h"
+#include "sim/metrics_job.h"
 #include "outtmp.h"
 #include "testutil.h"
 
@@ -289,12 +291,10 @@ static void test_h5out_enum_and_dataset_attrs(void)
 	CU_ASSERT_EQUAL_FATAL(write_fixture(path, names, 1, "{}", NULL), 0);
 	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	CU_ASSERT_FATAL(file >= 0);
-	hid_t d = H5Dopen2(file, "/runs/r/jobs", H5P_DEFAULT);
+	/* 2.0: the jobs table is a group of columns, final_state an enum dataset */
+	hid_t d = H5Dopen2(file, "/runs/r/jobs/final_state", H5P_DEFAULT);
 	CU_ASSERT_FATAL(d >= 0);
-	hid_t t = H5Dget_type(d);
-	int mi = H5Tget_member_index(t, "final_state");
-	CU_ASSERT_FATAL(mi >= 0);
-	hid_t e = H5Tget_member_type(t, (unsigned)mi);
+	hid_t e = H5Dget_type(d);
 	CU_ASSERT_EQUAL(H5Tget_class(e), H5T_ENUM);
 	char name[64];
 	uint8_t v = SIM_JOB_COMPLETED;
@@ -304,9 +304,31 @@ static void test_h5out_enum_and_dataset_attrs(void)
 	CU_ASSERT(H5Tenum_nameof(e, &v, name, sizeof name) >= 0);
 	CU_ASSERT_STRING_EQUAL(name, "TIMED_OUT_PENDING");
 	H5Tclose(e);
-	H5Tclose(t);
-	CU_ASSERT(H5Aexists(d, "description") > 0);
+	CU_ASSERT(H5Aexists(d, "description") > 0 && H5Aexists(d, "units") > 0);
 	H5Dclose(d);
+	/* every column in table order (the group tracks creation order), each with its
+	 * units and description; the group has the aligned arrays too */
+	static const char *const cols[] = { "id", "queue", "user", "flavor", "option", "gpus", "alloc_gpus",
+					    "submit_s", "start_s", "end_s", "wait_s", "jct_s", "runtime_s", "bsld",
+					    "priority", "preemptions", "preemptions_caused", "lost_gpu_s",
+					    "restore_s", "ckpt_overhead_s", "cost", "n_options", "fallback_evals",
+					    "interruptions", "pending_from_s", "final_state", "final_state_label" };
+	hid_t jg = H5Gopen2(file, "/runs/r/jobs", H5P_DEFAULT);
+	CU_ASSERT_FATAL(jg >= 0);
+	H5G_info_t gi;
+	CU_ASSERT(H5Gget_info(jg, &gi) >= 0 && gi.nlinks == sizeof cols / sizeof cols[0]);
+	for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+		char nm[64] = "";
+		CU_ASSERT(H5Lget_name_by_idx(jg, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, k, nm, sizeof nm,
+					     H5P_DEFAULT) > 0);
+		CU_ASSERT_STRING_EQUAL(nm, cols[k]);
+		hid_t cd = H5Dopen2(jg, cols[k], H5P_DEFAULT);
+		CU_ASSERT(cd >= 0 && H5Aexists(cd, "units") > 0 && H5Aexists(cd, "description") > 0);
+		H5Dclose(cd);
+	}
+	CU_ASSERT(H5Aexists(jg, "fields") > 0 && H5Aexists(jg, "units") > 0 &&
+		  H5Aexists(jg, "field_descriptions") > 0 && H5Aexists(jg, "description") > 0);
+	H5Gclose(jg);
 	const char *dsets[] = { "/runs/r/timeseries/t_s", "/runs/r/timeseries/gpus_busy",
 				"/runs/r/timeseries/jobs_queued", "/runs/r/timeseries/jobs_running",
 				"/runs/r/timeseries/gpus_busy_by_flavor", "/summary" };
@@ -467,12 +489,15 @@ static void test_h5out_large_tables(void)
 		t->opts[i].req[SIM_RES_GPU] = 1000;
 	}
 	sim_trace_reset(t);
+	uint64_t lcg = 1;
 	for (size_t i = 0; i < N; i++) {
 		struct sim_job *j = &t->jobs[i];
 		j->state = SIM_JOB_COMPLETED;
 		j->opt_chosen = 0;
 		j->start_ns = j->submit_ns + (sim_time_t)(i % 100) * SIM_NS_PER_S;
-		j->runtime_ns = 60 * SIM_NS_PER_S;
+		/* run times of random nanoseconds (a 64-bit LCG): a column deflate cannot halve */
+		lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+		j->runtime_ns = 60 * SIM_NS_PER_S + (sim_time_t)(lcg >> 34);
 		j->end_ns = j->start_ns + j->runtime_ns;
 	}
 	struct sim_timeseries ts;
@@ -499,15 +524,32 @@ static void test_h5out_large_tables(void)
 	h5out_destroy(o);
 	sim_diag_print(&d, stderr);
 
-	/* the jobs table is chunked and deflated */
+	/* the jobs columns are chunked, in 10 chunks of 15,000 rows (150,000 over at most
+	 * 16,384 a chunk); the ones deflate halves are shuffled and deflated (ids,
+	 * submit times that count seconds, constant states), the random run times and
+	 * what follows from them are stored without a filter */
 	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	CU_ASSERT_FATAL(file >= 0);
-	hid_t ds = H5Dopen2(file, "/runs/big/jobs", H5P_DEFAULT);
-	hid_t pl = H5Dget_create_plist(ds);
-	CU_ASSERT_EQUAL(H5Pget_layout(pl), H5D_CHUNKED);
-	CU_ASSERT(H5Pget_nfilters(pl) >= 1);
-	H5Pclose(pl);
-	H5Dclose(ds);
+	static const struct {
+		const char *col;
+		int filters;
+	} expect[] = { { "id", 2 }, { "submit_s", 2 }, { "final_state", 1 }, { "final_state_label", 2 },
+		       { "runtime_s", 0 }, { "jct_s", 0 }, { "end_s", 0 } };
+	for (size_t k = 0; k < sizeof expect / sizeof expect[0]; k++) {
+		char p[128];
+		snprintf(p, sizeof p, "/runs/big/jobs/%s", expect[k].col);
+		hid_t ds = H5Dopen2(file, p, H5P_DEFAULT);
+		hid_t pl = H5Dget_create_plist(ds);
+		hsize_t chunk = 0;
+		CU_ASSERT_EQUAL(H5Pget_layout(pl), H5D_CHUNKED);
+		CU_ASSERT(H5Pget_chunk(pl, 1, &chunk) == 1 && chunk == 15000);
+		if (H5Pget_nfilters(pl) != expect[k].filters)
+			fprintf(stderr, "%s: %d filters, expected %d\n", expect[k].col, H5Pget_nfilters(pl),
+				expect[k].filters);
+		CU_ASSERT_EQUAL(H5Pget_nfilters(pl), expect[k].filters);
+		H5Pclose(pl);
+		H5Dclose(ds);
+	}
 	H5Fclose(file);
 
 	struct h5read_file *f = NULL;
@@ -520,8 +562,10 @@ static void test_h5out_large_tables(void)
 	for (size_t i = 0; i < N; i++) {
 		char id[32];
 		snprintf(id, sizeof id, "job%zu", i);
+		const struct sim_job *sj = &t->jobs[i];
 		if (strcmp(j.id[i], id) != 0 || j.submit_s[i] != (double)i || j.wait_s[i] != (double)(i % 100) ||
-		    j.jct_s[i] != (double)(i % 100 + 60) || strcmp(j.state[i], "completed") != 0 ||
+		    j.jct_s[i] != sim_job_jct_s(sj) || j.runtime_s[i] != sim_time_to_s(sj->runtime_ns) ||
+		    strcmp(j.state[i], "completed") != 0 ||
 		    strcmp(j.flavor[i], "h100") != 0)
 			bad++;
 	}
@@ -660,13 +704,13 @@ static void test_h5out_reader_refuses_bad_files(void)
 	H5Tset_size(st, 4);
 	hid_t sp = H5Screate(H5S_SCALAR);
 	hid_t a = H5Acreate2(file, "schema_version", st, sp, H5P_DEFAULT, H5P_DEFAULT);
-	CU_ASSERT(H5Awrite(a, st, "2.0") >= 0);
+	CU_ASSERT(H5Awrite(a, st, "3.0") >= 0);
 	H5Aclose(a);
 	H5Sclose(sp);
 	H5Tclose(st);
 	H5Fclose(file);
 	CU_ASSERT_EQUAL(h5read_open(future, &f, &d), -SIM_EPARSE);
-	CU_ASSERT(sim_diag_contains(&d, "schema_version '2.0' is not supported"));
+	CU_ASSERT(sim_diag_contains(&d, "schema_version '3.0' is not supported (this gpusched reads 1.x to 2.x)"));
 	CU_ASSERT(f == NULL);
 	h5read_close(NULL);
 	sim_diag_fini(&d);
@@ -1102,6 +1146,300 @@ static void test_h5out_reads_schema_1_1(void)
 	sim_diag_fini(&d);
 }
 
+/* A trace of n jobs: the fixture's 7 tiled (copy k submits 10,000 s x k later), each
+ * job's lost work and checkpoint overhead made distinct, so no column is constant. */
+static struct sim_trace *tiled_trace(size_t n)
+{
+	struct sim_trace *fx = fx_trace();
+	struct sim_trace *t = sim_trace_create();
+	if (!fx || !t)
+		goto fail;
+	t->jobs = calloc(n, sizeof *t->jobs);
+	t->opts = calloc(2 * n, sizeof *t->opts);
+	t->strings = malloc(n * 16);
+	if (!t->jobs || !t->opts || !t->strings || sim_trace_intern_queue(t, "q") < 0 ||
+	    sim_trace_intern_queue(t, "research") < 0 || sim_trace_intern_user(t, "alice") < 0)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		struct sim_job *j = &t->jobs[i];
+		*j = fx->jobs[i % FX_N_JOBS];
+		sim_time_t shift = (sim_time_t)(i / FX_N_JOBS) * 10000 * SIM_NS_PER_S;
+		j->idx = (uint32_t)i;
+		j->id_off = (uint32_t)t->strings_len;
+		t->strings_len += (size_t)sprintf(t->strings + t->strings_len, "j%zu", i) + 1;
+		j->opt_first = (uint32_t)t->n_opts;
+		for (uint8_t k = 0; k < j->n_opts; k++)
+			t->opts[t->n_opts++] = fx->opts[fx->jobs[i % FX_N_JOBS].opt_first + k];
+		j->submit_ns += shift;
+		j->pending_from_ns += shift;
+		if (j->start_ns != SIM_TIME_NONE)
+			j->start_ns += shift, j->last_start_ns += shift;
+		if (j->end_ns != SIM_TIME_NONE)
+			j->end_ns += shift;
+		j->lost_gpu_s = (double)i * 0.37;
+		j->ckpt_overhead_s = (double)(i % 1000) / 7.0;
+		j->preemptions = (uint32_t)(i % 5);
+	}
+	t->n_jobs = n;
+	t->bound = 1;
+	sim_trace_destroy(fx);
+	return t;
+fail:
+	sim_trace_destroy(fx);
+	sim_trace_destroy(t);
+	return NULL;
+}
+
+/* One run of trace t into path, committed. */
+static int write_trace_run(const char *path, struct sim_trace *t, struct sim_cluster *c)
+{
+	struct sim_summary sum;
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5out_meta meta = { .experiment_json = "{}" };
+	int rc = sim_metrics_summarize(t, c, FX_END_NS, &sum);
+	struct h5out *o = rc ? NULL : h5out_create(path, &meta, &d);
+	if (!o)
+		rc = -1;
+	struct h5out_run run = { .name = "r", .policy = "fifo", .seed = 1, .trace = t, .cluster = c,
+				 .summary = &sum };
+	if (!rc)
+		rc = h5out_write_run(o, &run, &d);
+	if (!rc)
+		rc = h5out_commit(o, &d);
+	h5out_destroy(o);
+	sim_diag_print(&d, stderr);
+	sim_diag_fini(&d);
+	return rc;
+}
+
+/* The jobs table as export writes it (CSV), malloc'd. */
+static char *export_jobs_csv(const char *path)
+{
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5read_file *f = NULL;
+	char *text = NULL;
+	size_t len = 0, rows = 0;
+	FILE *mem = open_memstream(&text, &len);
+	struct export_sink sink = { .f = mem };
+	struct export_opts eo = { .table = EXPORT_JOBS, .sep = ',' };
+	if (!mem || h5read_open(path, &f, &d) != 0 || export_write(f, &eo, &sink, &rows, &d) != 0) {
+		sim_diag_print(&d, stderr);
+		free(text);
+		text = NULL;
+	}
+	if (mem)
+		fclose(mem);
+	h5read_close(f);
+	sim_diag_fini(&d);
+	return text;
+}
+
+/* The stored bytes of every chunk of every column of /runs/r/jobs, concatenated
+ * (what must not depend on the number of deflating threads). */
+static unsigned char *jobs_chunk_bytes(const char *path, size_t *len)
+{
+	unsigned char *all = NULL;
+	*len = 0;
+	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	hid_t g = file >= 0 ? H5Gopen2(file, "/runs/r/jobs", H5P_DEFAULT) : -1;
+	H5G_info_t gi;
+	if (g < 0 || H5Gget_info(g, &gi) < 0)
+		goto out;
+	for (hsize_t k = 0; k < gi.nlinks; k++) {
+		char nm[64];
+		H5Lget_name_by_idx(g, ".", H5_INDEX_CRT_ORDER, H5_ITER_INC, k, nm, sizeof nm, H5P_DEFAULT);
+		hid_t d = H5Dopen2(g, nm, H5P_DEFAULT), sp = H5Dget_space(d);
+		hsize_t nch = 0;
+		H5Dget_num_chunks(d, sp, &nch);
+		for (hsize_t c = 0; c < nch; c++) {
+			hsize_t off;
+			unsigned mask;
+			haddr_t addr;
+			hsize_t size;
+			if (H5Dget_chunk_info(d, sp, c, &off, &mask, &addr, &size) < 0)
+				continue;
+			unsigned char *grown = realloc(all, *len + size + 1);
+			if (!grown)
+				continue;
+			all = grown;
+			uint32_t fm = 0;
+			if (H5Dread_chunk(d, H5P_DEFAULT, &off, &fm, all + *len) >= 0)
+				*len += size;
+		}
+		H5Sclose(sp);
+		H5Dclose(d);
+	}
+out:
+	if (g >= 0)
+		H5Gclose(g);
+	if (file >= 0)
+		H5Fclose(file);
+	return all;
+}
+
+/* 2.0, nothing lost: every field of every job of a 140,000-job run (9 chunks a
+ * column, some columns deflated, some raw) reads back through h5read as the job's
+ * own values, the same as when HDF5 runs the filters itself (the slow, obvious
+ * path), and exports to the same text; the stored chunks do not depend on the
+ * number of deflating threads (1 or 4). */
+static void test_h5out_columns_round_trip(void)
+{
+	enum { N = 140000 };
+	struct sim_trace *t = tiled_trace(N);
+	struct sim_cluster *c = fx_cluster();
+	CU_ASSERT_FATAL(t && c);
+	const char *own = tmp_path("cols-own.h5"), *one = tmp_path("cols-one.h5"), *lib = tmp_path("cols-lib.h5");
+	CU_ASSERT_EQUAL_FATAL(write_trace_run(own, t, c), 0);
+	h5out_set_zip_threads(1);
+	CU_ASSERT_EQUAL_FATAL(write_trace_run(one, t, c), 0);
+	h5out_set_zip_threads(4);
+	h5out_set_hdf5_filters(1);
+	CU_ASSERT_EQUAL_FATAL(write_trace_run(lib, t, c), 0);
+	h5out_set_hdf5_filters(0);
+
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5read_file *fa = NULL, *fb = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(own, &fa, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_open(lib, &fb, &d), 0);
+	struct h5read_jobs a, b;
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(fa, "r", &a, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(fb, "r", &b, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(a.n, N);
+	CU_ASSERT_EQUAL_FATAL(b.n, N);
+	size_t bad = 0;
+	for (size_t i = 0; i < N; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		char id[32];
+		snprintf(id, sizeof id, "j%zu", i);
+		double pend = sim_time_to_s(j->pending_from_ns);
+		bad += strcmp(a.id[i], id) != 0 || strcmp(a.queue[i], i % 7 == 1 ? "research" : "q") != 0 ||
+		       strcmp(a.user[i], i % 7 == 0 ? "alice" : "") != 0 || a.option[i] != j->opt_chosen ||
+		       a.submit_s[i] != sim_time_to_s(j->submit_ns) || !same_double(a.wait_s[i], sim_job_wait_s(j)) ||
+		       !same_double(a.jct_s[i], sim_job_jct_s(j)) || !same_double(a.bsld[i], sim_job_bsld(j)) ||
+		       a.priority[i] != j->priority || a.preemptions[i] != j->preemptions ||
+		       a.preemptions_caused[i] != j->preemptions_caused || a.lost_gpu_s[i] != j->lost_gpu_s ||
+		       a.restore_s[i] != j->restore_s || a.ckpt_overhead_s[i] != j->ckpt_overhead_s ||
+		       !same_double(a.cost[i], sim_metrics_job_cost(t, c, j)) || a.n_options[i] != j->n_opts ||
+		       a.fallback_evals[i] != j->fb_evals || a.interruptions[i] != j->interruptions ||
+		       a.pending_from_s[i] != pend || strcmp(a.state[i], sim_job_state_name(j->state)) != 0;
+		/* the two writers, field by field, to the bit */
+		bad += strcmp(a.id[i], b.id[i]) || strcmp(a.queue[i], b.queue[i]) || strcmp(a.user[i], b.user[i]) ||
+		       strcmp(a.flavor[i], b.flavor[i]) || strcmp(a.state[i], b.state[i]) ||
+		       a.option[i] != b.option[i] || a.priority[i] != b.priority[i] ||
+		       a.preemptions[i] != b.preemptions[i] || a.preemptions_caused[i] != b.preemptions_caused[i] ||
+		       a.n_options[i] != b.n_options[i] || a.fallback_evals[i] != b.fallback_evals[i] ||
+		       a.interruptions[i] != b.interruptions[i];
+		const double *da[] = { a.gpus, a.alloc_gpus, a.submit_s, a.start_s, a.end_s, a.wait_s,
+				       a.jct_s, a.runtime_s, a.bsld, a.lost_gpu_s, a.restore_s,
+				       a.ckpt_overhead_s, a.cost, a.pending_from_s };
+		const double *db[] = { b.gpus, b.alloc_gpus, b.submit_s, b.start_s, b.end_s, b.wait_s,
+				       b.jct_s, b.runtime_s, b.bsld, b.lost_gpu_s, b.restore_s,
+				       b.ckpt_overhead_s, b.cost, b.pending_from_s };
+		for (size_t k = 0; k < sizeof da / sizeof da[0]; k++)
+			bad += memcmp(&da[k][i], &db[k][i], sizeof(double)) != 0;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	/* hand-checked rows: job 7 * 3 + 1 is the fixture's j2 of copy 3 (submit 100 s +
+	 * 30,000 s, started at 3,600 + 30,000 s, 4 GPUs on h100), job 7 * 3 + 4 its
+	 * rejected j5 (never started: NaN) */
+	CU_ASSERT_DOUBLE_EQUAL(a.submit_s[22], 30100, 0);
+	CU_ASSERT_DOUBLE_EQUAL(a.start_s[22], 33600, 0);
+	CU_ASSERT_DOUBLE_EQUAL(a.wait_s[22], 3500, 0);
+	CU_ASSERT_DOUBLE_EQUAL(a.gpus[22], 4, 0);
+	CU_ASSERT_STRING_EQUAL(a.flavor[22], "h100");
+	CU_ASSERT_DOUBLE_EQUAL(a.lost_gpu_s[22], 22 * 0.37, 0);
+	CU_ASSERT(isnan(a.start_s[25]) && isnan(a.alloc_gpus[25]));
+	CU_ASSERT_STRING_EQUAL(a.state[25], "rejected");
+	CU_ASSERT_STRING_EQUAL(a.state[N - 1], "unfinished"); /* N - 1 = 7 x 19999 + 6: a j7 */
+	h5read_jobs_free(&a);
+	h5read_jobs_free(&b);
+	h5read_close(fa);
+	h5read_close(fb);
+
+	/* export: every field, the same text from both writers */
+	char *ea = export_jobs_csv(own), *eb = export_jobs_csv(lib);
+	CU_ASSERT_FATAL(ea && eb);
+	CU_ASSERT(strcmp(ea, eb) == 0);
+	static const char hdr[] = "run,variant,seed,id,queue,user,flavor,option,gpus,alloc_gpus,submit_s,start_s,"
+				  "end_s,wait_s,jct_s,runtime_s,bsld,priority,preemptions,preemptions_caused,"
+				  "lost_gpu_s,restore_s,ckpt_overhead_s,cost,n_options,fallback_evals,"
+				  "interruptions,pending_from_s,final_state,final_state_label\n";
+	CU_ASSERT(strncmp(ea, hdr, strlen(hdr)) == 0);
+	CU_ASSERT(strstr(ea, "\nr,r,1,j22,research,,h100,0,4,4,30100,33600,35400,3500,5300,1800,") != NULL);
+	size_t lines = 0;
+	for (const char *p = ea; *p; p++)
+		lines += *p == '\n';
+	CU_ASSERT_EQUAL(lines, N + 1);
+	free(ea);
+	free(eb);
+
+	/* the stored bytes: the same with 1 and 4 threads */
+	size_t la = 0, lb = 0;
+	unsigned char *ca = jobs_chunk_bytes(own, &la), *cb = jobs_chunk_bytes(one, &lb);
+	CU_ASSERT(la > 0 && la == lb && ca && cb && memcmp(ca, cb, la) == 0);
+	free(ca);
+	free(cb);
+	sim_diag_fini(&d);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+}
+
+/* Replaces /runs/r/jobs/<col> of path with a 1-D dataset of n doubles. */
+static int replace_column(const char *path, const char *col, hsize_t n)
+{
+	hid_t file = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+	if (file < 0)
+		return -1;
+	char p[128];
+	snprintf(p, sizeof p, "/runs/r/jobs/%s", col);
+	double v[16] = { 1, 2, 3, 4, 5, 6, 7, 8 }; /* n <= 16 */
+	hid_t sp = H5Screate_simple(1, &n, NULL);
+	int bad = H5Ldelete(file, p, H5P_DEFAULT) < 0;
+	hid_t d = H5Dcreate2(file, p, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	bad |= d < 0 || H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) < 0;
+	H5Dclose(d);
+	H5Sclose(sp);
+	bad |= H5Fclose(file) < 0;
+	return bad ? -1 : 0;
+}
+
+/* A 2.0 jobs group whose columns disagree on the row count is refused by name, by
+ * h5read_jobs and by the row reader (export); a column of the wrong type too. */
+static void test_h5out_reader_refuses_bad_columns(void)
+{
+	const char *path = tmp_path("badcol.h5");
+	const char *names[] = { "r" };
+	CU_ASSERT_EQUAL_FATAL(write_fixture(path, names, 1, "{}", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(replace_column(path, "wait_s", 3), 0);
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	struct h5read_jobs j;
+	CU_ASSERT_EQUAL(h5read_jobs(f, "r", &j, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "/runs/r/jobs: column 'wait_s' has 3 rows, expected 7 as the columns before it"));
+	CU_ASSERT(j.n == 0 && j.id == NULL);
+	struct h5read_rows t;
+	CU_ASSERT_EQUAL(h5read_each_row(f, "/runs/r/jobs", &t, NULL, NULL, &d), -SIM_EPARSE);
+	CU_ASSERT_EQUAL(d.count, 2);
+	h5read_rows_free(&t);
+	h5read_close(f);
+	sim_diag_fini(&d);
+
+	/* a string column stored as doubles */
+	CU_ASSERT_EQUAL_FATAL(write_fixture(path, names, 1, "{}", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(replace_column(path, "queue", FX_N_JOBS), 0);
+	sim_diag_init(&d, 5);
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	CU_ASSERT_EQUAL(h5read_jobs(f, "r", &j, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "column 'queue' has an unexpected type or shape"));
+	h5read_close(f);
+	sim_diag_fini(&d);
+}
+
 static CU_TestInfo h5out_tests[] = {
 	{ "test_h5out_round_trip_jobs", test_h5out_round_trip_jobs },
 	{ "test_h5out_round_trip_summary_and_attrs", test_h5out_round_trip_summary_and_attrs },
@@ -1114,6 +1452,8 @@ static CU_TestInfo h5out_tests[] = {
 	{ "test_h5out_bad_path_and_names", test_h5out_bad_path_and_names },
 	{ "test_h5out_empty_trace", test_h5out_empty_trace },
 	{ "test_h5out_large_tables", test_h5out_large_tables },
+	{ "test_h5out_columns_round_trip", test_h5out_columns_round_trip },
+	{ "test_h5out_reader_refuses_bad_columns", test_h5out_reader_refuses_bad_columns },
 	{ "test_h5out_reader_refuses_bad_files", test_h5out_reader_refuses_bad_files },
 	{ "test_h5out_summary_not_compound", test_h5out_summary_not_compound },
 	{ "test_h5out_root_seeds", test_h5out_root_seeds },

@@ -1,7 +1,7 @@
 /* tests/test_native.c: the native CSV trace: every column parsed, sorting with
  * ties by row, comments, quoting, located errors for malformed traces, the error
- * limit, the writer round trip, and paths that are not regular files (a directory,
- * a FIFO, a pipe). */
+ * limit, the writer round trip, paths that are not regular files (a directory,
+ * a FIFO, a pipe), and a mapped trace larger than the window the parser drops behind it. */
 #include <CUnit/CUnit.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -1056,6 +1056,44 @@ static void test_native_cli_stats_hours_queues_compare(void)
 	free(txt);
 }
 
+/* A mapped trace larger than the parser's drop window (8 MB, its pages dropped
+ * behind the parse): every row read, and a duplicate id in the last row, found by
+ * the exact second pass that reads the dropped pages again, is located with the
+ * line of its first use. 400,000 rows of about 30 bytes. */
+static void test_native_large_mapped_trace(void)
+{
+	enum { N = 400000 };
+	const char *path = tu_tmp_path("large-mapped.csv");
+	FILE *f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("id,submit_s,duration_s,queue\n", f);
+	for (int i = 0; i < N; i++)
+		fprintf(f, "job%07d,%d.5,%d,q%d\n", i, i, 60 + i % 1000, i % 3);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct sim_trace *t = NULL;
+	CU_ASSERT_EQUAL_FATAL(trace_native_read(path, &t, &d), 0);
+	CU_ASSERT_EQUAL(t->n_jobs, N);
+	CU_ASSERT_STRING_EQUAL(sim_job_id(t, &t->jobs[N - 1]), "job0399999");
+	CU_ASSERT_EQUAL(t->jobs[N - 1].submit_ns, (sim_time_t)(N - 1) * SIM_NS_PER_S + SIM_NS_PER_S / 2);
+	CU_ASSERT_EQUAL(t->jobs[N - 1].duration_ns, (sim_time_t)(60 + (N - 1) % 1000) * SIM_NS_PER_S);
+	sim_trace_destroy(t);
+	t = NULL;
+	f = fopen(path, "a");
+	CU_ASSERT_FATAL(f != NULL);
+	fputs("job0000001,400000,10,q0\n", f);
+	CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+	CU_ASSERT_EQUAL(trace_native_read(path, &t, &d), -SIM_EPARSE);
+	CU_ASSERT(t == NULL);
+	char msg[600];
+	snprintf(msg, sizeof msg, "%s:400002: column id: expected a unique id, found 'job0000001' again (first at %s:3)",
+		 path, path);
+	CU_ASSERT(sim_diag_contains(&d, msg));
+	sim_diag_fini(&d);
+	remove(path);
+}
+
 static CU_TestInfo native_tests[] = {
 	{ "test_native_every_field", test_native_every_field },
 	{ "test_native_cli_stats_hours_queues_compare", test_native_cli_stats_hours_queues_compare },
@@ -1077,6 +1115,7 @@ static CU_TestInfo native_tests[] = {
 	{ "test_native_cli_prefs", test_native_cli_prefs },
 	{ "test_native_bundled_sample", test_native_bundled_sample },
 	{ "test_native_cli_validate_stats", test_native_cli_validate_stats },
+	{ "test_native_large_mapped_trace", test_native_large_mapped_trace },
 	CU_TEST_INFO_NULL,
 };
 

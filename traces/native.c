@@ -27,6 +27,7 @@
  * (sim_diag keeps diag->limit of them and counts the rest). A trace with any error
  * is freed and the call returns -SIM_EPARSE.
  */
+#define _DEFAULT_SOURCE /* madvise, MADV_DONTNEED */
 #include "native.h"
 
 #include "../sim/lines.h"
@@ -1204,9 +1205,39 @@ static void parser_fini(struct parser *ps)
 /* One pass over the file (see the top): fast = 1 counts errors only and checks ids
  * by hash. Returns 0 and *out, -SIM_EPARSE (errors; reported unless fast),
  * -SIM_ENOMEM, or in the fast pass 1: parse again with the exact pass. */
-static int parse_pass(const char *name, const char *buf, size_t len, struct sim_trace **out,
-		      struct sim_diag *diag, int fast)
+/* A mapped trace's pages are dropped from the process behind the parser, DROP_BYTES
+ * at a time (madvise MADV_DONTNEED): they count in the resident set while mapped,
+ * and the file's 40 MB a million jobs would add to the peak that the job array sets
+ * (analysis: bench/README.md). The mapping is private and read-only, so a page read
+ * again (the exact pass, a message) is read back from the file as it was. */
+#define DROP_BYTES ((size_t)8 << 20)
+
+static void drop_behind(const char *buf, const char *upto, const char **done)
 {
+#ifdef MADV_DONTNEED
+	const uintptr_t page = 4096;
+	if ((size_t)(upto - *done) < DROP_BYTES)
+		return;
+	uintptr_t a = ((uintptr_t)*done + page - 1) & ~(page - 1);
+	uintptr_t e = (uintptr_t)upto & ~(page - 1);
+	if (a < (uintptr_t)buf)
+		a = ((uintptr_t)buf + page - 1) & ~(page - 1);
+	if (e > a)
+		(void)madvise((void *)a, (size_t)(e - a), MADV_DONTNEED);
+	*done = upto;
+#else
+	(void)buf;
+	(void)upto;
+	(void)done;
+#endif
+}
+
+/* mapped: buf is a private read-only mapping of the file, whose pages may be
+ * dropped behind the parse. */
+static int parse_pass(const char *name, const char *buf, size_t len, struct sim_trace **out,
+		      struct sim_diag *diag, int fast, int mapped)
+{
+	const char *dropped = buf;
 	struct parser ps;
 	const char *p = buf, *end = buf + len;
 	uint32_t line = 0;
@@ -1288,6 +1319,8 @@ static int parse_pass(const char *name, const char *buf, size_t len, struct sim_
 		else if (n >= 0 && (err = parse_row(&ps, line)) < 0)
 			goto out_free_parser;
 		p = next;
+		if (mapped)
+			drop_behind(buf, p, &dropped);
 	}
 	if (!have_header)
 		row_err(&ps, line ? line : 1, NULL,
@@ -1338,16 +1371,22 @@ static int check_no_nul(const char *name, const char *buf, size_t len, struct si
 	return sim_diag_add(diag, where, "NUL byte in line at byte %zu; expected text", (size_t)(z - start) + 1);
 }
 
-int trace_native_parse(const char *name, const char *buf, size_t len, struct sim_trace **out,
-		       struct sim_diag *diag)
+static int parse_both(const char *name, const char *buf, size_t len, struct sim_trace **out,
+		      struct sim_diag *diag, int mapped)
 {
 	int err = check_no_nul(name, buf, len, diag);
 	if (err < 0)
 		return err;
-	err = parse_pass(name, buf, len, out, diag, 1);
+	err = parse_pass(name, buf, len, out, diag, 1, mapped);
 	if (err == 1)
-		err = parse_pass(name, buf, len, out, diag, 0);
+		err = parse_pass(name, buf, len, out, diag, 0, mapped);
 	return err;
+}
+
+int trace_native_parse(const char *name, const char *buf, size_t len, struct sim_trace **out,
+		       struct sim_diag *diag)
+{
+	return parse_both(name, buf, len, out, diag, 0);
 }
 
 /* Reads all of FD (owned; PATH names it) through the shared line reader (sim/lines.h) into a fresh
@@ -1440,7 +1479,7 @@ int trace_native_read(const char *path, struct sim_trace **out, struct sim_diag 
 		void *map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fileno(f), 0);
 		if (map != MAP_FAILED) {
 			(void)posix_madvise(map, len, POSIX_MADV_SEQUENTIAL);
-			err = trace_native_parse(path, map, len, out, diag);
+			err = parse_both(path, map, len, out, diag, 1);
 			munmap(map, len);
 			fclose(f);
 			return err;
