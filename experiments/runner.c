@@ -603,10 +603,21 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 	if (opts->real)
 		sw.meta.mode = "real", sw.meta.backend = opts->real->backend, sw.meta.time_scale = opts->real->time_scale;
 	exp_guard_install();
-	/* Under MPI no fork: mpirun stops the ranks and their temporaries are their own. */
-	if (!exp_mpi_active())
+	/* Under MPI no fork: mpirun stops the ranks and their temporaries are their own.
+	 * The cleaner never reads the trace: it is forked without the trace's arrays, so
+	 * the run's writes to them are not copied while it waits (sim_trace_fork_share);
+	 * they are handed to forks again at once (the pool's workers need them). */
+	if (!exp_mpi_active()) {
+		int kept_out = sim_trace_fork_share(sw.trace, 0) == 0;
 		exp_cleaner_start(&sw.parts);
+		if (kept_out && sim_trace_fork_share(sw.trace, 1)) {
+			sim_diag_add(diag, cfg->path, "cannot hand the trace to worker processes again (madvise)");
+			rc = -SIM_EIO;
+			goto out_cleaner;
+		}
+	}
 	rc = sweep_execute(&sw, output, diag);
+out_cleaner:
 	exp_cleaner_stop();
 	exp_guard_uninstall();
 	exp_sweep_desc_free(&sw.desc);

@@ -1,8 +1,12 @@
 /* sim/job.c: the trace container: interning, sorting, resetting run state. */
+#define _DEFAULT_SOURCE /* MADV_DONTFORK, MADV_DOFORK (Linux) */
 #include "job.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 const char *sim_job_state_name(enum sim_job_state s)
 {
@@ -163,4 +167,37 @@ void sim_trace_sort(struct sim_trace *t)
 		qsort(t->jobs, t->n_jobs, sizeof *t->jobs, job_cmp);
 	for (size_t i = 0; i < t->n_jobs; i++)
 		t->jobs[i].idx = (uint32_t)i;
+}
+
+/* madvise over the whole pages inside [p, p + len) (the partial pages at either end
+ * stay as they are: malloc's header shares the first). */
+static int advise_pages(void *p, size_t len, int advice)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	if (!p || pg <= 0)
+		return 0;
+	uintptr_t a = ((uintptr_t)p + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+	uintptr_t b = ((uintptr_t)p + len) & ~((uintptr_t)pg - 1);
+	if (b <= a)
+		return 0;
+	return madvise((void *)a, b - a, advice) ? -SIM_EIO : 0;
+}
+
+int sim_trace_fork_share(struct sim_trace *t, int share)
+{
+#if !defined(MADV_DONTFORK) || !defined(MADV_DOFORK)
+	(void)t;
+	(void)share;
+	return -SIM_EIO; /* not Linux: forks share the arrays, as before */
+#else
+	int advice = share ? MADV_DOFORK : MADV_DONTFORK;
+	int rc = advise_pages(t->jobs, t->n_jobs * sizeof *t->jobs, advice);
+	if (!rc)
+		rc = advise_pages(t->opts, t->n_opts * sizeof *t->opts, advice);
+	if (rc && !share) { /* all or nothing: a half-marked trace is given back whole */
+		advise_pages(t->jobs, t->n_jobs * sizeof *t->jobs, MADV_DOFORK);
+		advise_pages(t->opts, t->n_opts * sizeof *t->opts, MADV_DOFORK);
+	}
+	return rc;
+#endif
 }

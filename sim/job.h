@@ -146,6 +146,13 @@ static inline const struct sim_job_option *sim_job_opt(const struct sim_trace *t
 
 struct sim_trace *sim_trace_create(void);
 void sim_trace_destroy(struct sim_trace *t); /* NULL is a no-op; frees allocs too */
+/* Whether a fork() hands the trace's large arrays (jobs, options) to the child:
+ * share 0 marks their whole pages MADV_DONTFORK, 1 gives them back (MADV_DOFORK).
+ * For a child that never reads the trace (the sweep's cleaner, experiments/
+ * parallel.c): while it lives, every page of the jobs array the parent writes would
+ * otherwise be copied (copy-on-write), 300 MB for a million jobs. 0, or -SIM_EIO
+ * when the kernel refused (the arrays are then as they were). */
+int sim_trace_fork_share(struct sim_trace *t, int share);
 /* Puts every job back to UNSUBMITTED with no start, end, alloc or preemptions. */
 void sim_trace_reset(struct sim_trace *t);
 /* Appends helpers used by readers and tests. Each returns an index, or -SIM_ENOMEM. */

@@ -1,11 +1,18 @@
-/* tests/test_sim.c: sim/sim.c (errors, diagnostics, decimal parsing), sim/jsonmsg.c and sim/bind.c. */
+/* tests/test_sim.c: sim/sim.c (errors, diagnostics, decimal parsing), sim/jsonmsg.c, sim/bind.c and the trace arrays kept out of forks (sim/job.c). */
+#define _DEFAULT_SOURCE /* mincore */
 #include <CUnit/CUnit.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../sim/cluster.h"
 #include "../sim/engine.h"
+#include "../sim/job.h"
 #include "../sim/jsonmsg.h"
 #include "../sim/sim.h"
 #include "testutil.h"
@@ -244,7 +251,49 @@ static void test_sim_read_file_limits(void)
 	free(out);
 }
 
+/* A child forked while the trace's arrays are kept out (sim_trace_fork_share 0) has
+ * no mapping of their whole pages (mincore says ENOMEM: no signal, so it holds under
+ * ASan too). Given back (1), a child reads the parent's values again. Exit codes:
+ * 0 the value read, 3 a wrong value, 4 not mapped. */
+static int child_reads_job(const struct sim_trace *t, size_t i)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		long pg = sysconf(_SC_PAGESIZE);
+		uintptr_t a = (uintptr_t)&t->jobs[i] & ~((uintptr_t)pg - 1);
+		unsigned char vec[1];
+		if (mincore((void *)a, (size_t)pg, vec) != 0 && errno == ENOMEM)
+			_exit(4);
+		_exit(t->jobs[i].submit_ns == (sim_time_t)i ? 0 : 3);
+	}
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 100;
+}
+
+static void test_sim_trace_fork_share(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	size_t n = 100000; /* about 30 MB: whole pages well inside the array */
+	t->jobs = calloc(n, sizeof *t->jobs);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t->jobs);
+	t->n_jobs = n;
+	for (size_t i = 0; i < n; i++)
+		t->jobs[i].submit_ns = (sim_time_t)i;
+	CU_ASSERT_EQUAL(child_reads_job(t, n / 2), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_trace_fork_share(t, 0), 0);
+	CU_ASSERT_EQUAL(child_reads_job(t, n / 2), 4);
+	CU_ASSERT_EQUAL(t->jobs[n / 2].submit_ns, (sim_time_t)(n / 2)); /* the parent's are untouched */
+	CU_ASSERT_EQUAL_FATAL(sim_trace_fork_share(t, 1), 0);
+	CU_ASSERT_EQUAL(child_reads_job(t, n / 2), 0);
+	sim_trace_destroy(t);
+}
+
 static CU_TestInfo sim_tests[] = {
+	{ "test_sim_trace_fork_share", test_sim_trace_fork_share },
 	{ "test_sim_read_file_limits", test_sim_read_file_limits },
 	{ "test_sim_jsonmsg", test_sim_jsonmsg },
 	{ "test_sim_qty_parse", test_sim_qty_parse },
