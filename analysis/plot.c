@@ -1209,6 +1209,144 @@ static int plot_faults_lost(const struct h5read_file *f, const struct h5read_sum
 	return run_template(gp, adir, o, "faults_lost", "faults_lost", term, &pv, NULL, o->quiet, diag);
 }
 
+/* ---- faults: ETTR by job size ---- */
+
+/* Job sizes in allocated GPUs, as ranges doubling from 1: "1", "2", "3-4", "5-8",
+ * ..., and the last open. */
+#define ETTR_SIZE_BUCKETS 10
+static size_t size_bucket(double gpus)
+{
+	size_t b = 0;
+	for (double hi = 1; b + 1 < ETTR_SIZE_BUCKETS && ceil(gpus) > hi; hi *= 2)
+		b++;
+	return b;
+}
+
+static void size_bucket_label(size_t b, char *buf, size_t cap)
+{
+	long hi = 1L << b, lo = b ? (1L << (b - 1)) + 1 : 1;
+	if (b + 1 == ETTR_SIZE_BUCKETS)
+		snprintf(buf, cap, "%ld+", lo);
+	else if (lo == hi)
+		snprintf(buf, cap, "%ld", hi);
+	else
+		snprintf(buf, cap, "%ld-%ld", lo, hi);
+}
+
+/* Adds run `run`'s jobs to its variant's sums: per size bucket, allocated GPUs x
+ * useful_s and x held_s over the jobs that held GPUs. 1 if the run had a fault
+ * model whose table holds held_s (2.0), 0 if not, or -SIM_E*. */
+static int ettr_size_add(const struct h5read_file *f, const char *run, double *num, double *den,
+			 struct sim_diag *diag)
+{
+	struct h5read_table t;
+	int r = h5read_faults(f, run, &t, diag);
+	if (r)
+		return r;
+	if (!t.present || h5read_table_field(&t, "held_s") < 0 || h5read_table_field(&t, "useful_s") < 0) {
+		h5read_table_free(&t);
+		return 0;
+	}
+	struct h5read_jobs j;
+	if ((r = h5read_jobs(f, run, &j, diag))) {
+		h5read_table_free(&t);
+		return r;
+	}
+	for (size_t i = 0; i < t.n_rows && i < j.n; i++) { /* one row a job, in the jobs table's order */
+		double held = h5read_table_get(&t, i, "held_s"), useful = h5read_table_get(&t, i, "useful_s");
+		double g = j.alloc_gpus[i];
+		if (!(held > 0) || !isfinite(useful) || !(g > 0))
+			continue;
+		size_t b = size_bucket(g);
+		num[b] += g * useful;
+		den[b] += g * held;
+	}
+	h5read_jobs_free(&j);
+	h5read_table_free(&t);
+	return 1;
+}
+
+/* OUTDIR/faults_ettr_size.png: ETTR (useful GPU time / GPU time held) by job size,
+ * one bar a variant in each size range, over the variant's runs with a fault model
+ * (pooled: sums of GPU-seconds, as the summary's ettr). Drawn only when some run
+ * has one (with held_s in its faults table: 2.0 files). */
+static int plot_faults_ettr_size(const struct h5read_file *f, const struct h5read_summary *s,
+				 const struct plot_opts *o, const char *gp, const char *term, const char *adir,
+				 struct sim_diag *diag)
+{
+	struct variant_groups g;
+	size_t nr = h5read_n_runs(f);
+	double *num = calloc((nr + 1) * ETTR_SIZE_BUCKETS * 2, sizeof *num);
+	size_t *runs = calloc(nr + 1, sizeof *runs);
+	int r = 0;
+	if (variant_groups_make(f, s, &g) < 0 || !num || !runs) {
+		sim_diag_add(diag, h5read_path(f), "out of memory");
+		r = -SIM_ENOMEM;
+	}
+	double *den = num ? num + (nr + 1) * ETTR_SIZE_BUCKETS : NULL;
+	for (size_t i = 0; !r && i < nr; i++) {
+		size_t v = g.of[i];
+		int got = ettr_size_add(f, h5read_run_name(f, i), &num[v * ETTR_SIZE_BUCKETS],
+					&den[v * ETTR_SIZE_BUCKETS], diag);
+		if (got < 0)
+			r = got;
+		else
+			runs[v] += (size_t)got;
+	}
+	size_t shown = 0, rows = 0;
+	for (size_t v = 0; !r && v < g.n; v++)
+		shown += runs[v] > 0;
+	FILE *df = NULL;
+	char path[1024];
+	if (!r && shown && !(df = open_dat(o, "faults_ettr_size.dat", path, sizeof path, diag)))
+		r = -SIM_EIO;
+	if (df) {
+		fprintf(df, "# ETTR by job size (allocated GPUs): one row a size range, a column a variant "
+			    "(sum of GPUs x useful_s / sum of GPUs x held_s over its runs with a fault model)\n");
+		dat_field(df, "GPUs");
+		for (size_t v = 0; v < g.n; v++) {
+			if (!runs[v])
+				continue;
+			char label[SIM_NAME_MAX + 32];
+			snprintf(label, sizeof label, "%s (%zu run%s)", g.name[v], runs[v], runs[v] == 1 ? "" : "s");
+			fputc(' ', df);
+			dat_field(df, label);
+		}
+		fputc('\n', df);
+		for (size_t b = 0; b < ETTR_SIZE_BUCKETS; b++) {
+			int any = 0;
+			for (size_t v = 0; v < g.n; v++)
+				any |= runs[v] && den[v * ETTR_SIZE_BUCKETS + b] > 0;
+			if (!any)
+				continue;
+			char label[32];
+			size_bucket_label(b, label, sizeof label);
+			dat_field(df, label);
+			for (size_t v = 0; v < g.n; v++) {
+				if (!runs[v])
+					continue;
+				double d = den[v * ETTR_SIZE_BUCKETS + b];
+				if (d > 0)
+					fprintf(df, " %.9g", num[v * ETTR_SIZE_BUCKETS + b] / d);
+				else
+					fputs(" NaN", df);
+			}
+			fputc('\n', df);
+			rows++;
+		}
+		r = close_dat(df, path, diag);
+	}
+	free(num);
+	free(runs);
+	variant_groups_free(&g);
+	if (r || !shown)
+		return r;
+	struct plot_vars pv = { .nblocks = (long)shown, .npoints = (long)rows };
+	char extra[64];
+	snprintf(extra, sizeof extra, "nvariants=%zu", shown);
+	return run_template(gp, adir, o, "faults_ettr_size", "faults_ettr_size", term, &pv, extra, o->quiet, diag);
+}
+
 /* ---- sweeps: key metrics against each swept parameter, mean and 95% CI over seeds ---- */
 
 /* Bytes of one value's piece of a variant name, as experiments/config.c cuts it. */
@@ -2250,6 +2388,8 @@ out_files:
 	if (!r) {
 		int drawn;
 		r = plot_faults_lost(f, &s, o, gp, term, adir, &drawn, diag);
+		if (!r && drawn)
+			r = plot_faults_ettr_size(f, &s, o, gp, term, adir, diag);
 	}
 	if (!r)
 		r = plot_sweeps(f, &s, o, gp, term, adir, diag);

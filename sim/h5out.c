@@ -1602,7 +1602,7 @@ static int write_decisions(hid_t grp, const struct h5out_run *run)
 /* ---- the faults table (1.6): one row a job, for runs with a fault model ---- */
 
 enum ff { FF_ID, FF_STOPS_NODE, FF_STOPS_CRASH, FF_STOPS_HANG, FF_LOST_NODE, FF_LOST_CRASH, FF_LOST_HANG,
-	  FF_USEFUL, FF_ETTR, FF_COUNT_ };
+	  FF_USEFUL, FF_HELD, FF_ETTR, FF_COUNT_ };
 
 static int faults_ctype(struct ctype *c, const struct sim_trace *t)
 {
@@ -1623,8 +1623,10 @@ static int faults_ctype(struct ctype *c, const struct sim_trace *t)
 		      "GPUs x (time from its last checkpoint to the hang + time hung)") < 0 ||
 	    ctype_add(c, "useful_s", copy_type(H5T_NATIVE_DOUBLE), "s",
 		      "work done and kept: its run time if completed, else progress x run time") < 0 ||
+	    ctype_add(c, "held_s", copy_type(H5T_NATIVE_DOUBLE), "s",
+		      "time it held its GPUs, over every run segment") < 0 ||
 	    ctype_add(c, "ettr", copy_type(H5T_NATIVE_DOUBLE), "1",
-		      "useful_s / time it held its GPUs; NaN when it held none") < 0)
+		      "useful_s / held_s; NaN when it held none") < 0)
 		return -1;
 	return ctype_build(c);
 }
@@ -1639,6 +1641,7 @@ static void fill_fault_row(char *row, const struct ctype *c, const struct sim_tr
 		put_f64(row, c, FF_LOST_NODE + (size_t)k, j->lost_fault_gpu_s[k]);
 	}
 	put_f64(row, c, FF_USEFUL, sim_metrics_job_useful_s(t, cl, j));
+	put_f64(row, c, FF_HELD, j->held_s);
 	put_f64(row, c, FF_ETTR, sim_metrics_job_ettr(t, cl, j));
 }
 

@@ -397,10 +397,49 @@ static void test_young_argmax(void)
 /* A run with faults into HDF5: the summary's fault fields and the per-job faults
  * table agree; a run without faults has no faults table and an ETTR of 1. */
 
+/* `plot`'s ETTR by job size (faults_ettr_size): the row of each size range the
+ * trace's jobs fall in (16 GPUs: "9-16"; 8 GPUs: "5-8") holds sum(GPUs x useful_s) /
+ * sum(GPUs x held_s) over that range's jobs, from the faults and jobs tables. */
+static void check_plot_ettr_size(const struct h5read_file *f, const char *run, int faults)
+{
+	char dat[1200];
+	snprintf(dat, sizeof dat, "%s/faults_plot%d/faults_ettr_size.dat", tu_tmpdir(), faults);
+	char *text = tu_read_file(dat, NULL);
+	CU_ASSERT_EQUAL(text != NULL, faults);
+	if (!text)
+		return;
+	struct sim_diag d;
+	sim_diag_init(&d, 10);
+	struct h5read_table t;
+	struct h5read_jobs j;
+	CU_ASSERT_EQUAL_FATAL(h5read_faults(f, run, &t, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, run, &j, &d), 0);
+	const char *labels[] = { "\"5-8\"", "\"9-16\"" };
+	const double lo[] = { 5, 9 }, hi[] = { 8, 16 };
+	for (int b = 0; b < 2; b++) {
+		double num = 0, den = 0, got = NAN;
+		for (size_t i = 0; i < j.n; i++)
+			if (j.alloc_gpus[i] >= lo[b] && j.alloc_gpus[i] <= hi[b] && h5read_table_get(&t, i, "held_s") > 0) {
+				num += j.alloc_gpus[i] * h5read_table_get(&t, i, "useful_s");
+				den += j.alloc_gpus[i] * h5read_table_get(&t, i, "held_s");
+			}
+		const char *row = strstr(text, labels[b]);
+		CU_ASSERT_FATAL(row != NULL && den > 0);
+		CU_ASSERT_EQUAL(sscanf(row + strlen(labels[b]), "%lf", &got), 1);
+		CU_ASSERT_DOUBLE_EQUAL(got, num / den, 1e-8);
+		CU_ASSERT(got > 0 && got < 1); /* the faults cost these jobs work */
+	}
+	h5read_jobs_free(&j);
+	h5read_table_free(&t);
+	sim_diag_fini(&d);
+	free(text);
+}
+
 /* `plot`'s lost-by-cause bars (faults_lost): drawn only for a file with a fault
  * model; its one variant's row holds the run's summary fields in GPU-hours (the
  * rest of lost_gpu_s as preemptions). Skipped without gnuplot. */
-static void check_plot_faults(const char *h5, const struct h5read_summary *sm, int faults)
+static void check_plot_faults(const char *h5, const struct h5read_file *f, const struct h5read_summary *sm,
+			      int faults)
 {
 	if (system("command -v gnuplot >/dev/null 2>&1") != 0)
 		return;
@@ -427,6 +466,7 @@ static void check_plot_faults(const char *h5, const struct h5read_summary *sm, i
 #undef SM
 	}
 	free(text);
+	check_plot_ettr_size(f, sm->run[0], faults);
 }
 
 /* `report`'s fault table: present only for a run with a fault model, one row a run
@@ -523,7 +563,7 @@ static void test_results_file(void)
 			CU_ASSERT(ettr > 0.99 && ettr < 1);
 		}
 		check_report_faults(f, &sm, faults);
-		check_plot_faults(out, &sm, faults);
+		check_plot_faults(out, f, &sm, faults);
 		h5read_table_free(&t);
 		h5read_summary_free(&sm);
 		h5read_close(f);
