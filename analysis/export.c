@@ -395,6 +395,7 @@ static const double *qs_data(const struct h5read_timeseries *ts, int q)
 struct ts_layout {
 	struct names flavors, queues;
 	int has_qs[QS_COUNT_]; /* some run has the series */
+	int has_nodes_down;    /* some run had node failures (2.0) */
 };
 
 static int ts_layout_build(const struct h5read_file *f, const size_t *idx, size_t n, struct ts_layout *l,
@@ -411,6 +412,7 @@ static int ts_layout_build(const struct h5read_file *f, const size_t *idx, size_
 			r = names_add(&l->queues, ts.queue_names[k]);
 		for (int q = 0; q < QS_COUNT_; q++)
 			l->has_qs[q] |= qs_data(&ts, q) != NULL;
+		l->has_nodes_down |= ts.nodes_down != NULL;
 		h5read_timeseries_free(&ts);
 	}
 	return r;
@@ -432,6 +434,10 @@ static void ts_header(struct export_sink *out, char sep, const struct h5read_sum
 	for (size_t k = 0; k < 4; k++) {
 		put_sep(out, sep);
 		sink_puts(out, cols[k]);
+	}
+	if (l->has_nodes_down) {
+		put_sep(out, sep);
+		sink_puts(out, "nodes_down");
 	}
 	for (size_t k = 0; k < l->flavors.n; k++)
 		put_col_name(out, sep, "gpus_busy_by_flavor", l->flavors.v[k]);
@@ -486,6 +492,8 @@ static int ts_run(const struct h5read_file *f, const char *run, const struct ts_
 		put_num(c->out, c->sep, ts.gpus_busy[i]);
 		put_num(c->out, c->sep, ts.jobs_queued[i]);
 		put_num(c->out, c->sep, ts.jobs_running[i]);
+		if (l->has_nodes_down)
+			put_num(c->out, c->sep, ts.nodes_down ? ts.nodes_down[i] : NAN);
 		for (size_t j = 0; j < l->flavors.n; j++)
 			put_num(c->out, c->sep, cell_or_nan(ts.gpus_busy_by_flavor, i, ts.n_flavors, fcol[j]));
 		for (int q = 0; q < QS_COUNT_; q++)

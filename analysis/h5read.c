@@ -1460,6 +1460,7 @@ void h5read_timeseries_free(struct h5read_timeseries *ts)
 	free(ts->t_s);
 	free(ts->gpus_busy);
 	free(ts->jobs_queued);
+	free(ts->nodes_down);
 	free(ts->jobs_running);
 	free(ts->gpus_busy_by_flavor);
 	h5read_strings_free(ts->flavor_names);
@@ -1583,6 +1584,16 @@ int h5read_timeseries(const struct h5read_file *f, const char *run, struct h5rea
 	}
 	if (r == 0)
 		r = read_queue_series(g, where, out, diag);
+	if (r == 0 && H5Lexists(g, "nodes_down", H5P_DEFAULT) > 0) { /* 2.0, runs with node failures */
+		hsize_t dims[2];
+		if (read_doubles(g, "nodes_down", &out->nodes_down, dims) < 0)
+			r = h5err(diag, where, "dataset 'nodes_down' is unreadable");
+		else if ((size_t)dims[0] != out->n) {
+			sim_diag_add(diag, where, "'nodes_down' has %llu rows, expected %zu", (unsigned long long)dims[0],
+				     out->n);
+			r = -SIM_EPARSE;
+		}
+	}
 	H5Gclose(g);
 	if (r != 0)
 		h5read_timeseries_free(out);

@@ -184,6 +184,7 @@ struct h5read_timeseries {
 	char **flavor_names; /* n_flavors, NULL-terminated */
 	double *queue_usage, *queue_nominal, *queue_borrowed, *queue_lent;
 	char **queue_names;  /* n_queues, NULL-terminated; NULL without queue series */
+	double *nodes_down;  /* n (2.0): node slots down; NULL for a run without node failures */
 };
 int h5read_timeseries(const struct h5read_file *f, const char *run, struct h5read_timeseries *out,
 		      struct sim_diag *diag);

@@ -356,12 +356,14 @@ static double series_mean(const double *t, const double *v, size_t stride, size_
 	return wsum > 0 ? vsum / wsum : v[(lo ? lo - 1 : 0) * stride];
 }
 
-/* The overview series drawn per variant: busy GPUs or queued jobs. */
-enum ts_kind { TS_BUSY, TS_QUEUED };
+/* The overview series drawn per variant: busy GPUs, queued jobs, or nodes down (runs
+ * with node failures only). */
+enum ts_kind { TS_BUSY, TS_QUEUED, TS_NODES_DOWN };
 
 static double ts_mean(const struct h5read_timeseries *ts, enum ts_kind kind, double ta, double tb)
 {
-	return series_mean(ts->t_s, kind == TS_BUSY ? ts->gpus_busy : ts->jobs_queued, 1, ts->n, ta, tb);
+	const double *v = kind == TS_BUSY ? ts->gpus_busy : kind == TS_QUEUED ? ts->jobs_queued : ts->nodes_down;
+	return series_mean(ts->t_s, v, 1, ts->n, ta, tb);
 }
 
 /* 1 when two /summary rows hold the same value in every metric (NaN equal to NaN). */
@@ -2251,6 +2253,45 @@ int plot_results(const struct h5read_file *f, const struct plot_opts *o, struct 
 	return finish_outputs(r, &stage, o->outdir, made_dir, o->quiet, image_ext(o), diag);
 }
 
+/* OUTDIR/nodes_down.png: failed node slots not yet back over time, one curve a variant
+ * with node failures (the mean over its runs with the 95% band), laid out as
+ * queued_jobs.dat. Only when some run recorded the series (2.0, node failures). */
+static int plot_nodes_down(const struct plot_opts *o, const struct variant_groups *g,
+			   const struct h5read_timeseries *tss, size_t nr, double unit_s, const char *xunit,
+			   const char *gp, const char *term, const char *adir, struct sim_diag *diag)
+{
+	double *caps = calloc(nr ? nr : 1, sizeof *caps); /* no capacity line on this plot */
+	uint8_t *has = calloc(g->n ? g->n : 1, 1);
+	if (!caps || !has) {
+		free(caps);
+		free(has);
+		sim_diag_add(diag, o->outdir, "out of memory");
+		return -SIM_ENOMEM;
+	}
+	size_t shown = 0;
+	for (size_t i = 0; i < nr; i++)
+		if (tss[i].nodes_down && !has[g->of[i]]++)
+			shown++;
+	int r = 0;
+	struct plot_vars pv = { .nblocks = (long)shown, .xunit = xunit };
+	if (shown) {
+		char path[1024];
+		FILE *df = open_dat(o, "nodes_down.dat", path, sizeof path, diag);
+		if (!df)
+			r = -SIM_EIO;
+		for (size_t v = 0; df && v < g->n; v++)
+			if (has[v])
+				pv.npoints += (long)busy_variant_block(df, g, v, tss, caps, nr, unit_s, TS_NODES_DOWN);
+		if (df)
+			r = close_dat(df, path, diag);
+	}
+	free(caps);
+	free(has);
+	if (r || !shown)
+		return r;
+	return run_template(gp, adir, o, "nodes_down", "nodes_down", term, &pv, NULL, o->quiet, diag);
+}
+
 static int plot_all(const struct h5read_file *f, const struct plot_opts *o, struct sim_diag *diag)
 {
 	char *gp = NULL;
@@ -2318,6 +2359,7 @@ static int plot_all(const struct h5read_file *f, const struct plot_opts *o, stru
 		else if (!(cap == cap0))
 			vb.samecap = 0;
 	}
+	double ts_unit_s = 86400;
 	if (!r) {
 		double unit_s = 86400;
 		vb.xunit = "days";
@@ -2340,6 +2382,7 @@ static int plot_all(const struct h5read_file *f, const struct plot_opts *o, stru
 		}
 		vb.nblocks = vq.nblocks = (long)groups.n;
 		vq.xunit = vb.xunit;
+		ts_unit_s = unit_s;
 		if (!caps) {
 			r = -SIM_ENOMEM;
 			sim_diag_add(diag, h5read_path(f), "out of memory");
@@ -2356,6 +2399,8 @@ static int plot_all(const struct h5read_file *f, const struct plot_opts *o, stru
 		vw.npoints = cdf_variant_dat(fw, &groups, waits, nr);
 		vj.npoints = cdf_variant_dat(fj, &groups, jcts, nr);
 	}
+	if (!r)
+		r = plot_nodes_down(o, &groups, tss, nr, ts_unit_s, vb.xunit, gp, term, adir, diag);
 out_files:
 	for (size_t i = 0; tss && i < nr; i++)
 		h5read_timeseries_free(&tss[i]);

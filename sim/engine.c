@@ -168,6 +168,12 @@ static int ts_reserve(struct sim_timeseries *ts)
 	if (!nf && ts->n_flavors)
 		return -SIM_ENOMEM;
 	ts->gpus_busy_by_flavor = nf;
+	if (ts->has_nodes_down) {
+		double *nd = realloc(ts->nodes_down, ncap * sizeof *nd);
+		if (!nd)
+			return -SIM_ENOMEM;
+		ts->nodes_down = nd;
+	}
 	double **qcols[] = { &ts->q_usage, &ts->q_nominal, &ts->q_borrowed, &ts->q_lent };
 	for (size_t i = 0; i < 4 && ts->n_queues; i++) {
 		double *nc = realloc(*qcols[i], ncap * ts->n_queues * sizeof *nc);
@@ -190,6 +196,7 @@ static void ts_free(struct sim_timeseries *ts)
 	free(ts->q_nominal);
 	free(ts->q_borrowed);
 	free(ts->q_lent);
+	free(ts->nodes_down);
 	memset(ts, 0, sizeof *ts);
 }
 
@@ -205,6 +212,8 @@ static void ts_thin(struct sim_engine *e)
 		ts->gpus_busy[i] = ts->gpus_busy[2 * i];
 		ts->jobs_queued[i] = ts->jobs_queued[2 * i];
 		ts->jobs_running[i] = ts->jobs_running[2 * i];
+		if (ts->has_nodes_down)
+			ts->nodes_down[i] = ts->nodes_down[2 * i];
 		memmove(&ts->gpus_busy_by_flavor[i * nf], &ts->gpus_busy_by_flavor[2 * i * nf],
 			nf * sizeof *ts->gpus_busy_by_flavor);
 		double *qcols[] = { ts->q_usage, ts->q_nominal, ts->q_borrowed, ts->q_lent };
@@ -259,6 +268,8 @@ static int ts_sample_until(struct sim_engine *e, sim_time_t until)
 		ts->gpus_busy[ts->n] = (double)sim_cluster_gpu_busy(e->p.cluster, -1) / SIM_MILLI;
 		ts->jobs_queued[ts->n] = (double)e->n_queued;
 		ts->jobs_running[ts->n] = (double)e->n_running;
+		if (ts->has_nodes_down)
+			ts->nodes_down[ts->n] = (double)e->n_nodes_down;
 		for (size_t f = 0; f < ts->n_flavors; f++)
 			ts->gpus_busy_by_flavor[ts->n * ts->n_flavors + f] =
 				(double)sim_cluster_gpu_busy(e->p.cluster, (int)f) / SIM_MILLI;
@@ -450,6 +461,7 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 		sim_engine_destroy(e);
 		return NULL;
 	}
+	e->ts.has_nodes_down = e->slots != NULL; /* node failures: the nodes-down series */
 	sim_trace_reset(p->trace);
 	return e;
 }

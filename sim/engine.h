@@ -79,6 +79,10 @@ struct sim_timeseries {
 	 * quota policy reports them (has_quota_stats), nominal, borrowed, lent. */
 	int has_quota_stats;
 	double *q_usage, *q_nominal, *q_borrowed, *q_lent;
+	/* Node slots failed and not yet back (docs/faults.md), per sample; only in a run
+	 * with node failures (has_nodes_down), else NULL. */
+	int has_nodes_down;
+	double *nodes_down;
 };
 
 /* One preemption, in the order issued. */

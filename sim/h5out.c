@@ -1875,7 +1875,8 @@ static int attach_to(hid_t g, const char *scale, const char *const *names, size_
 }
 
 static const char *const series_names[] = { "gpus_busy", "jobs_queued", "jobs_running", "gpus_busy_by_flavor",
-					    "queue_usage", "queue_nominal", "queue_borrowed", "queue_lent" };
+					    "queue_usage", "queue_nominal", "queue_borrowed", "queue_lent",
+					    "nodes_down" };
 static const char *const by_queue_names[] = { "queue_usage", "queue_nominal", "queue_borrowed", "queue_lent" };
 
 /* Makes the dataset `name` of g a dimension scale (when it exists). */
@@ -1980,6 +1981,9 @@ static int write_timeseries(hid_t run_grp, const struct h5out_run *run)
 	    write_doubles(g, "jobs_queued", n ? ts->jobs_queued : &none, 1, n, 0, "1",
 			  "jobs submitted and waiting") < 0 ||
 	    write_doubles(g, "jobs_running", n ? ts->jobs_running : &none, 1, n, 0, "1", "jobs running") < 0 ||
+	    (ts && ts->has_nodes_down &&
+	     write_doubles(g, "nodes_down", n ? ts->nodes_down : &none, 1, n, 0, "1",
+			   "node slots failed and not yet back (runs with node failures only)") < 0) ||
 	    write_doubles(g, "gpus_busy_by_flavor", n ? ts->gpus_busy_by_flavor : &none, 2, n, nf, "GPU",
 			  "GPUs allocated per flavor: [sample][flavor], columns named by flavor_names") < 0)
 		goto out_names;

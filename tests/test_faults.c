@@ -38,7 +38,8 @@ static void test_gang_node_failure_hand(void)
 	     "{'name': 'f', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 2,"
 	     " 'node': {'gpu': 8}}], 'failures': {'distribution': 'fixed', 'mtbf_h': 0.06944444444444445,"
 	     " 'repair': {'distribution': 'fixed', 'mean_h': 0.013888888888888888}}},"
-	     " 'jobs': {'checkpoint': {'overhead_s': 10, 'restore_s': 20}}, 'output': 'x.h5'}",
+	     " 'jobs': {'checkpoint': {'overhead_s': 10, 'restore_s': 20}}, 'output_options': {'sample_s': 10},"
+	     " 'output': 'x.h5'}",
 	     "id,submit_s,duration_s,request,checkpoint_s\nj,0,1000,f:gpu=16,100\n", 1, NULL);
 	const struct sim_job *j = &r.t->jobs[0];
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
@@ -53,6 +54,19 @@ static void test_gang_node_failure_hand(void)
 	CU_ASSERT_EQUAL(k->fault_stops[0], 4);
 	CU_ASSERT_EQUAL(k->recoveries, 4); /* each restart 50 s after its stop (the repair) */
 	CU_ASSERT_DOUBLE_EQUAL(k->recover_s, 4 * 50, 1e-9);
+	/* The nodes-down series: both slots down from each failure (250, 550, 850, 1150 s)
+	 * for their 50 s repair, none otherwise. */
+	const struct sim_timeseries *ts = sim_engine_timeseries(r.e);
+	CU_ASSERT_FATAL(ts->has_nodes_down && ts->n > 0 && ts->nodes_down != NULL);
+	size_t down = 0, bad = 0;
+	for (size_t i = 0; i < ts->n; i++) {
+		double t = ts->t_s[i];
+		double want = t < 1200 && fmod(t, 300) >= 250 ? 2 : 0;
+		bad += ts->nodes_down[i] != want;
+		down += want > 0;
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(down >= 4 * 5); /* 5 samples (step 10 s) in each of the 4 repair windows */
 	tu_crun_free(&r);
 }
 
@@ -467,6 +481,11 @@ static void check_plot_faults(const char *h5, const struct h5read_file *f, const
 	}
 	free(text);
 	check_plot_ettr_size(f, sm->run[0], faults);
+	snprintf(dat, sizeof dat, "%s/faults_plot%d/nodes_down.dat", tu_tmpdir(), faults);
+	char *nd = tu_read_file(dat, NULL);
+	CU_ASSERT_EQUAL(nd != NULL, faults); /* drawn only for a run with node failures */
+	CU_ASSERT(!nd || strstr(nd, "\"fifo\"\n"));
+	free(nd);
 }
 
 /* `report`'s fault table: present only for a run with a fault model, one row a run
@@ -562,6 +581,14 @@ static void test_results_file(void)
 			/* no stop: held time = work + checkpoint overheads */
 			CU_ASSERT(ettr > 0.99 && ettr < 1);
 		}
+		struct h5read_timeseries ts;
+		CU_ASSERT_EQUAL_FATAL(h5read_timeseries(f, sm.run[0], &ts, &d), 0);
+		CU_ASSERT_EQUAL(ts.nodes_down != NULL, faults); /* only a run with node failures */
+		double most = 0;
+		for (size_t i = 0; ts.nodes_down && i < ts.n; i++)
+			most = ts.nodes_down[i] > most ? ts.nodes_down[i] : most;
+		CU_ASSERT(!faults || (most >= 1 && most <= 4)); /* some were down, never more than the 4 nodes */
+		h5read_timeseries_free(&ts);
 		check_report_faults(f, &sm, faults);
 		check_plot_faults(out, f, &sm, faults);
 		h5read_table_free(&t);

@@ -480,7 +480,9 @@ void tu_crun_with(struct tu_crun *r, const char *config, const char *trace, cons
 	struct sim_engine_params ep = { .trace = r->t, .cluster = r->c, .driver = r->drv,
 					.capacity = v->capacity, .seed = opt ? opt->seed : 1, .cost = v->cost,
 					.faults = v->faults, .autoscale = v->autoscale, .spot = v->spot,
-					.log = opt ? opt->log : NULL };
+					.log = opt ? opt->log : NULL,
+					/* a time series only when the config asks for a step (output_options.sample_s) */
+					.sample_ns = r->cfg->sample_s > 0 ? (sim_time_t)llround(r->cfg->sample_s * 1e9) : 0 };
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
 		if (sim_policy_is_none((enum sim_policy_family)f, v->policy[f]))
 			continue;
