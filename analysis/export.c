@@ -18,12 +18,13 @@
 
 static const char *const table_names[EXPORT_TABLE_COUNT_] = {
 	"jobs", "summary", "timeseries", "queues", "decisions", "options", "real_jobs", "real_segments",
-	"real_calibration",
+	"real_calibration", "faults",
 };
 
 /* Where each per-run table lives under /runs/<run>/ (summary and timeseries: none). */
 static const char *const table_paths[EXPORT_TABLE_COUNT_] = {
 	"jobs", NULL, NULL, "queues", "decisions", "options", "real/jobs", "real/segments", "real/calibration",
+	"faults",
 };
 
 const char *export_table_name(enum export_table t)
@@ -43,7 +44,7 @@ int export_table_parse(const char *name, enum export_table *out)
 
 const char *export_table_list(void)
 {
-	return "jobs|summary|timeseries|queues|decisions|options|real_jobs|real_segments|real_calibration";
+	return "jobs|summary|timeseries|queues|decisions|options|real_jobs|real_segments|real_calibration|faults";
 }
 
 int export_have_gzip(void)

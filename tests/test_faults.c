@@ -488,6 +488,29 @@ static void check_plot_faults(const char *h5, const struct h5read_file *f, const
 	free(nd);
 }
 
+/* `export --table faults`: one row a job of a run with a fault model (the trace's 3
+ * jobs: a header and 3 rows), every field of the table; only the key header when no
+ * run has the table. */
+static void check_export_faults(const char *h5, int faults)
+{
+	char args[1200], *out = NULL;
+	snprintf(args, sizeof args, "export %s --table faults", h5);
+	CU_ASSERT_EQUAL_FATAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	int lines = 0;
+	for (const char *p = out; (p = strchr(p, '\n')); p++)
+		lines++;
+	if (faults) {
+		static const char head[] = "run,variant,seed,id,stops_node_failed,stops_crashed,stops_hang,";
+		CU_ASSERT(strncmp(out, head, sizeof head - 1) == 0);
+		CU_ASSERT(strstr(out, ",useful_s,held_s,ettr\n") != NULL);
+	} else {
+		CU_ASSERT_STRING_EQUAL(out, "run,variant,seed\n"); /* the keys: no run has the table */
+	}
+	CU_ASSERT_EQUAL(lines, faults ? 4 : 1);
+	free(out);
+}
+
 /* `report`'s fault table: present only for a run with a fault model, one row a run
  * whose cells are the summary's own fields (stops and GPU-hours lost by cause, the
  * rest of lost_gpu_s as preemptions, ETTR, mean time to recover). */
@@ -590,6 +613,7 @@ static void test_results_file(void)
 		CU_ASSERT(!faults || (most >= 1 && most <= 4)); /* some were down, never more than the 4 nodes */
 		h5read_timeseries_free(&ts);
 		check_report_faults(f, &sm, faults);
+		check_export_faults(out, faults);
 		check_plot_faults(out, f, &sm, faults);
 		h5read_table_free(&t);
 		h5read_summary_free(&sm);
