@@ -5,8 +5,9 @@
  * also the calibration workload (from 0, no checkpoints, flag never raised).
  *
  * Memory (layouts mirrored for the host side in cuda_api.h, keep them in sync):
- *   - struct gx_words, mapped host memory, one per kernel: the preempt flag (host
- *     writes, kernel polls once per iteration), the progress and saved counters
+ *   - struct gx_words, mapped host memory, one per kernel: the flag (host writes:
+ *     1 stop, 2 hang; the kernel polls it once per iteration and while it waits,
+ *     and holds while it reads 2), the progress and saved counters
  *     (iterations of the whole job, kernel writes, host reads at any time);
  *   - struct gx_scratch, device memory of the virtual GPU, zeroed on the stream
  *     before each launch: arrival rings that tell when every block has finished
