@@ -553,6 +553,10 @@ int tu_hang_attempt(const struct tu_hang_case *c, int slow)
 	const double ends[2][3] = { { 153, 50, 177 }, { 129, 50, 177 } };
 	const double lost = detect ? 58 : 82, hung = detect ? 20 : 44;
 	static const char *ids[3] = { "h1", "h2", "h3" };
+	/* The cuda backend plans at its calibrated pace, within 2% of the device's (the
+	 * fake's, under a busy host): work done by a wall time, so the work lost at a
+	 * hang (8 + 30 s) and a segment's end, may be off by that much more. */
+	const double cal = strcmp(c->backend, "cuda") == 0 ? 0.025 : 0;
 	struct sim_diag diag;
 	sim_diag_init(&diag, 5);
 	int timely = 1;
@@ -583,8 +587,8 @@ int tu_hang_attempt(const struct tu_hang_case *c, int slow)
 			if (detect)
 				CU_ASSERT(h >= hung - 1e-6);
 			CU_ASSERT(l >= h - 1e-6);
-			timely &= tu_near("real: lost to hangs (GPU-s)", l, lost, 1.0);
-			timely &= tu_near("real: time hung (s)", h, hung, 0.5);
+			timely &= tu_near("real: lost to hangs (GPU-s)", l, lost, 2.0 + cal * 38);
+			timely &= tu_near("real: time hung (s)", h, hung, 1.0);
 		}
 		for (int k = 0; k < 3; k++) {
 			int i = tu_real_row(&j, ids[k]);
@@ -594,7 +598,9 @@ int tu_hang_attempt(const struct tu_hang_case *c, int slow)
 			if (!which) {
 				CU_ASSERT_DOUBLE_EQUAL(j.end_s[i], ends[detect][k], 1e-9);
 			} else {
-				timely &= j.end_s[i] <= ends[detect][k] * 1.01;
+				char what[64];
+				snprintf(what, sizeof what, "real: %s's end (s)", ids[k]);
+				timely &= tu_near(what, j.end_s[i], ends[detect][k], ends[detect][k] * (0.01 + cal));
 			}
 		}
 		if (which) {
@@ -614,7 +620,7 @@ int tu_hang_attempt(const struct tu_hang_case *c, int slow)
 				CU_ASSERT(sg->done[s] < 1.0 && sg->done[s] >= sg->saved[s]);
 				char what[64];
 				snprintf(what, sizeof what, "real: %s hung with work done", hung_segs[k].id);
-				timely &= tu_near(what, sg->done[s], hung_segs[k].done, 0.005);
+				timely &= tu_near(what, sg->done[s], hung_segs[k].done, 0.01 + cal * hung_segs[k].done);
 				snprintf(what, sizeof what, "real: %s hung with work saved", hung_segs[k].id);
 				timely &= tu_near(what, sg->saved[s], hung_segs[k].saved, 0.001);
 			}
