@@ -84,7 +84,8 @@ static void *seg_main(void *arg)
 	struct timespec ts = { .tv_sec = s->end_ns / SIM_NS_PER_S, .tv_nsec = s->end_ns % SIM_NS_PER_S };
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop && !s->reached_end && (s->hung || gx_now_ns() < s->end_ns)) {
-		int rc = s->hung ? pthread_cond_wait(&s->cv, &s->mu) : pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+		int rc = s->hung ? pthread_cond_wait(&s->cv, &s->mu)
+				 : pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 		if (rc && rc != ETIMEDOUT && rc != EINTR)
 			break;
 	}

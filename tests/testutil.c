@@ -541,11 +541,13 @@ static int tu_hang_segment(const struct h5read_real_segments *sg, const char *id
 int tu_hang_attempt(const struct tu_hang_case *c, int slow)
 {
 	const int detect = c->detect;
-	const char *cfg = detect ? TEST_DATA_DIR "/real/hang.json" : TEST_DATA_DIR "/real/hang_undetected.json";
+	const char *cfg = detect ? TEST_DATA_DIR "/real/hang.json"
+				 : TEST_DATA_DIR "/real/hang_undetected.json";
 	char sim[4096], real[4096];
 	snprintf(sim, sizeof sim, "%s/hang%d_sim.h5", tu_tmpdir(), detect);
 	snprintf(real, sizeof real, "%s/hang%d_%s.h5", tu_tmpdir(), detect, c->backend);
-	struct real_opts ro = { .backend = c->backend, .sms = c->sms, .time_scale = 100.0 / slow, .fail_job = -1 };
+	struct real_opts ro = { .backend = c->backend, .sms = c->sms, .time_scale = 100.0 / slow,
+				.fail_job = -1 };
 	CU_ASSERT_EQUAL_FATAL(tu_run_config(cfg, sim, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(tu_run_config(cfg, real, &ro), 0);
 	/* hang.csv, by hand: the ends, the lost GPU-s (work since the checkpoint + time
@@ -600,7 +602,8 @@ int tu_hang_attempt(const struct tu_hang_case *c, int slow)
 			} else {
 				char what[64];
 				snprintf(what, sizeof what, "real: %s's end (s)", ids[k]);
-				timely &= tu_near(what, j.end_s[i], ends[detect][k], ends[detect][k] * (0.01 + cal));
+				const double want = ends[detect][k];
+				timely &= tu_near(what, j.end_s[i], want, want * (0.01 + cal));
 			}
 		}
 		if (which) {
@@ -620,7 +623,8 @@ int tu_hang_attempt(const struct tu_hang_case *c, int slow)
 				CU_ASSERT(sg->done[s] < 1.0 && sg->done[s] >= sg->saved[s]);
 				char what[64];
 				snprintf(what, sizeof what, "real: %s hung with work done", hung_segs[k].id);
-				timely &= tu_near(what, sg->done[s], hung_segs[k].done, 0.01 + cal * hung_segs[k].done);
+				const double d = hung_segs[k].done;
+				timely &= tu_near(what, sg->done[s], d, 0.01 + cal * d);
 				snprintf(what, sizeof what, "real: %s hung with work saved", hung_segs[k].id);
 				timely &= tu_near(what, sg->saved[s], hung_segs[k].saved, 0.001);
 			}

@@ -17,8 +17,9 @@
  *   - the gx_job kernel (gpu_exec/workload.cu) is emulated on the mapped words it is
  *     given: progress, checkpoints, restore, the flag polled once per iteration
  *     (GX_FLAG_HANG: it stops as for a stop, then holds its stream, polling, until
- *     the flag turns GX_FLAG_STOP, as workload.cu's kernel holds its SMs). An iteration lasts chunk x MOCK_STEP_NS of wall time, so the
- *     backend's calibration, which sizes `chunk`, converges as on a GPU; a partition
+ *     the flag turns GX_FLAG_STOP, as workload.cu's kernel holds its SMs). An
+ *     iteration lasts chunk x MOCK_STEP_NS of wall time, so the backend's
+ *     calibration, which sizes `chunk`, converges as on a GPU; a partition
  *     of half the SMs gets twice the chunk and is twice as slow;
  *   - a kernel error is sticky on its stream: the callback gets it, the events after
  *     it and cuStreamSynchronize return it, and later work on that stream is refused.
