@@ -306,13 +306,8 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 		    const char *name, struct run_result *r, struct sim_diag *diag)
 {
 	memset(r, 0, sizeof *r);
-	/* Real mode: node failures and crashes stop workloads through the driver, as
-	 * preemptions do; a hang would need the executor to freeze a workload, which
-	 * none does yet (docs/faults.md, "Limits"). */
-	if (real && v->faults && v->faults->job.hang_per_h > 0)
-		return sim_diag_add(diag, cfg->path, "$.jobs.faults.hang_per_h: expected 0 in real mode (the "
-				    "executors cannot hang a workload yet; node failures and crashes run), got %g",
-				    v->faults->job.hang_per_h), -SIM_EPARSE;
+	/* Real mode: node failures, crashes and hangs stop (or freeze) workloads through
+	 * the driver (docs/faults.md, "Limits"). */
 	if (real && (sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1))) /* docs/capacity.md */
 		return sim_diag_add(diag, cfg->path, "$.cluster.flavors: expected no autoscale or spot flavor in "
 				    "real mode (they are simulated only), got one"), -SIM_EPARSE;

@@ -33,9 +33,14 @@
 #define GX_RING 32u          /* arrival ring slots */
 #define GX_THREADS 256u      /* threads a block, gx_job's __launch_bounds__ */
 
-/* Mapped host memory, one per kernel: the preempt flag (host writes, kernel polls
- * once per iteration), checkpoints, progress and saved (iterations of the whole
- * job; kernel writes, host reads at any time). */
+/* Mapped host memory, one per kernel: the flag (host writes, kernel polls once per
+ * iteration and while it waits), checkpoints, progress and saved (iterations of the
+ * whole job; kernel writes, host reads at any time). The flag is 0 (run),
+ * GX_FLAG_STOP (stop at the next iteration) or GX_FLAG_HANG (a hung job: make no
+ * more progress and hold the GPU, polling, until the flag turns GX_FLAG_STOP). The
+ * host only ever raises it: 0 to HANG or STOP, HANG to STOP. */
+#define GX_FLAG_STOP 1u
+#define GX_FLAG_HANG 2u
 struct gx_words {
 	volatile uint32_t flag;
 	volatile uint32_t ckpts;

@@ -31,6 +31,7 @@ struct drv_real {
 	uint32_t **job_gpus;     /* per job: its virtual GPUs while it runs (owned) */
 	uint32_t *job_n_gpus;
 	uint64_t *job_seq;       /* per job: its running segment's launch number, 0 = none */
+	uint8_t *job_hung;       /* per job: its running segment is frozen (real_hang) */
 	uint64_t next_seq;
 	/* Clock: trace = trace0 + (wall - wall0) x scale, once started. */
 	int started;
@@ -230,8 +231,8 @@ static int drain_completions(struct drv_real *d, struct sim_engine *e, int64_t *
 	struct sim_trace *t = (struct sim_trace *)sim_view_trace(sim_engine_view(e));
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct completion *c = &q[i];
-		if (d->job_seq[c->job] != c->seq)
-			continue;
+		if (d->job_seq[c->job] != c->seq || d->job_hung[c->job])
+			continue; /* stale, or a hung job's end that raced its hang: its kill reports it */
 		struct sim_job *job = &t->jobs[c->job];
 		struct gx_report r;
 		if ((rc = gx_reap(d->x, c->job, &r)))
@@ -354,6 +355,7 @@ static int real_stop(void *priv, struct sim_engine *e, struct sim_job *job, stru
 	if (rc)
 		return rc;
 	d->job_seq[job->idx] = 0;
+	d->job_hung[job->idx] = 0;
 	d->n_running--;
 	if ((rc = record_segment(d, e, job, &r, r.failed ? REAL_FAILED : REAL_PREEMPTED)))
 		return rc;
@@ -362,12 +364,32 @@ static int real_stop(void *priv, struct sim_engine *e, struct sim_job *job, stru
 	return 0;
 }
 
+/* The job hangs at the engine's now (sim_driver_ops.hang): its workload freezes at
+ * that wall time and ends only when the engine stops it (real_stop, which measures
+ * the work as it stood at the hang). A workload already reaped (it ended just before
+ * the hang, and the engine withdrew that end) has nothing to freeze: its stop then
+ * finds no workload and the engine accounts the hang from time, as simulated. */
+static int real_hang(void *priv, struct sim_engine *e, struct sim_job *job)
+{
+	struct drv_real *d = priv;
+	if (!d->job_seq[job->idx])
+		return 0;
+	int rc = gx_hang(d->x, job->idx, wall_of_trace(d, sim_engine_now(e)));
+	if (rc == -SIM_EINVAL)
+		fprintf(stderr, "real: job %s hung, but backend %s cannot freeze a workload\n",
+			sim_job_id(sim_view_trace(sim_engine_view(e)), job), d->res.backend);
+	if (!rc)
+		d->job_hung[job->idx] = 1;
+	return rc;
+}
+
 static const struct sim_driver_ops real_driver_ops = {
 	.name = "real",
 	.now = real_now,
 	.advance = real_advance,
 	.start = real_start,
 	.stop = real_stop,
+	.hang = real_hang,
 };
 
 /* ---- set-up ---- */
@@ -417,6 +439,7 @@ static void real_free(struct drv_real *d)
 	free(d->job_gpus);
 	free(d->job_n_gpus);
 	free(d->job_seq);
+	free(d->job_hung);
 	free(d->flavor_gpu0);
 	free(d->gpn);
 	free(d->gpu_owner);
@@ -441,11 +464,12 @@ static int real_alloc(struct drv_real *d, const struct sim_flavor_spec *flavors,
 	d->job_gpus = calloc(nj, sizeof *d->job_gpus);
 	d->job_n_gpus = calloc(nj, sizeof *d->job_n_gpus);
 	d->job_seq = calloc(nj, sizeof *d->job_seq);
+	d->job_hung = calloc(nj, sizeof *d->job_hung);
 	d->res.measured_run_s = malloc(nj * sizeof(double));
 	d->res.predicted_run_s = malloc(nj * sizeof(double));
 	d->res.latency_s = malloc(nj * sizeof(double));
 	d->iter_ns_by_flavor = calloc(nf, sizeof(double));
-	if (!d->flavor_gpu0 || !d->gpn || !d->job_gpus || !d->job_n_gpus || !d->job_seq ||
+	if (!d->flavor_gpu0 || !d->gpn || !d->job_gpus || !d->job_n_gpus || !d->job_seq || !d->job_hung ||
 	    !d->res.measured_run_s || !d->res.predicted_run_s || !d->res.latency_s || !d->iter_ns_by_flavor)
 		return -SIM_ENOMEM;
 	for (size_t j = 0; j < nj; j++)

@@ -11,7 +11,9 @@
  *     flavor, node, GPU order) and launches a segment on the executor, sized from
  *     the model's run time on the flavor divided by time_scale;
  *   - stop: preempts the workload and hands the engine the measured work done and
- *     saved (struct sim_stop_measure), so lost work is what the workload lost.
+ *     saved (struct sim_stop_measure), so lost work is what the workload lost;
+ *   - hang: freezes the workload at the hang's wall time (gx_hang); its later
+ *     stop (the kill) measures the work as it stood then.
  * Decision latency is measured from the wall time of the event a pass follows (a
  * submit or timed event falling due, a workload ending) to the return of the
  * launch it causes.

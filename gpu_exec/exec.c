@@ -132,6 +132,11 @@ int gx_preempt(struct gx *x, uint32_t job, struct gx_report *r)
 	return x->ops->preempt(x->priv, job, r);
 }
 
+int gx_hang(struct gx *x, uint32_t job, int64_t at_ns)
+{
+	return x->ops->hang ? x->ops->hang(x->priv, job, at_ns) : -SIM_EINVAL;
+}
+
 int gx_reap(struct gx *x, uint32_t job, struct gx_report *r)
 {
 	return x->ops->reap(x->priv, job, r);

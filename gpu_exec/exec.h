@@ -16,11 +16,16 @@
  *   - a segment resuming from saved work (from > 0) first pays restore_ns;
  *   - gx_preempt stops it at the next iteration (cuda: a flag the kernel polls once
  *     per iteration; cpu: the iterations complete on its timeline by the stop's
- *     wall time) and the work since the last checkpoint is lost, for real.
+ *     wall time) and the work since the last checkpoint is lost, for real;
+ *   - gx_hang freezes it (a hung job, docs/faults.md "Hangs"): from then on it makes
+ *     no progress, saves nothing, keeps its GPUs and never ends by itself (no done
+ *     callback); the gx_preempt that later kills it reports the work done and saved
+ *     as they stood at the hang (cpu: its timeline read at the hang's wall time;
+ *     cuda: the kernel holds at its next poll of the flag), end_ns the kill.
  * Times in this interface are wall-clock nanoseconds (CLOCK_MONOTONIC); work is a
  * fraction of the job's whole work, 0..1.
  *
- * Threads: gx_launch, gx_preempt, gx_reap and gx_close are called from one thread
+ * Threads: gx_launch, gx_hang, gx_preempt, gx_reap and gx_close are called from one thread
  * (the engine's). The done callback runs on an executor thread.
  */
 #ifndef GPU_EXEC_EXEC_H
@@ -114,6 +119,12 @@ int gx_launch(struct gx *x, const struct gx_segment *s, char *err, size_t errlen
  * *r. A segment that had already completed reports progress 1. Returns 0 or
  * -SIM_ESTATE (no segment of that job). */
 int gx_preempt(struct gx *x, uint32_t job, struct gx_report *r);
+/* Freezes the running segment of `job` from wall time at_ns (a hang; the cpu
+ * backend reads its timeline there, cuda freezes each kernel at its next flag
+ * poll and ignores at_ns): see the protocol above. A done callback already on its
+ * way for it may still arrive (the caller drops it). Returns 0, -SIM_ESTATE (no
+ * segment of that job) or -SIM_EINVAL (a backend that cannot freeze one). */
+int gx_hang(struct gx *x, uint32_t job, int64_t at_ns);
 /* After the done callback: waits for the segment's resources and fills *r.
  * Returns 0 or -SIM_ESTATE. */
 int gx_reap(struct gx *x, uint32_t job, struct gx_report *r);
@@ -141,6 +152,8 @@ struct gx_backend_ops {
 	const struct gx_calibration *(*calibration)(void *priv);
 	const char *(*describe)(void *priv);
 	void (*close)(void *priv);
+	/* Optional (NULL: the backend cannot freeze a workload): gx_hang. */
+	int (*hang)(void *priv, uint32_t job, int64_t at_ns);
 	/* Optional (NULL: nothing known, nothing to poll): gx_next_end, gx_poll. */
 	int64_t (*next_end)(void *priv);
 	void (*poll)(void *priv, int64_t now);

@@ -17,6 +17,10 @@
  * thread got there first (cpu_poll, at the end gx_next_end announced): it uses no
  * CPU while it "runs" (no busy loop: the work is the clock's). All the job's GPUs
  * share its one thread: GPU identity matters to the cuda backend only.
+ *
+ * A hang (cpu_hang, at wall time H) freezes the timeline at H: the segment no
+ * longer ends by itself (its thread sleeps until the stop, no poll claims it), and
+ * its stop reports the timeline as it stood at H, however late the stop comes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -38,10 +42,12 @@ struct cpu_seg {
 	int64_t start_ns;      /* wall time of the launch */
 	int64_t end_ns;        /* wall time it ends: its last iteration, or its failure */
 	uint64_t fail_at;      /* iteration at which it fails (injected), 0 = never */
-	/* Under mu: the stop request, and whether the thread reached its end first. */
+	/* Under mu: the stop request, whether the thread reached its end first, and a
+	 * hang (hung: the timeline stands still from wall time hang_at). */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int stop, reached_end;
+	int stop, reached_end, hung;
+	int64_t hang_at;
 	pthread_t thread;
 };
 
@@ -63,22 +69,23 @@ struct cpu_exec {
 static int seg_claim_end(struct cpu_seg *s)
 {
 	pthread_mutex_lock(&s->mu);
-	int mine = !s->stop && !s->reached_end;
+	int mine = !s->stop && !s->reached_end && !s->hung;
 	if (mine)
 		s->reached_end = 1;
 	pthread_mutex_unlock(&s->mu);
 	return mine;
 }
 
-/* The segment's thread: sleeps to its end unless stopped first, then says it is
- * done (unless a poll did already). */
+/* The segment's thread: sleeps to its end unless stopped first (a hung one: until
+ * its stop), then says it is done (unless a poll did already). */
 static void *seg_main(void *arg)
 {
 	struct cpu_seg *s = arg;
 	struct timespec ts = { .tv_sec = s->end_ns / SIM_NS_PER_S, .tv_nsec = s->end_ns % SIM_NS_PER_S };
 	pthread_mutex_lock(&s->mu);
-	while (!s->stop && !s->reached_end && gx_now_ns() < s->end_ns) {
-		int rc = pthread_cond_timedwait(&s->cv, &s->mu, &ts);
+	while (!s->stop && !s->reached_end && (s->hung || gx_now_ns() < s->end_ns)) {
+		int rc = s->hung ? pthread_cond_wait(&s->cv, &s->mu)
+				 : pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 		if (rc && rc != ETIMEDOUT && rc != EINTR)
 			break;
 	}
@@ -216,9 +223,13 @@ static int seg_finish(struct cpu_exec *x, uint32_t job, int64_t stop_at, struct 
 	}
 	pthread_join(s->thread, NULL);
 	int64_t end = s->reached_end || stop_at < 0 || stop_at >= s->end_ns ? s->end_ns : stop_at;
+	/* A hung segment's work stopped at the hang; it held its GPUs until the stop. */
+	int64_t work_at = s->hung && s->hang_at < end ? s->hang_at : end;
+	if (s->hung && stop_at >= 0)
+		end = stop_at;
 	uint64_t done, saved;
 	uint32_t ckpts;
-	gx_timeline_at(&s->tl, end, &done, &saved, &ckpts);
+	gx_timeline_at(&s->tl, work_at, &done, &saved, &ckpts);
 	memset(r, 0, sizeof *r);
 	r->progress = done >= s->tl.total ? 1.0 : (double)done / (double)s->tl.total;
 	r->saved = (double)saved / (double)s->tl.total;
@@ -245,6 +256,21 @@ static int cpu_preempt(void *priv, uint32_t job, struct gx_report *r)
 	return seg_finish(priv, job, gx_now_ns(), r);
 }
 
+/* Freezes the segment's timeline at wall time at_ns (exec.h, gx_hang). */
+static int cpu_hang(void *priv, uint32_t job, int64_t at_ns)
+{
+	struct cpu_exec *x = priv;
+	struct cpu_seg *s = job < x->n_segs ? x->segs[job] : NULL;
+	if (!s)
+		return -SIM_ESTATE;
+	pthread_mutex_lock(&s->mu);
+	s->hung = 1;
+	s->hang_at = at_ns > s->start_ns ? at_ns : s->start_ns;
+	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	return 0;
+}
+
 static int cpu_reap(void *priv, uint32_t job, struct gx_report *r)
 {
 	return seg_finish(priv, job, -1, r);
@@ -258,7 +284,7 @@ static int64_t cpu_next_end(void *priv)
 		struct cpu_seg *s = x->run[i];
 		if (s->end_ns < t) {
 			pthread_mutex_lock(&s->mu);
-			if (!s->reached_end)
+			if (!s->reached_end && !s->hung)
 				t = s->end_ns;
 			pthread_mutex_unlock(&s->mu);
 		}
@@ -304,6 +330,7 @@ const struct gx_backend_ops gx_cpu_backend = {
 	.open = cpu_open,
 	.launch = cpu_launch,
 	.preempt = cpu_preempt,
+	.hang = cpu_hang,
 	.reap = cpu_reap,
 	.calibration = cpu_calibration,
 	.describe = cpu_describe,

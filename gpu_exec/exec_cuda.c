@@ -27,6 +27,8 @@
  * (waiting on that event therefore also waits for the callback). Each kernel has a
  * slot: 64 bytes of mapped host memory (flag, progress, saved, ckpts) from a pool
  * allocated at open (cuMemHostAlloc can be slow; cuMemFreeHost may synchronise).
+ * A hang (cuda_hang) raises each kernel's flag to GX_FLAG_HANG: the kernel holds at
+ * its next poll, its counters frozen, until the kill (a preempt) raises it to stop.
  *
  * Threads: launch/preempt/reap/close run on the engine's thread; stream callbacks
  * run on a driver thread and must not call CUDA (the driver answers
@@ -1315,6 +1317,23 @@ static int cuda_preempt(void *priv, uint32_t job, struct gx_report *r)
 	return seg_finish(priv, job, r, 1);
 }
 
+/* A hung job (exec.h, gx_hang): every kernel of the gang holds at its next poll of
+ * the flag, so progress and saved stay where the hang found them; at_ns is not
+ * used (the kernel, not the host, decides which iteration was its last). A flag
+ * already raised to stop (a failed gang member) stays so. */
+static int cuda_hang(void *priv, uint32_t job, int64_t at_ns)
+{
+	(void)at_ns;
+	struct cu_exec *x = priv;
+	pthread_mutex_lock(&x->mu);
+	struct cu_seg *s = seg_find(x, job, NULL);
+	for (uint32_t i = 0; s && i < s->n; i++)
+		if (x->words[s->slots[i]].flag == 0)
+			x->words[s->slots[i]].flag = GX_FLAG_HANG;
+	pthread_mutex_unlock(&x->mu);
+	return s ? 0 : -SIM_ESTATE;
+}
+
 static int cuda_reap(void *priv, uint32_t job, struct gx_report *r)
 {
 	return seg_finish(priv, job, r, 0);
@@ -1397,6 +1416,7 @@ static const struct gx_backend_ops cuda_ops = {
 	.open = cuda_open,
 	.launch = cuda_launch,
 	.preempt = cuda_preempt,
+	.hang = cuda_hang,
 	.reap = cuda_reap,
 	.calibration = cuda_calibration,
 	.describe = cuda_describe,

@@ -5,8 +5,9 @@
  * also the calibration workload (from 0, no checkpoints, flag never raised).
  *
  * Memory (layouts mirrored for the host side in cuda_api.h, keep them in sync):
- *   - struct gx_words, mapped host memory, one per kernel: the preempt flag (host
- *     writes, kernel polls once per iteration), the progress and saved counters
+ *   - struct gx_words, mapped host memory, one per kernel: the flag (host writes:
+ *     1 stop, 2 hang; the kernel polls it once per iteration and while it waits,
+ *     and holds while it reads 2), the progress and saved counters
  *     (iterations of the whole job, kernel writes, host reads at any time);
  *   - struct gx_scratch, device memory of the virtual GPU, zeroed on the stream
  *     before each launch: arrival rings that tell when every block has finished
@@ -22,9 +23,10 @@
 
 #define GX_RING 32u
 #define GX_THREADS 256
+#define GX_FLAG_HANG 2u
 
 struct gx_words {
-	unsigned int flag;             /* host: 1 = stop at the next iteration */
+	unsigned int flag;             /* host: 1 = stop at the next iteration, 2 = hang (hold until 1) */
 	unsigned int ckpts;            /* kernel: checkpoints completed by this segment */
 	unsigned long long progress;   /* kernel: iterations done, of the whole job */
 	unsigned long long saved;      /* kernel: progress at the last checkpoint */
@@ -47,9 +49,19 @@ static __device__ __forceinline__ unsigned long long gx_clock_ns(void)
 	return t;
 }
 
-static __device__ __forceinline__ int gx_stop_asked(const struct gx_words *w)
+/* Thread 0 only. 1 when asked to stop. A hung job (flag GX_FLAG_HANG) stops
+ * here, at whatever poll sees the flag: no more iterations, no checkpoint, the
+ * block resident on its SM (so the GPU stays held), polling every ~10 us until
+ * the host's kill turns the flag to stop; the other threads wait at the block's
+ * next barrier and the other blocks at their own polls. */
+static __device__ int gx_stop_asked(const struct gx_words *w)
 {
-	return *(const volatile unsigned int *)&w->flag != 0;
+	unsigned int f = *(const volatile unsigned int *)&w->flag;
+	while (f == GX_FLAG_HANG) {
+		__nanosleep(10000);
+		f = *(const volatile unsigned int *)&w->flag;
+	}
+	return f != 0;
 }
 
 /* Thread 0 only. Waits ns of wall time, polling the flag; 1 when asked to stop.

@@ -1240,6 +1240,10 @@ static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t ki
 	e->ctr.hangs++;
 	job->hang_ns = e->now;
 	sim_engine_job_end_cancel(e, job); /* it will not finish: it makes no progress */
+	const struct sim_driver *drv = &e->p.driver;
+	int rc = drv->ops->hang ? drv->ops->hang(drv->priv, e, job) : 0; /* a real workload freezes now */
+	if (rc)
+		return rc;
 	if (e->p.log)
 		fprintf(e->p.log, "[%.3f] job=%s event=hang\n", sim_time_to_s(e->now), sim_job_id(e->p.trace, job));
 	const struct sim_job_faults *jf = &e->p.faults->job;
@@ -1364,6 +1368,13 @@ static double spot_save_progress(struct sim_engine *e, struct sim_job *job);
 
 static double stop_progress(struct sim_engine *e, struct sim_job *job, const struct sim_stop_measure *m)
 {
+	if (m->measured && job->hang_ns) {
+		/* A real workload frozen at the hang (sim_driver_ops.hang): its measured work
+		 * stops there; the time it then held its GPUs is lost too, as simulated. */
+		double hung = (double)alloc_gpus(e, job) / SIM_MILLI * sim_time_to_s(e->now - job->hang_ns);
+		job->hang_ns = 0;
+		return measured_stop_progress(e, job, m) + hung;
+	}
 	if (m->measured)
 		return measured_stop_progress(e, job, m);
 	if (e->spot_save && e->spot_save[job->idx] && e->spot_notice[job->idx] != SIM_TIME_NONE)

@@ -52,6 +52,13 @@ struct sim_driver_ops {
 	 * A driver that measures what the job did fills *m (m->measured = 1); the
 	 * virtual driver leaves it zeroed and the engine derives it from time. */
 	int (*stop)(void *priv, struct sim_engine *e, struct sim_job *job, struct sim_stop_measure *m);
+	/* Optional (NULL: nothing to do, as for the virtual driver). A running job hangs
+	 * now (docs/faults.md, "Hangs"): called by the engine's job-fault handling, in the
+	 * event phase, right after it withdrew the job's end. From now on the job's
+	 * workload must make no progress but keep its GPUs, and must not report an end
+	 * by itself; the engine later stops it through stop (its kill, or any other
+	 * stop), which measures the work as it stood at the hang. Returns 0 or -SIM_E*. */
+	int (*hang)(void *priv, struct sim_engine *e, struct sim_job *job);
 };
 
 struct sim_driver {

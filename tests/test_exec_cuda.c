@@ -630,6 +630,25 @@ static void test_exec_cuda_crashes(void)
 	sim_diag_fini(&diag);
 }
 
+/* Hangs drive the cuda executor too (tests/data/real/hang.json, hang_undetected.json,
+ * hand-computed in hang.csv): at each hang the host raises the kernel's flag to
+ * GX_FLAG_HANG, the (fake) kernel stops advancing its counters and holds its stream
+ * until the kill raises the flag to stop; the kill measures the work at the hang.
+ * tu_hang_attempt asserts what holds however late a thread runs and returns the
+ * timing, retried at longer time scales. */
+static int attempt_hang(void *arg, int slow)
+{
+	return tu_hang_attempt(arg, slow);
+}
+
+static void test_exec_cuda_hangs(void)
+{
+	for (int detect = 1; detect >= 0; detect--) {
+		struct tu_hang_case c = { .backend = "cuda", .sms = "a=16", .detect = detect };
+		CU_ASSERT(tu_retry_slower(attempt_hang, &c) > 0);
+	}
+}
+
 static void test_exec_cuda_no_violations(void)
 {
 	CU_ASSERT_EQUAL(mock_violations(), 0);
@@ -639,6 +658,7 @@ static void test_exec_cuda_no_violations(void)
 static CU_TestInfo exec_cuda_tests[] = {
 	{ "calibration: busy host, clock ramp: within 2% of the device", test_exec_cuda_calibration_converges },
 	{ "crashes stop kernels, jobs restart from their checkpoints", test_exec_cuda_crashes },
+	{ "hangs freeze kernels until their kill, detected and not", test_exec_cuda_hangs },
 	{ "calibration: a clock that never settles refuses the open", test_exec_cuda_calibration_refuses },
 	{ "one block an SM, from the driver's occupancy", test_exec_cuda_one_block_per_sm },
 	{ "open: SM split and calibration", test_exec_cuda_open_split_calibrate },

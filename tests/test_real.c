@@ -534,25 +534,68 @@ static void test_real_crashes_drive_the_executor(void)
 	CU_ASSERT(tu_retry_slower(attempt_crashes, NULL) > 0);
 }
 
-/* Hangs are refused in real mode, located at the key. */
-static void test_real_refuses_hangs(void)
+/* Hangs drive the executor (hang.json, hang_undetected.json, hand-computed in
+ * hang.csv): every segment hangs 72 s after its start; the engine tells the driver,
+ * the cpu executor freezes the workload's timeline there while it keeps its GPU, and
+ * the kill (10 s later, or at the run's end without detection) measures the work as
+ * it stood at the hang. tu_hang_attempt asserts what holds however late a thread
+ * runs; its timing is retried at longer time scales. */
+static int attempt_hang(void *arg, int slow)
 {
-	char cfg[4096], out[4096];
-	snprintf(out, sizeof out, "%s/hang_real.h5", tu_tmpdir());
-	snprintf(cfg, sizeof cfg, "%s", tu_write_file("hang_real.json",
-		"{\"name\": \"h\", \"trace\": {\"path\": \"" TEST_DATA_DIR "/real/crash.csv\", \"format\": \"native\"},\n"
-		" \"cluster\": {\"flavors\": [{\"name\": \"a\", \"nodes\": 2, \"node\": {\"gpu\": 1}}]},\n"
-		" \"policies\": {\"order\": \"fifo\", \"quota\": \"none\", \"preemption\": \"none\"},\n"
-		" \"jobs\": {\"faults\": {\"hang_per_h\": 1}}, \"seeds\": [1]}\n"));
-	char args[8300];
-	char *txt = NULL;
-	snprintf(args, sizeof args, "real %s --backend cpu -o %s", cfg, out);
-	CU_ASSERT_EQUAL(tu_run_gpusched(args, &txt), 2);
-	CU_ASSERT_PTR_NOT_NULL(strstr(txt, "$.jobs.faults.hang_per_h: expected 0 in real mode"));
-	if (!strstr(txt, "hang_per_h"))
-		fprintf(stderr, "real said: %s\n", txt);
-	free(txt);
-	CU_ASSERT_FALSE(tu_exists(out));
+	return tu_hang_attempt(arg, slow);
+}
+
+static void test_real_hangs_detected(void)
+{
+	struct tu_hang_case c = { .backend = "cpu", .detect = 1 };
+	CU_ASSERT(tu_retry_slower(attempt_hang, &c) > 0);
+}
+
+static void test_real_hangs_undetected(void)
+{
+	struct tu_hang_case c = { .backend = "cpu", .detect = 0 };
+	CU_ASSERT(tu_retry_slower(attempt_hang, &c) > 0);
+}
+
+/* The executor alone: a hung segment never ends by itself, and its stop reports the
+ * timeline at the hang: 1000 ms of work (x slow), a checkpoint every 10% (free),
+ * hung 250 ms after t0 (just after the launch), stopped after 400 ms: 25% done and
+ * 20% saved, not the 40% it would have done unfrozen. */
+static int attempt_executor_hang(void *arg, int slow)
+{
+	(void)arg;
+	struct tu_done_log log = TU_DONE_LOG_INIT;
+	struct gx *x = open_cpu(&log, -1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	const int64_t ms = 1000000 * (int64_t)slow;
+	const uint32_t gpu = 0;
+	struct gx_segment s = { .job = 0, .seq = 1, .gpus = &gpu, .n_gpus = 1, .work_ns = 1000 * ms,
+				.ckpt_every = 0.1 };
+	char err[256];
+	const int64_t t_pre = gx_now_ns();
+	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &s, err, sizeof err), 0);
+	const int64_t t0 = gx_now_ns();
+	CU_ASSERT_EQUAL(gx_hang(x, 0, t0 + 250 * ms), 0);
+	CU_ASSERT_EQUAL(gx_hang(x, 7, t0), -SIM_ESTATE);
+	CU_ASSERT_EQUAL(gx_next_end(x), INT64_MAX); /* a hung segment has no known end */
+	tu_sleep_ms(400 * slow);
+	gx_poll(x, gx_now_ns() + 2000 * ms);        /* no poll reports it either */
+	CU_ASSERT_EQUAL(tu_done_count(&log), 0);
+	struct gx_report r;
+	CU_ASSERT_EQUAL_FATAL(gx_preempt(x, 0, &r), 0);
+	gx_close(x);
+	/* The launch was between t_pre and t0: by the hang, at least 250 ms of work (less
+	 * a tick's rounding) and at most t0 + 250 ms - t_pre; saved at 10% multiples. */
+	CU_ASSERT(r.progress >= 0.25 - 1e-3);
+	CU_ASSERT(r.progress <= (double)(t0 + 250 * ms - t_pre) / (double)(1000 * ms) + 1e-9);
+	CU_ASSERT(r.saved <= r.progress && r.saved >= r.progress - 0.1 - 1e-9);
+	CU_ASSERT(r.end_ns >= t0 + 400 * ms); /* it held its GPU until the stop */
+	return fabs(r.progress - 0.25) <= 0.01 && fabs(r.saved - 0.2) < 1e-9 && r.ckpts == 2;
+}
+
+static void test_executor_hang(void)
+{
+	CU_ASSERT(tu_retry_slower(attempt_executor_hang, NULL) > 0);
 }
 
 static void test_real_cli_errors(void)
@@ -605,7 +648,9 @@ static CU_TestInfo real_tests[] = {
 	{ "decision latency and run time error", test_real_summary_fields },
 	{ "failed workload: the run goes on", test_real_failed_job_does_not_stop_the_run },
 	{ "crashes drive the executor as simulated", test_real_crashes_drive_the_executor },
-	{ "hangs are refused in real mode", test_real_refuses_hangs },
+	{ "executor: a hang freezes a segment", test_executor_hang },
+	{ "hangs drive the executor as simulated (detected)", test_real_hangs_detected },
+	{ "hangs drive the executor as simulated (undetected)", test_real_hangs_undetected },
 	{ "cli errors", test_real_cli_errors },
 	CU_TEST_INFO_NULL,
 };

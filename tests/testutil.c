@@ -526,3 +526,119 @@ const struct sim_job *tu_crun_job(const struct tu_crun *r, const char *id)
 	CU_FAIL_FATAL("no such job");
 	return NULL;
 }
+
+/* ---- hangs in real mode (tests/data/real/hang.json, hang_undetected.json) ---- */
+
+/* The hung job's segment (its first one, killed): work done and saved, the second
+ * ones' run. */
+static int tu_hang_segment(const struct h5read_real_segments *sg, const char *id, size_t *first)
+{
+	int n = 0;
+	for (size_t i = 0; i < sg->n; i++)
+		if (strcmp(sg->id[i], id) == 0 && n++ == 0)
+			*first = i;
+	return n;
+}
+
+int tu_hang_attempt(const struct tu_hang_case *c, int slow)
+{
+	const int detect = c->detect;
+	const char *cfg = detect ? TEST_DATA_DIR "/real/hang.json"
+				 : TEST_DATA_DIR "/real/hang_undetected.json";
+	char sim[4096], real[4096];
+	snprintf(sim, sizeof sim, "%s/hang%d_sim.h5", tu_tmpdir(), detect);
+	snprintf(real, sizeof real, "%s/hang%d_%s.h5", tu_tmpdir(), detect, c->backend);
+	struct real_opts ro = { .backend = c->backend, .sms = c->sms, .time_scale = 100.0 / slow,
+				.fail_job = -1 };
+	CU_ASSERT_EQUAL_FATAL(tu_run_config(cfg, sim, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_run_config(cfg, real, &ro), 0);
+	/* hang.csv, by hand: the ends, the lost GPU-s (work since the checkpoint + time
+	 * hung) and the time hung, with detection and without. */
+	const double ends[2][3] = { { 153, 50, 177 }, { 129, 50, 177 } };
+	const double lost = detect ? 58 : 82, hung = detect ? 20 : 44;
+	static const char *ids[3] = { "h1", "h2", "h3" };
+	/* The cuda backend plans at its calibrated pace, within 2% of the device's (the
+	 * fake's, under a busy host): work done by a wall time, so the work lost at a
+	 * hang (8 + 30 s) and a segment's end, may be off by that much more. */
+	const double cal = strcmp(c->backend, "cuda") == 0 ? 0.025 : 0;
+	struct sim_diag diag;
+	sim_diag_init(&diag, 5);
+	int timely = 1;
+	for (int which = 0; which < 2; which++) {
+		struct h5read_file *f = NULL;
+		struct h5read_jobs j;
+		struct h5read_summary sum;
+		struct h5read_real r;
+		memset(&j, 0, sizeof j);
+		memset(&sum, 0, sizeof sum);
+		memset(&r, 0, sizeof r);
+		CU_ASSERT_EQUAL_FATAL(h5read_open(which ? real : sim, &f, &diag), 0);
+		CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "fifo-s1", &j, &diag), 0);
+		CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sum, &diag), 0);
+		CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "hangs"), 2);
+		CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "stops_hang"), 2);
+		const double l = h5read_summary_get(&sum, 0, "lost_hang_gpu_s");
+		const double h = h5read_summary_get(&sum, 0, "time_to_detect_hang_s");
+		CU_ASSERT_EQUAL_FATAL(j.n, 3);
+		if (!which) { /* the simulation: exactly the hand-computed values */
+			CU_ASSERT_DOUBLE_EQUAL(l, lost, 1e-9);
+			CU_ASSERT_DOUBLE_EQUAL(h, hung, 1e-9);
+		} else {
+			/* However late a thread runs: a detected hang's kill is never before it
+			 * is due, hang_timeout_s after the hang (an undetected one's is due at
+			 * its run's end, which a late hang brings nearer: no bound holds), and
+			 * lost work counts the time hung. */
+			if (detect)
+				CU_ASSERT(h >= hung - 1e-6);
+			CU_ASSERT(l >= h - 1e-6);
+			timely &= tu_near("real: lost to hangs (GPU-s)", l, lost, 2.0 + cal * 38);
+			timely &= tu_near("real: time hung (s)", h, hung, 1.0);
+		}
+		for (int k = 0; k < 3; k++) {
+			int i = tu_real_row(&j, ids[k]);
+			CU_ASSERT_FATAL(i >= 0);
+			CU_ASSERT_STRING_EQUAL(j.state[i], "completed");
+			CU_ASSERT(j.end_s[i] >= ends[detect][k] - 0.1); /* never early */
+			if (!which) {
+				CU_ASSERT_DOUBLE_EQUAL(j.end_s[i], ends[detect][k], 1e-9);
+			} else {
+				char what[64];
+				snprintf(what, sizeof what, "real: %s's end (s)", ids[k]);
+				const double want = ends[detect][k];
+				timely &= tu_near(what, j.end_s[i], want, want * (0.01 + cal));
+			}
+		}
+		if (which) {
+			/* The workload froze at the hang: h1 killed with 68 of its 100 s done
+			 * and 60 saved (at its kill 10 s later it would have had 78 unfrozen; left
+			 * to run undetected, it would have completed); h3 with 70 of 80 done, 40
+			 * saved. A frozen segment never completes. */
+			CU_ASSERT_EQUAL_FATAL(h5read_real(f, "fifo-s1", &r, &diag), 0);
+			const struct h5read_real_segments *sg = &r.segments;
+			CU_ASSERT_EQUAL(sg->n, 5);
+			static const struct { const char *id; double done, saved; } hung_segs[2] = {
+				{ "h1", 0.68, 0.6 }, { "h3", 0.875, 0.5 } };
+			for (int k = 0; k < 2; k++) {
+				size_t s = 0;
+				CU_ASSERT_EQUAL_FATAL(tu_hang_segment(sg, hung_segs[k].id, &s), 2);
+				CU_ASSERT_STRING_EQUAL(sg->outcome[s], "preempted");
+				CU_ASSERT(sg->done[s] < 1.0 && sg->done[s] >= sg->saved[s]);
+				char what[64];
+				snprintf(what, sizeof what, "real: %s hung with work done", hung_segs[k].id);
+				const double d = hung_segs[k].done;
+				timely &= tu_near(what, sg->done[s], d, 0.01 + cal * d);
+				snprintf(what, sizeof what, "real: %s hung with work saved", hung_segs[k].id);
+				timely &= tu_near(what, sg->saved[s], hung_segs[k].saved, 0.001);
+			}
+			h5read_real_free(&r);
+		}
+		h5read_summary_free(&sum);
+		h5read_jobs_free(&j);
+		h5read_close(f);
+	}
+	if (!timely)
+		fprintf(stderr, "note: hangs (%s, %s) at time scale %g missed their timing\n", c->backend,
+			detect ? "detected" : "undetected", ro.time_scale);
+	sim_diag_fini(&diag);
+	return timely;
+}

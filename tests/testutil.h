@@ -83,6 +83,20 @@ int tu_real_timing_holds(const char *sim_h5, const char *real_h5);
  * threads run), so a fixed scheduling delay of a busy machine weighs less each time. */
 int tu_retry_slower(int (*attempt)(void *arg, int slow), void *arg);
 
+/* One attempt of the hang test (tests/data/real/hang.csv, by hand): the config with
+ * detection (hang.json) or without (hang_undetected.json) simulated, then run in real
+ * mode on `backend` (`sms` for cuda, else NULL) at time scale 100 / slow. Asserts the
+ * hand-computed simulation exactly and, on the real run, what holds however late
+ * its threads run; returns whether its timing held too (ends within 1%, lost work
+ * within 2 GPU-s and the time hung within 1 s, against 20 more for a workload that
+ * did not freeze; the hung segments' work done within 1% and saved within 0.1%;
+ * cuda: plus 2.5% of the work for its calibration), for tu_retry_slower. */
+struct tu_hang_case {
+	const char *backend, *sms;
+	int detect;
+};
+int tu_hang_attempt(const struct tu_hang_case *c, int slow);
+
 /* An executor's done callback for tests (gpu_exec/exec.h gx_done_fn): counts the
  * segments that ended by themselves and keeps the last one's job, seq and time.
  * Initialise with TU_DONE_LOG_INIT. */

@@ -15,9 +15,11 @@
  *     CUDA call it makes is refused with CUDA_ERROR_NOT_PERMITTED and counted
  *     (mock_cuda_violations);
  *   - the gx_job kernel (gpu_exec/workload.cu) is emulated on the mapped words it is
- *     given: progress, checkpoints, restore, the preempt flag polled once per
- *     iteration. An iteration lasts chunk x MOCK_STEP_NS of wall time, so the
- *     backend's calibration, which sizes `chunk`, converges as on a GPU; a partition
+ *     given: progress, checkpoints, restore, the flag polled once per iteration
+ *     (GX_FLAG_HANG: it stops as for a stop, then holds its stream, polling, until
+ *     the flag turns GX_FLAG_STOP, as workload.cu's kernel holds its SMs). An
+ *     iteration lasts chunk x MOCK_STEP_NS of wall time, so the backend's
+ *     calibration, which sizes `chunk`, converges as on a GPU; a partition
  *     of half the SMs gets twice the chunk and is twice as slow;
  *   - a kernel error is sticky on its stream: the callback gets it, the events after
  *     it and cuStreamSynchronize return it, and later work on that stream is refused.
@@ -361,7 +363,7 @@ static double clock_factor(const struct mock_kernel *k, int64_t t, double drift)
  * time it, is what the device would take, whatever the host's load. A stop is
  * seen at a wall time (stop_at): the iterations and checkpoints due by then count
  * even when the thread comes to them late, as a device would have done them. */
-static CUresult kernel_run(const struct mock_kernel *k, int64_t *t, double drift)
+static CUresult kernel_work(const struct mock_kernel *k, int64_t *t, double drift)
 {
 	const double iter_ns = (double)k->chunk * MOCK_STEP_NS;
 	const uint64_t fail_at = k->from + (k->total - k->from) / 2;
@@ -398,6 +400,21 @@ static CUresult kernel_run(const struct mock_kernel *k, int64_t *t, double drift
 	if (stop_at != INT64_MAX && stop_at > *t)
 		*t = stop_at;
 	return CUDA_SUCCESS;
+}
+
+/* The kernel: its work (kernel_work), then, when a hang stopped it before its end,
+ * the hold: no more progress or checkpoints, the stream busy, until the host's
+ * kill raises the flag to stop; *t is then when the kill was seen. */
+static CUresult kernel_run(const struct mock_kernel *k, int64_t *t, double drift)
+{
+	CUresult rc = kernel_work(k, t, drift);
+	if (rc != CUDA_SUCCESS || __atomic_load_n(&k->w->progress, __ATOMIC_ACQUIRE) >= k->total)
+		return rc;
+	while (__atomic_load_n(&k->w->flag, __ATOMIC_ACQUIRE) == GX_FLAG_HANG)
+		sleep_until(now_ns() + MOCK_POLL_NS);
+	const int64_t seen = now_ns();
+	*t = seen > *t ? seen : *t;
+	return rc;
 }
 
 static void event_reach(struct mock_event *ev, CUresult status, int64_t t)
