@@ -14,7 +14,7 @@ capacity, prices per node-hour of 8 GPUs:
   small-fixed   64 on-demand nodes, always on (24.0)
 
 A job's request is `*:gpu=N` (any flavor, in config order), so spot or plan capacity is used first.
-Prints one row a strategy (mean of the seeds): p95 and mean wait, what is paid (a pool that is always
+Prints one row a strategy (mean of the seeds) and draws plots/cost_wait.png (gnuplot): p95 and mean wait, what is paid (a pool that is always
 there, fixed, spot or plan, for all its node-hours over the run, busy or idle; the autoscaled flavor for
 its node-hours up) and that per useful GPU-hour, spot stops; writes results.csv here and the results
 files under results/capacity/.
@@ -108,6 +108,38 @@ def main():
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         w.writeheader()
         w.writerows(rows)
+    plot(rows, os.path.join(HERE, "plots"))
+
+
+GNUPLOT = """set terminal pngcairo size 1000,600 noenhanced font "sans,11"
+set output '%(png)s'
+set title "What each capacity strategy costs and how long jobs wait (Philly, mean of the seeds)"
+set xlabel "95th percentile of wait (hours, log scale)"
+set ylabel "paid per useful GPU-hour (currency)"
+set logscale x
+set grid back lc rgb "#dddddd"
+set border 3
+set tics nomirror
+set offsets graph 0.05, graph 0.15, graph 0.12, 0
+set yrange [0:*]
+plot '%(dat)s' using 2:3 with points pt 7 ps 1.6 lc rgb "#0072B2" notitle, \
+     '%(dat)s' using 2:3:1 with labels left offset char 1, char 0.6 notitle
+"""
+
+
+def plot(rows, outdir):
+    """plots/cost_wait.png (gnuplot, when installed): one labelled point a strategy."""
+    if subprocess.run(["sh", "-c", "command -v gnuplot"], capture_output=True).returncode != 0:
+        print("note: no gnuplot: no plot")
+        return
+    os.makedirs(outdir, exist_ok=True)
+    dat, png = os.path.join(outdir, "cost_wait.dat"), os.path.join(outdir, "cost_wait.png")
+    with open(dat, "w") as f:
+        f.write("# strategy, p95 wait (h), paid per useful GPU-hour\n")
+        for r in rows:
+            f.write('"%s" %.6g %.6g\n' % (r["strategy"], r["p95_wait_h"], r["paid_per_useful_gpu_h"]))
+    subprocess.run(["gnuplot"], input=GNUPLOT % {"png": png, "dat": dat}, text=True, check=True)
+    print("wrote", png)
 
 
 if __name__ == "__main__":
