@@ -281,25 +281,7 @@ static void test_determinism(void)
 
 static void expect_config_error(const char *config, const char *want)
 {
-	size_t n = strlen(config);
-	char *json = malloc(n + 1);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(json);
-	for (size_t i = 0; i <= n; i++)
-		json[i] = config[i] == '\'' ? '"' : config[i];
-	const char *path = tu_write_file("bad_faults.json", json);
-	free(json);
-	struct exp_config *cfg = NULL;
-	struct sim_diag d;
-	sim_diag_init(&d, 20);
-	CU_ASSERT_EQUAL(exp_config_load(path, &cfg, &d), -SIM_EPARSE);
-	if (!sim_diag_contains(&d, want)) {
-		fprintf(stderr, "\nwanted: %s\n", want);
-		for (size_t i = 0; i < d.count && i < d.limit; i++)
-			fprintf(stderr, "got: %s\n", d.lines[i]);
-		CU_FAIL("message");
-	}
-	sim_diag_fini(&d);
-	exp_config_destroy(cfg);
+	tu_expect_config_error("bad_faults.json", config, want);
 }
 
 #define BAD(failures, jobs)                                                                          \

@@ -445,6 +445,29 @@ void tu_crun(struct tu_crun *r, const char *config, const char *trace)
 	tu_crun_with(r, config, trace, NULL);
 }
 
+void tu_expect_config_error(const char *name, const char *config, const char *want)
+{
+	size_t n = strlen(config);
+	char *json = malloc(n + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(json);
+	for (size_t i = 0; i <= n; i++)
+		json[i] = config[i] == '\'' ? '"' : config[i];
+	const char *path = tu_write_file(name, json);
+	free(json);
+	struct exp_config *cfg = NULL;
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL(exp_config_load(path, &cfg, &d), -SIM_EPARSE);
+	if (!sim_diag_contains(&d, want)) {
+		fprintf(stderr, "\nwanted: %s\n", want);
+		for (size_t i = 0; i < d.count && i < d.limit; i++)
+			fprintf(stderr, "got: %s\n", d.lines[i]);
+		CU_FAIL("message");
+	}
+	sim_diag_fini(&d);
+	exp_config_destroy(cfg);
+}
+
 void tu_crun_with(struct tu_crun *r, const char *config, const char *trace, const struct tu_crun_opts *opt)
 {
 	memset(r, 0, sizeof *r);

@@ -139,6 +139,10 @@ struct tu_crun_opts {
 	const struct sim_driver_ops *driver;
 };
 void tu_crun_with(struct tu_crun *r, const char *config, const char *trace, const struct tu_crun_opts *o);
+/* Loads config (single quotes read as double, written as tu_tmpdir()/NAME) and
+ * expects it refused as bad input with a message containing want (the messages are
+ * printed when none does). */
+void tu_expect_config_error(const char *name, const char *config, const char *want);
 void tu_crun_free(struct tu_crun *r);
 /* The job of that id (fatal when there is none). */
 const struct sim_job *tu_crun_job(const struct tu_crun *r, const char *id);
