@@ -465,6 +465,13 @@ double h5read_summary_get(const struct h5read_summary *s, size_t row, const char
 	return table_get(s->v, s->field, s->n_fields, s->n_rows, row, name);
 }
 
+double h5read_summary_lost_other_gpu_s(const struct h5read_summary *s, size_t row)
+{
+	double v = h5read_summary_get(s, row, "lost_gpu_s") - h5read_summary_get(s, row, "lost_node_failed_gpu_s") -
+		   h5read_summary_get(s, row, "lost_crashed_gpu_s") - h5read_summary_get(s, row, "lost_hang_gpu_s");
+	return v > 1e-6 ? v : 0;
+}
+
 int h5read_summary_row(const struct h5read_summary *s, const char *run)
 {
 	for (size_t i = 0; i < s->n_rows; i++)

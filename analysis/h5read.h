@@ -96,6 +96,10 @@ void h5read_summary_free(struct h5read_summary *s);
 int h5read_summary_field(const struct h5read_summary *s, const char *name); /* index or -1 */
 /* Value of a field in a row; NaN when the field is absent. */
 double h5read_summary_get(const struct h5read_summary *s, size_t row, const char *name);
+/* GPU-seconds of run row's lost_gpu_s beyond the three fault causes (lost_node_failed,
+ * lost_crashed, lost_hang): what preemptions and capacity removals lost (docs/faults.md).
+ * 0 when below 1e-6: the rest of four sums, anything smaller is their rounding. */
+double h5read_summary_lost_other_gpu_s(const struct h5read_summary *s, size_t row);
 /* Row of a run name, or -1. */
 int h5read_summary_row(const struct h5read_summary *s, const char *run);
 

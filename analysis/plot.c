@@ -1124,12 +1124,9 @@ static const char *const lost_cause_titles[] = { "node failure", "crash", "hang"
 /* Run i's lost GPU-hours by cause into v[N_LOST_CAUSES]. */
 static void lost_by_cause(const struct h5read_summary *s, size_t i, double *v)
 {
-	double rest = h5read_summary_get(s, i, "lost_gpu_s");
-	for (size_t k = 0; k < 3; k++) {
+	for (size_t k = 0; k < 3; k++)
 		v[k] = h5read_summary_get(s, i, lost_cause_fields[k]);
-		rest -= v[k];
-	}
-	v[3] = rest > 1e-6 ? rest : 0; /* the rest of four sums: anything smaller is their rounding */
+	v[3] = h5read_summary_lost_other_gpu_s(s, i);
 	for (size_t k = 0; k < N_LOST_CAUSES; k++)
 		v[k] /= 3600.0;
 }

@@ -941,9 +941,7 @@ static double fv_lost_crash(const struct h5read_summary *s, size_t i) { return S
 static double fv_lost_hang(const struct h5read_summary *s, size_t i) { return SUMF("lost_hang_gpu_s") / 3600; }
 static double fv_lost_other(const struct h5read_summary *s, size_t i)
 {
-	double v = SUMF("lost_gpu_s") - SUMF("lost_node_failed_gpu_s") - SUMF("lost_crashed_gpu_s") -
-		   SUMF("lost_hang_gpu_s");
-	return (v > 1e-6 ? v : 0) / 3600; /* the rest of four sums: anything smaller is their rounding */
+	return h5read_summary_lost_other_gpu_s(s, i) / 3600;
 }
 static double fv_nodes_failed(const struct h5read_summary *s, size_t i) { return SUMF("nodes_failed"); }
 static double fv_ettr(const struct h5read_summary *s, size_t i) { return SUMF("ettr"); }
