@@ -602,12 +602,18 @@ static void test_exec_cuda_real_run(void)
 /* Faults drive the cuda executor too (tests/data/real/crash.json, hand-computed in
  * crash.csv): each segment's crash stops its kernel, the job restarts from the
  * checkpoint the kernel saved, and every job completes after the 2 crashes, with
- * 38 GPU-s lost or more (a stop is never early; a late one loses more). */
-static void test_exec_cuda_crashes(void)
+ * 38 GPU-s lost. Asserted on every attempt: the crash count and that every job
+ * completes. Returned, for a retry at a longer time scale: lost work of at least 38
+ * GPU-s (less 0.1). On the fake driver the work a stopped kernel reports follows
+ * its calibrated pace, which a busy host (ASan, other load) leaves about 2% off at
+ * scale 100, so this bound is a timing relation like the others of this suite, not
+ * one that holds however late a thread runs (on the cpu backend it is: test_real). */
+static int attempt_crashes(void *arg, int slow)
 {
+	(void)arg;
 	char out[4096];
 	snprintf(out, sizeof out, "%s/crash_cuda.h5", tu_tmpdir());
-	const struct real_opts ro = { .backend = "cuda", .time_scale = 100.0, .sms = "a=16", .fail_job = -1 };
+	const struct real_opts ro = { .backend = "cuda", .time_scale = 100.0 / slow, .sms = "a=16", .fail_job = -1 };
 	CU_ASSERT_EQUAL_FATAL(tu_run_config(TEST_DATA_DIR "/real/crash.json", out, &ro), 0);
 	struct sim_diag diag;
 	sim_diag_init(&diag, 5);
@@ -620,14 +626,23 @@ static void test_exec_cuda_crashes(void)
 	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "fifo-s1", &j, &diag), 0);
 	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sum, &diag), 0);
 	CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "crashes"), 2);
-	CU_ASSERT(h5read_summary_get(&sum, 0, "lost_crashed_gpu_s") >= 38.0 - 0.1);
+	const double lost = h5read_summary_get(&sum, 0, "lost_crashed_gpu_s");
 	CU_ASSERT_EQUAL(j.n, 3);
 	for (size_t i = 0; i < j.n; i++)
 		CU_ASSERT_STRING_EQUAL(j.state[i], "completed");
+	int timely = lost >= 38.0 - 0.1;
+	if (!timely)
+		fprintf(stderr, "note: cuda crashes at scale %g: lost %.2f GPU-s (38 expected)\n", ro.time_scale, lost);
 	h5read_summary_free(&sum);
 	h5read_jobs_free(&j);
 	h5read_close(f);
 	sim_diag_fini(&diag);
+	return timely;
+}
+
+static void test_exec_cuda_crashes(void)
+{
+	CU_ASSERT(tu_retry_slower(attempt_crashes, NULL) > 0);
 }
 
 /* Hangs drive the cuda executor too (tests/data/real/hang.json, hang_undetected.json,
