@@ -2264,8 +2264,8 @@ int exp_config_number_at(const char *path, const char *text, size_t len, const c
 	return rc;
 }
 
-int exp_config_parse_with(const char *path, const char *text, size_t len, const char *json_path, double value,
-			  struct exp_config **out, struct sim_diag *diag)
+int exp_config_parse_with_n(const char *path, const char *text, size_t len, const char *const *json_paths,
+			    const double *values, size_t n, struct exp_config **out, struct sim_diag *diag)
 {
 	struct sim_srcmap *map;
 	cJSON *root = tree_of(path, text, len, &map), *node;
@@ -2284,16 +2284,18 @@ int exp_config_parse_with(const char *path, const char *text, size_t len, const 
 		}
 		return rc;
 	}
-	node = number_at(path, root, json_path, diag, &rc);
-	if (!node)
-		goto out_root;
-	cJSON_SetNumberValue(node, value);
+	for (size_t i = 0; i < n; i++) {
+		node = number_at(path, root, json_paths[i], diag, &rc);
+		if (!node)
+			goto out_root;
+		cJSON_SetNumberValue(node, values[i]);
+	}
 	rc = -SIM_ENOMEM;
 	edited = cJSON_Print(root);
 	if (!edited)
 		goto out_root;
 	/* the edited tree is JSON text whatever the file was; a YAML file's positions still
-	 * locate its errors (the edit changes one number, not where anything is) */
+	 * locate its errors (the edit changes numbers, not where anything is) */
 	rc = parse_json(path, edited, strlen(edited), map, out, diag);
 	map = NULL; /* parse_json owns it now */
 	cJSON_free(edited);
@@ -2302,4 +2304,10 @@ out_root:
 	free(map);
 	cJSON_Delete(root);
 	return rc;
+}
+
+int exp_config_parse_with(const char *path, const char *text, size_t len, const char *json_path, double value,
+			  struct exp_config **out, struct sim_diag *diag)
+{
+	return exp_config_parse_with_n(path, text, len, &json_path, &value, 1, out, diag);
 }

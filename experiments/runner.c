@@ -350,6 +350,7 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	 * cluster's final size. */
 	if (sim_capacity_any(v->capacity) || sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1))
 		sim_metrics_set_capacity_gpu_s(&r->sum, sim_engine_capacity_gpu_s(r->e));
+	sim_metrics_set_capacity_cost(&r->sum, sim_engine_capacity_cost(r->e));
 	double configured_gpus = 0; /* with node failures: the GPUs configured, whatever is down at the end */
 	for (size_t f = 0; sim_faults_nodes_any(v->faults, -1) && !sim_capacity_any(v->capacity) && f < v->n_flavors;
 	     f++)

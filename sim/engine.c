@@ -68,6 +68,10 @@ struct sim_engine {
 	 * denominator of utilization when capacity changes). */
 	double cap_gpu_s;
 	sim_time_t cap_last_t;   /* SIM_TIME_NONE before the first submit */
+	/* The price of that capacity (currency, sim_engine_capacity_cost); priced = 1
+	 * when some flavor has a price (else nothing is integrated). */
+	double cap_cost;
+	int priced;
 	/* Faults (params.faults, docs/faults.md); all NULL / 0 without. */
 	struct sim_faults_run *flt;
 	int job_faults;          /* jobs may crash or hang */
@@ -450,6 +454,8 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 	}
 	e->qstats = (struct sim_queue_stats){ qs, qs + nq, qs + 2 * nq, qs + 3 * nq };
 	e->cap_last_t = SIM_TIME_NONE;
+	for (size_t f = 0; f < sim_cluster_n_flavors(p->cluster); f++)
+		e->priced |= sim_cluster_flavor(p->cluster, (int)f)->price_per_node_hour > 0;
 	e->run_slot = malloc((p->trace->n_jobs ? p->trace->n_jobs : 1) * sizeof *e->run_slot);
 	int any_mw = 0;
 	for (size_t i = 0; i < p->trace->n_jobs && !any_mw; i++)
@@ -522,13 +528,38 @@ const struct sim_queue_acct *sim_engine_queue_acct(const struct sim_engine *e) {
 
 /* Integrates the capacity in force up to now. Capacity is constant between event
  * times, so one call as the clock reaches a new time, before its events, is exact. */
+static double cap_cost_rate(const struct sim_engine *e);
 static void cap_touch(struct sim_engine *e)
 {
 	if (e->cap_last_t == SIM_TIME_NONE)
 		return;
-	e->cap_gpu_s += (double)sim_cluster_gpu_total(e->p.cluster, -1) / SIM_MILLI *
-			sim_time_to_s(e->now - e->cap_last_t);
+	double dt = sim_time_to_s(e->now - e->cap_last_t);
+	e->cap_gpu_s += (double)sim_cluster_gpu_total(e->p.cluster, -1) / SIM_MILLI * dt;
+	if (e->priced)
+		e->cap_cost += cap_cost_rate(e) * dt / 3600.0;
 	e->cap_last_t = e->now;
+}
+
+/* Currency per hour of the capacity paid for now (docs/capacity.md, "What the
+ * capacity costs"): per flavor, its price x the nodes billed: the nodes in force
+ * (online GPUs and the busy part of draining nodes, over the node's GPUs), except
+ * that a flavor with node failures is billed for its configured nodes and spares,
+ * failed or not (they are owned or rented whatever their state). */
+static double cap_cost_rate(const struct sim_engine *e)
+{
+	double rate = 0;
+	for (size_t f = 0; f < sim_cluster_n_flavors(e->p.cluster); f++) {
+		const struct sim_flavor_spec *fs = sim_cluster_flavor(e->p.cluster, (int)f);
+		if (!(fs->price_per_node_hour > 0))
+			continue;
+		double nodes;
+		if (sim_faults_nodes_any(e->p.faults, (int)f))
+			nodes = (double)fs->nodes + (double)e->p.faults->node[f].spares;
+		else
+			nodes = (double)sim_cluster_gpu_total(e->p.cluster, (int)f) / (double)fs->node_cap[SIM_RES_GPU];
+		rate += fs->price_per_node_hour * nodes;
+	}
+	return rate;
 }
 
 double sim_engine_capacity_gpu_s(const struct sim_engine *e)
@@ -537,6 +568,13 @@ double sim_engine_capacity_gpu_s(const struct sim_engine *e)
 			: (double)sim_cluster_gpu_total(e->p.cluster, -1) / SIM_MILLI *
 				  sim_time_to_s(e->now - e->cap_last_t);
 	return e->cap_gpu_s + tail;
+}
+
+double sim_engine_capacity_cost(const struct sim_engine *e)
+{
+	if (!e->priced || e->cap_last_t == SIM_TIME_NONE)
+		return 0;
+	return e->cap_cost + cap_cost_rate(e) * sim_time_to_s(e->now - e->cap_last_t) / 3600.0;
 }
 sim_time_t sim_engine_now(const struct sim_engine *e) { return e->now; }
 

@@ -219,6 +219,10 @@ const struct sim_queue_acct *sim_engine_queue_acct(const struct sim_engine *e);
  * nodes) from the first submit to now: total GPUs x makespan when capacity never
  * changes. The denominator of utilization under capacity events and stock-outs. */
 double sim_engine_capacity_gpu_s(const struct sim_engine *e);
+/* What that capacity cost from the first submit to now, currency: the price x
+ * node-hours of the nodes billed (docs/capacity.md, "What the capacity costs"); 0
+ * when no flavor has a price. */
+double sim_engine_capacity_cost(const struct sim_engine *e);
 /* Time of the last event applied (the run's end once sim_engine_run returns). */
 sim_time_t sim_engine_now(const struct sim_engine *e);
 

@@ -435,6 +435,7 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	for (int f = SIM_SUM_cost_spot; f <= SIM_SUM_lost_spot_gpu_s; f++)
 		out->v[f] = 0; /* sim_metrics_set_spot */
 	out->v[SIM_SUM_max_wait_exceeded] = (double)max_wait_out;
+	out->v[SIM_SUM_cost_capacity] = 0; /* sim_metrics_set_capacity_cost */
 	return 0;
 }
 
@@ -833,6 +834,11 @@ void sim_metrics_set_spot(struct sim_summary *sum, const struct sim_trace *t, co
 	sum->v[SIM_SUM_stops_spot] = (double)ctr->spot_stops;
 	sum->v[SIM_SUM_spot_saved] = (double)ctr->spot_saved;
 	sum->v[SIM_SUM_lost_spot_gpu_s] = ctr->spot_lost_gpu_s;
+}
+
+void sim_metrics_set_capacity_cost(struct sim_summary *sum, double cost)
+{
+	sum->v[SIM_SUM_cost_capacity] = cost;
 }
 
 void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu_s)

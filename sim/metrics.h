@@ -81,7 +81,8 @@
 	X(stops_spot, "1", "running jobs stopped by a spot interruption")                           \
 	X(spot_saved, "1", "of those, jobs that saved their work by a checkpoint within the notice") \
 	X(lost_spot_gpu_s, "GPU*s", "GPU-seconds lost to spot interruptions (work since the last checkpoint)") \
-	X(max_wait_exceeded, "1", "jobs ended max_wait_exceeded: max_wait_s ran out before they completed")
+	X(max_wait_exceeded, "1", "jobs ended max_wait_exceeded: max_wait_s ran out before they completed") \
+	X(cost_capacity, "currency", "price x node-hours of the capacity paid for, busy or idle, first submit to end")
 
 enum sim_summary_field {
 #define SIM_SUM_ENUM(name, unit, desc) SIM_SUM_##name,
@@ -204,6 +205,8 @@ double sim_metrics_jain(const double *x, size_t n);
  * the first submit to the end (sim_engine_capacity_gpu_s), instead of the final
  * capacity x makespan_s. NaN when capacity_gpu_s <= 0. */
 void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu_s);
+/* cost_capacity: what the capacity cost (sim_engine_capacity_cost), busy or idle. */
+void sim_metrics_set_capacity_cost(struct sim_summary *sum, double cost);
 /* Fills the summary's engine-counted fault fields (nodes_failed .. hangs,
  * retries_exhausted) from the counters (sim_metrics_summarize sets them to 0).
  * configured_gpus > 0 (a run with node failures): gpu_capacity and utilization are
