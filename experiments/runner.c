@@ -328,6 +328,16 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	rc = sim_engine_run(r->e);
 	r->wall_s = wall_now_s() - t0;
 	sim_driver_real_end(&r->drv);
+	if (rc == -SIM_ERANGE) {
+		/* The clock reached its end (int64 ns): a run that never ends, not a bug. */
+		sim_diag_add(diag, name,
+			     "simulation failed: the simulated clock would pass its limit (about 292 years) after "
+			     "%.0f s: some job never finishes, e.g. its run between checkpoints is longer than "
+			     "the time between the faults that stop it (add checkpoints, or set "
+			     "$.jobs.faults.max_retries)",
+			     sim_time_to_s(sim_engine_now(r->e)));
+		goto fail;
+	}
 	if (rc) {
 		sim_diag_add(diag, name, "simulation failed: %s", sim_strerror(rc));
 		goto fail;

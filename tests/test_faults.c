@@ -335,6 +335,29 @@ static void test_bad_fault_config_exit_2(void)
 	free(out);
 }
 
+/* A run that never ends: a job of 1e9 s without checkpoints on a node that fails
+ * every 7.2e8 s of operating time (fixed law, repaired at once) restarts forever.
+ * The clock reaches its int64 limit after 12 failures (8.64e9 s): the run is
+ * refused with a message that says why, exit 2, and nothing written. */
+static void test_never_ending_run_refused(void)
+{
+	char cfg[1024], args[600], *out = NULL;
+	const char *tr = tu_write_file("faults_inf.csv", "id,submit_s,duration_s,request\nk,0,1000000000,a:gpu=8\n");
+	snprintf(cfg, sizeof cfg,
+		 "{\"name\": \"c\", \"trace\": {\"path\": \"%s\"}, \"cluster\": {\"flavors\": [{\"name\": \"a\", "
+		 "\"nodes\": 1, \"node\": {\"gpu\": 8}}], \"failures\": {\"distribution\": \"fixed\", \"mtbf_h\": 200000,"
+		 " \"repair\": {\"distribution\": \"fixed\", \"mean_h\": 0}}}, \"output\": \"%s/faults_inf.h5\"}",
+		 tr, tu_tmpdir());
+	snprintf(args, sizeof args, "run %s", tu_write_file("faults_inf.json", cfg));
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "the simulated clock would pass its limit (about 292 years) after "
+						    "8640000000 s: some job never finishes"));
+	char h5[600];
+	snprintf(h5, sizeof h5, "%s/faults_inf.h5", tu_tmpdir());
+	CU_ASSERT_FALSE(tu_exists(h5));
+	free(out);
+}
+
 /* A restart keeps its place in the queue: a (submit 0) crashes at 250 s of each
  * segment and is queued again ahead of b and c (submitted at 10 and 20, waiting
  * for the one node); it restarts at once, crashes again at 500 and, out of
@@ -617,6 +640,7 @@ static CU_TestInfo faults_tests[] = {
 	{ "test_determinism", test_determinism },
 	{ "test_bad_fault_configs", test_bad_fault_configs },
 	{ "test_bad_fault_config_exit_2", test_bad_fault_config_exit_2 },
+	{ "test_never_ending_run_refused", test_never_ending_run_refused },
 	CU_TEST_INFO_NULL,
 };
 
