@@ -69,9 +69,13 @@ struct sim_engine {
 	double cap_gpu_s;
 	sim_time_t cap_last_t;   /* SIM_TIME_NONE before the first submit */
 	/* The price of that capacity (currency, sim_engine_capacity_cost); priced = 1
-	 * when some flavor has a price (else nothing is integrated). */
+	 * when some flavor has a price (else nothing is integrated). cap_w[f]: flavor f's
+	 * price per GPU milli-unit in force and hour (0 for a flavor with node failures,
+	 * billed at its configured size: cap_fixed_rate, currency per hour). */
 	double cap_cost;
 	int priced;
+	double *cap_w;
+	double cap_fixed_rate;
 	/* Faults (params.faults, docs/faults.md); all NULL / 0 without. */
 	struct sim_faults_run *flt;
 	int job_faults;          /* jobs may crash or hang */
@@ -427,6 +431,9 @@ static int faults_create(struct sim_engine *e)
 	return 0;
 }
 
+static int cap_prices_create(struct sim_engine *e);
+static double cap_cost_rate(const struct sim_engine *e);
+
 struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 {
 	assert(p->trace && p->cluster && p->driver.ops && p->policies[SIM_FAM_ORDER]);
@@ -454,16 +461,14 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 	}
 	e->qstats = (struct sim_queue_stats){ qs, qs + nq, qs + 2 * nq, qs + 3 * nq };
 	e->cap_last_t = SIM_TIME_NONE;
-	for (size_t f = 0; f < sim_cluster_n_flavors(p->cluster); f++)
-		e->priced |= sim_cluster_flavor(p->cluster, (int)f)->price_per_node_hour > 0;
 	e->run_slot = malloc((p->trace->n_jobs ? p->trace->n_jobs : 1) * sizeof *e->run_slot);
 	int any_mw = 0;
 	for (size_t i = 0; i < p->trace->n_jobs && !any_mw; i++)
 		any_mw = p->trace->jobs[i].max_wait_ns > 0;
 	if (any_mw)
 		e->mw_ev = calloc(p->trace->n_jobs, sizeof *e->mw_ev);
-	if (!e->run_slot || (any_mw && !e->mw_ev) || capacity_create(e) || faults_create(e) || autoscale_create(e) ||
-	    spot_create(e)) {
+	if (!e->run_slot || (any_mw && !e->mw_ev) || cap_prices_create(e) || capacity_create(e) || faults_create(e) ||
+	    autoscale_create(e) || spot_create(e)) {
 		sim_engine_destroy(e);
 		return NULL;
 	}
@@ -485,6 +490,7 @@ void sim_engine_destroy(struct sim_engine *e)
 	free(e->qstats.usage);
 	free(e->running);
 	free(e->run_slot);
+	free(e->cap_w);
 	sim_capacity_run_destroy(e->cap_run_state);
 	free(e->cap_base);
 	free(e->out_of_stock);
@@ -528,7 +534,6 @@ const struct sim_queue_acct *sim_engine_queue_acct(const struct sim_engine *e) {
 
 /* Integrates the capacity in force up to now. Capacity is constant between event
  * times, so one call as the clock reaches a new time, before its events, is exact. */
-static double cap_cost_rate(const struct sim_engine *e);
 static void cap_touch(struct sim_engine *e)
 {
 	if (e->cap_last_t == SIM_TIME_NONE)
@@ -547,19 +552,33 @@ static void cap_touch(struct sim_engine *e)
  * failed or not (they are owned or rented whatever their state). */
 static double cap_cost_rate(const struct sim_engine *e)
 {
-	double rate = 0;
-	for (size_t f = 0; f < sim_cluster_n_flavors(e->p.cluster); f++) {
-		const struct sim_flavor_spec *fs = sim_cluster_flavor(e->p.cluster, (int)f);
-		if (!(fs->price_per_node_hour > 0))
-			continue;
-		double nodes;
-		if (sim_faults_nodes_any(e->p.faults, (int)f))
-			nodes = (double)fs->nodes + (double)e->p.faults->node[f].spares;
-		else
-			nodes = (double)sim_cluster_gpu_total(e->p.cluster, (int)f) / (double)fs->node_cap[SIM_RES_GPU];
-		rate += fs->price_per_node_hour * nodes;
-	}
+	double rate = e->cap_fixed_rate;
+	for (size_t f = 0; f < sim_cluster_n_flavors(e->p.cluster); f++)
+		if (e->cap_w[f] > 0)
+			rate += e->cap_w[f] * (double)sim_cluster_gpu_total(e->p.cluster, (int)f);
 	return rate;
+}
+
+/* cap_w and cap_fixed_rate from the flavors' prices (see cap_cost_rate). */
+static int cap_prices_create(struct sim_engine *e)
+{
+	size_t n = sim_cluster_n_flavors(e->p.cluster);
+	for (size_t f = 0; f < n; f++)
+		e->priced |= sim_cluster_flavor(e->p.cluster, (int)f)->price_per_node_hour > 0;
+	if (!e->priced)
+		return 0;
+	e->cap_w = calloc(n, sizeof *e->cap_w);
+	if (!e->cap_w)
+		return -SIM_ENOMEM;
+	for (size_t f = 0; f < n; f++) {
+		const struct sim_flavor_spec *fs = sim_cluster_flavor(e->p.cluster, (int)f);
+		if (sim_faults_nodes_any(e->p.faults, (int)f))
+			e->cap_fixed_rate += fs->price_per_node_hour *
+					     ((double)fs->nodes + (double)e->p.faults->node[f].spares);
+		else
+			e->cap_w[f] = fs->price_per_node_hour / (double)fs->node_cap[SIM_RES_GPU];
+	}
+	return 0;
 }
 
 double sim_engine_capacity_gpu_s(const struct sim_engine *e)
