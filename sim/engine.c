@@ -70,7 +70,12 @@ struct sim_engine {
 	sim_time_t cap_last_t;   /* SIM_TIME_NONE before the first submit */
 	/* Faults (params.faults, docs/faults.md); all NULL / 0 without. */
 	struct sim_faults_run *flt;
-	int job_faults;          /* jobs may crash or hang */
+	int job_faults;          /* jobs may crash, hang or have loss spikes */
+	/* Checkpoint tiers (sim/ckpt.h): per job, when the policy or loss spikes need
+	 * them; NULL = the one-tier accounting. stopping: the cause of the stop whose
+	 * work release_running is accounting (the tier rule depends on it). */
+	struct ckpt_state *ckst;
+	enum sim_stop_cause stopping;
 	uint32_t *slot_base;     /* per flavor: global index of its node 0 in slots[] */
 	struct node_slot *slots; /* one per node of every flavor (only faulty flavors' are used) */
 	uint32_t *pool;          /* per flavor: spare nodes in the pool now */
@@ -506,6 +511,7 @@ void sim_engine_destroy(struct sim_engine *e)
 	free(e->spot_next);
 	free(e->spot_notice);
 	free(e->spot_save);
+	free(e->ckst);
 	free(e->mw_ev);
 	ts_free(&e->ts);
 	free(e);
@@ -547,6 +553,7 @@ sim_time_t sim_engine_now(const struct sim_engine *e) { return e->now; }
 #define FINISH_HANG 3      /* it stops progressing now, holding its GPUs */
 #define FINISH_HANG_KILL 4 /* the hung job is killed now (detected, or its run's end) */
 #define FINISH_SPOT 5      /* its spot node's notice runs out (or its notice checkpoint is written) */
+#define FINISH_SPIKE 6     /* a loss spike: it rolls back to an earlier checkpoint */
 
 int sim_engine_job_ends(struct sim_engine *e, struct sim_job *job, sim_time_t t, int failed)
 {
@@ -1079,6 +1086,195 @@ static sim_time_t remaining_work(struct sim_engine *e, const struct sim_job *job
 	return r < 1 ? 1 : r;
 }
 
+/* ---- checkpoint tiers (sim/ckpt.h; docs/faults.md, "Checkpoint tiers") ---- */
+
+/* A job's checkpoints under the tiered accounting. Positions are progress (a
+ * fraction of the job's work), like job->progress. */
+struct ckpt_state {
+	sim_time_t interval_ns;    /* of the current segment; SIM_TIME_NONE or <= 0: none */
+	uint64_t seq;              /* checkpoints written over the job's life */
+	double mem_pos;            /* the memory tier's checkpoint; < 0: none */
+	double per[SIM_CKPT_RING]; /* the persistent tier's newest checkpoints, newest first */
+	uint32_t n_per;
+	uint8_t restore_mem;       /* the next restore reads the memory tier */
+};
+
+/* Per-run tier state, when a memory tier, an interval policy or loss spikes are on. */
+static int ckpt_start(struct sim_engine *e)
+{
+	int spikes = e->p.faults && e->p.faults->job.spike_per_h > 0;
+	if (!sim_ckpt_tiered(&e->p.cost.tiers) && !spikes)
+		return 0;
+	size_t nj = e->p.trace->n_jobs ? e->p.trace->n_jobs : 1;
+	e->ckst = calloc(nj, sizeof *e->ckst);
+	if (!e->ckst)
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < nj; i++)
+		e->ckst[i].mem_pos = -1;
+	return 0;
+}
+
+/* The interval of a segment starting now: the trace's (fixed), or Young's or
+ * Daly's from the policy's MTBF, else from the job's nodes' failure law and its
+ * own fault rates (sim_ckpt_job_mtbf_s). */
+static sim_time_t segment_interval(struct sim_engine *e, const struct sim_job *job)
+{
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	if (p->interval == SIM_CKPT_FIXED)
+		return job->checkpoint_ns;
+	double m = p->mtbf_s;
+	const struct sim_faults *f = e->p.faults;
+	if (!(m > 0) && f) {
+		int fl = job->alloc.flavor;
+		double node_mean = 0;
+		if (fl >= 0 && (size_t)fl < f->n_flavors) {
+			const struct sim_node_faults *nf = &f->node[fl];
+			double g = (double)sim_cluster_flavor(e->p.cluster, fl)->node_cap[SIM_RES_GPU] / SIM_MILLI;
+			node_mean = sim_ckpt_node_mean_s(nf->law, nf->mtbf_s, nf->shape, nf->scale_s, nf->per_gpu, g);
+		}
+		uint32_t nodes = job->alloc.n_nodes ? job->alloc.n_nodes : 1;
+		m = sim_ckpt_job_mtbf_s(nodes, node_mean, f->job.crash_per_h, f->job.spike_per_h);
+	}
+	return sim_ckpt_interval_ns(p, sim_ckpt_mean_write_s(p, e->p.cost.ckpt_overhead_ns), m);
+}
+
+/* Checkpoints a segment of `work` ns takes at the segment's interval (none at the end). */
+static uint64_t tier_count(const struct ckpt_state *st, sim_time_t work)
+{
+	sim_time_t c = st->interval_ns;
+	if (c == SIM_TIME_NONE || c <= 0 || work <= 0)
+		return 0;
+	return (uint64_t)((work - 1) / c);
+}
+
+static sim_time_t tiered_segment_runtime(struct sim_engine *e, struct sim_job *job)
+{
+	struct ckpt_state *st = &e->ckst[job->idx];
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	st->interval_ns = segment_interval(e, job);
+	sim_time_t work = remaining_work(e, job);
+	sim_time_t restore = st->restore_mem ? p->mem_restore_ns : e->p.cost.restore_ns;
+	job->seg_restore_ns = job->progress > 0 ? restore : 0;
+	job->restore_s += sim_time_to_s(job->seg_restore_ns);
+	e->qacct[job->queue].restore_s += sim_time_to_s(job->seg_restore_ns);
+	double wall = (double)job->seg_restore_ns + (double)work +
+		      sim_ckpt_write_ns(p, e->p.cost.ckpt_overhead_ns, st->seq, tier_count(st, work));
+	return wall < (double)SIM_RUNTIME_MAX_NS ? (sim_time_t)wall : SIM_RUNTIME_MAX_NS;
+}
+
+/* Records the k checkpoints completed in this segment (numbers seq + 1 .. seq + k,
+ * at p0 + i x interval of work): the newest goes to the memory tier (with a memory
+ * tier), the persistent ones to the persistent tier's list; pays their writes.
+ * Returns the newest position (p0 when k = 0). */
+static double record_segment_ckpts(struct sim_engine *e, struct sim_job *job, uint64_t k)
+{
+	struct ckpt_state *st = &e->ckst[job->idx];
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	double w = (double)full_work(e, job), p0 = job->progress;
+	double fresh[SIM_CKPT_RING];
+	uint32_t nf = 0;
+	for (uint64_t i = k; i >= 1 && nf < SIM_CKPT_RING; i--) {
+		if (k - i >= (uint64_t)SIM_CKPT_RING * (p->persist_every ? p->persist_every : 1))
+			break; /* older than the list keeps */
+		if (sim_ckpt_is_persistent(p, st->seq + i))
+			fresh[nf++] = fmin(p0 + (double)((sim_time_t)i * st->interval_ns) / w, 1.0 - 1e-12);
+	}
+	uint32_t keep = st->n_per < SIM_CKPT_RING - nf ? st->n_per : SIM_CKPT_RING - nf;
+	memmove(&st->per[nf], st->per, keep * sizeof *st->per);
+	memcpy(st->per, fresh, nf * sizeof *fresh);
+	st->n_per = nf + keep;
+	job->ckpt_overhead_s += sim_ckpt_write_ns(p, e->p.cost.ckpt_overhead_ns, st->seq, k) / 1e9;
+	st->seq += k;
+	double newest = p0;
+	if (k) {
+		newest = fmin(p0 + (double)((sim_time_t)k * st->interval_ns) / w, 1.0 - 1e-12);
+		if (p->memory)
+			st->mem_pos = newest;
+	}
+	return newest;
+}
+
+/* Where the job resumes after a stop by `cause`, its newest checkpoint at `newest`:
+ * the memory tier kept or lost (sim_ckpt_memory_survives), then the newest
+ * surviving checkpoint, or the rollback-th newest at a loss spike; checkpoints
+ * newer than it are dropped. Returns the work lost beyond `newest`, in s of work. */
+static double tiered_restart_point(struct sim_engine *e, struct sim_job *job, double newest,
+				   enum sim_stop_cause cause)
+{
+	struct ckpt_state *st = &e->ckst[job->idx];
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	if (!sim_ckpt_memory_survives(p, cause))
+		st->mem_pos = -1;
+	uint32_t k = cause == SIM_STOP_LOSS_SPIKE && e->p.faults ? e->p.faults->job.rollback : 1;
+	double target = sim_ckpt_rollback_target(st->mem_pos, st->per, st->n_per, k);
+	while (st->n_per && st->per[0] > target) {
+		memmove(st->per, st->per + 1, (st->n_per - 1) * sizeof *st->per);
+		st->n_per--;
+	}
+	if (st->mem_pos > target)
+		st->mem_pos = -1;
+	st->restore_mem = st->mem_pos >= 0 && st->mem_pos == target;
+	job->progress = target;
+	double lost = newest > target ? (newest - target) * sim_time_to_s(full_work(e, job)) : 0;
+	return lost;
+}
+
+/* stop_progress under the tiers: the checkpoints completed by now are kept (in
+ * their tiers), the work since the newest is lost, and so is the work between the
+ * newest and the one the job resumes from. GPU-seconds. */
+static double tiered_stop_progress(struct sim_engine *e, struct sim_job *job)
+{
+	struct ckpt_state *st = &e->ckst[job->idx];
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	sim_time_t ov = e->p.cost.ckpt_overhead_ns;
+	sim_time_t work_start = job->last_start_ns + job->seg_restore_ns, saved_until = work_start;
+	double newest = job->progress;
+	if (e->now > work_start && st->interval_ns != SIM_TIME_NONE && st->interval_ns > 0) {
+		uint64_t kmax = tier_count(st, remaining_work(e, job));
+		uint64_t k = sim_ckpt_completed(p, ov, st->seq, st->interval_ns, e->now - work_start, kmax);
+		saved_until = work_start + (sim_time_t)k * st->interval_ns +
+			      (sim_time_t)llround(sim_ckpt_write_ns(p, ov, st->seq, k));
+		newest = record_segment_ckpts(e, job, k);
+	}
+	double since = e->now > saved_until ? sim_time_to_s(e->now - saved_until) : 0;
+	double back = tiered_restart_point(e, job, newest, e->stopping);
+	return (double)alloc_gpus(e, job) / SIM_MILLI * (since + back);
+}
+
+/* spot_save_progress under the tiers: the periodic checkpoints completed by the
+ * notice and the work since, saved by one persistent checkpoint (the job leaves its
+ * nodes: the memory tier is lost, the persistent one has it all). */
+static double tiered_spot_save(struct sim_engine *e, struct sim_job *job)
+{
+	struct ckpt_state *st = &e->ckst[job->idx];
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	sim_time_t t = e->spot_notice[job->idx], ws = job->last_start_ns + job->seg_restore_ns;
+	sim_time_t c = st->interval_ns, ov = e->p.cost.ckpt_overhead_ns;
+	if (t > ws) {
+		sim_time_t elapsed = t - ws, rem = remaining_work(e, job), done = elapsed;
+		if (c != SIM_TIME_NONE && c > 0) {
+			uint64_t k = sim_ckpt_completed(p, ov, st->seq, c, elapsed, tier_count(st, rem));
+			sim_time_t tail = elapsed - (sim_time_t)k * c - (sim_time_t)llround(sim_ckpt_write_ns(p, ov, st->seq, k));
+			if (tail > c)
+				tail = c; /* the notice came while a periodic checkpoint was being written */
+			record_segment_ckpts(e, job, k);
+			done = tail;
+		}
+		if (done > rem)
+			done = rem;
+		job->progress = fmin(job->progress + (double)done / (double)full_work(e, job), 1.0 - 1e-12);
+	}
+	job->ckpt_overhead_s += sim_time_to_s(ov);
+	st->seq++;
+	memmove(&st->per[1], st->per, (st->n_per < SIM_CKPT_RING ? st->n_per : SIM_CKPT_RING - 1) * sizeof *st->per);
+	st->per[0] = job->progress;
+	if (st->n_per < SIM_CKPT_RING)
+		st->n_per++;
+	st->mem_pos = -1;
+	st->restore_mem = 0;
+	return 0;
+}
+
 static int apply_capacity_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_node_fault(struct sim_engine *e, const struct sim_event *ev);
 static int apply_autoscale_event(struct sim_engine *e, const struct sim_event *ev);
@@ -1166,6 +1362,8 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
  * remaining work, and one checkpoint overhead per checkpoint interval of it. */
 static sim_time_t segment_runtime(struct sim_engine *e, struct sim_job *job)
 {
+	if (e->ckst)
+		return tiered_segment_runtime(e, job);
 	sim_time_t work = remaining_work(e, job);
 	job->seg_restore_ns = job->progress > 0 ? e->p.cost.restore_ns : 0;
 	job->restore_s += sim_time_to_s(job->seg_restore_ns);
@@ -1192,6 +1390,7 @@ static int arm_job_faults(struct sim_engine *e, struct sim_job *job)
 		seg += job->fault_stops[k];
 	sim_time_t c = sim_faults_draw_crash(e->flt, job->idx, seg);
 	sim_time_t h = sim_faults_draw_hang(e->flt, job->idx, seg);
+	sim_time_t s = sim_faults_draw_spike(e->flt, job->idx, seg);
 	sim_time_t t = SIM_TIME_NONE;
 	int64_t kind = 0;
 	if (c != SIM_TIME_NONE && c < job->runtime_ns) {
@@ -1201,6 +1400,10 @@ static int arm_job_faults(struct sim_engine *e, struct sim_job *job)
 	if (h != SIM_TIME_NONE && h < job->runtime_ns && (t == SIM_TIME_NONE || h < t)) {
 		t = h;
 		kind = FINISH_HANG;
+	}
+	if (s != SIM_TIME_NONE && s < job->runtime_ns && (t == SIM_TIME_NONE || s < t)) {
+		t = s;
+		kind = FINISH_SPIKE;
 	}
 	return t == SIM_TIME_NONE ? 0 : post_job_fault(e, job, job->last_start_ns + t, kind);
 }
@@ -1233,6 +1436,8 @@ static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t ki
 		e->ctr.crashes++;
 		return fault_stop(e, job, SIM_STOP_CRASHED);
 	}
+	if (kind == FINISH_SPIKE)
+		return fault_stop(e, job, SIM_STOP_LOSS_SPIKE);
 	if (kind == FINISH_HANG_KILL) {
 		e->ctr.hang_hold_s += sim_time_to_s(e->now - job->hang_ns);
 		return fault_stop(e, job, SIM_STOP_HANG);
@@ -1338,6 +1543,8 @@ static double hung_stop_progress(struct sim_engine *e, struct sim_job *job)
  * pays one more checkpoint overhead. */
 static double spot_save_progress(struct sim_engine *e, struct sim_job *job)
 {
+	if (e->ckst)
+		return tiered_spot_save(e, job);
 	sim_time_t t = e->spot_notice[job->idx], ws = job->last_start_ns + job->seg_restore_ns;
 	sim_time_t c = job->checkpoint_ns, ov = e->p.cost.ckpt_overhead_ns;
 	double ov_s = sim_time_to_s(ov);
@@ -1381,6 +1588,8 @@ static double stop_progress(struct sim_engine *e, struct sim_job *job, const str
 		return spot_save_progress(e, job);
 	if (job->hang_ns)
 		return hung_stop_progress(e, job);
+	if (e->ckst)
+		return tiered_stop_progress(e, job);
 	sim_time_t work_start = job->last_start_ns + job->seg_restore_ns;
 	if (e->now <= work_start)
 		return 0;
@@ -1441,7 +1650,8 @@ static enum sim_job_state final_state(enum sim_stop_cause cause)
 		return SIM_JOB_MAX_WAIT_EXCEEDED;
 	case SIM_STOP_NODE_FAILED:
 	case SIM_STOP_CRASHED:
-	case SIM_STOP_HANG: /* out of retries */
+	case SIM_STOP_HANG:
+	case SIM_STOP_LOSS_SPIKE: /* out of retries */
 		return SIM_JOB_FAILED;
 	default:
 		return SIM_JOB_PREEMPTED_OUT;
@@ -1457,12 +1667,20 @@ static double release_running(struct sim_engine *e, struct sim_job *job, enum si
 	double lost = 0;
 	*rc = 0;
 	if (cause == SIM_STOP_COMPLETED || cause == SIM_STOP_FAILED) {
-		job->ckpt_overhead_s += (double)ckpt_count(job, remaining_work(e, job)) *
-					sim_time_to_s(e->p.cost.ckpt_overhead_ns);
+		if (e->ckst) {
+			struct ckpt_state *st = &e->ckst[job->idx];
+			uint64_t k = tier_count(st, remaining_work(e, job));
+			job->ckpt_overhead_s += sim_ckpt_write_ns(&e->p.cost.tiers, e->p.cost.ckpt_overhead_ns, st->seq, k) / 1e9;
+			st->seq += k;
+		} else {
+			job->ckpt_overhead_s += (double)ckpt_count(job, remaining_work(e, job)) *
+						sim_time_to_s(e->p.cost.ckpt_overhead_ns);
+		}
 	} else {
 		struct sim_stop_measure m = { 0 };
 		if ((*rc = e->p.driver.ops->stop(e->p.driver.priv, e, job, &m)))
 			return 0;
+		e->stopping = cause;
 		lost = stop_progress(e, job, &m);
 	}
 	if (job->fault_ev) { /* a crash, hang or spot stop still to come in this segment */
@@ -1500,6 +1718,8 @@ static double release_running(struct sim_engine *e, struct sim_job *job, enum si
 /* Index of a fault cause in the jobs' and counters' arrays, or -1. */
 static int fault_index(enum sim_stop_cause cause)
 {
+	if (cause == SIM_STOP_LOSS_SPIKE)
+		return 3; /* appended to the causes after the first three */
 	return cause >= SIM_STOP_NODE_FAILED && cause <= SIM_STOP_HANG ? (int)(cause - SIM_STOP_NODE_FAILED) : -1;
 }
 
@@ -2489,7 +2709,7 @@ int sim_engine_run(struct sim_engine *e)
 	if (e->p.progress)
 		sim_tick_init(&e->progress_tick, SIM_PROGRESS_PERIOD_S, sim_tick_monotonic_s, NULL);
 	if ((rc = capacity_start(e)) || (rc = ticks_start(e)) || (rc = faults_start(e)) || (rc = autoscale_start(e)) ||
-	    (rc = spot_start(e)))
+	    (rc = spot_start(e)) || (rc = ckpt_start(e)))
 		return rc;
 	for (;;) {
 		sim_time_t t = next_time(e);
