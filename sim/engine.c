@@ -1789,6 +1789,7 @@ static void log_stop(struct sim_engine *e, const struct sim_job *job, enum sim_s
 	case SIM_STOP_NODE_FAILED:
 	case SIM_STOP_CRASHED:
 	case SIM_STOP_HANG:
+	case SIM_STOP_LOSS_SPIKE:
 		fprintf(f, "[%.3f] job=%s event=interrupt reason=%s lost_gpu_s=%.3f%s\n", now_s, sim_job_id(t, job),
 			sim_stop_cause_name(cause), lost, requeue ? "" : " final=failed");
 		break;
