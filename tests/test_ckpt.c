@@ -261,14 +261,15 @@ static char *failure_lines(const char *cfg, const char *trace, uint64_t seed, do
 	return out;
 }
 
-/* The same seed twice gives the same run; loss spikes (their own draws) move no
+/* Node failures, crashes, hangs and loss spikes over three jobs with a memory tier:
+ * the same seed twice gives the same run; loss spikes (their own draws) move no
  * node failure. */
 static void test_determinism(void)
 {
 #define DET_CFG                                                                                            \
 	"{'name': 'c', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 4,"       \
 	" 'node': {'gpu': 8}}], 'failures': {'mtbf_h': 2, 'repair': {'mean_h': 0.1}}}, 'jobs': {'faults':"  \
-	" {'crash_per_h': 0.5%s}, 'checkpoint': {'overhead_s': 10, 'restore_s': 30, 'persistent_every': 3," \
+	" {'crash_per_h': 0.5, 'hang_per_h': 0.2, 'hang_timeout_s': 600%s}, 'checkpoint': {'overhead_s': 10, 'restore_s': 30, 'persistent_every': 3," \
 	" 'memory': {'write_s': 2, 'restore_s': 5}}}, 'output': 'x.h5'}"
 	static const char *const trace = "id,submit_s,duration_s,request,checkpoint_s\na,0,20000,f:gpu=16,300\n"
 					 "b,0,30000,f:gpu=8,200\nc,100,10000,f:gpu=8,500\n";
