@@ -5,6 +5,7 @@
 
 #include <gsl/gsl_sf_gamma.h>
 #include <math.h>
+#include <string.h>
 
 int sim_ckpt_tiered(const struct sim_ckpt_policy *p)
 {
@@ -140,4 +141,71 @@ double sim_ckpt_rollback_target(double mem_pos, const double *per, uint32_t n_pe
 		if (++i == k)
 			return per[j];
 	return 0;
+}
+
+void sim_ckpt_state_init(struct sim_ckpt_state *st)
+{
+	memset(st, 0, sizeof *st);
+	st->mem_pos = -1;
+}
+
+uint64_t sim_ckpt_count(sim_time_t interval, sim_time_t work)
+{
+	if (interval == SIM_TIME_NONE || interval <= 0 || work <= 0)
+		return 0;
+	return (uint64_t)((work - 1) / interval);
+}
+
+/* Position of checkpoint i of a segment, capped below 1 as job->progress is. */
+static double ckpt_pos(double p0, uint64_t i, sim_time_t interval, double work_ns)
+{
+	return fmin(p0 + (double)((sim_time_t)i * interval) / work_ns, 1.0 - 1e-12);
+}
+
+double sim_ckpt_record(struct sim_ckpt_state *st, const struct sim_ckpt_policy *p, double p0, double work_ns,
+		       uint64_t k)
+{
+	double fresh[SIM_CKPT_RING];
+	uint32_t nf = 0;
+	uint64_t span = (uint64_t)SIM_CKPT_RING * (p->persist_every ? p->persist_every : 1);
+	/* Newest first; only the newest SIM_CKPT_RING persistent ones are kept. */
+	for (uint64_t i = k; i >= 1 && nf < SIM_CKPT_RING && k - i < span; i--)
+		if (sim_ckpt_is_persistent(p, st->seq + i))
+			fresh[nf++] = ckpt_pos(p0, i, st->interval_ns, work_ns);
+	uint32_t keep = st->n_per < SIM_CKPT_RING - nf ? st->n_per : SIM_CKPT_RING - nf;
+	memmove(&st->per[nf], st->per, keep * sizeof *st->per);
+	memcpy(st->per, fresh, nf * sizeof *fresh);
+	st->n_per = nf + keep;
+	st->seq += k;
+	if (!k)
+		return p0;
+	double newest = ckpt_pos(p0, k, st->interval_ns, work_ns);
+	if (p->memory)
+		st->mem_pos = newest;
+	return newest;
+}
+
+void sim_ckpt_push_persistent(struct sim_ckpt_state *st, double pos)
+{
+	uint32_t keep = st->n_per < SIM_CKPT_RING ? st->n_per : SIM_CKPT_RING - 1;
+	memmove(&st->per[1], st->per, keep * sizeof *st->per);
+	st->per[0] = pos;
+	st->n_per = keep + 1;
+	st->seq++;
+}
+
+double sim_ckpt_restart(struct sim_ckpt_state *st, const struct sim_ckpt_policy *p, int cause, uint32_t rollback)
+{
+	if (!sim_ckpt_memory_survives(p, cause))
+		st->mem_pos = -1;
+	uint32_t k = cause == SIM_STOP_LOSS_SPIKE ? rollback : 1;
+	double target = sim_ckpt_rollback_target(st->mem_pos, st->per, st->n_per, k);
+	while (st->n_per && st->per[0] > target) {
+		memmove(st->per, st->per + 1, (st->n_per - 1) * sizeof *st->per);
+		st->n_per--;
+	}
+	if (st->mem_pos > target)
+		st->mem_pos = -1;
+	st->restore_mem = st->mem_pos >= 0 && st->mem_pos == target;
+	return target;
 }

@@ -81,4 +81,31 @@ int sim_ckpt_memory_survives(const struct sim_ckpt_policy *p, int cause); /* enu
  * ones (per[0..n_per), newest first), then the job's start (0). */
 double sim_ckpt_rollback_target(double mem_pos, const double *per, uint32_t n_per, uint32_t k);
 
+/* One job's checkpoints under the tiered accounting (the engine keeps one a job).
+ * Positions are progress, a fraction of the job's work, like job->progress. */
+struct sim_ckpt_state {
+	sim_time_t interval_ns;    /* of the current segment; SIM_TIME_NONE or <= 0: none */
+	uint64_t seq;              /* checkpoints written over the job's life */
+	double mem_pos;            /* the memory tier's checkpoint; < 0: none */
+	double per[SIM_CKPT_RING]; /* the persistent tier's newest checkpoints, newest first */
+	uint32_t n_per;
+	uint8_t restore_mem;       /* the next restore reads the memory tier */
+};
+void sim_ckpt_state_init(struct sim_ckpt_state *st); /* no checkpoint yet */
+/* Checkpoints a segment of `work` ns takes at interval ns (none at its very end). */
+uint64_t sim_ckpt_count(sim_time_t interval, sim_time_t work);
+/* Records the k checkpoints completed in a segment that began at progress p0
+ * (numbers seq + 1 .. seq + k, the i-th at p0 + i x interval / work_ns): the newest
+ * goes to the memory tier (with one), the persistent ones to the persistent list;
+ * seq advances by k. Returns the newest position (p0 when k = 0), at most 1 - 1e-12. */
+double sim_ckpt_record(struct sim_ckpt_state *st, const struct sim_ckpt_policy *p, double p0, double work_ns,
+		       uint64_t k);
+/* One more persistent checkpoint at pos (a spot job's save within its notice). */
+void sim_ckpt_push_persistent(struct sim_ckpt_state *st, double pos);
+/* After a stop by `cause` (enum sim_stop_cause): the memory tier kept or lost
+ * (sim_ckpt_memory_survives), then the position the job resumes from: the newest
+ * surviving checkpoint, or the rollback-th newest at a loss spike; checkpoints
+ * newer than it are dropped, and restore_mem says which tier the restore reads. */
+double sim_ckpt_restart(struct sim_ckpt_state *st, const struct sim_ckpt_policy *p, int cause, uint32_t rollback);
+
 #endif

@@ -74,7 +74,7 @@ struct sim_engine {
 	/* Checkpoint tiers (sim/ckpt.h): per job, when the policy or loss spikes need
 	 * them; NULL = the one-tier accounting. stopping: the cause of the stop whose
 	 * work release_running is accounting (the tier rule depends on it). */
-	struct ckpt_state *ckst;
+	struct sim_ckpt_state *ckst;
 	enum sim_stop_cause stopping;
 	uint32_t *slot_base;     /* per flavor: global index of its node 0 in slots[] */
 	struct node_slot *slots; /* one per node of every flavor (only faulty flavors' are used) */
@@ -1088,17 +1088,6 @@ static sim_time_t remaining_work(struct sim_engine *e, const struct sim_job *job
 
 /* ---- checkpoint tiers (sim/ckpt.h; docs/faults.md, "Checkpoint tiers") ---- */
 
-/* A job's checkpoints under the tiered accounting. Positions are progress (a
- * fraction of the job's work), like job->progress. */
-struct ckpt_state {
-	sim_time_t interval_ns;    /* of the current segment; SIM_TIME_NONE or <= 0: none */
-	uint64_t seq;              /* checkpoints written over the job's life */
-	double mem_pos;            /* the memory tier's checkpoint; < 0: none */
-	double per[SIM_CKPT_RING]; /* the persistent tier's newest checkpoints, newest first */
-	uint32_t n_per;
-	uint8_t restore_mem;       /* the next restore reads the memory tier */
-};
-
 /* Per-run tier state, when a memory tier, an interval policy or loss spikes are on. */
 static int ckpt_start(struct sim_engine *e)
 {
@@ -1110,7 +1099,7 @@ static int ckpt_start(struct sim_engine *e)
 	if (!e->ckst)
 		return -SIM_ENOMEM;
 	for (size_t i = 0; i < nj; i++)
-		e->ckst[i].mem_pos = -1;
+		sim_ckpt_state_init(&e->ckst[i]);
 	return 0;
 }
 
@@ -1138,18 +1127,14 @@ static sim_time_t segment_interval(struct sim_engine *e, const struct sim_job *j
 	return sim_ckpt_interval_ns(p, sim_ckpt_mean_write_s(p, e->p.cost.ckpt_overhead_ns), m);
 }
 
-/* Checkpoints a segment of `work` ns takes at the segment's interval (none at the end). */
-static uint64_t tier_count(const struct ckpt_state *st, sim_time_t work)
+static uint64_t tier_count(const struct sim_ckpt_state *st, sim_time_t work)
 {
-	sim_time_t c = st->interval_ns;
-	if (c == SIM_TIME_NONE || c <= 0 || work <= 0)
-		return 0;
-	return (uint64_t)((work - 1) / c);
+	return sim_ckpt_count(st->interval_ns, work);
 }
 
 static sim_time_t tiered_segment_runtime(struct sim_engine *e, struct sim_job *job)
 {
-	struct ckpt_state *st = &e->ckst[job->idx];
+	struct sim_ckpt_state *st = &e->ckst[job->idx];
 	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
 	st->interval_ns = segment_interval(e, job);
 	sim_time_t work = remaining_work(e, job);
@@ -1162,61 +1147,25 @@ static sim_time_t tiered_segment_runtime(struct sim_engine *e, struct sim_job *j
 	return wall < (double)SIM_RUNTIME_MAX_NS ? (sim_time_t)wall : SIM_RUNTIME_MAX_NS;
 }
 
-/* Records the k checkpoints completed in this segment (numbers seq + 1 .. seq + k,
- * at p0 + i x interval of work): the newest goes to the memory tier (with a memory
- * tier), the persistent ones to the persistent tier's list; pays their writes.
- * Returns the newest position (p0 when k = 0). */
+/* Records the k checkpoints completed in this segment (sim_ckpt_record) and pays
+ * their writes; returns the newest position. */
 static double record_segment_ckpts(struct sim_engine *e, struct sim_job *job, uint64_t k)
 {
-	struct ckpt_state *st = &e->ckst[job->idx];
+	struct sim_ckpt_state *st = &e->ckst[job->idx];
 	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
-	double w = (double)full_work(e, job), p0 = job->progress;
-	double fresh[SIM_CKPT_RING];
-	uint32_t nf = 0;
-	for (uint64_t i = k; i >= 1 && nf < SIM_CKPT_RING; i--) {
-		if (k - i >= (uint64_t)SIM_CKPT_RING * (p->persist_every ? p->persist_every : 1))
-			break; /* older than the list keeps */
-		if (sim_ckpt_is_persistent(p, st->seq + i))
-			fresh[nf++] = fmin(p0 + (double)((sim_time_t)i * st->interval_ns) / w, 1.0 - 1e-12);
-	}
-	uint32_t keep = st->n_per < SIM_CKPT_RING - nf ? st->n_per : SIM_CKPT_RING - nf;
-	memmove(&st->per[nf], st->per, keep * sizeof *st->per);
-	memcpy(st->per, fresh, nf * sizeof *fresh);
-	st->n_per = nf + keep;
 	job->ckpt_overhead_s += sim_ckpt_write_ns(p, e->p.cost.ckpt_overhead_ns, st->seq, k) / 1e9;
-	st->seq += k;
-	double newest = p0;
-	if (k) {
-		newest = fmin(p0 + (double)((sim_time_t)k * st->interval_ns) / w, 1.0 - 1e-12);
-		if (p->memory)
-			st->mem_pos = newest;
-	}
-	return newest;
+	return sim_ckpt_record(st, p, job->progress, (double)full_work(e, job), k);
 }
 
-/* Where the job resumes after a stop by `cause`, its newest checkpoint at `newest`:
- * the memory tier kept or lost (sim_ckpt_memory_survives), then the newest
- * surviving checkpoint, or the rollback-th newest at a loss spike; checkpoints
- * newer than it are dropped. Returns the work lost beyond `newest`, in s of work. */
+/* Where the job resumes after a stop by `cause`, its newest checkpoint at `newest`
+ * (sim_ckpt_restart). Returns the work lost beyond `newest`, in s of work. */
 static double tiered_restart_point(struct sim_engine *e, struct sim_job *job, double newest,
 				   enum sim_stop_cause cause)
 {
-	struct ckpt_state *st = &e->ckst[job->idx];
-	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
-	if (!sim_ckpt_memory_survives(p, cause))
-		st->mem_pos = -1;
-	uint32_t k = cause == SIM_STOP_LOSS_SPIKE && e->p.faults ? e->p.faults->job.rollback : 1;
-	double target = sim_ckpt_rollback_target(st->mem_pos, st->per, st->n_per, k);
-	while (st->n_per && st->per[0] > target) {
-		memmove(st->per, st->per + 1, (st->n_per - 1) * sizeof *st->per);
-		st->n_per--;
-	}
-	if (st->mem_pos > target)
-		st->mem_pos = -1;
-	st->restore_mem = st->mem_pos >= 0 && st->mem_pos == target;
+	uint32_t rollback = e->p.faults ? e->p.faults->job.rollback : 1;
+	double target = sim_ckpt_restart(&e->ckst[job->idx], &e->p.cost.tiers, cause, rollback);
 	job->progress = target;
-	double lost = newest > target ? (newest - target) * sim_time_to_s(full_work(e, job)) : 0;
-	return lost;
+	return newest > target ? (newest - target) * sim_time_to_s(full_work(e, job)) : 0;
 }
 
 /* stop_progress under the tiers: the checkpoints completed by now are kept (in
@@ -1224,7 +1173,7 @@ static double tiered_restart_point(struct sim_engine *e, struct sim_job *job, do
  * newest and the one the job resumes from. GPU-seconds. */
 static double tiered_stop_progress(struct sim_engine *e, struct sim_job *job)
 {
-	struct ckpt_state *st = &e->ckst[job->idx];
+	struct sim_ckpt_state *st = &e->ckst[job->idx];
 	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
 	sim_time_t ov = e->p.cost.ckpt_overhead_ns;
 	sim_time_t work_start = job->last_start_ns + job->seg_restore_ns, saved_until = work_start;
@@ -1246,7 +1195,7 @@ static double tiered_stop_progress(struct sim_engine *e, struct sim_job *job)
  * nodes: the memory tier is lost, the persistent one has it all). */
 static double tiered_spot_save(struct sim_engine *e, struct sim_job *job)
 {
-	struct ckpt_state *st = &e->ckst[job->idx];
+	struct sim_ckpt_state *st = &e->ckst[job->idx];
 	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
 	sim_time_t t = e->spot_notice[job->idx], ws = job->last_start_ns + job->seg_restore_ns;
 	sim_time_t c = st->interval_ns, ov = e->p.cost.ckpt_overhead_ns;
@@ -1265,11 +1214,7 @@ static double tiered_spot_save(struct sim_engine *e, struct sim_job *job)
 		job->progress = fmin(job->progress + (double)done / (double)full_work(e, job), 1.0 - 1e-12);
 	}
 	job->ckpt_overhead_s += sim_time_to_s(ov);
-	st->seq++;
-	memmove(&st->per[1], st->per, (st->n_per < SIM_CKPT_RING ? st->n_per : SIM_CKPT_RING - 1) * sizeof *st->per);
-	st->per[0] = job->progress;
-	if (st->n_per < SIM_CKPT_RING)
-		st->n_per++;
+	sim_ckpt_push_persistent(st, job->progress);
 	st->mem_pos = -1;
 	st->restore_mem = 0;
 	return 0;
@@ -1668,7 +1613,7 @@ static double release_running(struct sim_engine *e, struct sim_job *job, enum si
 	*rc = 0;
 	if (cause == SIM_STOP_COMPLETED || cause == SIM_STOP_FAILED) {
 		if (e->ckst) {
-			struct ckpt_state *st = &e->ckst[job->idx];
+			struct sim_ckpt_state *st = &e->ckst[job->idx];
 			uint64_t k = tier_count(st, remaining_work(e, job));
 			job->ckpt_overhead_s += sim_ckpt_write_ns(&e->p.cost.tiers, e->p.cost.ckpt_overhead_ns, st->seq, k) / 1e9;
 			st->seq += k;

@@ -76,6 +76,33 @@ static void test_tier_functions(void)
 	CU_ASSERT_FALSE(sim_ckpt_memory_survives(&p, SIM_STOP_CAPACITY_REMOVED));
 	p.replicas = 1;
 	CU_ASSERT_TRUE(sim_ckpt_memory_survives(&p, SIM_STOP_NODE_FAILED));
+	/* One tier: 20 checkpoints every 1% of the work, all persistent; the list keeps the
+	 * newest 16 (0.20 down to 0.05); a crash resumes from 0.20, a loss spike with
+	 * rollback 3 from 0.18 and drops 0.20 and 0.19. */
+	struct sim_ckpt_policy one = { 0 };
+	struct sim_ckpt_state st;
+	sim_ckpt_state_init(&st);
+	st.interval_ns = SIM_NS_PER_S;
+	CU_ASSERT_DOUBLE_EQUAL(sim_ckpt_record(&st, &one, 0, 100e9, 20), 0.20, 1e-12);
+	CU_ASSERT_EQUAL(st.seq, 20);
+	CU_ASSERT_EQUAL(st.n_per, SIM_CKPT_RING);
+	CU_ASSERT_DOUBLE_EQUAL(st.per[0], 0.20, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(st.per[15], 0.05, 1e-12);
+	CU_ASSERT(st.mem_pos < 0);
+	CU_ASSERT_DOUBLE_EQUAL(sim_ckpt_restart(&st, &one, SIM_STOP_CRASHED, 3), 0.20, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(sim_ckpt_restart(&st, &one, SIM_STOP_LOSS_SPIKE, 3), 0.18, 1e-12);
+	CU_ASSERT_EQUAL(st.n_per, 14);
+	CU_ASSERT_FALSE(st.restore_mem);
+	/* Two tiers (n = 2): from 0.18, checkpoints 21 (memory, 0.19) and 22 (persistent,
+	 * 0.20), 23 (memory, 0.21): a node failure without a replica resumes from 0.20,
+	 * a crash from 0.21 out of memory. */
+	CU_ASSERT_DOUBLE_EQUAL(sim_ckpt_record(&st, &p, 0.18, 100e9, 3), 0.21, 1e-12);
+	struct sim_ckpt_state s2 = st;
+	p.replicas = 0;
+	CU_ASSERT_DOUBLE_EQUAL(sim_ckpt_restart(&st, &p, SIM_STOP_NODE_FAILED, 1), 0.20, 1e-12);
+	CU_ASSERT_FALSE(st.restore_mem);
+	CU_ASSERT_DOUBLE_EQUAL(sim_ckpt_restart(&s2, &p, SIM_STOP_CRASHED, 1), 0.21, 1e-12);
+	CU_ASSERT_TRUE(s2.restore_mem);
 }
 
 #define TIER_CFG(replicas)                                                                                      \
