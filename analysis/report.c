@@ -1016,8 +1016,8 @@ static int faults_table(const struct h5read_file *f, const char *run, FILE *out,
 		h5read_table_free(&t);
 	}
 	if (!r && rows > 1) {
-		fprintf(out, "\nfaults: stops and lost GPU-hours by cause (node failure, crash, hang; preempt ="
-			     " preemptions and capacity\nremovals); ETTR = useful / held GPU time; recover = mean"
+		fprintf(out, "\nfaults: stops and lost GPU-hours by cause (node failure, crash, hang, loss spike;"
+			     " preempt = preemptions\nand capacity removals); ETTR = useful / held GPU time; recover = mean"
 			     " time from a fault stop to the restart\n");
 		table_print(out, cells, rows, N_FAULT_COLS);
 	}
