@@ -932,6 +932,9 @@ struct fcol {
 static double fv_stops_node(const struct h5read_summary *s, size_t i) { return SUMF("stops_node_failed"); }
 static double fv_stops_crash(const struct h5read_summary *s, size_t i) { return SUMF("stops_crashed"); }
 static double fv_stops_hang(const struct h5read_summary *s, size_t i) { return SUMF("stops_hang"); }
+/* Loss spikes: NaN (shown as such) in files before schema 2.1. */
+static double fv_stops_spike(const struct h5read_summary *s, size_t i) { return SUMF("stops_loss_spike"); }
+static double fv_lost_spike(const struct h5read_summary *s, size_t i) { return SUMF("lost_loss_spike_gpu_s") / 3600; }
 static double fv_stops_other(const struct h5read_summary *s, size_t i)
 {
 	return SUMF("preemptions") + SUMF("interruptions");
@@ -958,10 +961,12 @@ static const struct fcol fault_cols[] = {
 	{ "stop:node", fv_stops_node, 0 },
 	{ "stop:crash", fv_stops_crash, 0 },
 	{ "stop:hang", fv_stops_hang, 0 },
+	{ "stop:spike", fv_stops_spike, 0 },
 	{ "stop:preempt", fv_stops_other, 0 },
 	{ "lost:node[GPU*h]", fv_lost_node, 1 },
 	{ "lost:crash", fv_lost_crash, 1 },
 	{ "lost:hang", fv_lost_hang, 1 },
+	{ "lost:spike", fv_lost_spike, 1 },
 	{ "lost:preempt", fv_lost_other, 1 },
 	{ "nodes_failed", fv_nodes_failed, 0 },
 	{ "ETTR", fv_ettr, 4 },
@@ -1011,8 +1016,8 @@ static int faults_table(const struct h5read_file *f, const char *run, FILE *out,
 		h5read_table_free(&t);
 	}
 	if (!r && rows > 1) {
-		fprintf(out, "\nfaults: stops and lost GPU-hours by cause (node failure, crash, hang; preempt ="
-			     " preemptions and capacity\nremovals); ETTR = useful / held GPU time; recover = mean"
+		fprintf(out, "\nfaults: stops and lost GPU-hours by cause (node failure, crash, hang, loss spike;"
+			     " preempt = preemptions\nand capacity removals); ETTR = useful / held GPU time; recover = mean"
 			     " time from a fault stop to the restart\n");
 		table_print(out, cells, rows, N_FAULT_COLS);
 	}

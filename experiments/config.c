@@ -305,7 +305,11 @@ static int want_qty(struct chk *c, const cJSON *v, const char *path, int positiv
 static const char *const top_keys[] = { "name",  "description", "trace",          "cluster", "policies", "jobs",
 					"seeds", "output",      "output_options", "sweep",   NULL };
 static const char *const jobs_keys[] = { "checkpoint", "faults", NULL };
-static const char *const checkpoint_keys[] = { "overhead_s", "restore_s", NULL };
+static const char *const checkpoint_keys[] = { "overhead_s", "restore_s", "memory", "persistent_every",
+					       "interval", "mtbf_h", NULL };
+static const char *const ckpt_memory_keys[] = { "write_s", "restore_s", "replicas", NULL };
+/* Longest MTBF of $.jobs.checkpoint.mtbf_h: a century. */
+#define FAULT_H_MAX_CK 876000.0
 /* Longest checkpoint overhead or restore, s: a year. */
 #define CKPT_COST_MAX_S 3.15e7
 static const char *const trace_keys[] = { "path", "format", NULL };
@@ -1140,15 +1144,15 @@ static void check_policies(struct chk *c, const cJSON *pol, struct exp_variant *
 	}
 }
 
-/* One cost of $.jobs.checkpoint, in s, into ns. */
-static void check_ckpt_cost(struct chk *c, const cJSON *ck, const char *key, sim_time_t *out)
+/* One cost of $.jobs.checkpoint (of its memory tier: memory = 1), in s, into ns. */
+static void check_ckpt_cost_at(struct chk *c, const cJSON *ck, int memory, const char *key, sim_time_t *out)
 {
 	char path[64], got[96];
 	const cJSON *x = get(ck, key);
 	*out = 0;
 	if (!x)
 		return;
-	snprintf(path, sizeof path, "$.jobs.checkpoint.%s", key);
+	snprintf(path, sizeof path, "$.jobs.checkpoint.%s%s", memory ? "memory." : "", key);
 	double s = 0;
 	if (want_number(c, x, path, 0, 0, &s))
 		return;
@@ -1158,6 +1162,75 @@ static void check_ckpt_cost(struct chk *c, const cJSON *ck, const char *key, sim
 		return;
 	}
 	*out = (sim_time_t)llround(s * 1e9);
+}
+
+static void check_ckpt_cost(struct chk *c, const cJSON *ck, const char *key, sim_time_t *out)
+{
+	check_ckpt_cost_at(c, ck, 0, key, out);
+}
+
+/* $.jobs.checkpoint.memory: the memory tier (sim/ckpt.h). */
+static void check_ckpt_memory(struct chk *c, const cJSON *m, struct sim_ckpt_policy *p)
+{
+	static const char *const path = "$.jobs.checkpoint.memory";
+	char got[96];
+	if (!cJSON_IsObject(m)) {
+		sim_json_describe(m, got, sizeof got);
+		err(c, path, "expected object {\"write_s\", \"restore_s\", \"replicas\"}, got %s", got);
+		return;
+	}
+	check_keys(c, m, path, ckpt_memory_keys);
+	p->memory = 1;
+	check_ckpt_cost_at(c, m, 1, "write_s", &p->mem_write_ns);
+	check_ckpt_cost_at(c, m, 1, "restore_s", &p->mem_restore_ns);
+	const cJSON *r = get(m, "replicas");
+	double x;
+	if (r && want_int(c, r, "$.jobs.checkpoint.memory.replicas", 0, 1e6, &x) == 0)
+		p->replicas = (uint32_t)x;
+}
+
+/* The tiers and interval policy of $.jobs.checkpoint (docs/faults.md, "Checkpoint
+ * tiers"): a memory tier needs persistent_every (every n-th checkpoint persistent),
+ * and persistent_every needs a memory tier. */
+static void check_ckpt_tiers(struct chk *c, const cJSON *ck, struct sim_ckpt_policy *p)
+{
+	char got[96];
+	memset(p, 0, sizeof *p);
+	const cJSON *m = get(ck, "memory"), *n = get(ck, "persistent_every");
+	if (m)
+		check_ckpt_memory(c, m, p);
+	double x;
+	if (n && want_int(c, n, "$.jobs.checkpoint.persistent_every", 1, 1e9, &x) == 0)
+		p->persist_every = (uint32_t)x;
+	if (m && !n)
+		err(c, "$.jobs.checkpoint", "expected \"persistent_every\" (an integer >= 1: every n-th "
+		    "checkpoint is persistent) beside \"memory\"");
+	if (n && !m)
+		err(c, "$.jobs.checkpoint.persistent_every", "expected a \"memory\" tier beside it (without one "
+		    "every checkpoint is persistent)");
+	const cJSON *iv = get(ck, "interval");
+	if (iv) {
+		static const char *const names[] = { "fixed", "young", "daly" };
+		int found = -1;
+		for (int i = 0; i < 3 && cJSON_IsString(iv); i++)
+			if (!strcmp(iv->valuestring, names[i]))
+				found = i;
+		if (found < 0) {
+			sim_json_describe(iv, got, sizeof got);
+			err(c, "$.jobs.checkpoint.interval", "expected \"fixed\", \"young\" or \"daly\", got %s", got);
+		} else {
+			p->interval = (uint8_t)found;
+		}
+	}
+	const cJSON *mt = get(ck, "mtbf_h");
+	if (mt && want_number(c, mt, "$.jobs.checkpoint.mtbf_h", 0, 1, &x) == 0) {
+		if (x > FAULT_H_MAX_CK) {
+			sim_json_describe(mt, got, sizeof got);
+			err(c, "$.jobs.checkpoint.mtbf_h", "expected number <= 876000 (a century), got %s", got);
+		} else {
+			p->mtbf_s = x * 3600.0;
+		}
+	}
 }
 
 /* $.jobs: the job model's settings that do not come from the trace. The cost of a
@@ -1185,6 +1258,7 @@ static void check_jobs(struct chk *c, const cJSON *jobs, struct exp_variant *v)
 	check_keys(c, ck, "$.jobs.checkpoint", checkpoint_keys);
 	check_ckpt_cost(c, ck, "overhead_s", &v->cost.ckpt_overhead_ns);
 	check_ckpt_cost(c, ck, "restore_s", &v->cost.restore_ns);
+	check_ckpt_tiers(c, ck, &v->cost.tiers);
 }
 
 /* ---- faults (sim/faults.h, docs/faults.md) ---- */
@@ -1195,7 +1269,7 @@ static const char *const node_faults_keys[] = { "distribution", "mtbf_h", "shape
 						"repair", "spares", "replacement_s", NULL };
 static const char *const repair_keys[] = { "distribution", "mean_h", NULL };
 static const char *const job_faults_keys[] = { "distribution", "crash_per_h", "hang_per_h", "hang_detection",
-					       "hang_timeout_s", "max_retries", NULL };
+					       "hang_timeout_s", "max_retries", "loss_spike_per_h", "rollback", NULL };
 /* Longest mean or delay of a fault law, h: a century; rates up to 3600 per hour. */
 #define FAULT_H_MAX 876000.0
 #define FAULT_RATE_MAX 3600.0
@@ -1396,6 +1470,14 @@ static void check_job_faults(struct chk *c, const cJSON *o, struct sim_job_fault
 	want_law(c, o, path, names, laws, "\"exponential\" or \"fixed\"", &jf->law);
 	want_fault_num(c, o, path, "crash_per_h", 0, 0, FAULT_RATE_MAX, &jf->crash_per_h);
 	want_fault_num(c, o, path, "hang_per_h", 0, 0, FAULT_RATE_MAX, &jf->hang_per_h);
+	want_fault_num(c, o, path, "loss_spike_per_h", 0, 0, FAULT_RATE_MAX, &jf->spike_per_h);
+	const cJSON *rb = get(o, "rollback");
+	if (rb) {
+		double r;
+		sim_json_path_key(sub, sizeof sub, path, "rollback");
+		if (want_int(c, rb, sub, 1, SIM_CKPT_RING, &r) == 0)
+			jf->rollback = (uint32_t)r;
+	}
 	want_fault_bool(c, o, path, "hang_detection", &jf->hang_detect);
 	double x;
 	if (want_fault_num(c, o, path, "hang_timeout_s", 0, 1, FAULT_H_MAX * 3600.0, &x))

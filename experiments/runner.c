@@ -311,6 +311,13 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	if (real && (sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1))) /* docs/capacity.md */
 		return sim_diag_add(diag, cfg->path, "$.cluster.flavors: expected no autoscale or spot flavor in "
 				    "real mode (they are simulated only), got one"), -SIM_EPARSE;
+	/* The real executors checkpoint in one tier (gpu_exec/README.md, "Faults"). */
+	if (real && sim_ckpt_tiered(&v->cost.tiers))
+		return sim_diag_add(diag, cfg->path, "$.jobs.checkpoint: expected no memory tier and a fixed interval "
+				    "in real mode (checkpoint tiers are simulated only), got them"), -SIM_EPARSE;
+	if (real && v->faults && v->faults->job.spike_per_h > 0)
+		return sim_diag_add(diag, cfg->path, "$.jobs.faults.loss_spike_per_h: expected 0 in real mode (loss "
+				    "spikes are simulated only), got more"), -SIM_EPARSE;
 	int rc = driver_init(&r->drv, cfg, v, trace, real, diag);
 	if (rc)
 		return rc;

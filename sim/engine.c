@@ -78,7 +78,12 @@ struct sim_engine {
 	double cap_fixed_rate;
 	/* Faults (params.faults, docs/faults.md); all NULL / 0 without. */
 	struct sim_faults_run *flt;
-	int job_faults;          /* jobs may crash or hang */
+	int job_faults;          /* jobs may crash, hang or have loss spikes */
+	/* Checkpoint tiers (sim/ckpt.h): per job, when the policy or loss spikes need
+	 * them; NULL = the one-tier accounting. stopping: the cause of the stop whose
+	 * work release_running is accounting (the tier rule depends on it). */
+	struct sim_ckpt_state *ckst;
+	enum sim_stop_cause stopping;
 	uint32_t *slot_base;     /* per flavor: global index of its node 0 in slots[] */
 	struct node_slot *slots; /* one per node of every flavor (only faulty flavors' are used) */
 	uint32_t *pool;          /* per flavor: spare nodes in the pool now */
@@ -518,6 +523,7 @@ void sim_engine_destroy(struct sim_engine *e)
 	free(e->spot_next);
 	free(e->spot_notice);
 	free(e->spot_save);
+	free(e->ckst);
 	free(e->mw_ev);
 	ts_free(&e->ts);
 	free(e);
@@ -604,6 +610,7 @@ sim_time_t sim_engine_now(const struct sim_engine *e) { return e->now; }
 #define FINISH_HANG 3      /* it stops progressing now, holding its GPUs */
 #define FINISH_HANG_KILL 4 /* the hung job is killed now (detected, or its run's end) */
 #define FINISH_SPOT 5      /* its spot node's notice runs out (or its notice checkpoint is written) */
+#define FINISH_SPIKE 6     /* a loss spike: it rolls back to an earlier checkpoint */
 
 int sim_engine_job_ends(struct sim_engine *e, struct sim_job *job, sim_time_t t, int failed)
 {
@@ -1136,6 +1143,140 @@ static sim_time_t remaining_work(struct sim_engine *e, const struct sim_job *job
 	return r < 1 ? 1 : r;
 }
 
+/* ---- checkpoint tiers (sim/ckpt.h; docs/faults.md, "Checkpoint tiers") ---- */
+
+/* Per-run tier state, when a memory tier, an interval policy or loss spikes are on. */
+static int ckpt_start(struct sim_engine *e)
+{
+	int spikes = e->p.faults && e->p.faults->job.spike_per_h > 0;
+	if (!sim_ckpt_tiered(&e->p.cost.tiers) && !spikes)
+		return 0;
+	size_t nj = e->p.trace->n_jobs ? e->p.trace->n_jobs : 1;
+	e->ckst = calloc(nj, sizeof *e->ckst);
+	if (!e->ckst)
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < nj; i++)
+		sim_ckpt_state_init(&e->ckst[i]);
+	return 0;
+}
+
+/* The interval of a segment starting now: the trace's (fixed), or Young's or
+ * Daly's from the policy's MTBF, else from the job's nodes' failure law and its
+ * own fault rates (sim_ckpt_job_mtbf_s). */
+static sim_time_t segment_interval(struct sim_engine *e, const struct sim_job *job)
+{
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	if (p->interval == SIM_CKPT_FIXED)
+		return job->checkpoint_ns;
+	double m = p->mtbf_s;
+	const struct sim_faults *f = e->p.faults;
+	if (!(m > 0) && f) {
+		int fl = job->alloc.flavor;
+		double node_mean = 0;
+		if (fl >= 0 && (size_t)fl < f->n_flavors) {
+			const struct sim_node_faults *nf = &f->node[fl];
+			double g = (double)sim_cluster_flavor(e->p.cluster, fl)->node_cap[SIM_RES_GPU] / SIM_MILLI;
+			node_mean = sim_ckpt_node_mean_s(nf->law, nf->mtbf_s, nf->shape, nf->scale_s, nf->per_gpu, g);
+		}
+		uint32_t nodes = job->alloc.n_nodes ? job->alloc.n_nodes : 1;
+		m = sim_ckpt_job_mtbf_s(nodes, node_mean, f->job.crash_per_h, f->job.spike_per_h);
+	}
+	return sim_ckpt_interval_ns(p, sim_ckpt_mean_write_s(p, e->p.cost.ckpt_overhead_ns), m);
+}
+
+static uint64_t tier_count(const struct sim_ckpt_state *st, sim_time_t work)
+{
+	return sim_ckpt_count(st->interval_ns, work);
+}
+
+static sim_time_t tiered_segment_runtime(struct sim_engine *e, struct sim_job *job)
+{
+	struct sim_ckpt_state *st = &e->ckst[job->idx];
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	st->interval_ns = segment_interval(e, job);
+	sim_time_t work = remaining_work(e, job);
+	sim_time_t restore = st->restore_mem ? p->mem_restore_ns : e->p.cost.restore_ns;
+	job->seg_restore_ns = job->progress > 0 ? restore : 0;
+	job->restore_s += sim_time_to_s(job->seg_restore_ns);
+	e->qacct[job->queue].restore_s += sim_time_to_s(job->seg_restore_ns);
+	double wall = (double)job->seg_restore_ns + (double)work +
+		      sim_ckpt_write_ns(p, e->p.cost.ckpt_overhead_ns, st->seq, tier_count(st, work));
+	return wall < (double)SIM_RUNTIME_MAX_NS ? (sim_time_t)wall : SIM_RUNTIME_MAX_NS;
+}
+
+/* Records the k checkpoints completed in this segment (sim_ckpt_record) and pays
+ * their writes; returns the newest position. */
+static double record_segment_ckpts(struct sim_engine *e, struct sim_job *job, uint64_t k)
+{
+	struct sim_ckpt_state *st = &e->ckst[job->idx];
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	job->ckpt_overhead_s += sim_ckpt_write_ns(p, e->p.cost.ckpt_overhead_ns, st->seq, k) / 1e9;
+	return sim_ckpt_record(st, p, job->progress, (double)full_work(e, job), k);
+}
+
+/* Where the job resumes after a stop by `cause`, its newest checkpoint at `newest`
+ * (sim_ckpt_restart). Returns the work lost beyond `newest`, in s of work. */
+static double tiered_restart_point(struct sim_engine *e, struct sim_job *job, double newest,
+				   enum sim_stop_cause cause)
+{
+	uint32_t rollback = e->p.faults ? e->p.faults->job.rollback : 1;
+	double target = sim_ckpt_restart(&e->ckst[job->idx], &e->p.cost.tiers, cause, rollback);
+	job->progress = target;
+	return newest > target ? (newest - target) * sim_time_to_s(full_work(e, job)) : 0;
+}
+
+/* stop_progress under the tiers: the checkpoints completed by now are kept (in
+ * their tiers), the work since the newest is lost, and so is the work between the
+ * newest and the one the job resumes from. GPU-seconds. */
+static double tiered_stop_progress(struct sim_engine *e, struct sim_job *job)
+{
+	struct sim_ckpt_state *st = &e->ckst[job->idx];
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	sim_time_t ov = e->p.cost.ckpt_overhead_ns;
+	sim_time_t work_start = job->last_start_ns + job->seg_restore_ns, saved_until = work_start;
+	double newest = job->progress;
+	if (e->now > work_start && st->interval_ns != SIM_TIME_NONE && st->interval_ns > 0) {
+		uint64_t kmax = tier_count(st, remaining_work(e, job));
+		uint64_t k = sim_ckpt_completed(p, ov, st->seq, st->interval_ns, e->now - work_start, kmax);
+		saved_until = work_start + (sim_time_t)k * st->interval_ns +
+			      (sim_time_t)llround(sim_ckpt_write_ns(p, ov, st->seq, k));
+		newest = record_segment_ckpts(e, job, k);
+	}
+	double since = e->now > saved_until ? sim_time_to_s(e->now - saved_until) : 0;
+	double back = tiered_restart_point(e, job, newest, e->stopping);
+	return (double)alloc_gpus(e, job) / SIM_MILLI * (since + back);
+}
+
+/* spot_save_progress under the tiers: the periodic checkpoints completed by the
+ * notice and the work since, saved by one persistent checkpoint (the job leaves its
+ * nodes: the memory tier is lost, the persistent one has it all). */
+static double tiered_spot_save(struct sim_engine *e, struct sim_job *job)
+{
+	struct sim_ckpt_state *st = &e->ckst[job->idx];
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	sim_time_t t = e->spot_notice[job->idx], ws = job->last_start_ns + job->seg_restore_ns;
+	sim_time_t c = st->interval_ns, ov = e->p.cost.ckpt_overhead_ns;
+	if (t > ws) {
+		sim_time_t elapsed = t - ws, rem = remaining_work(e, job), done = elapsed;
+		if (c != SIM_TIME_NONE && c > 0) {
+			uint64_t k = sim_ckpt_completed(p, ov, st->seq, c, elapsed, tier_count(st, rem));
+			sim_time_t tail = elapsed - (sim_time_t)k * c - (sim_time_t)llround(sim_ckpt_write_ns(p, ov, st->seq, k));
+			if (tail > c)
+				tail = c; /* the notice came while a periodic checkpoint was being written */
+			record_segment_ckpts(e, job, k);
+			done = tail;
+		}
+		if (done > rem)
+			done = rem;
+		job->progress = fmin(job->progress + (double)done / (double)full_work(e, job), 1.0 - 1e-12);
+	}
+	job->ckpt_overhead_s += sim_time_to_s(ov);
+	sim_ckpt_push_persistent(st, job->progress);
+	st->mem_pos = -1;
+	st->restore_mem = 0;
+	return 0;
+}
+
 static int apply_capacity_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_node_fault(struct sim_engine *e, const struct sim_event *ev);
 static int apply_autoscale_event(struct sim_engine *e, const struct sim_event *ev);
@@ -1223,6 +1364,8 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
  * remaining work, and one checkpoint overhead per checkpoint interval of it. */
 static sim_time_t segment_runtime(struct sim_engine *e, struct sim_job *job)
 {
+	if (e->ckst)
+		return tiered_segment_runtime(e, job);
 	sim_time_t work = remaining_work(e, job);
 	job->seg_restore_ns = job->progress > 0 ? e->p.cost.restore_ns : 0;
 	job->restore_s += sim_time_to_s(job->seg_restore_ns);
@@ -1249,6 +1392,7 @@ static int arm_job_faults(struct sim_engine *e, struct sim_job *job)
 		seg += job->fault_stops[k];
 	sim_time_t c = sim_faults_draw_crash(e->flt, job->idx, seg);
 	sim_time_t h = sim_faults_draw_hang(e->flt, job->idx, seg);
+	sim_time_t s = sim_faults_draw_spike(e->flt, job->idx, seg);
 	sim_time_t t = SIM_TIME_NONE;
 	int64_t kind = 0;
 	if (c != SIM_TIME_NONE && c < job->runtime_ns) {
@@ -1258,6 +1402,10 @@ static int arm_job_faults(struct sim_engine *e, struct sim_job *job)
 	if (h != SIM_TIME_NONE && h < job->runtime_ns && (t == SIM_TIME_NONE || h < t)) {
 		t = h;
 		kind = FINISH_HANG;
+	}
+	if (s != SIM_TIME_NONE && s < job->runtime_ns && (t == SIM_TIME_NONE || s < t)) {
+		t = s;
+		kind = FINISH_SPIKE;
 	}
 	return t == SIM_TIME_NONE ? 0 : post_job_fault(e, job, job->last_start_ns + t, kind);
 }
@@ -1290,6 +1438,8 @@ static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t ki
 		e->ctr.crashes++;
 		return fault_stop(e, job, SIM_STOP_CRASHED);
 	}
+	if (kind == FINISH_SPIKE)
+		return fault_stop(e, job, SIM_STOP_LOSS_SPIKE);
 	if (kind == FINISH_HANG_KILL) {
 		e->ctr.hang_hold_s += sim_time_to_s(e->now - job->hang_ns);
 		return fault_stop(e, job, SIM_STOP_HANG);
@@ -1395,6 +1545,8 @@ static double hung_stop_progress(struct sim_engine *e, struct sim_job *job)
  * pays one more checkpoint overhead. */
 static double spot_save_progress(struct sim_engine *e, struct sim_job *job)
 {
+	if (e->ckst)
+		return tiered_spot_save(e, job);
 	sim_time_t t = e->spot_notice[job->idx], ws = job->last_start_ns + job->seg_restore_ns;
 	sim_time_t c = job->checkpoint_ns, ov = e->p.cost.ckpt_overhead_ns;
 	double ov_s = sim_time_to_s(ov);
@@ -1438,6 +1590,8 @@ static double stop_progress(struct sim_engine *e, struct sim_job *job, const str
 		return spot_save_progress(e, job);
 	if (job->hang_ns)
 		return hung_stop_progress(e, job);
+	if (e->ckst)
+		return tiered_stop_progress(e, job);
 	sim_time_t work_start = job->last_start_ns + job->seg_restore_ns;
 	if (e->now <= work_start)
 		return 0;
@@ -1498,7 +1652,8 @@ static enum sim_job_state final_state(enum sim_stop_cause cause)
 		return SIM_JOB_MAX_WAIT_EXCEEDED;
 	case SIM_STOP_NODE_FAILED:
 	case SIM_STOP_CRASHED:
-	case SIM_STOP_HANG: /* out of retries */
+	case SIM_STOP_HANG:
+	case SIM_STOP_LOSS_SPIKE: /* out of retries */
 		return SIM_JOB_FAILED;
 	default:
 		return SIM_JOB_PREEMPTED_OUT;
@@ -1514,12 +1669,20 @@ static double release_running(struct sim_engine *e, struct sim_job *job, enum si
 	double lost = 0;
 	*rc = 0;
 	if (cause == SIM_STOP_COMPLETED || cause == SIM_STOP_FAILED) {
-		job->ckpt_overhead_s += (double)ckpt_count(job, remaining_work(e, job)) *
-					sim_time_to_s(e->p.cost.ckpt_overhead_ns);
+		if (e->ckst) {
+			struct sim_ckpt_state *st = &e->ckst[job->idx];
+			uint64_t k = tier_count(st, remaining_work(e, job));
+			job->ckpt_overhead_s += sim_ckpt_write_ns(&e->p.cost.tiers, e->p.cost.ckpt_overhead_ns, st->seq, k) / 1e9;
+			st->seq += k;
+		} else {
+			job->ckpt_overhead_s += (double)ckpt_count(job, remaining_work(e, job)) *
+						sim_time_to_s(e->p.cost.ckpt_overhead_ns);
+		}
 	} else {
 		struct sim_stop_measure m = { 0 };
 		if ((*rc = e->p.driver.ops->stop(e->p.driver.priv, e, job, &m)))
 			return 0;
+		e->stopping = cause;
 		lost = stop_progress(e, job, &m);
 	}
 	if (job->fault_ev) { /* a crash, hang or spot stop still to come in this segment */
@@ -1557,6 +1720,8 @@ static double release_running(struct sim_engine *e, struct sim_job *job, enum si
 /* Index of a fault cause in the jobs' and counters' arrays, or -1. */
 static int fault_index(enum sim_stop_cause cause)
 {
+	if (cause == SIM_STOP_LOSS_SPIKE)
+		return 3; /* appended to the causes after the first three */
 	return cause >= SIM_STOP_NODE_FAILED && cause <= SIM_STOP_HANG ? (int)(cause - SIM_STOP_NODE_FAILED) : -1;
 }
 
@@ -1626,6 +1791,7 @@ static void log_stop(struct sim_engine *e, const struct sim_job *job, enum sim_s
 	case SIM_STOP_NODE_FAILED:
 	case SIM_STOP_CRASHED:
 	case SIM_STOP_HANG:
+	case SIM_STOP_LOSS_SPIKE:
 		fprintf(f, "[%.3f] job=%s event=interrupt reason=%s lost_gpu_s=%.3f%s\n", now_s, sim_job_id(t, job),
 			sim_stop_cause_name(cause), lost, requeue ? "" : " final=failed");
 		break;
@@ -2546,7 +2712,7 @@ int sim_engine_run(struct sim_engine *e)
 	if (e->p.progress)
 		sim_tick_init(&e->progress_tick, SIM_PROGRESS_PERIOD_S, sim_tick_monotonic_s, NULL);
 	if ((rc = capacity_start(e)) || (rc = ticks_start(e)) || (rc = faults_start(e)) || (rc = autoscale_start(e)) ||
-	    (rc = spot_start(e)))
+	    (rc = spot_start(e)) || (rc = ckpt_start(e)))
 		return rc;
 	for (;;) {
 		sim_time_t t = next_time(e);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 /* Sources, so that each gets its own family of seeds. */
-enum { SRC_UPTIME = 1, SRC_REPAIR, SRC_CRASH, SRC_HANG };
+enum { SRC_UPTIME = 1, SRC_REPAIR, SRC_CRASH, SRC_HANG, SRC_SPIKE };
 
 struct sim_faults *sim_faults_create(size_t n_flavors)
 {
@@ -24,6 +24,7 @@ struct sim_faults *sim_faults_create(size_t n_flavors)
 	f->job.law = SIM_FLAW_EXPONENTIAL;
 	f->job.hang_detect = 1;
 	f->job.max_retries = -1;
+	f->job.rollback = 1;
 	for (size_t i = 0; i < n_flavors; i++)
 		f->node[i].repair_law = SIM_FLAW_FIXED;
 	return f;
@@ -51,7 +52,7 @@ int sim_faults_nodes_any(const struct sim_faults *f, int fl)
 
 int sim_faults_jobs_any(const struct sim_faults *f)
 {
-	return f && (f->job.crash_per_h > 0 || f->job.hang_per_h > 0);
+	return f && (f->job.crash_per_h > 0 || f->job.hang_per_h > 0 || f->job.spike_per_h > 0);
 }
 
 int sim_faults_any(const struct sim_faults *f)
@@ -142,4 +143,9 @@ sim_time_t sim_faults_draw_crash(struct sim_faults_run *r, uint32_t job, uint32_
 sim_time_t sim_faults_draw_hang(struct sim_faults_run *r, uint32_t job, uint32_t seg)
 {
 	return draw_job(r, SRC_HANG, r->f->job.hang_per_h, job, seg);
+}
+
+sim_time_t sim_faults_draw_spike(struct sim_faults_run *r, uint32_t job, uint32_t seg)
+{
+	return draw_job(r, SRC_SPIKE, r->f->job.spike_per_h, job, seg);
 }

@@ -5,7 +5,7 @@
  *    scaled by the node's GPU count;
  *  - repair: a failed node comes back after a repair time (fixed or exponential), or
  *    its slot is refilled from a spare pool after a replacement delay;
- *  - job crashes and hangs: a rate per job-hour of running time, exponential (or
+ *  - job crashes, hangs and loss spikes: a rate per job-hour of running time, exponential (or
  *    fixed: exactly the mean), with an optional hang detection timeout, and a retry
  *    budget per job.
  *
@@ -40,6 +40,8 @@ struct sim_job_faults {
 	uint8_t law;            /* SIM_FLAW_EXPONENTIAL or SIM_FLAW_FIXED, for crashes and hangs */
 	uint8_t hang_detect;    /* 1: a hung job is killed hang_timeout after it hung */
 	double crash_per_h, hang_per_h;
+	double spike_per_h;     /* loss spikes (docs/faults.md, "Loss spikes") */
+	uint32_t rollback;      /* a loss spike restores the rollback-th newest checkpoint (1..SIM_CKPT_RING) */
 	sim_time_t hang_timeout_ns;
 	int64_t max_retries;    /* restarts after a fault stop allowed per job; -1 = unlimited */
 };
@@ -71,5 +73,7 @@ sim_time_t sim_faults_draw_repair(struct sim_faults_run *r, int fl, uint32_t nod
  * its hang), ns >= 1, or SIM_TIME_NONE when that source is off. */
 sim_time_t sim_faults_draw_crash(struct sim_faults_run *r, uint32_t job, uint32_t seg);
 sim_time_t sim_faults_draw_hang(struct sim_faults_run *r, uint32_t job, uint32_t seg);
+/* The same for its loss spike (its own source: turning spikes on moves no other draw). */
+sim_time_t sim_faults_draw_spike(struct sim_faults_run *r, uint32_t job, uint32_t seg);
 
 #endif

@@ -418,6 +418,8 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	out->v[SIM_SUM_lost_node_failed_gpu_s] = fault_lost[0];
 	out->v[SIM_SUM_lost_crashed_gpu_s] = fault_lost[1];
 	out->v[SIM_SUM_lost_hang_gpu_s] = fault_lost[2];
+	out->v[SIM_SUM_stops_loss_spike] = fault_stops[3];
+	out->v[SIM_SUM_lost_loss_spike_gpu_s] = fault_lost[3];
 	out->v[SIM_SUM_retries_exhausted] = 0; /* an engine count too */
 	out->v[SIM_SUM_ettr] = busy_gpu_s > 0 ? useful_gpu_s / busy_gpu_s : NAN;
 	out->v[SIM_SUM_fault_restarts] = 0; /* engine counts: sim_metrics_set_faults */

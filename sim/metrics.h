@@ -64,9 +64,11 @@
 	X(lost_node_failed_gpu_s, "GPU*s", "GPU-seconds lost to node failures (work since the last checkpoint)") \
 	X(lost_crashed_gpu_s, "GPU*s", "GPU-seconds lost to crashes")                              \
 	X(lost_hang_gpu_s, "GPU*s", "GPU-seconds lost to hangs: work since the last checkpoint and time hung") \
+	X(stops_loss_spike, "1", "running jobs rolled back by a loss spike")                        \
+	X(lost_loss_spike_gpu_s, "GPU*s", "GPU-seconds lost to loss spikes: work since the checkpoint rolled back to") \
 	X(retries_exhausted, "1", "jobs ended failed by a fault stop with no retry left")           \
 	X(ettr, "1", "effective training time ratio: useful GPU-seconds / GPU-seconds held, all jobs") \
-	X(fault_restarts, "1", "restarts that followed a fault stop (node failure, crash, hang)")  \
+	X(fault_restarts, "1", "restarts that followed a fault stop (node failure, crash, hang, loss spike)")  \
 	X(time_to_recover_s, "s", "time from fault stops to those restarts, summed (mean: / fault_restarts)") \
 	X(time_to_detect_hang_s, "s", "time from hangs to their kills, summed (mean: / stops_hang)")      \
 	X(autoscale_nodes_requested, "1", "nodes asked for by autoscaler scale-ups (docs/capacity.md)") \
