@@ -106,6 +106,12 @@ struct sim_job {
 	uint64_t fault_ev;     /* event id of its pending crash, hang or hang kill, 0 = none */
 	sim_time_t hang_ns;    /* when the running segment hung (stopped progressing), 0 = not hung */
 	sim_time_t fault_stop_ns; /* when a fault stop last queued it again, until it restarts; 0 = none */
+	/* Fail-slow nodes (docs/faults.md, "Fail-slow nodes"): the running segment's own
+	 * clock, its time at full speed, is seg_base_ns + (t - seg_since_ns) x seg_rate
+	 * at wall time t (until a hang); seg_rate is the speed of its slowest node, set
+	 * by the engine at each start (1, base 0, since the start) and rate change. */
+	double seg_rate;
+	sim_time_t seg_base_ns, seg_since_ns;
 	struct sim_alloc alloc;
 };
 
