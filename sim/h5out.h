@@ -80,7 +80,7 @@ struct h5out_sweep {
  * group of one 1-D dataset a field (the same fields, types and order), each column
  * deflated or not as measured (analysis/SCHEMA.md, "Storage"); also the autoscaling,
  * spot and cost-by-capacity summary fields and final_state MAX_WAIT_EXCEEDED. */
-#define H5OUT_SCHEMA_VERSION "2.0"
+#define H5OUT_SCHEMA_VERSION "2.1"
 
 /* Opens a new temporary beside PATH for writing (never an existing file). NULL on
  * failure with a message in diag. */
