@@ -141,6 +141,33 @@ static void test_stop_keeps_work_done(void)
 	tu_crun_free(&r);
 }
 
+/* A hang during the episode (at 200 s of running time, 1100): its work stopped at
+ * 100 + 100 x 0.5 = 150 s (checkpoint at 100 kept, progress 0.1); the hang loses
+ * that 50 s x 8 GPUs plus the time hung, and its slowness counts to the hang only:
+ * 8 x 100 x 0.5 = 400 GPU-s. Detected after 60 s: killed at 1160, 8 x (50 + 60)
+ * lost. Undetected: held until its run's end as started (1900), the episode's end
+ * at 1200 changing nothing: 8 x (50 + 800) lost. */
+static void test_hang_while_slow(void)
+{
+	for (int detect = 1; detect >= 0; detect--) {
+		char cfg[1024], faults[256];
+		snprintf(faults, sizeof faults,
+			 "'faults': {'distribution': 'fixed', 'hang_per_h': 18, 'hang_timeout_s': 60,"
+			 " 'hang_detection': %s, 'max_retries': 0}",
+			 detect ? "true" : "false");
+		slow_cfg(cfg, sizeof cfg, 1, "0.5", "", faults);
+		struct tu_crun r;
+		srun(&r, cfg, "id,submit_s,duration_s,request,checkpoint_s\nj,900,1000,f:gpu=8,100\n", 1, NULL);
+		const struct sim_job *j = &r.t->jobs[0];
+		CU_ASSERT_EQUAL(j->state, SIM_JOB_FAILED);
+		CU_ASSERT_EQUAL(j->end_ns, (detect ? 1160 : 1900) * SIM_NS_PER_S);
+		CU_ASSERT_DOUBLE_EQUAL(j->progress, 0.1, 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[2], detect ? 8 * (50 + 60) : 8 * (50 + 800), 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(sim_engine_counters(r.e)->slow_lost_gpu_s, 400, 1e-6);
+		tu_crun_free(&r);
+	}
+}
+
 /* Checkpoint writes and the restore advance at the node's speed too: 10 s write
  * every 100 s of work, so the segment is 1,000 + 9 x 10 = 1,090 s at full speed;
  * the episode stretches 100 s of it to 200: it ends at 900 + 1,190 = 2,090. */
@@ -361,6 +388,7 @@ static CU_TestInfo slow_tests[] = {
 	{ "test_gang_slowest_node", test_gang_slowest_node },
 	{ "test_stop_keeps_work_done", test_stop_keeps_work_done },
 	{ "test_overheads_slow_too", test_overheads_slow_too },
+	{ "test_hang_while_slow", test_hang_while_slow },
 	{ "test_detection_migrates", test_detection_migrates },
 	{ "test_determinism", test_determinism },
 	{ "test_bad_configs", test_bad_configs },
