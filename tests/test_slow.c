@@ -188,7 +188,7 @@ static void test_overheads_slow_too(void)
  * work, kept its checkpoint at 100 (progress 0.1), loses 25 s x 8 GPUs, and is
  * queued again (slow_migrated); the only node is out of placement until the
  * episode ends at 1200, where it restarts with 900 s left: ends at 2100. The slow
- * time it held: 8 x 50 x 0.5 = 200 GPU-s. */
+ * time it held: 8 x 50 x 0.5 = 200 GPU-s. (No restore cost here.) */
 static void test_detection_migrates(void)
 {
 	char cfg[1024];
@@ -208,6 +208,24 @@ static void test_detection_migrates(void)
 	CU_ASSERT_DOUBLE_EQUAL(k->slow_lost_gpu_s, 8 * 50 * 0.5, 1e-6);
 	tu_crun_free(&r);
 
+	/* With a second flavor g at full speed (the job may run on any, "*"), it is
+	 * placed on f first, migrates at 1050 and restarts on g at once, 900 s of
+	 * work left (restore 20 s): it ends at 1050 + 20 + 900 = 1970. */
+	snprintf(cfg, sizeof cfg,
+		 "{'name': 's', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 1,"
+		 " 'node': {'gpu': 8}}, {'name': 'g', 'nodes': 1, 'node': {'gpu': 8}}], 'fail_slow': {"
+		 " 'distribution': 'none', 'flavors': {'f': {'distribution': 'fixed', 'mtbs_h': 0.2777777777777778,"
+		 " 'factor': 0.5, 'period': {'distribution': 'fixed', 'mean_s': 200}, 'detection': true,"
+		 " 'detect_s': 50}}}}, 'jobs': {'checkpoint': {'restore_s': 20}}, 'output': 'x.h5'}");
+	srun(&r, cfg, "id,submit_s,duration_s,request,checkpoint_s\nj,900,1000,*:gpu=8,100\n", 1, NULL);
+	j = &r.t->jobs[0];
+	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
+	CU_ASSERT_EQUAL(j->alloc.flavor, 1); /* it ended on g */
+	CU_ASSERT_EQUAL(j->last_start_ns, 1050 * SIM_NS_PER_S);
+	CU_ASSERT_EQUAL(j->end_ns, 1970 * SIM_NS_PER_S);
+	CU_ASSERT_DOUBLE_EQUAL(j->lost_gpu_s, 8 * 25, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(j->restore_s, 20, 1e-9);
+	tu_crun_free(&r);
 }
 
 /* 1 when the line [p, p + len) contains needle. */
