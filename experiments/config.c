@@ -313,7 +313,8 @@ static const char *const ckpt_memory_keys[] = { "write_s", "restore_s", "replica
 /* Longest checkpoint overhead or restore, s: a year. */
 #define CKPT_COST_MAX_S 3.15e7
 static const char *const trace_keys[] = { "path", "format", NULL };
-static const char *const cluster_keys[] = { "resources", "flavors", "capacity_events", "failures", NULL };
+static const char *const cluster_keys[] = { "resources", "flavors", "capacity_events", "failures", "fail_slow",
+					    NULL };
 static const char *const flavor_keys[] = { "name", "nodes", "node", "speed", "price_per_node_hour",
 					   "stockout", "reservations", "autoscale", "spot", "training_plan", NULL };
 /* SageMaker training plans: 1 to 182 days, 1, 2, 4, ..., 64 instances. */
@@ -1516,6 +1517,164 @@ static void check_faults(struct chk *c, const cJSON *fa, const cJSON *jfa, struc
 		check_flavor_faults(c, get(fa, "flavors"), v, &tmpl, "$.cluster.failures");
 }
 
+/* ---- fail-slow nodes ($.cluster.fail_slow, docs/faults.md "Fail-slow nodes") ---- */
+
+static const char *const slow_keys[] = { "distribution", "mtbs_h", "factor", "period", "detection", "detect_s",
+					 "flavors", NULL };
+static const char *const slow_flavor_keys[] = { "distribution", "mtbs_h", "factor", "period", "detection",
+						"detect_s", NULL };
+static const char *const slow_period_keys[] = { "distribution", "mean_s", "min_s", "max_s", NULL };
+static const char *const slow_factor_keys[] = { "min", "max", NULL };
+
+/* A speed factor in (0, 1]: a number, or {"min", "max"} (uniform between). */
+static void read_slow_factor(struct chk *c, const cJSON *fx, const char *path, struct sim_node_slow *ns)
+{
+	char sub[PATH_MAX_], got[96];
+	double lo, hi;
+	if (cJSON_IsObject(fx)) {
+		check_keys(c, fx, path, slow_factor_keys);
+		if (!get(fx, "min") || !get(fx, "max")) {
+			err(c, path, "expected both \"min\" and \"max\" (0 < min <= max <= 1)");
+			return;
+		}
+		sim_json_path_key(sub, sizeof sub, path, "min");
+		if (want_fault_num(c, fx, path, "min", 0, 1, 1, &lo) && want_fault_num(c, fx, path, "max", 0, 1, 1, &hi)) {
+			if (lo > hi) {
+				err(c, sub, "expected min <= max, got %g > %g", lo, hi);
+				return;
+			}
+			ns->factor_lo = lo;
+			ns->factor_hi = hi;
+		}
+		return;
+	}
+	if (!cJSON_IsNumber(fx)) {
+		sim_json_describe(fx, got, sizeof got);
+		err(c, path, "expected a number in (0, 1] or {\"min\", \"max\"}, got %s", got);
+		return;
+	}
+	if (!(fx->valuedouble > 0) || fx->valuedouble > 1) {
+		sim_json_describe(fx, got, sizeof got);
+		err(c, path, "expected a number > 0 and <= 1, got %s", got);
+		return;
+	}
+	ns->factor_lo = ns->factor_hi = fx->valuedouble;
+}
+
+static void read_slow_period(struct chk *c, const cJSON *po, const char *path, struct sim_node_slow *ns)
+{
+	static const char *const names[] = { "log_uniform", "exponential", "fixed", NULL };
+	static const uint8_t laws[] = { SIM_SPER_LOG_UNIFORM, SIM_SPER_EXPONENTIAL, SIM_SPER_FIXED };
+	char got[96];
+	if (!cJSON_IsObject(po)) {
+		sim_json_describe(po, got, sizeof got);
+		err(c, path, "expected object {\"distribution\", \"mean_s\" | \"min_s\", \"max_s\"}, got %s", got);
+		return;
+	}
+	check_keys(c, po, path, slow_period_keys);
+	if (get(po, "mean_s") && !get(po, "distribution"))
+		ns->period_law = SIM_SPER_EXPONENTIAL;
+	want_law(c, po, path, names, laws, "\"log_uniform\", \"exponential\" or \"fixed\"", &ns->period_law);
+	want_fault_num(c, po, path, "mean_s", 0, 1, FAULT_H_MAX * 3600.0, &ns->period_s);
+	want_fault_num(c, po, path, "min_s", 0, 1, FAULT_H_MAX * 3600.0, &ns->period_lo_s);
+	want_fault_num(c, po, path, "max_s", 0, 1, FAULT_H_MAX * 3600.0, &ns->period_hi_s);
+}
+
+/* One fail-slow object onto *ns: the keys present override (a flavor's over the
+ * defaults of $.cluster.fail_slow). */
+static void read_node_slow(struct chk *c, const cJSON *o, const char *path, struct sim_node_slow *ns,
+			   const char *const *keys)
+{
+	static const char *const names[] = { "exponential", "fixed", "none", NULL };
+	static const uint8_t laws[] = { SIM_FLAW_EXPONENTIAL, SIM_FLAW_FIXED, SIM_FLAW_NONE };
+	char sub[PATH_MAX_], got[96];
+	if (!cJSON_IsObject(o)) {
+		sim_json_describe(o, got, sizeof got);
+		err(c, path, "expected object {\"mtbs_h\", \"factor\", \"period\", ...}, got %s", got);
+		return;
+	}
+	check_keys(c, o, path, keys);
+	if (get(o, "mtbs_h") && ns->law == SIM_FLAW_NONE)
+		ns->law = SIM_FLAW_EXPONENTIAL;
+	want_law(c, o, path, names, laws, "\"exponential\", \"fixed\" or \"none\"", &ns->law);
+	double x;
+	if (want_fault_num(c, o, path, "mtbs_h", 0, 1, FAULT_H_MAX, &x))
+		ns->mtbs_s = x * 3600.0;
+	if (get(o, "factor")) {
+		sim_json_path_key(sub, sizeof sub, path, "factor");
+		read_slow_factor(c, get(o, "factor"), sub, ns);
+	}
+	if (get(o, "period")) {
+		sim_json_path_key(sub, sizeof sub, path, "period");
+		read_slow_period(c, get(o, "period"), sub, ns);
+	}
+	want_fault_bool(c, o, path, "detection", &ns->detect);
+	want_fault_num(c, o, path, "detect_s", 0, 0, FAULT_H_MAX * 3600.0, &ns->detect_s);
+}
+
+/* What a flavor's merged settings need (where: the object that gave them). */
+static void check_node_slow(struct chk *c, const struct sim_node_slow *ns, struct exp_variant *v, size_t f,
+			    const char *where)
+{
+	if (!(ns->mtbs_s > 0))
+		err(c, where, "expected \"mtbs_h\" > 0 for flavor %s, got nothing", v->flavors[f].name);
+	if (ns->period_law != SIM_SPER_LOG_UNIFORM && !(ns->period_s > 0))
+		err(c, where, "expected \"period\".\"mean_s\" > 0 for an %s episode length, got nothing",
+		    ns->period_law == SIM_SPER_FIXED ? "fixed" : "exponential");
+	if (ns->period_law == SIM_SPER_LOG_UNIFORM && ns->period_lo_s > ns->period_hi_s)
+		err(c, where, "expected \"period\" min_s <= max_s, got %g > %g", ns->period_lo_s, ns->period_hi_s);
+	if (!ns->detect)
+		return;
+	/* A detection takes the node out of placement: no other source may set its nodes. */
+	const char *other = v->faults->node[f].law != SIM_FLAW_NONE ? "node failures"
+			    : sim_spot_on(v->spot, (int)f)		   ? "spot"
+			    : sim_autoscale_on(v->autoscale, (int)f)	   ? "autoscale"
+			    : capacity_moves(v->capacity, (int)f)	   ? "capacity events, stock-outs or reservations"
+									   : NULL;
+	if (other)
+		err(c, where, "expected a flavor without %s for \"detection\": true (flavor %s has them; both would "
+		    "set its nodes)", other, v->flavors[f].name);
+}
+
+static void check_fail_slow(struct chk *c, const cJSON *so, struct exp_variant *v)
+{
+	static const char *const root = "$.cluster.fail_slow", *const fl_root = "$.cluster.fail_slow.flavors";
+	char path[PATH_MAX_], got[96];
+	if (!so || !v->faults || !v->flavors || !v->capacity)
+		return;
+	/* Defaults: full speed, episodes log-uniform between 30 s and 10 h, no detection. */
+	struct sim_node_slow tmpl = { .factor_lo = 1, .factor_hi = 1, .period_lo_s = 30, .period_hi_s = 36000 };
+	read_node_slow(c, so, root, &tmpl, slow_keys);
+	const cJSON *fo = cJSON_IsObject(so) ? get(so, "flavors") : NULL;
+	if (fo && !cJSON_IsObject(fo)) {
+		sim_json_describe(fo, got, sizeof got);
+		err(c, fl_root, "expected object {FLAVOR: {...}}, got %s", got);
+		fo = NULL;
+	}
+	for (const cJSON *it = fo ? fo->child : NULL; it; it = it->next) {
+		int found = 0;
+		for (size_t f = 0; f < v->n_flavors; f++)
+			found |= strcmp(v->flavors[f].name, it->string) == 0;
+		if (!found) {
+			sim_json_path_key(path, sizeof path, fl_root, it->string);
+			err(c, path, "expected a flavor of $.cluster.flavors, got '%s'", it->string);
+		}
+	}
+	for (size_t f = 0; f < v->n_flavors; f++) {
+		struct sim_node_slow *ns = &v->faults->slow[f];
+		*ns = tmpl;
+		const char *where = root;
+		const cJSON *own = fo ? get(fo, v->flavors[f].name) : NULL;
+		if (own) {
+			sim_json_path_key(path, sizeof path, fl_root, v->flavors[f].name);
+			read_node_slow(c, own, path, ns, slow_flavor_keys);
+			where = path;
+		}
+		if (ns->law != SIM_FLAW_NONE)
+			check_node_slow(c, ns, v, f, where);
+	}
+}
+
 static void check_variant(struct chk *c, const char *cfg_path, struct exp_variant *v)
 {
 	check_cluster(c, cfg_path, get(v->tree, "cluster"), v);
@@ -1524,6 +1683,7 @@ static void check_variant(struct chk *c, const char *cfg_path, struct exp_varian
 	const cJSON *cl = get(v->tree, "cluster"), *jobs = get(v->tree, "jobs");
 	check_faults(c, cJSON_IsObject(cl) ? get(cl, "failures") : NULL,
 		     cJSON_IsObject(jobs) ? get(jobs, "faults") : NULL, v);
+	check_fail_slow(c, cJSON_IsObject(cl) ? get(cl, "fail_slow") : NULL, v);
 }
 
 /* ---- sweep ---------------------------------------------------------------- */

@@ -369,7 +369,8 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 		sim_metrics_set_capacity_gpu_s(&r->sum, sim_engine_capacity_gpu_s(r->e));
 	sim_metrics_set_capacity_cost(&r->sum, sim_engine_capacity_cost(r->e));
 	double configured_gpus = 0; /* with node failures: the GPUs configured, whatever is down at the end */
-	for (size_t f = 0; sim_faults_nodes_any(v->faults, -1) && !sim_capacity_any(v->capacity) && f < v->n_flavors;
+	for (size_t f = 0; (sim_faults_nodes_any(v->faults, -1) || sim_faults_slow_any(v->faults, -1)) &&
+			       !sim_capacity_any(v->capacity) && f < v->n_flavors;
 	     f++)
 		configured_gpus += (double)v->flavors[f].nodes * (double)v->flavors[f].node_cap[SIM_RES_GPU] / SIM_MILLI;
 	sim_metrics_set_faults(&r->sum, sim_engine_counters(r->e), configured_gpus);

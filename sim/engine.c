@@ -123,6 +123,21 @@ struct sim_engine {
 	size_t n_spot_nodes;     /* nodes of spot flavors */
 	size_t spot_idle_backs;  /* spot nodes back since the last start (run end, as idle_ups) */
 	uint64_t *mw_ev;         /* per job: its pending max_wait_s event, 0 = none; NULL when no job has one */
+	/* Fail-slow nodes (params.faults, docs/faults.md); all NULL / 0 without. */
+	uint32_t *slow_base;     /* per flavor: global index of its node 0 in slow_nodes[] */
+	struct slow_node *slow_nodes; /* one per node of every flavor (only fail-slow flavors' are used) */
+	size_t n_slow_pending;   /* fail-slow events queued (they never end a run by themselves) */
+	size_t n_slow_nodes;     /* nodes of fail-slow flavors */
+	size_t n_slow_down;      /* nodes out of placement after a detection */
+	size_t slow_idle_ups;    /* such nodes back since the last start (run end, as idle_ups) */
+};
+
+/* A node slot under fail-slow: its speed now (1 = full), its episodes so far (the
+ * k of its next draws), and whether the current episode was detected. */
+struct slow_node {
+	double factor;
+	uint32_t k;
+	uint8_t detected;
 };
 
 /* A node of an autoscaled flavor: off (no capacity, not billed), provisioning
@@ -162,6 +177,10 @@ struct node_slot {
 #define EV_ARG_SPOT_NOTICE ((int64_t)-7)   /* job: a global node: its notice (rate) */
 #define EV_ARG_SPOT_TIMES ((int64_t)-8)    /* job: a flavor: its next fixed notice time, every node */
 #define EV_ARG_SPOT_BACK ((int64_t)-9)     /* job: a global node: it is back after its taking */
+/* EV_CAPACITY events of fail-slow nodes: job is a global node index. */
+#define EV_ARG_SLOW_START ((int64_t)-10)   /* an episode begins */
+#define EV_ARG_SLOW_END ((int64_t)-11)     /* it ends: full speed again */
+#define EV_ARG_SLOW_DETECT ((int64_t)-12)  /* it is detected (detection on) */
 
 /* ---- time series ---- */
 
@@ -392,6 +411,36 @@ static int capacity_create(struct sim_engine *e)
 	return 0;
 }
 
+/* Per-run fail-slow state, when some flavor has slow episodes (docs/faults.md). */
+static int slow_create(struct sim_engine *e)
+{
+	const struct sim_faults *fp = e->p.faults;
+	if (!sim_faults_slow_any(fp, -1))
+		return 0;
+	const struct sim_cluster *c = e->p.cluster;
+	size_t nf = sim_cluster_n_flavors(c), n = 0;
+	e->slow_base = calloc(nf ? nf : 1, sizeof *e->slow_base);
+	if (!e->slow_base)
+		return -SIM_ENOMEM;
+	for (size_t f = 0; f < nf; f++) {
+		e->slow_base[f] = (uint32_t)n;
+		n += sim_cluster_n_nodes(c, (int)f);
+		if (sim_faults_slow_any(fp, (int)f))
+			e->n_slow_nodes += sim_cluster_n_nodes(c, (int)f);
+	}
+	e->slow_nodes = calloc(n ? n : 1, sizeof *e->slow_nodes);
+	if (!e->slow_nodes)
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		e->slow_nodes[i].factor = 1.0;
+	if (!e->node_mark) { /* a detection stops the jobs on the marked node */
+		e->node_mark = calloc(largest_peak(c), 1);
+		if (!e->node_mark)
+			return -SIM_ENOMEM;
+	}
+	return 0;
+}
+
 /* Per-run fault state, when the plan has faults. */
 static int faults_create(struct sim_engine *e)
 {
@@ -473,7 +522,7 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 	if (any_mw)
 		e->mw_ev = calloc(p->trace->n_jobs, sizeof *e->mw_ev);
 	if (!e->run_slot || (any_mw && !e->mw_ev) || cap_prices_create(e) || capacity_create(e) || faults_create(e) ||
-	    autoscale_create(e) || spot_create(e)) {
+	    autoscale_create(e) || spot_create(e) || slow_create(e)) {
 		sim_engine_destroy(e);
 		return NULL;
 	}
@@ -525,6 +574,8 @@ void sim_engine_destroy(struct sim_engine *e)
 	free(e->spot_save);
 	free(e->ckst);
 	free(e->mw_ev);
+	free(e->slow_base);
+	free(e->slow_nodes);
 	ts_free(&e->ts);
 	free(e);
 }
@@ -1121,6 +1172,28 @@ static int apply_max_wait(struct sim_engine *e, struct sim_job *job)
 	return stop_job(e, job, SIM_STOP_MAX_WAIT, 0, NULL);
 }
 
+/* ---- the segment clock (fail-slow nodes, docs/faults.md) ----
+ * A running segment's own time, its time at full speed: restore, work and
+ * checkpoint writes all advance at the speed of its slowest node. With rate 1 it is
+ * exactly the wall time since the segment's start, so a run without fail-slow
+ * computes what it always did. */
+
+/* Segment time at wall time t (>= seg_since_ns), ns. */
+static sim_time_t seg_elapsed_at(const struct sim_job *job, sim_time_t t)
+{
+	sim_time_t d = t - job->seg_since_ns;
+	if (job->seg_rate == 1.0)
+		return job->seg_base_ns + d;
+	return job->seg_base_ns + (sim_time_t)llround((double)d * job->seg_rate);
+}
+
+/* Segment time of a running job now: what every stop accounting uses in place of
+ * now - last_start_ns. */
+static sim_time_t seg_elapsed(const struct sim_engine *e, const struct sim_job *job)
+{
+	return seg_elapsed_at(job, e->now);
+}
+
 /* Number of checkpoints a segment of `work` ns takes (none at the very end). */
 static sim_time_t ckpt_count(const struct sim_job *job, sim_time_t work)
 {
@@ -1233,16 +1306,17 @@ static double tiered_stop_progress(struct sim_engine *e, struct sim_job *job)
 	struct sim_ckpt_state *st = &e->ckst[job->idx];
 	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
 	sim_time_t ov = e->p.cost.ckpt_overhead_ns;
-	sim_time_t work_start = job->last_start_ns + job->seg_restore_ns, saved_until = work_start;
+	/* in segment time (seg_elapsed: wall time since the start unless a node was slow) */
+	sim_time_t seg = seg_elapsed(e, job), work_start = job->seg_restore_ns, saved_until = work_start;
 	double newest = job->progress;
-	if (e->now > work_start && st->interval_ns != SIM_TIME_NONE && st->interval_ns > 0) {
+	if (seg > work_start && st->interval_ns != SIM_TIME_NONE && st->interval_ns > 0) {
 		uint64_t kmax = tier_count(st, remaining_work(e, job));
-		uint64_t k = sim_ckpt_completed(p, ov, st->seq, st->interval_ns, e->now - work_start, kmax);
+		uint64_t k = sim_ckpt_completed(p, ov, st->seq, st->interval_ns, seg - work_start, kmax);
 		saved_until = work_start + (sim_time_t)k * st->interval_ns +
 			      (sim_time_t)llround(sim_ckpt_write_ns(p, ov, st->seq, k));
 		newest = record_segment_ckpts(e, job, k);
 	}
-	double since = e->now > saved_until ? sim_time_to_s(e->now - saved_until) : 0;
+	double since = seg > saved_until ? sim_time_to_s(seg - saved_until) : 0;
 	double back = tiered_restart_point(e, job, newest, e->stopping);
 	return (double)alloc_gpus(e, job) / SIM_MILLI * (since + back);
 }
@@ -1254,7 +1328,7 @@ static double tiered_spot_save(struct sim_engine *e, struct sim_job *job)
 {
 	struct sim_ckpt_state *st = &e->ckst[job->idx];
 	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
-	sim_time_t t = e->spot_notice[job->idx], ws = job->last_start_ns + job->seg_restore_ns;
+	sim_time_t t = seg_elapsed_at(job, e->spot_notice[job->idx]), ws = job->seg_restore_ns; /* segment time */
 	sim_time_t c = st->interval_ns, ov = e->p.cost.ckpt_overhead_ns;
 	if (t > ws) {
 		sim_time_t elapsed = t - ws, rem = remaining_work(e, job), done = elapsed;
@@ -1282,6 +1356,8 @@ static int apply_node_fault(struct sim_engine *e, const struct sim_event *ev);
 static int apply_autoscale_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_spot_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t kind);
+static int apply_slow_event(struct sim_engine *e, const struct sim_event *ev);
+static int slow_job_rate(struct sim_engine *e, struct sim_job *job);
 static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause, int requeue,
 		    const struct victim_proposal *vp);
 
@@ -1340,6 +1416,8 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 	case EV_CAPACITY: {
 		if (ev->arg == EV_ARG_CAPACITY)
 			return apply_capacity_event(e, ev);
+		if (ev->arg <= EV_ARG_SLOW_START)
+			return apply_slow_event(e, ev);
 		if (ev->arg <= EV_ARG_SPOT_NOTICE)
 			return apply_spot_event(e, ev);
 		if (ev->arg <= EV_ARG_AS_ARRIVE)
@@ -1469,6 +1547,9 @@ static int commit_proposals(struct sim_engine *e)
 		if (job->start_ns == SIM_TIME_NONE)
 			job->start_ns = e->now;
 		job->last_start_ns = e->now;
+		job->seg_rate = 1.0; /* the segment clock starts at full speed */
+		job->seg_base_ns = 0;
+		job->seg_since_ns = e->now;
 		job->runtime_ns = segment_runtime(e, job);
 		if (job->runtime_ns < 1)
 			job->runtime_ns = 1;
@@ -1491,6 +1572,8 @@ static int commit_proposals(struct sim_engine *e)
 			log_event(e, job, LOG_START);
 		if (e->job_faults && (rc = arm_job_faults(e, job)))
 			return rc;
+		if (e->slow_nodes && (rc = slow_job_rate(e, job)))
+			return rc; /* placed on a slow node: it runs at its speed from the start */
 		if (job->fault_stop_ns) {
 			e->ctr.recover_s += sim_time_to_s(e->now - job->fault_stop_ns);
 			e->ctr.recoveries++;
@@ -1498,6 +1581,7 @@ static int commit_proposals(struct sim_engine *e)
 		}
 		e->idle_ups = 0;
 		e->spot_idle_backs = 0;
+		e->slow_idle_ups = 0;
 		NOTIFY(e, on_start, job);
 	}
 	e->buf.n = 0;
@@ -1547,7 +1631,7 @@ static double spot_save_progress(struct sim_engine *e, struct sim_job *job)
 {
 	if (e->ckst)
 		return tiered_spot_save(e, job);
-	sim_time_t t = e->spot_notice[job->idx], ws = job->last_start_ns + job->seg_restore_ns;
+	sim_time_t t = seg_elapsed_at(job, e->spot_notice[job->idx]), ws = job->seg_restore_ns; /* segment time */
 	sim_time_t c = job->checkpoint_ns, ov = e->p.cost.ckpt_overhead_ns;
 	double ov_s = sim_time_to_s(ov);
 	if (t > ws) {
@@ -1592,10 +1676,12 @@ static double stop_progress(struct sim_engine *e, struct sim_job *job, const str
 		return hung_stop_progress(e, job);
 	if (e->ckst)
 		return tiered_stop_progress(e, job);
-	sim_time_t work_start = job->last_start_ns + job->seg_restore_ns;
-	if (e->now <= work_start)
+	/* In segment time (seg_elapsed): the lost work is counted at full speed; the
+	 * time a slow node added is counted apart (slow_account). */
+	sim_time_t seg = seg_elapsed(e, job), work_start = job->seg_restore_ns;
+	if (seg <= work_start)
 		return 0;
-	sim_time_t elapsed = e->now - work_start, saved_until = work_start;
+	sim_time_t elapsed = seg - work_start, saved_until = work_start;
 	sim_time_t c = job->checkpoint_ns;
 	if (c != SIM_TIME_NONE && c > 0) {
 		sim_time_t period = c + e->p.cost.ckpt_overhead_ns;
@@ -1609,7 +1695,7 @@ static double stop_progress(struct sim_engine *e, struct sim_job *job, const str
 		job->ckpt_overhead_s += (double)k * sim_time_to_s(e->p.cost.ckpt_overhead_ns);
 		saved_until = work_start + k * period;
 	}
-	return (double)alloc_gpus(e, job) / SIM_MILLI * sim_time_to_s(e->now - saved_until);
+	return (double)alloc_gpus(e, job) / SIM_MILLI * sim_time_to_s(seg - saved_until);
 }
 
 static int record_decision(struct sim_engine *e, const struct sim_decision *d)
@@ -1664,10 +1750,14 @@ static enum sim_job_state final_state(enum sim_stop_cause cause)
  * saved and lost (a stop before the end: the driver stops it first) or the
  * checkpoints of its last stretch (it ran to the end). Returns the GPU-seconds
  * lost, or a negative -SIM_E* from the driver (nothing changed then). */
+static void slow_account(struct sim_engine *e, const struct sim_job *job);
+
 static double release_running(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause, int *rc)
 {
 	double lost = 0;
 	*rc = 0;
+	if (e->slow_nodes)
+		slow_account(e, job);
 	if (cause == SIM_STOP_COMPLETED || cause == SIM_STOP_FAILED) {
 		if (e->ckst) {
 			struct sim_ckpt_state *st = &e->ckst[job->idx];
@@ -1755,6 +1845,11 @@ static void count_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_
 		e->ctr.interruptions++;
 		e->ctr.spot_stops++;
 		e->ctr.spot_lost_gpu_s += lost;
+	} else if (cause == SIM_STOP_SLOW_MIGRATED) { /* its node left placement: an interruption too */
+		job->interruptions++;
+		e->ctr.interruptions++;
+		e->ctr.slow_stops++;
+		e->ctr.slow_migrated_lost_gpu_s += lost;
 	} else if (cause == SIM_STOP_PENDING_TIMEOUT) {
 		e->ctr.pending_timeouts++;
 	}
@@ -1783,6 +1878,10 @@ static void log_stop(struct sim_engine *e, const struct sim_job *job, enum sim_s
 		break;
 	case SIM_STOP_SPOT:
 		fprintf(f, "[%.3f] job=%s event=interrupt reason=spot lost_gpu_s=%.3f\n", now_s, sim_job_id(t, job), lost);
+		break;
+	case SIM_STOP_SLOW_MIGRATED:
+		fprintf(f, "[%.3f] job=%s event=interrupt reason=slow_migrated lost_gpu_s=%.3f\n", now_s,
+			sim_job_id(t, job), lost);
 		break;
 	case SIM_STOP_MAX_WAIT:
 		fprintf(f, "[%.3f] job=%s event=max_wait_exceeded lost_gpu_s=%.3f%s\n", now_s, sim_job_id(t, job), lost,
@@ -1899,7 +1998,9 @@ static int interrupt_on_nodes(struct sim_engine *e, int flavor, const uint32_t *
 	for (size_t i = e->n_run; i-- > 0 && !rc;) {
 		struct sim_job *job = &e->p.trace->jobs[e->running[i]];
 		if (job->alloc.flavor == flavor && on_marked_node(e, job))
-			rc = cause == SIM_STOP_CAPACITY_REMOVED ? interrupt_job(e, job) : fault_stop(e, job, cause);
+			rc = cause == SIM_STOP_CAPACITY_REMOVED ? interrupt_job(e, job)
+			     : cause == SIM_STOP_SLOW_MIGRATED ? stop_job(e, job, cause, 1, NULL)
+							       : fault_stop(e, job, cause);
 	}
 	for (size_t i = 0; i < n; i++)
 		e->node_mark[nodes[i]] = 0;
@@ -2569,13 +2670,206 @@ static int spot_start(struct sim_engine *e)
 	return 0;
 }
 
+/* ---- fail-slow nodes (docs/faults.md, "Fail-slow nodes") ---- */
+
+/* The slow time a job's segment held so far, GPUs x (wall - segment time): its
+ * held GPU time x (1 - rate), piece by piece; a hung job's slowness stops at the
+ * hang (the time hung is lost as a hang). Called once, when the segment ends. */
+static void slow_account(struct sim_engine *e, const struct sim_job *job)
+{
+	sim_time_t t0 = job->hang_ns ? job->hang_ns : e->now;
+	sim_time_t seg = seg_elapsed_at(job, t0);
+	if (seg > job->runtime_ns)
+		seg = job->runtime_ns; /* the end rounds up to whole ns */
+	sim_time_t slow = (t0 - job->last_start_ns) - seg;
+	if (slow > 0)
+		e->ctr.slow_lost_gpu_s += (double)alloc_gpus(e, job) / SIM_MILLI * sim_time_to_s(slow);
+}
+
+/* The speed of a job's slowest node. */
+static double slow_rate_of(const struct sim_engine *e, const struct sim_job *job)
+{
+	const struct sim_alloc *a = &job->alloc;
+	const struct slow_node *sn = &e->slow_nodes[e->slow_base[a->flavor]];
+	double r = sn[a->node].factor;
+	for (uint32_t k = 0; a->n_nodes > 1 && k < a->n_nodes; k++)
+		if (sn[a->nodes[k]].factor < r)
+			r = sn[a->nodes[k]].factor;
+	return r;
+}
+
+/* Puts a running job at the speed of its slowest node: the segment clock keeps
+ * the time done so far and runs at the new rate from now on (from the hang for a
+ * hung job, which has no end to move); the end moves to when the rest of the
+ * segment is done at that rate (the real driver's workload slows down instead). */
+static int slow_job_rate(struct sim_engine *e, struct sim_job *job)
+{
+	double r = slow_rate_of(e, job);
+	if (r == job->seg_rate)
+		return 0;
+	sim_time_t t0 = job->hang_ns ? job->hang_ns : e->now;
+	job->seg_base_ns = seg_elapsed_at(job, t0);
+	job->seg_since_ns = t0;
+	job->seg_rate = r;
+	if (job->hang_ns)
+		return 0;
+	const struct sim_driver *drv = &e->p.driver;
+	if (drv->ops->slow)
+		return drv->ops->slow(drv->priv, e, job, r);
+	sim_time_t rem = job->runtime_ns - job->seg_base_ns;
+	if (rem < 0)
+		rem = 0;
+	double wall = r == 1.0 ? (double)rem : ceil((double)rem / r);
+	if (wall > (double)(SIM_TIME_MAX / 2))
+		return -SIM_ERANGE;
+	sim_engine_job_end_cancel(e, job);
+	return sim_engine_job_ends(e, job, e->now + (sim_time_t)wall, 0);
+}
+
+/* Every running job on global slow node g takes its new speed. */
+static int slow_jobs_on(struct sim_engine *e, int f, uint32_t node)
+{
+	for (size_t i = 0; i < e->n_run; i++) {
+		struct sim_job *job = &e->p.trace->jobs[e->running[i]];
+		if (job->alloc.flavor != f)
+			continue;
+		int on = job->alloc.n_nodes == 1 && job->alloc.node == node;
+		for (uint32_t k = 0; !on && job->alloc.n_nodes > 1 && k < job->alloc.n_nodes; k++)
+			on = job->alloc.nodes[k] == node;
+		int rc = on ? slow_job_rate(e, job) : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int slow_post(struct sim_engine *e, sim_time_t at, int64_t kind, uint32_t g)
+{
+	struct sim_event ev = { .t = at, .phase = EV_CAPACITY, .job = g, .arg = kind };
+	int rc = sim_evq_push(e->evq, &ev, NULL);
+	if (!rc)
+		e->n_slow_pending++;
+	return rc;
+}
+
+static int slow_flavor_of(const struct sim_engine *e, uint32_t g)
+{
+	int f = 0;
+	while ((size_t)f + 1 < sim_cluster_n_flavors(e->p.cluster) && e->slow_base[f + 1] <= g)
+		f++;
+	return f;
+}
+
+/* Node g's next episode begins a drawn full-speed time from now. */
+static int slow_arm(struct sim_engine *e, int f, uint32_t g)
+{
+	uint32_t node = g - e->slow_base[f];
+	sim_time_t gap = sim_faults_draw_slow_gap(e->flt, f, node, e->slow_nodes[g].k);
+	return slow_post(e, after(e, gap), EV_ARG_SLOW_START, g);
+}
+
+/* An episode begins: the node runs at its drawn factor for its drawn period (and
+ * is detected detect_s in, when that comes first); its jobs slow down. */
+static int slow_begin(struct sim_engine *e, int f, uint32_t g)
+{
+	struct slow_node *sn = &e->slow_nodes[g];
+	const struct sim_node_slow *ns = &e->p.faults->slow[f];
+	uint32_t node = g - e->slow_base[f];
+	sim_time_t period = sim_faults_draw_slow_period(e->flt, f, node, sn->k);
+	sn->factor = sim_faults_draw_slow_factor(e->flt, f, node, sn->k);
+	e->ctr.slow_episodes++;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=node_slow flavor=%s node=%u factor=%.6g period_s=%.3f\n",
+			sim_time_to_s(e->now), sim_cluster_flavor(e->p.cluster, f)->name, node, sn->factor,
+			sim_time_to_s(period));
+	int rc = slow_post(e, after(e, period), EV_ARG_SLOW_END, g);
+	sim_time_t det = (sim_time_t)llround(ns->detect_s * (double)SIM_NS_PER_S);
+	if (!rc && ns->detect && det < period)
+		rc = slow_post(e, after(e, det), EV_ARG_SLOW_DETECT, g);
+	return rc ? rc : slow_jobs_on(e, f, node);
+}
+
+/* The episode is detected: the node leaves placement until it ends, and the jobs
+ * on it stop (slow_migrated), queued again to restart from their checkpoints. */
+static int slow_detect(struct sim_engine *e, int f, uint32_t g)
+{
+	uint32_t node = g - e->slow_base[f];
+	e->slow_nodes[g].detected = 1;
+	e->ctr.slow_detected++;
+	e->n_slow_down++;
+	e->policy_event = 1;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=node_slow_detected flavor=%s node=%u\n", sim_time_to_s(e->now),
+			sim_cluster_flavor(e->p.cluster, f)->name, node);
+	int busy = sim_cluster_node_down(e->p.cluster, f, node);
+	return busy == 1 ? interrupt_on_nodes(e, f, &node, 1, SIM_STOP_SLOW_MIGRATED) : 0;
+}
+
+/* The episode ends: full speed again (back in placement if it was detected); its
+ * jobs speed up; the next episode is drawn. */
+static int slow_end(struct sim_engine *e, int f, uint32_t g)
+{
+	struct slow_node *sn = &e->slow_nodes[g];
+	uint32_t node = g - e->slow_base[f];
+	sn->factor = 1.0;
+	sn->k++;
+	if (sn->detected) {
+		sn->detected = 0;
+		sim_cluster_node_up(e->p.cluster, f, node);
+		e->n_slow_down--;
+		e->slow_idle_ups++;
+		e->policy_event = 1; /* capacity grew: a pass even with nothing new queued */
+	}
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=node_full_speed flavor=%s node=%u\n", sim_time_to_s(e->now),
+			sim_cluster_flavor(e->p.cluster, f)->name, node);
+	int rc = slow_jobs_on(e, f, node);
+	return rc ? rc : slow_arm(e, f, g);
+}
+
+static int apply_slow_event(struct sim_engine *e, const struct sim_event *ev)
+{
+	if (!e->slow_nodes)
+		return -SIM_EINVAL;
+	e->n_slow_pending--;
+	int f = slow_flavor_of(e, ev->job);
+	switch (ev->arg) {
+	case EV_ARG_SLOW_START:
+		return slow_begin(e, f, ev->job);
+	case EV_ARG_SLOW_END:
+		return slow_end(e, f, ev->job);
+	case EV_ARG_SLOW_DETECT:
+		return slow_detect(e, f, ev->job);
+	default:
+		return -SIM_EINVAL;
+	}
+}
+
+/* Every node of a fail-slow flavor: its first episode. */
+static int slow_start(struct sim_engine *e)
+{
+	if (!e->slow_nodes)
+		return 0;
+	for (size_t f = 0; f < sim_cluster_n_flavors(e->p.cluster); f++) {
+		if (!sim_faults_slow_any(e->p.faults, (int)f))
+			continue;
+		for (uint32_t i = 0; i < sim_cluster_n_nodes(e->p.cluster, (int)f); i++) {
+			int rc = slow_arm(e, (int)f, e->slow_base[f] + i);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 /* Nothing left but stock-out transitions, which never end: stop when no job is
  * queued or running, or when queued jobs can never start (nothing runs, every
  * flavor is in stock: capacity will never be larger than now, and a pass at this
  * capacity has run). */
 static int only_endless_events_left(const struct sim_engine *e)
 {
-	size_t endless = e->n_stock_models + e->n_tickers + e->n_fault_pending + e->n_as_pending + e->n_spot_pending;
+	size_t endless = e->n_stock_models + e->n_tickers + e->n_fault_pending + e->n_as_pending + e->n_spot_pending +
+			e->n_slow_pending;
 	if (!endless || e->next_submit < e->p.trace->n_jobs || e->n_running)
 		return 0;
 	if (sim_evq_size(e->evq) > endless)
@@ -2588,6 +2882,9 @@ static int only_endless_events_left(const struct sim_engine *e)
 		return 0;
 	/* Spot nodes away come back: one full round of returns with nothing running. */
 	if (e->n_spot_away && e->spot_idle_backs <= e->n_spot_nodes)
+		return 0;
+	/* Nodes out after a slow detection come back too: the same round. */
+	if (e->n_slow_down && e->slow_idle_ups <= e->n_slow_nodes)
 		return 0;
 	if (e->n_stock_models && e->n_out_of_stock)
 		return 0;
@@ -2712,7 +3009,7 @@ int sim_engine_run(struct sim_engine *e)
 	if (e->p.progress)
 		sim_tick_init(&e->progress_tick, SIM_PROGRESS_PERIOD_S, sim_tick_monotonic_s, NULL);
 	if ((rc = capacity_start(e)) || (rc = ticks_start(e)) || (rc = faults_start(e)) || (rc = autoscale_start(e)) ||
-	    (rc = spot_start(e)) || (rc = ckpt_start(e)))
+	    (rc = spot_start(e)) || (rc = ckpt_start(e)) || (rc = slow_start(e)))
 		return rc;
 	for (;;) {
 		sim_time_t t = next_time(e);

@@ -2470,6 +2470,9 @@ static int summary_is_count(enum sim_summary_field f)
 	case SIM_SUM_stops_spot:
 	case SIM_SUM_spot_saved:
 	case SIM_SUM_max_wait_exceeded:
+	case SIM_SUM_slow_episodes:
+	case SIM_SUM_slow_detected:
+	case SIM_SUM_stops_slow_migrated:
 		return 1;
 	default:
 		return 0;

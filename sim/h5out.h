@@ -81,7 +81,8 @@ struct h5out_sweep {
  * deflated or not as measured (analysis/SCHEMA.md, "Storage"); also the autoscaling,
  * spot and cost-by-capacity summary fields and final_state MAX_WAIT_EXCEEDED. 2.1: loss
  * spikes (summary stops_loss_spike, lost_loss_spike_gpu_s; the faults table's columns)
- * and the summary field cost_capacity. */
+ * the summary field cost_capacity; fail-slow summary fields slow_episodes to
+ * lost_slow_migrated_gpu_s. */
 #define H5OUT_SCHEMA_VERSION "2.1"
 
 /* Opens a new temporary beside PATH for writing (never an existing file). NULL on

@@ -11,10 +11,10 @@
 #include "sim.h"
 
 #define SIM_MAX_OPTIONS 5
-#define SIM_FLAVOR_ANY (-1)
+#define SIM_FLAVOR_ANY (-1) /* request "*:gpu=1": any flavor, tried in config order */
 /* Fault causes a job counts (sim/hooks.h: SIM_STOP_NODE_FAILED .. SIM_STOP_HANG, then
  * SIM_STOP_LOSS_SPIKE, appended later to the causes: index 3). */
-#define SIM_JOB_FAULT_CAUSES 4 /* request "*:gpu=1": any flavor, tried in config order */
+#define SIM_JOB_FAULT_CAUSES 4
 
 /* One way to run a job: a flavor and a request vector. */
 struct sim_job_option {
@@ -108,6 +108,12 @@ struct sim_job {
 	uint64_t fault_ev;     /* event id of its pending crash, hang or hang kill, 0 = none */
 	sim_time_t hang_ns;    /* when the running segment hung (stopped progressing), 0 = not hung */
 	sim_time_t fault_stop_ns; /* when a fault stop last queued it again, until it restarts; 0 = none */
+	/* Fail-slow nodes (docs/faults.md, "Fail-slow nodes"): the running segment's own
+	 * clock, its time at full speed, is seg_base_ns + (t - seg_since_ns) x seg_rate
+	 * at wall time t (until a hang); seg_rate is the speed of its slowest node, set
+	 * by the engine at each start (1, base 0, since the start) and rate change. */
+	double seg_rate;
+	sim_time_t seg_base_ns, seg_since_ns;
 	struct sim_alloc alloc;
 };
 

@@ -773,6 +773,11 @@ void sim_metrics_set_faults(struct sim_summary *sum, const struct sim_engine_cou
 	sum->v[SIM_SUM_fault_restarts] = (double)ctr->recoveries;
 	sum->v[SIM_SUM_time_to_recover_s] = ctr->recover_s;
 	sum->v[SIM_SUM_time_to_detect_hang_s] = ctr->hang_hold_s;
+	sum->v[SIM_SUM_slow_episodes] = (double)ctr->slow_episodes;
+	sum->v[SIM_SUM_slow_detected] = (double)ctr->slow_detected;
+	sum->v[SIM_SUM_lost_slow_gpu_s] = ctr->slow_lost_gpu_s;
+	sum->v[SIM_SUM_stops_slow_migrated] = (double)ctr->slow_stops;
+	sum->v[SIM_SUM_lost_slow_migrated_gpu_s] = ctr->slow_migrated_lost_gpu_s;
 }
 
 double sim_metrics_job_useful_s(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j)

@@ -84,7 +84,12 @@
 	X(spot_saved, "1", "of those, jobs that saved their work by a checkpoint within the notice") \
 	X(lost_spot_gpu_s, "GPU*s", "GPU-seconds lost to spot interruptions (work since the last checkpoint)") \
 	X(max_wait_exceeded, "1", "jobs ended max_wait_exceeded: max_wait_s ran out before they completed") \
-	X(cost_capacity, "currency", "price x node-hours of the capacity paid for, busy or idle, first submit to end")
+	X(cost_capacity, "currency", "price x node-hours of the capacity paid for, busy or idle, first submit to end") \
+	X(slow_episodes, "1", "fail-slow episodes begun: a node ran at a speed factor < 1 (docs/faults.md)") \
+	X(slow_detected, "1", "of those, episodes detected (detection on): the node left placement") \
+	X(lost_slow_gpu_s, "GPU*s", "GPU-seconds lost to slow nodes: GPUs x held time x (1 - rate)") \
+	X(stops_slow_migrated, "1", "running jobs stopped by a slow detection and queued again") \
+	X(lost_slow_migrated_gpu_s, "GPU*s", "GPU-seconds those stops lost (work since the last checkpoint)")
 
 enum sim_summary_field {
 #define SIM_SUM_ENUM(name, unit, desc) SIM_SUM_##name,
