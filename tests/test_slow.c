@@ -51,6 +51,39 @@ static void test_half_speed_episode(void)
 	tu_crun_free(&r);
 }
 
+/* Checkpoint tiers on the segment clock, with crashes. 1,000 s of work submitted at
+ * 900, a checkpoint every 100 s of work: odd ones in memory (2 s to write, 5 s to
+ * restore), even ones persistent (10 s, 20 s); a crash 400 s (wall) into every
+ * segment; the node at half speed over [1000, 1200) and [2200, 2400).
+ * - Segment 1 from 900: segment time 100 by 1000, 200 by 1200, 300 at the crash at
+ *   1300. #1 M done at 102, #2 P at 212, #3 M would be at 314: 2 kept (200 s of
+ *   work), 300 - 212 = 88 s x 8 GPUs = 704 lost. The crash keeps memory, where #2
+ *   also is: restore 5 s.
+ * - Segment 2 from 1300 (full speed): 5 + #3 M 107, #4 P 217, #5 M 319, #6 at 429:
+ *   3 kept (500 s), crash at 1700 loses 400 - 319 = 81 s x 8 = 648.
+ * - Segment 3 from 1700: 5 + #6 P 115, #7 M 217, #8 P 327, #9 at 429: 3 kept
+ *   (800 s), crash at 2100 loses 73 s x 8 = 584.
+ * - Segment 4 from 2100: 5 + 200 s of work + #9 M 2 s = 207 s of segment time: 100
+ *   by 2200, 200 by 2400 (half speed), the last 7 by 2407.
+ * Lost to crashes 1,936 GPU-s; to slowness 2 x 8 x 200 x 0.5 = 1,600; restores 15 s. */
+static void test_tiers_on_segment_clock(void)
+{
+	char cfg[2048];
+	slow_cfg(cfg, sizeof cfg, 1, "0.5", "",
+		 "'faults': {'distribution': 'fixed', 'crash_per_h': 9}, 'checkpoint': {'overhead_s': 10,"
+		 " 'restore_s': 20, 'persistent_every': 2, 'memory': {'write_s': 2, 'restore_s': 5}}");
+	struct tu_crun r;
+	srun(&r, cfg, "id,submit_s,duration_s,request,checkpoint_s\nj,900,1000,f:gpu=8,100\n", 1, NULL);
+	const struct sim_job *j = &r.t->jobs[0];
+	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 2407, 1e-6);
+	CU_ASSERT_EQUAL(j->fault_stops[1], 3);
+	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[1], 704 + 648 + 584, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(j->restore_s, 15, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_engine_counters(r.e)->slow_lost_gpu_s, 1600, 1e-6);
+	tu_crun_free(&r);
+}
+
 /* A job that starts during an episode runs at its rate from the start: submitted at
  * 1100 with 300 s of work, it does 50 s by 1200 and the other 250 s by 1450. */
 static void test_start_on_slow_node(void)
@@ -402,6 +435,7 @@ static void test_bad_config_exit_2(void)
 
 static CU_TestInfo slow_tests[] = {
 	{ "test_half_speed_episode", test_half_speed_episode },
+	{ "test_tiers_on_segment_clock", test_tiers_on_segment_clock },
 	{ "test_start_on_slow_node", test_start_on_slow_node },
 	{ "test_gang_slowest_node", test_gang_slowest_node },
 	{ "test_stop_keeps_work_done", test_stop_keeps_work_done },
