@@ -99,6 +99,7 @@ static int stack_create(struct run_stack *s, const struct exp_config *cfg, const
 	ep.faults = v->faults;
 	ep.autoscale = v->autoscale;
 	ep.spot = v->spot;
+	ep.flex = v->flex;
 	/* Policies need a view at init; the engine provides it, so create the engine
 	 * first with the order slot filled after. */
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
@@ -308,8 +309,9 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	memset(r, 0, sizeof *r);
 	/* Real mode: node failures, crashes and hangs stop (or freeze) workloads through
 	 * the driver (docs/faults.md, "Limits"). */
-	if (real && (sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1))) /* docs/capacity.md */
-		return sim_diag_add(diag, cfg->path, "$.cluster.flavors: expected no autoscale or spot flavor in "
+	if (real && (sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1) ||
+		     sim_flex_on(v->flex, -1))) /* docs/capacity.md */
+		return sim_diag_add(diag, cfg->path, "$.cluster.flavors: expected no autoscale, spot or flex flavor in "
 				    "real mode (they are simulated only), got one"), -SIM_EPARSE;
 	int rc = driver_init(&r->drv, cfg, v, trace, real, diag);
 	if (rc)
@@ -348,7 +350,8 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	sim_metrics_summarize_queues(trace, r->queues, &r->sum);
 	/* With capacity over time, utilization is over the capacity in force, not the
 	 * cluster's final size. */
-	if (sim_capacity_any(v->capacity) || sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1))
+	if (sim_capacity_any(v->capacity) || sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1) ||
+	    sim_flex_on(v->flex, -1))
 		sim_metrics_set_capacity_gpu_s(&r->sum, sim_engine_capacity_gpu_s(r->e));
 	double configured_gpus = 0; /* with node failures: the GPUs configured, whatever is down at the end */
 	for (size_t f = 0; sim_faults_nodes_any(v->faults, -1) && !sim_capacity_any(v->capacity) && f < v->n_flavors;
@@ -357,6 +360,7 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	sim_metrics_set_faults(&r->sum, sim_engine_counters(r->e), configured_gpus);
 	sim_metrics_set_autoscale(&r->sum, trace, r->s.cluster, v->autoscale, sim_engine_counters(r->e));
 	sim_metrics_set_spot(&r->sum, trace, r->s.cluster, v->spot, sim_engine_counters(r->e));
+	sim_metrics_set_flex(&r->sum, trace, r->s.cluster, v->flex, sim_engine_counters(r->e));
 	const struct real_results *measured = sim_driver_real_results(&r->drv);
 	if (measured)
 		real_summarize(measured, &r->sum);

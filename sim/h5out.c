@@ -2465,6 +2465,10 @@ static int summary_is_count(enum sim_summary_field f)
 	case SIM_SUM_stops_spot:
 	case SIM_SUM_spot_saved:
 	case SIM_SUM_max_wait_exceeded:
+	case SIM_SUM_flex_requests:
+	case SIM_SUM_flex_requests_failed:
+	case SIM_SUM_flex_gave_up:
+	case SIM_SUM_flex_cutoffs:
 		return 1;
 	default:
 		return 0;

@@ -435,6 +435,8 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	for (int f = SIM_SUM_cost_spot; f <= SIM_SUM_lost_spot_gpu_s; f++)
 		out->v[f] = 0; /* sim_metrics_set_spot */
 	out->v[SIM_SUM_max_wait_exceeded] = (double)max_wait_out;
+	for (int f = SIM_SUM_flex_requests; f <= SIM_SUM_cost_flex; f++)
+		out->v[f] = 0; /* sim_metrics_set_flex */
 	return 0;
 }
 
@@ -833,6 +835,32 @@ void sim_metrics_set_spot(struct sim_summary *sum, const struct sim_trace *t, co
 	sum->v[SIM_SUM_stops_spot] = (double)ctr->spot_stops;
 	sum->v[SIM_SUM_spot_saved] = (double)ctr->spot_saved;
 	sum->v[SIM_SUM_lost_spot_gpu_s] = ctr->spot_lost_gpu_s;
+}
+
+void sim_metrics_set_flex(struct sim_summary *sum, const struct sim_trace *t, const struct sim_cluster *c,
+			  const struct sim_flex *fx, const struct sim_engine_counters *ctr)
+{
+	if (!sim_flex_on(fx, -1))
+		return;
+	double jobs_cost = 0; /* the jobs' cost on flex flavors: their GPU share of the nodes */
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		if (j->start_ns == SIM_TIME_NONE || !sim_flex_on(fx, sim_metrics_job_flavor(t, j)))
+			continue;
+		double jc = sim_metrics_job_cost(t, c, j);
+		if (!isnan(jc))
+			jobs_cost += jc;
+	}
+	sum->v[SIM_SUM_flex_requests] = (double)ctr->flex_requests;
+	sum->v[SIM_SUM_flex_requests_failed] = (double)ctr->flex_failures;
+	sum->v[SIM_SUM_flex_gave_up] = (double)ctr->flex_gave_up;
+	sum->v[SIM_SUM_flex_cutoffs] = (double)ctr->flex_cutoffs;
+	sum->v[SIM_SUM_flex_node_h] = ctr->flex_node_s / 3600.0;
+	sum->v[SIM_SUM_cost_flex] = ctr->flex_cost;
+	sum->v[SIM_SUM_cost_on_demand] -= jobs_cost;
+	sum->v[SIM_SUM_cost] += ctr->flex_cost - jobs_cost;
+	double useful_h = sum->v[SIM_SUM_useful_gpu_h];
+	sum->v[SIM_SUM_cost_per_useful_gpu_h] = useful_h > 0 ? sum->v[SIM_SUM_cost] / useful_h : NAN;
 }
 
 void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu_s)

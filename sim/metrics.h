@@ -81,7 +81,13 @@
 	X(stops_spot, "1", "running jobs stopped by a spot interruption")                           \
 	X(spot_saved, "1", "of those, jobs that saved their work by a checkpoint within the notice") \
 	X(lost_spot_gpu_s, "GPU*s", "GPU-seconds lost to spot interruptions (work since the last checkpoint)") \
-	X(max_wait_exceeded, "1", "jobs ended max_wait_exceeded: max_wait_s ran out before they completed")
+	X(max_wait_exceeded, "1", "jobs ended max_wait_exceeded: max_wait_s ran out before they completed") \
+	X(flex_requests, "1", "flex-start provisioning requests made (docs/capacity.md)")          \
+	X(flex_requests_failed, "1", "flex-start requests that failed (retried, or out of retries)") \
+	X(flex_gave_up, "1", "flex-start jobs out of retries: ended failed, or fell back")          \
+	X(flex_cutoffs, "1", "flex-start jobs stopped at the maximum run duration")                \
+	X(flex_node_h, "node*h", "node-hours of provisioned flex-start nodes")                     \
+	X(cost_flex, "currency", "price of the flex-start node-hours (whole nodes, arrival to going)")
 
 enum sim_summary_field {
 #define SIM_SUM_ENUM(name, unit, desc) SIM_SUM_##name,
@@ -218,6 +224,12 @@ void sim_metrics_set_autoscale(struct sim_summary *sum, const struct sim_trace *
  * cost on spot flavors, moved out of cost_on_demand. */
 void sim_metrics_set_spot(struct sim_summary *sum, const struct sim_trace *t, const struct sim_cluster *c,
 			  const struct sim_spot *sp, const struct sim_engine_counters *ctr);
+/* The flex-start fields (0 without flex flavors): the counts, node-hours and
+ * cost_flex, the price of the provisioned nodes; the jobs' cost on flex flavors
+ * moves out of cost_on_demand, and cost gains the nodes' unused part (cost_flex
+ * minus those jobs' cost; docs/capacity.md, "Flex-start"). */
+void sim_metrics_set_flex(struct sim_summary *sum, const struct sim_trace *t, const struct sim_cluster *c,
+			  const struct sim_flex *fx, const struct sim_engine_counters *ctr);
 
 /* Completes a summary with the per-queue results: jain_fairness over the queues
  * with nominal_gpus > 0 and at least one job (x = share; NaN when there is none). */
