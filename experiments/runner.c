@@ -270,6 +270,7 @@ struct run_result {
 	struct run_stack s;
 	struct sim_engine *e;
 	struct sim_queue_row *queues;
+	uint8_t *cost_types; /* per flavor: enum sim_cost_type (sim_metrics_flavor_cost_types) */
 	struct sim_summary sum;
 	double wall_s;
 };
@@ -285,6 +286,7 @@ static void driver_fini(struct sim_driver *drv)
 static void run_result_free(struct run_result *r)
 {
 	free(r->queues);
+	free(r->cost_types);
 	sim_engine_destroy(r->e);
 	stack_destroy(&r->s);
 	driver_fini(&r->drv);
@@ -340,13 +342,16 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	 * GPU-seconds) come from them. */
 	const struct sim_queue_acct *acct = sim_engine_queue_acct(r->e);
 	r->queues = calloc(trace->n_queues ? trace->n_queues : 1, sizeof *r->queues);
-	if (!r->queues) {
+	r->cost_types = malloc(v->n_flavors ? v->n_flavors : 1);
+	if (!r->queues || !r->cost_types) {
 		rc = -SIM_ENOMEM;
 		goto fail;
 	}
 	if ((rc = sim_metrics_queues(trace, acct, sim_engine_timeseries(r->e), sim_engine_decisions(r->e),
 				     sim_engine_now(r->e), r->queues)))
 		goto fail;
+	sim_metrics_flavor_cost_types(v->n_flavors, v->capacity, v->autoscale, v->spot, v->flex, r->cost_types);
+	sim_metrics_queue_costs(trace, r->s.cluster, r->cost_types, r->queues);
 	sim_metrics_summarize_queues(trace, r->queues, &r->sum);
 	/* With capacity over time, utilization is over the capacity in force, not the
 	 * cluster's final size. */
@@ -428,6 +433,7 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 		.cluster = r.s.cluster, .ts = sim_engine_timeseries(r.e), .counters = ctr, .summary = &r.sum,
 		.faults = sim_faults_any(v->faults),
 		.wall_s = r.wall_s, .decisions = sim_engine_decisions(r.e), .queues = r.queues,
+		.flavor_cost_type = r.cost_types,
 		.write_extra = measured ? real_h5_write : NULL, .extra_arg = &real_out,
 	};
 	for (int f = 0; f < SIM_FAM_COUNT_; f++)

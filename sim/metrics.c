@@ -863,6 +863,63 @@ void sim_metrics_set_flex(struct sim_summary *sum, const struct sim_trace *t, co
 	sum->v[SIM_SUM_cost_per_useful_gpu_h] = useful_h > 0 ? sum->v[SIM_SUM_cost] / useful_h : NAN;
 }
 
+static const char *const cost_type_names[SIM_COST_TYPE_COUNT_] = { "on_demand", "spot", "plan", "autoscaled",
+									"flex" };
+
+const char *sim_cost_type_name(enum sim_cost_type t)
+{
+	return (unsigned)t < SIM_COST_TYPE_COUNT_ ? cost_type_names[t] : "none";
+}
+
+void sim_metrics_flavor_cost_types(size_t n_flavors, const struct sim_capacity *cap, const struct sim_autoscale *as,
+				   const struct sim_spot *sp, const struct sim_flex *fx, uint8_t *out)
+{
+	for (size_t f = 0; f < n_flavors; f++) {
+		int i = (int)f;
+		out[f] = sim_spot_on(sp, i)	 ? SIM_COST_SPOT :
+			 sim_flex_on(fx, i)	 ? SIM_COST_FLEX :
+			 sim_autoscale_on(as, i) ? SIM_COST_AUTOSCALED :
+			 (cap && cap->plan && f < cap->n_flavors && cap->plan[f]) ? SIM_COST_PLAN :
+						   SIM_COST_ON_DEMAND;
+	}
+}
+
+uint8_t sim_metrics_job_cost_type(const struct sim_trace *t, const uint8_t *types, size_t n_flavors,
+				  const struct sim_job *j)
+{
+	if (j->start_ns == SIM_TIME_NONE)
+		return SIM_COST_TYPE_NONE;
+	int f = sim_metrics_job_flavor(t, j);
+	if (f < 0 || (size_t)f >= n_flavors)
+		return SIM_COST_TYPE_NONE;
+	return types ? types[f] : SIM_COST_ON_DEMAND;
+}
+
+void sim_metrics_queue_costs(const struct sim_trace *t, const struct sim_cluster *c, const uint8_t *types,
+			     struct sim_queue_row *rows)
+{
+	static const enum sim_queue_field by_type[SIM_COST_TYPE_COUNT_] = {
+		SIM_QF_cost_on_demand, SIM_QF_cost_spot, SIM_QF_cost_plan, SIM_QF_cost_autoscaled, SIM_QF_cost_flex
+	};
+	for (size_t q = 0; q < t->n_queues; q++) {
+		rows[q].v[SIM_QF_cost] = 0;
+		for (int k = 0; k < SIM_COST_TYPE_COUNT_; k++)
+			rows[q].v[by_type[k]] = 0;
+	}
+	size_t nf = sim_cluster_n_flavors(c);
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		uint8_t k = sim_metrics_job_cost_type(t, types, nf, j);
+		if (j->queue < 0 || (size_t)j->queue >= t->n_queues || k == SIM_COST_TYPE_NONE)
+			continue;
+		double jc = sim_metrics_job_cost(t, c, j);
+		if (isnan(jc))
+			continue;
+		rows[j->queue].v[SIM_QF_cost] += jc;
+		rows[j->queue].v[by_type[k]] += jc;
+	}
+}
+
 void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu_s)
 {
 	sum->v[SIM_SUM_utilization] = capacity_gpu_s > 0 ? sum->v[SIM_SUM_busy_gpu_s] / capacity_gpu_s : NAN;

@@ -121,7 +121,13 @@ const char *sim_summary_description(enum sim_summary_field f);
 	X(preemptions_caused, "1", "preemptions its jobs caused in any queue (quota shrinks not counted)") \
 	X(lost_gpu_h, "GPU*h", "work its jobs lost to preemptions")                                 \
 	X(restore_h, "h", "restore time its jobs paid on restarts")                                 \
-	X(share, "1", "busy_gpu_h x 3600 / (nominal_gpus x makespan_s); NaN when nominal is 0")
+	X(share, "1", "busy_gpu_h x 3600 / (nominal_gpus x makespan_s); NaN when nominal is 0") \
+	X(cost, "currency", "its jobs' cost (jobs field cost), every capacity type")              \
+	X(cost_on_demand, "currency", "its jobs' cost on on-demand flavors (cost_type on_demand)") \
+	X(cost_spot, "currency", "its jobs' cost on spot flavors")                                  \
+	X(cost_plan, "currency", "its jobs' cost on training-plan flavors")                         \
+	X(cost_autoscaled, "currency", "its jobs' cost on autoscaled flavors (idle nodes not included)") \
+	X(cost_flex, "currency", "its jobs' cost on flex-start flavors (their GPU share of the nodes)")
 
 enum sim_queue_field {
 #define SIM_QF_ENUM(name, unit, desc) SIM_QF_##name,
@@ -133,6 +139,30 @@ enum sim_queue_field {
 struct sim_queue_row {
 	double v[SIM_QF_COUNT_];
 };
+
+/* The capacity type a flavor's GPU time is billed as (docs/capacity.md, "Cost"):
+ * the jobs field cost_type, and the per-queue cost columns. */
+enum sim_cost_type {
+	SIM_COST_ON_DEMAND = 0, /* a fixed flavor (stock-outs, capacity events and reservations included) */
+	SIM_COST_SPOT,          /* a spot flavor */
+	SIM_COST_PLAN,          /* a flavor whose windows are training plans */
+	SIM_COST_AUTOSCALED,    /* an autoscaled flavor */
+	SIM_COST_FLEX,          /* a flex-start flavor */
+	SIM_COST_TYPE_COUNT_
+};
+#define SIM_COST_TYPE_NONE 255 /* the jobs field of a job that never started */
+const char *sim_cost_type_name(enum sim_cost_type t); /* "on_demand", ...; "none" otherwise */
+/* out[f] = the type of flavor f, for n_flavors flavors (NULL plans: not that type). */
+void sim_metrics_flavor_cost_types(size_t n_flavors, const struct sim_capacity *cap, const struct sim_autoscale *as,
+				   const struct sim_spot *sp, const struct sim_flex *fx, uint8_t *out);
+/* The type a job's cost was billed as: its flavor's (the one it ran on last), or
+ * SIM_COST_TYPE_NONE when it never started; types NULL: every flavor on demand. */
+uint8_t sim_metrics_job_cost_type(const struct sim_trace *t, const uint8_t *types, size_t n_flavors,
+				  const struct sim_job *j);
+/* Fills the cost columns of the per-queue rows (sim_metrics_queues leaves them NaN):
+ * the sums of the jobs field cost by queue, and by cost type (NaN costs left out). */
+void sim_metrics_queue_costs(const struct sim_trace *t, const struct sim_cluster *c, const uint8_t *types,
+			     struct sim_queue_row *rows);
 
 const char *sim_queue_field_name(enum sim_queue_field f);
 const char *sim_queue_field_unit(enum sim_queue_field f);

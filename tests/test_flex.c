@@ -277,6 +277,47 @@ static void test_draws(void)
 	sim_flex_destroy(x);
 }
 
+/* Per-job and per-queue cost, through the CLI and `gpusched export`. f is flex (8
+ * GPUs a node, 1 a node-second, requests served in 10 s), g on demand (8 GPUs, 2 a
+ * node-second). a (q1, f, 4 GPUs, 100 s) runs 10-110 on a node of its own: its
+ * cost is its GPU share, 4/8 x 1 x 100 = 50, type flex; b (q1, g, 8 GPUs, 50 s)
+ * costs 2 x 50 = 100, on_demand; c (q2, g, 2 GPUs, 200 s, after b) 2/8 x 2 x 200 =
+ * 100. Queues: q1 150 = 100 on demand + 50 flex, q2 100 on demand. The summary's
+ * cost adds a's unused half node: cost_flex 100 (1 node x 100 s), cost 300. */
+static void test_job_and_queue_cost(void)
+{
+	char cfg[1024], args[1400], *out = NULL;
+	const char *tr = tu_write_file("flex_cost.csv", "id,submit_s,duration_s,request,queue\n"
+							"a,0,100,f:gpu=4,q1\nb,0,50,g:gpu=8,q1\nc,0,200,g:gpu=2,q2\n");
+	snprintf(cfg, sizeof cfg,
+		 "{\"name\": \"c\", \"trace\": {\"path\": \"%s\"}, \"cluster\": {\"flavors\": [{\"name\": \"f\", "
+		 "\"nodes\": 2, \"node\": {\"gpu\": 8}, \"price_per_node_hour\": 3600, \"flex\": {\"provisioning\": "
+		 "{\"mean_s\": 10}}}, {\"name\": \"g\", \"nodes\": 1, \"node\": {\"gpu\": 8}, "
+		 "\"price_per_node_hour\": 7200}]}, \"output\": \"%s/flex_cost.h5\"}",
+		 tr, tu_tmpdir());
+	snprintf(args, sizeof args, "run %s -q", tu_write_file("flex_cost.json", cfg));
+	CU_ASSERT_EQUAL_FATAL(tu_run_gpusched(args, &out), 0);
+	free(out);
+	snprintf(args, sizeof args, "export %s/flex_cost.h5 --table queues", tu_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",cost,cost_on_demand,cost_spot,cost_plan,cost_autoscaled,cost_flex\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",150,100,0,0,0,50\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",100,100,0,0,0,0\n"));
+	free(out);
+	snprintf(args, sizeof args, "export %s/flex_cost.h5 --table jobs", tu_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",cost_type,cost_type_label\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",a,q1,,f,0,4,4,0,10,110,10,110,100,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",50,1,") && strstr(out, ",COMPLETED,COMPLETED,4,flex\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",COMPLETED,COMPLETED,0,on_demand\n"));
+	free(out);
+	snprintf(args, sizeof args, "export %s/flex_cost.h5 --table summary", tu_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(tu_run_gpusched(args, &out), 0);
+	/* flex_requests .. cost_flex: 1 request, 100 node-seconds, 100 */
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",1,0,0,0,0.027777777777777776,100\n"));
+	free(out);
+}
+
 #define BAD_FX(flex, extra)                                                                             \
 	"{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a', 'nodes': 2, "     \
 	"'node': {'gpu': 8}, 'flex': " flex extra "}]}, 'output': 'x.h5'}"
@@ -341,6 +382,7 @@ static CU_TestInfo flex_tests[] = {
 	{ "test_backoff_cap", test_backoff_cap },
 	{ "test_max_provisioning_and_fallback", test_max_provisioning_and_fallback },
 	{ "test_draws", test_draws },
+	{ "test_job_and_queue_cost", test_job_and_queue_cost },
 	{ "test_bad_flex_configs", test_bad_flex_configs },
 	{ "test_bad_flex_exit_2", test_bad_flex_exit_2 },
 	CU_TEST_INFO_NULL,
