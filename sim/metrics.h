@@ -34,7 +34,7 @@
 	X(busy_gpu_s, "GPU*s", "allocated GPU-seconds of all runs of all jobs")                      \
 	X(utilization, "1", "busy_gpu_s / (gpu_capacity * makespan_s)")                              \
 	X(throughput_per_h, "1/h", "completed / makespan in hours")                                  \
-	X(cost, "currency", "sum of the jobs' cost (nodes' price x node-hours held) + cost_autoscaled_idle") \
+	X(cost, "currency", "jobs' cost (price x node-hours held) + cost_autoscaled_idle + unused flex nodes") \
 	X(preemptions, "1", "preemptions issued: running jobs stopped by the engine")                \
 	X(lost_gpu_s, "GPU*s", "work lost to preemptions, GPU-seconds since the last checkpoint")    \
 	X(restore_s, "s", "restore time paid by restarted jobs, summed over jobs")                   \
@@ -72,7 +72,7 @@
 	X(autoscale_nodes_requested, "1", "nodes asked for by autoscaler scale-ups (docs/capacity.md)") \
 	X(autoscale_nodes_removed, "1", "idle nodes given back by autoscaler scale-downs")            \
 	X(autoscale_node_h, "node*h", "node-hours up on autoscaled flavors (provisioned, busy or idle)") \
-	X(cost_on_demand, "currency", "the jobs' cost on on-demand capacity: every flavor that is not spot") \
+	X(cost_on_demand, "currency", "the jobs' cost on on-demand capacity: every flavor that is neither spot nor flex") \
 	X(cost_autoscaled_idle, "currency", "price of the autoscaled node-hours up minus the jobs' cost on them") \
 	X(useful_gpu_h, "GPU*h", "useful work: completed jobs' whole run time, the saved part of others, x GPUs") \
 	X(cost_per_useful_gpu_h, "currency/(GPU*h)", "cost / useful_gpu_h")                        \
