@@ -1,25 +1,29 @@
 #!/usr/bin/env python3
-"""Capacity strategies on Philly: cost against wait (experiments/capacity/README.md).
+"""Capacity strategies on Philly and the Alibaba openb pods: cost against wait (experiments/capacity/README.md).
 
-Philly's 82,247 jobs (109 days), every job checkpointing every hour of work (60 s a write, 120 s a
-restore; the trace has no checkpoint column, this script adds one), easy_backfill. Five ways to buy the
-capacity, prices per node-hour of 8 GPUs:
+Philly's 82,247 jobs (109 days) and openb's 6,203 pods (149 days, experiments/fallback/openb_fixed.csv
+without its GPU models), every job checkpointing every hour of work (60 s a write, 120 s a restore; the
+traces have no checkpoint column, this script adds one), easy_backfill. Six ways to buy the capacity
+(pool sizes per trace in TRACES), prices per node-hour of 8 GPUs:
 
-  fixed         88 on-demand nodes, always on (24.0)
-  autoscaled    on-demand, 0 to 132 nodes, provisioning 5 min on average (exponential), idle 10 min (24.0)
-  spot_od       88 spot nodes (7.2: 30% of on-demand; 0.002 notices a node-hour, 2 min notice, back after
-                1 h) first, then autoscaled on-demand (0 to 88 nodes) for what does not fit
-  plan_od       a training plan of 64 nodes for the whole trace (15.6: 65% of on-demand), then autoscaled
-                on-demand (0 to 64 nodes)
-  small-fixed   64 on-demand nodes, always on (24.0)
+  fixed         on-demand nodes, always on (24.0)
+  small-fixed   fewer on-demand nodes, always on (24.0)
+  autoscaled    on-demand, 0 to a maximum, provisioning 5 min on average (exponential), idle 10 min (24.0)
+  spot_od       spot nodes (7.2: 30% of on-demand; 0.002 notices a node-hour, 2 min notice, back after
+                1 h) first, then autoscaled on-demand for what does not fit
+  plan_od       a training plan for the whole trace (15.6: 65% of on-demand), then autoscaled on-demand
+  flex          flex-start: each job's own nodes, served after an exponential wait of mean 30 min, one
+                request in ten failing (Kueue's retries), taken back after 7 days; 1-GPU nodes at 12.0 / 8
 
-A job's request is `*:gpu=N` (any flavor, in config order), so spot or plan capacity is used first.
-Prints one row a strategy (mean of the seeds) and draws plots/cost_wait.png (gnuplot): p95 and mean wait, what is paid (a pool that is always
-there, fixed, spot or plan, for all its node-hours over the run, busy or idle; the autoscaled flavor for
-its node-hours up) and that per useful GPU-hour, spot stops; writes results.csv here and the results
-files under results/capacity/.
+A job's request is `*:gpu=N` (any flavor, in config order), so spot or plan capacity is used first; under
+flex it is `fx:gpu=N`. Prints one row a strategy and trace (mean of the seeds) and draws plots/cost_wait.png
+(gnuplot): p95 and mean wait, what is paid (a pool that is always there, fixed, spot or plan, for all its
+node-hours over the run, busy or idle; the autoscaled flavor for its node-hours up; flex nodes for their
+node-hours provisioned) and that per useful GPU-hour, spot stops, flex cut-offs and failed requests; writes
+results.csv here and the results files under results/capacity/.
 
 Usage: python3 experiments/capacity/capacity_strategies.py [--gpusched build/gpusched] [--seeds 2] [-j 2]
+       [--traces philly,openb]
 Python 3 standard library only.
 """
 
@@ -43,15 +47,17 @@ OD, SPOT, PLAN, FLEX = 24.0, 7.2, 15.6, 12.0
 TRACES = {
     "philly": {"src": "traces/data/philly.csv", "span_s": 9408690,
                "fixed": 88, "small": 64, "as_max": 132, "spot": 88, "spot_od": 88, "plan": 64, "plan_od": 64,
-               "flex_max": 132, "flex_node_gpus": 8},
+               "flex_max": 132 * 8, "flex_node_gpus": 1},
     "openb": {"src": "experiments/fallback/openb_fixed.csv", "span_s": 12901761,
               "fixed": 8, "small": 5, "as_max": 12, "spot": 8, "spot_od": 8, "plan": 4, "plan_od": 8,
               "flex_max": 512, "flex_node_gpus": 1},
 }
 # Flex-start (docs/capacity.md, "Flex-start"): provisioning waits exponential with mean 30 min, one request in
 # ten fails (Kueue's default retries: 60 s doubling, 3 retries), the 7-day maximum run; 50% of on-demand
-# (GCP quotes flex-start GPU VMs at up to 53% off). openb's pods are mostly fractions of one GPU, and a flex
-# request takes whole nodes, so openb's flex flavor has 1-GPU nodes (a 1-GPU VM at an eighth of the price).
+# (GCP quotes flex-start GPU VMs at up to 53% off). A flex request takes whole nodes, and a VM is chosen for
+# the job's size (1, 2, 4 or 8 GPUs on GCP), so the flex flavor has 1-GPU nodes at an eighth of the 8-GPU
+# price: a job pays for its GPUs, not for a whole 8-GPU node (Philly has many 1-GPU jobs, openb's pods are
+# mostly fractions of one GPU: with 8-GPU nodes each would hold a whole node).
 FLEX_LAW = {"provisioning": {"distribution": "exponential", "mean_s": 1800}, "failure_probability": 0.1}
 
 
@@ -165,14 +171,27 @@ set logscale x
 set grid back lc rgb "#dddddd"
 set border 3
 set tics nomirror
-set offsets graph 0.05, graph 0.25, graph 0.12, 0
-set yrange [0:*]
-set key top left
+set xrange [0.0005:1000]
+set yrange [0:%(ymax)g]
+set key top right box opaque
 plot '%(dat)s' index 0 using 2:3 with points pt 7 ps 1.6 lc rgb "#0072B2" title "Philly", \
-     '%(dat)s' index 0 using 2:3:1 with labels left offset char 1, char 0.6 tc rgb "#0072B2" notitle, \
+     '%(dat)s' index 0 using 2:4:1 with labels left offset char 1, 0 tc rgb "#0072B2" notitle, \
      '%(dat)s' index 1 using 2:3 with points pt 5 ps 1.5 lc rgb "#D55E00" title "Alibaba openb", \
-     '%(dat)s' index 1 using 2:3:1 with labels left offset char 1, char -0.6 tc rgb "#D55E00" notitle
+     '%(dat)s' index 1 using 2:4:1 with labels left offset char 1, 0 tc rgb "#D55E00" notitle
 """
+
+
+def label_heights(points, line):
+    """Label y (data units) for (x, y) points: each at its point, the lowest first; one that would overlap a
+    label already placed near the same x (within a factor 2) moves up a text line (`line` in y units)."""
+    placed, out = [], [0.0] * len(points)
+    for i in sorted(range(len(points)), key=lambda k: points[k][1]):
+        x, ly = points[i]
+        while any(abs(ly - py) < line and max(x, px) / min(x, px) < 2 for px, py in placed):
+            ly += line
+        placed.append((x, ly))
+        out[i] = ly
+    return out
 
 
 def plot(rows, outdir):
@@ -182,16 +201,19 @@ def plot(rows, outdir):
         return
     os.makedirs(outdir, exist_ok=True)
     dat, png = os.path.join(outdir, "cost_wait.dat"), os.path.join(outdir, "cost_wait.png")
+    ymax = 1.15 * max(r["paid_per_useful_gpu_h"] for r in rows)
+    pts = [(max(r["p95_wait_h"], 0.001), r["paid_per_useful_gpu_h"]) for r in rows]
+    heights = label_heights(pts, ymax / 28)
     with open(dat, "w") as f:
-        f.write("# strategy, p95 wait (h, at least 0.001), paid per useful GPU-hour; one block a trace\n")
+        f.write("# strategy, p95 wait (h, at least 0.001), paid per useful GPU-hour, label height; one block a "
+                "trace\n")
         for tname in ("philly", "openb"):
             f.write("# %s\n" % tname)
-            for r in rows:
+            for r, (x, y), ly in zip(rows, pts, heights):
                 if r["trace"] == tname:
-                    f.write('"%s" %.6g %.6g\n' % (r["strategy"], max(r["p95_wait_h"], 0.001),
-                                                  r["paid_per_useful_gpu_h"]))
+                    f.write('"%s" %.6g %.6g %.6g\n' % (r["strategy"], x, y, ly))
             f.write("\n\n")
-    subprocess.run(["gnuplot"], input=GNUPLOT % {"png": png, "dat": dat}, text=True, check=True)
+    subprocess.run(["gnuplot"], input=GNUPLOT % {"png": png, "dat": dat, "ymax": ymax}, text=True, check=True)
     print("wrote", png)
 
 
