@@ -322,8 +322,10 @@ static const char *const spot_keys[] = { "rate_per_node_h", "times_s", "notice_s
 static const char *const autoscale_keys[] = { "min_nodes", "max_nodes", "mode", "idle_timeout_s", "provisioning",
 					      NULL };
 static const char *const provisioning_keys[] = { "distribution", "mean_s", NULL };
-static const char *const flex_keys[] = { "provisioning", "failure_probability", "max_provisioning_s", "max_run_s",
-					 "retry", NULL };
+static const char *const flex_keys[] = { "provisioning", "capacity_trace", "failure_probability",
+					 "max_provisioning_s", "max_run_s", "retry", NULL };
+/* Most rows a flex capacity trace may have. */
+#define FLEX_OFFERS_MAX 10000000
 static const char *const flex_retry_keys[] = { "backoff_base_s", "backoff_max_s", "limit", NULL };
 /* idle_timeout_s when not given: KubeRay's idleTimeoutSeconds default. */
 #define AUTOSCALE_IDLE_DEFAULT_S 60.0
@@ -845,8 +847,13 @@ static void check_flex(struct chk *c, const cJSON *fx, const char *path, struct 
 	ff->backoff_max_ns = secs_ns(SIM_FLEX_BACKOFF_MAX_DEFAULT_S);
 	ff->retries = SIM_FLEX_RETRIES_DEFAULT;
 	sim_json_path_key(sub, sizeof sub, path, "provisioning");
-	if (!get(fx, "provisioning")) {
-		err(c, sub, "expected object {\"distribution\", \"mean_s\"} (required), got nothing");
+	if (get(fx, "provisioning") && get(fx, "capacity_trace")) {
+		err(c, sub, "expected provisioning or capacity_trace, not both");
+	} else if (get(fx, "capacity_trace")) {
+		/* read after the flavors: read_flex_traces */
+	} else if (!get(fx, "provisioning")) {
+		err(c, sub, "expected object {\"distribution\", \"mean_s\"} (required without capacity_trace), got "
+		    "nothing");
 	} else {
 		struct sim_as_flavor law = { 0 };
 		check_provisioning(c, get(fx, "provisioning"), sub, &law);
@@ -868,6 +875,63 @@ static void check_flex(struct chk *c, const cJSON *fx, const char *path, struct 
 		sim_json_path_key(sub, sizeof sub, path, "retry");
 		check_flex_retry(c, get(fx, "retry"), sub, ff);
 	}
+}
+
+/* $.cluster.flavors[i].flex.capacity_trace: time_s,nodes (docs/capacity.md,
+ * "Flex-start"): from time_s, one request of up to `nodes` nodes can be served. */
+static void read_flex_trace(struct chk *c, const char *cfg_path, const cJSON *ct, const char *where,
+			    struct sim_flex *flex, int f)
+{
+	char got[96];
+	if (!cJSON_IsString(ct) || !ct->valuestring[0]) {
+		sim_json_describe(ct, got, sizeof got);
+		err(c, where, "expected the path of a CSV file (time_s,nodes), got %s", got);
+		return;
+	}
+	char *full = sim_path_beside(cfg_path, ct->valuestring);
+	if (!full) {
+		c->nomem = 1;
+		return;
+	}
+	struct sim_csv r;
+	struct sim_diag rd; /* the reader's own errors (a NUL byte, a cut file...) */
+	int ti = -1, ni = -1, row;
+	sim_diag_init(&rd, 20);
+	if (sim_csv_open(&r, full, &rd) < 0) {
+		err(c, where, "cannot read %s: %s", full, strerror(errno));
+		goto out;
+	}
+	if ((row = sim_csv_next(&r)) < 0)
+		goto out;
+	if (row)
+		ti = sim_csv_col(&r, "time_s"), ni = sim_csv_col(&r, "nodes");
+	if (ti < 0 || ni < 0 || r.n != 2) {
+		err(c, where, "%s:%u: expected the header time_s,nodes", full, r.lineno);
+		goto out;
+	}
+	while ((row = sim_csv_next(&r)) > 0) {
+		sim_time_t t = 0;
+		char *end = NULL;
+		long long n = r.n == 2 ? strtoll(r.fields[ni], &end, 10) : 0;
+		if (r.n != 2 || sim_time_parse_s(r.fields[ti], strlen(r.fields[ti]), &t) || t < 0) {
+			err(c, where, "%s:%u: column time_s: expected 2 fields and seconds >= 0, found '%s'", full,
+			    r.lineno, r.n > ti ? r.fields[ti] : "");
+		} else if (!end || *end || end == r.fields[ni] || n < 1 || n > 1000000000LL) {
+			err(c, where, "%s:%u: column nodes: expected an integer >= 1, found '%s'", full, r.lineno,
+			    r.fields[ni]);
+		} else if (flex->fl[f].n_offers >= FLEX_OFFERS_MAX) {
+			err(c, where, "%s:%u: expected at most %d rows", full, r.lineno, FLEX_OFFERS_MAX);
+			break;
+		} else if (sim_flex_add_offer(flex, f, t, (uint32_t)n, r.lineno)) {
+			c->nomem = 1;
+		}
+	}
+out:
+	for (size_t i = 0; i < rd.count && i < rd.limit && rd.lines; i++)
+		err(c, where, "%s", rd.lines[i]);
+	sim_diag_fini(&rd);
+	sim_csv_close(&r);
+	free(full);
 }
 
 /* An autoscaled flavor is sized for its maximum (nodes beyond the initial ones
@@ -1176,6 +1240,19 @@ static void check_cluster(struct chk *c, const char *cfg_path, const cJSON *cl, 
 	}
 	if (get(cl, "capacity_events"))
 		read_capacity_events(c, cfg_path, get(cl, "capacity_events"), v);
+	i = 0;
+	for (const cJSON *e = fls->child; e; e = e->next, i++) {
+		const cJSON *fx = cJSON_IsObject(e) ? get(e, "flex") : NULL;
+		const cJSON *ct = cJSON_IsObject(fx) ? get(fx, "capacity_trace") : NULL;
+		if (ct && sim_flex_on(v->flex, (int)i)) {
+			char fp[PATH_MAX_], tp[PATH_MAX_];
+			sim_json_path_idx(path, sizeof path, "$.cluster.flavors", i);
+			sim_json_path_key(fp, sizeof fp, path, "flex");
+			sim_json_path_key(tp, sizeof tp, fp, "capacity_trace");
+			read_flex_trace(c, cfg_path, ct, tp, v->flex, (int)i);
+		}
+	}
+	sim_flex_finalize(v->flex);
 	finish_capacity(c, v);
 	finish_autoscale(c, v);
 }

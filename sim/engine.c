@@ -118,6 +118,7 @@ struct sim_engine {
 	uint64_t *flex_ev;       /* per job: its pending flex event (answer, retry, cut-off), 0 = none */
 	uint32_t *flex_used;     /* per flavor: nodes up or asked for */
 	struct flex_fifo *flex_q; /* per flavor: jobs waiting for room to ask, in the order they came */
+	uint8_t **flex_taken;    /* per flavor with a capacity trace: its offers taken, NULL otherwise */
 };
 
 /* A node of an autoscaled flavor: off (no capacity, not billed), provisioning
@@ -361,9 +362,15 @@ static int flex_create(struct sim_engine *e)
 	e->flex_ev = calloc(nj, sizeof *e->flex_ev);
 	e->flex_used = calloc(nf ? nf : 1, sizeof *e->flex_used);
 	e->flex_q = calloc(nf ? nf : 1, sizeof *e->flex_q);
+	e->flex_taken = calloc(nf ? nf : 1, sizeof *e->flex_taken);
 	if (!e->flex_st || !e->flex_k || !e->flex_fails || !e->flex_ev || !e->flex_used || !e->flex_q ||
-	    sim_draws_init(&e->flex_draws, e->p.seed))
+	    !e->flex_taken || sim_draws_init(&e->flex_draws, e->p.seed))
 		return -SIM_ENOMEM;
+	for (size_t f = 0; f < nf; f++) {
+		size_t n = sim_flex_on(e->p.flex, (int)f) ? e->p.flex->fl[f].n_offers : 0;
+		if (n && !(e->flex_taken[f] = calloc(n, 1)))
+			return -SIM_ENOMEM;
+	}
 	return 0;
 }
 
@@ -556,6 +563,9 @@ void sim_engine_destroy(struct sim_engine *e)
 	for (size_t f = 0; e->flex_q && f < sim_cluster_n_flavors(e->p.cluster); f++)
 		free(e->flex_q[f].v);
 	free(e->flex_q);
+	for (size_t f = 0; e->flex_taken && f < sim_cluster_n_flavors(e->p.cluster); f++)
+		free(e->flex_taken[f]);
+	free(e->flex_taken);
 	free(e->mw_ev);
 	ts_free(&e->ts);
 	free(e);
@@ -2322,20 +2332,32 @@ static void flex_cancel(struct sim_engine *e, struct sim_job *job)
 	e->flex_ev[job->idx] = 0;
 }
 
-/* One request for all the job's nodes: its answer (served or failed) is drawn now
- * and queued. */
+/* One request for all the job's nodes: its answer (served or failed) is drawn now,
+ * or taken from the capacity trace, and queued; a trace request that nothing will
+ * ever answer stays asked, with no event. */
 static int flex_ask(struct sim_engine *e, struct sim_job *job, int f)
 {
 	uint32_t need = flex_nodes_needed(e, job, f);
-	struct sim_flex_outcome o = sim_flex_draw(e->p.flex, &e->flex_draws, f, job->idx, e->flex_k[job->idx]++);
+	uint64_t k = e->flex_k[job->idx]++;
+	int never = 0;
+	struct sim_flex_outcome o =
+		e->flex_taken[f] ? sim_flex_answer_trace(e->p.flex, &e->flex_draws, e->flex_taken[f], f, job->idx, k,
+							 e->now, need, &never)
+				 : sim_flex_draw(e->p.flex, &e->flex_draws, f, job->idx, k);
 	e->flex_st[job->idx] = FLEX_ASKED;
 	e->flex_used[f] += need;
 	e->ctr.flex_requests++;
-	if (e->p.log)
+	if (e->p.log && never)
+		fprintf(e->p.log, "[%.3f] job=%s event=flex_request flavor=%s nodes=%u attempt=%u answer_s=none\n",
+			sim_time_to_s(e->now), sim_job_id(e->p.trace, job), sim_cluster_flavor(e->p.cluster, f)->name,
+			need, e->flex_fails[job->idx] + 1);
+	else if (e->p.log)
 		fprintf(e->p.log, "[%.3f] job=%s event=flex_request flavor=%s nodes=%u attempt=%u answer_s=%.3f %s\n",
 			sim_time_to_s(e->now), sim_job_id(e->p.trace, job), sim_cluster_flavor(e->p.cluster, f)->name,
 			need, e->flex_fails[job->idx] + 1, sim_time_to_s(after(e, o.after_ns)),
 			o.served ? "served" : "fails");
+	if (never)
+		return 0;
 	return flex_post(e, after(e, o.after_ns), o.served ? EV_ARG_FLEX_SERVED : EV_ARG_FLEX_FAILED, job);
 }
 

@@ -29,8 +29,36 @@ void sim_flex_destroy(struct sim_flex *x)
 {
 	if (!x)
 		return;
+	for (size_t f = 0; f < x->n_flavors; f++)
+		free(x->fl[f].offers);
 	free(x->fl);
 	free(x);
+}
+
+int sim_flex_add_offer(struct sim_flex *x, int f, sim_time_t t, uint32_t nodes, uint32_t line)
+{
+	struct sim_flex_flavor *ff = &x->fl[f];
+	struct sim_flex_offer *no = realloc(ff->offers, (ff->n_offers + 1) * sizeof *no);
+	if (!no)
+		return -SIM_ENOMEM;
+	ff->offers = no;
+	ff->offers[ff->n_offers++] = (struct sim_flex_offer){ t, nodes, line };
+	return 0;
+}
+
+static int offer_cmp(const void *a, const void *b)
+{
+	const struct sim_flex_offer *x = a, *y = b;
+	if (x->t != y->t)
+		return (x->t > y->t) - (x->t < y->t);
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+void sim_flex_finalize(struct sim_flex *x)
+{
+	for (size_t f = 0; x && f < x->n_flavors; f++)
+		if (x->fl[f].n_offers > 1)
+			qsort(x->fl[f].offers, x->fl[f].n_offers, sizeof *x->fl[f].offers, offer_cmp);
 }
 
 int sim_flex_on(const struct sim_flex *x, int f)
@@ -67,5 +95,37 @@ struct sim_flex_outcome sim_flex_draw(const struct sim_flex *x, struct sim_draws
 	} else if (ff->fail_p > 0) {
 		o.served = gsl_rng_uniform(sim_draws_rng(d, SRC_FLEX_FAIL, (uint64_t)f, job, k)) >= ff->fail_p;
 	}
+	return o;
+}
+
+struct sim_flex_outcome sim_flex_answer_trace(const struct sim_flex *x, struct sim_draws *d, uint8_t *taken,
+					      int f, uint32_t job, uint64_t k, sim_time_t now, uint32_t need,
+					      int *never)
+{
+	const struct sim_flex_flavor *ff = &x->fl[f];
+	struct sim_flex_outcome o = { ff->max_wait_ns, 0 };
+	*never = 0;
+	size_t lo = 0, hi = ff->n_offers; /* the first offer at or after now */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ff->offers[mid].t < now)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < ff->n_offers; i++) {
+		if (taken[i] || ff->offers[i].nodes < need)
+			continue;
+		sim_time_t wait = ff->offers[i].t - now;
+		if (ff->max_wait_ns > 0 && wait > ff->max_wait_ns)
+			break; /* it fails at max_wait */
+		o.after_ns = wait;
+		o.served = !(ff->fail_p > 0) ||
+			   gsl_rng_uniform(sim_draws_rng(d, SRC_FLEX_FAIL, (uint64_t)f, job, k)) >= ff->fail_p;
+		if (o.served)
+			taken[i] = 1;
+		return o;
+	}
+	*never = ff->max_wait_ns <= 0;
 	return o;
 }

@@ -31,6 +31,14 @@
 /* Laws of the provisioning wait: exactly the mean, or exponential with it. */
 enum sim_flex_law { SIM_FLEX_FIXED = 0, SIM_FLEX_EXPONENTIAL };
 
+/* One row of a capacity trace: from time t, one request of up to `nodes` nodes can
+ * be served (an offer, taken by one request). */
+struct sim_flex_offer {
+	sim_time_t t;
+	uint32_t nodes;
+	uint32_t line; /* of the CSV, for messages */
+};
+
 struct sim_flex_flavor {
 	uint8_t on;              /* 1: a flex-start flavor */
 	uint8_t law;             /* enum sim_flex_law */
@@ -40,6 +48,8 @@ struct sim_flex_flavor {
 	sim_time_t max_run_ns;   /* the nodes are taken back this long after they arrived, > 0 */
 	sim_time_t backoff_base_ns, backoff_max_ns; /* retry n waits min(base x 2^(n-1), max) */
 	uint32_t retries;        /* retries after a failed request (Kueue's backoffLimitCount) */
+	struct sim_flex_offer *offers; /* capacity trace, sorted by (t, line), owned; NULL: the law */
+	size_t n_offers;
 };
 
 struct sim_flex {
@@ -49,6 +59,9 @@ struct sim_flex {
 
 struct sim_flex *sim_flex_create(size_t n_flavors); /* every flavor off */
 void sim_flex_destroy(struct sim_flex *x);           /* NULL is a no-op */
+/* Appends an offer to flavor f's capacity trace (sorted by sim_flex_finalize). */
+int sim_flex_add_offer(struct sim_flex *x, int f, sim_time_t t, uint32_t nodes, uint32_t line);
+void sim_flex_finalize(struct sim_flex *x);
 /* 1 when flavor f (-1: any flavor) is flex-start; NULL: 0. */
 int sim_flex_on(const struct sim_flex *x, int f);
 /* The backoff before retry n (n = 1 after the first failed request), ns:
@@ -67,5 +80,15 @@ struct sim_flex_outcome {
 struct sim_draws;
 struct sim_flex_outcome sim_flex_draw(const struct sim_flex *x, struct sim_draws *d, int f, uint32_t job,
 				      uint64_t k);
+/* The answer to a request of `need` nodes made at `now` on flavor f, with a
+ * capacity trace: the first offer (in time order) not taken with t >= now and
+ * nodes >= need is taken (taken[i] = 1; taken: the run's n_offers flags) and
+ * serves it at t, unless t is more than max_wait after now (then it fails at
+ * max_wait, the offer left) or the failure draw fails it (at t, the offer left).
+ * No such offer: it fails at max_wait, or *never = 1 when there is no limit (the
+ * request is never answered). */
+struct sim_flex_outcome sim_flex_answer_trace(const struct sim_flex *x, struct sim_draws *d, uint8_t *taken,
+					      int f, uint32_t job, uint64_t k, sim_time_t now, uint32_t need,
+					      int *never);
 
 #endif

@@ -242,6 +242,43 @@ static void test_max_provisioning_and_fallback(void)
 	tu_crun_free(&r);
 }
 
+/* A capacity trace in place of the law. Offers (sorted): 100 s for 1 node, 300 s for
+ * 4, 500 s for 2. a (0 s, 1 node) takes the first: up at 100; b (0 s, 2 nodes) the
+ * first with 2 or more: 300; c (10 s, 1 node) the one left: 500; d (20 s) finds
+ * none: never answered, unfinished. With max_provisioning_s 250: b's offer is 300 s
+ * away, so b fails at 250, asks again at 310 and takes 500 (190 s away); c fails at
+ * 260 (300 is 290 s away), at 570 (none left), at 940 and at 1430, and ends failed. */
+static void test_capacity_trace(void)
+{
+	char cfg[1024];
+	const char *offers = tu_write_file("flex_offers.csv", "time_s,nodes\n500,2\n100,1\n300,4\n");
+	const char *trace = "id,submit_s,duration_s,request\na,0,50,f:gpu=8\nb,0,50,f:gpu=16\nc,10,50,f:gpu=8\n"
+			    "d,20,50,f:gpu=8\n";
+	struct tu_crun r;
+	struct sim_summary s;
+	char *log;
+	snprintf(cfg, sizeof cfg, FX_CFG("6", "{'capacity_trace': '%s'}", "", "strict"), offers);
+	frun(&r, cfg, trace, &log, &s);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "a")->start_ns), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "b")->start_ns), 300, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "c")->start_ns), 500, 1e-9);
+	CU_ASSERT_EQUAL(tu_crun_job(&r, "d")->state, SIM_JOB_UNFINISHED);
+	expect_line(log, "[20.000] job=d event=flex_request flavor=f nodes=1 attempt=1 answer_s=none\n");
+	free(log);
+	tu_crun_free(&r);
+	snprintf(cfg, sizeof cfg, FX_CFG("6", "{'capacity_trace': '%s', 'max_provisioning_s': 250}", "", "strict"),
+		 offers);
+	frun(&r, cfg, trace, &log, &s);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "a")->start_ns), 100, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "b")->start_ns), 500, 1e-9);
+	expect_line(log, "[310.000] job=b event=flex_request flavor=f nodes=2 attempt=2 answer_s=500.000 served\n");
+	expect_line(log, "[940.000] job=c event=flex_failed retry_s=1180.000\n");
+	CU_ASSERT_EQUAL(tu_crun_job(&r, "c")->state, SIM_JOB_FAILED);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "c")->end_ns), 1430, 1e-9);
+	free(log);
+	tu_crun_free(&r);
+}
+
 /* The draws: the same key gives the same outcome; exponential waits with mean 100
  * over 20000 keys average 100 within 3%; a failure probability of 0.25 fails about
  * a quarter; the wait drawn for (flavor, job, k) does not depend on the failure law
@@ -331,7 +368,7 @@ static void test_bad_flex_configs(void)
 {
 	expect_config_error(BAD_FX("{}", ""),
 			    "$.cluster.flavors[0].flex.provisioning: expected object {\"distribution\", \"mean_s\"} "
-			    "(required), got nothing");
+			    "(required without capacity_trace), got nothing");
 	expect_config_error(BAD_FX("{'provisioning': {'mean_s': -5}}", ""),
 			    "$.cluster.flavors[0].flex.provisioning.mean_s: expected number >= 0, got -5");
 	expect_config_error(BAD_FX("{'provisioning': {'mean_s': 5}, 'failure_probability': 1.5}", ""),
@@ -351,6 +388,17 @@ static void test_bad_flex_configs(void)
 			    "$.cluster.flavors[0].flex: expected a flavor without stockout, reservations, autoscale or "
 			    "spot (its requests set its nodes), got spot");
 	expect_config_error(BAD_FX("[]", ""), "$.cluster.flavors[0].flex: expected object");
+	expect_config_error(BAD_FX("{'provisioning': {'mean_s': 5}, 'capacity_trace': 'o.csv'}", ""),
+			    "$.cluster.flavors[0].flex.provisioning: expected provisioning or capacity_trace, not both");
+	const char *bad = tu_write_file("flex_bad_offers.csv", "time_s,nodes\n10,2\n-5,1\n20,0\n");
+	char cfg[512];
+	snprintf(cfg, sizeof cfg, BAD_FX("{'capacity_trace': '%s'}", ""), bad);
+	expect_config_error(cfg, "$.cluster.flavors[0].flex.capacity_trace: ");
+	expect_config_error(cfg, "flex_bad_offers.csv:3: column time_s: expected 2 fields and seconds >= 0, found '-5'");
+	expect_config_error(cfg, "flex_bad_offers.csv:4: column nodes: expected an integer >= 1, found '0'");
+	const char *hdr = tu_write_file("flex_bad_header.csv", "t,nodes\n10,2\n");
+	snprintf(cfg, sizeof cfg, BAD_FX("{'capacity_trace': '%s'}", ""), hdr);
+	expect_config_error(cfg, "flex_bad_header.csv:1: expected the header time_s,nodes");
 }
 
 /* Through the CLI: exit 2, the located message, no output file. */
@@ -381,6 +429,7 @@ static CU_TestInfo flex_tests[] = {
 	{ "test_backoff_and_give_up", test_backoff_and_give_up },
 	{ "test_backoff_cap", test_backoff_cap },
 	{ "test_max_provisioning_and_fallback", test_max_provisioning_and_fallback },
+	{ "test_capacity_trace", test_capacity_trace },
 	{ "test_draws", test_draws },
 	{ "test_job_and_queue_cost", test_job_and_queue_cost },
 	{ "test_bad_flex_configs", test_bad_flex_configs },
