@@ -355,6 +355,37 @@ static void test_job_and_queue_cost(void)
 	free(out);
 }
 
+/* Keyed draws in a run: j's exponential wait on flavor f comes from (seed, f, j, 0)
+ * alone: x's requests on flavor g, served at once or failing four times, move
+ * nothing of j's, and j starts at its submit plus exactly that draw. */
+static void test_draws_keyed_in_run(void)
+{
+	const char *trace = "id,submit_s,duration_s,request\nj,5,10,f:gpu=8\nx,0,10,g:gpu=8\n";
+	double start[2];
+	for (int k = 0; k < 2; k++) {
+		char cfg[1024];
+		snprintf(cfg, sizeof cfg,
+			 "{'name': 'x', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 1, "
+			 "'node': {'gpu': 8}, 'flex': {'provisioning': {'distribution': 'exponential', 'mean_s': 100}}}, "
+			 "{'name': 'g', 'nodes': 1, 'node': {'gpu': 8}, 'flex': {'provisioning': {'mean_s': 7}, "
+			 "'failure_probability': %d}}]}, 'output': 'x.h5'}",
+			 k);
+		struct tu_crun r;
+		tu_crun_with(&r, cfg, trace, &(struct tu_crun_opts){ .seed = 1 });
+		const struct sim_job *j = tu_crun_job(&r, "j");
+		start[k] = sim_time_to_s(j->start_ns);
+		CU_ASSERT_EQUAL(sim_engine_counters(r.e)->flex_requests, k ? 5u : 2u);
+		struct sim_draws d;
+		CU_ASSERT_EQUAL_FATAL(sim_draws_init(&d, 1), 0);
+		struct sim_flex_outcome o = sim_flex_draw(r.cfg->variants[0].flex, &d, 0, j->idx, 0);
+		CU_ASSERT_DOUBLE_EQUAL(start[k], 5 + sim_time_to_s(o.after_ns), 1e-9);
+		sim_draws_fini(&d);
+		tu_crun_free(&r);
+	}
+	CU_ASSERT_DOUBLE_EQUAL(start[0], start[1], 0);
+	CU_ASSERT_TRUE(start[0] > 5);
+}
+
 #define BAD_FX(flex, extra)                                                                             \
 	"{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a', 'nodes': 2, "     \
 	"'node': {'gpu': 8}, 'flex': " flex extra "}]}, 'output': 'x.h5'}"
@@ -431,6 +462,7 @@ static CU_TestInfo flex_tests[] = {
 	{ "test_max_provisioning_and_fallback", test_max_provisioning_and_fallback },
 	{ "test_capacity_trace", test_capacity_trace },
 	{ "test_draws", test_draws },
+	{ "test_draws_keyed_in_run", test_draws_keyed_in_run },
 	{ "test_job_and_queue_cost", test_job_and_queue_cost },
 	{ "test_bad_flex_configs", test_bad_flex_configs },
 	{ "test_bad_flex_exit_2", test_bad_flex_exit_2 },
