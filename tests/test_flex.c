@@ -345,7 +345,7 @@ static void test_job_and_queue_cost(void)
 	CU_ASSERT_EQUAL_FATAL(tu_run_gpusched(args, &out), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",cost_type,cost_type_label\n"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",a,q1,,f,0,4,4,0,10,110,10,110,100,"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",50,1,") && strstr(out, ",COMPLETED,COMPLETED,4,flex\n"));
+	CU_ASSERT(strstr(out, ",50,1,") != NULL && strstr(out, ",COMPLETED,COMPLETED,4,flex\n") != NULL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, ",COMPLETED,COMPLETED,0,on_demand\n"));
 	free(out);
 	snprintf(args, sizeof args, "export %s/flex_cost.h5 --table summary", tu_tmpdir());
@@ -444,8 +444,8 @@ static void test_bad_flex_exit_2(void)
 		 tr, tu_tmpdir());
 	snprintf(args, sizeof args, "run %s", tu_write_file("flex_bad.json", cfg));
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
-	CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "flex_bad.json: $.cluster.flavors[0].flex.failure_probability: "
-						  "expected number >= 0, got -1"));
+	CU_ASSERT(out && strstr(out, "flex_bad.json: $.cluster.flavors[0].flex.failure_probability: "
+				     "expected number >= 0, got -1") != NULL);
 	char h5[600];
 	snprintf(h5, sizeof h5, "%s/flex_bad.h5", tu_tmpdir());
 	CU_ASSERT_FALSE(tu_exists(h5));
