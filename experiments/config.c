@@ -316,7 +316,7 @@ static const char *const trace_keys[] = { "path", "format", NULL };
 static const char *const cluster_keys[] = { "resources", "flavors", "capacity_events", "failures", "fail_slow",
 					    NULL };
 static const char *const flavor_keys[] = { "name", "nodes", "node", "speed", "price_per_node_hour",
-					   "stockout", "reservations", "autoscale", "spot", "training_plan", NULL };
+					   "stockout", "reservations", "autoscale", "spot", "training_plan", "flex", NULL };
 /* SageMaker training plans: 1 to 182 days, 1, 2, 4, ..., 64 instances. */
 #define PLAN_DAYS_MIN 1
 #define PLAN_DAYS_MAX 182
@@ -327,6 +327,11 @@ static const char *const spot_keys[] = { "rate_per_node_h", "times_s", "notice_s
 static const char *const autoscale_keys[] = { "min_nodes", "max_nodes", "mode", "idle_timeout_s", "provisioning",
 					      NULL };
 static const char *const provisioning_keys[] = { "distribution", "mean_s", NULL };
+static const char *const flex_keys[] = { "provisioning", "capacity_trace", "failure_probability",
+					 "max_provisioning_s", "max_run_s", "retry", NULL };
+/* Most rows a flex capacity trace may have. */
+#define FLEX_OFFERS_MAX 10000000
+static const char *const flex_retry_keys[] = { "backoff_base_s", "backoff_max_s", "limit", NULL };
 /* idle_timeout_s when not given: KubeRay's idleTimeoutSeconds default. */
 #define AUTOSCALE_IDLE_DEFAULT_S 60.0
 /* Shortest mean stock-out period, in s: periods alternate without end, so a mean
@@ -803,6 +808,137 @@ static void check_autoscale(struct chk *c, const cJSON *as, const char *path, st
 	}
 }
 
+static sim_time_t secs_ns(double s) { return (sim_time_t)llround(s * (double)SIM_NS_PER_S); }
+
+/* $.cluster.flavors[i].flex.retry: Kueue's ProvisioningRequestConfig retryStrategy. */
+static void check_flex_retry(struct chk *c, const cJSON *r, const char *path, struct sim_flex_flavor *ff)
+{
+	char sub[PATH_MAX_], got[96];
+	double v;
+	if (!cJSON_IsObject(r)) {
+		sim_json_describe(r, got, sizeof got);
+		err(c, path, "expected object {\"backoff_base_s\", \"backoff_max_s\", \"limit\"}, got %s", got);
+		return;
+	}
+	check_keys(c, r, path, flex_retry_keys);
+	sim_json_path_key(sub, sizeof sub, path, "backoff_base_s");
+	if (get(r, "backoff_base_s"))
+		want_time(c, get(r, "backoff_base_s"), sub, &ff->backoff_base_ns);
+	sim_json_path_key(sub, sizeof sub, path, "backoff_max_s");
+	if (get(r, "backoff_max_s") && want_time(c, get(r, "backoff_max_s"), sub, &ff->backoff_max_ns) == 0 &&
+	    ff->backoff_max_ns < ff->backoff_base_ns)
+		err(c, sub, "expected seconds >= backoff_base_s (%g), got %g", sim_time_to_s(ff->backoff_base_ns),
+		    sim_time_to_s(ff->backoff_max_ns));
+	sim_json_path_key(sub, sizeof sub, path, "limit");
+	if (get(r, "limit") && want_int(c, get(r, "limit"), sub, 0, 1000, &v) == 0)
+		ff->retries = (uint32_t)v;
+}
+
+/* $.cluster.flavors[i].flex (docs/capacity.md, "Flex-start"): the provisioning law,
+ * the failures, the maximum run duration and the retries. The flavor's nodes are
+ * the most it may have provisioned at once; none is up at the start. */
+static void check_flex(struct chk *c, const cJSON *fx, const char *path, struct sim_flex_flavor *ff)
+{
+	char sub[PATH_MAX_], got[96];
+	if (!cJSON_IsObject(fx)) {
+		sim_json_describe(fx, got, sizeof got);
+		err(c, path, "expected object {\"provisioning\", \"max_run_s\", ...}, got %s", got);
+		return;
+	}
+	check_keys(c, fx, path, flex_keys);
+	ff->on = 1;
+	ff->max_run_ns = secs_ns(SIM_FLEX_MAX_RUN_DEFAULT_S);
+	ff->backoff_base_ns = secs_ns(SIM_FLEX_BACKOFF_BASE_DEFAULT_S);
+	ff->backoff_max_ns = secs_ns(SIM_FLEX_BACKOFF_MAX_DEFAULT_S);
+	ff->retries = SIM_FLEX_RETRIES_DEFAULT;
+	sim_json_path_key(sub, sizeof sub, path, "provisioning");
+	if (get(fx, "provisioning") && get(fx, "capacity_trace")) {
+		err(c, sub, "expected provisioning or capacity_trace, not both");
+	} else if (get(fx, "capacity_trace")) {
+		/* read after the flavors: read_flex_traces */
+	} else if (!get(fx, "provisioning")) {
+		err(c, sub, "expected object {\"distribution\", \"mean_s\"} (required without capacity_trace), got "
+		    "nothing");
+	} else {
+		struct sim_as_flavor law = { 0 };
+		check_provisioning(c, get(fx, "provisioning"), sub, &law);
+		ff->law = law.law == SIM_AS_EXPONENTIAL ? SIM_FLEX_EXPONENTIAL : SIM_FLEX_FIXED;
+		ff->wait_s = law.provision_s;
+	}
+	sim_json_path_key(sub, sizeof sub, path, "failure_probability");
+	if (get(fx, "failure_probability") &&
+	    want_number(c, get(fx, "failure_probability"), sub, 0, 0, &ff->fail_p) == 0 && ff->fail_p > 1)
+		err(c, sub, "expected number in [0, 1], got %g", ff->fail_p);
+	sim_json_path_key(sub, sizeof sub, path, "max_provisioning_s");
+	if (get(fx, "max_provisioning_s"))
+		want_time(c, get(fx, "max_provisioning_s"), sub, &ff->max_wait_ns);
+	sim_json_path_key(sub, sizeof sub, path, "max_run_s");
+	if (get(fx, "max_run_s") && want_time(c, get(fx, "max_run_s"), sub, &ff->max_run_ns) == 0 &&
+	    ff->max_run_ns <= 0)
+		err(c, sub, "expected seconds > 0, got 0");
+	if (get(fx, "retry")) {
+		sim_json_path_key(sub, sizeof sub, path, "retry");
+		check_flex_retry(c, get(fx, "retry"), sub, ff);
+	}
+}
+
+/* $.cluster.flavors[i].flex.capacity_trace: time_s,nodes (docs/capacity.md,
+ * "Flex-start"): from time_s, one request of up to `nodes` nodes can be served. */
+static void read_flex_trace(struct chk *c, const char *cfg_path, const cJSON *ct, const char *where,
+			    struct sim_flex *flex, int f)
+{
+	char got[96];
+	if (!cJSON_IsString(ct) || !ct->valuestring[0]) {
+		sim_json_describe(ct, got, sizeof got);
+		err(c, where, "expected the path of a CSV file (time_s,nodes), got %s", got);
+		return;
+	}
+	char *full = sim_path_beside(cfg_path, ct->valuestring);
+	if (!full) {
+		c->nomem = 1;
+		return;
+	}
+	struct sim_csv r;
+	struct sim_diag rd; /* the reader's own errors (a NUL byte, a cut file...) */
+	int ti = -1, ni = -1, row;
+	sim_diag_init(&rd, 20);
+	if (sim_csv_open(&r, full, &rd) < 0) {
+		err(c, where, "cannot read %s: %s", full, strerror(errno));
+		goto out;
+	}
+	if ((row = sim_csv_next(&r)) < 0)
+		goto out;
+	if (row)
+		ti = sim_csv_col(&r, "time_s"), ni = sim_csv_col(&r, "nodes");
+	if (ti < 0 || ni < 0 || r.n != 2) {
+		err(c, where, "%s:%u: expected the header time_s,nodes", full, r.lineno);
+		goto out;
+	}
+	while ((row = sim_csv_next(&r)) > 0) {
+		sim_time_t t = 0;
+		char *end = NULL;
+		long long n = r.n == 2 ? strtoll(r.fields[ni], &end, 10) : 0;
+		if (r.n != 2 || sim_time_parse_s(r.fields[ti], strlen(r.fields[ti]), &t) || t < 0) {
+			err(c, where, "%s:%u: column time_s: expected 2 fields and seconds >= 0, found '%s'", full,
+			    r.lineno, r.n > ti ? r.fields[ti] : "");
+		} else if (!end || *end || end == r.fields[ni] || n < 1 || n > 1000000000LL) {
+			err(c, where, "%s:%u: column nodes: expected an integer >= 1, found '%s'", full, r.lineno,
+			    r.fields[ni]);
+		} else if (flex->fl[f].n_offers >= FLEX_OFFERS_MAX) {
+			err(c, where, "%s:%u: expected at most %d rows", full, r.lineno, FLEX_OFFERS_MAX);
+			break;
+		} else if (sim_flex_add_offer(flex, f, t, (uint32_t)n, r.lineno)) {
+			c->nomem = 1;
+		}
+	}
+out:
+	for (size_t i = 0; i < rd.count && i < rd.limit && rd.lines; i++)
+		err(c, where, "%s", rd.lines[i]);
+	sim_diag_fini(&rd);
+	sim_csv_close(&r);
+	free(full);
+}
+
 /* An autoscaled flavor is sized for its maximum (nodes beyond the initial ones
  * start off) and takes no capacity events: the autoscaler alone sets its nodes. */
 static void finish_autoscale(struct chk *c, struct exp_variant *v)
@@ -818,6 +954,19 @@ static void finish_autoscale(struct chk *c, struct exp_variant *v)
 				break;
 			}
 		v->flavors[f].peak_nodes = v->autoscale->fl[f].max_nodes;
+	}
+	for (size_t f = 0; f < v->n_flavors; f++) { /* flex-start: every node off until a request is served */
+		if (!sim_flex_on(v->flex, (int)f))
+			continue;
+		for (size_t i = 0; i < v->capacity->n_changes; i++)
+			if (v->capacity->changes[i].flavor == (int32_t)f) {
+				err(c, "$.cluster.capacity_events", "line %u: column flavor: expected a flavor without "
+				    "flex (its requests set its nodes), found '%s'", v->capacity->changes[i].line,
+				    v->flavors[f].name);
+				break;
+			}
+		v->flavors[f].peak_nodes = v->flavors[f].nodes;
+		v->flavors[f].nodes = 0;
 	}
 	sim_spot_finalize(v->spot);
 	for (size_t f = 0; f < v->n_flavors; f++) {
@@ -930,7 +1079,7 @@ static void check_spot(struct chk *c, const cJSON *sp, const char *path, int fla
 
 static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const struct sim_resources *res,
 			 struct sim_flavor_spec *specs, size_t idx, struct sim_capacity *cap,
-			 struct sim_autoscale *as, struct sim_spot *spot)
+			 struct sim_autoscale *as, struct sim_spot *spot, struct sim_flex *flex)
 {
 	struct sim_flavor_spec *f = &specs[idx];
 	char sub[PATH_MAX_], got[96];
@@ -1009,6 +1158,15 @@ static void check_flavor(struct chk *c, const cJSON *fl, const char *path, const
 			    "interruptions set its nodes), got %s",
 			    get(fl, "stockout") ? "a stockout model" : get(fl, "reservations") ? "reservations" : "autoscale");
 	}
+	if (get(fl, "flex")) {
+		sim_json_path_key(sub, sizeof sub, path, "flex");
+		check_flex(c, get(fl, "flex"), sub, &flex->fl[idx]);
+		const char *other = get(fl, "stockout") ? "a stockout model" : get(fl, "reservations") ? "reservations" :
+				    get(fl, "autoscale") ? "autoscale" : get(fl, "spot") ? "spot" : NULL;
+		if (other)
+			err(c, sub, "expected a flavor without stockout, reservations, autoscale or spot (its "
+			    "requests set its nodes), got %s", other);
+	}
 
 	/* Totals must stay far from int64 overflow when the cluster sums them. */
 	for (int r = 0; r < res->n; r++)
@@ -1074,7 +1232,8 @@ static void check_cluster(struct chk *c, const char *cfg_path, const cJSON *cl, 
 	v->capacity = sim_capacity_create(v->n_flavors);
 	v->autoscale = sim_autoscale_create(v->n_flavors);
 	v->spot = sim_spot_create(v->n_flavors);
-	if (!v->flavors || !v->capacity || !v->autoscale || !v->spot) {
+	v->flex = sim_flex_create(v->n_flavors);
+	if (!v->flavors || !v->capacity || !v->autoscale || !v->spot || !v->flex) {
 		v->n_flavors = 0;
 		c->nomem = 1;
 		return;
@@ -1082,10 +1241,23 @@ static void check_cluster(struct chk *c, const char *cfg_path, const cJSON *cl, 
 	i = 0;
 	for (const cJSON *e = fls->child; e; e = e->next, i++) {
 		sim_json_path_idx(path, sizeof path, "$.cluster.flavors", i);
-		check_flavor(c, e, path, &v->res, v->flavors, i, v->capacity, v->autoscale, v->spot);
+		check_flavor(c, e, path, &v->res, v->flavors, i, v->capacity, v->autoscale, v->spot, v->flex);
 	}
 	if (get(cl, "capacity_events"))
 		read_capacity_events(c, cfg_path, get(cl, "capacity_events"), v);
+	i = 0;
+	for (const cJSON *e = fls->child; e; e = e->next, i++) {
+		const cJSON *fx = cJSON_IsObject(e) ? get(e, "flex") : NULL;
+		const cJSON *ct = cJSON_IsObject(fx) ? get(fx, "capacity_trace") : NULL;
+		if (ct && sim_flex_on(v->flex, (int)i)) {
+			char fp[PATH_MAX_], tp[PATH_MAX_];
+			sim_json_path_idx(path, sizeof path, "$.cluster.flavors", i);
+			sim_json_path_key(fp, sizeof fp, path, "flex");
+			sim_json_path_key(tp, sizeof tp, fp, "capacity_trace");
+			read_flex_trace(c, cfg_path, ct, tp, v->flex, (int)i);
+		}
+	}
+	sim_flex_finalize(v->flex);
 	finish_capacity(c, v);
 	finish_autoscale(c, v);
 }
@@ -1449,6 +1621,9 @@ static void check_flavor_faults(struct chk *c, const cJSON *fo, struct exp_varia
 			    "failures would both set its nodes)", v->flavors[f].name);
 		else if (sim_autoscale_on(v->autoscale, (int)f))
 			err(c, where, "expected a flavor without autoscale (flavor %s has it; the autoscaler and "
+			    "failures would both set its nodes)", v->flavors[f].name);
+		else if (sim_flex_on(v->flex, (int)f))
+			err(c, where, "expected a flavor without flex (flavor %s has it; its requests and "
 			    "failures would both set its nodes)", v->flavors[f].name);
 		else if (capacity_moves(v->capacity, (int)f))
 			err(c, where, "expected a flavor without capacity events, stock-outs or reservations "
@@ -2180,6 +2355,7 @@ void exp_config_destroy(struct exp_config *cfg)
 		sim_faults_destroy(cfg->variants[i].faults);
 		sim_autoscale_destroy(cfg->variants[i].autoscale);
 		sim_spot_destroy(cfg->variants[i].spot);
+		sim_flex_destroy(cfg->variants[i].flex);
 		cJSON_Delete(cfg->variants[i].tree);
 	}
 	free(cfg->variants);

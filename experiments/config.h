@@ -15,6 +15,7 @@
 #include "../sim/autoscale.h"
 #include "../sim/capacity.h"
 #include "../sim/faults.h"
+#include "../sim/flex.h"
 #include "../sim/spot.h"
 #include "../sim/cluster.h"
 #include "../sim/hooks.h"
@@ -30,6 +31,7 @@ struct exp_variant {
 	struct sim_faults *faults;                /* owned: $.faults (node failures, crashes, hangs) */
 	struct sim_autoscale *autoscale;          /* owned: $.cluster.flavors[i].autoscale (docs/capacity.md) */
 	struct sim_spot *spot;                    /* owned: $.cluster.flavors[i].spot (docs/capacity.md) */
+	struct sim_flex *flex;                    /* owned: $.cluster.flavors[i].flex (docs/capacity.md) */
 	char policy[SIM_FAM_COUNT_][SIM_NAME_MAX]; /* policy names per family */
 	const cJSON *policy_params[SIM_FAM_COUNT_]; /* object or NULL; owned by the variant's tree */
 	char policy_path[SIM_FAM_COUNT_][SIM_NAME_MAX]; /* "$.policies.order" for messages */

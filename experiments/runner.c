@@ -99,6 +99,7 @@ static int stack_create(struct run_stack *s, const struct exp_config *cfg, const
 	ep.faults = v->faults;
 	ep.autoscale = v->autoscale;
 	ep.spot = v->spot;
+	ep.flex = v->flex;
 	/* Policies need a view at init; the engine provides it, so create the engine
 	 * first with the order slot filled after. */
 	for (int f = 0; f < SIM_FAM_COUNT_; f++) {
@@ -269,6 +270,7 @@ struct run_result {
 	struct run_stack s;
 	struct sim_engine *e;
 	struct sim_queue_row *queues;
+	uint8_t *cost_types; /* per flavor: enum sim_cost_type (sim_metrics_flavor_cost_types) */
 	struct sim_summary sum;
 	double wall_s;
 };
@@ -284,6 +286,7 @@ static void driver_fini(struct sim_driver *drv)
 static void run_result_free(struct run_result *r)
 {
 	free(r->queues);
+	free(r->cost_types);
 	sim_engine_destroy(r->e);
 	stack_destroy(&r->s);
 	driver_fini(&r->drv);
@@ -308,8 +311,9 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	memset(r, 0, sizeof *r);
 	/* Real mode: node failures, crashes and hangs stop (or freeze) workloads through
 	 * the driver (docs/faults.md, "Limits"). */
-	if (real && (sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1))) /* docs/capacity.md */
-		return sim_diag_add(diag, cfg->path, "$.cluster.flavors: expected no autoscale or spot flavor in "
+	if (real && (sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1) ||
+		     sim_flex_on(v->flex, -1))) /* docs/capacity.md */
+		return sim_diag_add(diag, cfg->path, "$.cluster.flavors: expected no autoscale, spot or flex flavor in "
 				    "real mode (they are simulated only), got one"), -SIM_EPARSE;
 	/* The real executors checkpoint in one tier (gpu_exec/README.md, "Faults"). */
 	if (real && sim_ckpt_tiered(&v->cost.tiers))
@@ -355,17 +359,21 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	 * GPU-seconds) come from them. */
 	const struct sim_queue_acct *acct = sim_engine_queue_acct(r->e);
 	r->queues = calloc(trace->n_queues ? trace->n_queues : 1, sizeof *r->queues);
-	if (!r->queues) {
+	r->cost_types = malloc(v->n_flavors ? v->n_flavors : 1);
+	if (!r->queues || !r->cost_types) {
 		rc = -SIM_ENOMEM;
 		goto fail;
 	}
 	if ((rc = sim_metrics_queues(trace, acct, sim_engine_timeseries(r->e), sim_engine_decisions(r->e),
 				     sim_engine_now(r->e), r->queues)))
 		goto fail;
+	sim_metrics_flavor_cost_types(v->n_flavors, v->capacity, v->autoscale, v->spot, v->flex, r->cost_types);
+	sim_metrics_queue_costs(trace, r->s.cluster, r->cost_types, r->queues);
 	sim_metrics_summarize_queues(trace, r->queues, &r->sum);
 	/* With capacity over time, utilization is over the capacity in force, not the
 	 * cluster's final size. */
-	if (sim_capacity_any(v->capacity) || sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1))
+	if (sim_capacity_any(v->capacity) || sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1) ||
+	    sim_flex_on(v->flex, -1))
 		sim_metrics_set_capacity_gpu_s(&r->sum, sim_engine_capacity_gpu_s(r->e));
 	sim_metrics_set_capacity_cost(&r->sum, sim_engine_capacity_cost(r->e));
 	double configured_gpus = 0; /* with node failures: the GPUs configured, whatever is down at the end */
@@ -376,6 +384,7 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	sim_metrics_set_faults(&r->sum, sim_engine_counters(r->e), configured_gpus);
 	sim_metrics_set_autoscale(&r->sum, trace, r->s.cluster, v->autoscale, sim_engine_counters(r->e));
 	sim_metrics_set_spot(&r->sum, trace, r->s.cluster, v->spot, sim_engine_counters(r->e));
+	sim_metrics_set_flex(&r->sum, trace, r->s.cluster, v->flex, sim_engine_counters(r->e));
 	const struct real_results *measured = sim_driver_real_results(&r->drv);
 	if (measured)
 		real_summarize(measured, &r->sum);
@@ -443,6 +452,7 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 		.cluster = r.s.cluster, .ts = sim_engine_timeseries(r.e), .counters = ctr, .summary = &r.sum,
 		.faults = sim_faults_any(v->faults),
 		.wall_s = r.wall_s, .decisions = sim_engine_decisions(r.e), .queues = r.queues,
+		.flavor_cost_type = r.cost_types,
 		.write_extra = measured ? real_h5_write : NULL, .extra_arg = &real_out,
 	};
 	for (int f = 0; f < SIM_FAM_COUNT_; f++)

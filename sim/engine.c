@@ -130,6 +130,15 @@ struct sim_engine {
 	size_t n_slow_nodes;     /* nodes of fail-slow flavors */
 	size_t n_slow_down;      /* nodes out of placement after a detection */
 	size_t slow_idle_ups;    /* such nodes back since the last start (run end, as idle_ups) */
+	/* Flex-start (params.flex, docs/capacity.md, "Flex-start"); all NULL / 0 without. */
+	struct sim_draws flex_draws; /* the requests' keyed draws (sim/draws.h); owned */
+	uint8_t *flex_st;        /* per job: enum flex_state */
+	uint32_t *flex_k;        /* per job: requests made over the run (the k of its next draw) */
+	uint32_t *flex_fails;    /* per job: failed requests since it last became queued */
+	uint64_t *flex_ev;       /* per job: its pending flex event (answer, retry, cut-off), 0 = none */
+	uint32_t *flex_used;     /* per flavor: nodes up or asked for */
+	struct flex_fifo *flex_q; /* per flavor: jobs waiting for room to ask, in the order they came */
+	uint8_t **flex_taken;    /* per flavor with a capacity trace: its offers taken, NULL otherwise */
 };
 
 /* A node slot under fail-slow: its speed now (1 = full), its episodes so far (the
@@ -148,6 +157,16 @@ struct as_node {
 	int32_t flavor;
 	uint8_t state; /* enum as_state */
 	sim_time_t idle_since;
+};
+
+/* A job's place in flex-start (docs/capacity.md, "Flex-start"): not a flex job (or
+ * not waiting), waiting for room in its flavor to ask, asked (its answer queued),
+ * backing off after a failed request, running on its provisioned nodes, or out of
+ * attempts and falling back to its other options. */
+enum flex_state { FLEX_NONE = 0, FLEX_WAIT_ROOM, FLEX_ASKED, FLEX_BACKOFF, FLEX_RUNNING, FLEX_GAVE_UP };
+struct flex_fifo {
+	uint32_t *v; /* job indices; [head, n) waiting */
+	size_t head, n, cap;
 };
 
 /* A node slot's life under failures: up (online, its next failure queued), or
@@ -181,6 +200,11 @@ struct node_slot {
 #define EV_ARG_SLOW_START ((int64_t)-10)   /* an episode begins */
 #define EV_ARG_SLOW_END ((int64_t)-11)     /* it ends: full speed again */
 #define EV_ARG_SLOW_DETECT ((int64_t)-12)  /* it is detected (detection on) */
+/* EV_CAPACITY events of flex-start flavors: job is the job. */
+#define EV_ARG_FLEX_SERVED ((int64_t)-13)  /* its request is served: the nodes arrive, it starts */
+#define EV_ARG_FLEX_FAILED ((int64_t)-14)  /* its request failed */
+#define EV_ARG_FLEX_RETRY ((int64_t)-15)   /* its backoff ran out: it may ask again */
+#define EV_ARG_FLEX_CUTOFF ((int64_t)-16)  /* its maximum run duration ran out: the nodes go */
 
 /* ---- time series ---- */
 
@@ -358,6 +382,30 @@ static int spot_create(struct sim_engine *e)
 	return 0;
 }
 
+/* Per-run flex-start state, when some flavor is flex-start. */
+static int flex_create(struct sim_engine *e)
+{
+	if (!sim_flex_on(e->p.flex, -1))
+		return 0;
+	size_t nj = e->p.trace->n_jobs ? e->p.trace->n_jobs : 1, nf = sim_cluster_n_flavors(e->p.cluster);
+	e->flex_st = calloc(nj, 1);
+	e->flex_k = calloc(nj, sizeof *e->flex_k);
+	e->flex_fails = calloc(nj, sizeof *e->flex_fails);
+	e->flex_ev = calloc(nj, sizeof *e->flex_ev);
+	e->flex_used = calloc(nf ? nf : 1, sizeof *e->flex_used);
+	e->flex_q = calloc(nf ? nf : 1, sizeof *e->flex_q);
+	e->flex_taken = calloc(nf ? nf : 1, sizeof *e->flex_taken);
+	if (!e->flex_st || !e->flex_k || !e->flex_fails || !e->flex_ev || !e->flex_used || !e->flex_q ||
+	    !e->flex_taken || sim_draws_init(&e->flex_draws, e->p.seed))
+		return -SIM_ENOMEM;
+	for (size_t f = 0; f < nf; f++) {
+		size_t n = sim_flex_on(e->p.flex, (int)f) ? e->p.flex->fl[f].n_offers : 0;
+		if (n && !(e->flex_taken[f] = calloc(n, 1)))
+			return -SIM_ENOMEM;
+	}
+	return 0;
+}
+
 /* Per-run autoscaling state, when some flavor is autoscaled. */
 static int autoscale_create(struct sim_engine *e)
 {
@@ -522,7 +570,7 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 	if (any_mw)
 		e->mw_ev = calloc(p->trace->n_jobs, sizeof *e->mw_ev);
 	if (!e->run_slot || (any_mw && !e->mw_ev) || cap_prices_create(e) || capacity_create(e) || faults_create(e) ||
-	    autoscale_create(e) || spot_create(e) || slow_create(e)) {
+	    autoscale_create(e) || spot_create(e) || slow_create(e) || flex_create(e)) {
 		sim_engine_destroy(e);
 		return NULL;
 	}
@@ -573,6 +621,18 @@ void sim_engine_destroy(struct sim_engine *e)
 	free(e->spot_notice);
 	free(e->spot_save);
 	free(e->ckst);
+	sim_draws_fini(&e->flex_draws);
+	free(e->flex_st);
+	free(e->flex_k);
+	free(e->flex_fails);
+	free(e->flex_ev);
+	free(e->flex_used);
+	for (size_t f = 0; e->flex_q && f < sim_cluster_n_flavors(e->p.cluster); f++)
+		free(e->flex_q[f].v);
+	free(e->flex_q);
+	for (size_t f = 0; e->flex_taken && f < sim_cluster_n_flavors(e->p.cluster); f++)
+		free(e->flex_taken[f]);
+	free(e->flex_taken);
 	free(e->mw_ev);
 	free(e->slow_base);
 	free(e->slow_nodes);
@@ -802,16 +862,19 @@ int sim_view_fits(const struct sim_view *v, uint32_t idx, int opt)
 	return 0;
 }
 
+static int flex_refuses(const struct sim_engine *e, const struct sim_job *job, int f);
+
 static int place_job(struct sim_engine *e, struct sim_job *job, const struct sim_job_option *o, int flavor)
 {
 	struct sim_cluster *c = e->p.cluster;
+	if (flavor < 0 && o->flavor_id != SIM_FLAVOR_ANY)
+		flavor = o->flavor_id;
 	if (flavor >= 0)
-		return sim_cluster_place(c, flavor, o->req, &job->alloc);
-	if (o->flavor_id != SIM_FLAVOR_ANY)
-		return sim_cluster_place(c, o->flavor_id, o->req, &job->alloc);
+		return flex_refuses(e, job, flavor) ? -SIM_ENOFIT : sim_cluster_place(c, flavor, o->req, &job->alloc);
 	int rc = -SIM_ENOFIT;
 	for (size_t f = 0; f < sim_cluster_n_flavors(c) && rc == -SIM_ENOFIT; f++)
-		rc = sim_cluster_place(c, (int)f, o->req, &job->alloc);
+		if (!flex_refuses(e, job, (int)f))
+			rc = sim_cluster_place(c, (int)f, o->req, &job->alloc);
 	return rc;
 }
 
@@ -1064,6 +1127,8 @@ static void running_remove(struct sim_engine *e, uint32_t idx)
 /* ---- events ---- */
 
 static void as_note_queued(struct sim_engine *e, const struct sim_job *job);
+static int flex_note_queued(struct sim_engine *e, struct sim_job *job);
+static int flex_on_stop(struct sim_engine *e, struct sim_job *job, int requeue);
 static size_t as_snapshot_nodes(struct sim_engine *e, const struct sim_job *job);
 static int as_nodes_released(struct sim_engine *e, int flavor, size_t n);
 
@@ -1146,6 +1211,8 @@ static void apply_submit(struct sim_engine *e, struct sim_job *job)
 	if (arm_pending_limit(e, job) || arm_max_wait(e, job))
 		e->oom = 1;
 	as_note_queued(e, job);
+	if (flex_note_queued(e, job))
+		e->oom = 1;
 	NOTIFY(e, on_submit, job);
 }
 
@@ -1355,6 +1422,7 @@ static int apply_capacity_event(struct sim_engine *e, const struct sim_event *ev
 static int apply_node_fault(struct sim_engine *e, const struct sim_event *ev);
 static int apply_autoscale_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_spot_event(struct sim_engine *e, const struct sim_event *ev);
+static int apply_flex_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t kind);
 static int apply_slow_event(struct sim_engine *e, const struct sim_event *ev);
 static int slow_job_rate(struct sim_engine *e, struct sim_job *job);
@@ -1416,6 +1484,8 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 	case EV_CAPACITY: {
 		if (ev->arg == EV_ARG_CAPACITY)
 			return apply_capacity_event(e, ev);
+		if (ev->arg <= EV_ARG_FLEX_SERVED)
+			return apply_flex_event(e, ev);
 		if (ev->arg <= EV_ARG_SLOW_START)
 			return apply_slow_event(e, ev);
 		if (ev->arg <= EV_ARG_SPOT_NOTICE)
@@ -1913,6 +1983,8 @@ static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cau
 	int was_running = job->state == SIM_JOB_RUNNING, rc = 0;
 	double lost = 0;
 	assert(was_running || (cause != SIM_STOP_COMPLETED && cause != SIM_STOP_FAILED)); /* only a run ends */
+	if (e->flex_st && (rc = flex_on_stop(e, job, requeue)))
+		return rc;
 	if (was_running) {
 		lost = release_running(e, job, cause, &rc);
 		if (rc)
@@ -1928,6 +2000,8 @@ static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cau
 		qa->pending++;
 		e->n_queued++;
 		as_note_queued(e, job);
+		if ((rc = flex_note_queued(e, job)))
+			return rc;
 	} else if (!requeue) {
 		job->state = final_state(cause);
 		job->end_ns = e->now;
@@ -2536,6 +2610,257 @@ static int autoscale_start(struct sim_engine *e)
 		}
 	}
 	return 0;
+}
+
+/* ---- flex-start (docs/capacity.md, "Flex-start") ---- */
+
+/* The flex-start flavor a job asks for: its option 0's, or -1. */
+static int flex_flavor_of(const struct sim_engine *e, const struct sim_job *job)
+{
+	int f = sim_job_opt(e->p.trace, job, 0)->flavor_id;
+	return f != SIM_FLAVOR_ANY && sim_flex_on(e->p.flex, f) ? f : -1;
+}
+
+/* Normal placement never uses a flex-start flavor (its nodes exist only for the
+ * job they were provisioned for), nor places a job while its request is on. */
+static int flex_refuses(const struct sim_engine *e, const struct sim_job *job, int f)
+{
+	if (!e->flex_st)
+		return 0;
+	uint8_t st = e->flex_st[job->idx];
+	if (st == FLEX_WAIT_ROOM || st == FLEX_ASKED || st == FLEX_BACKOFF)
+		return 1;
+	return sim_flex_on(e->p.flex, f);
+}
+
+/* Nodes of flavor f a job's request takes: one for up to a node's GPUs, else
+ * ceil(gpu / node gpu), as the cluster places it. */
+static uint32_t flex_nodes_needed(const struct sim_engine *e, const struct sim_job *job, int f)
+{
+	const struct sim_cluster *c = e->p.cluster;
+	sim_qty_t g = sim_cluster_alloc_gpu(c, f, sim_job_opt(e->p.trace, job, 0)->req);
+	sim_qty_t node = sim_cluster_flavor(c, f)->node_cap[SIM_RES_GPU];
+	return g <= node ? 1 : (uint32_t)((g + node - 1) / node);
+}
+
+static int flex_post(struct sim_engine *e, sim_time_t at, int64_t kind, struct sim_job *job)
+{
+	struct sim_event ev = { .t = at, .phase = EV_CAPACITY, .job = job->idx, .arg = kind };
+	return sim_evq_push(e->evq, &ev, &e->flex_ev[job->idx]);
+}
+
+static void flex_cancel(struct sim_engine *e, struct sim_job *job)
+{
+	if (e->flex_ev[job->idx])
+		sim_evq_cancel(e->evq, e->flex_ev[job->idx]);
+	e->flex_ev[job->idx] = 0;
+}
+
+/* One request for all the job's nodes: its answer (served or failed) is drawn now,
+ * or taken from the capacity trace, and queued; a trace request that nothing will
+ * ever answer stays asked, with no event. */
+static int flex_ask(struct sim_engine *e, struct sim_job *job, int f)
+{
+	uint32_t need = flex_nodes_needed(e, job, f);
+	uint64_t k = e->flex_k[job->idx]++;
+	int never = 0;
+	struct sim_flex_outcome o =
+		e->flex_taken[f] ? sim_flex_answer_trace(e->p.flex, &e->flex_draws, e->flex_taken[f], f, job->idx, k,
+							 e->now, need, &never)
+				 : sim_flex_draw(e->p.flex, &e->flex_draws, f, job->idx, k);
+	e->flex_st[job->idx] = FLEX_ASKED;
+	e->flex_used[f] += need;
+	e->ctr.flex_requests++;
+	if (e->p.log && never)
+		fprintf(e->p.log, "[%.3f] job=%s event=flex_request flavor=%s nodes=%u attempt=%u answer_s=none\n",
+			sim_time_to_s(e->now), sim_job_id(e->p.trace, job), sim_cluster_flavor(e->p.cluster, f)->name,
+			need, e->flex_fails[job->idx] + 1);
+	else if (e->p.log)
+		fprintf(e->p.log, "[%.3f] job=%s event=flex_request flavor=%s nodes=%u attempt=%u answer_s=%.3f %s\n",
+			sim_time_to_s(e->now), sim_job_id(e->p.trace, job), sim_cluster_flavor(e->p.cluster, f)->name,
+			need, e->flex_fails[job->idx] + 1, sim_time_to_s(after(e, o.after_ns)),
+			o.served ? "served" : "fails");
+	if (never)
+		return 0;
+	return flex_post(e, after(e, o.after_ns), o.served ? EV_ARG_FLEX_SERVED : EV_ARG_FLEX_FAILED, job);
+}
+
+/* Jobs waiting for room in flavor f ask in the order they came, while the head's
+ * nodes fit beside those up or asked for (the head blocks the others: Kueue's
+ * StrictFIFO over the flavor's node limit). Entries no longer waiting leave. */
+static int flex_pump(struct sim_engine *e, int f)
+{
+	struct flex_fifo *q = &e->flex_q[f];
+	uint32_t limit = sim_cluster_n_nodes(e->p.cluster, f);
+	while (q->head < q->n) {
+		struct sim_job *job = &e->p.trace->jobs[q->v[q->head]];
+		if (e->flex_st[job->idx] != FLEX_WAIT_ROOM) {
+			q->head++;
+			continue;
+		}
+		if (e->flex_used[f] + flex_nodes_needed(e, job, f) > limit)
+			break;
+		q->head++;
+		int rc = flex_ask(e, job, f);
+		if (rc)
+			return rc;
+	}
+	if (q->head == q->n)
+		q->head = q->n = 0;
+	return 0;
+}
+
+/* A job waits for room to ask (at the back of its flavor's line). */
+static int flex_wait_room(struct sim_engine *e, struct sim_job *job, int f)
+{
+	struct flex_fifo *q = &e->flex_q[f];
+	if (q->head > 0 && q->n == q->cap) { /* reuse the room of those gone */
+		memmove(q->v, q->v + q->head, (q->n - q->head) * sizeof *q->v);
+		q->n -= q->head;
+		q->head = 0;
+	}
+	uint32_t *nv = sim_grow(q->v, &q->cap, q->n, sizeof *nv, 64);
+	if (!nv)
+		return -SIM_ENOMEM;
+	q->v = nv;
+	q->v[q->n++] = job->idx;
+	e->flex_st[job->idx] = FLEX_WAIT_ROOM;
+	return flex_pump(e, f);
+}
+
+/* A job became queued (submitted, or stopped and queued again): a flex job starts
+ * a new round of requests (its failures count from 0). */
+static int flex_note_queued(struct sim_engine *e, struct sim_job *job)
+{
+	if (!e->flex_st || e->flex_st[job->idx] != FLEX_NONE)
+		return 0;
+	int f = flex_flavor_of(e, job);
+	if (f < 0)
+		return 0;
+	e->flex_fails[job->idx] = 0;
+	return flex_wait_room(e, job, f);
+}
+
+/* A flex job stops or ends: a running one's nodes go with its release (they are
+ * draining: no one else may use them), and are billed for the time they were up; a
+ * queued one's request is withdrawn. Either frees room for the line. A queued job
+ * stopped and kept queued (requeue) keeps its request. */
+static int flex_on_stop(struct sim_engine *e, struct sim_job *job, int requeue)
+{
+	uint8_t st = e->flex_st[job->idx];
+	int f = flex_flavor_of(e, job);
+	if (f < 0 || st == FLEX_NONE || st == FLEX_GAVE_UP || (job->state != SIM_JOB_RUNNING && requeue))
+		return 0;
+	uint32_t need = flex_nodes_needed(e, job, f);
+	if (st == FLEX_RUNNING) {
+		double node_s = (double)need * sim_time_to_s(e->now - job->last_start_ns);
+		e->ctr.flex_node_s += node_s;
+		e->ctr.flex_cost += sim_cluster_flavor(e->p.cluster, f)->price_per_node_hour * node_s / 3600.0;
+	}
+	if (st == FLEX_RUNNING || st == FLEX_ASKED)
+		e->flex_used[f] -= need;
+	flex_cancel(e, job);
+	e->flex_st[job->idx] = FLEX_NONE;
+	return flex_pump(e, f);
+}
+
+/* Served: the nodes arrive together, offline ones (lowest index first) come up, the
+ * job is placed on them and starts now; their free part is held back at once
+ * (the nodes drain), so no other job uses them and they go when it stops. */
+static int flex_served(struct sim_engine *e, struct sim_job *job, int f)
+{
+	struct sim_cluster *c = e->p.cluster;
+	uint32_t need = flex_nodes_needed(e, job, f), up = 0;
+	for (uint32_t i = 0; i < sim_cluster_n_nodes(c, f) && up < need; i++)
+		if (sim_cluster_node_state(c, f, i) == SIM_NODE_OFFLINE && sim_cluster_node_up(c, f, i) == 0)
+			up++;
+	const struct sim_job_option *o = sim_job_opt(e->p.trace, job, 0);
+	if (up < need || e->buf.n || sim_cluster_place(c, f, o->req, &job->alloc))
+		return -SIM_ESTATE; /* the line keeps nodes up + asked <= the flavor's nodes */
+	for (uint32_t k = 0; k < job->alloc.n_nodes; k++)
+		sim_cluster_node_down(c, f, job->alloc.n_nodes == 1 ? job->alloc.node : job->alloc.nodes[k]);
+	uint32_t *nj = sim_grow(e->buf.jobs, &e->buf.cap, 0, sizeof *nj, 64);
+	if (!nj)
+		return -SIM_ENOMEM;
+	e->buf.jobs = nj;
+	e->buf.jobs[e->buf.n++] = job->idx;
+	job->opt_chosen = 0;
+	e->flex_st[job->idx] = FLEX_RUNNING;
+	int rc = commit_proposals(e);
+	if (rc)
+		return rc;
+	return flex_post(e, after(e, e->p.flex->fl[f].max_run_ns), EV_ARG_FLEX_CUTOFF, job);
+}
+
+/* 1 when the fallback policy may take a job's later options. */
+static int flex_may_fall_back(const struct sim_engine *e, const struct sim_job *job)
+{
+	const struct sim_policy *fb = e->p.policies[SIM_FAM_FALLBACK];
+	return job->n_opts > 1 && fb && fb->ops && fb->ops->choose && !(fb->ops->provides & SIM_CAP_FB_STRICT);
+}
+
+/* Failed: retried after the backoff while retries are left (Kueue: attempt <=
+ * backoffLimitCount); out of them the job falls back to its later options when the
+ * fallback policy takes them, else it ends failed. */
+static int flex_failed(struct sim_engine *e, struct sim_job *job, int f)
+{
+	const struct sim_flex_flavor *ff = &e->p.flex->fl[f];
+	uint32_t n = ++e->flex_fails[job->idx];
+	e->flex_used[f] -= flex_nodes_needed(e, job, f);
+	e->ctr.flex_failures++;
+	int rc = flex_pump(e, f);
+	if (rc)
+		return rc;
+	if (n <= ff->retries) {
+		e->flex_st[job->idx] = FLEX_BACKOFF;
+		if (e->p.log)
+			fprintf(e->p.log, "[%.3f] job=%s event=flex_failed retry_s=%.3f\n", sim_time_to_s(e->now),
+				sim_job_id(e->p.trace, job), sim_time_to_s(after(e, sim_flex_backoff_ns(ff, n))));
+		return flex_post(e, after(e, sim_flex_backoff_ns(ff, n)), EV_ARG_FLEX_RETRY, job);
+	}
+	e->ctr.flex_gave_up++;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] job=%s event=flex_failed retry_s=none\n", sim_time_to_s(e->now),
+			sim_job_id(e->p.trace, job));
+	if (flex_may_fall_back(e, job)) {
+		e->flex_st[job->idx] = FLEX_GAVE_UP;
+		job->fb_seen = 0; /* its other options are evaluated afresh */
+		e->policy_event = 1;
+		return 0;
+	}
+	e->flex_st[job->idx] = FLEX_NONE;
+	/* It leaves its queue for good, as one whose pending limit ran out (policies
+	 * hear that); its final state is failed. */
+	if ((rc = stop_job(e, job, SIM_STOP_PENDING_TIMEOUT, 0, NULL)))
+		return rc;
+	e->ctr.pending_timeouts--;
+	job->state = SIM_JOB_FAILED;
+	return 0;
+}
+
+static int apply_flex_event(struct sim_engine *e, const struct sim_event *ev)
+{
+	if (!e->flex_st || ev->job >= e->p.trace->n_jobs)
+		return -SIM_EINVAL;
+	struct sim_job *job = &e->p.trace->jobs[ev->job];
+	int f = flex_flavor_of(e, job);
+	e->flex_ev[job->idx] = 0;
+	if (f < 0)
+		return -SIM_EINVAL;
+	switch (ev->arg) {
+	case EV_ARG_FLEX_SERVED:
+		return flex_served(e, job, f);
+	case EV_ARG_FLEX_FAILED:
+		return flex_failed(e, job, f);
+	case EV_ARG_FLEX_RETRY:
+		return flex_wait_room(e, job, f);
+	default: /* the cut-off: the capacity is taken back, the job queued again */
+		e->ctr.flex_cutoffs++;
+		if (e->p.log)
+			fprintf(e->p.log, "[%.3f] job=%s event=flex_cutoff\n", sim_time_to_s(e->now),
+				sim_job_id(e->p.trace, job));
+		return interrupt_job(e, job);
+	}
 }
 
 /* ---- spot (docs/capacity.md, "Spot capacity") ---- */

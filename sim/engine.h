@@ -14,6 +14,7 @@
 #define SIM_ENGINE_H
 
 #include "autoscale.h"
+#include "flex.h"
 #include "capacity.h"
 #include "cluster.h"
 #include "evq.h"
@@ -168,6 +169,13 @@ struct sim_engine_counters {
 	uint64_t spot_stops;         /* running jobs stopped by them */
 	uint64_t spot_saved;         /* of those, jobs that saved their work within the notice */
 	double spot_lost_gpu_s;      /* GPU-seconds the others lost (work since their last checkpoint) */
+	/* Flex-start (docs/capacity.md, "Flex-start") */
+	uint64_t flex_requests;      /* provisioning requests made */
+	uint64_t flex_failures;      /* of those, requests that failed */
+	uint64_t flex_gave_up;       /* jobs out of retries (ended failed, or fell back) */
+	uint64_t flex_cutoffs;       /* running jobs whose nodes were taken back at the maximum run duration */
+	double flex_node_s;          /* node-seconds of provisioned flex-start nodes (arrival to going) */
+	double flex_cost;            /* their price: price_per_node_hour x node-hours */
 };
 
 /* Wall seconds between two progress calls during a run. */
@@ -205,6 +213,10 @@ struct sim_engine_params {
 	const struct sim_autoscale *autoscale;
 	/* Spot flavors (borrowed, optional; sim/spot.h): interruptions drawn from the seed. */
 	const struct sim_spot *spot;
+	/* Flex-start flavors (borrowed, optional; sim/flex.h): the cluster must have been
+	 * created with their nodes offline (0 online, the flavor's node limit as the
+	 * peak); requests drawn from the seed. */
+	const struct sim_flex *flex;
 };
 
 /* The engine resets the trace's run state. Returns NULL on no memory. */

@@ -701,7 +701,7 @@ enum jf {
 	JF_ID, JF_QUEUE, JF_USER, JF_FLAVOR, JF_OPTION, JF_GPUS, JF_ALLOC_GPUS, JF_SUBMIT, JF_START,
 	JF_END, JF_WAIT, JF_JCT, JF_RUNTIME, JF_BSLD, JF_PRIORITY, JF_PREEMPTIONS, JF_CAUSED, JF_LOST,
 	JF_RESTORE, JF_CKPT, JF_COST, JF_N_OPTIONS, JF_FB_EVALS, JF_INTERRUPTIONS, JF_PENDING_FROM, JF_STATE,
-	JF_STATE_LABEL, JF_COUNT_
+	JF_STATE_LABEL, JF_COST_TYPE, JF_COST_TYPE_LABEL, JF_COUNT_
 };
 
 static int jobs_ctype(struct ctype *c, const struct sim_trace *t, const struct sim_cluster *cl)
@@ -758,7 +758,11 @@ static int jobs_ctype(struct ctype *c, const struct sim_trace *t, const struct s
 		      "start of its pending clock: submit, or the reservation window it waited for") < 0 ||
 	    ctype_add(c, "final_state", state_enum_type(), "", "state at the end of the run") < 0 ||
 	    ctype_add(c, "final_state_label", str_type(state_labels_fill()), "",
-		      "final_state's name, for readers that see an enum as its integer (1.5)") < 0)
+		      "final_state's name, for readers that see an enum as its integer (1.5)") < 0 ||
+	    ctype_add(c, "cost_type", copy_type(H5T_NATIVE_UINT8), "",
+		      "capacity type its cost was billed as: 0 on_demand, 1 spot, 2 plan, 3 autoscaled, 4 flex, "
+		      "255 none (never started) (2.1)") < 0 ||
+	    ctype_add(c, "cost_type_label", str_type(sizeof "autoscaled"), "", "cost_type's name (2.1)") < 0)
 		return -1;
 	return ctype_build(c);
 }
@@ -827,7 +831,8 @@ static void col_put_f64(const struct jblock *b, const struct ctype *c, size_t f,
 /* Row i of block b: job j. caused: preemptions each job caused, by job index (from
  * the decisions), or NULL to take the job's own count. */
 static void fill_job_row(const struct jblock *b, const struct ctype *c, size_t i, const struct sim_trace *t,
-			 const struct sim_cluster *cl, const uint32_t *caused, const struct sim_job *j)
+			 const struct sim_cluster *cl, const uint8_t *cost_types, const uint32_t *caused,
+			 const struct sim_job *j)
 {
 	col_put_str(b, c, JF_ID, i, sim_job_id(t, j));
 	col_put_str(b, c, JF_QUEUE, i, name_or_empty(t->queues, t->n_queues, j->queue));
@@ -871,6 +876,9 @@ static void fill_job_row(const struct jblock *b, const struct ctype *c, size_t i
 	uint8_t st = j->state;
 	col_put(b, c, JF_STATE, i, &st, sizeof st);
 	col_put_str(b, c, JF_STATE_LABEL, i, st < SIM_JOB_STATE_COUNT_ ? state_labels[st] : "");
+	uint8_t ct = sim_metrics_job_cost_type(t, cost_types, sim_cluster_n_flavors(cl), j);
+	col_put(b, c, JF_COST_TYPE, i, &ct, sizeof ct);
+	col_put_str(b, c, JF_COST_TYPE_LABEL, i, sim_cost_type_name((enum sim_cost_type)ct));
 }
 
 /* The layout of a run's jobs group: rows a block (= a chunk), blocks, and which
@@ -899,7 +907,7 @@ static void fill_block(const struct jblock *b, const struct ctype *c, const stru
 	const struct sim_trace *t = run->trace;
 	size_t r0 = k * l->rows, cnt = l->n - r0 < l->rows ? l->n - r0 : l->rows;
 	for (size_t i = 0; i < cnt; i++)
-		fill_job_row(b, c, i, t, run->cluster, caused, &t->jobs[r0 + i]);
+		fill_job_row(b, c, i, t, run->cluster, run->flavor_cost_type, caused, &t->jobs[r0 + i]);
 	for (size_t f = 0; f < c->n && cnt < l->rows; f++)
 		memset(b->col[f] + cnt * c->f[f].size, 0, (l->rows - cnt) * c->f[f].size);
 }
@@ -1738,6 +1746,7 @@ static int write_queues(hid_t grp, const struct h5out_run *run)
 		own = calloc(nq ? nq : 1, sizeof *own);
 		if (!own || sim_metrics_queues(t, NULL, NULL, run->decisions, SIM_TIME_NONE, own) < 0)
 			goto out_free;
+		sim_metrics_queue_costs(t, run->cluster, run->flavor_cost_type, own);
 		rows = own;
 	}
 	if (ctype_add(&c, "queue", str_type(max_len(t->queues, t->n_queues) + 1), "", "queue name") < 0)
@@ -2473,6 +2482,10 @@ static int summary_is_count(enum sim_summary_field f)
 	case SIM_SUM_slow_episodes:
 	case SIM_SUM_slow_detected:
 	case SIM_SUM_stops_slow_migrated:
+	case SIM_SUM_flex_requests:
+	case SIM_SUM_flex_requests_failed:
+	case SIM_SUM_flex_gave_up:
+	case SIM_SUM_flex_cutoffs:
 		return 1;
 	default:
 		return 0;

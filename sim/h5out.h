@@ -80,9 +80,11 @@ struct h5out_sweep {
  * group of one 1-D dataset a field (the same fields, types and order), each column
  * deflated or not as measured (analysis/SCHEMA.md, "Storage"); also the autoscaling,
  * spot and cost-by-capacity summary fields and final_state MAX_WAIT_EXCEEDED. 2.1: loss
- * spikes (summary stops_loss_spike, lost_loss_spike_gpu_s; the faults table's columns)
+ * spikes (summary stops_loss_spike, lost_loss_spike_gpu_s; the faults table's columns),
  * the summary field cost_capacity; fail-slow summary fields slow_episodes to
- * lost_slow_migrated_gpu_s. */
+ * lost_slow_migrated_gpu_s; jobs fields cost_type and
+ * cost_type_label, queues fields cost .. cost_flex, summary fields flex_requests ..
+ * cost_flex (docs/capacity.md, "Flex-start"). */
 #define H5OUT_SCHEMA_VERSION "2.1"
 
 /* Opens a new temporary beside PATH for writing (never an existing file). NULL on
@@ -109,6 +111,9 @@ struct h5out_run {
 	uint64_t seed;
 	const struct sim_trace *trace;
 	const struct sim_cluster *cluster;
+	/* 2.1: per flavor, the capacity type of its cost (enum sim_cost_type,
+	 * sim_metrics_flavor_cost_types); NULL: every flavor on demand. */
+	const uint8_t *flavor_cost_type;
 	const struct sim_timeseries *ts;
 	const struct sim_engine_counters *counters;
 	const struct sim_summary *summary;

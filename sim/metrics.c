@@ -438,6 +438,8 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 		out->v[f] = 0; /* sim_metrics_set_spot */
 	out->v[SIM_SUM_max_wait_exceeded] = (double)max_wait_out;
 	out->v[SIM_SUM_cost_capacity] = 0; /* sim_metrics_set_capacity_cost */
+	for (int f = SIM_SUM_flex_requests; f <= SIM_SUM_cost_flex; f++)
+		out->v[f] = 0; /* sim_metrics_set_flex */
 	return 0;
 }
 
@@ -846,6 +848,89 @@ void sim_metrics_set_spot(struct sim_summary *sum, const struct sim_trace *t, co
 void sim_metrics_set_capacity_cost(struct sim_summary *sum, double cost)
 {
 	sum->v[SIM_SUM_cost_capacity] = cost;
+}
+
+void sim_metrics_set_flex(struct sim_summary *sum, const struct sim_trace *t, const struct sim_cluster *c,
+			  const struct sim_flex *fx, const struct sim_engine_counters *ctr)
+{
+	if (!sim_flex_on(fx, -1))
+		return;
+	double jobs_cost = 0; /* the jobs' cost on flex flavors: their GPU share of the nodes */
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		if (j->start_ns == SIM_TIME_NONE || !sim_flex_on(fx, sim_metrics_job_flavor(t, j)))
+			continue;
+		double jc = sim_metrics_job_cost(t, c, j);
+		if (!isnan(jc))
+			jobs_cost += jc;
+	}
+	sum->v[SIM_SUM_flex_requests] = (double)ctr->flex_requests;
+	sum->v[SIM_SUM_flex_requests_failed] = (double)ctr->flex_failures;
+	sum->v[SIM_SUM_flex_gave_up] = (double)ctr->flex_gave_up;
+	sum->v[SIM_SUM_flex_cutoffs] = (double)ctr->flex_cutoffs;
+	sum->v[SIM_SUM_flex_node_h] = ctr->flex_node_s / 3600.0;
+	sum->v[SIM_SUM_cost_flex] = ctr->flex_cost;
+	sum->v[SIM_SUM_cost_on_demand] -= jobs_cost;
+	sum->v[SIM_SUM_cost] += ctr->flex_cost - jobs_cost;
+	double useful_h = sum->v[SIM_SUM_useful_gpu_h];
+	sum->v[SIM_SUM_cost_per_useful_gpu_h] = useful_h > 0 ? sum->v[SIM_SUM_cost] / useful_h : NAN;
+}
+
+static const char *const cost_type_names[SIM_COST_TYPE_COUNT_] = { "on_demand", "spot", "plan", "autoscaled",
+									"flex" };
+
+const char *sim_cost_type_name(enum sim_cost_type t)
+{
+	return (unsigned)t < SIM_COST_TYPE_COUNT_ ? cost_type_names[t] : "none";
+}
+
+void sim_metrics_flavor_cost_types(size_t n_flavors, const struct sim_capacity *cap, const struct sim_autoscale *as,
+				   const struct sim_spot *sp, const struct sim_flex *fx, uint8_t *out)
+{
+	for (size_t f = 0; f < n_flavors; f++) {
+		int i = (int)f;
+		out[f] = sim_spot_on(sp, i)	 ? SIM_COST_SPOT :
+			 sim_flex_on(fx, i)	 ? SIM_COST_FLEX :
+			 sim_autoscale_on(as, i) ? SIM_COST_AUTOSCALED :
+			 (cap && cap->plan && f < cap->n_flavors && cap->plan[f]) ? SIM_COST_PLAN :
+						   SIM_COST_ON_DEMAND;
+	}
+}
+
+uint8_t sim_metrics_job_cost_type(const struct sim_trace *t, const uint8_t *types, size_t n_flavors,
+				  const struct sim_job *j)
+{
+	if (j->start_ns == SIM_TIME_NONE)
+		return SIM_COST_TYPE_NONE;
+	int f = sim_metrics_job_flavor(t, j);
+	if (f < 0 || (size_t)f >= n_flavors)
+		return SIM_COST_TYPE_NONE;
+	return types ? types[f] : SIM_COST_ON_DEMAND;
+}
+
+void sim_metrics_queue_costs(const struct sim_trace *t, const struct sim_cluster *c, const uint8_t *types,
+			     struct sim_queue_row *rows)
+{
+	static const enum sim_queue_field by_type[SIM_COST_TYPE_COUNT_] = {
+		SIM_QF_cost_on_demand, SIM_QF_cost_spot, SIM_QF_cost_plan, SIM_QF_cost_autoscaled, SIM_QF_cost_flex
+	};
+	for (size_t q = 0; q < t->n_queues; q++) {
+		rows[q].v[SIM_QF_cost] = 0;
+		for (int k = 0; k < SIM_COST_TYPE_COUNT_; k++)
+			rows[q].v[by_type[k]] = 0;
+	}
+	size_t nf = sim_cluster_n_flavors(c);
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		const struct sim_job *j = &t->jobs[i];
+		uint8_t k = sim_metrics_job_cost_type(t, types, nf, j);
+		if (j->queue < 0 || (size_t)j->queue >= t->n_queues || k == SIM_COST_TYPE_NONE)
+			continue;
+		double jc = sim_metrics_job_cost(t, c, j);
+		if (isnan(jc))
+			continue;
+		rows[j->queue].v[SIM_QF_cost] += jc;
+		rows[j->queue].v[by_type[k]] += jc;
+	}
 }
 
 void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu_s)

@@ -34,7 +34,7 @@
 	X(busy_gpu_s, "GPU*s", "allocated GPU-seconds of all runs of all jobs")                      \
 	X(utilization, "1", "busy_gpu_s / (gpu_capacity * makespan_s)")                              \
 	X(throughput_per_h, "1/h", "completed / makespan in hours")                                  \
-	X(cost, "currency", "sum of the jobs' cost (nodes' price x node-hours held) + cost_autoscaled_idle") \
+	X(cost, "currency", "jobs' cost (price x node-hours held) + cost_autoscaled_idle + unused flex nodes") \
 	X(preemptions, "1", "preemptions issued: running jobs stopped by the engine")                \
 	X(lost_gpu_s, "GPU*s", "work lost to preemptions, GPU-seconds since the last checkpoint")    \
 	X(restore_s, "s", "restore time paid by restarted jobs, summed over jobs")                   \
@@ -74,7 +74,7 @@
 	X(autoscale_nodes_requested, "1", "nodes asked for by autoscaler scale-ups (docs/capacity.md)") \
 	X(autoscale_nodes_removed, "1", "idle nodes given back by autoscaler scale-downs")            \
 	X(autoscale_node_h, "node*h", "node-hours up on autoscaled flavors (provisioned, busy or idle)") \
-	X(cost_on_demand, "currency", "the jobs' cost on on-demand capacity: every flavor that is not spot") \
+	X(cost_on_demand, "currency", "the jobs' cost on on-demand capacity: every flavor that is neither spot nor flex") \
 	X(cost_autoscaled_idle, "currency", "price of the autoscaled node-hours up minus the jobs' cost on them") \
 	X(useful_gpu_h, "GPU*h", "useful work: completed jobs' whole run time, the saved part of others, x GPUs") \
 	X(cost_per_useful_gpu_h, "currency/(GPU*h)", "cost / useful_gpu_h")                        \
@@ -89,7 +89,13 @@
 	X(slow_detected, "1", "of those, episodes detected (detection on): the node left placement") \
 	X(lost_slow_gpu_s, "GPU*s", "GPU-seconds lost to slow nodes: GPUs x held time x (1 - rate)") \
 	X(stops_slow_migrated, "1", "running jobs stopped by a slow detection and queued again") \
-	X(lost_slow_migrated_gpu_s, "GPU*s", "GPU-seconds those stops lost (work since the last checkpoint)")
+	X(lost_slow_migrated_gpu_s, "GPU*s", "GPU-seconds those stops lost (work since the last checkpoint)") \
+	X(flex_requests, "1", "flex-start provisioning requests made (docs/capacity.md)")          \
+	X(flex_requests_failed, "1", "flex-start requests that failed (retried, or out of retries)") \
+	X(flex_gave_up, "1", "flex-start jobs out of retries: ended failed, or fell back")          \
+	X(flex_cutoffs, "1", "flex-start jobs stopped at the maximum run duration")                \
+	X(flex_node_h, "node*h", "node-hours of provisioned flex-start nodes")                     \
+	X(cost_flex, "currency", "price of the flex-start node-hours (whole nodes, arrival to going)")
 
 enum sim_summary_field {
 #define SIM_SUM_ENUM(name, unit, desc) SIM_SUM_##name,
@@ -123,7 +129,13 @@ const char *sim_summary_description(enum sim_summary_field f);
 	X(preemptions_caused, "1", "preemptions its jobs caused in any queue (quota shrinks not counted)") \
 	X(lost_gpu_h, "GPU*h", "work its jobs lost to preemptions")                                 \
 	X(restore_h, "h", "restore time its jobs paid on restarts")                                 \
-	X(share, "1", "busy_gpu_h x 3600 / (nominal_gpus x makespan_s); NaN when nominal is 0")
+	X(share, "1", "busy_gpu_h x 3600 / (nominal_gpus x makespan_s); NaN when nominal is 0") \
+	X(cost, "currency", "its jobs' cost (jobs field cost), every capacity type")              \
+	X(cost_on_demand, "currency", "its jobs' cost on on-demand flavors (cost_type on_demand)") \
+	X(cost_spot, "currency", "its jobs' cost on spot flavors")                                  \
+	X(cost_plan, "currency", "its jobs' cost on training-plan flavors")                         \
+	X(cost_autoscaled, "currency", "its jobs' cost on autoscaled flavors (idle nodes not included)") \
+	X(cost_flex, "currency", "its jobs' cost on flex-start flavors (their GPU share of the nodes)")
 
 enum sim_queue_field {
 #define SIM_QF_ENUM(name, unit, desc) SIM_QF_##name,
@@ -135,6 +147,30 @@ enum sim_queue_field {
 struct sim_queue_row {
 	double v[SIM_QF_COUNT_];
 };
+
+/* The capacity type a flavor's GPU time is billed as (docs/capacity.md, "Cost"):
+ * the jobs field cost_type, and the per-queue cost columns. */
+enum sim_cost_type {
+	SIM_COST_ON_DEMAND = 0, /* a fixed flavor (stock-outs, capacity events and reservations included) */
+	SIM_COST_SPOT,          /* a spot flavor */
+	SIM_COST_PLAN,          /* a flavor whose windows are training plans */
+	SIM_COST_AUTOSCALED,    /* an autoscaled flavor */
+	SIM_COST_FLEX,          /* a flex-start flavor */
+	SIM_COST_TYPE_COUNT_
+};
+#define SIM_COST_TYPE_NONE 255 /* the jobs field of a job that never started */
+const char *sim_cost_type_name(enum sim_cost_type t); /* "on_demand", ...; "none" otherwise */
+/* out[f] = the type of flavor f, for n_flavors flavors (NULL plans: not that type). */
+void sim_metrics_flavor_cost_types(size_t n_flavors, const struct sim_capacity *cap, const struct sim_autoscale *as,
+				   const struct sim_spot *sp, const struct sim_flex *fx, uint8_t *out);
+/* The type a job's cost was billed as: its flavor's (the one it ran on last), or
+ * SIM_COST_TYPE_NONE when it never started; types NULL: every flavor on demand. */
+uint8_t sim_metrics_job_cost_type(const struct sim_trace *t, const uint8_t *types, size_t n_flavors,
+				  const struct sim_job *j);
+/* Fills the cost columns of the per-queue rows (sim_metrics_queues leaves them NaN):
+ * the sums of the jobs field cost by queue, and by cost type (NaN costs left out). */
+void sim_metrics_queue_costs(const struct sim_trace *t, const struct sim_cluster *c, const uint8_t *types,
+			     struct sim_queue_row *rows);
 
 const char *sim_queue_field_name(enum sim_queue_field f);
 const char *sim_queue_field_unit(enum sim_queue_field f);
@@ -228,6 +264,12 @@ void sim_metrics_set_autoscale(struct sim_summary *sum, const struct sim_trace *
  * cost on spot flavors, moved out of cost_on_demand. */
 void sim_metrics_set_spot(struct sim_summary *sum, const struct sim_trace *t, const struct sim_cluster *c,
 			  const struct sim_spot *sp, const struct sim_engine_counters *ctr);
+/* The flex-start fields (0 without flex flavors): the counts, node-hours and
+ * cost_flex, the price of the provisioned nodes; the jobs' cost on flex flavors
+ * moves out of cost_on_demand, and cost gains the nodes' unused part (cost_flex
+ * minus those jobs' cost; docs/capacity.md, "Flex-start"). */
+void sim_metrics_set_flex(struct sim_summary *sum, const struct sim_trace *t, const struct sim_cluster *c,
+			  const struct sim_flex *fx, const struct sim_engine_counters *ctr);
 
 /* Completes a summary with the per-queue results: jain_fairness over the queues
  * with nominal_gpus > 0 and at least one job (x = share; NaN when there is none). */

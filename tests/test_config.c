@@ -288,7 +288,7 @@ static void test_config_sweep_variant_error(void)
 	CU_ASSERT_EQUAL(d.count, 3);
 	CU_ASSERT(sim_diag_contains(&d, "sw.json: $.cluster.flavors[0].sped: unknown key; expected one of "
 				    "name, nodes, node, speed, price_per_node_hour, stockout, reservations, "
-				    "autoscale, spot, training_plan "
+				    "autoscale, spot, training_plan, flex "
 				    "(did you mean \"speed\"?)"));
 	CU_ASSERT(sim_diag_contains(&d, "sw.json: $.cluster.flavors[0].nodes: expected integer >= 0, got -1 "
 				    "(in sweep variant 2 of 3, \"-1\")"));

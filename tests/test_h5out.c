@@ -244,7 +244,7 @@ static void test_h5out_round_trip_summary_and_attrs(void)
 	char **units = NULL;
 	size_t n = 0;
 	CU_ASSERT_EQUAL_FATAL(h5read_strings_attr(f, "/runs/zeta/jobs", "units", &units, &n, &d), 0);
-	CU_ASSERT_EQUAL(n, 27);
+	CU_ASSERT_EQUAL(n, 29);
 	CU_ASSERT_STRING_EQUAL(units[0], "");    /* id */
 	CU_ASSERT_STRING_EQUAL(units[5], "GPU"); /* gpus */
 	CU_ASSERT_STRING_EQUAL(units[7], "s");   /* submit_s */
@@ -312,7 +312,8 @@ static void test_h5out_enum_and_dataset_attrs(void)
 					    "submit_s", "start_s", "end_s", "wait_s", "jct_s", "runtime_s", "bsld",
 					    "priority", "preemptions", "preemptions_caused", "lost_gpu_s",
 					    "restore_s", "ckpt_overhead_s", "cost", "n_options", "fallback_evals",
-					    "interruptions", "pending_from_s", "final_state", "final_state_label" };
+					    "interruptions", "pending_from_s", "final_state", "final_state_label",
+					    "cost_type", "cost_type_label" };
 	hid_t jg = H5Gopen2(file, "/runs/r/jobs", H5P_DEFAULT);
 	CU_ASSERT_FATAL(jg >= 0);
 	H5G_info_t gi;
@@ -1366,7 +1367,8 @@ static void test_h5out_columns_round_trip(void)
 	static const char hdr[] = "run,variant,seed,id,queue,user,flavor,option,gpus,alloc_gpus,submit_s,start_s,"
 				  "end_s,wait_s,jct_s,runtime_s,bsld,priority,preemptions,preemptions_caused,"
 				  "lost_gpu_s,restore_s,ckpt_overhead_s,cost,n_options,fallback_evals,"
-				  "interruptions,pending_from_s,final_state,final_state_label\n";
+				  "interruptions,pending_from_s,final_state,final_state_label,cost_type,"
+				  "cost_type_label\n";
 	CU_ASSERT(strncmp(ea, hdr, strlen(hdr)) == 0);
 	CU_ASSERT(strstr(ea, "\nr,r,1,j22,research,,h100,0,4,4,30100,33600,35400,3500,5300,1800,") != NULL);
 	size_t lines = 0;

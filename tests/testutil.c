@@ -502,7 +502,7 @@ void tu_crun_with(struct tu_crun *r, const char *config, const char *trace, cons
 		r->drv.ops = opt->driver;
 	struct sim_engine_params ep = { .trace = r->t, .cluster = r->c, .driver = r->drv,
 					.capacity = v->capacity, .seed = opt ? opt->seed : 1, .cost = v->cost,
-					.faults = v->faults, .autoscale = v->autoscale, .spot = v->spot,
+					.faults = v->faults, .autoscale = v->autoscale, .spot = v->spot, .flex = v->flex,
 					.log = opt ? opt->log : NULL,
 					/* a time series only when the config asks for a step (output_options.sample_s) */
 					.sample_ns = r->cfg->sample_s > 0 ? (sim_time_t)llround(r->cfg->sample_s * 1e9) : 0 };
