@@ -23,7 +23,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from capacity_strategies import ROOT, STRATEGIES, derived_trace  # noqa: E402
+from capacity_strategies import ROOT, TRACES, derived_trace, strategies  # noqa: E402
 
 
 def main():
@@ -37,9 +37,9 @@ def main():
     res = os.path.join(ROOT, "results/capacity")
     os.makedirs(res, exist_ok=True)
     os.makedirs(os.path.join(HERE, "plots"), exist_ok=True)
-    trace = os.path.join(res, "philly_ckpt.csv")
-    derived_trace(os.path.join(ROOT, "traces/data/philly.csv"), trace)
-    flavors = json.loads(json.dumps(STRATEGIES["spot_od"]))
+    trace = os.path.join(res, "plan_mix_philly.csv")
+    derived_trace(os.path.join(ROOT, TRACES["philly"]["src"]), trace)
+    flavors = strategies(TRACES["philly"])["spot_od"]
     flavors[1]["autoscale"]["max_nodes"] = 132
     cfg = {"name": "capacity-plan-mix", "trace": {"path": trace, "format": "native"},
            "cluster": {"flavors": flavors},
