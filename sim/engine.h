@@ -145,6 +145,10 @@ struct sim_engine_counters {
 	double recover_s;            /* from fault stops to the restarts that followed them, summed, s */
 	uint64_t recoveries;         /* those restarts */
 	double hang_hold_s;          /* from hangs to their kills, summed, s (time to detect a hang) */
+	uint64_t inplace_restarts;   /* crashes and hang kills restarted in place (their GPUs kept) */
+	uint64_t full_restarts;      /* fault stops that queued the job again */
+	uint64_t replay_ignored;     /* incident-log rows that found nothing to do (job not running,
+				      * node already down, job id not in the trace) */
 	/* Autoscaling (docs/capacity.md) */
 	uint64_t as_requested;       /* nodes asked for by scale-ups */
 	uint64_t as_removed;         /* idle nodes given back by scale-downs */

@@ -42,21 +42,33 @@ struct sim_job_faults {
 	double crash_per_h, hang_per_h;
 	sim_time_t hang_timeout_ns;
 	int64_t max_retries;    /* restarts after a fault stop allowed per job; -1 = unlimited */
+	/* Restart rules (docs/faults.md, "Retries"): a crash or hang kill restarts the job
+	 * in place (it keeps its GPUs) up to inplace_restarts times in a row, paying
+	 * inplace_restart_ns before its restore; then a full restart (queued again), at
+	 * most max_full_restarts times (-1 = unlimited). */
+	uint32_t inplace_restarts;
+	sim_time_t inplace_restart_ns;
+	int64_t max_full_restarts;
+	uint8_t requeue_back;   /* 1: a full restart is ordered by its requeue time (back of the queue) */
 };
 
 struct sim_faults {
 	size_t n_flavors;
 	struct sim_node_faults *node; /* n_flavors entries */
 	struct sim_job_faults job;
+	struct sim_fault_events *events; /* owned: the replayed incident log, or NULL (sim/fault_events.h) */
 };
 
 struct sim_faults *sim_faults_create(size_t n_flavors); /* every source off */
 void sim_faults_destroy(struct sim_faults *f);             /* NULL is a no-op */
-/* 1 when some node of flavor fl (-1: any flavor) may fail. */
+/* 1 when some node of flavor fl (-1: any flavor) may fail: it has a failure law, or
+ * the replayed incident log fails one of its nodes. */
 int sim_faults_nodes_any(const struct sim_faults *f, int fl);
-/* 1 when jobs may crash or hang. */
+/* 1 when jobs may crash or hang by a drawn law (not counting the replayed log). */
 int sim_faults_jobs_any(const struct sim_faults *f);
-int sim_faults_any(const struct sim_faults *f); /* NULL: 0 */
+int sim_faults_any(const struct sim_faults *f); /* NULL: 0; a replayed log counts */
+/* 1 when the incident log replaces the draws: no drawn failure, crash or hang. */
+int sim_faults_replay(const struct sim_faults *f);
 
 /* Per-run draws (a GSL generator reseeded per draw from the run seed). */
 struct sim_faults_run;
