@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../analysis/h5read.h"
 #include "../experiments/config.h"
 #include "../sim/faults.h"
 #include "testutil.h"
@@ -268,6 +269,44 @@ static void test_replay_bad_log_exit_2(void)
 	free(out);
 }
 
+/* End to end: `gpusched run` with a log writes the fault results of a run with a
+ * fault model: the summary counts the replayed failure and crash, the faults table
+ * has a row a job. j (1000 s, checkpoint every 100 s) is on node 0 when it fails at
+ * 150 (50 s x 8 GPUs lost), restarts on node 1 at once and crashes at 500. */
+static void test_replay_results_file(void)
+{
+	char cfg[1024], out[600];
+	const char *tr = tu_write_file("replay_e2e.csv", "id,submit_s,duration_s,request,checkpoint_s\n"
+							 "j,0,1000,f:gpu=8,100\n");
+	tu_write_file("replay_e2e_log.csv", "time_s,cause,flavor,node,job,repair_s\n150,node_failure,f,0,,3600\n"
+					    "500,crash,,,j,\n");
+	snprintf(out, sizeof out, "%s/replay_e2e.h5", tu_tmpdir());
+	snprintf(cfg, sizeof cfg,
+		 "{\"name\": \"e\", \"trace\": {\"path\": \"%s\"}, \"cluster\": {\"flavors\": [{\"name\": "
+		 "\"f\", \"nodes\": 2, \"node\": {\"gpu\": 8}}], \"fault_events\": \"replay_e2e_log.csv\"}, "
+		 "\"output\": \"%s\"}",
+		 tr, out);
+	CU_ASSERT_EQUAL_FATAL(tu_run_config(tu_write_file("replay_e2e.json", cfg), out, NULL), 0);
+	struct sim_diag d;
+	sim_diag_init(&d, 10);
+	struct h5read_file *f = NULL;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(out, &f, &d), 0);
+	struct h5read_summary sm;
+	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sm, &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&sm, 0, "nodes_failed"), 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&sm, 0, "stops_node_failed"), 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&sm, 0, "stops_crashed"), 1, 0);
+	CU_ASSERT_DOUBLE_EQUAL(h5read_summary_get(&sm, 0, "lost_node_failed_gpu_s"), 8 * 50, 1e-6);
+	struct h5read_table t;
+	CU_ASSERT_EQUAL_FATAL(h5read_faults(f, sm.run[0], &t, &d), 0);
+	CU_ASSERT_EQUAL(t.present, 1);
+	CU_ASSERT_EQUAL(t.n_rows, 1);
+	h5read_table_free(&t);
+	h5read_summary_free(&sm);
+	h5read_close(f);
+	sim_diag_fini(&d);
+}
+
 /* ---- restart rules ---- */
 
 /* A crash of j at 250 (checkpoints at 100, 200: 50 s x 8 GPUs lost) with one
@@ -430,6 +469,7 @@ static CU_TestInfo replay_tests[] = {
 	{ "test_replay_matches_draws", test_replay_matches_draws },
 	{ "test_replay_bad_logs", test_replay_bad_logs },
 	{ "test_replay_bad_log_exit_2", test_replay_bad_log_exit_2 },
+	{ "test_replay_results_file", test_replay_results_file },
 	{ "test_inplace_restart_hand", test_inplace_restart_hand },
 	{ "test_inplace_then_full_and_queue_place", test_inplace_then_full_and_queue_place },
 	{ "test_out_of_restarts_fails", test_out_of_restarts_fails },
