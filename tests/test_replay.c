@@ -355,23 +355,29 @@ static void test_inplace_restart_hand(void)
  *    restarts at once: 20 + 600 s, done at 1220; b runs 1220-1320.
  *  - requeue_place back (Eviction): j's queue order time is 600, behind b's 10: b
  *    runs 600-700, j restarts at 700 and ends at 1320.
- * Under fifo, and under priority (one level: the keyed queue's tie is the order
- * time). */
+ * Under fifo, under priority (one level: the keyed queue's tie is the order
+ * time), and under priority with a Kueue cohort quota (its `created` timestamp). */
 static void test_inplace_then_full_and_queue_place(void)
 {
 	tu_write_file("inplace3.csv", "time_s,cause,job\n250,crash,j\n420,crash,j\n600,crash,j\n");
-	static const char *const orders[] = { "fifo", "priority" };
-	for (int oi = 0; oi < 2; oi++)
+	static const char *const policies[] = {
+		"'fifo'", "'priority'",
+		"'priority', 'quota': {'name': 'cohort', 'queues': [{'name': 'a', 'cohort': null,"
+		" 'quota': {'f': {'gpu': {'nominal': 8}}}}]}",
+	};
+	for (int oi = 0; oi < 3; oi++)
 		for (int back = 0; back <= 1; back++) {
 			char cfg[1024];
 			snprintf(cfg, sizeof cfg,
 				 "{'name': 'r', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 1,"
-				 " 'node': {'gpu': 8}}], 'fault_events': 'inplace3.csv'}, 'policies': {'order': '%s'},"
+				 " 'node': {'gpu': 8}}], 'fault_events': 'inplace3.csv'}, 'policies': {'order': %s},"
 				 " 'jobs': {'checkpoint': {'overhead_s': 0, 'restore_s': 20}, 'faults': {'inplace_restarts': 2,"
 				 " 'inplace_restart_s': 30, 'requeue_place': '%s'}}, 'output': 'x.h5'}",
-				 orders[oi], back ? "back" : "keep");
+				 policies[oi], back ? "back" : "keep");
 			struct tu_crun r;
-			rrun(&r, cfg, "id,submit_s,duration_s,request,checkpoint_s\nj,0,1000,f:gpu=8,100\nb,10,100,f:gpu=8,\n",
+			rrun(&r, cfg,
+			     "id,submit_s,duration_s,request,checkpoint_s,queue\nj,0,1000,f:gpu=8,100,a\n"
+			     "b,10,100,f:gpu=8,,a\n",
 			     NULL);
 			const struct sim_job *j = tu_crun_job(&r, "j"), *b = tu_crun_job(&r, "b");
 			CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
