@@ -42,11 +42,10 @@ static const char *need(struct fev_read *r, int c, const char *expected)
 {
 	if (r->col[c] >= 0)
 		return r->csv.fields[r->col[c]];
-	char where[4200], what[160];
+	char where[4200];
 	snprintf(where, sizeof where, "%s:%u", r->fe->path, r->csv.lineno);
-	snprintf(what, sizeof what, "%s", expected);
 	sim_diag_add(r->diag, where, "expected a %s column for cause %s (%s), the header has none", col_names[c],
-		     r->csv.fields[r->col[COL_CAUSE]], what);
+		     r->csv.fields[r->col[COL_CAUSE]], expected);
 	r->bad++;
 	return NULL;
 }
@@ -132,9 +131,12 @@ static const struct fev_cause causes[] = {
 };
 #define N_CAUSES (sizeof causes / sizeof causes[0])
 
-const char *sim_fault_events_causes(void)
+/* "a cause among NAME, NAME, ..." from the table, for a message. */
+static void causes_expected(char *buf, size_t n)
 {
-	return "node_failure, crash or hang";
+	size_t len = (size_t)snprintf(buf, n, "a cause among");
+	for (size_t k = 0; k < N_CAUSES && len < n; k++)
+		len += (size_t)snprintf(buf + len, n - len, "%s %s", k ? "," : "", causes[k].name);
 }
 
 /* ---- the file ---- */
@@ -190,7 +192,9 @@ static void read_row(struct fev_read *r, int ncols)
 		if (strcmp(causes[k].name, cause) == 0)
 			cs = &causes[k];
 	if (!cs) {
-		row_error(r, COL_CAUSE, "a cause among node_failure, crash, hang");
+		char msg[256];
+		causes_expected(msg, sizeof msg);
+		row_error(r, COL_CAUSE, msg);
 		return;
 	}
 	ev.kind = (uint8_t)cs->kind;

@@ -59,7 +59,5 @@ static inline const char *sim_fault_event_job(const struct sim_fault_events *fe,
 {
 	return fe->strings + ev->job_off;
 }
-/* Names of the causes a row may give, for messages: "node_failure, crash, hang". */
-const char *sim_fault_events_causes(void);
 
 #endif
