@@ -8,7 +8,7 @@
 
 /* The columns a file may have; time_s and cause are required. */
 enum { COL_TIME = 0, COL_CAUSE, COL_FLAVOR, COL_NODE, COL_JOB, COL_REPAIR, COL_COUNT_ };
-static const char *const col_names[COL_COUNT_] = { "time_s", "cause", "flavor", "node", "job", "repair_s" };
+static const char *const col_names[COL_COUNT_] = {"time_s", "cause", "flavor", "node", "job", "repair_s"};
 
 /* One file being read: the reader, where each column is (-1: absent), the
  * cluster's flavors and the schedule being built. */
@@ -20,7 +20,7 @@ struct fev_read {
 	size_t n_flavors;
 	struct sim_fault_events *fe;
 	struct sim_diag *diag;
-	int bad;    /* rows refused so far */
+	int bad; /* rows refused so far */
 	int nomem;
 };
 
@@ -44,8 +44,8 @@ static const char *need(struct fev_read *r, int c, const char *expected)
 		return r->csv.fields[r->col[c]];
 	char where[4200];
 	snprintf(where, sizeof where, "%s:%u", r->fe->path, r->csv.lineno);
-	sim_diag_add(r->diag, where, "expected a %s column for cause %s (%s), the header has none", col_names[c],
-		     r->csv.fields[r->col[COL_CAUSE]], expected);
+	sim_diag_add(r->diag, where, "expected a %s column for cause %s (%s), the header has none",
+		     col_names[c], r->csv.fields[r->col[COL_CAUSE]], expected);
 	r->bad++;
 	return NULL;
 }
@@ -70,8 +70,8 @@ static int parse_node_failure(struct fev_read *r, struct sim_fault_event *ev)
 	errno = 0;
 	unsigned long long n = strtoull(nd, &end, 10);
 	if (!nd[0] || nd[0] == '-' || *end || errno || n >= r->nodes[ev->flavor]) {
-		snprintf(msg, sizeof msg, "a node index in [0, %u) (flavor %s has %u nodes)", r->nodes[ev->flavor],
-			 fl, r->nodes[ev->flavor]);
+		snprintf(msg, sizeof msg, "a node index in [0, %u) (flavor %s has %u nodes)",
+			 r->nodes[ev->flavor], fl, r->nodes[ev->flavor]);
 		row_error(r, COL_NODE, msg);
 		return -1;
 	}
@@ -125,9 +125,9 @@ struct fev_cause {
 	int (*parse)(struct fev_read *r, struct sim_fault_event *ev);
 };
 static const struct fev_cause causes[] = {
-	{ "node_failure", SIM_FEV_NODE_FAIL, parse_node_failure },
-	{ "crash", SIM_FEV_CRASH, parse_job_row },
-	{ "hang", SIM_FEV_HANG, parse_job_row },
+    {"node_failure", SIM_FEV_NODE_FAIL, parse_node_failure},
+    {"crash", SIM_FEV_CRASH, parse_job_row},
+    {"hang", SIM_FEV_HANG, parse_job_row},
 };
 #define N_CAUSES (sizeof causes / sizeof causes[0])
 
@@ -152,20 +152,22 @@ static int read_header(struct fev_read *r)
 		for (int c = 0; c < COL_COUNT_; c++)
 			known |= r->col[c] == i;
 		if (!known)
-			return sim_diag_add(r->diag, where,
-					    "column %d: expected a header of time_s, cause, flavor, node, job, "
-					    "repair_s (any order), found '%s'",
-					    i + 1, r->csv.fields[i]);
+			return sim_diag_add(
+			    r->diag, where,
+			    "column %d: expected a header of time_s, cause, flavor, node, job, "
+			    "repair_s (any order), found '%s'",
+			    i + 1, r->csv.fields[i]);
 	}
 	if (r->col[COL_TIME] < 0 || r->col[COL_CAUSE] < 0)
-		return sim_diag_add(r->diag, where, "expected a header with columns time_s and cause (and flavor, "
+		return sim_diag_add(r->diag, where,
+				    "expected a header with columns time_s and cause (and flavor, "
 				    "node, repair_s for node failures, job for crashes and hangs)");
 	return 0;
 }
 
 static void read_row(struct fev_read *r, int ncols)
 {
-	struct sim_fault_event ev = { .flavor = -1, .repair_ns = SIM_TIME_NONE, .line = r->csv.lineno };
+	struct sim_fault_event ev = {.flavor = -1, .repair_ns = SIM_TIME_NONE, .line = r->csv.lineno};
 	if (r->csv.n != ncols) {
 		char where[4200];
 		snprintf(where, sizeof where, "%s:%u", r->fe->path, r->csv.lineno);
@@ -210,11 +212,11 @@ static void read_row(struct fev_read *r, int ncols)
 	fe->has_kind[ev.kind] = 1;
 }
 
-int sim_fault_events_read(const char *path, const char *const *flavors, const uint32_t *nodes, size_t n_flavors,
-			  struct sim_fault_events **out, struct sim_diag *diag)
+int sim_fault_events_read(const char *path, const char *const *flavors, const uint32_t *nodes,
+			  size_t n_flavors, struct sim_fault_events **out, struct sim_diag *diag)
 {
 	*out = NULL;
-	struct fev_read r = { .flavors = flavors, .nodes = nodes, .n_flavors = n_flavors, .diag = diag };
+	struct fev_read r = {.flavors = flavors, .nodes = nodes, .n_flavors = n_flavors, .diag = diag};
 	r.fe = calloc(1, sizeof *r.fe);
 	if (!r.fe || !(r.fe->path = strdup(path))) {
 		free(r.fe);
@@ -231,7 +233,8 @@ int sim_fault_events_read(const char *path, const char *const *flavors, const ui
 	if (row == 0) {
 		char where[4200];
 		snprintf(where, sizeof where, "%s:1", path);
-		rc = sim_diag_add(diag, where, "expected a header with columns time_s and cause, found an empty file");
+		rc = sim_diag_add(diag, where,
+				  "expected a header with columns time_s and cause, found an empty file");
 	} else if (row > 0) {
 		rc = read_header(&r);
 	} else {

@@ -20,27 +20,27 @@
 
 /* What a row does. */
 enum sim_fev_kind {
-	SIM_FEV_NODE_FAIL = 0, /* cause node_failure: the node fails (repair_ns, or the flavor's repair law) */
-	SIM_FEV_CRASH,         /* cause crash: the job crashes, as a drawn crash would */
-	SIM_FEV_HANG,          /* cause hang: the job hangs (detection as configured) */
+	SIM_FEV_NODE_FAIL, /* cause node_failure: the node fails (repair_ns, or its repair law) */
+	SIM_FEV_CRASH,	   /* cause crash: the job crashes, as a drawn crash would */
+	SIM_FEV_HANG,	   /* cause hang: the job hangs (detection as configured) */
 	SIM_FEV_KIND_COUNT_
 };
 
 struct sim_fault_event {
-	sim_time_t t;          /* when, ns >= 0; rows are in time order */
-	uint8_t kind;          /* enum sim_fev_kind */
-	int32_t flavor;        /* node rows: cluster flavor index; else -1 */
-	uint32_t node;         /* node rows: node index within the flavor */
-	sim_time_t repair_ns;  /* node rows: repair time, or SIM_TIME_NONE for the flavor's repair law */
-	uint32_t job_off;      /* job rows: offset of the job id in strings */
-	uint32_t line;         /* source line, for messages */
+	sim_time_t t;	      /* when, ns >= 0; rows are in time order */
+	uint8_t kind;	      /* enum sim_fev_kind */
+	int32_t flavor;	      /* node rows: cluster flavor index; else -1 */
+	uint32_t node;	      /* node rows: node index within the flavor */
+	sim_time_t repair_ns; /* node rows: repair time, or SIM_TIME_NONE for the flavor's repair law */
+	uint32_t job_off;     /* job rows: offset of the job id in strings */
+	uint32_t line;	      /* source line, for messages */
 };
 
 struct sim_fault_events {
-	char *path;                  /* owned copy, for messages */
-	struct sim_fault_event *v;   /* owned, n entries, sorted by t (ties: file order) */
+	char *path;		   /* owned copy, for messages */
+	struct sim_fault_event *v; /* owned, n entries, sorted by t (ties: file order) */
 	size_t n, cap;
-	char *strings;               /* owned: NUL-separated job ids */
+	char *strings; /* owned: NUL-separated job ids */
 	size_t strings_len, strings_cap;
 	uint8_t has_kind[SIM_FEV_KIND_COUNT_]; /* 1 when some row has that kind */
 };
@@ -51,11 +51,12 @@ struct sim_fault_events {
  * the header); returns 0 with *out set, or -SIM_EPARSE (reported), -SIM_ENOENT /
  * -SIM_EIO (errno kept, not reported: the caller names the file with its key) or
  * -SIM_ENOMEM, with *out NULL. */
-int sim_fault_events_read(const char *path, const char *const *flavors, const uint32_t *nodes, size_t n_flavors,
-			  struct sim_fault_events **out, struct sim_diag *diag);
+int sim_fault_events_read(const char *path, const char *const *flavors, const uint32_t *nodes,
+			  size_t n_flavors, struct sim_fault_events **out, struct sim_diag *diag);
 void sim_fault_events_destroy(struct sim_fault_events *fe); /* NULL is a no-op */
 
-static inline const char *sim_fault_event_job(const struct sim_fault_events *fe, const struct sim_fault_event *ev)
+static inline const char *sim_fault_event_job(const struct sim_fault_events *fe,
+					      const struct sim_fault_event *ev)
 {
 	return fe->strings + ev->job_off;
 }

@@ -17,14 +17,14 @@
 
 /* One 8-GPU node of flavor f; checkpoints free to write (overhead 0), 20 s to
  * restore; jobs_extra: more keys of $.jobs; cluster_extra: more keys of $.cluster. */
-#define ONE_NODE(cluster_extra, faults)                                                                \
-	"{'name': 'r', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 1,"    \
-	" 'node': {'gpu': 8}}]" cluster_extra "}, 'jobs': {'checkpoint': {'overhead_s': 0, 'restore_s': 20}" \
-	faults "}, 'output': 'x.h5'}"
+#define ONE_NODE(cluster_extra, faults)                                                                      \
+	"{'name': 'r', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 1,"        \
+	" 'node': {'gpu': 8}}]" cluster_extra                                                                \
+	"}, 'jobs': {'checkpoint': {'overhead_s': 0, 'restore_s': 20}" faults "}, 'output': 'x.h5'}"
 
 static void rrun(struct tu_crun *r, const char *config, const char *trace, FILE *log)
 {
-	tu_crun_with(r, config, trace, &(struct tu_crun_opts){ .seed = 1, .log = log });
+	tu_crun_with(r, config, trace, &(struct tu_crun_opts){.seed = 1, .log = log});
 	CU_ASSERT_EQUAL_FATAL(r->rc, 0);
 }
 
@@ -42,8 +42,9 @@ static void test_replay_node_failure_hand(void)
 	tu_write_file("replay_node.csv", "time_s,cause,flavor,node,repair_s\n250,node_failure,f,0,50\n");
 	struct tu_crun r;
 	rrun(&r,
-	     ONE_NODE(", 'fault_events': 'replay_node.csv', 'failures': {'distribution': 'fixed', 'mtbf_h': 0.01}",
-		      ", 'faults': {'inplace_restarts': 3}"),
+	     ONE_NODE(
+		 ", 'fault_events': 'replay_node.csv', 'failures': {'distribution': 'fixed', 'mtbf_h': 0.01}",
+		 ", 'faults': {'inplace_restarts': 3}"),
 	     one_job, NULL);
 	const struct sim_job *j = &r.t->jobs[0];
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
@@ -66,9 +67,10 @@ static void test_replay_node_failure_hand(void)
 	tu_write_file("replay_node2.csv", "time_s,cause,flavor,node,repair_s\n250,node_failure,f,0,\n"
 					  "300,node_failure,f,0,\n");
 	rrun(&r,
-	     ONE_NODE(", 'fault_events': 'replay_node2.csv', 'failures': {'distribution': 'fixed', 'mtbf_h': 0.01,"
-		      " 'repair': {'mean_h': 0.027777777777777776}}",
-		      ""),
+	     ONE_NODE(
+		 ", 'fault_events': 'replay_node2.csv', 'failures': {'distribution': 'fixed', 'mtbf_h': 0.01,"
+		 " 'repair': {'mean_h': 0.027777777777777776}}",
+		 ""),
 	     one_job, NULL);
 	j = &r.t->jobs[0];
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
@@ -85,7 +87,8 @@ static void test_replay_node_failure_hand(void)
  * of k before its submit and one of an id not in the trace are ignored and counted. */
 static void test_replay_crash_and_hang_hand(void)
 {
-	tu_write_file("replay_jobs.csv", "cause,time_s,job\ncrash,100,k\ncrash,200,zz\ncrash,250,j\nhang,650,j\n");
+	tu_write_file("replay_jobs.csv",
+		      "cause,time_s,job\ncrash,100,k\ncrash,200,zz\ncrash,250,j\nhang,650,j\n");
 	struct tu_crun r;
 	FILE *log = tmpfile();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(log);
@@ -126,18 +129,19 @@ static void test_replay_crash_and_hang_hand(void)
 static void test_replay_matches_draws(void)
 {
 	static const char *const trace =
-		"id,submit_s,duration_s,request,checkpoint_s\n"
-		"a,0,3000,f:gpu=16,300\nb,0,2000,f:gpu=8,200\nc,100,4000,f:gpu=8,600\nd,200,1500,f:gpu=8,\n"
-		"e,300,2500,f:gpu=16,250\nf,400,900,f:gpu=8,100\ng,500,3500,f:gpu=24,500\nh,600,1200,f:gpu=8,120\n"
-		"i,700,800,f:gpu=8,\nk,800,2200,f:gpu=16,400\nl,900,1800,f:gpu=8,300\nm,1000,2600,f:gpu=32,200\n";
-#define RAND_CLUSTER                                                                                        \
-	"{'name': 'r', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 4,"      \
-	" 'node': {'gpu': 8}}], 'failures': {'mtbf_h': 0.5, 'repair': {'distribution': 'exponential',"     \
+	    "id,submit_s,duration_s,request,checkpoint_s\n"
+	    "a,0,3000,f:gpu=16,300\nb,0,2000,f:gpu=8,200\nc,100,4000,f:gpu=8,600\nd,200,1500,f:gpu=8,\n"
+	    "e,300,2500,f:gpu=16,250\nf,400,900,f:gpu=8,100\ng,500,3500,f:gpu=24,500\nh,600,1200,f:gpu=8,"
+	    "120\n"
+	    "i,700,800,f:gpu=8,\nk,800,2200,f:gpu=16,400\nl,900,1800,f:gpu=8,300\nm,1000,2600,f:gpu=32,200\n";
+#define RAND_CLUSTER                                                                                         \
+	"{'name': 'r', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 4,"        \
+	" 'node': {'gpu': 8}}], 'failures': {'mtbf_h': 0.5, 'repair': {'distribution': 'exponential',"       \
 	" 'mean_h': 0.1}}%s}, 'jobs': {'checkpoint': {'overhead_s': 5, 'restore_s': 30}}, 'output': 'x.h5'}"
 	char cfg[1024];
 	snprintf(cfg, sizeof cfg, RAND_CLUSTER, "");
 	struct tu_crun a;
-	tu_crun_with(&a, cfg, trace, &(struct tu_crun_opts){ .seed = 7 });
+	tu_crun_with(&a, cfg, trace, &(struct tu_crun_opts){.seed = 7});
 	CU_ASSERT_EQUAL_FATAL(a.rc, 0);
 	const uint64_t failed = sim_engine_counters(a.e)->nodes_failed;
 	CU_ASSERT(failed >= 10); /* enough failures to matter (about 30 over the run) */
@@ -145,7 +149,10 @@ static void test_replay_matches_draws(void)
 	/* The schedule from the draws, up to 1e6 s (far past the end): rows in time order. */
 	struct sim_faults_run *fr = sim_faults_run_create(a.cfg->variants[0].faults, 7);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(fr);
-	struct row { sim_time_t t; uint32_t node; } rows[4096];
+	struct row {
+		sim_time_t t;
+		uint32_t node;
+	} rows[4096];
 	size_t n = 0;
 	for (uint32_t node = 0; node < 4; node++) {
 		sim_time_t t = 0;
@@ -153,7 +160,7 @@ static void test_replay_matches_draws(void)
 			t += sim_faults_draw_uptime(fr, 0, node, k, 8);
 			if (t > (sim_time_t)1000000 * SIM_NS_PER_S)
 				break;
-			rows[n++] = (struct row){ t, node };
+			rows[n++] = (struct row){t, node};
 			t += sim_faults_draw_repair(fr, 0, node, k);
 		}
 	}
@@ -170,13 +177,14 @@ static void test_replay_matches_draws(void)
 	len += (size_t)snprintf(csv + len, cap - len, "time_s,cause,flavor,node\n");
 	for (size_t i = 0; i < n; i++)
 		len += (size_t)snprintf(csv + len, cap - len, "%lld.%09lld,node_failure,f,%u\n",
-					(long long)(rows[i].t / SIM_NS_PER_S), (long long)(rows[i].t % SIM_NS_PER_S), rows[i].node);
+					(long long)(rows[i].t / SIM_NS_PER_S),
+					(long long)(rows[i].t % SIM_NS_PER_S), rows[i].node);
 	tu_write_file("replay_draws.csv", csv);
 	free(csv);
 
 	snprintf(cfg, sizeof cfg, RAND_CLUSTER, ", 'fault_events': 'replay_draws.csv'");
 	struct tu_crun b;
-	tu_crun_with(&b, cfg, trace, &(struct tu_crun_opts){ .seed = 7 }); /* the repairs are still drawn */
+	tu_crun_with(&b, cfg, trace, &(struct tu_crun_opts){.seed = 7}); /* the repairs are still drawn */
 	CU_ASSERT_EQUAL_FATAL(b.rc, 0);
 	CU_ASSERT_EQUAL(sim_engine_counters(b.e)->nodes_failed, failed);
 	CU_ASSERT_EQUAL(sim_engine_counters(b.e)->replay_ignored, 0);
@@ -184,8 +192,9 @@ static void test_replay_matches_draws(void)
 	size_t diff = 0;
 	for (size_t i = 0; i < a.t->n_jobs; i++) {
 		const struct sim_job *x = &a.t->jobs[i], *y = &b.t->jobs[i];
-		diff += x->state != y->state || x->start_ns != y->start_ns || x->last_start_ns != y->last_start_ns ||
-			x->end_ns != y->end_ns || x->fault_stops[0] != y->fault_stops[0] ||
+		diff += x->state != y->state || x->start_ns != y->start_ns ||
+			x->last_start_ns != y->last_start_ns || x->end_ns != y->end_ns ||
+			x->fault_stops[0] != y->fault_stops[0] ||
 			memcmp(&x->lost_gpu_s, &y->lost_gpu_s, sizeof x->lost_gpu_s) != 0 ||
 			memcmp(&x->progress, &y->progress, sizeof x->progress) != 0 ||
 			memcmp(&x->held_s, &y->held_s, sizeof x->held_s) != 0;
@@ -205,51 +214,64 @@ static void test_replay_matches_draws(void)
 static void expect_bad_log(const char *csv, const char *want)
 {
 	tu_write_file("bad_replay.csv", csv);
-	tu_expect_config_error("bad_replay.json",
-			       "{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a',"
-			       " 'nodes': 2, 'node': {'gpu': 8}}], 'fault_events': 'bad_replay.csv'}}",
-			       want);
+	tu_expect_config_error(
+	    "bad_replay.json",
+	    "{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a',"
+	    " 'nodes': 2, 'node': {'gpu': 8}}], 'fault_events': 'bad_replay.csv'}}",
+	    want);
 }
 
 static void test_replay_bad_logs(void)
 {
-	expect_bad_log("time_s,cause,job\n10,slow,j\n",
-		       "bad_replay.csv:2:2: column cause: expected a cause among node_failure, crash, hang, found 'slow'");
+	expect_bad_log("time_s,cause,job\n10,slow,j\n", "bad_replay.csv:2:2: column cause: expected a cause "
+							"among node_failure, crash, hang, found 'slow'");
 	expect_bad_log("time_s,cause,job\n10,loss_spike,j\n", "column cause: expected a cause among");
-	expect_bad_log("time_s,cause,flavor,node\n10,node_failure,h100,0\n",
-		       "bad_replay.csv:2:3: column flavor: expected a flavor of $.cluster.flavors, found 'h100'");
-	expect_bad_log("time_s,cause,flavor,node\n10,node_failure,a,2\n",
-		       "bad_replay.csv:2:4: column node: expected a node index in [0, 2) (flavor a has 2 nodes), "
-		       "found '2'");
+	expect_bad_log(
+	    "time_s,cause,flavor,node\n10,node_failure,h100,0\n",
+	    "bad_replay.csv:2:3: column flavor: expected a flavor of $.cluster.flavors, found 'h100'");
+	expect_bad_log(
+	    "time_s,cause,flavor,node\n10,node_failure,a,2\n",
+	    "bad_replay.csv:2:4: column node: expected a node index in [0, 2) (flavor a has 2 nodes), "
+	    "found '2'");
 	expect_bad_log("time_s,cause,flavor,node\n10,node_failure,a,-1\n", "bad_replay.csv:2:4: column node");
-	expect_bad_log("time_s,cause,flavor,node\n20,node_failure,a,0\n10,node_failure,a,1\n",
-		       "bad_replay.csv:3:1: column time_s: expected seconds >= the previous row's (20): rows in time "
-		       "order, found '10'");
+	expect_bad_log(
+	    "time_s,cause,flavor,node\n20,node_failure,a,0\n10,node_failure,a,1\n",
+	    "bad_replay.csv:3:1: column time_s: expected seconds >= the previous row's (20): rows in time "
+	    "order, found '10'");
 	expect_bad_log("time_s,cause,job\n-5,crash,j\n",
 		       "bad_replay.csv:2:1: column time_s: expected seconds >= 0, found '-5'");
-	expect_bad_log("time_s,cause,job\nsoon,crash,j\n", "bad_replay.csv:2:1: column time_s: expected seconds");
-	expect_bad_log("time_s,cause,flavor,node,repair_s\n1,node_failure,a,0,x\n",
-		       "bad_replay.csv:2:5: column repair_s: expected seconds >= 0, or nothing for the flavor's "
-		       "repair law, found 'x'");
-	expect_bad_log("time_s,job\n1,j\n", "bad_replay.csv:1: expected a header with columns time_s and cause");
-	expect_bad_log("time_s,cause,colour\n1,crash,red\n",
-		       "bad_replay.csv:1: column 3: expected a header of time_s, cause, flavor, node, job, repair_s");
-	expect_bad_log("time_s,cause\n1,crash\n",
-		       "bad_replay.csv:2: expected a job column for cause crash (a job id of the trace), the header "
-		       "has none");
-	expect_bad_log("time_s,cause,job\n1,crash\n", "bad_replay.csv:2: expected 3 fields (as the header), found 2");
-	expect_bad_log("", "bad_replay.csv:1: expected a header with columns time_s and cause, found an empty file");
-	tu_expect_config_error("bad_replay.json",
-			       "{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a',"
-			       " 'nodes': 2, 'node': {'gpu': 8}}], 'fault_events': 'no_such_log.csv'}}",
-			       "$.cluster.fault_events: cannot read");
+	expect_bad_log("time_s,cause,job\nsoon,crash,j\n",
+		       "bad_replay.csv:2:1: column time_s: expected seconds");
+	expect_bad_log(
+	    "time_s,cause,flavor,node,repair_s\n1,node_failure,a,0,x\n",
+	    "bad_replay.csv:2:5: column repair_s: expected seconds >= 0, or nothing for the flavor's "
+	    "repair law, found 'x'");
+	expect_bad_log("time_s,job\n1,j\n",
+		       "bad_replay.csv:1: expected a header with columns time_s and cause");
+	expect_bad_log(
+	    "time_s,cause,colour\n1,crash,red\n",
+	    "bad_replay.csv:1: column 3: expected a header of time_s, cause, flavor, node, job, repair_s");
+	expect_bad_log(
+	    "time_s,cause\n1,crash\n",
+	    "bad_replay.csv:2: expected a job column for cause crash (a job id of the trace), the header "
+	    "has none");
+	expect_bad_log("time_s,cause,job\n1,crash\n",
+		       "bad_replay.csv:2: expected 3 fields (as the header), found 2");
+	expect_bad_log(
+	    "", "bad_replay.csv:1: expected a header with columns time_s and cause, found an empty file");
+	tu_expect_config_error(
+	    "bad_replay.json",
+	    "{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a',"
+	    " 'nodes': 2, 'node': {'gpu': 8}}], 'fault_events': 'no_such_log.csv'}}",
+	    "$.cluster.fault_events: cannot read");
 	/* A flavor whose capacity a plan moves cannot fail from the log either. */
 	tu_write_file("bad_replay2.csv", "time_s,cause,flavor,node\n1,node_failure,a,0\n");
-	tu_expect_config_error("bad_replay.json",
-			       "{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a',"
-			       " 'nodes': 2, 'node': {'gpu': 8}, 'stockout': {'in_stock_mean_s': 10, "
-			       "'out_of_stock_mean_s': 10}}], 'fault_events': 'bad_replay2.csv'}}",
-			       "bad_replay2.csv:2: expected a flavor without capacity events, stock-outs or reservations");
+	tu_expect_config_error(
+	    "bad_replay.json",
+	    "{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a',"
+	    " 'nodes': 2, 'node': {'gpu': 8}, 'stockout': {'in_stock_mean_s': 10, "
+	    "'out_of_stock_mean_s': 10}}], 'fault_events': 'bad_replay2.csv'}}",
+	    "bad_replay2.csv:2: expected a flavor without capacity events, stock-outs or reservations");
 }
 
 /* The command line refuses a bad log with exit 2 and writes no results. */
@@ -259,10 +281,12 @@ static void test_replay_bad_log_exit_2(void)
 	const char *tr = tu_write_file("replay_t.csv", "id,submit_s,duration_s,request\nj,0,10,a:gpu=1\n");
 	tu_write_file("replay_exit.csv", "time_s,cause,job\n5,slow,j\n");
 	snprintf(h5, sizeof h5, "%s/replay_bad.h5", tu_tmpdir());
-	snprintf(cfg, sizeof cfg,
-		 "{\"name\": \"c\", \"trace\": {\"path\": \"%s\"}, \"cluster\": {\"flavors\": [{\"name\": \"a\", "
-		 "\"nodes\": 1, \"node\": {\"gpu\": 8}}], \"fault_events\": \"replay_exit.csv\"}, \"output\": \"%s\"}",
-		 tr, h5);
+	snprintf(
+	    cfg, sizeof cfg,
+	    "{\"name\": \"c\", \"trace\": {\"path\": \"%s\"}, \"cluster\": {\"flavors\": [{\"name\": \"a\", "
+	    "\"nodes\": 1, \"node\": {\"gpu\": 8}}], \"fault_events\": \"replay_exit.csv\"}, \"output\": "
+	    "\"%s\"}",
+	    tr, h5);
 	snprintf(args, sizeof args, "run %s", tu_write_file("replay_bad.json", cfg));
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
 	CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "replay_exit.csv:2:2: column cause: expected a cause among "
@@ -280,8 +304,9 @@ static void test_replay_results_file(void)
 	char cfg[1024], out[600];
 	const char *tr = tu_write_file("replay_e2e.csv", "id,submit_s,duration_s,request,checkpoint_s\n"
 							 "j,0,1000,f:gpu=8,100\n");
-	tu_write_file("replay_e2e_log.csv", "time_s,cause,flavor,node,job,repair_s\n150,node_failure,f,0,,3600\n"
-					    "500,crash,,,j,\n");
+	tu_write_file("replay_e2e_log.csv",
+		      "time_s,cause,flavor,node,job,repair_s\n150,node_failure,f,0,,3600\n"
+		      "500,crash,,,j,\n");
 	snprintf(out, sizeof out, "%s/replay_e2e.h5", tu_tmpdir());
 	snprintf(cfg, sizeof cfg,
 		 "{\"name\": \"e\", \"trace\": {\"path\": \"%s\"}, \"cluster\": {\"flavors\": [{\"name\": "
@@ -322,7 +347,8 @@ static void test_inplace_restart_hand(void)
 	FILE *log = tmpfile();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(log);
 	rrun(&r,
-	     ONE_NODE(", 'fault_events': 'inplace1.csv'", ", 'faults': {'inplace_restarts': 1, 'inplace_restart_s': 30}"),
+	     ONE_NODE(", 'fault_events': 'inplace1.csv'",
+		      ", 'faults': {'inplace_restarts': 1, 'inplace_restart_s': 30}"),
 	     "id,submit_s,duration_s,request,checkpoint_s\nj,0,1000,f:gpu=8,100\nb,10,100,f:gpu=8,\n", log);
 	const struct sim_job *j = tu_crun_job(&r, "j"), *b = tu_crun_job(&r, "b");
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
@@ -342,7 +368,10 @@ static void test_inplace_restart_hand(void)
 	char line[512];
 	int inplace = 0;
 	while (fgets(line, sizeof line, log))
-		inplace += strstr(line, "job=j event=interrupt reason=crashed lost_gpu_s=400.000 restart=in_place") != NULL;
+		inplace +=
+		    strstr(line,
+			   "job=j event=interrupt reason=crashed lost_gpu_s=400.000 restart=in_place") !=
+		    NULL;
 	CU_ASSERT_EQUAL(inplace, 1);
 	fclose(log);
 	tu_crun_free(&r);
@@ -363,17 +392,21 @@ static void test_inplace_then_full_and_queue_place(void)
 {
 	tu_write_file("inplace3.csv", "time_s,cause,job\n250,crash,j\n420,crash,j\n600,crash,j\n");
 	static const char *const policies[] = {
-		"'fifo'", "'priority'",
-		"'priority', 'quota': {'name': 'cohort', 'queues': [{'name': 'a', 'cohort': null,"
-		" 'quota': {'f': {'gpu': {'nominal': 8}}}}]}",
+	    "'fifo'",
+	    "'priority'",
+	    "'priority', 'quota': {'name': 'cohort', 'queues': [{'name': 'a', 'cohort': null,"
+	    " 'quota': {'f': {'gpu': {'nominal': 8}}}}]}",
 	};
 	for (int oi = 0; oi < 3; oi++)
 		for (int back = 0; back <= 1; back++) {
 			char cfg[1024];
 			snprintf(cfg, sizeof cfg,
-				 "{'name': 'r', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 1,"
-				 " 'node': {'gpu': 8}}], 'fault_events': 'inplace3.csv'}, 'policies': {'order': %s},"
-				 " 'jobs': {'checkpoint': {'overhead_s': 0, 'restore_s': 20}, 'faults': {'inplace_restarts': 2,"
+				 "{'name': 'r', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': "
+				 "'f', 'nodes': 1,"
+				 " 'node': {'gpu': 8}}], 'fault_events': 'inplace3.csv'}, 'policies': "
+				 "{'order': %s},"
+				 " 'jobs': {'checkpoint': {'overhead_s': 0, 'restore_s': 20}, 'faults': "
+				 "{'inplace_restarts': 2,"
 				 " 'inplace_restart_s': 30, 'requeue_place': '%s'}}, 'output': 'x.h5'}",
 				 policies[oi], back ? "back" : "keep");
 			struct tu_crun r;
@@ -402,11 +435,11 @@ static void test_inplace_then_full_and_queue_place(void)
 static void test_out_of_restarts_fails(void)
 {
 	tu_write_file("inplace_out.csv", "time_s,cause,job\n250,crash,j\n420,crash,j\n");
-	static const char *const limits[] = { "'max_full_restarts': 0", "'max_retries': 1" };
+	static const char *const limits[] = {"'max_full_restarts': 0", "'max_retries': 1"};
 	for (int i = 0; i < 2; i++) {
 		char faults[256];
-		snprintf(faults, sizeof faults, ", 'faults': {'inplace_restarts': 1, 'inplace_restart_s': 30, %s}",
-			 limits[i]);
+		snprintf(faults, sizeof faults,
+			 ", 'faults': {'inplace_restarts': 1, 'inplace_restart_s': 30, %s}", limits[i]);
 		char cfg[1024];
 		snprintf(cfg, sizeof cfg, ONE_NODE(", 'fault_events': 'inplace_out.csv'", "%s"), faults);
 		FILE *log = tmpfile();
@@ -424,8 +457,8 @@ static void test_out_of_restarts_fails(void)
 		char line[512];
 		int fin = 0;
 		while (fgets(line, sizeof line, log))
-			fin += strstr(line, "[420.000] job=j event=interrupt reason=crashed lost_gpu_s=160.000 final=failed") !=
-			       NULL;
+			fin += strstr(line, "[420.000] job=j event=interrupt reason=crashed "
+					    "lost_gpu_s=160.000 final=failed") != NULL;
 		CU_ASSERT_EQUAL(fin, 1);
 		fclose(log);
 		tu_crun_free(&r);
@@ -480,8 +513,11 @@ static int attempt_real_inplace(void *arg, int slow)
 		 "{\"inplace_restarts\": 1, \"inplace_restart_s\": 30}}, \"output\": \"%s\"}",
 		 tr, sim);
 	const char *cpath = tu_write_file("replay_real.json", cfg);
-	struct real_opts ro = { .backend = "cpu", .time_scale = 200.0 / slow, .fail_job = -1 };
-	static const struct { const char *id; double end_s; } want[] = { { "j", 1140 }, { "b", 1240 } };
+	struct real_opts ro = {.backend = "cpu", .time_scale = 200.0 / slow, .fail_job = -1};
+	static const struct {
+		const char *id;
+		double end_s;
+	} want[] = {{"j", 1140}, {"b", 1240}};
 	int timely = 1;
 	for (int is_real = 0; is_real <= 1; is_real++) {
 		const char *out = is_real ? real : sim;
@@ -509,12 +545,14 @@ static int attempt_real_inplace(void *arg, int slow)
 				if (strcmp(j.id[i], want[k].id) != 0)
 					continue;
 				CU_ASSERT_STRING_EQUAL(j.state[i], "completed");
-				CU_ASSERT(is_real ? j.end_s[i] >= want[k].end_s - 0.1 : fabs(j.end_s[i] - want[k].end_s) < 1e-9);
+				CU_ASSERT(is_real ? j.end_s[i] >= want[k].end_s - 0.1
+						  : fabs(j.end_s[i] - want[k].end_s) < 1e-9);
 				timely &= j.end_s[i] <= want[k].end_s * 1.01;
 			}
 		if (is_real && !timely)
-			fprintf(stderr, "note: in-place restarts at scale %g: lost %.2f GPU-s (140 expected)\n", ro.time_scale,
-				lost);
+			fprintf(stderr,
+				"note: in-place restarts at scale %g: lost %.2f GPU-s (140 expected)\n",
+				ro.time_scale, lost);
 		h5read_summary_free(&sum);
 		h5read_jobs_free(&j);
 		h5read_close(f);
@@ -530,8 +568,8 @@ static void test_inplace_real_cpu(void)
 
 static void test_bad_restart_rules(void)
 {
-#define BADJ(faults)                                                                                  \
-	"{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a', 'nodes': 2,"  \
+#define BADJ(faults)                                                                                         \
+	"{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a', 'nodes': 2,"        \
 	" 'node': {'gpu': 8}}]}, 'jobs': {'faults': " faults "}}"
 	tu_expect_config_error("bad_rules.json", BADJ("{'inplace_restarts': -1}"),
 			       "$.jobs.faults.inplace_restarts: expected integer >= 0, got -1");
@@ -539,26 +577,27 @@ static void test_bad_restart_rules(void)
 			       "$.jobs.faults.inplace_restart_s: expected number >= 0, got -3");
 	tu_expect_config_error("bad_rules.json", BADJ("{'max_full_restarts': 0.5}"),
 			       "$.jobs.faults.max_full_restarts: expected integer >= 0, got 0.5");
-	tu_expect_config_error("bad_rules.json", BADJ("{'requeue_place': 'front'}"),
-			       "$.jobs.faults.requeue_place: expected \"keep\" (ordered by submit time) or \"back\" "
-			       "(by requeue time), got \"front\"");
+	tu_expect_config_error(
+	    "bad_rules.json", BADJ("{'requeue_place': 'front'}"),
+	    "$.jobs.faults.requeue_place: expected \"keep\" (ordered by submit time) or \"back\" "
+	    "(by requeue time), got \"front\"");
 #undef BADJ
 }
 
 static CU_TestInfo replay_tests[] = {
-	{ "test_replay_node_failure_hand", test_replay_node_failure_hand },
-	{ "test_replay_crash_and_hang_hand", test_replay_crash_and_hang_hand },
-	{ "test_replay_matches_draws", test_replay_matches_draws },
-	{ "test_replay_bad_logs", test_replay_bad_logs },
-	{ "test_replay_bad_log_exit_2", test_replay_bad_log_exit_2 },
-	{ "test_replay_results_file", test_replay_results_file },
-	{ "test_inplace_restart_hand", test_inplace_restart_hand },
-	{ "test_inplace_then_full_and_queue_place", test_inplace_then_full_and_queue_place },
-	{ "test_out_of_restarts_fails", test_out_of_restarts_fails },
-	{ "test_inplace_hang_drawn", test_inplace_hang_drawn },
-	{ "test_inplace_real_cpu", test_inplace_real_cpu },
-	{ "test_bad_restart_rules", test_bad_restart_rules },
-	CU_TEST_INFO_NULL,
+    {"test_replay_node_failure_hand", test_replay_node_failure_hand},
+    {"test_replay_crash_and_hang_hand", test_replay_crash_and_hang_hand},
+    {"test_replay_matches_draws", test_replay_matches_draws},
+    {"test_replay_bad_logs", test_replay_bad_logs},
+    {"test_replay_bad_log_exit_2", test_replay_bad_log_exit_2},
+    {"test_replay_results_file", test_replay_results_file},
+    {"test_inplace_restart_hand", test_inplace_restart_hand},
+    {"test_inplace_then_full_and_queue_place", test_inplace_then_full_and_queue_place},
+    {"test_out_of_restarts_fails", test_out_of_restarts_fails},
+    {"test_inplace_hang_drawn", test_inplace_hang_drawn},
+    {"test_inplace_real_cpu", test_inplace_real_cpu},
+    {"test_bad_restart_rules", test_bad_restart_rules},
+    CU_TEST_INFO_NULL,
 };
 
-CU_SuiteInfo replay_suite = { "replay", NULL, NULL, NULL, NULL, replay_tests };
+CU_SuiteInfo replay_suite = {"replay", NULL, NULL, NULL, NULL, replay_tests};
