@@ -467,8 +467,10 @@ double h5read_summary_get(const struct h5read_summary *s, size_t row, const char
 
 double h5read_summary_lost_other_gpu_s(const struct h5read_summary *s, size_t row)
 {
+	double spike = h5read_summary_get(s, row, "lost_loss_spike_gpu_s"); /* NaN in files before 2.1 */
 	double v = h5read_summary_get(s, row, "lost_gpu_s") - h5read_summary_get(s, row, "lost_node_failed_gpu_s") -
-		   h5read_summary_get(s, row, "lost_crashed_gpu_s") - h5read_summary_get(s, row, "lost_hang_gpu_s");
+		   h5read_summary_get(s, row, "lost_crashed_gpu_s") - h5read_summary_get(s, row, "lost_hang_gpu_s") -
+		   (isnan(spike) ? 0 : spike);
 	return v > 1e-6 ? v : 0;
 }
 

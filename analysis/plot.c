@@ -1117,16 +1117,20 @@ static int plot_cost_wait(const struct h5read_summary *s, const struct plot_opts
 
 /* The causes of lost work, as the summary counts them (docs/faults.md): the three
  * fault causes, and the rest of lost_gpu_s (preemptions, capacity removals). */
-static const char *const lost_cause_fields[] = { "lost_node_failed_gpu_s", "lost_crashed_gpu_s", "lost_hang_gpu_s" };
-static const char *const lost_cause_titles[] = { "node failure", "crash", "hang", "preemption, capacity" };
-#define N_LOST_CAUSES 4
+static const char *const lost_cause_fields[] = { "lost_node_failed_gpu_s", "lost_crashed_gpu_s", "lost_hang_gpu_s",
+						 "lost_loss_spike_gpu_s" };
+static const char *const lost_cause_titles[] = { "node failure", "crash", "hang", "loss spike", "preemption, capacity" };
+#define N_LOST_CAUSES 5
 
 /* Run i's lost GPU-hours by cause into v[N_LOST_CAUSES]. */
 static void lost_by_cause(const struct h5read_summary *s, size_t i, double *v)
 {
-	for (size_t k = 0; k < 3; k++)
+	for (size_t k = 0; k < 4; k++) {
 		v[k] = h5read_summary_get(s, i, lost_cause_fields[k]);
-	v[3] = h5read_summary_lost_other_gpu_s(s, i);
+		if (isnan(v[k]))
+			v[k] = 0; /* loss spikes: absent from files before schema 2.1 */
+	}
+	v[4] = h5read_summary_lost_other_gpu_s(s, i);
 	for (size_t k = 0; k < N_LOST_CAUSES; k++)
 		v[k] /= 3600.0;
 }

@@ -932,6 +932,9 @@ struct fcol {
 static double fv_stops_node(const struct h5read_summary *s, size_t i) { return SUMF("stops_node_failed"); }
 static double fv_stops_crash(const struct h5read_summary *s, size_t i) { return SUMF("stops_crashed"); }
 static double fv_stops_hang(const struct h5read_summary *s, size_t i) { return SUMF("stops_hang"); }
+/* Loss spikes: NaN (shown as such) in files before schema 2.1. */
+static double fv_stops_spike(const struct h5read_summary *s, size_t i) { return SUMF("stops_loss_spike"); }
+static double fv_lost_spike(const struct h5read_summary *s, size_t i) { return SUMF("lost_loss_spike_gpu_s") / 3600; }
 static double fv_stops_other(const struct h5read_summary *s, size_t i)
 {
 	return SUMF("preemptions") + SUMF("interruptions");
@@ -951,6 +954,11 @@ static double fv_mttr(const struct h5read_summary *s, size_t i)
 	return n > 0 ? SUMF("time_to_recover_s") / n : NAN;
 }
 static double fv_retries_out(const struct h5read_summary *s, size_t i) { return SUMF("retries_exhausted"); }
+static double fv_slow_ep(const struct h5read_summary *s, size_t i) { return SUMF("slow_episodes"); }
+static double fv_slow_det(const struct h5read_summary *s, size_t i) { return SUMF("slow_detected"); }
+static double fv_lost_slow(const struct h5read_summary *s, size_t i) { return SUMF("lost_slow_gpu_s") / 3600; }
+static double fv_stops_mig(const struct h5read_summary *s, size_t i) { return SUMF("stops_slow_migrated"); }
+static double fv_lost_mig(const struct h5read_summary *s, size_t i) { return SUMF("lost_slow_migrated_gpu_s") / 3600; }
 #undef SUMF
 
 static const struct fcol fault_cols[] = {
@@ -958,10 +966,12 @@ static const struct fcol fault_cols[] = {
 	{ "stop:node", fv_stops_node, 0 },
 	{ "stop:crash", fv_stops_crash, 0 },
 	{ "stop:hang", fv_stops_hang, 0 },
+	{ "stop:spike", fv_stops_spike, 0 },
 	{ "stop:preempt", fv_stops_other, 0 },
 	{ "lost:node[GPU*h]", fv_lost_node, 1 },
 	{ "lost:crash", fv_lost_crash, 1 },
 	{ "lost:hang", fv_lost_hang, 1 },
+	{ "lost:spike", fv_lost_spike, 1 },
 	{ "lost:preempt", fv_lost_other, 1 },
 	{ "nodes_failed", fv_nodes_failed, 0 },
 	{ "ETTR", fv_ettr, 4 },
@@ -970,20 +980,59 @@ static const struct fcol fault_cols[] = {
 };
 #define N_FAULT_COLS (sizeof fault_cols / sizeof fault_cols[0])
 
+/* Fail-slow nodes (docs/faults.md): a second table, only when some run had an
+ * episode (so the fault table of a run without them reads as it always did). */
+static const struct fcol slow_cols[] = {
+	{ "run", NULL, 0 },
+	{ "slow_episodes", fv_slow_ep, 0 },
+	{ "detected", fv_slow_det, 0 },
+	{ "lost:slow[GPU*h]", fv_lost_slow, 1 },
+	{ "stop:migrated", fv_stops_mig, 0 },
+	{ "lost:migrated[GPU*h]", fv_lost_mig, 1 },
+};
+#define N_SLOW_COLS (sizeof slow_cols / sizeof slow_cols[0])
+
 /* One row of cells for run i of the summary. */
-static void fault_row(cell_t *row, const struct h5read_summary *s, size_t i)
+static void fcol_row(cell_t *row, const struct fcol *cols, size_t n, const struct h5read_summary *s, size_t i)
 {
-	for (size_t c = 0; c < N_FAULT_COLS; c++) {
-		if (!fault_cols[c].value) {
+	for (size_t c = 0; c < n; c++) {
+		if (!cols[c].value) {
 			snprintf(row[c], CELL_MAX, "%s", s->run[i]);
 			continue;
 		}
-		double v = fault_cols[c].value(s, i);
+		double v = cols[c].value(s, i);
 		if (isnan(v))
 			snprintf(row[c], CELL_MAX, "-");
 		else
-			snprintf(row[c], CELL_MAX, "%.*f", fault_cols[c].decimals, v);
+			snprintf(row[c], CELL_MAX, "%.*f", cols[c].decimals, v);
 	}
+}
+
+static void fault_row(cell_t *row, const struct h5read_summary *s, size_t i)
+{
+	fcol_row(row, fault_cols, N_FAULT_COLS, s, i);
+}
+
+/* The fail-slow table of the runs with a fault table (rows of s listed in idx). */
+static int slow_table(const struct h5read_summary *s, const size_t *idx, size_t n, FILE *out)
+{
+	int any = 0;
+	for (size_t k = 0; k < n; k++)
+		any |= h5read_summary_get(s, idx[k], "slow_episodes") > 0;
+	if (!any)
+		return 0;
+	cell_t *cells = calloc((n + 1) * N_SLOW_COLS, sizeof *cells);
+	if (!cells)
+		return -SIM_ENOMEM;
+	for (size_t c = 0; c < N_SLOW_COLS; c++)
+		snprintf(cells[c], CELL_MAX, "%s", slow_cols[c].head);
+	for (size_t k = 0; k < n; k++)
+		fcol_row(&cells[(k + 1) * N_SLOW_COLS], slow_cols, N_SLOW_COLS, s, idx[k]);
+	fprintf(out, "\nfail-slow nodes: episodes, GPU-hours held at reduced speed (GPUs x time x (1 - rate)), and"
+		     " with detection\nthe jobs migrated off detected nodes and the work they lost\n");
+	table_print(out, cells, n + 1, N_SLOW_COLS);
+	free(cells);
+	return 0;
 }
 
 /* The fault table: a row a run (`run` alone when not NULL) that had a fault model,
@@ -995,8 +1044,9 @@ static int faults_table(const struct h5read_file *f, const char *run, FILE *out,
 	if (r)
 		return r;
 	cell_t *cells = calloc((s.n_rows + 1) * N_FAULT_COLS, sizeof *cells);
+	size_t *idx = calloc(s.n_rows ? s.n_rows : 1, sizeof *idx);
 	size_t rows = 1;
-	if (!cells)
+	if (!cells || !idx)
 		r = -SIM_ENOMEM;
 	for (size_t c = 0; cells && c < N_FAULT_COLS; c++)
 		snprintf(cells[c], CELL_MAX, "%s", fault_cols[c].head);
@@ -1006,18 +1056,22 @@ static int faults_table(const struct h5read_file *f, const char *run, FILE *out,
 		struct h5read_table t;
 		if ((r = h5read_faults(f, s.run[i], &t, diag)))
 			break;
-		if (t.present)
+		if (t.present) {
+			idx[rows - 1] = i;
 			fault_row(&cells[rows++ * N_FAULT_COLS], &s, i);
+		}
 		h5read_table_free(&t);
 	}
 	if (!r && rows > 1) {
-		fprintf(out, "\nfaults: stops and lost GPU-hours by cause (node failure, crash, hang; preempt ="
-			     " preemptions and capacity\nremovals); ETTR = useful / held GPU time; recover = mean"
+		fprintf(out, "\nfaults: stops and lost GPU-hours by cause (node failure, crash, hang, loss spike;"
+			     " preempt = preemptions\nand capacity removals); ETTR = useful / held GPU time; recover = mean"
 			     " time from a fault stop to the restart\n");
 		table_print(out, cells, rows, N_FAULT_COLS);
+		r = slow_table(&s, idx, rows - 1, out);
 	}
 	if (r == -SIM_ENOMEM)
 		sim_diag_add(diag, h5read_path(f), "out of memory");
+	free(idx);
 	free(cells);
 	h5read_summary_free(&s);
 	return r;

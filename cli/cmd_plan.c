@@ -22,6 +22,9 @@ static const char plan_usage[] =
     "usage: gpusched plan CONFIG.json --target 'METRIC<=X' --vary PATH --range LO:HI\n"
     "                     [--step S] [--seeds N] [--variant NAME] [--conservative]\n"
     "                     [-o CURVE.csv] [--plot CURVE.png]\n"
+    "       gpusched plan CONFIG.json --target 'METRIC<=X' --minimize METRIC\n"
+    "                     --vary PATH1 --range LO:HI [--step S] ... --vary PATH --range LO:HI\n"
+    "                     [--step S] [...]   (a capacity mix: 2 to 4 numbers)\n"
     "       (options may come before or after the config; --opt=VALUE works as --opt VALUE,\n"
     "       -oCURVE.csv and --output for -o; -- ends the options)\n"
     "\n"
@@ -39,21 +42,45 @@ static const char plan_usage[] =
     "                   it must exist in the config, under cluster or policies\n"
     "  --range LO:HI    values probed: LO, LO+S, ..., HI (HI also when off the step)\n"
     "  --step S         step between values (default 1: LO and HI must then be integers)\n"
+    "                   --range and --step belong to the --vary before them\n"
+    "  --minimize M     a summary metric to minimise, e.g. cost_capacity. With several\n"
+    "                   --vary, every combination of the values of all but the last is\n"
+    "                   run (at most 10000), the last is bisected for each, and the\n"
+    "                   answer is the mix whose smallest passing value has the least M\n"
     "  --seeds N        run seeds 1..N at each value (default: the config's seeds)\n"
     "  --variant NAME   the sweep variant to plan (required when the config has a sweep;\n"
     "                   PATH must not be swept)\n"
     "  --conservative   judge on the 95% CI bound (mean + half-width for < and <=,\n"
     "                   mean - half-width for > and >=) instead of the mean\n"
     "  -o, --output CURVE.csv  every probed value and its metric, sorted by value\n"
-    "                   (value,mean,ci95,judged,pass,seeds)\n"
-    "  --plot CURVE.png the curve through gnuplot (analysis/plan.gp), with the target\n"
+    "                   (value,mean,ci95,judged,pass,seeds; with --minimize or a mix:\n"
+    "                   PATH1,...,PATH,mean,ci95,judged,pass,seeds,objective,\n"
+    "                   objective_ci95,best)\n"
+    "  --plot CURVE.png the curve through gnuplot (analysis/plan.gp), with the target;\n"
+    "                   for a mix of 2 or 3 numbers the objective of each mix's answer\n"
+    "                   (analysis/plan_mix.gp)\n"
     "\n"
     "exit codes: 0 a value meets the target, 1 none does (or a runtime failure), 2 bad input\n";
 
+#define PLAN_VARY_MAX (PLAN_OUTER_MAX + 1)
+
 struct plan_args {
-	const char *config, *target, *vary, *range, *step, *seeds, *variant, *csv, *png;
+	const char *config, *target, *seeds, *variant, *csv, *png, *minimize;
+	const char *vary[PLAN_VARY_MAX], *range[PLAN_VARY_MAX], *step[PLAN_VARY_MAX]; /* in --vary order */
+	size_t n_vary;
 	int conservative;
 };
+
+/* --range and --step set the last --vary's; 0, or -1 (printed). */
+static int set_vary_part(struct plan_args *a, const char **part, const char *opt)
+{
+	if (!a->n_vary) {
+		cmd_usage_error("plan", plan_usage, "%s must follow the --vary it belongs to", opt);
+		return -1;
+	}
+	part[a->n_vary - 1] = optarg;
+	return 0;
+}
 
 /* A whole-string number; 0 or -1. */
 static int parse_num(const char *s, double *x)
@@ -73,7 +100,7 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 		{ "range", required_argument, NULL, 'r' },   { "step", required_argument, NULL, 's' },
 		{ "seeds", required_argument, NULL, 'n' },   { "variant", required_argument, NULL, 'V' },
 		{ "output", required_argument, NULL, 'o' },  { "plot", required_argument, NULL, 'p' },
-		{ NULL, 0, NULL, 0 },
+		{ "minimize", required_argument, NULL, 'm' }, { NULL, 0, NULL, 0 },
 	};
 	memset(a, 0, sizeof *a);
 	optind = 0; /* glibc: a full restart of getopt's scan */
@@ -90,13 +117,22 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 			a->target = optarg;
 			break;
 		case 'v':
-			a->vary = optarg;
+			if (a->n_vary == PLAN_VARY_MAX) {
+				cmd_usage_error("plan", plan_usage, "--vary: at most %d numbers", PLAN_VARY_MAX);
+				return -1;
+			}
+			a->vary[a->n_vary++] = optarg;
 			break;
 		case 'r':
-			a->range = optarg;
+			if (set_vary_part(a, a->range, "--range"))
+				return -1;
 			break;
 		case 's':
-			a->step = optarg;
+			if (set_vary_part(a, a->step, "--step"))
+				return -1;
+			break;
+		case 'm':
+			a->minimize = optarg;
 			break;
 		case 'n':
 			a->seeds = optarg;
@@ -124,41 +160,82 @@ static int parse_args(int argc, char **argv, struct plan_args *a)
 	}
 	const char *missing = !a->config   ? "CONFIG"
 			      : !a->target ? "--target"
-			      : !a->vary   ? "--vary"
-			      : !a->range  ? "--range"
+			      : !a->n_vary ? "--vary"
 					   : NULL;
 	if (missing) {
 		cmd_usage_error("plan", plan_usage, "%s is required", missing);
 		return -1;
 	}
+	for (size_t i = 0; i < a->n_vary; i++)
+		if (!a->range[i]) {
+			cmd_usage_error("plan", plan_usage, "--range is required for --vary %s", a->vary[i]);
+			return -1;
+		}
+	if (a->n_vary > 1 && !a->minimize) {
+		cmd_usage_error("plan", plan_usage, "--minimize is required with %zu --vary (a capacity mix)",
+				a->n_vary);
+		return -1;
+	}
 	return 0;
 }
 
-/* --range, --step, --seeds into the options; messages in diag. */
-static int read_numbers(const struct plan_args *a, struct plan_opts *o, uint64_t **seeds,
-			struct sim_diag *diag)
+/* One --vary's --range and --step into its grid; messages in diag. */
+static int read_grid(const char *range, const char *step_arg, struct plan_grid *g, struct sim_diag *diag)
 {
-	double lo, hi, step = 1, n;
-	const char *colon = strchr(a->range, ':');
+	double lo, hi, step = 1;
+	const char *colon = strchr(range, ':');
 	char los[64];
 
-	if (!colon || (size_t)(colon - a->range) >= sizeof los)
-		return sim_diag_add(diag, "--range", "expected LO:HI (e.g. 4:64), got '%s'", a->range);
-	memcpy(los, a->range, (size_t)(colon - a->range));
-	los[colon - a->range] = 0;
+	if (!colon || (size_t)(colon - range) >= sizeof los)
+		return sim_diag_add(diag, "--range", "expected LO:HI (e.g. 4:64), got '%s'", range);
+	memcpy(los, range, (size_t)(colon - range));
+	los[colon - range] = 0;
 	if (parse_num(los, &lo) || parse_num(colon + 1, &hi))
-		return sim_diag_add(diag, "--range", "expected LO:HI, two numbers (e.g. 4:64), got '%s'",
-				    a->range);
-	if (a->step && parse_num(a->step, &step))
-		return sim_diag_add(diag, "--step", "expected a number > 0, got '%s'", a->step);
-	if (!a->step && (lo != floor(lo) || hi != floor(hi)))
+		return sim_diag_add(diag, "--range", "expected LO:HI, two numbers (e.g. 4:64), got '%s'", range);
+	if (step_arg && parse_num(step_arg, &step))
+		return sim_diag_add(diag, "--step", "expected a number > 0, got '%s'", step_arg);
+	if (!step_arg && (lo != floor(lo) || hi != floor(hi)))
 		return sim_diag_add(diag, "--range",
 				    "expected integers LO:HI without --step, got '%s' (give "
 				    "--step for decimal values)",
-				    a->range);
-	int rc = plan_grid_init(&o->grid, lo, hi, step, diag);
-	if (rc)
+				    range);
+	return plan_grid_init(g, lo, hi, step, diag);
+}
+
+/* The metric of --minimize; 0 or -SIM_EPARSE. */
+static int read_minimize(const char *name, struct plan_opts *o, struct sim_diag *diag)
+{
+	for (int f = 0; f < SIM_SUM_COUNT_; f++)
+		if (strcmp(name, sim_summary_name((enum sim_summary_field)f)) == 0) {
+			o->minimize_on = 1;
+			o->minimize = (enum sim_summary_field)f;
+			return 0;
+		}
+	return sim_diag_add(diag, "--minimize", "expected a summary metric (analysis/SCHEMA.md, e.g. cost_capacity), got '%s'",
+			    name);
+}
+
+/* --vary, --range, --step, --minimize, --seeds into the options: the last --vary is
+ * the bisected number, those before it the outer ones. Messages in diag. */
+static int read_numbers(const struct plan_args *a, struct plan_opts *o, uint64_t **seeds,
+			struct sim_diag *diag)
+{
+	double n;
+	int rc;
+	o->n_outer = a->n_vary - 1;
+	for (size_t i = 0; i < a->n_vary; i++) {
+		struct plan_grid *g = i < o->n_outer ? &o->outer_grids[i] : &o->grid;
+		if ((rc = read_grid(a->range[i], a->step[i], g, diag)))
+			return rc;
+		if (i < o->n_outer)
+			o->outer_paths[i] = a->vary[i];
+	}
+	o->json_path = a->vary[a->n_vary - 1];
+	if (a->minimize && (rc = read_minimize(a->minimize, o, diag)))
 		return rc;
+	if (a->png && o->n_outer > 2)
+		return sim_diag_add(diag, "--plot", "expected at most 3 numbers varied for a plot, got %zu",
+				    a->n_vary);
 	if (a->seeds) {
 		if (parse_num(a->seeds, &n) || n < 1 || n > PLAN_SEEDS_MAX || n != floor(n))
 			return sim_diag_add(diag, "--seeds", "expected an integer in [1, %d], got '%s'",
@@ -178,6 +255,12 @@ static int read_numbers(const struct plan_args *a, struct plan_opts *o, uint64_t
  * probe's line). */
 static void print_header(const struct plan_opts *o)
 {
+	for (size_t i = 0; i < o->n_outer; i++)
+		printf("mix: %s over [%.12g, %.12g] (%llu values)\n", o->outer_paths[i], o->outer_grids[i].lo,
+		       o->outer_grids[i].hi, (unsigned long long)o->outer_grids[i].n);
+	if (o->minimize_on)
+		printf("minimise: %s (%s) at each mix's answer\n", sim_summary_name(o->minimize),
+		       sim_summary_unit(o->minimize));
 	printf("plan: smallest %s in [%.12g, %.12g] (%llu values) with %s %s %.12g %s,\n"
 	       "      judged on the %s over %zu seed%s\n",
 	       o->json_path, o->grid.lo, o->grid.hi, (unsigned long long)o->grid.n,
@@ -201,8 +284,11 @@ static void print_probe(void *arg, const struct plan_point *p)
 
 	if (!pr->header_done++)
 		print_header(o);
-	printf("probe %s = %.12g: %s mean %.6g %s", o->json_path, p->value,
-	       sim_summary_name(o->target.metric), p->mean, unit);
+	printf("probe ");
+	for (size_t i = 0; i < o->n_outer; i++)
+		printf("%s = %.12g, ", o->outer_paths[i], p->outer[i]);
+	printf("%s = %.12g: %s mean %.6g %s", o->json_path, p->value, sim_summary_name(o->target.metric), p->mean,
+	       unit);
 	if (p->n_seeds > 1)
 		printf(" +- %.3g (95%% CI, %zu seeds)", p->ci95, p->n_seeds);
 	if (o->conservative)
@@ -211,8 +297,40 @@ static void print_probe(void *arg, const struct plan_point *p)
 		printf(", no value in %zu of %zu seeds", p->n_nan, p->n_seeds);
 	if (p->unserved > 0)
 		printf(", %.0f jobs rejected or unfinished", p->unserved);
-	printf(" -> %s\n", p->pass ? "pass" : "fail");
+	printf(" -> %s", p->pass ? "pass" : "fail");
+	if (o->minimize_on)
+		printf("; %s %.6g %s", sim_summary_name(o->minimize), p->obj_mean, sim_summary_unit(o->minimize));
+	printf("\n");
 	fflush(stdout);
+}
+
+/* With outer numbers: each mix's outcome, one line each, after the probes. */
+static void print_mixes(const struct plan_opts *o, const struct plan_result *r)
+{
+	for (size_t m = 0; o->n_outer && m < r->n_mixes; m++) {
+		const struct plan_mix *x = &r->mixes[m];
+		printf("mix ");
+		for (size_t i = 0; i < o->n_outer; i++)
+			printf("%s%s = %.12g", i ? ", " : "", o->outer_paths[i], x->outer[i]);
+		if (x->found)
+			printf(": smallest %s = %.12g, %s %.6g +- %.3g %s%s\n", o->json_path, x->answer,
+			       sim_summary_name(o->minimize), x->obj_mean, x->obj_ci95, sim_summary_unit(o->minimize),
+			       (long)m == r->best ? " (best)" : "");
+		else
+			printf(": no %s in the range meets the target\n", o->json_path);
+	}
+}
+
+static void print_answer(const struct plan_opts *o, const struct plan_result *r)
+{
+	printf("answer: ");
+	for (size_t i = 0; i < o->n_outer; i++)
+		printf("%s = %.12g, ", o->outer_paths[i], r->answer_outer[i]);
+	printf("%s = %.12g", o->json_path, r->answer);
+	if (o->minimize_on)
+		printf(" (%s %.6g %s)", sim_summary_name(o->minimize), r->mixes[r->best].obj_mean,
+		       sim_summary_unit(o->minimize));
+	printf(" (%zu probes)\n", r->n_points);
 }
 
 /* Writes the curve CSV (--csv; or, when only --plot asked for it, a temporary
@@ -230,7 +348,7 @@ static int write_outputs(const struct plan_args *a, const struct plan_opts *o, c
 	FILE *f = a->csv ? sim_out_stage_fopen(&stage, a->csv, &csv, diag) : sim_out_tmp_fopen(a->png, &scratch, diag);
 	if (!a->csv)
 		csv = scratch;
-	int rc = f ? plan_write_csv(r, f) : -SIM_EIO;
+	int rc = f ? plan_write_csv(o, r, f) : -SIM_EIO;
 	int err = f ? sim_out_close(f) : 0;
 	if (err) {
 		sim_diag_add(diag, a->csv ? a->csv : a->png, "cannot write the curve: %s", sim_out_write_error(err));
@@ -238,7 +356,9 @@ static int write_outputs(const struct plan_args *a, const struct plan_opts *o, c
 	}
 	if (!rc && a->png) {
 		int fd = sim_out_stage_add(&stage, a->png, &png, diag);
-		rc = fd < 0 ? -SIM_EIO : (close(fd), plan_plot(csv, png, o, r, diag));
+		rc = fd < 0	 ? -SIM_EIO
+		     : o->n_outer ? (close(fd), plan_plot_mix(png, o, r, diag))
+				  : (close(fd), plan_plot(csv, png, o, r, diag));
 	}
 	if (scratch)
 		unlink(scratch);
@@ -287,7 +407,6 @@ int cmd_plan(int argc, char **argv)
 		return rc > 0 ? GPUSCHED_EXIT_OK : GPUSCHED_EXIT_BADINPUT;
 	}
 	sim_diag_init(&diag, 20);
-	o.json_path = a.vary;
 	o.variant = a.variant;
 	o.conservative = a.conservative;
 	struct printer pr = {.o = &o};
@@ -299,7 +418,7 @@ int cmd_plan(int argc, char **argv)
 	/* The whole config is checked as `run` does, then the path, before the trace loads. */
 	if ((rc = sim_read_file(a.config, &text, &len, &diag)) ||
 	    (rc = exp_config_parse(a.config, text, len, &cfg, &diag)) ||
-	    (rc = exp_config_number_at(a.config, text, len, a.vary, &now, &diag)))
+	    (rc = exp_config_number_at(a.config, text, len, o.json_path, &now, &diag)))
 		goto out;
 	if ((rc = check_plan_outputs(&a, cfg, &diag)))
 		goto out;
@@ -313,8 +432,13 @@ int cmd_plan(int argc, char **argv)
 	if ((rc = trace_native_read(cfg->trace_path, &trace, &diag)))
 		goto out;
 	rc = plan_run(&o, trace, &res, &diag);
+	if (!rc)
+		print_mixes(&o, &res);
 	if (!rc && res.found)
-		printf("answer: %s = %.12g (%zu probes)\n", a.vary, res.answer, res.n_points);
+		print_answer(&o, &res);
+	else if (!rc && o.n_outer)
+		printf("no mix meets %s %s %.12g: each mix's HI fails (%zu probes)\n", sim_summary_name(o.target.metric),
+		       plan_cmp_text(o.target.cmp), o.target.bound, res.n_points);
 	else if (!rc)
 		printf("no value in [%.12g, %.12g] meets %s %s %.12g: HI fails (%zu probe%s)\n", o.grid.lo,
 		       o.grid.hi, sim_summary_name(o.target.metric), plan_cmp_text(o.target.cmp),

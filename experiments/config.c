@@ -306,12 +306,16 @@ static int want_qty(struct chk *c, const cJSON *v, const char *path, int positiv
 static const char *const top_keys[] = { "name",  "description", "trace",          "cluster", "policies", "jobs",
 					"seeds", "output",      "output_options", "sweep",   NULL };
 static const char *const jobs_keys[] = { "checkpoint", "faults", NULL };
-static const char *const checkpoint_keys[] = { "overhead_s", "restore_s", NULL };
+static const char *const checkpoint_keys[] = { "overhead_s", "restore_s", "memory", "persistent_every",
+					       "interval", "mtbf_h", NULL };
+static const char *const ckpt_memory_keys[] = { "write_s", "restore_s", "replicas", NULL };
+/* Longest MTBF of $.jobs.checkpoint.mtbf_h: a century. */
+#define FAULT_H_MAX_CK 876000.0
 /* Longest checkpoint overhead or restore, s: a year. */
 #define CKPT_COST_MAX_S 3.15e7
 static const char *const trace_keys[] = { "path", "format", NULL };
-static const char *const cluster_keys[] = { "resources", "flavors", "capacity_events", "failures", "fault_events",
-					    NULL };
+static const char *const cluster_keys[] = { "resources", "flavors", "capacity_events", "failures", "fail_slow",
+					    "fault_events", NULL };
 static const char *const flavor_keys[] = { "name", "nodes", "node", "speed", "price_per_node_hour",
 					   "stockout", "reservations", "autoscale", "spot", "training_plan", NULL };
 /* SageMaker training plans: 1 to 182 days, 1, 2, 4, ..., 64 instances. */
@@ -1142,15 +1146,15 @@ static void check_policies(struct chk *c, const cJSON *pol, struct exp_variant *
 	}
 }
 
-/* One cost of $.jobs.checkpoint, in s, into ns. */
-static void check_ckpt_cost(struct chk *c, const cJSON *ck, const char *key, sim_time_t *out)
+/* One cost of $.jobs.checkpoint (of its memory tier: memory = 1), in s, into ns. */
+static void check_ckpt_cost_at(struct chk *c, const cJSON *ck, int memory, const char *key, sim_time_t *out)
 {
 	char path[64], got[96];
 	const cJSON *x = get(ck, key);
 	*out = 0;
 	if (!x)
 		return;
-	snprintf(path, sizeof path, "$.jobs.checkpoint.%s", key);
+	snprintf(path, sizeof path, "$.jobs.checkpoint.%s%s", memory ? "memory." : "", key);
 	double s = 0;
 	if (want_number(c, x, path, 0, 0, &s))
 		return;
@@ -1160,6 +1164,75 @@ static void check_ckpt_cost(struct chk *c, const cJSON *ck, const char *key, sim
 		return;
 	}
 	*out = (sim_time_t)llround(s * 1e9);
+}
+
+static void check_ckpt_cost(struct chk *c, const cJSON *ck, const char *key, sim_time_t *out)
+{
+	check_ckpt_cost_at(c, ck, 0, key, out);
+}
+
+/* $.jobs.checkpoint.memory: the memory tier (sim/ckpt.h). */
+static void check_ckpt_memory(struct chk *c, const cJSON *m, struct sim_ckpt_policy *p)
+{
+	static const char *const path = "$.jobs.checkpoint.memory";
+	char got[96];
+	if (!cJSON_IsObject(m)) {
+		sim_json_describe(m, got, sizeof got);
+		err(c, path, "expected object {\"write_s\", \"restore_s\", \"replicas\"}, got %s", got);
+		return;
+	}
+	check_keys(c, m, path, ckpt_memory_keys);
+	p->memory = 1;
+	check_ckpt_cost_at(c, m, 1, "write_s", &p->mem_write_ns);
+	check_ckpt_cost_at(c, m, 1, "restore_s", &p->mem_restore_ns);
+	const cJSON *r = get(m, "replicas");
+	double x;
+	if (r && want_int(c, r, "$.jobs.checkpoint.memory.replicas", 0, 1e6, &x) == 0)
+		p->replicas = (uint32_t)x;
+}
+
+/* The tiers and interval policy of $.jobs.checkpoint (docs/faults.md, "Checkpoint
+ * tiers"): a memory tier needs persistent_every (every n-th checkpoint persistent),
+ * and persistent_every needs a memory tier. */
+static void check_ckpt_tiers(struct chk *c, const cJSON *ck, struct sim_ckpt_policy *p)
+{
+	char got[96];
+	memset(p, 0, sizeof *p);
+	const cJSON *m = get(ck, "memory"), *n = get(ck, "persistent_every");
+	if (m)
+		check_ckpt_memory(c, m, p);
+	double x;
+	if (n && want_int(c, n, "$.jobs.checkpoint.persistent_every", 1, 1e9, &x) == 0)
+		p->persist_every = (uint32_t)x;
+	if (m && !n)
+		err(c, "$.jobs.checkpoint", "expected \"persistent_every\" (an integer >= 1: every n-th "
+		    "checkpoint is persistent) beside \"memory\"");
+	if (n && !m)
+		err(c, "$.jobs.checkpoint.persistent_every", "expected a \"memory\" tier beside it (without one "
+		    "every checkpoint is persistent)");
+	const cJSON *iv = get(ck, "interval");
+	if (iv) {
+		static const char *const names[] = { "fixed", "young", "daly" };
+		int found = -1;
+		for (int i = 0; i < 3 && cJSON_IsString(iv); i++)
+			if (!strcmp(iv->valuestring, names[i]))
+				found = i;
+		if (found < 0) {
+			sim_json_describe(iv, got, sizeof got);
+			err(c, "$.jobs.checkpoint.interval", "expected \"fixed\", \"young\" or \"daly\", got %s", got);
+		} else {
+			p->interval = (uint8_t)found;
+		}
+	}
+	const cJSON *mt = get(ck, "mtbf_h");
+	if (mt && want_number(c, mt, "$.jobs.checkpoint.mtbf_h", 0, 1, &x) == 0) {
+		if (x > FAULT_H_MAX_CK) {
+			sim_json_describe(mt, got, sizeof got);
+			err(c, "$.jobs.checkpoint.mtbf_h", "expected number <= 876000 (a century), got %s", got);
+		} else {
+			p->mtbf_s = x * 3600.0;
+		}
+	}
 }
 
 /* $.jobs: the job model's settings that do not come from the trace. The cost of a
@@ -1187,6 +1260,7 @@ static void check_jobs(struct chk *c, const cJSON *jobs, struct exp_variant *v)
 	check_keys(c, ck, "$.jobs.checkpoint", checkpoint_keys);
 	check_ckpt_cost(c, ck, "overhead_s", &v->cost.ckpt_overhead_ns);
 	check_ckpt_cost(c, ck, "restore_s", &v->cost.restore_ns);
+	check_ckpt_tiers(c, ck, &v->cost.tiers);
 }
 
 /* ---- faults (sim/faults.h, docs/faults.md) ---- */
@@ -1198,8 +1272,9 @@ static const char *const node_faults_keys[] = { "distribution", "mtbf_h", "shape
 static const char *const repair_keys[] = { "distribution", "mean_h", NULL };
 static const char *const job_faults_keys[] = { "distribution",	   "crash_per_h",	"hang_per_h",
 					       "hang_detection",   "hang_timeout_s",	"max_retries",
-					       "inplace_restarts", "inplace_restart_s", "max_full_restarts",
-					       "requeue_place",	   NULL };
+					       "loss_spike_per_h", "rollback",		"inplace_restarts",
+					       "inplace_restart_s", "max_full_restarts", "requeue_place",
+					       NULL };
 /* Longest mean or delay of a fault law, h: a century; rates up to 3600 per hour. */
 #define FAULT_H_MAX 876000.0
 #define FAULT_RATE_MAX 3600.0
@@ -1425,6 +1500,14 @@ static void check_job_faults(struct chk *c, const cJSON *o, struct sim_job_fault
 	want_law(c, o, path, names, laws, "\"exponential\" or \"fixed\"", &jf->law);
 	want_fault_num(c, o, path, "crash_per_h", 0, 0, FAULT_RATE_MAX, &jf->crash_per_h);
 	want_fault_num(c, o, path, "hang_per_h", 0, 0, FAULT_RATE_MAX, &jf->hang_per_h);
+	want_fault_num(c, o, path, "loss_spike_per_h", 0, 0, FAULT_RATE_MAX, &jf->spike_per_h);
+	const cJSON *rb = get(o, "rollback");
+	if (rb) {
+		double r;
+		sim_json_path_key(sub, sizeof sub, path, "rollback");
+		if (want_int(c, rb, sub, 1, SIM_CKPT_RING, &r) == 0)
+			jf->rollback = (uint32_t)r;
+	}
 	want_fault_bool(c, o, path, "hang_detection", &jf->hang_detect);
 	double x;
 	if (want_fault_num(c, o, path, "hang_timeout_s", 0, 1, FAULT_H_MAX * 3600.0, &x))
@@ -1540,6 +1623,164 @@ static void check_faults(struct chk *c, const char *cfg_path, const cJSON *cl, c
 		check_flavor_faults(c, get(fa, "flavors"), v, &tmpl, "$.cluster.failures");
 }
 
+/* ---- fail-slow nodes ($.cluster.fail_slow, docs/faults.md "Fail-slow nodes") ---- */
+
+static const char *const slow_keys[] = { "distribution", "mtbs_h", "factor", "period", "detection", "detect_s",
+					 "flavors", NULL };
+static const char *const slow_flavor_keys[] = { "distribution", "mtbs_h", "factor", "period", "detection",
+						"detect_s", NULL };
+static const char *const slow_period_keys[] = { "distribution", "mean_s", "min_s", "max_s", NULL };
+static const char *const slow_factor_keys[] = { "min", "max", NULL };
+
+/* A speed factor in (0, 1]: a number, or {"min", "max"} (uniform between). */
+static void read_slow_factor(struct chk *c, const cJSON *fx, const char *path, struct sim_node_slow *ns)
+{
+	char sub[PATH_MAX_], got[96];
+	double lo, hi;
+	if (cJSON_IsObject(fx)) {
+		check_keys(c, fx, path, slow_factor_keys);
+		if (!get(fx, "min") || !get(fx, "max")) {
+			err(c, path, "expected both \"min\" and \"max\" (0 < min <= max <= 1)");
+			return;
+		}
+		sim_json_path_key(sub, sizeof sub, path, "min");
+		if (want_fault_num(c, fx, path, "min", 0, 1, 1, &lo) && want_fault_num(c, fx, path, "max", 0, 1, 1, &hi)) {
+			if (lo > hi) {
+				err(c, sub, "expected min <= max, got %g > %g", lo, hi);
+				return;
+			}
+			ns->factor_lo = lo;
+			ns->factor_hi = hi;
+		}
+		return;
+	}
+	if (!cJSON_IsNumber(fx)) {
+		sim_json_describe(fx, got, sizeof got);
+		err(c, path, "expected a number in (0, 1] or {\"min\", \"max\"}, got %s", got);
+		return;
+	}
+	if (!(fx->valuedouble > 0) || fx->valuedouble > 1) {
+		sim_json_describe(fx, got, sizeof got);
+		err(c, path, "expected a number > 0 and <= 1, got %s", got);
+		return;
+	}
+	ns->factor_lo = ns->factor_hi = fx->valuedouble;
+}
+
+static void read_slow_period(struct chk *c, const cJSON *po, const char *path, struct sim_node_slow *ns)
+{
+	static const char *const names[] = { "log_uniform", "exponential", "fixed", NULL };
+	static const uint8_t laws[] = { SIM_SPER_LOG_UNIFORM, SIM_SPER_EXPONENTIAL, SIM_SPER_FIXED };
+	char got[96];
+	if (!cJSON_IsObject(po)) {
+		sim_json_describe(po, got, sizeof got);
+		err(c, path, "expected object {\"distribution\", \"mean_s\" | \"min_s\", \"max_s\"}, got %s", got);
+		return;
+	}
+	check_keys(c, po, path, slow_period_keys);
+	if (get(po, "mean_s") && !get(po, "distribution"))
+		ns->period_law = SIM_SPER_EXPONENTIAL;
+	want_law(c, po, path, names, laws, "\"log_uniform\", \"exponential\" or \"fixed\"", &ns->period_law);
+	want_fault_num(c, po, path, "mean_s", 0, 1, FAULT_H_MAX * 3600.0, &ns->period_s);
+	want_fault_num(c, po, path, "min_s", 0, 1, FAULT_H_MAX * 3600.0, &ns->period_lo_s);
+	want_fault_num(c, po, path, "max_s", 0, 1, FAULT_H_MAX * 3600.0, &ns->period_hi_s);
+}
+
+/* One fail-slow object onto *ns: the keys present override (a flavor's over the
+ * defaults of $.cluster.fail_slow). */
+static void read_node_slow(struct chk *c, const cJSON *o, const char *path, struct sim_node_slow *ns,
+			   const char *const *keys)
+{
+	static const char *const names[] = { "exponential", "fixed", "none", NULL };
+	static const uint8_t laws[] = { SIM_FLAW_EXPONENTIAL, SIM_FLAW_FIXED, SIM_FLAW_NONE };
+	char sub[PATH_MAX_], got[96];
+	if (!cJSON_IsObject(o)) {
+		sim_json_describe(o, got, sizeof got);
+		err(c, path, "expected object {\"mtbs_h\", \"factor\", \"period\", ...}, got %s", got);
+		return;
+	}
+	check_keys(c, o, path, keys);
+	if (get(o, "mtbs_h") && ns->law == SIM_FLAW_NONE)
+		ns->law = SIM_FLAW_EXPONENTIAL;
+	want_law(c, o, path, names, laws, "\"exponential\", \"fixed\" or \"none\"", &ns->law);
+	double x;
+	if (want_fault_num(c, o, path, "mtbs_h", 0, 1, FAULT_H_MAX, &x))
+		ns->mtbs_s = x * 3600.0;
+	if (get(o, "factor")) {
+		sim_json_path_key(sub, sizeof sub, path, "factor");
+		read_slow_factor(c, get(o, "factor"), sub, ns);
+	}
+	if (get(o, "period")) {
+		sim_json_path_key(sub, sizeof sub, path, "period");
+		read_slow_period(c, get(o, "period"), sub, ns);
+	}
+	want_fault_bool(c, o, path, "detection", &ns->detect);
+	want_fault_num(c, o, path, "detect_s", 0, 0, FAULT_H_MAX * 3600.0, &ns->detect_s);
+}
+
+/* What a flavor's merged settings need (where: the object that gave them). */
+static void check_node_slow(struct chk *c, const struct sim_node_slow *ns, struct exp_variant *v, size_t f,
+			    const char *where)
+{
+	if (!(ns->mtbs_s > 0))
+		err(c, where, "expected \"mtbs_h\" > 0 for flavor %s, got nothing", v->flavors[f].name);
+	if (ns->period_law != SIM_SPER_LOG_UNIFORM && !(ns->period_s > 0))
+		err(c, where, "expected \"period\".\"mean_s\" > 0 for an %s episode length, got nothing",
+		    ns->period_law == SIM_SPER_FIXED ? "fixed" : "exponential");
+	if (ns->period_law == SIM_SPER_LOG_UNIFORM && ns->period_lo_s > ns->period_hi_s)
+		err(c, where, "expected \"period\" min_s <= max_s, got %g > %g", ns->period_lo_s, ns->period_hi_s);
+	if (!ns->detect)
+		return;
+	/* A detection takes the node out of placement: no other source may set its nodes. */
+	const char *other = v->faults->node[f].law != SIM_FLAW_NONE ? "node failures"
+			    : sim_spot_on(v->spot, (int)f)		   ? "spot"
+			    : sim_autoscale_on(v->autoscale, (int)f)	   ? "autoscale"
+			    : capacity_moves(v->capacity, (int)f)	   ? "capacity events, stock-outs or reservations"
+									   : NULL;
+	if (other)
+		err(c, where, "expected a flavor without %s for \"detection\": true (flavor %s has them; both would "
+		    "set its nodes)", other, v->flavors[f].name);
+}
+
+static void check_fail_slow(struct chk *c, const cJSON *so, struct exp_variant *v)
+{
+	static const char *const root = "$.cluster.fail_slow", *const fl_root = "$.cluster.fail_slow.flavors";
+	char path[PATH_MAX_], got[96];
+	if (!so || !v->faults || !v->flavors || !v->capacity)
+		return;
+	/* Defaults: full speed, episodes log-uniform between 30 s and 10 h, no detection. */
+	struct sim_node_slow tmpl = { .factor_lo = 1, .factor_hi = 1, .period_lo_s = 30, .period_hi_s = 36000 };
+	read_node_slow(c, so, root, &tmpl, slow_keys);
+	const cJSON *fo = cJSON_IsObject(so) ? get(so, "flavors") : NULL;
+	if (fo && !cJSON_IsObject(fo)) {
+		sim_json_describe(fo, got, sizeof got);
+		err(c, fl_root, "expected object {FLAVOR: {...}}, got %s", got);
+		fo = NULL;
+	}
+	for (const cJSON *it = fo ? fo->child : NULL; it; it = it->next) {
+		int found = 0;
+		for (size_t f = 0; f < v->n_flavors; f++)
+			found |= strcmp(v->flavors[f].name, it->string) == 0;
+		if (!found) {
+			sim_json_path_key(path, sizeof path, fl_root, it->string);
+			err(c, path, "expected a flavor of $.cluster.flavors, got '%s'", it->string);
+		}
+	}
+	for (size_t f = 0; f < v->n_flavors; f++) {
+		struct sim_node_slow *ns = &v->faults->slow[f];
+		*ns = tmpl;
+		const char *where = root;
+		const cJSON *own = fo ? get(fo, v->flavors[f].name) : NULL;
+		if (own) {
+			sim_json_path_key(path, sizeof path, fl_root, v->flavors[f].name);
+			read_node_slow(c, own, path, ns, slow_flavor_keys);
+			where = path;
+		}
+		if (ns->law != SIM_FLAW_NONE)
+			check_node_slow(c, ns, v, f, where);
+	}
+}
+
 static void check_variant(struct chk *c, const char *cfg_path, struct exp_variant *v)
 {
 	check_cluster(c, cfg_path, get(v->tree, "cluster"), v);
@@ -1547,6 +1788,7 @@ static void check_variant(struct chk *c, const char *cfg_path, struct exp_varian
 	check_jobs(c, get(v->tree, "jobs"), v);
 	const cJSON *cl = get(v->tree, "cluster"), *jobs = get(v->tree, "jobs");
 	check_faults(c, cfg_path, cl, cJSON_IsObject(jobs) ? get(jobs, "faults") : NULL, v);
+	check_fail_slow(c, cJSON_IsObject(cl) ? get(cl, "fail_slow") : NULL, v);
 }
 
 /* ---- sweep ---------------------------------------------------------------- */
@@ -2369,8 +2611,8 @@ int exp_config_number_at(const char *path, const char *text, size_t len, const c
 	return rc;
 }
 
-int exp_config_parse_with(const char *path, const char *text, size_t len, const char *json_path, double value,
-			  struct exp_config **out, struct sim_diag *diag)
+int exp_config_parse_with_n(const char *path, const char *text, size_t len, const char *const *json_paths,
+			    const double *values, size_t n, struct exp_config **out, struct sim_diag *diag)
 {
 	struct sim_srcmap *map;
 	cJSON *root = tree_of(path, text, len, &map), *node;
@@ -2389,16 +2631,18 @@ int exp_config_parse_with(const char *path, const char *text, size_t len, const 
 		}
 		return rc;
 	}
-	node = number_at(path, root, json_path, diag, &rc);
-	if (!node)
-		goto out_root;
-	cJSON_SetNumberValue(node, value);
+	for (size_t i = 0; i < n; i++) {
+		node = number_at(path, root, json_paths[i], diag, &rc);
+		if (!node)
+			goto out_root;
+		cJSON_SetNumberValue(node, values[i]);
+	}
 	rc = -SIM_ENOMEM;
 	edited = cJSON_Print(root);
 	if (!edited)
 		goto out_root;
 	/* the edited tree is JSON text whatever the file was; a YAML file's positions still
-	 * locate its errors (the edit changes one number, not where anything is) */
+	 * locate its errors (the edit changes numbers, not where anything is) */
 	rc = parse_json(path, edited, strlen(edited), map, out, diag);
 	map = NULL; /* parse_json owns it now */
 	cJSON_free(edited);
@@ -2407,4 +2651,10 @@ out_root:
 	free(map);
 	cJSON_Delete(root);
 	return rc;
+}
+
+int exp_config_parse_with(const char *path, const char *text, size_t len, const char *json_path, double value,
+			  struct exp_config **out, struct sim_diag *diag)
+{
+	return exp_config_parse_with_n(path, text, len, &json_path, &value, 1, out, diag);
 }

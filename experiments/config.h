@@ -83,6 +83,9 @@ int exp_config_number_at(const char *path, const char *text, size_t len, const c
  * the file's bytes. */
 int exp_config_parse_with(const char *path, const char *text, size_t len, const char *json_path, double value,
 			  struct exp_config **out, struct sim_diag *diag);
+/* The same with n numbers replaced: values[i] at json_paths[i], in that order. */
+int exp_config_parse_with_n(const char *path, const char *text, size_t len, const char *const *json_paths,
+			    const double *values, size_t n, struct exp_config **out, struct sim_diag *diag);
 
 /* Variant names (experiments/README.md, "Variant names"), shared with the plots that
  * rebuild them from a results file: a swept value's piece of a name (strings as

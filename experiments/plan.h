@@ -15,6 +15,11 @@
  * no job started) or when jobs were not served in some seed (rejected or unfinished
  * jobs: the waits of the served ones would flatter the capacity), unless the target's
  * metric is itself one of the job counts (jobs, completed, rejected, unfinished).
+ *
+ * A capacity mix (plan_opts.n_outer > 0): up to PLAN_OUTER_MAX more numbers take every
+ * combination of their grids' values, the number above is bisected for each, and the
+ * answer is the mix whose smallest passing value has the least mean of an objective
+ * metric (plan_opts.minimize; e.g. cost_capacity).
  */
 #ifndef EXPERIMENTS_PLAN_H
 #define EXPERIMENTS_PLAN_H
@@ -56,9 +61,15 @@ struct plan_grid {
 int plan_grid_init(struct plan_grid *g, double lo, double hi, double step, struct sim_diag *diag);
 double plan_grid_value(const struct plan_grid *g, uint64_t k);
 
+/* Mixes: up to this many numbers gridded around the bisected one (plan_opts). */
+#define PLAN_OUTER_MAX 3
+#define PLAN_MIXES_MAX 10000 /* combinations of the outer numbers' values */
+
 /* One probed value. */
 struct plan_point {
-	double value;
+	double outer[PLAN_OUTER_MAX]; /* the outer numbers' values (plan_opts.outer_paths) */
+	double value;                 /* the bisected number's value */
+	double obj_mean, obj_ci95;    /* the objective's (plan_opts.minimize) mean and 95% CI; NaN: none */
 	double mean, ci95; /* of the target's metric over the seeds with a value (NaN: none) */
 	double judged;	   /* what was compared with the target: mean, or the CI bound */
 	size_t n_seeds;
@@ -67,11 +78,25 @@ struct plan_point {
 	int pass;
 };
 
+/* One combination of the outer numbers and its bisection's outcome. */
+struct plan_mix {
+	double outer[PLAN_OUTER_MAX];
+	int found;                 /* 1: some value of the bisected number met the target */
+	double answer;             /* the smallest such value */
+	double obj_mean, obj_ci95; /* the objective at the answer (NaN: not found, or none) */
+};
+
 struct plan_result {
 	struct plan_point *points; /* in probe order; owned, plan_result_fini frees */
 	size_t n_points;
-	int found; /* 1: answer is the smallest passing grid value */
+	int found; /* 1: answer is the smallest passing grid value (of the best mix) */
 	double answer;
+	/* With outer numbers or an objective: every mix in grid order (owned), and the
+	 * best one (-1: none found); answer_outer its outer values. Without: n_mixes 1. */
+	struct plan_mix *mixes;
+	size_t n_mixes;
+	long best;
+	double answer_outer[PLAN_OUTER_MAX];
 };
 
 void plan_result_fini(struct plan_result *r);
@@ -92,6 +117,19 @@ struct plan_opts {
 	size_t config_len;
 	const char *json_path; /* the number varied, a sweep-style path */
 	struct plan_grid grid;
+	/* A capacity mix: the numbers at outer_paths take every combination of their
+	 * grids' values (the first varying slowest), and for each the number at
+	 * json_path is bisected as above. */
+	size_t n_outer; /* <= PLAN_OUTER_MAX */
+	const char *outer_paths[PLAN_OUTER_MAX];
+	struct plan_grid outer_grids[PLAN_OUTER_MAX];
+	/* With minimize_on, a summary metric to minimise over the mixes' answers (with
+	 * outer numbers the caller must give one). The best mix is the one whose answer has
+	 * the least mean of it over the seeds (NaN never; ties: the first in grid order):
+	 * this assumes that, other numbers fixed, the objective is least at the smallest
+	 * value of json_path meeting the target (more capacity costs more). */
+	int minimize_on;
+	enum sim_summary_field minimize;
 	struct plan_target target;
 	const char *variant;   /* variant name; NULL: the config must have no sweep */
 	const uint64_t *seeds; /* NULL: the config's seeds */
@@ -101,21 +139,32 @@ struct plan_opts {
 	void *report_arg;
 };
 
-/* Checks the options (the path holds a number, the variant exists, the config is valid
- * at LO, HI and the second grid value), then searches. The trace is loaded by the
+/* Checks the options (each path holds a number, no path is given twice, at most
+ * PLAN_MIXES_MAX mixes, the variant exists, the config is valid with every number at
+ * its LO, at its HI and at its second grid value), then searches each mix. The trace is loaded by the
  * caller, once; every run binds it again. Returns 0 (res->found says whether a value
  * met the target), -SIM_EPARSE (bad input, diag says what), or another -SIM_E*. */
 int plan_run(const struct plan_opts *o, struct sim_trace *trace, struct plan_result *res,
 	     struct sim_diag *diag);
 
 /* The curve as CSV: header "value,mean,ci95,judged,pass,seeds" (mean, ci95 and judged
- * of the target's metric, pass 1 or 0), one row a probed value, sorted by value. */
-int plan_write_csv(const struct plan_result *r, FILE *f);
+ * of the target's metric, pass 1 or 0), one row a probed value, sorted by value.
+ * With outer numbers or an objective (o->n_outer > 0 or o->minimize_on) the header
+ * is instead "PATH_1,...,PATH_k,PATH,mean,ci95,judged,pass,seeds,objective,
+ * objective_ci95,best" (the outer paths, then the bisected one; best 1 on the best
+ * mix's answer), the rows sorted by the outer values, then the value. */
+int plan_write_csv(const struct plan_opts *o, const struct plan_result *r, FILE *f);
 
 /* PNG of a curve CSV through gnuplot on analysis/plan.gp (template folder as
  * plot_analysis_dir: env GPUSCHED_ANALYSIS_DIR, else the build's). Returns 0, or
  * -SIM_EEXTERNAL (gnuplot missing or failed, or no image) / -SIM_EIO with diag. */
 int plan_plot(const char *csv, const char *png, const struct plan_opts *o, const struct plan_result *r,
 	      struct sim_diag *diag);
+
+/* PNG of a mix (1 or 2 outer numbers, an objective) through gnuplot on
+ * analysis/plan_mix.gp: the objective at each mix's answer against the first outer
+ * number, a curve a value of the second, each point labelled with its answer, the
+ * best marked. The data goes through a temporary beside the PNG. Errors as plan_plot. */
+int plan_plot_mix(const char *png, const struct plan_opts *o, const struct plan_result *r, struct sim_diag *diag);
 
 #endif

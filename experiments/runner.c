@@ -311,6 +311,13 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	if (real && (sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1))) /* docs/capacity.md */
 		return sim_diag_add(diag, cfg->path, "$.cluster.flavors: expected no autoscale or spot flavor in "
 				    "real mode (they are simulated only), got one"), -SIM_EPARSE;
+	/* The real executors checkpoint in one tier (gpu_exec/README.md, "Faults"). */
+	if (real && sim_ckpt_tiered(&v->cost.tiers))
+		return sim_diag_add(diag, cfg->path, "$.jobs.checkpoint: expected no memory tier and a fixed interval "
+				    "in real mode (checkpoint tiers are simulated only), got them"), -SIM_EPARSE;
+	if (real && v->faults && v->faults->job.spike_per_h > 0)
+		return sim_diag_add(diag, cfg->path, "$.jobs.faults.loss_spike_per_h: expected 0 in real mode (loss "
+				    "spikes are simulated only), got more"), -SIM_EPARSE;
 	int rc = driver_init(&r->drv, cfg, v, trace, real, diag);
 	if (rc)
 		return rc;
@@ -328,6 +335,16 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	rc = sim_engine_run(r->e);
 	r->wall_s = wall_now_s() - t0;
 	sim_driver_real_end(&r->drv);
+	if (rc == -SIM_ERANGE) {
+		/* The clock reached its end (int64 ns): a run that never ends, not a bug. */
+		sim_diag_add(diag, name,
+			     "simulation failed: the simulated clock would pass its limit (about 292 years) after "
+			     "%.0f s: some job never finishes, e.g. its run between checkpoints is longer than "
+			     "the time between the faults that stop it (add checkpoints, or set "
+			     "$.jobs.faults.max_retries)",
+			     sim_time_to_s(sim_engine_now(r->e)));
+		goto fail;
+	}
 	if (rc) {
 		sim_diag_add(diag, name, "simulation failed: %s", sim_strerror(rc));
 		goto fail;
@@ -350,8 +367,10 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	 * cluster's final size. */
 	if (sim_capacity_any(v->capacity) || sim_autoscale_on(v->autoscale, -1) || sim_spot_on(v->spot, -1))
 		sim_metrics_set_capacity_gpu_s(&r->sum, sim_engine_capacity_gpu_s(r->e));
+	sim_metrics_set_capacity_cost(&r->sum, sim_engine_capacity_cost(r->e));
 	double configured_gpus = 0; /* with node failures: the GPUs configured, whatever is down at the end */
-	for (size_t f = 0; sim_faults_nodes_any(v->faults, -1) && !sim_capacity_any(v->capacity) && f < v->n_flavors;
+	for (size_t f = 0; (sim_faults_nodes_any(v->faults, -1) || sim_faults_slow_any(v->faults, -1)) &&
+			       !sim_capacity_any(v->capacity) && f < v->n_flavors;
 	     f++)
 		configured_gpus += (double)v->flavors[f].nodes * (double)v->flavors[f].node_cap[SIM_RES_GPU] / SIM_MILLI;
 	sim_metrics_set_faults(&r->sum, sim_engine_counters(r->e), configured_gpus);

@@ -38,7 +38,10 @@
  * whole job; kernel writes, host reads at any time). The flag is 0 (run),
  * GX_FLAG_STOP (stop at the next iteration) or GX_FLAG_HANG (a hung job: make no
  * more progress and hold the GPU, polling, until the flag turns GX_FLAG_STOP). The
- * host only ever raises it: 0 to HANG or STOP, HANG to STOP. */
+ * host only ever raises it: 0 to HANG or STOP, HANG to STOP. slow_ns (host writes,
+ * the kernel reads once per iteration): extra wall time each iteration waits, so a
+ * slowed-down job (a fail-slow node, gx_slow) advances at iter / (iter + slow_ns)
+ * of full speed; 0 = full speed, set at every launch. */
 #define GX_FLAG_STOP 1u
 #define GX_FLAG_HANG 2u
 struct gx_words {
@@ -46,7 +49,8 @@ struct gx_words {
 	volatile uint32_t ckpts;
 	volatile uint64_t progress;
 	volatile uint64_t saved;
-	uint64_t pad[5];
+	volatile int64_t slow_ns;
+	uint64_t pad[4];
 };
 /* Device memory of a virtual GPU, zeroed before each launch: the arrival rings. */
 struct gx_scratch {

@@ -384,6 +384,22 @@ static int real_hang(void *priv, struct sim_engine *e, struct sim_job *job)
 	return rc;
 }
 
+/* A running job's speed changes at the engine's now (sim_driver_ops.slow, a
+ * fail-slow node): its workload runs at rate from that wall time and reports its
+ * end when its work is done at that pace. A workload already reaped (it ended just
+ * before, and its end is on its way to the engine) has nothing to slow. */
+static int real_slow(void *priv, struct sim_engine *e, struct sim_job *job, double rate)
+{
+	struct drv_real *d = priv;
+	if (!d->job_seq[job->idx])
+		return 0;
+	int rc = gx_slow(d->x, job->idx, wall_of_trace(d, sim_engine_now(e)), rate);
+	if (rc == -SIM_EINVAL)
+		fprintf(stderr, "real: job %s runs on a slow node, but backend %s cannot slow a workload down\n",
+			sim_job_id(sim_view_trace(sim_engine_view(e)), job), d->res.backend);
+	return rc;
+}
+
 static const struct sim_driver_ops real_driver_ops = {
 	.name = "real",
 	.now = real_now,
@@ -391,6 +407,7 @@ static const struct sim_driver_ops real_driver_ops = {
 	.start = real_start,
 	.stop = real_stop,
 	.hang = real_hang,
+	.slow = real_slow,
 };
 
 /* ---- set-up ---- */

@@ -137,6 +137,13 @@ int gx_hang(struct gx *x, uint32_t job, int64_t at_ns)
 	return x->ops->hang ? x->ops->hang(x->priv, job, at_ns) : -SIM_EINVAL;
 }
 
+int gx_slow(struct gx *x, uint32_t job, int64_t at_ns, double rate)
+{
+	if (!(rate > 0 && rate <= 1))
+		return -SIM_EINVAL;
+	return x->ops->slow ? x->ops->slow(x->priv, job, at_ns, rate) : -SIM_EINVAL;
+}
+
 int gx_reap(struct gx *x, uint32_t job, struct gx_report *r)
 {
 	return x->ops->reap(x->priv, job, r);

@@ -21,7 +21,12 @@
  *     no progress, saves nothing, keeps its GPUs and never ends by itself (no done
  *     callback); the gx_preempt that later kills it reports the work done and saved
  *     as they stood at the hang (cpu: its timeline read at the hang's wall time;
- *     cuda: the kernel holds at its next poll of the flag), end_ns the kill.
+ *     cuda: the kernel holds at its next poll of the flag), end_ns the kill;
+ *   - gx_slow sets its speed (a fail-slow node, docs/faults.md "Fail-slow nodes"):
+ *     from then on its iterations take 1 / rate times as long, the work done so far
+ *     kept (cpu: its timeline runs at rate from the call's wall time; cuda: each
+ *     iteration waits iter x (1 / rate - 1) more, a word of mapped memory the kernel
+ *     reads every iteration); rate 1 is full speed again.
  * Times in this interface are wall-clock nanoseconds (CLOCK_MONOTONIC); work is a
  * fraction of the job's whole work, 0..1.
  *
@@ -125,6 +130,12 @@ int gx_preempt(struct gx *x, uint32_t job, struct gx_report *r);
  * way for it may still arrive (the caller drops it). Returns 0, -SIM_ESTATE (no
  * segment of that job) or -SIM_EINVAL (a backend that cannot freeze one). */
 int gx_hang(struct gx *x, uint32_t job, int64_t at_ns);
+/* Runs the segment of `job` at rate (0 < rate <= 1) of full speed from wall time
+ * at_ns (the cpu backend's timeline; cuda applies it at each kernel's next
+ * iteration and ignores at_ns): see the protocol above. Never called for a hung
+ * segment. Returns 0, -SIM_ESTATE (no segment of that job) or -SIM_EINVAL (a
+ * backend that cannot slow one down, or a rate out of range). */
+int gx_slow(struct gx *x, uint32_t job, int64_t at_ns, double rate);
 /* After the done callback: waits for the segment's resources and fills *r.
  * Returns 0 or -SIM_ESTATE. */
 int gx_reap(struct gx *x, uint32_t job, struct gx_report *r);
@@ -154,6 +165,8 @@ struct gx_backend_ops {
 	void (*close)(void *priv);
 	/* Optional (NULL: the backend cannot freeze a workload): gx_hang. */
 	int (*hang)(void *priv, uint32_t job, int64_t at_ns);
+	/* Optional (NULL: the backend cannot slow a workload down): gx_slow. */
+	int (*slow)(void *priv, uint32_t job, int64_t at_ns, double rate);
 	/* Optional (NULL: nothing known, nothing to poll): gx_next_end, gx_poll. */
 	int64_t (*next_end)(void *priv);
 	void (*poll)(void *priv, int64_t now);

@@ -21,8 +21,15 @@
  * A hang (cpu_hang, at wall time H) freezes the timeline at H: the segment no
  * longer ends by itself (its thread sleeps until the stop, no poll claims it), and
  * its stop reports the timeline as it stood at H, however late the stop comes.
+ *
+ * A slow-down (cpu_slow, at wall time W, rate r: a fail-slow node) bends the
+ * clock the timeline is read on: the segment's own time is base + (t - W) x r
+ * from W on (base: its own time at W), so the work done by W is kept, the rest
+ * runs at r, and the wall end moves to when its own time reaches the planned end.
+ * Every read of the timeline (a stop, the end) goes through that map.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +55,12 @@ struct cpu_seg {
 	pthread_cond_t cv;
 	int stop, reached_end, hung;
 	int64_t hang_at;
+	/* The segment's own clock (the timeline's): own(t) = warp_base + (t - warp_since)
+	 * x rate at wall t >= warp_since; own_end: the timeline's end (its last iteration
+	 * or its failure) on it. end_ns (wall) follows from them; the engine's thread
+	 * writes them under mu, the segment's thread reads them under mu. */
+	int64_t warp_since, warp_base, own_end;
+	double rate;
 	pthread_t thread;
 };
 
@@ -76,22 +89,39 @@ static int seg_claim_end(struct cpu_seg *s)
 	return mine;
 }
 
+/* The segment's own time at wall time t (see the top: the slow-down's map). */
+static int64_t seg_own(const struct cpu_seg *s, int64_t t)
+{
+	if (t <= s->warp_since)
+		return s->warp_base - (s->warp_since - t); /* before the last change: not asked in practice */
+	if (s->rate == 1.0)
+		return s->warp_base + (t - s->warp_since);
+	return s->warp_base + (int64_t)llround((double)(t - s->warp_since) * s->rate);
+}
+
 /* The segment's thread: sleeps to its end unless stopped first (a hung one: until
- * its stop), then says it is done (unless a poll did already). */
+ * its stop), then says it is done (unless a poll did already). A slow-down moves
+ * the end: it wakes the thread, which waits again for the new end. */
 static void *seg_main(void *arg)
 {
 	struct cpu_seg *s = arg;
-	struct timespec ts = { .tv_sec = s->end_ns / SIM_NS_PER_S, .tv_nsec = s->end_ns % SIM_NS_PER_S };
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop && !s->reached_end && (s->hung || gx_now_ns() < s->end_ns)) {
+		struct timespec ts = { .tv_sec = s->end_ns / SIM_NS_PER_S, .tv_nsec = s->end_ns % SIM_NS_PER_S };
 		int rc = s->hung ? pthread_cond_wait(&s->cv, &s->mu)
 				 : pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 		if (rc && rc != ETIMEDOUT && rc != EINTR)
 			break;
 	}
+	/* Claimed under the same lock as the wait: a slow-down cannot move the end
+	 * between the end seen and the end claimed. */
+	int mine = !s->stop && !s->reached_end && !s->hung;
+	if (mine)
+		s->reached_end = 1;
+	int64_t end = s->end_ns;
 	pthread_mutex_unlock(&s->mu);
-	if (seg_claim_end(s))
-		s->x->done(s->x->done_arg, s->job, s->seq, s->end_ns);
+	if (mine)
+		s->x->done(s->x->done_arg, s->job, s->seq, end);
 	return NULL;
 }
 
@@ -171,6 +201,9 @@ static struct cpu_seg *seg_plan(struct cpu_exec *x, const struct gx_segment *sg,
 	if ((int64_t)sg->job == x->fail_job)
 		s->fail_at = plan.from_iter + (plan.total - plan.from_iter + 1) / 2;
 	s->end_ns = gx_timeline_iter_done(&s->tl, s->fail_at ? s->fail_at : plan.total);
+	s->own_end = s->end_ns;
+	s->warp_since = s->warp_base = now; /* full speed: its own time is the wall's */
+	s->rate = 1.0;
 	return s;
 }
 
@@ -229,7 +262,7 @@ static int seg_finish(struct cpu_exec *x, uint32_t job, int64_t stop_at, struct 
 		end = stop_at;
 	uint64_t done, saved;
 	uint32_t ckpts;
-	gx_timeline_at(&s->tl, work_at, &done, &saved, &ckpts);
+	gx_timeline_at(&s->tl, work_at >= s->end_ns ? s->own_end : seg_own(s, work_at), &done, &saved, &ckpts);
 	memset(r, 0, sizeof *r);
 	r->progress = done >= s->tl.total ? 1.0 : (double)done / (double)s->tl.total;
 	r->saved = (double)saved / (double)s->tl.total;
@@ -267,6 +300,30 @@ static int cpu_hang(void *priv, uint32_t job, int64_t at_ns)
 	s->hung = 1;
 	s->hang_at = at_ns > s->start_ns ? at_ns : s->start_ns;
 	pthread_cond_signal(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	return 0;
+}
+
+/* From wall time at_ns the segment's timeline runs at rate (exec.h, gx_slow): the
+ * clock map bends there and the end moves; its thread is woken to wait for it. A
+ * segment that reached its end, or hung, keeps its state. */
+static int cpu_slow(void *priv, uint32_t job, int64_t at_ns, double rate)
+{
+	struct cpu_exec *x = priv;
+	struct cpu_seg *s = job < x->n_segs ? x->segs[job] : NULL;
+	if (!s)
+		return -SIM_ESTATE;
+	pthread_mutex_lock(&s->mu);
+	if (!s->reached_end && !s->hung && !s->stop) {
+		int64_t at = at_ns > s->warp_since ? at_ns : s->warp_since;
+		s->warp_base = seg_own(s, at);
+		s->warp_since = at;
+		s->rate = rate;
+		double left = (double)(s->own_end - s->warp_base);
+		double wall = left <= 0 ? 0 : rate == 1.0 ? left : ceil(left / rate);
+		s->end_ns = wall < (double)(INT64_MAX - at) ? at + (int64_t)wall : INT64_MAX;
+		pthread_cond_signal(&s->cv);
+	}
 	pthread_mutex_unlock(&s->mu);
 	return 0;
 }
@@ -331,6 +388,7 @@ const struct gx_backend_ops gx_cpu_backend = {
 	.launch = cpu_launch,
 	.preempt = cpu_preempt,
 	.hang = cpu_hang,
+	.slow = cpu_slow,
 	.reap = cpu_reap,
 	.calibration = cpu_calibration,
 	.describe = cpu_describe,

@@ -117,6 +117,7 @@ struct cu_seg {
 	uint32_t n;
 	uint32_t *slots;          /* n slot indices; owned */
 	uint64_t total, from_iter, ckpt_iters;
+	double iter_ns;           /* its planned iteration: the calibration of its slowest GPU */
 	int64_t start_ns, end_ns;
 	uint32_t n_ended;         /* callbacks run */
 	int preempting, self_ended, failed;
@@ -1220,6 +1221,7 @@ static int cuda_launch(void *priv, const struct gx_segment *sg, char *err, size_
 	s->slots = idx;
 	struct gx_plan plan;
 	gx_plan_segment(sg, slow, &plan);
+	s->iter_ns = slow;
 	s->total = plan.total;
 	s->from_iter = plan.from_iter;
 	s->ckpt_iters = plan.ckpt_iters;
@@ -1231,6 +1233,7 @@ static int cuda_launch(void *priv, const struct gx_segment *sg, char *err, size_
 		k->vgpu = sg->gpus[i];
 		x->words[idx[i]].progress = s->from_iter;
 		x->words[idx[i]].saved = s->from_iter;
+		x->words[idx[i]].slow_ns = 0; /* full speed */
 	}
 	pthread_mutex_unlock(&x->mu);
 	if (rc) {
@@ -1334,6 +1337,22 @@ static int cuda_hang(void *priv, uint32_t job, int64_t at_ns)
 	return s ? 0 : -SIM_ESTATE;
 }
 
+/* A slowed-down job (exec.h, gx_slow): every kernel of the gang waits iter x (1 /
+ * rate - 1) more per iteration from its next one, so its counter advances at rate;
+ * at_ns is not used (the kernel applies it at its next iteration). */
+static int cuda_slow(void *priv, uint32_t job, int64_t at_ns, double rate)
+{
+	(void)at_ns;
+	struct cu_exec *x = priv;
+	pthread_mutex_lock(&x->mu);
+	struct cu_seg *s = seg_find(x, job, NULL);
+	int64_t extra = s && rate < 1.0 ? (int64_t)llround(s->iter_ns * (1.0 / rate - 1.0)) : 0;
+	for (uint32_t i = 0; s && i < s->n; i++)
+		x->words[s->slots[i]].slow_ns = extra;
+	pthread_mutex_unlock(&x->mu);
+	return s ? 0 : -SIM_ESTATE;
+}
+
 static int cuda_reap(void *priv, uint32_t job, struct gx_report *r)
 {
 	return seg_finish(priv, job, r, 0);
@@ -1417,6 +1436,7 @@ static const struct gx_backend_ops cuda_ops = {
 	.launch = cuda_launch,
 	.preempt = cuda_preempt,
 	.hang = cuda_hang,
+	.slow = cuda_slow,
 	.reap = cuda_reap,
 	.calibration = cuda_calibration,
 	.describe = cuda_describe,

@@ -8,7 +8,9 @@
  *   - struct gx_words, mapped host memory, one per kernel: the flag (host writes:
  *     1 stop, 2 hang; the kernel polls it once per iteration and while it waits,
  *     and holds while it reads 2), the progress and saved counters
- *     (iterations of the whole job, kernel writes, host reads at any time);
+ *     (iterations of the whole job, kernel writes, host reads at any time), and
+ *     slow_ns (host writes: extra wall time every iteration waits, a slowed-down
+ *     job's pace; 0 = full speed);
  *   - struct gx_scratch, device memory of the virtual GPU, zeroed on the stream
  *     before each launch: arrival rings that tell when every block has finished
  *     iteration k (and checkpoint j), with no grid barrier.
@@ -30,7 +32,8 @@ struct gx_words {
 	unsigned int ckpts;            /* kernel: checkpoints completed by this segment */
 	unsigned long long progress;   /* kernel: iterations done, of the whole job */
 	unsigned long long saved;      /* kernel: progress at the last checkpoint */
-	unsigned long long pad[5];     /* 64 bytes: one cache line per kernel */
+	long long slow_ns;             /* host: extra ns each iteration waits (a fail-slow node), 0 = none */
+	unsigned long long pad[4];     /* 64 bytes: one cache line per kernel */
 };
 
 struct gx_scratch {
@@ -140,8 +143,11 @@ gx_job(struct gx_words *w, struct gx_scratch *sc, unsigned long long from,
 		__syncthreads(); /* the block's share of iteration l is done */
 		if (threadIdx.x == 0) {
 			const unsigned long long k = from + l;
-			int st = 0;
-			int r = gx_arrive(sc->ring_it, &sc->pub_it, l, nb, w);
+			/* A slowed-down job: each block's share of the iteration takes slow_ns
+			 * longer before it counts (a stop during that wait loses it). */
+			const long long sl = *(const volatile long long *)&w->slow_ns;
+			int st = sl > 0 && gx_wait_ns(w, sl);
+			int r = st ? -1 : gx_arrive(sc->ring_it, &sc->pub_it, l, nb, w);
 			if (r < 0) {
 				st = 1;
 			} else if (r == 1) {

@@ -69,9 +69,22 @@ struct sim_engine {
 	 * denominator of utilization when capacity changes). */
 	double cap_gpu_s;
 	sim_time_t cap_last_t;   /* SIM_TIME_NONE before the first submit */
+	/* The price of that capacity (currency, sim_engine_capacity_cost); priced = 1
+	 * when some flavor has a price (else nothing is integrated). cap_w[f]: flavor f's
+	 * price per GPU milli-unit in force and hour (0 for a flavor with node failures,
+	 * billed at its configured size: cap_fixed_rate, currency per hour). */
+	double cap_cost;
+	int priced;
+	double *cap_w;
+	double cap_fixed_rate;
 	/* Faults (params.faults, docs/faults.md); all NULL / 0 without. */
 	struct sim_faults_run *flt;
-	int job_faults;          /* jobs may crash or hang */
+	int job_faults;          /* jobs may crash, hang or have loss spikes */
+	/* Checkpoint tiers (sim/ckpt.h): per job, when the policy or loss spikes need
+	 * them; NULL = the one-tier accounting. stopping: the cause of the stop whose
+	 * work release_running is accounting (the tier rule depends on it). */
+	struct sim_ckpt_state *ckst;
+	enum sim_stop_cause stopping;
 	uint32_t *slot_base;     /* per flavor: global index of its node 0 in slots[] */
 	struct node_slot *slots; /* one per node of every flavor (only faulty flavors' are used) */
 	uint32_t *pool;          /* per flavor: spare nodes in the pool now */
@@ -113,6 +126,21 @@ struct sim_engine {
 	size_t n_spot_nodes;     /* nodes of spot flavors */
 	size_t spot_idle_backs;  /* spot nodes back since the last start (run end, as idle_ups) */
 	uint64_t *mw_ev;         /* per job: its pending max_wait_s event, 0 = none; NULL when no job has one */
+	/* Fail-slow nodes (params.faults, docs/faults.md); all NULL / 0 without. */
+	uint32_t *slow_base;     /* per flavor: global index of its node 0 in slow_nodes[] */
+	struct slow_node *slow_nodes; /* one per node of every flavor (only fail-slow flavors' are used) */
+	size_t n_slow_pending;   /* fail-slow events queued (they never end a run by themselves) */
+	size_t n_slow_nodes;     /* nodes of fail-slow flavors */
+	size_t n_slow_down;      /* nodes out of placement after a detection */
+	size_t slow_idle_ups;    /* such nodes back since the last start (run end, as idle_ups) */
+};
+
+/* A node slot under fail-slow: its speed now (1 = full), its episodes so far (the
+ * k of its next draws), and whether the current episode was detected. */
+struct slow_node {
+	double factor;
+	uint32_t k;
+	uint8_t detected;
 };
 
 /* A node of an autoscaled flavor: off (no capacity, not billed), provisioning
@@ -152,8 +180,13 @@ struct node_slot {
 #define EV_ARG_SPOT_NOTICE ((int64_t)-7)   /* job: a global node: its notice (rate) */
 #define EV_ARG_SPOT_TIMES ((int64_t)-8)    /* job: a flavor: its next fixed notice time, every node */
 #define EV_ARG_SPOT_BACK ((int64_t)-9)     /* job: a global node: it is back after its taking */
-/* EV_CAPACITY events of a replayed incident log: job is the row's index. */
-#define EV_ARG_REPLAY ((int64_t)-10)
+/* EV_CAPACITY events of fail-slow nodes: job is a global node index. */
+#define EV_ARG_SLOW_START ((int64_t)-10)   /* an episode begins */
+#define EV_ARG_SLOW_END ((int64_t)-11)     /* it ends: full speed again */
+#define EV_ARG_SLOW_DETECT ((int64_t)-12)  /* it is detected (detection on) */
+/* EV_CAPACITY events of a replayed incident log: job is the row's index (tested before
+ * the ranges above, which it lies below). */
+#define EV_ARG_REPLAY ((int64_t)-13)
 
 /* ---- time series ---- */
 
@@ -384,6 +417,36 @@ static int capacity_create(struct sim_engine *e)
 	return 0;
 }
 
+/* Per-run fail-slow state, when some flavor has slow episodes (docs/faults.md). */
+static int slow_create(struct sim_engine *e)
+{
+	const struct sim_faults *fp = e->p.faults;
+	if (!sim_faults_slow_any(fp, -1))
+		return 0;
+	const struct sim_cluster *c = e->p.cluster;
+	size_t nf = sim_cluster_n_flavors(c), n = 0;
+	e->slow_base = calloc(nf ? nf : 1, sizeof *e->slow_base);
+	if (!e->slow_base)
+		return -SIM_ENOMEM;
+	for (size_t f = 0; f < nf; f++) {
+		e->slow_base[f] = (uint32_t)n;
+		n += sim_cluster_n_nodes(c, (int)f);
+		if (sim_faults_slow_any(fp, (int)f))
+			e->n_slow_nodes += sim_cluster_n_nodes(c, (int)f);
+	}
+	e->slow_nodes = calloc(n ? n : 1, sizeof *e->slow_nodes);
+	if (!e->slow_nodes)
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		e->slow_nodes[i].factor = 1.0;
+	if (!e->node_mark) { /* a detection stops the jobs on the marked node */
+		e->node_mark = calloc(largest_peak(c), 1);
+		if (!e->node_mark)
+			return -SIM_ENOMEM;
+	}
+	return 0;
+}
+
 /* Per-run fault state, when the plan has faults. */
 static int faults_create(struct sim_engine *e)
 {
@@ -428,6 +491,9 @@ static int faults_create(struct sim_engine *e)
 	return 0;
 }
 
+static int cap_prices_create(struct sim_engine *e);
+static double cap_cost_rate(const struct sim_engine *e);
+
 struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 {
 	assert(p->trace && p->cluster && p->driver.ops && p->policies[SIM_FAM_ORDER]);
@@ -461,8 +527,8 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 		any_mw = p->trace->jobs[i].max_wait_ns > 0;
 	if (any_mw)
 		e->mw_ev = calloc(p->trace->n_jobs, sizeof *e->mw_ev);
-	if (!e->run_slot || (any_mw && !e->mw_ev) || capacity_create(e) || faults_create(e) || autoscale_create(e) ||
-	    spot_create(e)) {
+	if (!e->run_slot || (any_mw && !e->mw_ev) || cap_prices_create(e) || capacity_create(e) || faults_create(e) ||
+	    autoscale_create(e) || spot_create(e) || slow_create(e)) {
 		sim_engine_destroy(e);
 		return NULL;
 	}
@@ -484,6 +550,7 @@ void sim_engine_destroy(struct sim_engine *e)
 	free(e->qstats.usage);
 	free(e->running);
 	free(e->run_slot);
+	free(e->cap_w);
 	sim_capacity_run_destroy(e->cap_run_state);
 	free(e->cap_base);
 	free(e->out_of_stock);
@@ -512,7 +579,10 @@ void sim_engine_destroy(struct sim_engine *e)
 	free(e->spot_next);
 	free(e->spot_notice);
 	free(e->spot_save);
+	free(e->ckst);
 	free(e->mw_ev);
+	free(e->slow_base);
+	free(e->slow_nodes);
 	ts_free(&e->ts);
 	free(e);
 }
@@ -532,9 +602,47 @@ static void cap_touch(struct sim_engine *e)
 {
 	if (e->cap_last_t == SIM_TIME_NONE)
 		return;
-	e->cap_gpu_s += (double)sim_cluster_gpu_total(e->p.cluster, -1) / SIM_MILLI *
-			sim_time_to_s(e->now - e->cap_last_t);
+	double dt = sim_time_to_s(e->now - e->cap_last_t);
+	e->cap_gpu_s += (double)sim_cluster_gpu_total(e->p.cluster, -1) / SIM_MILLI * dt;
+	if (e->priced)
+		e->cap_cost += cap_cost_rate(e) * dt / 3600.0;
 	e->cap_last_t = e->now;
+}
+
+/* Currency per hour of the capacity paid for now (docs/capacity.md, "What the
+ * capacity costs"): per flavor, its price x the nodes billed: the nodes in force
+ * (online GPUs and the busy part of draining nodes, over the node's GPUs), except
+ * that a flavor with node failures is billed for its configured nodes and spares,
+ * failed or not (they are owned or rented whatever their state). */
+static double cap_cost_rate(const struct sim_engine *e)
+{
+	double rate = e->cap_fixed_rate;
+	for (size_t f = 0; f < sim_cluster_n_flavors(e->p.cluster); f++)
+		if (e->cap_w[f] > 0)
+			rate += e->cap_w[f] * (double)sim_cluster_gpu_total(e->p.cluster, (int)f);
+	return rate;
+}
+
+/* cap_w and cap_fixed_rate from the flavors' prices (see cap_cost_rate). */
+static int cap_prices_create(struct sim_engine *e)
+{
+	size_t n = sim_cluster_n_flavors(e->p.cluster);
+	for (size_t f = 0; f < n; f++)
+		e->priced |= sim_cluster_flavor(e->p.cluster, (int)f)->price_per_node_hour > 0;
+	if (!e->priced)
+		return 0;
+	e->cap_w = calloc(n, sizeof *e->cap_w);
+	if (!e->cap_w)
+		return -SIM_ENOMEM;
+	for (size_t f = 0; f < n; f++) {
+		const struct sim_flavor_spec *fs = sim_cluster_flavor(e->p.cluster, (int)f);
+		if (sim_faults_nodes_any(e->p.faults, (int)f))
+			e->cap_fixed_rate += fs->price_per_node_hour *
+					     ((double)fs->nodes + (double)e->p.faults->node[f].spares);
+		else
+			e->cap_w[f] = fs->price_per_node_hour / (double)fs->node_cap[SIM_RES_GPU];
+	}
+	return 0;
 }
 
 double sim_engine_capacity_gpu_s(const struct sim_engine *e)
@@ -543,6 +651,13 @@ double sim_engine_capacity_gpu_s(const struct sim_engine *e)
 			: (double)sim_cluster_gpu_total(e->p.cluster, -1) / SIM_MILLI *
 				  sim_time_to_s(e->now - e->cap_last_t);
 	return e->cap_gpu_s + tail;
+}
+
+double sim_engine_capacity_cost(const struct sim_engine *e)
+{
+	if (!e->priced || e->cap_last_t == SIM_TIME_NONE)
+		return 0;
+	return e->cap_cost + cap_cost_rate(e) * sim_time_to_s(e->now - e->cap_last_t) / 3600.0;
 }
 sim_time_t sim_engine_now(const struct sim_engine *e) { return e->now; }
 
@@ -553,6 +668,7 @@ sim_time_t sim_engine_now(const struct sim_engine *e) { return e->now; }
 #define FINISH_HANG 3      /* it stops progressing now, holding its GPUs */
 #define FINISH_HANG_KILL 4 /* the hung job is killed now (detected, or its run's end) */
 #define FINISH_SPOT 5      /* its spot node's notice runs out (or its notice checkpoint is written) */
+#define FINISH_SPIKE 6     /* a loss spike: it rolls back to an earlier checkpoint */
 
 int sim_engine_job_ends(struct sim_engine *e, struct sim_job *job, sim_time_t t, int failed)
 {
@@ -1063,6 +1179,28 @@ static int apply_max_wait(struct sim_engine *e, struct sim_job *job)
 	return stop_job(e, job, SIM_STOP_MAX_WAIT, 0, NULL);
 }
 
+/* ---- the segment clock (fail-slow nodes, docs/faults.md) ----
+ * A running segment's own time, its time at full speed: restore, work and
+ * checkpoint writes all advance at the speed of its slowest node. With rate 1 it is
+ * exactly the wall time since the segment's start, so a run without fail-slow
+ * computes what it always did. */
+
+/* Segment time at wall time t (>= seg_since_ns), ns. */
+static sim_time_t seg_elapsed_at(const struct sim_job *job, sim_time_t t)
+{
+	sim_time_t d = t - job->seg_since_ns;
+	if (job->seg_rate == 1.0)
+		return job->seg_base_ns + d;
+	return job->seg_base_ns + (sim_time_t)llround((double)d * job->seg_rate);
+}
+
+/* Segment time of a running job now: what every stop accounting uses in place of
+ * now - last_start_ns. */
+static sim_time_t seg_elapsed(const struct sim_engine *e, const struct sim_job *job)
+{
+	return seg_elapsed_at(job, e->now);
+}
+
 /* Number of checkpoints a segment of `work` ns takes (none at the very end). */
 static sim_time_t ckpt_count(const struct sim_job *job, sim_time_t work)
 {
@@ -1085,12 +1223,149 @@ static sim_time_t remaining_work(struct sim_engine *e, const struct sim_job *job
 	return r < 1 ? 1 : r;
 }
 
+/* ---- checkpoint tiers (sim/ckpt.h; docs/faults.md, "Checkpoint tiers") ---- */
+
+/* Per-run tier state, when a memory tier, an interval policy or loss spikes are on. */
+static int ckpt_start(struct sim_engine *e)
+{
+	int spikes = e->p.faults && e->p.faults->job.spike_per_h > 0;
+	if (!sim_ckpt_tiered(&e->p.cost.tiers) && !spikes)
+		return 0;
+	size_t nj = e->p.trace->n_jobs ? e->p.trace->n_jobs : 1;
+	e->ckst = calloc(nj, sizeof *e->ckst);
+	if (!e->ckst)
+		return -SIM_ENOMEM;
+	for (size_t i = 0; i < nj; i++)
+		sim_ckpt_state_init(&e->ckst[i]);
+	return 0;
+}
+
+/* The interval of a segment starting now: the trace's (fixed), or Young's or
+ * Daly's from the policy's MTBF, else from the job's nodes' failure law and its
+ * own fault rates (sim_ckpt_job_mtbf_s). */
+static sim_time_t segment_interval(struct sim_engine *e, const struct sim_job *job)
+{
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	if (p->interval == SIM_CKPT_FIXED)
+		return job->checkpoint_ns;
+	double m = p->mtbf_s;
+	const struct sim_faults *f = e->p.faults;
+	if (!(m > 0) && f) {
+		int fl = job->alloc.flavor;
+		double node_mean = 0;
+		if (fl >= 0 && (size_t)fl < f->n_flavors) {
+			const struct sim_node_faults *nf = &f->node[fl];
+			double g = (double)sim_cluster_flavor(e->p.cluster, fl)->node_cap[SIM_RES_GPU] / SIM_MILLI;
+			node_mean = sim_ckpt_node_mean_s(nf->law, nf->mtbf_s, nf->shape, nf->scale_s, nf->per_gpu, g);
+		}
+		uint32_t nodes = job->alloc.n_nodes ? job->alloc.n_nodes : 1;
+		m = sim_ckpt_job_mtbf_s(nodes, node_mean, f->job.crash_per_h, f->job.spike_per_h);
+	}
+	return sim_ckpt_interval_ns(p, sim_ckpt_mean_write_s(p, e->p.cost.ckpt_overhead_ns), m);
+}
+
+static uint64_t tier_count(const struct sim_ckpt_state *st, sim_time_t work)
+{
+	return sim_ckpt_count(st->interval_ns, work);
+}
+
+static sim_time_t tiered_segment_runtime(struct sim_engine *e, struct sim_job *job)
+{
+	struct sim_ckpt_state *st = &e->ckst[job->idx];
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	st->interval_ns = segment_interval(e, job);
+	sim_time_t work = remaining_work(e, job);
+	sim_time_t restore = st->restore_mem ? p->mem_restore_ns : e->p.cost.restore_ns;
+	job->seg_restore_ns = job->progress > 0 ? restore : 0;
+	job->restore_s += sim_time_to_s(job->seg_restore_ns);
+	e->qacct[job->queue].restore_s += sim_time_to_s(job->seg_restore_ns);
+	double wall = (double)job->seg_restore_ns + (double)work +
+		      sim_ckpt_write_ns(p, e->p.cost.ckpt_overhead_ns, st->seq, tier_count(st, work));
+	return wall < (double)SIM_RUNTIME_MAX_NS ? (sim_time_t)wall : SIM_RUNTIME_MAX_NS;
+}
+
+/* Records the k checkpoints completed in this segment (sim_ckpt_record) and pays
+ * their writes; returns the newest position. */
+static double record_segment_ckpts(struct sim_engine *e, struct sim_job *job, uint64_t k)
+{
+	struct sim_ckpt_state *st = &e->ckst[job->idx];
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	job->ckpt_overhead_s += sim_ckpt_write_ns(p, e->p.cost.ckpt_overhead_ns, st->seq, k) / 1e9;
+	return sim_ckpt_record(st, p, job->progress, (double)full_work(e, job), k);
+}
+
+/* Where the job resumes after a stop by `cause`, its newest checkpoint at `newest`
+ * (sim_ckpt_restart). Returns the work lost beyond `newest`, in s of work. */
+static double tiered_restart_point(struct sim_engine *e, struct sim_job *job, double newest,
+				   enum sim_stop_cause cause)
+{
+	uint32_t rollback = e->p.faults ? e->p.faults->job.rollback : 1;
+	double target = sim_ckpt_restart(&e->ckst[job->idx], &e->p.cost.tiers, cause, rollback);
+	job->progress = target;
+	return newest > target ? (newest - target) * sim_time_to_s(full_work(e, job)) : 0;
+}
+
+/* stop_progress under the tiers: the checkpoints completed by now are kept (in
+ * their tiers), the work since the newest is lost, and so is the work between the
+ * newest and the one the job resumes from. GPU-seconds. */
+static double tiered_stop_progress(struct sim_engine *e, struct sim_job *job)
+{
+	struct sim_ckpt_state *st = &e->ckst[job->idx];
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	sim_time_t ov = e->p.cost.ckpt_overhead_ns;
+	/* in segment time (seg_elapsed: wall time since the start unless a node was slow) */
+	sim_time_t seg = seg_elapsed(e, job), work_start = job->seg_restore_ns, saved_until = work_start;
+	double newest = job->progress;
+	if (seg > work_start && st->interval_ns != SIM_TIME_NONE && st->interval_ns > 0) {
+		uint64_t kmax = tier_count(st, remaining_work(e, job));
+		uint64_t k = sim_ckpt_completed(p, ov, st->seq, st->interval_ns, seg - work_start, kmax);
+		saved_until = work_start + (sim_time_t)k * st->interval_ns +
+			      (sim_time_t)llround(sim_ckpt_write_ns(p, ov, st->seq, k));
+		newest = record_segment_ckpts(e, job, k);
+	}
+	double since = seg > saved_until ? sim_time_to_s(seg - saved_until) : 0;
+	double back = tiered_restart_point(e, job, newest, e->stopping);
+	return (double)alloc_gpus(e, job) / SIM_MILLI * (since + back);
+}
+
+/* spot_save_progress under the tiers: the periodic checkpoints completed by the
+ * notice and the work since, saved by one persistent checkpoint (the job leaves its
+ * nodes: the memory tier is lost, the persistent one has it all). */
+static double tiered_spot_save(struct sim_engine *e, struct sim_job *job)
+{
+	struct sim_ckpt_state *st = &e->ckst[job->idx];
+	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
+	sim_time_t t = seg_elapsed_at(job, e->spot_notice[job->idx]), ws = job->seg_restore_ns; /* segment time */
+	sim_time_t c = st->interval_ns, ov = e->p.cost.ckpt_overhead_ns;
+	if (t > ws) {
+		sim_time_t elapsed = t - ws, rem = remaining_work(e, job), done = elapsed;
+		if (c != SIM_TIME_NONE && c > 0) {
+			uint64_t k = sim_ckpt_completed(p, ov, st->seq, c, elapsed, tier_count(st, rem));
+			sim_time_t tail = elapsed - (sim_time_t)k * c - (sim_time_t)llround(sim_ckpt_write_ns(p, ov, st->seq, k));
+			if (tail > c)
+				tail = c; /* the notice came while a periodic checkpoint was being written */
+			record_segment_ckpts(e, job, k);
+			done = tail;
+		}
+		if (done > rem)
+			done = rem;
+		job->progress = fmin(job->progress + (double)done / (double)full_work(e, job), 1.0 - 1e-12);
+	}
+	job->ckpt_overhead_s += sim_time_to_s(ov);
+	sim_ckpt_push_persistent(st, job->progress);
+	st->mem_pos = -1;
+	st->restore_mem = 0;
+	return 0;
+}
+
 static int apply_capacity_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_node_fault(struct sim_engine *e, const struct sim_event *ev);
 static int apply_autoscale_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_spot_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t kind);
 static int apply_replay_event(struct sim_engine *e, const struct sim_event *ev);
+static int apply_slow_event(struct sim_engine *e, const struct sim_event *ev);
+static int slow_job_rate(struct sim_engine *e, struct sim_job *job);
 static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause, int requeue,
 		    const struct victim_proposal *vp);
 
@@ -1151,6 +1426,8 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 			return apply_capacity_event(e, ev);
 		if (ev->arg == EV_ARG_REPLAY)
 			return apply_replay_event(e, ev);
+		if (ev->arg <= EV_ARG_SLOW_START)
+			return apply_slow_event(e, ev);
 		if (ev->arg <= EV_ARG_SPOT_NOTICE)
 			return apply_spot_event(e, ev);
 		if (ev->arg <= EV_ARG_AS_ARRIVE)
@@ -1175,6 +1452,8 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
  * remaining work, and one checkpoint overhead per checkpoint interval of it. */
 static sim_time_t segment_runtime(struct sim_engine *e, struct sim_job *job)
 {
+	if (e->ckst)
+		return tiered_segment_runtime(e, job);
 	sim_time_t work = remaining_work(e, job);
 	job->seg_restore_ns = job->progress > 0 ? e->p.cost.restore_ns : 0;
 	job->restore_s += sim_time_to_s(job->seg_restore_ns);
@@ -1201,6 +1480,7 @@ static int arm_job_faults(struct sim_engine *e, struct sim_job *job)
 		seg += job->fault_stops[k];
 	sim_time_t c = sim_faults_draw_crash(e->flt, job->idx, seg);
 	sim_time_t h = sim_faults_draw_hang(e->flt, job->idx, seg);
+	sim_time_t s = sim_faults_draw_spike(e->flt, job->idx, seg);
 	sim_time_t t = SIM_TIME_NONE;
 	int64_t kind = 0;
 	if (c != SIM_TIME_NONE && c < job->runtime_ns) {
@@ -1211,6 +1491,10 @@ static int arm_job_faults(struct sim_engine *e, struct sim_job *job)
 		t = h;
 		kind = FINISH_HANG;
 	}
+	if (s != SIM_TIME_NONE && s < job->runtime_ns && (t == SIM_TIME_NONE || s < t)) {
+		t = s;
+		kind = FINISH_SPIKE;
+	}
 	return t == SIM_TIME_NONE ? 0 : post_job_fault(e, job, job->last_start_ns + t, kind);
 }
 
@@ -1219,7 +1503,7 @@ static int restart_in_place(struct sim_engine *e, struct sim_job *job, enum sim_
 /* A stop by a fault (docs/faults.md, "Retries"): while the job has retries left
  * (max_retries counts every fault stop of the job), a crash or hang kill restarts
  * it in place up to inplace_restarts times since it last started from the queue;
- * otherwise (a node failure always) it is queued again while it has full
+ * otherwise (a node failure or a loss spike always) it is queued again while it has full
  * restarts left (max_full_restarts), at the back of the queue with requeue_back;
  * else it ends failed. A job with a spot notice pending is never restarted in
  * place (its node is going away). */
@@ -1232,7 +1516,8 @@ static int fault_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_c
 		used += job->fault_stops[k];
 	int retry = max < 0 || used < max;
 	int spot_pending = e->spot_notice && e->spot_notice[job->idx] != SIM_TIME_NONE;
-	if (retry && jf && cause != SIM_STOP_NODE_FAILED && job->inplace_run < jf->inplace_restarts && !spot_pending)
+	int healthy = cause == SIM_STOP_CRASHED || cause == SIM_STOP_HANG; /* its nodes can go on */
+	if (retry && jf && healthy && job->inplace_run < jf->inplace_restarts && !spot_pending)
 		return restart_in_place(e, job, cause);
 	int requeue = retry && (!jf || jf->max_full_restarts < 0 || (int64_t)job->full_restarts < jf->max_full_restarts);
 	if (requeue) {
@@ -1260,6 +1545,8 @@ static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t ki
 		e->ctr.crashes++;
 		return fault_stop(e, job, SIM_STOP_CRASHED);
 	}
+	if (kind == FINISH_SPIKE)
+		return fault_stop(e, job, SIM_STOP_LOSS_SPIKE);
 	if (kind == FINISH_HANG_KILL) {
 		e->ctr.hang_hold_s += sim_time_to_s(e->now - job->hang_ns);
 		return fault_stop(e, job, SIM_STOP_HANG);
@@ -1289,6 +1576,9 @@ static int commit_proposals(struct sim_engine *e)
 		if (job->start_ns == SIM_TIME_NONE)
 			job->start_ns = e->now;
 		job->last_start_ns = e->now;
+		job->seg_rate = 1.0; /* the segment clock starts at full speed */
+		job->seg_base_ns = 0;
+		job->seg_since_ns = e->now;
 		job->runtime_ns = segment_runtime(e, job);
 		if (job->runtime_ns < 1)
 			job->runtime_ns = 1;
@@ -1312,6 +1602,8 @@ static int commit_proposals(struct sim_engine *e)
 		if (e->job_faults && (rc = arm_job_faults(e, job)))
 			return rc;
 		job->inplace_run = 0; /* in-place restarts count from its last start from the queue */
+		if (e->slow_nodes && (rc = slow_job_rate(e, job)))
+			return rc; /* placed on a slow node: it runs at its speed from the start */
 		if (job->fault_stop_ns) {
 			e->ctr.recover_s += sim_time_to_s(e->now - job->fault_stop_ns);
 			e->ctr.recoveries++;
@@ -1319,6 +1611,7 @@ static int commit_proposals(struct sim_engine *e)
 		}
 		e->idle_ups = 0;
 		e->spot_idle_backs = 0;
+		e->slow_idle_ups = 0;
 		NOTIFY(e, on_start, job);
 	}
 	e->buf.n = 0;
@@ -1366,7 +1659,9 @@ static double hung_stop_progress(struct sim_engine *e, struct sim_job *job)
  * pays one more checkpoint overhead. */
 static double spot_save_progress(struct sim_engine *e, struct sim_job *job)
 {
-	sim_time_t t = e->spot_notice[job->idx], ws = job->last_start_ns + job->seg_restore_ns;
+	if (e->ckst)
+		return tiered_spot_save(e, job);
+	sim_time_t t = seg_elapsed_at(job, e->spot_notice[job->idx]), ws = job->seg_restore_ns; /* segment time */
 	sim_time_t c = job->checkpoint_ns, ov = e->p.cost.ckpt_overhead_ns;
 	double ov_s = sim_time_to_s(ov);
 	if (t > ws) {
@@ -1409,10 +1704,14 @@ static double stop_progress(struct sim_engine *e, struct sim_job *job, const str
 		return spot_save_progress(e, job);
 	if (job->hang_ns)
 		return hung_stop_progress(e, job);
-	sim_time_t work_start = job->last_start_ns + job->seg_restore_ns;
-	if (e->now <= work_start)
+	if (e->ckst)
+		return tiered_stop_progress(e, job);
+	/* In segment time (seg_elapsed): the lost work is counted at full speed; the
+	 * time a slow node added is counted apart (slow_account). */
+	sim_time_t seg = seg_elapsed(e, job), work_start = job->seg_restore_ns;
+	if (seg <= work_start)
 		return 0;
-	sim_time_t elapsed = e->now - work_start, saved_until = work_start;
+	sim_time_t elapsed = seg - work_start, saved_until = work_start;
 	sim_time_t c = job->checkpoint_ns;
 	if (c != SIM_TIME_NONE && c > 0) {
 		sim_time_t period = c + e->p.cost.ckpt_overhead_ns;
@@ -1426,7 +1725,7 @@ static double stop_progress(struct sim_engine *e, struct sim_job *job, const str
 		job->ckpt_overhead_s += (double)k * sim_time_to_s(e->p.cost.ckpt_overhead_ns);
 		saved_until = work_start + k * period;
 	}
-	return (double)alloc_gpus(e, job) / SIM_MILLI * sim_time_to_s(e->now - saved_until);
+	return (double)alloc_gpus(e, job) / SIM_MILLI * sim_time_to_s(seg - saved_until);
 }
 
 static int record_decision(struct sim_engine *e, const struct sim_decision *d)
@@ -1469,7 +1768,8 @@ static enum sim_job_state final_state(enum sim_stop_cause cause)
 		return SIM_JOB_MAX_WAIT_EXCEEDED;
 	case SIM_STOP_NODE_FAILED:
 	case SIM_STOP_CRASHED:
-	case SIM_STOP_HANG: /* out of retries */
+	case SIM_STOP_HANG:
+	case SIM_STOP_LOSS_SPIKE: /* out of retries */
 		return SIM_JOB_FAILED;
 	default:
 		return SIM_JOB_PREEMPTED_OUT;
@@ -1480,17 +1780,29 @@ static enum sim_job_state final_state(enum sim_stop_cause cause)
  * saved and lost (a stop before the end: the driver stops it first) or the
  * checkpoints of its last stretch (it ran to the end). Returns the GPU-seconds
  * lost, or a negative -SIM_E* from the driver (nothing changed then). */
+static void slow_account(struct sim_engine *e, const struct sim_job *job);
+
 static double release_running(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause, int *rc)
 {
 	double lost = 0;
 	*rc = 0;
+	if (e->slow_nodes)
+		slow_account(e, job);
 	if (cause == SIM_STOP_COMPLETED || cause == SIM_STOP_FAILED) {
-		job->ckpt_overhead_s += (double)ckpt_count(job, remaining_work(e, job)) *
-					sim_time_to_s(e->p.cost.ckpt_overhead_ns);
+		if (e->ckst) {
+			struct sim_ckpt_state *st = &e->ckst[job->idx];
+			uint64_t k = tier_count(st, remaining_work(e, job));
+			job->ckpt_overhead_s += sim_ckpt_write_ns(&e->p.cost.tiers, e->p.cost.ckpt_overhead_ns, st->seq, k) / 1e9;
+			st->seq += k;
+		} else {
+			job->ckpt_overhead_s += (double)ckpt_count(job, remaining_work(e, job)) *
+						sim_time_to_s(e->p.cost.ckpt_overhead_ns);
+		}
 	} else {
 		struct sim_stop_measure m = { 0 };
 		if ((*rc = e->p.driver.ops->stop(e->p.driver.priv, e, job, &m)))
 			return 0;
+		e->stopping = cause;
 		lost = stop_progress(e, job, &m);
 	}
 	if (job->fault_ev) { /* a crash, hang or spot stop still to come in this segment */
@@ -1528,6 +1840,8 @@ static double release_running(struct sim_engine *e, struct sim_job *job, enum si
 /* Index of a fault cause in the jobs' and counters' arrays, or -1. */
 static int fault_index(enum sim_stop_cause cause)
 {
+	if (cause == SIM_STOP_LOSS_SPIKE)
+		return 3; /* appended to the causes after the first three */
 	return cause >= SIM_STOP_NODE_FAILED && cause <= SIM_STOP_HANG ? (int)(cause - SIM_STOP_NODE_FAILED) : -1;
 }
 
@@ -1561,6 +1875,11 @@ static void count_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_
 		e->ctr.interruptions++;
 		e->ctr.spot_stops++;
 		e->ctr.spot_lost_gpu_s += lost;
+	} else if (cause == SIM_STOP_SLOW_MIGRATED) { /* its node left placement: an interruption too */
+		job->interruptions++;
+		e->ctr.interruptions++;
+		e->ctr.slow_stops++;
+		e->ctr.slow_migrated_lost_gpu_s += lost;
 	} else if (cause == SIM_STOP_PENDING_TIMEOUT) {
 		e->ctr.pending_timeouts++;
 	}
@@ -1590,6 +1909,10 @@ static void log_stop(struct sim_engine *e, const struct sim_job *job, enum sim_s
 	case SIM_STOP_SPOT:
 		fprintf(f, "[%.3f] job=%s event=interrupt reason=spot lost_gpu_s=%.3f\n", now_s, sim_job_id(t, job), lost);
 		break;
+	case SIM_STOP_SLOW_MIGRATED:
+		fprintf(f, "[%.3f] job=%s event=interrupt reason=slow_migrated lost_gpu_s=%.3f\n", now_s,
+			sim_job_id(t, job), lost);
+		break;
 	case SIM_STOP_MAX_WAIT:
 		fprintf(f, "[%.3f] job=%s event=max_wait_exceeded lost_gpu_s=%.3f%s\n", now_s, sim_job_id(t, job), lost,
 			was_running ? "" : " (queued)");
@@ -1597,6 +1920,7 @@ static void log_stop(struct sim_engine *e, const struct sim_job *job, enum sim_s
 	case SIM_STOP_NODE_FAILED:
 	case SIM_STOP_CRASHED:
 	case SIM_STOP_HANG:
+	case SIM_STOP_LOSS_SPIKE:
 		fprintf(f, "[%.3f] job=%s event=interrupt reason=%s lost_gpu_s=%.3f%s\n", now_s, sim_job_id(t, job),
 			sim_stop_cause_name(cause), lost, requeue ? "" : " final=failed");
 		break;
@@ -1669,9 +1993,12 @@ static int restart_in_place(struct sim_engine *e, struct sim_job *job, enum sim_
 {
 	const struct sim_driver *drv = &e->p.driver;
 	struct sim_stop_measure m = { 0 };
+	if (e->slow_nodes)
+		slow_account(e, job);
 	int rc = drv->ops->stop(drv->priv, e, job, &m);
 	if (rc)
 		return rc;
+	e->stopping = cause; /* the tiers: its nodes are up, its memory checkpoints survive */
 	double lost = stop_progress(e, job, &m);
 	if (job->fault_ev) { /* a crash or hang still to come in the old segment */
 		sim_evq_cancel(e->evq, job->fault_ev);
@@ -1691,14 +2018,20 @@ static int restart_in_place(struct sim_engine *e, struct sim_job *job, enum sim_
 		fprintf(e->p.log, "[%.3f] job=%s event=interrupt reason=%s lost_gpu_s=%.3f restart=in_place\n",
 			sim_time_to_s(e->now), sim_job_id(e->p.trace, job), sim_stop_cause_name(cause), lost);
 	job->last_start_ns = e->now;
+	job->seg_rate = 1.0; /* a new segment clock, as at any start */
+	job->seg_base_ns = 0;
+	job->seg_since_ns = e->now;
 	job->runtime_ns = segment_runtime(e, job);
-	/* The delay comes before the restore: no work is done (or saved) until both end. */
+	/* The delay comes before the restore: no work is done (or saved) until both end
+	 * (segment time: on a slow node it stretches like the restore). */
 	sim_time_t d = e->p.faults->job.inplace_restart_ns;
 	job->seg_restore_ns += d;
 	job->runtime_ns = job->runtime_ns < SIM_RUNTIME_MAX_NS - d ? job->runtime_ns + d : SIM_RUNTIME_MAX_NS;
 	if ((rc = drv->ops->start(drv->priv, e, job)))
 		return rc;
-	return e->job_faults ? arm_job_faults(e, job) : 0;
+	if (e->job_faults && (rc = arm_job_faults(e, job)))
+		return rc;
+	return e->slow_nodes ? slow_job_rate(e, job) : 0; /* still on its slow node, if it was */
 }
 
 static int apply_preemption(struct sim_engine *e, const struct victim_proposal *vp)
@@ -1744,7 +2077,9 @@ static int interrupt_on_nodes(struct sim_engine *e, int flavor, const uint32_t *
 	for (size_t i = e->n_run; i-- > 0 && !rc;) {
 		struct sim_job *job = &e->p.trace->jobs[e->running[i]];
 		if (job->alloc.flavor == flavor && on_marked_node(e, job))
-			rc = cause == SIM_STOP_CAPACITY_REMOVED ? interrupt_job(e, job) : fault_stop(e, job, cause);
+			rc = cause == SIM_STOP_CAPACITY_REMOVED ? interrupt_job(e, job)
+			     : cause == SIM_STOP_SLOW_MIGRATED ? stop_job(e, job, cause, 1, NULL)
+							       : fault_stop(e, job, cause);
 	}
 	for (size_t i = 0; i < n; i++)
 		e->node_mark[nodes[i]] = 0;
@@ -2517,13 +2852,206 @@ static int spot_start(struct sim_engine *e)
 	return 0;
 }
 
+/* ---- fail-slow nodes (docs/faults.md, "Fail-slow nodes") ---- */
+
+/* The slow time a job's segment held so far, GPUs x (wall - segment time): its
+ * held GPU time x (1 - rate), piece by piece; a hung job's slowness stops at the
+ * hang (the time hung is lost as a hang). Called once, when the segment ends. */
+static void slow_account(struct sim_engine *e, const struct sim_job *job)
+{
+	sim_time_t t0 = job->hang_ns ? job->hang_ns : e->now;
+	sim_time_t seg = seg_elapsed_at(job, t0);
+	if (seg > job->runtime_ns)
+		seg = job->runtime_ns; /* the end rounds up to whole ns */
+	sim_time_t slow = (t0 - job->last_start_ns) - seg;
+	if (slow > 0)
+		e->ctr.slow_lost_gpu_s += (double)alloc_gpus(e, job) / SIM_MILLI * sim_time_to_s(slow);
+}
+
+/* The speed of a job's slowest node. */
+static double slow_rate_of(const struct sim_engine *e, const struct sim_job *job)
+{
+	const struct sim_alloc *a = &job->alloc;
+	const struct slow_node *sn = &e->slow_nodes[e->slow_base[a->flavor]];
+	double r = sn[a->node].factor;
+	for (uint32_t k = 0; a->n_nodes > 1 && k < a->n_nodes; k++)
+		if (sn[a->nodes[k]].factor < r)
+			r = sn[a->nodes[k]].factor;
+	return r;
+}
+
+/* Puts a running job at the speed of its slowest node: the segment clock keeps
+ * the time done so far and runs at the new rate from now on (from the hang for a
+ * hung job, which has no end to move); the end moves to when the rest of the
+ * segment is done at that rate (the real driver's workload slows down instead). */
+static int slow_job_rate(struct sim_engine *e, struct sim_job *job)
+{
+	double r = slow_rate_of(e, job);
+	if (r == job->seg_rate)
+		return 0;
+	sim_time_t t0 = job->hang_ns ? job->hang_ns : e->now;
+	job->seg_base_ns = seg_elapsed_at(job, t0);
+	job->seg_since_ns = t0;
+	job->seg_rate = r;
+	if (job->hang_ns)
+		return 0;
+	const struct sim_driver *drv = &e->p.driver;
+	if (drv->ops->slow)
+		return drv->ops->slow(drv->priv, e, job, r);
+	sim_time_t rem = job->runtime_ns - job->seg_base_ns;
+	if (rem < 0)
+		rem = 0;
+	double wall = r == 1.0 ? (double)rem : ceil((double)rem / r);
+	if (wall > (double)(SIM_TIME_MAX / 2))
+		return -SIM_ERANGE;
+	sim_engine_job_end_cancel(e, job);
+	return sim_engine_job_ends(e, job, e->now + (sim_time_t)wall, 0);
+}
+
+/* Every running job on global slow node g takes its new speed. */
+static int slow_jobs_on(struct sim_engine *e, int f, uint32_t node)
+{
+	for (size_t i = 0; i < e->n_run; i++) {
+		struct sim_job *job = &e->p.trace->jobs[e->running[i]];
+		if (job->alloc.flavor != f)
+			continue;
+		int on = job->alloc.n_nodes == 1 && job->alloc.node == node;
+		for (uint32_t k = 0; !on && job->alloc.n_nodes > 1 && k < job->alloc.n_nodes; k++)
+			on = job->alloc.nodes[k] == node;
+		int rc = on ? slow_job_rate(e, job) : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int slow_post(struct sim_engine *e, sim_time_t at, int64_t kind, uint32_t g)
+{
+	struct sim_event ev = { .t = at, .phase = EV_CAPACITY, .job = g, .arg = kind };
+	int rc = sim_evq_push(e->evq, &ev, NULL);
+	if (!rc)
+		e->n_slow_pending++;
+	return rc;
+}
+
+static int slow_flavor_of(const struct sim_engine *e, uint32_t g)
+{
+	int f = 0;
+	while ((size_t)f + 1 < sim_cluster_n_flavors(e->p.cluster) && e->slow_base[f + 1] <= g)
+		f++;
+	return f;
+}
+
+/* Node g's next episode begins a drawn full-speed time from now. */
+static int slow_arm(struct sim_engine *e, int f, uint32_t g)
+{
+	uint32_t node = g - e->slow_base[f];
+	sim_time_t gap = sim_faults_draw_slow_gap(e->flt, f, node, e->slow_nodes[g].k);
+	return slow_post(e, after(e, gap), EV_ARG_SLOW_START, g);
+}
+
+/* An episode begins: the node runs at its drawn factor for its drawn period (and
+ * is detected detect_s in, when that comes first); its jobs slow down. */
+static int slow_begin(struct sim_engine *e, int f, uint32_t g)
+{
+	struct slow_node *sn = &e->slow_nodes[g];
+	const struct sim_node_slow *ns = &e->p.faults->slow[f];
+	uint32_t node = g - e->slow_base[f];
+	sim_time_t period = sim_faults_draw_slow_period(e->flt, f, node, sn->k);
+	sn->factor = sim_faults_draw_slow_factor(e->flt, f, node, sn->k);
+	e->ctr.slow_episodes++;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=node_slow flavor=%s node=%u factor=%.6g period_s=%.3f\n",
+			sim_time_to_s(e->now), sim_cluster_flavor(e->p.cluster, f)->name, node, sn->factor,
+			sim_time_to_s(period));
+	int rc = slow_post(e, after(e, period), EV_ARG_SLOW_END, g);
+	sim_time_t det = (sim_time_t)llround(ns->detect_s * (double)SIM_NS_PER_S);
+	if (!rc && ns->detect && det < period)
+		rc = slow_post(e, after(e, det), EV_ARG_SLOW_DETECT, g);
+	return rc ? rc : slow_jobs_on(e, f, node);
+}
+
+/* The episode is detected: the node leaves placement until it ends, and the jobs
+ * on it stop (slow_migrated), queued again to restart from their checkpoints. */
+static int slow_detect(struct sim_engine *e, int f, uint32_t g)
+{
+	uint32_t node = g - e->slow_base[f];
+	e->slow_nodes[g].detected = 1;
+	e->ctr.slow_detected++;
+	e->n_slow_down++;
+	e->policy_event = 1;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=node_slow_detected flavor=%s node=%u\n", sim_time_to_s(e->now),
+			sim_cluster_flavor(e->p.cluster, f)->name, node);
+	int busy = sim_cluster_node_down(e->p.cluster, f, node);
+	return busy == 1 ? interrupt_on_nodes(e, f, &node, 1, SIM_STOP_SLOW_MIGRATED) : 0;
+}
+
+/* The episode ends: full speed again (back in placement if it was detected); its
+ * jobs speed up; the next episode is drawn. */
+static int slow_end(struct sim_engine *e, int f, uint32_t g)
+{
+	struct slow_node *sn = &e->slow_nodes[g];
+	uint32_t node = g - e->slow_base[f];
+	sn->factor = 1.0;
+	sn->k++;
+	if (sn->detected) {
+		sn->detected = 0;
+		sim_cluster_node_up(e->p.cluster, f, node);
+		e->n_slow_down--;
+		e->slow_idle_ups++;
+		e->policy_event = 1; /* capacity grew: a pass even with nothing new queued */
+	}
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=node_full_speed flavor=%s node=%u\n", sim_time_to_s(e->now),
+			sim_cluster_flavor(e->p.cluster, f)->name, node);
+	int rc = slow_jobs_on(e, f, node);
+	return rc ? rc : slow_arm(e, f, g);
+}
+
+static int apply_slow_event(struct sim_engine *e, const struct sim_event *ev)
+{
+	if (!e->slow_nodes)
+		return -SIM_EINVAL;
+	e->n_slow_pending--;
+	int f = slow_flavor_of(e, ev->job);
+	switch (ev->arg) {
+	case EV_ARG_SLOW_START:
+		return slow_begin(e, f, ev->job);
+	case EV_ARG_SLOW_END:
+		return slow_end(e, f, ev->job);
+	case EV_ARG_SLOW_DETECT:
+		return slow_detect(e, f, ev->job);
+	default:
+		return -SIM_EINVAL;
+	}
+}
+
+/* Every node of a fail-slow flavor: its first episode. */
+static int slow_start(struct sim_engine *e)
+{
+	if (!e->slow_nodes)
+		return 0;
+	for (size_t f = 0; f < sim_cluster_n_flavors(e->p.cluster); f++) {
+		if (!sim_faults_slow_any(e->p.faults, (int)f))
+			continue;
+		for (uint32_t i = 0; i < sim_cluster_n_nodes(e->p.cluster, (int)f); i++) {
+			int rc = slow_arm(e, (int)f, e->slow_base[f] + i);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 /* Nothing left but stock-out transitions, which never end: stop when no job is
  * queued or running, or when queued jobs can never start (nothing runs, every
  * flavor is in stock: capacity will never be larger than now, and a pass at this
  * capacity has run). */
 static int only_endless_events_left(const struct sim_engine *e)
 {
-	size_t endless = e->n_stock_models + e->n_tickers + e->n_fault_pending + e->n_as_pending + e->n_spot_pending;
+	size_t endless = e->n_stock_models + e->n_tickers + e->n_fault_pending + e->n_as_pending + e->n_spot_pending +
+			e->n_slow_pending;
 	if (!endless || e->next_submit < e->p.trace->n_jobs || e->n_running)
 		return 0;
 	if (sim_evq_size(e->evq) > endless)
@@ -2536,6 +3064,9 @@ static int only_endless_events_left(const struct sim_engine *e)
 		return 0;
 	/* Spot nodes away come back: one full round of returns with nothing running. */
 	if (e->n_spot_away && e->spot_idle_backs <= e->n_spot_nodes)
+		return 0;
+	/* Nodes out after a slow detection come back too: the same round. */
+	if (e->n_slow_down && e->slow_idle_ups <= e->n_slow_nodes)
 		return 0;
 	if (e->n_stock_models && e->n_out_of_stock)
 		return 0;
@@ -2660,7 +3191,7 @@ int sim_engine_run(struct sim_engine *e)
 	if (e->p.progress)
 		sim_tick_init(&e->progress_tick, SIM_PROGRESS_PERIOD_S, sim_tick_monotonic_s, NULL);
 	if ((rc = capacity_start(e)) || (rc = ticks_start(e)) || (rc = faults_start(e)) || (rc = autoscale_start(e)) ||
-	    (rc = spot_start(e)))
+	    (rc = spot_start(e)) || (rc = ckpt_start(e)) || (rc = slow_start(e)))
 		return rc;
 	for (;;) {
 		sim_time_t t = next_time(e);

@@ -59,6 +59,13 @@ struct sim_driver_ops {
 	 * by itself; the engine later stops it through stop (its kill, or any other
 	 * stop), which measures the work as it stood at the hang. Returns 0 or -SIM_E*. */
 	int (*hang)(void *priv, struct sim_engine *e, struct sim_job *job);
+	/* Optional (NULL: the engine moves the job's end itself, as for the virtual
+	 * driver). A running job's speed changes now to rate (0 < rate <= 1) of full
+	 * speed, the speed of its slowest node (docs/faults.md, "Fail-slow nodes"):
+	 * the workload keeps its progress and advances at rate from now on, and reports
+	 * its end when its work is done at that pace. Called in the event phase, never
+	 * for a hung job. Returns 0 or -SIM_E*. */
+	int (*slow)(void *priv, struct sim_engine *e, struct sim_job *job, double rate);
 };
 
 struct sim_driver {
@@ -149,6 +156,12 @@ struct sim_engine_counters {
 	uint64_t full_restarts;      /* fault stops that queued the job again */
 	uint64_t replay_ignored;     /* incident-log rows that found nothing to do (job not running,
 				      * node already down, job id not in the trace) */
+	/* Fail-slow nodes (docs/faults.md) */
+	uint64_t slow_episodes;      /* slow episodes begun */
+	uint64_t slow_detected;      /* of those, detected (detection on): the node left placement */
+	uint64_t slow_stops;         /* running jobs stopped by a detection (slow_migrated) */
+	double slow_lost_gpu_s;      /* GPU-seconds held at reduced speed: GPUs x held time x (1 - rate) */
+	double slow_migrated_lost_gpu_s; /* work the migrated jobs lost (since their last checkpoint) */
 	/* Autoscaling (docs/capacity.md) */
 	uint64_t as_requested;       /* nodes asked for by scale-ups */
 	uint64_t as_removed;         /* idle nodes given back by scale-downs */
@@ -223,6 +236,10 @@ const struct sim_queue_acct *sim_engine_queue_acct(const struct sim_engine *e);
  * nodes) from the first submit to now: total GPUs x makespan when capacity never
  * changes. The denominator of utilization under capacity events and stock-outs. */
 double sim_engine_capacity_gpu_s(const struct sim_engine *e);
+/* What that capacity cost from the first submit to now, currency: the price x
+ * node-hours of the nodes billed (docs/capacity.md, "What the capacity costs"); 0
+ * when no flavor has a price. */
+double sim_engine_capacity_cost(const struct sim_engine *e);
 /* Time of the last event applied (the run's end once sim_engine_run returns). */
 sim_time_t sim_engine_now(const struct sim_engine *e);
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 /* Sources, so that each gets its own family of seeds. */
-enum { SRC_UPTIME = 1, SRC_REPAIR, SRC_CRASH, SRC_HANG };
+enum { SRC_UPTIME = 1, SRC_REPAIR, SRC_CRASH, SRC_HANG, SRC_SPIKE, SRC_SLOW_GAP, SRC_SLOW_FACTOR, SRC_SLOW_PERIOD };
 
 struct sim_faults *sim_faults_create(size_t n_flavors)
 {
@@ -18,7 +18,10 @@ struct sim_faults *sim_faults_create(size_t n_flavors)
 		return NULL;
 	f->n_flavors = n_flavors;
 	f->node = calloc(n_flavors ? n_flavors : 1, sizeof *f->node);
-	if (!f->node) {
+	f->slow = calloc(n_flavors ? n_flavors : 1, sizeof *f->slow);
+	if (!f->node || !f->slow) {
+		free(f->node);
+		free(f->slow);
 		free(f);
 		return NULL;
 	}
@@ -26,8 +29,12 @@ struct sim_faults *sim_faults_create(size_t n_flavors)
 	f->job.hang_detect = 1;
 	f->job.max_retries = -1;
 	f->job.max_full_restarts = -1;
-	for (size_t i = 0; i < n_flavors; i++)
+	f->job.rollback = 1;
+	for (size_t i = 0; i < n_flavors; i++) {
 		f->node[i].repair_law = SIM_FLAW_FIXED;
+		f->slow[i] = (struct sim_node_slow){ .factor_lo = 1, .factor_hi = 1, .period_lo_s = 30,
+						     .period_hi_s = 36000 };
+	}
 	return f;
 }
 
@@ -37,6 +44,7 @@ void sim_faults_destroy(struct sim_faults *f)
 		return;
 	sim_fault_events_destroy(f->events);
 	free(f->node);
+	free(f->slow);
 	free(f);
 }
 
@@ -70,12 +78,34 @@ int sim_faults_replay(const struct sim_faults *f)
 
 int sim_faults_jobs_any(const struct sim_faults *f)
 {
-	return f && (f->job.crash_per_h > 0 || f->job.hang_per_h > 0);
+	return f && (f->job.crash_per_h > 0 || f->job.hang_per_h > 0 || f->job.spike_per_h > 0);
+}
+
+int sim_faults_slow_any(const struct sim_faults *f, int fl)
+{
+	if (!f)
+		return 0;
+	if (fl >= 0)
+		return (size_t)fl < f->n_flavors && f->slow[fl].law != SIM_FLAW_NONE;
+	for (size_t i = 0; i < f->n_flavors; i++)
+		if (f->slow[i].law != SIM_FLAW_NONE)
+			return 1;
+	return 0;
 }
 
 int sim_faults_any(const struct sim_faults *f)
 {
-	return sim_faults_nodes_any(f, -1) || sim_faults_jobs_any(f) || sim_faults_replay(f);
+	return sim_faults_nodes_any(f, -1) || sim_faults_jobs_any(f) || sim_faults_slow_any(f, -1) ||
+	       sim_faults_replay(f);
+}
+
+/* The mean of exp(U(ln lo, ln hi)) is (hi - lo) / ln(hi / lo). */
+double sim_faults_slow_mean_period_s(const struct sim_node_slow *ns)
+{
+	if (ns->period_law != SIM_SPER_LOG_UNIFORM)
+		return ns->period_s;
+	double lo = ns->period_lo_s, hi = ns->period_hi_s;
+	return hi > lo ? (hi - lo) / log(hi / lo) : lo;
 }
 
 /* ---- per-run draws ---- */
@@ -161,4 +191,45 @@ sim_time_t sim_faults_draw_crash(struct sim_faults_run *r, uint32_t job, uint32_
 sim_time_t sim_faults_draw_hang(struct sim_faults_run *r, uint32_t job, uint32_t seg)
 {
 	return draw_job(r, SRC_HANG, r->f->job.hang_per_h, job, seg);
+}
+
+sim_time_t sim_faults_draw_spike(struct sim_faults_run *r, uint32_t job, uint32_t seg)
+{
+	return draw_job(r, SRC_SPIKE, r->f->job.spike_per_h, job, seg);
+}
+
+/* ---- fail-slow nodes ---- */
+
+sim_time_t sim_faults_draw_slow_gap(struct sim_faults_run *r, int fl, uint32_t node, uint32_t k)
+{
+	const struct sim_node_slow *ns = &r->f->slow[fl];
+	if (ns->law == SIM_FLAW_FIXED)
+		return to_ns(ns->mtbs_s, 1);
+	return to_ns(gsl_ran_exponential(keyed(r, SRC_SLOW_GAP, (uint64_t)fl, node, k), ns->mtbs_s), 1);
+}
+
+double sim_faults_draw_slow_factor(struct sim_faults_run *r, int fl, uint32_t node, uint32_t k)
+{
+	const struct sim_node_slow *ns = &r->f->slow[fl];
+	if (!(ns->factor_hi > ns->factor_lo))
+		return ns->factor_lo;
+	return gsl_ran_flat(keyed(r, SRC_SLOW_FACTOR, (uint64_t)fl, node, k), ns->factor_lo, ns->factor_hi);
+}
+
+sim_time_t sim_faults_draw_slow_period(struct sim_faults_run *r, int fl, uint32_t node, uint32_t k)
+{
+	const struct sim_node_slow *ns = &r->f->slow[fl];
+	switch (ns->period_law) {
+	case SIM_SPER_FIXED:
+		return to_ns(ns->period_s, 1);
+	case SIM_SPER_EXPONENTIAL:
+		return to_ns(gsl_ran_exponential(keyed(r, SRC_SLOW_PERIOD, (uint64_t)fl, node, k), ns->period_s), 1);
+	default: {
+		double lo = ns->period_lo_s, hi = ns->period_hi_s;
+		if (!(hi > lo))
+			return to_ns(lo, 1);
+		double u = gsl_rng_uniform(keyed(r, SRC_SLOW_PERIOD, (uint64_t)fl, node, k));
+		return to_ns(exp(log(lo) + u * (log(hi) - log(lo))), 1);
+	}
+	}
 }

@@ -1601,8 +1601,8 @@ static int write_decisions(hid_t grp, const struct h5out_run *run)
 
 /* ---- the faults table (1.6): one row a job, for runs with a fault model ---- */
 
-enum ff { FF_ID, FF_STOPS_NODE, FF_STOPS_CRASH, FF_STOPS_HANG, FF_LOST_NODE, FF_LOST_CRASH, FF_LOST_HANG,
-	  FF_USEFUL, FF_HELD, FF_ETTR, FF_COUNT_ };
+enum ff { FF_ID, FF_STOPS_NODE, FF_STOPS_CRASH, FF_STOPS_HANG, FF_STOPS_SPIKE, FF_LOST_NODE, FF_LOST_CRASH,
+	  FF_LOST_HANG, FF_LOST_SPIKE, FF_USEFUL, FF_HELD, FF_ETTR, FF_COUNT_ };
 
 static int faults_ctype(struct ctype *c, const struct sim_trace *t)
 {
@@ -1615,12 +1615,16 @@ static int faults_ctype(struct ctype *c, const struct sim_trace *t)
 		      "times a node it ran on failed") < 0 ||
 	    ctype_add(c, "stops_crashed", copy_type(H5T_NATIVE_UINT32), "1", "times it crashed") < 0 ||
 	    ctype_add(c, "stops_hang", copy_type(H5T_NATIVE_UINT32), "1", "times it hung and was killed") < 0 ||
+	    ctype_add(c, "stops_loss_spike", copy_type(H5T_NATIVE_UINT32), "1",
+		      "times a loss spike rolled it back") < 0 ||
 	    ctype_add(c, "lost_node_failed_gpu_s", copy_type(H5T_NATIVE_DOUBLE), "GPU*s",
 		      "GPUs x time since its last checkpoint, at node failures") < 0 ||
 	    ctype_add(c, "lost_crashed_gpu_s", copy_type(H5T_NATIVE_DOUBLE), "GPU*s",
 		      "GPUs x time since its last checkpoint, at crashes") < 0 ||
 	    ctype_add(c, "lost_hang_gpu_s", copy_type(H5T_NATIVE_DOUBLE), "GPU*s",
 		      "GPUs x (time from its last checkpoint to the hang + time hung)") < 0 ||
+	    ctype_add(c, "lost_loss_spike_gpu_s", copy_type(H5T_NATIVE_DOUBLE), "GPU*s",
+		      "GPUs x (time since its last checkpoint + the work rolled back), at loss spikes") < 0 ||
 	    ctype_add(c, "useful_s", copy_type(H5T_NATIVE_DOUBLE), "s",
 		      "work done and kept: its run time if completed, else progress x run time") < 0 ||
 	    ctype_add(c, "held_s", copy_type(H5T_NATIVE_DOUBLE), "s",
@@ -2457,6 +2461,7 @@ static int summary_is_count(enum sim_summary_field f)
 	case SIM_SUM_stops_node_failed:
 	case SIM_SUM_stops_crashed:
 	case SIM_SUM_stops_hang:
+	case SIM_SUM_stops_loss_spike:
 	case SIM_SUM_retries_exhausted:
 	case SIM_SUM_fault_restarts:
 	case SIM_SUM_autoscale_nodes_requested:
@@ -2465,6 +2470,9 @@ static int summary_is_count(enum sim_summary_field f)
 	case SIM_SUM_stops_spot:
 	case SIM_SUM_spot_saved:
 	case SIM_SUM_max_wait_exceeded:
+	case SIM_SUM_slow_episodes:
+	case SIM_SUM_slow_detected:
+	case SIM_SUM_stops_slow_migrated:
 		return 1;
 	default:
 		return 0;

@@ -79,8 +79,11 @@ struct h5out_sweep {
 /* 1.6: fault results (summary fields, the faults table). 2.0: /runs/<run>/jobs is a
  * group of one 1-D dataset a field (the same fields, types and order), each column
  * deflated or not as measured (analysis/SCHEMA.md, "Storage"); also the autoscaling,
- * spot and cost-by-capacity summary fields and final_state MAX_WAIT_EXCEEDED. */
-#define H5OUT_SCHEMA_VERSION "2.0"
+ * spot and cost-by-capacity summary fields and final_state MAX_WAIT_EXCEEDED. 2.1: loss
+ * spikes (summary stops_loss_spike, lost_loss_spike_gpu_s; the faults table's columns)
+ * the summary field cost_capacity; fail-slow summary fields slow_episodes to
+ * lost_slow_migrated_gpu_s. */
+#define H5OUT_SCHEMA_VERSION "2.1"
 
 /* Opens a new temporary beside PATH for writing (never an existing file). NULL on
  * failure with a message in diag. */

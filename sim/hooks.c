@@ -21,7 +21,7 @@ const char *sim_stop_cause_name(enum sim_stop_cause c)
 {
 	static const char *const names[SIM_STOP_COUNT_] = { "completed", "failed", "preempted", "capacity_removed",
 							    "pending_timeout", "node_failed", "crashed", "hang", "spot",
-							    "max_wait" };
+							    "max_wait", "loss_spike", "slow_migrated" };
 	return (unsigned)c < SIM_STOP_COUNT_ ? names[c] : "invalid";
 }
 

@@ -65,6 +65,8 @@ enum sim_stop_cause {
 	SIM_STOP_MAX_WAIT,         /* its max_wait_s ran out while it ran; never run again. A queued job
 				    * whose max_wait_s runs out is notified as SIM_STOP_PENDING_TIMEOUT
 				    * (it leaves its queue for good; its final state says why) */
+	SIM_STOP_LOSS_SPIKE,       /* a loss spike rolled it back to an earlier checkpoint (docs/faults.md) */
+	SIM_STOP_SLOW_MIGRATED,    /* its node was detected slow (sim/faults.h, fail-slow); queued again */
 	SIM_STOP_COUNT_
 };
 const char *sim_stop_cause_name(enum sim_stop_cause c); /* "completed", ... */

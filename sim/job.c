@@ -76,9 +76,9 @@ static int run_state_clean(const struct sim_job *j)
 	       j->restore_s == 0 && j->ckpt_overhead_s == 0 && j->preemptions_caused == 0 && j->held_s == 0 &&
 	       j->timeout_ev == 0 && j->pending_from_ns == 0 && j->fb_evals == 0 && j->fb_seen == 0 &&
 	       j->interruptions == 0 && j->fault_ev == 0 && j->hang_ns == 0 && j->fault_stop_ns == 0 && j->fault_stops[0] == 0 &&
-	       j->fault_stops[1] == 0 && j->fault_stops[2] == 0 && j->lost_fault_gpu_s[0] == 0 &&
-	       j->lost_fault_gpu_s[1] == 0 && j->lost_fault_gpu_s[2] == 0 && j->inplace_run == 0 &&
-	       j->full_restarts == 0 && j->order_shift_ns == 0;
+	       j->fault_stops[1] == 0 && j->fault_stops[2] == 0 && j->fault_stops[3] == 0 &&
+	       j->lost_fault_gpu_s[0] == 0 && j->lost_fault_gpu_s[1] == 0 && j->lost_fault_gpu_s[2] == 0 &&
+	       j->lost_fault_gpu_s[3] == 0 && j->inplace_run == 0 && j->full_restarts == 0 && j->order_shift_ns == 0;
 }
 
 /* Jobs already reset (a trace fresh from a reader, or reset twice) are only read:

@@ -7,12 +7,14 @@
 #ifndef SIM_JOB_H
 #define SIM_JOB_H
 
+#include "ckpt.h"
 #include "sim.h"
 
 #define SIM_MAX_OPTIONS 5
-#define SIM_FLAVOR_ANY (-1)
-/* Fault causes a job counts (sim/hooks.h: SIM_STOP_NODE_FAILED .. SIM_STOP_HANG). */
-#define SIM_JOB_FAULT_CAUSES 3 /* request "*:gpu=1": any flavor, tried in config order */
+#define SIM_FLAVOR_ANY (-1) /* request "*:gpu=1": any flavor, tried in config order */
+/* Fault causes a job counts (sim/hooks.h: SIM_STOP_NODE_FAILED .. SIM_STOP_HANG, then
+ * SIM_STOP_LOSS_SPIKE, appended later to the causes: index 3). */
+#define SIM_JOB_FAULT_CAUSES 4
 
 /* One way to run a job: a flavor and a request vector. */
 struct sim_job_option {
@@ -111,6 +113,12 @@ struct sim_job {
 	uint32_t full_restarts; /* times a fault stop queued it again */
 	sim_time_t order_shift_ns; /* queue order time - submit time: 0, or (back of the queue) its
 				    * last requeue time - submit time; see sim_job_order_ns */
+	/* Fail-slow nodes (docs/faults.md, "Fail-slow nodes"): the running segment's own
+	 * clock, its time at full speed, is seg_base_ns + (t - seg_since_ns) x seg_rate
+	 * at wall time t (until a hang); seg_rate is the speed of its slowest node, set
+	 * by the engine at each start (1, base 0, since the start) and rate change. */
+	double seg_rate;
+	sim_time_t seg_base_ns, seg_since_ns;
 	struct sim_alloc alloc;
 };
 
@@ -178,8 +186,9 @@ void sim_trace_sort(struct sim_trace *t);
  * checkpoint every job->checkpoint_ns of work costs ckpt_overhead_ns of wall time;
  * a restart from saved work first pays restore_ns. */
 struct sim_preempt_cost {
-	sim_time_t ckpt_overhead_ns;
-	sim_time_t restore_ns;
+	sim_time_t ckpt_overhead_ns; /* the persistent tier's write cost (the one tier) */
+	sim_time_t restore_ns;       /* and its restore */
+	struct sim_ckpt_policy tiers; /* memory tier, interval policy (sim/ckpt.h); zero: one tier, fixed */
 };
 
 #endif

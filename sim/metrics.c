@@ -418,6 +418,8 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	out->v[SIM_SUM_lost_node_failed_gpu_s] = fault_lost[0];
 	out->v[SIM_SUM_lost_crashed_gpu_s] = fault_lost[1];
 	out->v[SIM_SUM_lost_hang_gpu_s] = fault_lost[2];
+	out->v[SIM_SUM_stops_loss_spike] = fault_stops[3];
+	out->v[SIM_SUM_lost_loss_spike_gpu_s] = fault_lost[3];
 	out->v[SIM_SUM_retries_exhausted] = 0; /* an engine count too */
 	out->v[SIM_SUM_ettr] = busy_gpu_s > 0 ? useful_gpu_s / busy_gpu_s : NAN;
 	out->v[SIM_SUM_fault_restarts] = 0; /* engine counts: sim_metrics_set_faults */
@@ -435,6 +437,7 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	for (int f = SIM_SUM_cost_spot; f <= SIM_SUM_lost_spot_gpu_s; f++)
 		out->v[f] = 0; /* sim_metrics_set_spot */
 	out->v[SIM_SUM_max_wait_exceeded] = (double)max_wait_out;
+	out->v[SIM_SUM_cost_capacity] = 0; /* sim_metrics_set_capacity_cost */
 	return 0;
 }
 
@@ -770,6 +773,11 @@ void sim_metrics_set_faults(struct sim_summary *sum, const struct sim_engine_cou
 	sum->v[SIM_SUM_fault_restarts] = (double)ctr->recoveries;
 	sum->v[SIM_SUM_time_to_recover_s] = ctr->recover_s;
 	sum->v[SIM_SUM_time_to_detect_hang_s] = ctr->hang_hold_s;
+	sum->v[SIM_SUM_slow_episodes] = (double)ctr->slow_episodes;
+	sum->v[SIM_SUM_slow_detected] = (double)ctr->slow_detected;
+	sum->v[SIM_SUM_lost_slow_gpu_s] = ctr->slow_lost_gpu_s;
+	sum->v[SIM_SUM_stops_slow_migrated] = (double)ctr->slow_stops;
+	sum->v[SIM_SUM_lost_slow_migrated_gpu_s] = ctr->slow_migrated_lost_gpu_s;
 }
 
 double sim_metrics_job_useful_s(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j)
@@ -833,6 +841,11 @@ void sim_metrics_set_spot(struct sim_summary *sum, const struct sim_trace *t, co
 	sum->v[SIM_SUM_stops_spot] = (double)ctr->spot_stops;
 	sum->v[SIM_SUM_spot_saved] = (double)ctr->spot_saved;
 	sum->v[SIM_SUM_lost_spot_gpu_s] = ctr->spot_lost_gpu_s;
+}
+
+void sim_metrics_set_capacity_cost(struct sim_summary *sum, double cost)
+{
+	sum->v[SIM_SUM_cost_capacity] = cost;
 }
 
 void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu_s)

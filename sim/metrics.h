@@ -64,9 +64,11 @@
 	X(lost_node_failed_gpu_s, "GPU*s", "GPU-seconds lost to node failures (work since the last checkpoint)") \
 	X(lost_crashed_gpu_s, "GPU*s", "GPU-seconds lost to crashes")                              \
 	X(lost_hang_gpu_s, "GPU*s", "GPU-seconds lost to hangs: work since the last checkpoint and time hung") \
+	X(stops_loss_spike, "1", "running jobs rolled back by a loss spike")                        \
+	X(lost_loss_spike_gpu_s, "GPU*s", "GPU-seconds lost to loss spikes: work since the checkpoint rolled back to") \
 	X(retries_exhausted, "1", "jobs ended failed by a fault stop with no retry left")           \
 	X(ettr, "1", "effective training time ratio: useful GPU-seconds / GPU-seconds held, all jobs") \
-	X(fault_restarts, "1", "restarts that followed a fault stop (node failure, crash, hang)")  \
+	X(fault_restarts, "1", "restarts that followed a fault stop (node failure, crash, hang, loss spike)")  \
 	X(time_to_recover_s, "s", "time from fault stops to those restarts, summed (mean: / fault_restarts)") \
 	X(time_to_detect_hang_s, "s", "time from hangs to their kills, summed (mean: / stops_hang)")      \
 	X(autoscale_nodes_requested, "1", "nodes asked for by autoscaler scale-ups (docs/capacity.md)") \
@@ -81,7 +83,13 @@
 	X(stops_spot, "1", "running jobs stopped by a spot interruption")                           \
 	X(spot_saved, "1", "of those, jobs that saved their work by a checkpoint within the notice") \
 	X(lost_spot_gpu_s, "GPU*s", "GPU-seconds lost to spot interruptions (work since the last checkpoint)") \
-	X(max_wait_exceeded, "1", "jobs ended max_wait_exceeded: max_wait_s ran out before they completed")
+	X(max_wait_exceeded, "1", "jobs ended max_wait_exceeded: max_wait_s ran out before they completed") \
+	X(cost_capacity, "currency", "price x node-hours of the capacity paid for, busy or idle, first submit to end") \
+	X(slow_episodes, "1", "fail-slow episodes begun: a node ran at a speed factor < 1 (docs/faults.md)") \
+	X(slow_detected, "1", "of those, episodes detected (detection on): the node left placement") \
+	X(lost_slow_gpu_s, "GPU*s", "GPU-seconds lost to slow nodes: GPUs x held time x (1 - rate)") \
+	X(stops_slow_migrated, "1", "running jobs stopped by a slow detection and queued again") \
+	X(lost_slow_migrated_gpu_s, "GPU*s", "GPU-seconds those stops lost (work since the last checkpoint)")
 
 enum sim_summary_field {
 #define SIM_SUM_ENUM(name, unit, desc) SIM_SUM_##name,
@@ -204,6 +212,8 @@ double sim_metrics_jain(const double *x, size_t n);
  * the first submit to the end (sim_engine_capacity_gpu_s), instead of the final
  * capacity x makespan_s. NaN when capacity_gpu_s <= 0. */
 void sim_metrics_set_capacity_gpu_s(struct sim_summary *sum, double capacity_gpu_s);
+/* cost_capacity: what the capacity cost (sim_engine_capacity_cost), busy or idle. */
+void sim_metrics_set_capacity_cost(struct sim_summary *sum, double cost);
 /* Fills the summary's engine-counted fault fields (nodes_failed .. hangs,
  * retries_exhausted) from the counters (sim_metrics_summarize sets them to 0).
  * configured_gpus > 0 (a run with node failures): gpu_capacity and utilization are

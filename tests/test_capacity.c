@@ -78,6 +78,8 @@ static void test_scale_up_and_down_hand(void)
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_useful_gpu_h], 0.5, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost_per_useful_gpu_h], 1340, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_mean_wait_s], 10, 1e-9); /* (0 + 30 + 0) / 3 */
+	/* What the capacity cost: the autoscaled node-seconds up, at 1 a node-second. */
+	CU_ASSERT_DOUBLE_EQUAL(sim_engine_capacity_cost(r.e), 670, 1e-9);
 	free(log);
 	tu_crun_free(&r);
 }
@@ -649,6 +651,48 @@ static void test_bad_plan_configs(void)
 			    "$.cluster.flavors[0].training_plan: expected true or false, got \"yes\"");
 }
 
+/* cost_capacity (docs/capacity.md, "What the capacity costs") on fixed flavors.
+ * Two flavors of 8-GPU nodes: f, 3 nodes at 3600 a node-hour (1 a node-second), and
+ * g, 1 node without a price. a (10 s, 100 s, 8 GPUs on f) and b (50 s, 20 s, on g):
+ * the run spans 10-110 s, so f costs 3 nodes x 100 s = 300 though one node was
+ * busy, and g nothing; the jobs' own cost is 100. */
+static void test_capacity_cost_fixed(void)
+{
+	struct tu_crun r;
+	tu_crun_with(&r,
+		     "{'name': 'a', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 3,"
+		     " 'node': {'gpu': 8}, 'price_per_node_hour': 3600}, {'name': 'g', 'nodes': 1, 'node': {'gpu': 8}}]},"
+		     " 'output': 'x.h5'}",
+		     "id,submit_s,duration_s,request\na,10,100,f:gpu=8\nb,50,20,g:gpu=8\n",
+		     &(struct tu_crun_opts){ .seed = 1 });
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(sim_engine_now(r.e)), 110, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_engine_capacity_cost(r.e), 300, 1e-9);
+	tu_crun_free(&r);
+}
+
+/* A flavor with node failures is billed for its nodes and spares, failed or not:
+ * 2 nodes + 1 spare at 1 a node-second; node failures every 250 s of operating
+ * time (fixed), the spare replacing a failed node 10 s later, a repair taking an
+ * hour. k (0 s, 1000 s of work, 8 GPUs, a checkpoint every 100 s) restarts after
+ * each failure; whatever the timeline, the bill is 3 x the run's length. */
+static void test_capacity_cost_faults(void)
+{
+	struct tu_crun r;
+	tu_crun_with(&r,
+		     "{'name': 'a', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 2,"
+		     " 'node': {'gpu': 8}, 'price_per_node_hour': 3600}], 'failures': {'distribution': 'fixed',"
+		     " 'mtbf_h': 0.06944444444444445, 'spares': 1, 'replacement_s': 10,"
+		     " 'repair': {'distribution': 'fixed', 'mean_h': 1}}}, 'output': 'x.h5'}",
+		     "id,submit_s,duration_s,request,checkpoint_s\nj,0,100,f:gpu=8,\nk,0,1000,f:gpu=8,100\n",
+		     &(struct tu_crun_opts){ .seed = 1 });
+	const struct sim_engine_counters *k = sim_engine_counters(r.e);
+	CU_ASSERT(k->nodes_failed > 0); /* the case is about billing failed nodes */
+	double span = sim_time_to_s(sim_engine_now(r.e));
+	CU_ASSERT(span > 1000);
+	CU_ASSERT_DOUBLE_EQUAL(sim_engine_capacity_cost(r.e), 3 * span, 1e-6);
+	tu_crun_free(&r);
+}
+
 static CU_TestInfo capacity_tests[] = {
 	{ "test_scale_up_and_down_hand", test_scale_up_and_down_hand },
 	{ "test_mode_default_max", test_mode_default_max },
@@ -672,6 +716,8 @@ static CU_TestInfo capacity_tests[] = {
 	{ "test_plan_cutoff", test_plan_cutoff },
 	{ "test_plan_wait_limit", test_plan_wait_limit },
 	{ "test_bad_plan_configs", test_bad_plan_configs },
+	{ "test_capacity_cost_fixed", test_capacity_cost_fixed },
+	{ "test_capacity_cost_faults", test_capacity_cost_faults },
 	CU_TEST_INFO_NULL,
 };
 

@@ -281,9 +281,9 @@ static void test_cohort_checkpoint_cost(void)
 	size_t lo = add_job(t, "lo", 0, 10000, 8, "a", 0);
 	t->jobs[lo].checkpoint_ns = 300 * SIM_NS_PER_S;
 	add_job(t, "hi", 1000, 500, 8, "a", 1);
-	qrun_cost = (struct sim_preempt_cost){ 10 * SIM_NS_PER_S, 20 * SIM_NS_PER_S };
+	qrun_cost = (struct sim_preempt_cost){ .ckpt_overhead_ns = 10 * SIM_NS_PER_S, .restore_ns = 20 * SIM_NS_PER_S };
 	qrun(&r, t, 1, "priority", ONE_QUEUE(""), "{\"name\": \"classical\"}");
-	qrun_cost = (struct sim_preempt_cost){ 0, 0 };
+	qrun_cost = (struct sim_preempt_cost){ 0 };
 	struct sim_job *j = job_by_id(r.t, "lo");
 	CU_ASSERT_EQUAL(j->preemptions, 1);
 	CU_ASSERT_DOUBLE_EQUAL(j->lost_gpu_s, 560.0, 1e-9);

@@ -664,6 +664,57 @@ static void test_exec_cuda_hangs(void)
 	}
 }
 
+/* Fail-slow nodes drive the cuda executor too (the engine calls gx_slow at each rate
+ * change; the host sets each kernel's slow_ns, the fake kernel's iterations last
+ * that much longer): test_real's case on a 1-GPU node (the fake's stream threads
+ * keep pace on a loaded host for one kernel, not for a gang of 8), at half speed for
+ * 100 s after every 50 s: s1 (200 s of work) ends at 300 s where a kernel not slowed
+ * would end at 200. Asserted on every attempt: it completes after 2 episodes. Returned, for
+ * a retry at a longer time scale: its end within 3% of 300 s (the fake kernel's
+ * calibrated pace is a timing relation here, as for the crashes above). */
+static int attempt_slow(void *arg, int slow)
+{
+	(void)arg;
+	const char *tr = tu_write_file("slow_cuda.csv", "id,submit_s,duration_s,request\ns1,0,200,a:gpu=1\n");
+	char cfg[2048], out[4096];
+	snprintf(cfg, sizeof cfg,
+		 "{\"name\": \"cuda-slow\", \"trace\": {\"path\": \"%s\"}, \"cluster\": {\"flavors\": [{\"name\":"
+		 " \"a\", \"nodes\": 1, \"node\": {\"gpu\": 1}}], \"fail_slow\": {\"distribution\": \"fixed\","
+		 " \"mtbs_h\": 0.013888888888888888, \"factor\": 0.5, \"period\": {\"distribution\": \"fixed\","
+		 " \"mean_s\": 100}}}, \"seeds\": [1], \"output\": \"x.h5\"}",
+		 tr);
+	const char *cp = tu_write_file("slow_cuda.json", cfg);
+	snprintf(out, sizeof out, "%s/slow_cuda.h5", tu_tmpdir());
+	const struct real_opts ro = { .backend = "cuda", .time_scale = 100.0 / slow, .sms = "a=16", .fail_job = -1 };
+	CU_ASSERT_EQUAL_FATAL(tu_run_config(cp, out, &ro), 0);
+	struct sim_diag diag;
+	sim_diag_init(&diag, 5);
+	struct h5read_file *f = NULL;
+	struct h5read_jobs j;
+	struct h5read_summary sum;
+	memset(&j, 0, sizeof j);
+	memset(&sum, 0, sizeof sum);
+	CU_ASSERT_EQUAL_FATAL(h5read_open(out, &f, &diag), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "fifo-s1", &j, &diag), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sum, &diag), 0);
+	CU_ASSERT_EQUAL_FATAL(j.n, 1);
+	CU_ASSERT_STRING_EQUAL(j.state[0], "completed");
+	CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "slow_episodes"), 2);
+	const int timely = fabs(j.end_s[0] - 300) <= 9;
+	if (!timely)
+		fprintf(stderr, "note: cuda fail-slow at scale %g: end %.2f s (300 expected)\n", ro.time_scale, j.end_s[0]);
+	h5read_summary_free(&sum);
+	h5read_jobs_free(&j);
+	h5read_close(f);
+	sim_diag_fini(&diag);
+	return timely;
+}
+
+static void test_exec_cuda_slow(void)
+{
+	CU_ASSERT(tu_retry_slower(attempt_slow, NULL) > 0);
+}
+
 static void test_exec_cuda_no_violations(void)
 {
 	CU_ASSERT_EQUAL(mock_violations(), 0);
@@ -674,6 +725,7 @@ static CU_TestInfo exec_cuda_tests[] = {
 	{ "calibration: busy host, clock ramp: within 2% of the device", test_exec_cuda_calibration_converges },
 	{ "crashes stop kernels, jobs restart from their checkpoints", test_exec_cuda_crashes },
 	{ "hangs freeze kernels until their kill, detected and not", test_exec_cuda_hangs },
+	{ "fail-slow nodes slow kernels down as simulated", test_exec_cuda_slow },
 	{ "calibration: a clock that never settles refuses the open", test_exec_cuda_calibration_refuses },
 	{ "one block an SM, from the driver's occupancy", test_exec_cuda_one_block_per_sm },
 	{ "open: SM split and calibration", test_exec_cuda_open_split_calibrate },

@@ -59,7 +59,7 @@ static void check_swept_values(const char *path)
 	sim_diag_init(&d, 8);
 	struct h5read_file *f = NULL;
 	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
-	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "schema_version"), "2.0");
+	CU_ASSERT_STRING_EQUAL(h5read_root_attr(f, "schema_version"), "2.1");
 	struct h5read_summary s;
 	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &s, &d), 0);
 	CU_ASSERT_EQUAL_FATAL(s.n_rows, N_RUNS);

@@ -486,7 +486,9 @@ static void test_stop_cost_keys(void)
 		  "$.jobs.checkpoint.restore_s: expected number >= 0, got -1" },
 		{ "\"jobs\": {\"checkpoint\": {\"overhead_s\": 4e7}}",
 		  "$.jobs.checkpoint.overhead_s: expected number <= 3.15e7 (a year)" },
-		{ "\"jobs\": {\"checkpoint\": {\"interval\": 5}}", "$.jobs.checkpoint.interval: unknown key" },
+		{ "\"jobs\": {\"checkpoint\": {\"period\": 5}}", "$.jobs.checkpoint.period: unknown key" },
+		{ "\"jobs\": {\"checkpoint\": {\"interval\": 5}}",
+		  "$.jobs.checkpoint.interval: expected \"fixed\", \"young\" or \"daly\", got 5" },
 		{ "\"jobs\": 3", "$.jobs: expected object, got 3" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

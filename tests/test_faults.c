@@ -335,6 +335,29 @@ static void test_bad_fault_config_exit_2(void)
 	free(out);
 }
 
+/* A run that never ends: a job of 1e9 s without checkpoints on a node that fails
+ * every 7.2e8 s of operating time (fixed law, repaired at once) restarts forever.
+ * The clock reaches its int64 limit after 12 failures (8.64e9 s): the run is
+ * refused with a message that says why, exit 2, and nothing written. */
+static void test_never_ending_run_refused(void)
+{
+	char cfg[1024], args[600], *out = NULL;
+	const char *tr = tu_write_file("faults_inf.csv", "id,submit_s,duration_s,request\nk,0,1000000000,a:gpu=8\n");
+	snprintf(cfg, sizeof cfg,
+		 "{\"name\": \"c\", \"trace\": {\"path\": \"%s\"}, \"cluster\": {\"flavors\": [{\"name\": \"a\", "
+		 "\"nodes\": 1, \"node\": {\"gpu\": 8}}], \"failures\": {\"distribution\": \"fixed\", \"mtbf_h\": 200000,"
+		 " \"repair\": {\"distribution\": \"fixed\", \"mean_h\": 0}}}, \"output\": \"%s/faults_inf.h5\"}",
+		 tr, tu_tmpdir());
+	snprintf(args, sizeof args, "run %s", tu_write_file("faults_inf.json", cfg));
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+	CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "the simulated clock would pass its limit (about 292 years) after "
+						    "8640000000 s: some job never finishes"));
+	char h5[600];
+	snprintf(h5, sizeof h5, "%s/faults_inf.h5", tu_tmpdir());
+	CU_ASSERT_FALSE(tu_exists(h5));
+	free(out);
+}
+
 /* A restart keeps its place in the queue: a (submit 0) crashes at 250 s of each
  * segment and is queued again ahead of b and c (submitted at 10 and 20, waiting
  * for the one node); it restarts at once, crashes again at 500 and, out of
@@ -448,16 +471,18 @@ static void check_plot_faults(const char *h5, const struct h5read_file *f, const
 	CU_ASSERT_EQUAL(text != NULL, faults);
 	if (text) {
 		const char *row = strstr(text, "(1 run)\"");
-		double v[4];
+		double v[5];
 		CU_ASSERT_FATAL(row != NULL);
-		CU_ASSERT_EQUAL(sscanf(row + strlen("(1 run)\""), "%lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3]), 4);
+		CU_ASSERT_EQUAL(sscanf(row + strlen("(1 run)\""), "%lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4]),
+				5);
 #define SM(field) h5read_summary_get(sm, 0, field)
 		CU_ASSERT_DOUBLE_EQUAL(v[0], SM("lost_node_failed_gpu_s") / 3600, 1e-6);
 		CU_ASSERT_DOUBLE_EQUAL(v[1], SM("lost_crashed_gpu_s") / 3600, 1e-6);
 		CU_ASSERT_DOUBLE_EQUAL(v[2], SM("lost_hang_gpu_s") / 3600, 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(v[3], SM("lost_loss_spike_gpu_s") / 3600, 1e-6);
 		double other = SM("lost_gpu_s") - SM("lost_node_failed_gpu_s") - SM("lost_crashed_gpu_s") -
-			       SM("lost_hang_gpu_s");
-		CU_ASSERT_DOUBLE_EQUAL(v[3], (other > 1e-6 ? other : 0) / 3600, 1e-6);
+			       SM("lost_hang_gpu_s") - SM("lost_loss_spike_gpu_s");
+		CU_ASSERT_DOUBLE_EQUAL(v[4], (other > 1e-6 ? other : 0) / 3600, 1e-6);
 		CU_ASSERT(v[0] > 0);
 #undef SM
 	}
@@ -510,26 +535,29 @@ static void check_report_faults(const struct h5read_file *f, const struct h5read
 	if (tab && faults) {
 		const char *row = strstr(tab, sm->run[0]);
 		CU_ASSERT_FATAL(row != NULL);
-		double v[12];
+		double v[14];
 		char name[64];
-		int got = sscanf(row, "%63s %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", name, &v[0], &v[1],
-				 &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11]);
-		CU_ASSERT_EQUAL(got, 13);
+		int got = sscanf(row, "%63s %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", name, &v[0],
+				 &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12],
+				 &v[13]);
+		CU_ASSERT_EQUAL(got, 15);
 #define SM(field) h5read_summary_get(sm, 0, field)
 		CU_ASSERT_DOUBLE_EQUAL(v[0], SM("stops_node_failed"), 0);
 		CU_ASSERT_DOUBLE_EQUAL(v[1], SM("stops_crashed"), 0);
 		CU_ASSERT_DOUBLE_EQUAL(v[2], SM("stops_hang"), 0);
-		CU_ASSERT_DOUBLE_EQUAL(v[3], SM("preemptions") + SM("interruptions"), 0);
-		CU_ASSERT_DOUBLE_EQUAL(v[4], SM("lost_node_failed_gpu_s") / 3600, 0.05);
-		CU_ASSERT_DOUBLE_EQUAL(v[5], SM("lost_crashed_gpu_s") / 3600, 0.05);
-		CU_ASSERT_DOUBLE_EQUAL(v[6], SM("lost_hang_gpu_s") / 3600, 0.05);
+		CU_ASSERT_DOUBLE_EQUAL(v[3], SM("stops_loss_spike"), 0);
+		CU_ASSERT_DOUBLE_EQUAL(v[4], SM("preemptions") + SM("interruptions"), 0);
+		CU_ASSERT_DOUBLE_EQUAL(v[5], SM("lost_node_failed_gpu_s") / 3600, 0.05);
+		CU_ASSERT_DOUBLE_EQUAL(v[6], SM("lost_crashed_gpu_s") / 3600, 0.05);
+		CU_ASSERT_DOUBLE_EQUAL(v[7], SM("lost_hang_gpu_s") / 3600, 0.05);
+		CU_ASSERT_DOUBLE_EQUAL(v[8], SM("lost_loss_spike_gpu_s") / 3600, 0.05);
 		double other = SM("lost_gpu_s") - SM("lost_node_failed_gpu_s") - SM("lost_crashed_gpu_s") -
-			       SM("lost_hang_gpu_s");
-		CU_ASSERT_DOUBLE_EQUAL(v[7], (other > 0 ? other : 0) / 3600, 0.05);
-		CU_ASSERT_DOUBLE_EQUAL(v[8], SM("nodes_failed"), 0);
-		CU_ASSERT_DOUBLE_EQUAL(v[9], SM("ettr"), 5e-5);
-		CU_ASSERT_DOUBLE_EQUAL(v[10], SM("time_to_recover_s") / SM("fault_restarts"), 0.05);
-		CU_ASSERT_DOUBLE_EQUAL(v[11], SM("retries_exhausted"), 0);
+			       SM("lost_hang_gpu_s") - SM("lost_loss_spike_gpu_s");
+		CU_ASSERT_DOUBLE_EQUAL(v[9], (other > 0 ? other : 0) / 3600, 0.05);
+		CU_ASSERT_DOUBLE_EQUAL(v[10], SM("nodes_failed"), 0);
+		CU_ASSERT_DOUBLE_EQUAL(v[11], SM("ettr"), 5e-5);
+		CU_ASSERT_DOUBLE_EQUAL(v[12], SM("time_to_recover_s") / SM("fault_restarts"), 0.05);
+		CU_ASSERT_DOUBLE_EQUAL(v[13], SM("retries_exhausted"), 0);
 		CU_ASSERT(v[0] + v[1] + v[2] > 0); /* the run did stop jobs for faults */
 #undef SM
 	}
@@ -617,6 +645,7 @@ static CU_TestInfo faults_tests[] = {
 	{ "test_determinism", test_determinism },
 	{ "test_bad_fault_configs", test_bad_fault_configs },
 	{ "test_bad_fault_config_exit_2", test_bad_fault_config_exit_2 },
+	{ "test_never_ending_run_refused", test_never_ending_run_refused },
 	CU_TEST_INFO_NULL,
 };
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../experiments/config.h"
 #include "../experiments/plan.h"
@@ -403,6 +404,83 @@ static void test_plan_mmc_erlang_c(void)
 	sim_diag_fini(&d);
 }
 
+/* A capacity mix on the M/M/c workload: two flavors of one-GPU nodes, a (1 a
+ * node-hour) and b (3 a node-hour), every job on either. FIFO over identical
+ * servers is M/M/(a + b) whatever the split, so a mix passes a mean-wait target
+ * between Wq(6) and Wq(7) exactly when a + b >= 7 (as test_plan_mmc_erlang_c
+ * checks for one flavor). For a = 1, 3, 5, 7, 9 the smallest passing b is 6, 4, 2,
+ * 0, 0, costing (a + 3 b) node-hours x the span: 19, 15, 11, 7, 9 spans. The best mix
+ * is a = 7, b = 0 (not the largest a), and each mix's cost_capacity is its nodes'
+ * price x the span. (a = 0 with b = 0 would be a cluster no job fits: refused.) */
+static const char mix_config[] =
+    "{\"name\": \"mix\", \"trace\": {\"path\": \"mmc.csv\"},\n"
+    " \"cluster\": {\"flavors\": [{\"name\": \"a\", \"nodes\": 1, \"node\": {\"gpu\": 1}, \"price_per_node_hour\": 1},\n"
+    "   {\"name\": \"b\", \"nodes\": 1, \"node\": {\"gpu\": 1}, \"price_per_node_hour\": 3}]},\n"
+    " \"policies\": {\"order\": \"fifo\"}, \"seeds\": [1]}\n";
+
+static void test_plan_mix_erlang_c(void)
+{
+	struct sim_trace *t = mmc_trace(20000);
+	struct sim_diag d;
+	struct plan_result r = {0};
+	struct plan_opts o = {
+	    .config_path = "mix.json",
+	    .config_text = mix_config,
+	    .config_len = strlen(mix_config),
+	    .json_path = "cluster.flavors[1].nodes",
+	    .n_outer = 1,
+	    .outer_paths = {"cluster.flavors[0].nodes"},
+	    .minimize_on = 1,
+	    .minimize = SIM_SUM_cost_capacity,
+	    .target = {.metric = SIM_SUM_mean_wait_s, .cmp = PLAN_LE, .bound = sqrt(mmc_wq_s(6) * mmc_wq_s(7))},
+	};
+	sim_diag_init(&d, 20);
+	CU_ASSERT_FATAL(plan_grid_init(&o.grid, 0, 10, 1, &d) == 0);
+	CU_ASSERT_FATAL(plan_grid_init(&o.outer_grids[0], 1, 9, 2, &d) == 0);
+	int rc = plan_run(&o, t, &r, &d);
+	if (rc)
+		sim_diag_print(&d, stderr);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(r.n_mixes, 5);
+	static const double b_answer[] = {6, 4, 2, 0, 0};
+	for (size_t m = 0; m < 5; m++) {
+		const struct plan_mix *x = &r.mixes[m];
+		CU_ASSERT_DOUBLE_EQUAL(x->outer[0], 1 + 2.0 * (double)m, 0);
+		CU_ASSERT(x->found);
+		CU_ASSERT_DOUBLE_EQUAL(x->answer, b_answer[m], 0);
+	}
+	CU_ASSERT(r.found);
+	CU_ASSERT_EQUAL(r.best, 3);
+	CU_ASSERT_DOUBLE_EQUAL(r.answer_outer[0], 7, 0);
+	CU_ASSERT_DOUBLE_EQUAL(r.answer, 0, 0);
+	/* Every probe's objective is its nodes' price x the run's span; pass iff a + b >= 7. */
+	for (size_t i = 0; i < r.n_points; i++) {
+		const struct plan_point *p = &r.points[i];
+		CU_ASSERT_EQUAL(p->pass, p->outer[0] + p->value >= 7);
+		CU_ASSERT(p->obj_mean > 0);
+	}
+	/* The costs of the mixes' answers are a + 3 b spans (19, 15, 11, 7, 9): the span
+	 * (last end - first submit) barely moves with capacity once a + b >= 7. */
+	static const double spans[] = {19, 15, 11, 7, 9};
+	double per_span = r.mixes[3].obj_mean / 7; /* the span in hours, at a = 7 */
+	for (size_t m = 0; m < 5; m++)
+		CU_ASSERT_DOUBLE_EQUAL(r.mixes[m].obj_mean / per_span, spans[m], 0.05 * spans[m]);
+	plan_result_fini(&r);
+
+	/* Bad mixes: a path twice, no objective. */
+	o.outer_paths[0] = "cluster.flavors[1].nodes";
+	CU_ASSERT_EQUAL(plan_run(&o, t, &r, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "expected each path once"));
+	plan_result_fini(&r);
+	o.outer_paths[0] = "cluster.flavors[0].nodes";
+	o.minimize_on = 0;
+	CU_ASSERT_EQUAL(plan_run(&o, t, &r, &d), -SIM_EPARSE);
+	CU_ASSERT(sim_diag_contains(&d, "--minimize"));
+	plan_result_fini(&r);
+	sim_trace_destroy(t);
+	sim_diag_fini(&d);
+}
+
 /* ---- the verb ---- */
 
 /* A config and a small M/M/c trace file (2000 jobs) in the test folder; returns the
@@ -474,8 +552,57 @@ static void test_plan_cli(void)
 		free(out);
 	}
 
+	/* A capacity mix: two flavors on the same trace; the CSV names every number. */
+	const char *mcfg = tu_write_file("mix.json", mix_config);
+	snprintf(args, sizeof args,
+		 "plan %s --target 'mean_wait_s<=1e9' --minimize cost_capacity --vary 'cluster.flavors[0].nodes' "
+		 "--range 1:3 --step 2 --vary 'cluster.flavors[1].nodes' --range 0:4 -o %s",
+		 mcfg, csv);
+	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+	CU_ASSERT(out && strstr(out, "mix: cluster.flavors[0].nodes over [1, 3] (2 values)"));
+	CU_ASSERT(out && strstr(out, "mix cluster.flavors[0].nodes = 1: smallest cluster.flavors[1].nodes = 0"));
+	CU_ASSERT(out && strstr(out, "(best)"));
+	CU_ASSERT(out && strstr(out, "answer: cluster.flavors[0].nodes = 1, cluster.flavors[1].nodes = 0 (cost_capacity"));
+	free(out);
+	text = tu_read_file(csv, NULL);
+	CU_ASSERT(text && strncmp(text, "cluster.flavors[0].nodes,cluster.flavors[1].nodes,mean,ci95,judged,pass,seeds,"
+				  "objective,objective_ci95,best\n1,0,", 98) == 0);
+	free(text);
+	static const struct {
+		const char *opts, *msg;
+	} bad_mix[] = {
+	    {"--target 'p95_wait_s<=1' --range 1:4 --vary cluster.flavors[0].nodes", "must follow the --vary"},
+	    {"--target 'p95_wait_s<=1' --vary cluster.flavors[0].nodes --range 1:4 --vary cluster.flavors[1].nodes "
+	     "--range 0:4",
+	     "--minimize is required"},
+	    {"--target 'p95_wait_s<=1' --minimize cost --vary cluster.flavors[0].nodes --range 1:4 --vary "
+	     "cluster.flavors[1].nodes",
+	     "--range is required for --vary cluster.flavors[1].nodes"},
+	    {"--target 'p95_wait_s<=1' --minimize price --vary cluster.flavors[0].nodes --range 1:4", "--minimize"},
+	    {"--target 'p95_wait_s<=1' --minimize cost --vary cluster.flavors[0].nodes --range 1:4 --vary "
+	     "cluster.flavors[0].nodes --range 1:4",
+	     "expected each path once"},
+	};
+	for (size_t i = 0; i < sizeof bad_mix / sizeof bad_mix[0]; i++) {
+		snprintf(args, sizeof args, "plan %s %s", mcfg, bad_mix[i].opts);
+		CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
+		CU_ASSERT(out && strstr(out, bad_mix[i].msg));
+		if (!out || !strstr(out, bad_mix[i].msg))
+			fprintf(stderr, "\n%s: %s\n", bad_mix[i].opts, out ? out : "(no output)");
+		free(out);
+	}
+
 	/* The plot, when gnuplot is there. */
 	if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+		snprintf(args, sizeof args,
+			 "plan %s --target 'mean_wait_s<=1e9' --minimize cost_capacity --vary 'cluster.flavors[0].nodes' "
+			 "--range 1:3 --step 2 --vary 'cluster.flavors[1].nodes' --range 0:4 --plot %s",
+			 mcfg, png);
+		CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+		free(out);
+		CU_ASSERT(tu_exists(png));
+		CU_ASSERT_EQUAL(count_out_tmps(png, NULL), 0); /* the plot's data file is gone */
+		unlink(png);
 		snprintf(args, sizeof args,
 			 "plan %s --target 'p95_wait_s<=1800' --vary 'cluster.flavors[0].nodes' --range 6:20 "
 			 "--seeds 2 --conservative --plot %s",
@@ -496,6 +623,7 @@ static CU_TestInfo plan_tests[] = {
     {"bisect_ends_and_errors", test_plan_bisect_ends_and_errors},
     {"config_number_by_path", test_plan_config_number_by_path},
     {"mmc_erlang_c", test_plan_mmc_erlang_c},
+    {"mix_erlang_c", test_plan_mix_erlang_c},
     {"cli", test_plan_cli},
     CU_TEST_INFO_NULL,
 };

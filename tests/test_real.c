@@ -598,6 +598,154 @@ static void test_executor_hang(void)
 	CU_ASSERT(tu_retry_slower(attempt_executor_hang, NULL) > 0);
 }
 
+/* The executor alone, slowed down (gx_slow, a fail-slow node): 1000 ms of work (x
+ * slow) launched at t_l in [t_pre, t0], at half speed from t0 + 200 ms to t0 + 400
+ * ms, full speed after: by t0 + 400 ms its own time is t0 + 300 ms - t_l, so it ends
+ * at t_l + 1100 ms, 100 ms later than unslowed, and its end is known (gx_next_end)
+ * as soon as the calls are made. Both hold however late any thread runs: the end
+ * reported is the timeline's, not when a thread saw it. Returned: that it ended
+ * within 100 ms x slow of that end. */
+static int attempt_executor_slow_end(void *arg, int slow)
+{
+	(void)arg;
+	struct tu_done_log log = TU_DONE_LOG_INIT;
+	struct gx *x = open_cpu(&log, -1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	const int64_t ms = 1000000 * (int64_t)slow;
+	const uint32_t gpu = 0;
+	struct gx_segment s = { .job = 0, .seq = 1, .gpus = &gpu, .n_gpus = 1, .work_ns = 1000 * ms };
+	char err[256];
+	const int64_t t_pre = gx_now_ns();
+	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &s, err, sizeof err), 0);
+	const int64_t t0 = gx_now_ns();
+	CU_ASSERT_EQUAL(gx_slow(x, 0, t0 + 200 * ms, 0.5), 0);
+	CU_ASSERT_EQUAL(gx_slow(x, 0, t0 + 400 * ms, 1.0), 0);
+	CU_ASSERT_EQUAL(gx_slow(x, 7, t0, 0.5), -SIM_ESTATE);
+	CU_ASSERT_EQUAL(gx_slow(x, 0, t0, 0), -SIM_EINVAL);
+	CU_ASSERT_EQUAL(gx_slow(x, 0, t0, 1.5), -SIM_EINVAL);
+	int64_t known = gx_next_end(x);
+	CU_ASSERT(known >= t_pre + 1100 * ms - 2 && known <= t0 + 1100 * ms + 2);
+	CU_ASSERT_FATAL(tu_done_wait(&log, 1, (int)(5000 * slow)));
+	struct gx_report r;
+	CU_ASSERT_EQUAL_FATAL(gx_reap(x, 0, &r), 0);
+	const int64_t seen = gx_now_ns();
+	gx_close(x);
+	CU_ASSERT_EQUAL(log.wall_ns, known);
+	CU_ASSERT_EQUAL(r.end_ns, known);
+	CU_ASSERT_DOUBLE_EQUAL(r.progress, 1.0, 1e-12);
+	return seen - known <= 100 * ms;
+}
+
+static void test_executor_slow_end(void)
+{
+	CU_ASSERT(tu_retry_slower(attempt_executor_slow_end, NULL) > 0);
+}
+
+/* A stop while slowed keeps exactly the work done at that pace: 1000 ms of work
+ * (x slow), checkpoints every 10% (free), half speed from t0 + 100 ms, stopped at
+ * end_ns (about t0 + 500 ms): done = (t0 + 100 ms - t_l) + (end_ns - t0 - 100 ms)
+ * / 2 of the work, t_l in [t_pre, t0], a tick's rounding either way (asserted:
+ * it holds whenever the stop comes); saved: the 10% multiple below. Returned: a
+ * stop near t0 + 500 ms, about 30% done and 30% saved (not the 50% at full speed). */
+static int attempt_executor_slow_stop(void *arg, int slow)
+{
+	(void)arg;
+	struct tu_done_log log = TU_DONE_LOG_INIT;
+	struct gx *x = open_cpu(&log, -1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+	const int64_t ms = 1000000 * (int64_t)slow;
+	const uint32_t gpu = 0;
+	struct gx_segment s = { .job = 0, .seq = 1, .gpus = &gpu, .n_gpus = 1, .work_ns = 1000 * ms,
+				.ckpt_every = 0.1 };
+	char err[256];
+	const int64_t t_pre = gx_now_ns();
+	CU_ASSERT_EQUAL_FATAL(gx_launch(x, &s, err, sizeof err), 0);
+	const int64_t t0 = gx_now_ns();
+	const int64_t ts = t0 + 100 * ms;
+	CU_ASSERT_EQUAL(gx_slow(x, 0, ts, 0.5), 0);
+	tu_sleep_ms(500 * slow);
+	struct gx_report r;
+	CU_ASSERT_EQUAL_FATAL(gx_preempt(x, 0, &r), 0);
+	gx_close(x);
+	CU_ASSERT_EQUAL(tu_done_count(&log), 0);
+	const double w = (double)(1000 * ms), tick = 500000.0 / w;
+	const double half = (double)(r.end_ns - ts) / 2.0;
+	CU_ASSERT_FATAL(r.end_ns >= ts);
+	CU_ASSERT(r.progress >= ((double)(ts - t0) + half) / w - tick);
+	CU_ASSERT(r.progress <= ((double)(ts - t_pre) + half) / w + tick);
+	CU_ASSERT(r.saved <= r.progress + 1e-12 && r.saved >= r.progress - 0.1 - 1e-9);
+	return fabs(r.progress - 0.3) <= 0.01 && r.end_ns - t0 <= 520 * ms;
+}
+
+static void test_executor_slow_stop(void)
+{
+	CU_ASSERT(tu_retry_slower(attempt_executor_slow_stop, NULL) > 0);
+}
+
+/* Fail-slow nodes drive the executor (the engine calls sim_driver_ops.slow at each
+ * rate change): one 8-GPU node slow at half speed for 100 s after every 50 s at
+ * full speed; s1 (200 s of work, submitted at 0) does 50 s by 50, 50 more by 150, 50
+ * by 200 and its last 50 at half speed: it ends at 300 s, simulated and for real
+ * (cpu executor, time scale 100 / slow). The GPU time held at half speed: 8 x 200 x
+ * 0.5 = 800 GPU-s. Asserted at once: the simulation exactly, and for real what
+ * holds however late a thread runs (two episodes, never early: a workload that
+ * was not slowed would end at 200 s); returned: within 1% of 300 s. */
+static int attempt_slow(void *arg, int slow)
+{
+	(void)arg;
+	const char *tr = tu_write_file("slow_real.csv", "id,submit_s,duration_s,request\ns1,0,200,a:gpu=8\n");
+	char cfg[2048], sim[4096], real[4096];
+	snprintf(cfg, sizeof cfg,
+		 "{\"name\": \"real-slow\", \"trace\": {\"path\": \"%s\"}, \"cluster\": {\"flavors\": [{\"name\":"
+		 " \"a\", \"nodes\": 1, \"node\": {\"gpu\": 8}}], \"fail_slow\": {\"distribution\": \"fixed\","
+		 " \"mtbs_h\": 0.013888888888888888, \"factor\": 0.5, \"period\": {\"distribution\": \"fixed\","
+		 " \"mean_s\": 100}}}, \"seeds\": [1], \"output\": \"x.h5\"}",
+		 tr);
+	const char *cp = tu_write_file("slow_real.json", cfg);
+	snprintf(sim, sizeof sim, "%s/slow_sim.h5", tu_tmpdir());
+	snprintf(real, sizeof real, "%s/slow_cpu.h5", tu_tmpdir());
+	struct real_opts ro = { .backend = "cpu", .time_scale = 100.0 / slow, .fail_job = -1 };
+	CU_ASSERT_EQUAL_FATAL(tu_run_config(cp, sim, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(tu_run_config(cp, real, &ro), 0);
+	int timely = 1;
+	for (int k = 0; k < 2; k++) {
+		struct sim_diag diag;
+		sim_diag_init(&diag, 5);
+		struct h5read_file *f = NULL;
+		struct h5read_jobs j;
+		struct h5read_summary sum;
+		memset(&j, 0, sizeof j);
+		memset(&sum, 0, sizeof sum);
+		CU_ASSERT_EQUAL_FATAL(h5read_open(k ? real : sim, &f, &diag), 0);
+		CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "fifo-s1", &j, &diag), 0);
+		CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sum, &diag), 0);
+		CU_ASSERT_EQUAL_FATAL(j.n, 1);
+		CU_ASSERT_STRING_EQUAL(j.state[0], "completed");
+		CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "slow_episodes"), 2);
+		const double lost = h5read_summary_get(&sum, 0, "lost_slow_gpu_s");
+		if (!k) {
+			CU_ASSERT_DOUBLE_EQUAL(j.end_s[0], 300, 1e-9);
+			CU_ASSERT_DOUBLE_EQUAL(lost, 800, 1e-6);
+		} else {
+			CU_ASSERT(j.end_s[0] >= 300 - 0.1); /* never early */
+			timely = j.end_s[0] <= 300 * 1.01 && fabs(lost - 800) <= 8 * 3;
+			if (!timely)
+				fprintf(stderr, "note: fail-slow at scale %g: end %.2f s (300 expected), lost %.1f GPU-s\n",
+					ro.time_scale, j.end_s[0], lost);
+		}
+		h5read_summary_free(&sum);
+		h5read_jobs_free(&j);
+		h5read_close(f);
+		sim_diag_fini(&diag);
+	}
+	return timely;
+}
+
+static void test_real_slow_drives_the_executor(void)
+{
+	CU_ASSERT(tu_retry_slower(attempt_slow, NULL) > 0);
+}
+
 static void test_real_cli_errors(void)
 {
 	char *out = NULL;
@@ -649,6 +797,9 @@ static CU_TestInfo real_tests[] = {
 	{ "failed workload: the run goes on", test_real_failed_job_does_not_stop_the_run },
 	{ "crashes drive the executor as simulated", test_real_crashes_drive_the_executor },
 	{ "executor: a hang freezes a segment", test_executor_hang },
+	{ "executor: a slow-down moves the end", test_executor_slow_end },
+	{ "executor: a stop while slowed keeps the work done", test_executor_slow_stop },
+	{ "fail-slow nodes drive the executor as simulated", test_real_slow_drives_the_executor },
 	{ "hangs drive the executor as simulated (detected)", test_real_hangs_detected },
 	{ "hangs drive the executor as simulated (undetected)", test_real_hangs_undetected },
 	{ "cli errors", test_real_cli_errors },

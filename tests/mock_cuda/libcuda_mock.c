@@ -17,7 +17,9 @@
  *   - the gx_job kernel (gpu_exec/workload.cu) is emulated on the mapped words it is
  *     given: progress, checkpoints, restore, the flag polled once per iteration
  *     (GX_FLAG_HANG: it stops as for a stop, then holds its stream, polling, until
- *     the flag turns GX_FLAG_STOP, as workload.cu's kernel holds its SMs). An
+ *     the flag turns GX_FLAG_STOP, as workload.cu's kernel holds its SMs), and the
+ *     slow_ns word read every iteration (a slowed-down job: each iteration lasts
+ *     that much longer, as workload.cu's blocks wait it out). An
  *     iteration lasts chunk x MOCK_STEP_NS of wall time, so the backend's
  *     calibration, which sizes `chunk`, converges as on a GPU; a partition
  *     of half the SMs gets twice the chunk and is twice as slow;
@@ -372,7 +374,8 @@ static CUresult kernel_work(const struct mock_kernel *k, int64_t *t, double drif
 	if (k->from > 0 ? wait_or_stop(k->w, t, k->restore_ns) : stop_asked(k->w))
 		return CUDA_SUCCESS;
 	for (uint64_t it = k->from + 1; it <= k->total; it++) {
-		const int64_t next = *t + (int64_t)(iter_ns * clock_factor(k, *t, drift) + 0.5);
+		const int64_t extra = __atomic_load_n(&k->w->slow_ns, __ATOMIC_ACQUIRE); /* gx_slow */
+		const int64_t next = *t + (int64_t)(iter_ns * clock_factor(k, *t, drift) + 0.5) + (extra > 0 ? extra : 0);
 		if (next > stop_at)
 			break; /* not reached when the stop was seen */
 		if (stop_at == INT64_MAX) {
