@@ -428,6 +428,32 @@ static void test_inplace_then_full_and_queue_place(void)
 		}
 }
 
+/* An in-place restart with a memory tier (docs/faults.md, "Checkpoint tiers"): a
+ * crash leaves the job's nodes up, so its memory checkpoint survives and the restart
+ * reads it. Checkpoints every 100 s of work, free to write, every 2nd persistent
+ * (restore 50 s), the others in memory (restore 5 s; a persistent one leaves its copy
+ * in memory too): done at 100 (memory) and 200 (persistent). The crash at 250 loses
+ * 50 s x 8 GPUs; the job restarts in place: 30 s delay, 5 s restore from memory, 800
+ * s of work: done at 250 + 30 + 5 + 800 = 1085. */
+static void test_inplace_memory_tier(void)
+{
+	tu_write_file("inplace_mem.csv", "time_s,cause,job\n250,crash,j\n");
+	struct tu_crun r;
+	rrun(&r,
+	     "{'name': 'r', 'trace': {'path': 'TRACE'}, 'cluster': {'flavors': [{'name': 'f', 'nodes': 1,"
+	     " 'node': {'gpu': 8}}], 'fault_events': 'inplace_mem.csv'}, 'jobs': {'checkpoint': {'overhead_s': 0,"
+	     " 'restore_s': 50, 'memory': {'write_s': 0, 'restore_s': 5}, 'persistent_every': 2},"
+	     " 'faults': {'inplace_restarts': 1, 'inplace_restart_s': 30}}, 'output': 'x.h5'}",
+	     one_job, NULL);
+	const struct sim_job *j = &r.t->jobs[0];
+	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
+	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[1], 8 * 50, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(j->restore_s, 5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 1085, 1e-9);
+	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->inplace_restarts, 1);
+	tu_crun_free(&r);
+}
+
 /* Out of full restarts: one in-place restart (crash at 250), then the crash at 420
  * needs a full restart and max_full_restarts is 0: j ends failed at 420, cause
  * crashed. With max_retries 1 instead (in-place restarts count as retries) the
@@ -585,19 +611,20 @@ static void test_bad_restart_rules(void)
 }
 
 static CU_TestInfo replay_tests[] = {
-    {"test_replay_node_failure_hand", test_replay_node_failure_hand},
-    {"test_replay_crash_and_hang_hand", test_replay_crash_and_hang_hand},
-    {"test_replay_matches_draws", test_replay_matches_draws},
-    {"test_replay_bad_logs", test_replay_bad_logs},
-    {"test_replay_bad_log_exit_2", test_replay_bad_log_exit_2},
-    {"test_replay_results_file", test_replay_results_file},
-    {"test_inplace_restart_hand", test_inplace_restart_hand},
-    {"test_inplace_then_full_and_queue_place", test_inplace_then_full_and_queue_place},
-    {"test_out_of_restarts_fails", test_out_of_restarts_fails},
-    {"test_inplace_hang_drawn", test_inplace_hang_drawn},
-    {"test_inplace_real_cpu", test_inplace_real_cpu},
-    {"test_bad_restart_rules", test_bad_restart_rules},
-    CU_TEST_INFO_NULL,
+	{ "test_replay_node_failure_hand", test_replay_node_failure_hand },
+	{ "test_replay_crash_and_hang_hand", test_replay_crash_and_hang_hand },
+	{ "test_replay_matches_draws", test_replay_matches_draws },
+	{ "test_replay_bad_logs", test_replay_bad_logs },
+	{ "test_replay_bad_log_exit_2", test_replay_bad_log_exit_2 },
+	{ "test_replay_results_file", test_replay_results_file },
+	{ "test_inplace_restart_hand", test_inplace_restart_hand },
+	{ "test_inplace_then_full_and_queue_place", test_inplace_then_full_and_queue_place },
+	{ "test_inplace_memory_tier", test_inplace_memory_tier },
+	{ "test_out_of_restarts_fails", test_out_of_restarts_fails },
+	{ "test_inplace_hang_drawn", test_inplace_hang_drawn },
+	{ "test_inplace_real_cpu", test_inplace_real_cpu },
+	{ "test_bad_restart_rules", test_bad_restart_rules },
+	CU_TEST_INFO_NULL,
 };
 
 CU_SuiteInfo replay_suite = {"replay", NULL, NULL, NULL, NULL, replay_tests};
