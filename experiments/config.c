@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../sim/jsonmsg.h"
+#include "../sim/fault_events.h"
 #include "../sim/sidecsv.h"
 #include "../sim/yamltree.h"
 
@@ -314,7 +315,7 @@ static const char *const ckpt_memory_keys[] = { "write_s", "restore_s", "replica
 #define CKPT_COST_MAX_S 3.15e7
 static const char *const trace_keys[] = { "path", "format", NULL };
 static const char *const cluster_keys[] = { "resources", "flavors", "capacity_events", "failures", "fail_slow",
-					    NULL };
+					    "fault_events", NULL };
 static const char *const flavor_keys[] = { "name", "nodes", "node", "speed", "price_per_node_hour",
 					   "stockout", "reservations", "autoscale", "spot", "training_plan", "flex", NULL };
 /* SageMaker training plans: 1 to 182 days, 1, 2, 4, ..., 64 instances. */
@@ -1441,8 +1442,11 @@ static const char *const failures_keys[] = { "distribution", "mtbf_h", "shape", 
 static const char *const node_faults_keys[] = { "distribution", "mtbf_h", "shape", "scale_h", "per_gpu",
 						"repair", "spares", "replacement_s", NULL };
 static const char *const repair_keys[] = { "distribution", "mean_h", NULL };
-static const char *const job_faults_keys[] = { "distribution", "crash_per_h", "hang_per_h", "hang_detection",
-					       "hang_timeout_s", "max_retries", "loss_spike_per_h", "rollback", NULL };
+static const char *const job_faults_keys[] = { "distribution",	   "crash_per_h",	"hang_per_h",
+					       "hang_detection",   "hang_timeout_s",	"max_retries",
+					       "loss_spike_per_h", "rollback",		"inplace_restarts",
+					       "inplace_restart_s", "max_full_restarts", "requeue_place",
+					       NULL };
 /* Longest mean or delay of a fault law, h: a century; rates up to 3600 per hour. */
 #define FAULT_H_MAX 876000.0
 #define FAULT_RATE_MAX 3600.0
@@ -1582,6 +1586,8 @@ static int capacity_moves(const struct sim_capacity *cap, int f)
 	return 0;
 }
 
+static int refuse_moving_flavor(struct chk *c, const struct exp_variant *v, int f, const char *where);
+
 static void check_flavor_faults(struct chk *c, const cJSON *fo, struct exp_variant *v,
 				const struct sim_node_faults *tmpl, const char *tmpl_path)
 {
@@ -1616,18 +1622,38 @@ static void check_flavor_faults(struct chk *c, const cJSON *fo, struct exp_varia
 		if (nf->spares > v->flavors[f].nodes)
 			err(c, where, "expected spares <= %u (the nodes of flavor %s), got %u", v->flavors[f].nodes,
 			    v->flavors[f].name, nf->spares);
-		if (sim_spot_on(v->spot, (int)f))
-			err(c, where, "expected a flavor without spot (flavor %s is spot; its interruptions and "
-			    "failures would both set its nodes)", v->flavors[f].name);
-		else if (sim_autoscale_on(v->autoscale, (int)f))
-			err(c, where, "expected a flavor without autoscale (flavor %s has it; the autoscaler and "
-			    "failures would both set its nodes)", v->flavors[f].name);
-		else if (sim_flex_on(v->flex, (int)f))
-			err(c, where, "expected a flavor without flex (flavor %s has it; its requests and "
-			    "failures would both set its nodes)", v->flavors[f].name);
-		else if (capacity_moves(v->capacity, (int)f))
-			err(c, where, "expected a flavor without capacity events, stock-outs or reservations "
-			    "(flavor %s has some; they and failures would both set its nodes)", v->flavors[f].name);
+		refuse_moving_flavor(c, v, (int)f, where);
+	}
+}
+
+/* The restart rules of $.jobs.faults (docs/faults.md, "Retries", "Place in the
+ * queue"): in-place restarts, full restarts, and where a full restart queues. */
+static void check_restart_rules(struct chk *c, const cJSON *o, const char *path, struct sim_job_faults *jf)
+{
+	char sub[PATH_MAX_], got[96];
+	double x;
+	if (get(o, "inplace_restarts")) {
+		sim_json_path_key(sub, sizeof sub, path, "inplace_restarts");
+		if (want_int(c, get(o, "inplace_restarts"), sub, 0, 1e9, &x) == 0)
+			jf->inplace_restarts = (uint32_t)x;
+	}
+	if (want_fault_num(c, o, path, "inplace_restart_s", 0, 0, FAULT_H_MAX * 3600.0, &x))
+		jf->inplace_restart_ns = (sim_time_t)llround(x * (double)SIM_NS_PER_S);
+	const cJSON *mf = get(o, "max_full_restarts");
+	if (mf && !cJSON_IsNull(mf)) {
+		sim_json_path_key(sub, sizeof sub, path, "max_full_restarts");
+		if (want_int(c, mf, sub, 0, 1e9, &x) == 0)
+			jf->max_full_restarts = (int64_t)x;
+	}
+	const cJSON *rp = get(o, "requeue_place");
+	if (rp) {
+		sim_json_path_key(sub, sizeof sub, path, "requeue_place");
+		if (cJSON_IsString(rp) && (strcmp(rp->valuestring, "keep") == 0 || strcmp(rp->valuestring, "back") == 0)) {
+			jf->requeue_back = strcmp(rp->valuestring, "back") == 0;
+		} else {
+			sim_json_describe(rp, got, sizeof got);
+			err(c, sub, "expected \"keep\" (ordered by submit time) or \"back\" (by requeue time), got %s", got);
+		}
 	}
 }
 
@@ -1664,13 +1690,91 @@ static void check_job_faults(struct chk *c, const cJSON *o, struct sim_job_fault
 		if (want_int(c, mr, sub, 0, 1e9, &x) == 0)
 			jf->max_retries = (int64_t)x;
 	}
+	check_restart_rules(c, o, path, jf);
+}
+
+/* A flavor whose nodes something else sets cannot fail (docs/faults.md, "Limits");
+ * where: the config key or file row that makes it fail. Returns 1 when refused. */
+static int refuse_moving_flavor(struct chk *c, const struct exp_variant *v, int f, const char *where)
+{
+	const char *name = v->flavors[f].name;
+	if (sim_spot_on(v->spot, f))
+		err(c, where, "expected a flavor without spot (flavor %s is spot; its interruptions and "
+		    "failures would both set its nodes)", name);
+	else if (sim_autoscale_on(v->autoscale, f))
+		err(c, where, "expected a flavor without autoscale (flavor %s has it; the autoscaler and "
+		    "failures would both set its nodes)", name);
+	else if (sim_flex_on(v->flex, f))
+		err(c, where, "expected a flavor without flex (flavor %s has it; its requests and "
+		    "failures would both set its nodes)", name);
+	else if (capacity_moves(v->capacity, f))
+		err(c, where, "expected a flavor without capacity events, stock-outs or reservations "
+		    "(flavor %s has some; they and failures would both set its nodes)", name);
+	else
+		return 0;
+	return 1;
+}
+
+/* $.cluster.fault_events: the incident log replayed instead of the draws
+ * (sim/fault_events.h; docs/faults.md, "Replay of an incident log"). */
+static void read_fault_events(struct chk *c, const char *cfg_path, const cJSON *fe, struct exp_variant *v)
+{
+	static const char *const where = "$.cluster.fault_events";
+	char got[96];
+	if (!cJSON_IsString(fe) || !fe->valuestring[0]) {
+		sim_json_describe(fe, got, sizeof got);
+		err(c, where, "expected the path of a CSV file (time_s,cause,flavor,node,job,repair_s), got %s", got);
+		return;
+	}
+	char *full = sim_path_beside(cfg_path, fe->valuestring);
+	const char **names = calloc(v->n_flavors ? v->n_flavors : 1, sizeof *names);
+	uint32_t *nodes = calloc(v->n_flavors ? v->n_flavors : 1, sizeof *nodes);
+	struct sim_diag rd;
+	sim_diag_init(&rd, 20);
+	if (!full || !names || !nodes) {
+		c->nomem = 1;
+		goto out;
+	}
+	for (size_t f = 0; f < v->n_flavors; f++) {
+		names[f] = v->flavors[f].name;
+		nodes[f] = v->flavors[f].nodes;
+	}
+	int rc = sim_fault_events_read(full, names, nodes, v->n_flavors, &v->faults->events, &rd);
+	if (rc == -SIM_ENOENT || rc == -SIM_EIO)
+		err(c, where, "cannot read %s: %s", full, strerror(errno));
+	else if (rc == -SIM_ENOMEM)
+		c->nomem = 1;
+	for (size_t i = 0; i < rd.count && i < rd.limit && rd.lines; i++)
+		err(c, where, "%s", rd.lines[i]);
+	const struct sim_fault_events *ev = v->faults->events;
+	uint8_t *seen = ev ? calloc(v->n_flavors ? v->n_flavors : 1, 1) : NULL;
+	for (size_t i = 0; seen && i < ev->n; i++) {
+		const struct sim_fault_event *fv = &ev->v[i];
+		if (fv->kind != SIM_FEV_NODE_FAIL || seen[fv->flavor])
+			continue;
+		seen[fv->flavor] = 1;
+		char at[PATH_MAX_ + 64];
+		snprintf(at, sizeof at, "%s: %s:%u", where, full, fv->line);
+		refuse_moving_flavor(c, v, fv->flavor, at);
+	}
+	if (ev && !seen)
+		c->nomem = 1;
+	free(seen);
+out:
+	sim_diag_fini(&rd);
+	free(nodes);
+	free(names);
+	free(full);
 }
 
 /* Faults: node failures ($.cluster.failures: defaults for every flavor, and per
- * flavor in its "flavors") and job faults ($.jobs.faults). */
-static void check_faults(struct chk *c, const cJSON *fa, const cJSON *jfa, struct exp_variant *v)
+ * flavor in its "flavors"), job faults ($.jobs.faults) and the replayed incident
+ * log ($.cluster.fault_events). */
+static void check_faults(struct chk *c, const char *cfg_path, const cJSON *cl, const cJSON *jfa,
+			 struct exp_variant *v)
 {
 	char got[96];
+	const cJSON *fa = cJSON_IsObject(cl) ? get(cl, "failures") : NULL;
 	v->faults = sim_faults_create(v->n_flavors);
 	if (!v->faults) {
 		err(c, "$.cluster.failures", "out of memory");
@@ -1679,6 +1783,8 @@ static void check_faults(struct chk *c, const cJSON *fa, const cJSON *jfa, struc
 	v->faults->job.hang_timeout_ns = (sim_time_t)FAULT_HANG_TIMEOUT_DEFAULT_S * SIM_NS_PER_S;
 	if (jfa)
 		check_job_faults(c, jfa, &v->faults->job);
+	if (cJSON_IsObject(cl) && get(cl, "fault_events") && v->flavors && v->capacity)
+		read_fault_events(c, cfg_path, get(cl, "fault_events"), v);
 	if (!fa)
 		return;
 	if (!cJSON_IsObject(fa)) {
@@ -1856,8 +1962,7 @@ static void check_variant(struct chk *c, const char *cfg_path, struct exp_varian
 	check_policies(c, get(v->tree, "policies"), v);
 	check_jobs(c, get(v->tree, "jobs"), v);
 	const cJSON *cl = get(v->tree, "cluster"), *jobs = get(v->tree, "jobs");
-	check_faults(c, cJSON_IsObject(cl) ? get(cl, "failures") : NULL,
-		     cJSON_IsObject(jobs) ? get(jobs, "faults") : NULL, v);
+	check_faults(c, cfg_path, cl, cJSON_IsObject(jobs) ? get(jobs, "faults") : NULL, v);
 	check_fail_slow(c, cJSON_IsObject(cl) ? get(cl, "fail_slow") : NULL, v);
 }
 

@@ -320,7 +320,8 @@ static int real_start(void *priv, struct sim_engine *e, struct sim_job *job)
 		.ckpt_every = job->checkpoint_ns != SIM_TIME_NONE && job->checkpoint_ns > 0
 				      ? (double)job->checkpoint_ns / work_trace_ns : 0,
 		.ckpt_cost_ns = (int64_t)llround((double)cost->ckpt_overhead_ns / scale),
-		.restore_ns = job->progress > 0 ? (int64_t)llround((double)cost->restore_ns / scale) : 0,
+		/* the engine's restore of this segment (an in-place restart's delay included) */
+		.restore_ns = (int64_t)llround((double)job->seg_restore_ns / scale),
 	};
 	char err[256];
 	rc = gx_launch(d->x, &sg, err, sizeof err);

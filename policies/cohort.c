@@ -621,6 +621,9 @@ static void co_on_preempt(struct sim_policy *pol, const struct sim_view *v, cons
 	if (job->state == SIM_JOB_QUEUED) {
 		ent(c, ei)->wl.evicted = 0;
 		ent(c, ei)->evicted_at = sim_view_now(v);
+		/* Kueue's requeuingStrategy.timestamp: Creation keeps the submit time; the
+		 * back-of-the-queue option (Eviction) gives a fault restart its requeue time. */
+		ent(c, ei)->wl.created = sim_job_order_ns(job);
 		if (pending_add(c, &c->qs[job->queue], ei))
 			c->oom = 1;
 	} else {

@@ -3,9 +3,12 @@
  * Jobs start in submit order, ties by trace row (the engine submits them in that
  * order). A head that does not fit blocks every job behind it: no backfill.
  * Queue: a ring buffer of job indices; pick is O(jobs started + 1). A running job
- * stopped and queued again (its nodes were removed) goes back in submit order: such
- * jobs wait in a small min-heap of trace indices (the trace is in submit order), and
- * the head is the earlier of the ring's head and the heap's top.
+ * stopped and queued again (its nodes were removed) goes back in order of its queue
+ * order time (sim_job_order_ns: its submit time, or its requeue time when a fault
+ * restart goes to the back of the queue, docs/faults.md): such jobs wait in a small
+ * min-heap on (order time, trace index), and the head is the earlier of the ring's
+ * head (its submit time, trace index: the trace is in submit order) and the heap's
+ * top.
  */
 #include <stdlib.h>
 
@@ -14,7 +17,7 @@
 struct fifo {
 	uint32_t *ring; /* capacity is a power of two */
 	size_t head, n, cap;
-	uint32_t *again; /* min-heap of requeued job indices */
+	struct again { sim_time_t order_ns; uint32_t idx; } *again; /* min-heap of requeued jobs */
 	size_t n_again, cap_again;
 	int oom;        /* a push failed: pick reports -SIM_ENOMEM */
 };
@@ -69,31 +72,37 @@ static void fifo_on_submit(struct sim_policy *pol, const struct sim_view *v, con
 	q->n++;
 }
 
-static void again_push(struct fifo *q, uint32_t idx)
+static int again_before(struct again a, struct again b)
 {
-	uint32_t *na = sim_grow(q->again, &q->cap_again, q->n_again, sizeof *na, 16);
+	return a.order_ns != b.order_ns ? a.order_ns < b.order_ns : a.idx < b.idx;
+}
+
+static void again_push(struct fifo *q, const struct sim_job *job)
+{
+	struct again *na = sim_grow(q->again, &q->cap_again, q->n_again, sizeof *na, 16);
 	if (!na) {
 		q->oom = 1;
 		return;
 	}
 	q->again = na;
+	struct again x = { sim_job_order_ns(job), job->idx };
 	size_t i = q->n_again++;
-	for (; i > 0 && idx < q->again[(i - 1) / 2]; i = (i - 1) / 2)
+	for (; i > 0 && again_before(x, q->again[(i - 1) / 2]); i = (i - 1) / 2)
 		q->again[i] = q->again[(i - 1) / 2];
-	q->again[i] = idx;
+	q->again[i] = x;
 }
 
 static void again_pop(struct fifo *q)
 {
-	uint32_t last = q->again[--q->n_again];
+	struct again last = q->again[--q->n_again];
 	size_t i = 0;
 	for (;;) {
 		size_t c = 2 * i + 1;
 		if (c >= q->n_again)
 			break;
-		if (c + 1 < q->n_again && q->again[c + 1] < q->again[c])
+		if (c + 1 < q->n_again && again_before(q->again[c + 1], q->again[c]))
 			c++;
-		if (q->again[c] >= last)
+		if (!again_before(q->again[c], last))
 			break;
 		q->again[i] = q->again[c];
 		i = c;
@@ -110,19 +119,20 @@ static void fifo_on_stop(struct sim_policy *pol, const struct sim_view *v, const
 	(void)cause;
 	(void)v;
 	if (job->state == SIM_JOB_QUEUED)
-		again_push(pol->priv, job->idx);
+		again_push(pol->priv, job);
 }
 
 /* Context: after all events at now. Proposes the head while it fits. */
 static int fifo_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_placement_buf *out)
 {
-	(void)v;
 	struct fifo *q = pol->priv;
+	const struct sim_job *jobs = sim_view_trace(v)->jobs;
 	if (q->oom)
 		return -SIM_ENOMEM;
 	while (q->n || q->n_again) {
-		int from_again = q->n_again && (!q->n || q->again[0] < q->ring[q->head]);
-		uint32_t idx = from_again ? q->again[0] : q->ring[q->head];
+		uint32_t ri = q->n ? q->ring[q->head] : 0;
+		int from_again = q->n_again && (!q->n || again_before(q->again[0], (struct again){ jobs[ri].submit_ns, ri }));
+		uint32_t idx = from_again ? q->again[0].idx : ri;
 		int rc = sim_placement_buf_try(out, idx, -1);
 		if (rc == -SIM_ENOFIT)
 			break;

@@ -58,7 +58,7 @@ static void entry_of(struct sim_policy *pol, const struct sim_view *v, const str
 		     struct keyed_entry *out)
 {
 	pol->ops->order_key(pol, v, job, &out->key);
-	out->submit_ns = job->submit_ns;
+	out->submit_ns = sim_job_order_ns(job); /* the queue order time (docs/faults.md) */
 	out->idx = job->idx;
 }
 

@@ -3,7 +3,8 @@
  *
  * With it, a key-ranked order policy is its params, its state updates (on_start,
  * on_stop, on_tick) and an order_key function, plus thin on_submit, on_stop and
- * pick wrappers around these calls. Ties: submit time, then trace index. When the
+ * pick wrappers around these calls. Ties: queue order time (sim_job_order_ns: the
+ * submit time, unless a fault restart went to the back of the queue), then trace index. When the
  * policy calls sim_view_order_changed, the next pick keys every waiting job again
  * (O(n) keys and a heapify), also within a pass: after each accepted start the
  * policy's on_reserve is called, and a key change it reports re-keys the rest.
@@ -16,7 +17,7 @@
 
 struct keyed_entry {
 	struct sim_order_key key;
-	sim_time_t submit_ns;
+	sim_time_t submit_ns; /* its queue order time, sim_job_order_ns (the submit time by default) */
 	uint32_t idx; /* job index */
 };
 

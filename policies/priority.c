@@ -5,7 +5,7 @@
  * rate, the order of two waiting jobs never changes with time: effective priority
  * p + a * (now - submit) ranks like the static key p - a * submit. So the key never
  * moves while a job waits, and the waiting jobs are the key-ranked heap of
- * policies/keyed.h, O(log n) per push and start; its ties (submit time, then trace
+ * policies/keyed.h, O(log n) per push and start; its ties (queue order time, then trace
  * index) are trace order, as the trace is sorted by submit time. Strict: the
  * highest-ranked job blocks the others when it does not fit.
  *

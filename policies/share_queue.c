@@ -48,7 +48,7 @@ void share_queue_push(struct share_queue *q, uint32_t group, double key, const s
 		return;
 	}
 	g->heap = nh;
-	struct share_queue_entry e = { .key = key, .submit_ns = job->submit_ns, .idx = job->idx };
+	struct share_queue_entry e = { .key = key, .submit_ns = sim_job_order_ns(job), .idx = job->idx };
 	size_t i = g->n++;
 	while (i > 0 && entry_before(&e, &g->heap[(i - 1) / 2])) {
 		g->heap[i] = g->heap[(i - 1) / 2];

@@ -21,7 +21,7 @@
 
 struct share_queue_entry {
 	double key;          /* smaller first within the group (e.g. -schedulingPriority) */
-	sim_time_t submit_ns;
+	sim_time_t submit_ns; /* its queue order time, sim_job_order_ns (the submit time by default) */
 	uint32_t idx;        /* trace index */
 };
 

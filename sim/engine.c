@@ -6,6 +6,7 @@
  */
 #include "engine.h"
 #include "draws.h"
+#include "fault_events.h"
 #include "tick.h"
 
 #include <assert.h>
@@ -94,6 +95,8 @@ struct sim_engine {
 	size_t n_slots;          /* entries of slots[] */
 	size_t n_fault_slots;    /* nodes of flavors with failures */
 	size_t idle_ups;         /* slots come up since the last start while nothing ran (run end) */
+	uint32_t *replay_job;    /* per incident-log row: the job it names, UINT32_MAX = none (node rows,
+				  * unknown ids); NULL without a log */
 	sim_time_t flt_last_t;   /* last time pool_empty_s was integrated */
 	/* Autoscaling (params.autoscale, docs/capacity.md); all NULL / 0 without. */
 	struct sim_autoscale_run *as_run;
@@ -205,6 +208,9 @@ struct node_slot {
 #define EV_ARG_FLEX_FAILED ((int64_t)-14)  /* its request failed */
 #define EV_ARG_FLEX_RETRY ((int64_t)-15)   /* its backoff ran out: it may ask again */
 #define EV_ARG_FLEX_CUTOFF ((int64_t)-16)  /* its maximum run duration ran out: the nodes go */
+/* EV_CAPACITY events of a replayed incident log: job is the row's index (tested before
+ * the ranges above, which it lies below). */
+#define EV_ARG_REPLAY ((int64_t)-17)
 
 /* ---- time series ---- */
 
@@ -498,7 +504,7 @@ static int faults_create(struct sim_engine *e)
 	e->flt = sim_faults_run_create(fp, e->p.seed);
 	if (!e->flt)
 		return -SIM_ENOMEM;
-	e->job_faults = sim_faults_jobs_any(fp);
+	e->job_faults = sim_faults_jobs_any(fp) && !sim_faults_replay(fp); /* a log replaces the draws */
 	if (!sim_faults_nodes_any(fp, -1))
 		return 0;
 	size_t nf = sim_cluster_n_flavors(e->p.cluster), n = 0;
@@ -601,6 +607,7 @@ void sim_engine_destroy(struct sim_engine *e)
 	sim_faults_run_destroy(e->flt);
 	free(e->slot_base);
 	free(e->slots);
+	free(e->replay_job);
 	free(e->pool);
 	free(e->waiting);
 	sim_autoscale_run_destroy(e->as_run);
@@ -1424,6 +1431,7 @@ static int apply_autoscale_event(struct sim_engine *e, const struct sim_event *e
 static int apply_spot_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_flex_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t kind);
+static int apply_replay_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_slow_event(struct sim_engine *e, const struct sim_event *ev);
 static int slow_job_rate(struct sim_engine *e, struct sim_job *job);
 static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause, int requeue,
@@ -1484,6 +1492,8 @@ static int apply_event(struct sim_engine *e, const struct sim_event *ev)
 	case EV_CAPACITY: {
 		if (ev->arg == EV_ARG_CAPACITY)
 			return apply_capacity_event(e, ev);
+		if (ev->arg == EV_ARG_REPLAY)
+			return apply_replay_event(e, ev);
 		if (ev->arg <= EV_ARG_FLEX_SERVED)
 			return apply_flex_event(e, ev);
 		if (ev->arg <= EV_ARG_SLOW_START)
@@ -1558,15 +1568,34 @@ static int arm_job_faults(struct sim_engine *e, struct sim_job *job)
 	return t == SIM_TIME_NONE ? 0 : post_job_fault(e, job, job->last_start_ns + t, kind);
 }
 
-/* A stop by a fault: queued again while the job has retries left (max_retries
- * counts every fault stop of the job), else it ends failed. */
+static int restart_in_place(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause);
+
+/* A stop by a fault (docs/faults.md, "Retries"): while the job has retries left
+ * (max_retries counts every fault stop of the job), a crash or hang kill restarts
+ * it in place up to inplace_restarts times since it last started from the queue;
+ * otherwise (a node failure or a loss spike always) it is queued again while it has full
+ * restarts left (max_full_restarts), at the back of the queue with requeue_back;
+ * else it ends failed. A job with a spot notice pending is never restarted in
+ * place (its node is going away). */
 static int fault_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause)
 {
-	int64_t max = e->p.faults ? e->p.faults->job.max_retries : -1;
+	const struct sim_job_faults *jf = e->p.faults ? &e->p.faults->job : NULL;
+	int64_t max = jf ? jf->max_retries : -1;
 	int64_t used = 0;
 	for (int k = 0; k < SIM_JOB_FAULT_CAUSES; k++)
 		used += job->fault_stops[k];
-	int requeue = max < 0 || used < max;
+	int retry = max < 0 || used < max;
+	int spot_pending = e->spot_notice && e->spot_notice[job->idx] != SIM_TIME_NONE;
+	int healthy = cause == SIM_STOP_CRASHED || cause == SIM_STOP_HANG; /* its nodes can go on */
+	if (retry && jf && healthy && job->inplace_run < jf->inplace_restarts && !spot_pending)
+		return restart_in_place(e, job, cause);
+	int requeue = retry && (!jf || jf->max_full_restarts < 0 || (int64_t)job->full_restarts < jf->max_full_restarts);
+	if (requeue) {
+		job->full_restarts++;
+		e->ctr.full_restarts++;
+		if (jf && jf->requeue_back) /* policies read it when they hear of the stop */
+			job->order_shift_ns = e->now - job->submit_ns;
+	}
 	int rc = stop_job(e, job, cause, requeue, NULL);
 	if (!rc && requeue)
 		job->fault_stop_ns = e->now; /* its time to recover runs until it starts again */
@@ -1642,6 +1671,7 @@ static int commit_proposals(struct sim_engine *e)
 			log_event(e, job, LOG_START);
 		if (e->job_faults && (rc = arm_job_faults(e, job)))
 			return rc;
+		job->inplace_run = 0; /* in-place restarts count from its last start from the queue */
 		if (e->slow_nodes && (rc = slow_job_rate(e, job)))
 			return rc; /* placed on a slow node: it runs at its speed from the start */
 		if (job->fault_stop_ns) {
@@ -2029,6 +2059,55 @@ static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cau
 	return 0;
 }
 
+/* A crash or hang kill restarted in place (docs/faults.md, "Retries"): the job keeps
+ * its nodes and quota, loses the work since its last checkpoint as any stop does,
+ * and runs again at once: inplace_restart_s, then its restore, then the rest of its
+ * work. Policies hear nothing: it never left running. */
+static int restart_in_place(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause)
+{
+	const struct sim_driver *drv = &e->p.driver;
+	struct sim_stop_measure m = { 0 };
+	if (e->slow_nodes)
+		slow_account(e, job);
+	int rc = drv->ops->stop(drv->priv, e, job, &m);
+	if (rc)
+		return rc;
+	e->stopping = cause; /* the tiers: its nodes are up, its memory checkpoints survive */
+	double lost = stop_progress(e, job, &m);
+	if (job->fault_ev) { /* a crash or hang still to come in the old segment */
+		sim_evq_cancel(e->evq, job->fault_ev);
+		job->fault_ev = 0;
+	}
+	q_touch(e, job->queue);
+	e->qacct[job->queue].lost_gpu_s += lost;
+	job->lost_gpu_s += lost;
+	job->held_s += sim_time_to_s(e->now - job->last_start_ns);
+	int fi = fault_index(cause);
+	job->fault_stops[fi]++;
+	job->lost_fault_gpu_s[fi] += lost;
+	e->ctr.fault_stops[fi]++;
+	job->inplace_run++;
+	e->ctr.inplace_restarts++;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] job=%s event=interrupt reason=%s lost_gpu_s=%.3f restart=in_place\n",
+			sim_time_to_s(e->now), sim_job_id(e->p.trace, job), sim_stop_cause_name(cause), lost);
+	job->last_start_ns = e->now;
+	job->seg_rate = 1.0; /* a new segment clock, as at any start */
+	job->seg_base_ns = 0;
+	job->seg_since_ns = e->now;
+	job->runtime_ns = segment_runtime(e, job);
+	/* The delay comes before the restore: no work is done (or saved) until both end
+	 * (segment time: on a slow node it stretches like the restore). */
+	sim_time_t d = e->p.faults->job.inplace_restart_ns;
+	job->seg_restore_ns += d;
+	job->runtime_ns = job->runtime_ns < SIM_RUNTIME_MAX_NS - d ? job->runtime_ns + d : SIM_RUNTIME_MAX_NS;
+	if ((rc = drv->ops->start(drv->priv, e, job)))
+		return rc;
+	if (e->job_faults && (rc = arm_job_faults(e, job)))
+		return rc;
+	return e->slow_nodes ? slow_job_rate(e, job) : 0; /* still on its slow node, if it was */
+}
+
 static int apply_preemption(struct sim_engine *e, const struct victim_proposal *vp)
 {
 	struct sim_job *job = &e->p.trace->jobs[vp->victim];
@@ -2223,6 +2302,8 @@ static int slot_up(struct sim_engine *e, uint32_t s, const char *how)
 	}
 	sl->state = SLOT_UP;
 	sl->up_since = e->now;
+	if (sim_faults_replay(e->p.faults))
+		return 0; /* the incident log gives the failures: no drawn one */
 	double g = (double)sim_cluster_flavor(e->p.cluster, f)->node_cap[SIM_RES_GPU] / SIM_MILLI;
 	return post_slot_event(e, after(e, sim_faults_draw_uptime(e->flt, f, node, sl->k, g)), EV_ARG_NODE_FAIL, s);
 }
@@ -2248,8 +2329,9 @@ static int dispatch_spare(struct sim_engine *e, int f)
 }
 
 /* A node fails: it leaves placement at once, its jobs stop (node_failed), its
- * repair starts, and a spare is sent to its slot when the pool has one. */
-static int node_fails(struct sim_engine *e, uint32_t s)
+ * repair starts (rep_ns, or SIM_TIME_NONE: drawn from the flavor's repair law),
+ * and a spare is sent to its slot when the pool has one. */
+static int node_fails(struct sim_engine *e, uint32_t s, sim_time_t rep_ns)
 {
 	struct node_slot *sl = &e->slots[s];
 	int f = sl->flavor;
@@ -2265,7 +2347,7 @@ static int node_fails(struct sim_engine *e, uint32_t s)
 		rc = interrupt_on_nodes(e, f, &node, 1, SIM_STOP_NODE_FAILED);
 	if (rc)
 		return rc;
-	sim_time_t rep = sim_faults_draw_repair(e->flt, f, node, sl->k);
+	sim_time_t rep = rep_ns != SIM_TIME_NONE ? rep_ns : sim_faults_draw_repair(e->flt, f, node, sl->k);
 	sl->k++;
 	sl->down_since = e->now;
 	sl->state = SLOT_WAIT_REPAIR;
@@ -2297,7 +2379,7 @@ static int apply_node_fault(struct sim_engine *e, const struct sim_event *ev)
 	e->n_fault_pending--;
 	switch (ev->arg) {
 	case EV_ARG_NODE_FAIL:
-		return node_fails(e, ev->job);
+		return node_fails(e, ev->job, SIM_TIME_NONE);
 	case EV_ARG_NODE_REPAIRED:
 		return node_repaired(e, ev->job);
 	case EV_ARG_SPARE_IN:
@@ -2307,10 +2389,110 @@ static int apply_node_fault(struct sim_engine *e, const struct sim_event *ev)
 	}
 }
 
+/* ---- replay of an incident log (docs/faults.md, "Replay of an incident log") ---- */
+
+/* A row that finds nothing to do is counted and logged, not an error. */
+static int replay_ignore(struct sim_engine *e, const struct sim_fault_event *fv, const char *why)
+{
+	e->ctr.replay_ignored++;
+	if (e->p.log)
+		fprintf(e->p.log, "[%.3f] event=replay_ignored line=%u reason=%s\n", sim_time_to_s(e->now), fv->line,
+			why);
+	return 0;
+}
+
+/* One row of the log, at its time. */
+static int apply_replay_event(struct sim_engine *e, const struct sim_event *ev)
+{
+	const struct sim_fault_events *fe = e->p.faults ? e->p.faults->events : NULL;
+	if (!fe || ev->job >= fe->n)
+		return -SIM_EINVAL;
+	e->n_fault_pending--;
+	const struct sim_fault_event *fv = &fe->v[ev->job];
+	if (fv->kind == SIM_FEV_NODE_FAIL) {
+		uint32_t s = e->slot_base[fv->flavor] + fv->node;
+		if (e->slots[s].state != SLOT_UP)
+			return replay_ignore(e, fv, "node_down");
+		return node_fails(e, s, fv->repair_ns);
+	}
+	uint32_t j = e->replay_job[ev->job];
+	if (j == UINT32_MAX)
+		return replay_ignore(e, fv, "unknown_job");
+	struct sim_job *job = &e->p.trace->jobs[j];
+	if (job->state != SIM_JOB_RUNNING)
+		return replay_ignore(e, fv, "not_running");
+	if (fv->kind == SIM_FEV_CRASH) { /* its pending hang kill or spot stop, if any, is cancelled by the stop */
+		e->ctr.crashes++;
+		return fault_stop(e, job, SIM_STOP_CRASHED);
+	}
+	if (job->hang_ns || job->fault_ev) /* hung already, or a spot stop is on its way */
+		return replay_ignore(e, fv, "busy");
+	return apply_job_fault(e, job, FINISH_HANG);
+}
+
+struct id_idx {
+	const char *id;
+	uint32_t idx;
+};
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct id_idx *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int cmp_id_only(const void *a, const void *b)
+{
+	return strcmp(((const struct id_idx *)a)->id, ((const struct id_idx *)b)->id);
+}
+
+/* Each job row's job, by id (sorted ids, binary search), and every row queued. */
+static int replay_start(struct sim_engine *e)
+{
+	const struct sim_fault_events *fe = e->p.faults->events;
+	const struct sim_trace *t = e->p.trace;
+	e->replay_job = malloc((fe->n ? fe->n : 1) * sizeof *e->replay_job);
+	if (!e->replay_job)
+		return -SIM_ENOMEM;
+	struct id_idx *ids = NULL;
+	if (fe->has_kind[SIM_FEV_CRASH] || fe->has_kind[SIM_FEV_HANG]) {
+		ids = malloc((t->n_jobs ? t->n_jobs : 1) * sizeof *ids);
+		if (!ids)
+			return -SIM_ENOMEM;
+		for (size_t i = 0; i < t->n_jobs; i++)
+			ids[i] = (struct id_idx){ sim_job_id(t, &t->jobs[i]), (uint32_t)i };
+		qsort(ids, t->n_jobs, sizeof *ids, cmp_id);
+	}
+	int rc = 0;
+	for (size_t i = 0; i < fe->n && !rc; i++) {
+		const struct sim_fault_event *fv = &fe->v[i];
+		e->replay_job[i] = UINT32_MAX;
+		if (fv->kind != SIM_FEV_NODE_FAIL) {
+			struct id_idx key = { sim_fault_event_job(fe, fv), 0 };
+			const struct id_idx *hit = bsearch(&key, ids, t->n_jobs, sizeof *ids, cmp_id_only);
+			while (hit && hit > ids && strcmp(hit[-1].id, key.id) == 0)
+				hit--; /* an id repeated in the trace: its first job */
+			if (hit)
+				e->replay_job[i] = hit->idx;
+		}
+		struct sim_event ev = { .t = fv->t, .phase = EV_CAPACITY, .job = (uint32_t)i, .arg = EV_ARG_REPLAY };
+		if (!(rc = sim_evq_push(e->evq, &ev, NULL)))
+			e->n_fault_pending++; /* like drawn failures, they keep no run alive by themselves */
+	}
+	free(ids);
+	return rc;
+}
+
 /* Every node of a flavor with failures starts up, its first failure queued; its
- * pool starts full. */
+ * pool starts full. A replayed log queues its rows. */
 static int faults_start(struct sim_engine *e)
 {
+	if (sim_faults_replay(e->p.faults)) {
+		int rc = replay_start(e);
+		if (rc)
+			return rc;
+	}
 	if (!e->slots)
 		return 0;
 	e->flt_last_t = e->now;

@@ -153,6 +153,10 @@ struct sim_engine_counters {
 	double recover_s;            /* from fault stops to the restarts that followed them, summed, s */
 	uint64_t recoveries;         /* those restarts */
 	double hang_hold_s;          /* from hangs to their kills, summed, s (time to detect a hang) */
+	uint64_t inplace_restarts;   /* crashes and hang kills restarted in place (their GPUs kept) */
+	uint64_t full_restarts;      /* fault stops that queued the job again */
+	uint64_t replay_ignored;     /* incident-log rows that found nothing to do (job not running,
+				      * node already down, job id not in the trace) */
 	/* Fail-slow nodes (docs/faults.md) */
 	uint64_t slow_episodes;      /* slow episodes begun */
 	uint64_t slow_detected;      /* of those, detected (detection on): the node left placement */

@@ -1,6 +1,7 @@
 /* sim/faults.c: the fault plan and its per-run draws (sim/faults.h). */
 #include "faults.h"
 #include "draws.h"
+#include "fault_events.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -27,6 +28,7 @@ struct sim_faults *sim_faults_create(size_t n_flavors)
 	f->job.law = SIM_FLAW_EXPONENTIAL;
 	f->job.hang_detect = 1;
 	f->job.max_retries = -1;
+	f->job.max_full_restarts = -1;
 	f->job.rollback = 1;
 	for (size_t i = 0; i < n_flavors; i++) {
 		f->node[i].repair_law = SIM_FLAW_FIXED;
@@ -40,9 +42,21 @@ void sim_faults_destroy(struct sim_faults *f)
 {
 	if (!f)
 		return;
+	sim_fault_events_destroy(f->events);
 	free(f->node);
 	free(f->slow);
 	free(f);
+}
+
+/* 1 when the replayed log fails some node of flavor fl. */
+static int replays_flavor(const struct sim_faults *f, int fl)
+{
+	if (!f->events || !f->events->has_kind[SIM_FEV_NODE_FAIL])
+		return 0;
+	for (size_t i = 0; i < f->events->n; i++)
+		if (f->events->v[i].kind == SIM_FEV_NODE_FAIL && f->events->v[i].flavor == fl)
+			return 1;
+	return 0;
 }
 
 int sim_faults_nodes_any(const struct sim_faults *f, int fl)
@@ -50,11 +64,16 @@ int sim_faults_nodes_any(const struct sim_faults *f, int fl)
 	if (!f)
 		return 0;
 	if (fl >= 0)
-		return (size_t)fl < f->n_flavors && f->node[fl].law != SIM_FLAW_NONE;
+		return (size_t)fl < f->n_flavors && (f->node[fl].law != SIM_FLAW_NONE || replays_flavor(f, fl));
 	for (size_t i = 0; i < f->n_flavors; i++)
-		if (f->node[i].law != SIM_FLAW_NONE)
+		if (f->node[i].law != SIM_FLAW_NONE || replays_flavor(f, (int)i))
 			return 1;
 	return 0;
+}
+
+int sim_faults_replay(const struct sim_faults *f)
+{
+	return f && f->events;
 }
 
 int sim_faults_jobs_any(const struct sim_faults *f)
@@ -76,7 +95,8 @@ int sim_faults_slow_any(const struct sim_faults *f, int fl)
 
 int sim_faults_any(const struct sim_faults *f)
 {
-	return sim_faults_nodes_any(f, -1) || sim_faults_jobs_any(f) || sim_faults_slow_any(f, -1);
+	return sim_faults_nodes_any(f, -1) || sim_faults_jobs_any(f) || sim_faults_slow_any(f, -1) ||
+	       sim_faults_replay(f);
 }
 
 /* The mean of exp(U(ln lo, ln hi)) is (hi - lo) / ln(hi / lo). */

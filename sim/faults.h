@@ -45,6 +45,14 @@ struct sim_job_faults {
 	uint32_t rollback;      /* a loss spike restores the rollback-th newest checkpoint (1..SIM_CKPT_RING) */
 	sim_time_t hang_timeout_ns;
 	int64_t max_retries;    /* restarts after a fault stop allowed per job; -1 = unlimited */
+	/* Restart rules (docs/faults.md, "Retries"): a crash or hang kill restarts the job
+	 * in place (it keeps its GPUs) up to inplace_restarts times in a row, paying
+	 * inplace_restart_ns before its restore; then a full restart (queued again), at
+	 * most max_full_restarts times (-1 = unlimited). */
+	uint32_t inplace_restarts;
+	sim_time_t inplace_restart_ns;
+	int64_t max_full_restarts;
+	uint8_t requeue_back;   /* 1: a full restart is ordered by its requeue time (back of the queue) */
 };
 
 /* Fail-slow nodes of one flavor (docs/faults.md, "Fail-slow nodes"): each node
@@ -66,17 +74,21 @@ struct sim_faults {
 	struct sim_node_faults *node; /* n_flavors entries */
 	struct sim_node_slow *slow;   /* n_flavors entries */
 	struct sim_job_faults job;
+	struct sim_fault_events *events; /* owned: the replayed incident log, or NULL (sim/fault_events.h) */
 };
 
 struct sim_faults *sim_faults_create(size_t n_flavors); /* every source off */
 void sim_faults_destroy(struct sim_faults *f);             /* NULL is a no-op */
-/* 1 when some node of flavor fl (-1: any flavor) may fail. */
+/* 1 when some node of flavor fl (-1: any flavor) may fail: it has a failure law, or
+ * the replayed incident log fails one of its nodes. */
 int sim_faults_nodes_any(const struct sim_faults *f, int fl);
-/* 1 when jobs may crash or hang. */
+/* 1 when jobs may crash or hang by a drawn law (not counting the replayed log). */
 int sim_faults_jobs_any(const struct sim_faults *f);
 /* 1 when some node of flavor fl (-1: any flavor) may become slow. */
 int sim_faults_slow_any(const struct sim_faults *f, int fl);
-int sim_faults_any(const struct sim_faults *f); /* NULL: 0; node failures, job faults or fail-slow */
+int sim_faults_any(const struct sim_faults *f); /* NULL: 0; node failures, job faults, fail-slow or a replayed log */
+/* 1 when the incident log replaces the draws: no drawn failure, crash or hang. */
+int sim_faults_replay(const struct sim_faults *f);
 /* Mean length of an episode under the flavor's period law, s. */
 double sim_faults_slow_mean_period_s(const struct sim_node_slow *ns);
 

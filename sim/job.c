@@ -78,7 +78,7 @@ static int run_state_clean(const struct sim_job *j)
 	       j->interruptions == 0 && j->fault_ev == 0 && j->hang_ns == 0 && j->fault_stop_ns == 0 && j->fault_stops[0] == 0 &&
 	       j->fault_stops[1] == 0 && j->fault_stops[2] == 0 && j->fault_stops[3] == 0 &&
 	       j->lost_fault_gpu_s[0] == 0 && j->lost_fault_gpu_s[1] == 0 && j->lost_fault_gpu_s[2] == 0 &&
-	       j->lost_fault_gpu_s[3] == 0;
+	       j->lost_fault_gpu_s[3] == 0 && j->inplace_run == 0 && j->full_restarts == 0 && j->order_shift_ns == 0;
 }
 
 /* Jobs already reset (a trace fresh from a reader, or reset twice) are only read:
@@ -112,6 +112,8 @@ void sim_trace_reset(struct sim_trace *t)
 		j->fault_ev = 0;
 		j->hang_ns = 0;
 		j->fault_stop_ns = 0;
+		j->inplace_run = j->full_restarts = 0;
+		j->order_shift_ns = 0;
 		for (int k = 0; k < SIM_JOB_FAULT_CAUSES; k++) {
 			j->fault_stops[k] = 0;
 			j->lost_fault_gpu_s[k] = 0;

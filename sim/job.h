@@ -108,6 +108,11 @@ struct sim_job {
 	uint64_t fault_ev;     /* event id of its pending crash, hang or hang kill, 0 = none */
 	sim_time_t hang_ns;    /* when the running segment hung (stopped progressing), 0 = not hung */
 	sim_time_t fault_stop_ns; /* when a fault stop last queued it again, until it restarts; 0 = none */
+	/* Restart rules (docs/faults.md, "Retries" and "Place in the queue"). */
+	uint32_t inplace_run;  /* in-place restarts since its last start from the queue */
+	uint32_t full_restarts; /* times a fault stop queued it again */
+	sim_time_t order_shift_ns; /* queue order time - submit time: 0, or (back of the queue) its
+				    * last requeue time - submit time; see sim_job_order_ns */
 	/* Fail-slow nodes (docs/faults.md, "Fail-slow nodes"): the running segment's own
 	 * clock, its time at full speed, is seg_base_ns + (t - seg_since_ns) x seg_rate
 	 * at wall time t (until a hang); seg_rate is the speed of its slowest node, set
@@ -145,6 +150,12 @@ struct sim_trace {
 static inline const char *sim_job_id(const struct sim_trace *t, const struct sim_job *j)
 {
 	return t->strings + j->id_off;
+}
+/* The time order policies rank a waiting job by (docs/faults.md, "Place in the
+ * queue"): its submit time, unless a back-of-the-queue requeue moved it later. */
+static inline sim_time_t sim_job_order_ns(const struct sim_job *j)
+{
+	return j->submit_ns + j->order_shift_ns;
 }
 static inline const struct sim_job_option *sim_job_opt(const struct sim_trace *t,
 						       const struct sim_job *j, int k)
