@@ -314,6 +314,10 @@ static void test_bad_fault_configs(void)
 			    " 'nodes': 2, 'node': {'gpu': 8}, 'stockout': {'in_stock_mean_s': 10, "
 			    "'out_of_stock_mean_s': 10}}], 'failures': {'mtbf_h': 10}}}",
 			    "$.cluster.failures: expected a flavor without capacity events, stock-outs or reservations");
+	expect_config_error("{'name': 'b', 'trace': {'path': 't.csv'}, 'cluster': {'flavors': [{'name': 'a',"
+			    " 'nodes': 2, 'node': {'gpu': 8}, 'flex': {'provisioning': {'mean_s': 10}}}],"
+			    " 'failures': {'mtbf_h': 10}}}",
+			    "$.cluster.failures: expected a flavor without flex (flavor a has it");
 }
 
 /* The command line refuses a bad fault config with exit 2 and writes nothing. */
