@@ -1295,8 +1295,9 @@ static sim_time_t remaining_work(struct sim_engine *e, const struct sim_job *job
 /* Per-run tier state, when a memory tier, an interval policy or loss spikes are on. */
 static int ckpt_start(struct sim_engine *e)
 {
-	int spikes = e->p.faults && e->p.faults->job.spike_per_h > 0;
-	if (!sim_ckpt_tiered(&e->p.cost.tiers) && !spikes)
+	const struct sim_faults *f = e->p.faults;
+	int spikes = f && (f->job.spike_per_h > 0 || (f->events && f->events->has_kind[SIM_FEV_LOSS_SPIKE]));
+	if (!sim_ckpt_tiered(&e->p.cost.tiers) && !spikes) /* a spike's rollback needs the checkpoints kept */
 		return 0;
 	size_t nj = e->p.trace->n_jobs ? e->p.trace->n_jobs : 1;
 	e->ckst = calloc(nj, sizeof *e->ckst);
@@ -1434,6 +1435,7 @@ static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t ki
 static int apply_replay_event(struct sim_engine *e, const struct sim_event *ev);
 static int apply_slow_event(struct sim_engine *e, const struct sim_event *ev);
 static int slow_job_rate(struct sim_engine *e, struct sim_job *job);
+static int slow_episode(struct sim_engine *e, int f, uint32_t g, double factor, sim_time_t period);
 static int stop_job(struct sim_engine *e, struct sim_job *job, enum sim_stop_cause cause, int requeue,
 		    const struct victim_proposal *vp);
 
@@ -2409,6 +2411,12 @@ static int apply_replay_event(struct sim_engine *e, const struct sim_event *ev)
 		return -SIM_EINVAL;
 	e->n_fault_pending--;
 	const struct sim_fault_event *fv = &fe->v[ev->job];
+	if (fv->kind == SIM_FEV_SLOW) {
+		uint32_t g = e->slow_base[fv->flavor] + fv->node;
+		if (e->slow_nodes[g].factor < 1.0)
+			return replay_ignore(e, fv, "node_slow"); /* an episode is on: they do not overlap */
+		return slow_episode(e, fv->flavor, g, fv->factor, fv->duration_ns);
+	}
 	if (fv->kind == SIM_FEV_NODE_FAIL) {
 		uint32_t s = e->slot_base[fv->flavor] + fv->node;
 		if (e->slots[s].state != SLOT_UP)
@@ -2425,6 +2433,8 @@ static int apply_replay_event(struct sim_engine *e, const struct sim_event *ev)
 		e->ctr.crashes++;
 		return fault_stop(e, job, SIM_STOP_CRASHED);
 	}
+	if (fv->kind == SIM_FEV_LOSS_SPIKE) /* as a drawn spike: a full restart from an earlier checkpoint */
+		return fault_stop(e, job, SIM_STOP_LOSS_SPIKE);
 	if (job->hang_ns || job->fault_ev) /* hung already, or a spot stop is on its way */
 		return replay_ignore(e, fv, "busy");
 	return apply_job_fault(e, job, FINISH_HANG);
@@ -2456,7 +2466,7 @@ static int replay_start(struct sim_engine *e)
 	if (!e->replay_job)
 		return -SIM_ENOMEM;
 	struct id_idx *ids = NULL;
-	if (fe->has_kind[SIM_FEV_CRASH] || fe->has_kind[SIM_FEV_HANG]) {
+	if (fe->has_kind[SIM_FEV_CRASH] || fe->has_kind[SIM_FEV_HANG] || fe->has_kind[SIM_FEV_LOSS_SPIKE]) {
 		ids = malloc((t->n_jobs ? t->n_jobs : 1) * sizeof *ids);
 		if (!ids)
 			return -SIM_ENOMEM;
@@ -2468,7 +2478,7 @@ static int replay_start(struct sim_engine *e)
 	for (size_t i = 0; i < fe->n && !rc; i++) {
 		const struct sim_fault_event *fv = &fe->v[i];
 		e->replay_job[i] = UINT32_MAX;
-		if (fv->kind != SIM_FEV_NODE_FAIL) {
+		if (fv->kind != SIM_FEV_NODE_FAIL && fv->kind != SIM_FEV_SLOW) {
 			struct id_idx key = { sim_fault_event_job(fe, fv), 0 };
 			const struct id_idx *hit = bsearch(&key, ids, t->n_jobs, sizeof *ids, cmp_id_only);
 			while (hit && hit > ids && strcmp(hit[-1].id, key.id) == 0)
@@ -3279,11 +3289,19 @@ static int slow_arm(struct sim_engine *e, int f, uint32_t g)
  * is detected detect_s in, when that comes first); its jobs slow down. */
 static int slow_begin(struct sim_engine *e, int f, uint32_t g)
 {
+	const struct slow_node *sn = &e->slow_nodes[g];
+	uint32_t node = g - e->slow_base[f];
+	return slow_episode(e, f, g, sim_faults_draw_slow_factor(e->flt, f, node, sn->k),
+			    sim_faults_draw_slow_period(e->flt, f, node, sn->k));
+}
+
+/* An episode of node g at `factor` for `period` (drawn, or a replayed log's row). */
+static int slow_episode(struct sim_engine *e, int f, uint32_t g, double factor, sim_time_t period)
+{
 	struct slow_node *sn = &e->slow_nodes[g];
 	const struct sim_node_slow *ns = &e->p.faults->slow[f];
 	uint32_t node = g - e->slow_base[f];
-	sim_time_t period = sim_faults_draw_slow_period(e->flt, f, node, sn->k);
-	sn->factor = sim_faults_draw_slow_factor(e->flt, f, node, sn->k);
+	sn->factor = factor;
 	e->ctr.slow_episodes++;
 	if (e->p.log)
 		fprintf(e->p.log, "[%.3f] event=node_slow flavor=%s node=%u factor=%.6g period_s=%.3f\n",
@@ -3331,7 +3349,9 @@ static int slow_end(struct sim_engine *e, int f, uint32_t g)
 		fprintf(e->p.log, "[%.3f] event=node_full_speed flavor=%s node=%u\n", sim_time_to_s(e->now),
 			sim_cluster_flavor(e->p.cluster, f)->name, node);
 	int rc = slow_jobs_on(e, f, node);
-	return rc ? rc : slow_arm(e, f, g);
+	if (rc || sim_faults_slow_replayed(e->p.faults))
+		return rc; /* a replayed log gives the next episode, if any */
+	return slow_arm(e, f, g);
 }
 
 static int apply_slow_event(struct sim_engine *e, const struct sim_event *ev)
@@ -3355,8 +3375,8 @@ static int apply_slow_event(struct sim_engine *e, const struct sim_event *ev)
 /* Every node of a fail-slow flavor: its first episode. */
 static int slow_start(struct sim_engine *e)
 {
-	if (!e->slow_nodes)
-		return 0;
+	if (!e->slow_nodes || sim_faults_slow_replayed(e->p.faults))
+		return 0; /* a replayed log's rows are the episodes */
 	for (size_t f = 0; f < sim_cluster_n_flavors(e->p.cluster); f++) {
 		if (!sim_faults_slow_any(e->p.faults, (int)f))
 			continue;

@@ -7,8 +7,9 @@
 #include <string.h>
 
 /* The columns a file may have; time_s and cause are required. */
-enum { COL_TIME = 0, COL_CAUSE, COL_FLAVOR, COL_NODE, COL_JOB, COL_REPAIR, COL_COUNT_ };
-static const char *const col_names[COL_COUNT_] = {"time_s", "cause", "flavor", "node", "job", "repair_s"};
+enum { COL_TIME = 0, COL_CAUSE, COL_FLAVOR, COL_NODE, COL_JOB, COL_REPAIR, COL_FACTOR, COL_DURATION, COL_COUNT_ };
+static const char *const col_names[COL_COUNT_] = {"time_s", "cause",    "flavor", "node",
+						  "job",    "repair_s", "factor", "duration_s"};
 
 /* One file being read: the reader, where each column is (-1: absent), the
  * cluster's flavors and the schedule being built. */
@@ -52,7 +53,8 @@ static const char *need(struct fev_read *r, int c, const char *expected)
 
 /* ---- the causes: one parser a row ---- */
 
-static int parse_node_failure(struct fev_read *r, struct sim_fault_event *ev)
+/* The flavor and node columns of a node row. */
+static int parse_node_ref(struct fev_read *r, struct sim_fault_event *ev)
 {
 	const char *fl = need(r, COL_FLAVOR, "a flavor of $.cluster.flavors");
 	const char *nd = need(r, COL_NODE, "a node index");
@@ -76,10 +78,40 @@ static int parse_node_failure(struct fev_read *r, struct sim_fault_event *ev)
 		return -1;
 	}
 	ev->node = (uint32_t)n;
+	return 0;
+}
+
+static int parse_node_failure(struct fev_read *r, struct sim_fault_event *ev)
+{
+	if (parse_node_ref(r, ev))
+		return -1;
 	ev->repair_ns = SIM_TIME_NONE;
 	const char *rp = r->col[COL_REPAIR] >= 0 ? r->csv.fields[r->col[COL_REPAIR]] : "";
 	if (rp[0] && (sim_time_parse_s(rp, strlen(rp), &ev->repair_ns) || ev->repair_ns < 0)) {
 		row_error(r, COL_REPAIR, "seconds >= 0, or nothing for the flavor's repair law");
+		return -1;
+	}
+	return 0;
+}
+
+/* A fail-slow episode: the node, its speed factor in (0, 1] and its length > 0. */
+static int parse_slow(struct fev_read *r, struct sim_fault_event *ev)
+{
+	if (parse_node_ref(r, ev))
+		return -1;
+	const char *fs = need(r, COL_FACTOR, "a speed factor in (0, 1]");
+	const char *ds = need(r, COL_DURATION, "seconds > 0");
+	if (!fs || !ds)
+		return -1;
+	char *end = NULL;
+	errno = 0;
+	ev->factor = strtod(fs, &end);
+	if (!fs[0] || *end || errno || !(ev->factor > 0 && ev->factor <= 1)) {
+		row_error(r, COL_FACTOR, "a speed factor in (0, 1]");
+		return -1;
+	}
+	if (sim_time_parse_s(ds, strlen(ds), &ev->duration_ns) || ev->duration_ns <= 0) {
+		row_error(r, COL_DURATION, "seconds > 0");
 		return -1;
 	}
 	return 0;
@@ -116,9 +148,7 @@ static int parse_job_row(struct fev_read *r, struct sim_fault_event *ev)
 	return 0;
 }
 
-/* The cause table: a row's cause column names one of these. Fail-slow nodes
- * ("slow") and loss spikes ("loss_spike") will be rows here once their sources
- * exist; until then they are unknown causes. */
+/* The cause table: a row's cause column names one of these. */
 struct fev_cause {
 	const char *name;
 	enum sim_fev_kind kind;
@@ -128,6 +158,8 @@ static const struct fev_cause causes[] = {
     {"node_failure", SIM_FEV_NODE_FAIL, parse_node_failure},
     {"crash", SIM_FEV_CRASH, parse_job_row},
     {"hang", SIM_FEV_HANG, parse_job_row},
+    {"loss_spike", SIM_FEV_LOSS_SPIKE, parse_job_row},
+    {"slow", SIM_FEV_SLOW, parse_slow},
 };
 #define N_CAUSES (sizeof causes / sizeof causes[0])
 

@@ -5,10 +5,11 @@
  * draws.
  *
  * Columns (a header row; any order): time_s and cause always; flavor, node and
- * repair_s for node failures; job for crashes and hangs. A row's cause names its
- * handler in one table (fault_events.c, `causes`): a new cause (slow nodes, loss
- * spikes) is one more row there, a parser for its columns, and one more case in the
- * engine's replay dispatch. Unknown causes are refused.
+ * repair_s for node failures; flavor, node, factor and duration_s for fail-slow
+ * episodes; job for crashes, hangs and loss spikes. A row's cause names its handler
+ * in one table (fault_events.c, `causes`): a new cause is one more row there, a
+ * parser for its columns, and one more case in the engine's replay dispatch.
+ * Unknown causes are refused.
  *
  * Ownership: the schedule owns its events and the job ids they name; it is
  * immutable once read (the struct sim_faults that holds it owns it).
@@ -23,6 +24,8 @@ enum sim_fev_kind {
 	SIM_FEV_NODE_FAIL, /* cause node_failure: the node fails (repair_ns, or its repair law) */
 	SIM_FEV_CRASH,	   /* cause crash: the job crashes, as a drawn crash would */
 	SIM_FEV_HANG,	   /* cause hang: the job hangs (detection as configured) */
+	SIM_FEV_LOSS_SPIKE, /* cause loss_spike: the job rolls back (rollback as configured) */
+	SIM_FEV_SLOW,	    /* cause slow: the node runs at factor for duration (fail-slow episode) */
 	SIM_FEV_KIND_COUNT_
 };
 
@@ -32,6 +35,8 @@ struct sim_fault_event {
 	int32_t flavor;	      /* node rows: cluster flavor index; else -1 */
 	uint32_t node;	      /* node rows: node index within the flavor */
 	sim_time_t repair_ns; /* node rows: repair time, or SIM_TIME_NONE for the flavor's repair law */
+	double factor;	      /* slow rows: the speed factor, 0 < f <= 1 */
+	sim_time_t duration_ns; /* slow rows: the episode's length, > 0 */
 	uint32_t job_off;     /* job rows: offset of the job id in strings */
 	uint32_t line;	      /* source line, for messages */
 };

@@ -81,16 +81,32 @@ int sim_faults_jobs_any(const struct sim_faults *f)
 	return f && (f->job.crash_per_h > 0 || f->job.hang_per_h > 0 || f->job.spike_per_h > 0);
 }
 
+/* 1 when the replayed log has a slow episode on flavor fl (-1: any). */
+static int replays_slow(const struct sim_faults *f, int fl)
+{
+	if (!f->events || !f->events->has_kind[SIM_FEV_SLOW])
+		return 0;
+	for (size_t i = 0; i < f->events->n; i++)
+		if (f->events->v[i].kind == SIM_FEV_SLOW && (fl < 0 || f->events->v[i].flavor == fl))
+			return 1;
+	return 0;
+}
+
 int sim_faults_slow_any(const struct sim_faults *f, int fl)
 {
 	if (!f)
 		return 0;
 	if (fl >= 0)
-		return (size_t)fl < f->n_flavors && f->slow[fl].law != SIM_FLAW_NONE;
+		return (size_t)fl < f->n_flavors && (f->slow[fl].law != SIM_FLAW_NONE || replays_slow(f, fl));
 	for (size_t i = 0; i < f->n_flavors; i++)
 		if (f->slow[i].law != SIM_FLAW_NONE)
 			return 1;
-	return 0;
+	return replays_slow(f, -1);
+}
+
+int sim_faults_slow_replayed(const struct sim_faults *f)
+{
+	return f && f->events && f->events->has_kind[SIM_FEV_SLOW];
 }
 
 int sim_faults_any(const struct sim_faults *f)

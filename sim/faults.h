@@ -86,6 +86,8 @@ int sim_faults_nodes_any(const struct sim_faults *f, int fl);
 int sim_faults_jobs_any(const struct sim_faults *f);
 /* 1 when some node of flavor fl (-1: any flavor) may become slow. */
 int sim_faults_slow_any(const struct sim_faults *f, int fl);
+/* 1 when a replayed log gives the fail-slow episodes (then none is drawn). */
+int sim_faults_slow_replayed(const struct sim_faults *f);
 int sim_faults_any(const struct sim_faults *f); /* NULL: 0; node failures, job faults, fail-slow or a replayed log */
 /* 1 when the incident log replaces the draws: no drawn failure, crash or hang. */
 int sim_faults_replay(const struct sim_faults *f);

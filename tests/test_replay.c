@@ -209,6 +209,51 @@ static void test_replay_matches_draws(void)
 #undef RAND_CLUSTER
 }
 
+/* A replayed fail-slow episode: the node at 0.5 over [1000, 1200) (row at 1000,
+ * 200 s); j (1000 s of work, submitted at 900) does 100 s by 1000, 100 s more by
+ * 1200 and the rest by 2000; 8 x 200 x 0.5 = 800 GPU-s held at reduced speed. The
+ * configured fail-slow law (an episode after every 36 s) is not drawn while a log
+ * gives the episodes; a second row during the episode is ignored (they do not
+ * overlap). */
+static void test_replay_slow_hand(void)
+{
+	tu_write_file("replay_slow.csv", "time_s,cause,flavor,node,factor,duration_s\n"
+					 "1000,slow,f,0,0.5,200\n1100,slow,f,0,0.1,50\n");
+	struct tu_crun r;
+	FILE *log = tmpfile();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+	rrun(&r,
+	     ONE_NODE(", 'fault_events': 'replay_slow.csv', 'fail_slow': {'distribution': 'fixed', 'mtbs_h': 0.01,"
+		      " 'factor': 0.2}", ""),
+	     "id,submit_s,duration_s,request\nj,900,1000,f:gpu=8\n", log);
+	fclose(log);
+	const struct sim_job *j = &r.t->jobs[0];
+	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 2000, 1e-9);
+	const struct sim_engine_counters *k = sim_engine_counters(r.e);
+	CU_ASSERT_EQUAL(k->slow_episodes, 1);
+	CU_ASSERT_DOUBLE_EQUAL(k->slow_lost_gpu_s, 800, 1e-6);
+	CU_ASSERT_EQUAL(k->replay_ignored, 1);
+	tu_crun_free(&r);
+}
+
+/* A replayed loss spike at 350 s with rollback 2: j (1000 s of work, a checkpoint
+ * every 100 s, free to write) rolls back to 200 s of work (its checkpoints at 100,
+ * 200, 300: the second newest), losing 50 s + 100 s of work x 8 GPUs = 1,200
+ * GPU-s; it restarts at once: 20 s restore + 800 s, done at 1170. */
+static void test_replay_loss_spike_hand(void)
+{
+	tu_write_file("replay_spike.csv", "time_s,cause,job\n350,loss_spike,j\n");
+	struct tu_crun r;
+	rrun(&r, ONE_NODE(", 'fault_events': 'replay_spike.csv'", ", 'faults': {'rollback': 2}"), one_job, NULL);
+	const struct sim_job *j = &r.t->jobs[0];
+	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
+	CU_ASSERT_EQUAL(j->fault_stops[3], 1);
+	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[3], 8 * 150, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 1170, 1e-9);
+	tu_crun_free(&r);
+}
+
 /* ---- bad logs: refused, located ---- */
 
 static void expect_bad_log(const char *csv, const char *want)
@@ -223,9 +268,20 @@ static void expect_bad_log(const char *csv, const char *want)
 
 static void test_replay_bad_logs(void)
 {
-	expect_bad_log("time_s,cause,job\n10,slow,j\n", "bad_replay.csv:2:2: column cause: expected a cause "
-							"among node_failure, crash, hang, found 'slow'");
-	expect_bad_log("time_s,cause,job\n10,loss_spike,j\n", "column cause: expected a cause among");
+	expect_bad_log("time_s,cause,job\n10,meteor,j\n", "bad_replay.csv:2:2: column cause: expected a cause "
+							  "among node_failure, crash, hang, loss_spike, slow, found 'meteor'");
+	/* slow rows: a node, a factor in (0, 1] and a length > 0 */
+	expect_bad_log("time_s,cause,job\n10,slow,j\n", "expected a flavor column for cause slow");
+	expect_bad_log("time_s,cause,flavor,node,factor,duration_s\n10,slow,a,0,0,5\n",
+		       "bad_replay.csv:2:5: column factor: expected a speed factor in (0, 1], found '0'");
+	expect_bad_log("time_s,cause,flavor,node,factor,duration_s\n10,slow,a,0,1.5,5\n",
+		       "column factor: expected a speed factor in (0, 1], found '1.5'");
+	expect_bad_log("time_s,cause,flavor,node,factor,duration_s\n10,slow,a,0,0.5,0\n",
+		       "bad_replay.csv:2:6: column duration_s: expected seconds > 0, found '0'");
+	expect_bad_log("time_s,cause,flavor,node,factor\n10,slow,a,0,0.5\n",
+		       "expected a duration_s column for cause slow");
+	expect_bad_log("time_s,cause,flavor,node,factor,duration_s\n10,slow,a,2,0.5,5\n",
+		       "column node: expected a node index in [0, 2)");
 	expect_bad_log(
 	    "time_s,cause,flavor,node\n10,node_failure,h100,0\n",
 	    "bad_replay.csv:2:3: column flavor: expected a flavor of $.cluster.flavors, found 'h100'");
@@ -279,7 +335,7 @@ static void test_replay_bad_log_exit_2(void)
 {
 	char cfg[1024], args[600], h5[600], *out = NULL;
 	const char *tr = tu_write_file("replay_t.csv", "id,submit_s,duration_s,request\nj,0,10,a:gpu=1\n");
-	tu_write_file("replay_exit.csv", "time_s,cause,job\n5,slow,j\n");
+	tu_write_file("replay_exit.csv", "time_s,cause,job\n5,meteor,j\n");
 	snprintf(h5, sizeof h5, "%s/replay_bad.h5", tu_tmpdir());
 	snprintf(
 	    cfg, sizeof cfg,
@@ -290,7 +346,7 @@ static void test_replay_bad_log_exit_2(void)
 	snprintf(args, sizeof args, "run %s", tu_write_file("replay_bad.json", cfg));
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 2);
 	CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "replay_exit.csv:2:2: column cause: expected a cause among "
-						  "node_failure, crash, hang, found 'slow'"));
+						  "node_failure, crash, hang, loss_spike, slow, found 'meteor'"));
 	CU_ASSERT_FALSE(tu_exists(h5));
 	free(out);
 }
@@ -613,6 +669,8 @@ static void test_bad_restart_rules(void)
 static CU_TestInfo replay_tests[] = {
 	{ "test_replay_node_failure_hand", test_replay_node_failure_hand },
 	{ "test_replay_crash_and_hang_hand", test_replay_crash_and_hang_hand },
+	{ "test_replay_slow_hand", test_replay_slow_hand },
+	{ "test_replay_loss_spike_hand", test_replay_loss_spike_hand },
 	{ "test_replay_matches_draws", test_replay_matches_draws },
 	{ "test_replay_bad_logs", test_replay_bad_logs },
 	{ "test_replay_bad_log_exit_2", test_replay_bad_log_exit_2 },
