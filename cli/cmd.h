@@ -44,5 +44,9 @@ int cmd_getopt_error(const char *verb, const char *usage, int c, char **argv);
 
 /* Maps a -SIM_E* to an exit code: PARSE/NOENT/INVAL/RANGE -> 2, others -> 1. */
 int cmd_exit_code(int err);
+/* 1 when something written to stdout was lost: a failed flush now, or a write that
+ * failed earlier (stdio's error flag: a failed write inside fwrite leaves nothing
+ * for the final flush to fail on when the output ends on a buffer boundary). */
+int cmd_stdout_failed(void);
 
 #endif

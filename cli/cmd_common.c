@@ -73,3 +73,9 @@ int cmd_getopt_error(const char *verb, const char *usage, int c, char **argv)
 		return cmd_usage_error(verb, usage, "unknown option '-%c'", optopt);
 	return cmd_usage_error(verb, usage, "unknown option '%s'", arg);
 }
+
+int cmd_stdout_failed(void)
+{
+	int flush_failed = fflush(stdout) != 0;
+	return flush_failed || ferror(stdout);
+}

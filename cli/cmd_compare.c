@@ -171,7 +171,7 @@ int cmd_compare(int argc, char **argv)
 		fprintf(stderr, "gpusched compare: ");
 		sim_diag_print(&diag, stderr);
 	}
-	if (fflush(stdout) != 0 && code == GPUSCHED_EXIT_OK) {
+	if (cmd_stdout_failed() && code == GPUSCHED_EXIT_OK) {
 		perror("gpusched compare: stdout");
 		code = GPUSCHED_EXIT_COMPARE_NORUN;
 	}

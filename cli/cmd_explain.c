@@ -219,7 +219,7 @@ int cmd_explain(int argc, char **argv)
 	kq_decision_free(&d);
 	scn_destroy(s);
 	sim_diag_fini(&diag);
-	if (fflush(stdout) != 0 && !rc) {
+	if (cmd_stdout_failed() && !rc) {
 		perror("gpusched explain: stdout");
 		return GPUSCHED_EXIT_RUNTIME;
 	}

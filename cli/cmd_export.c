@@ -175,7 +175,7 @@ static int export_to_stdout(const struct h5read_file *f, const struct export_opt
 	struct export_sink s = { .f = stdout };
 	size_t rows = 0;
 	int rc = export_write(f, o, &s, &rows, diag);
-	if (fflush(stdout) != 0 && !s.err)
+	if (cmd_stdout_failed() && !s.err)
 		s.err = errno ? errno : EIO;
 	if (s.err) {
 		sim_diag_add(diag, "-", "cannot write: %s", sim_out_write_error(s.err));

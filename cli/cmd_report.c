@@ -214,7 +214,7 @@ int cmd_report(int argc, char **argv)
 	}
 	h5read_close(f);
 	sim_diag_fini(&diag);
-	if (fflush(stdout) != 0 && !rc) {
+	if (cmd_stdout_failed() && !rc) {
 		perror("gpusched report: stdout");
 		return GPUSCHED_EXIT_RUNTIME;
 	}
