@@ -84,6 +84,10 @@ struct sim_engine {
 	 * them; NULL = the one-tier accounting. stopping: the cause of the stop whose
 	 * work release_running is accounting (the tier rule depends on it). */
 	struct sim_ckpt_state *ckst;
+	/* trace->fx: the jobs' fault, restart and fail-slow state (sim/job.h), allocated
+	 * when the run has faults, spot or fail-slow nodes; NULL otherwise (not owned:
+	 * the trace keeps it, zeroed at each reset). */
+	struct sim_job_fx *fx;
 	enum sim_stop_cause stopping;
 	uint32_t *slot_base;     /* per flavor: global index of its node 0 in slots[] */
 	struct node_slot *slots; /* one per node of every flavor (only faulty flavors' are used) */
@@ -357,6 +361,28 @@ static size_t largest_peak(const struct sim_cluster *c)
 }
 
 /* Per-run spot state, when some flavor is spot. */
+/* A job's fault state (sim/job.h, struct sim_job_fx): only with e->fx. */
+#define FX(e, job) (&(e)->fx[(job)->idx])
+
+/* When a running job hung (0: not hung, or a run without faults). */
+static sim_time_t job_hang_ns(const struct sim_engine *e, const struct sim_job *job)
+{
+	return e->fx ? FX(e, job)->hang_ns : 0;
+}
+
+/* trace->fx, when the run has a source that writes it: faults (failures, crashes,
+ * hangs, loss spikes, fail-slow nodes, a replayed log) or spot stops. */
+static int fx_create(struct sim_engine *e)
+{
+	struct sim_trace *t = e->p.trace;
+	if (!sim_faults_any(e->p.faults) && !sim_spot_on(e->p.spot, -1))
+		return 0;
+	if (!t->fx)
+		t->fx = calloc(t->n_jobs ? t->n_jobs : 1, sizeof *t->fx);
+	e->fx = t->fx;
+	return e->fx ? 0 : -SIM_ENOMEM;
+}
+
 static int spot_create(struct sim_engine *e)
 {
 	if (!sim_spot_on(e->p.spot, -1))
@@ -575,7 +601,8 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 		any_mw = p->trace->jobs[i].max_wait_ns > 0;
 	if (any_mw)
 		e->mw_ev = calloc(p->trace->n_jobs, sizeof *e->mw_ev);
-	if (!e->run_slot || (any_mw && !e->mw_ev) || cap_prices_create(e) || capacity_create(e) || faults_create(e) ||
+	if (!e->run_slot || (any_mw && !e->mw_ev) || fx_create(e) || cap_prices_create(e) || capacity_create(e) ||
+	    faults_create(e) ||
 	    autoscale_create(e) || spot_create(e) || slow_create(e) || flex_create(e)) {
 		sim_engine_destroy(e);
 		return NULL;
@@ -722,7 +749,7 @@ double sim_engine_capacity_cost(const struct sim_engine *e)
 sim_time_t sim_engine_now(const struct sim_engine *e) { return e->now; }
 
 /* EV_FINISH's arg for a run that failed, and for the job faults (their events carry
- * the job and sit in job->fault_ev). */
+ * the job and sit in FX(e, job)->fault_ev). */
 #define FINISH_FAILED 1
 #define FINISH_CRASH 2     /* the workload crashes now */
 #define FINISH_HANG 3      /* it stops progressing now, holding its GPUs */
@@ -1253,19 +1280,22 @@ static int apply_max_wait(struct sim_engine *e, struct sim_job *job)
  * computes what it always did. */
 
 /* Segment time at wall time t (>= seg_since_ns), ns. */
-static sim_time_t seg_elapsed_at(const struct sim_job *job, sim_time_t t)
+static sim_time_t seg_elapsed_at(const struct sim_engine *e, const struct sim_job *job, sim_time_t t)
 {
-	sim_time_t d = t - job->seg_since_ns;
-	if (job->seg_rate == 1.0)
-		return job->seg_base_ns + d;
-	return job->seg_base_ns + (sim_time_t)llround((double)d * job->seg_rate);
+	if (!e->fx) /* no fail-slow node, no in-place restart: the clock is the wall's */
+		return t - job->last_start_ns;
+	const struct sim_job_fx *x = FX(e, job);
+	sim_time_t d = t - x->seg_since_ns;
+	if (x->seg_rate == 1.0)
+		return x->seg_base_ns + d;
+	return x->seg_base_ns + (sim_time_t)llround((double)d * x->seg_rate);
 }
 
 /* Segment time of a running job now: what every stop accounting uses in place of
  * now - last_start_ns. */
 static sim_time_t seg_elapsed(const struct sim_engine *e, const struct sim_job *job)
 {
-	return seg_elapsed_at(job, e->now);
+	return seg_elapsed_at(e, job, e->now);
 }
 
 /* Number of checkpoints a segment of `work` ns takes (none at the very end). */
@@ -1403,7 +1433,7 @@ static double tiered_spot_save(struct sim_engine *e, struct sim_job *job)
 {
 	struct sim_ckpt_state *st = &e->ckst[job->idx];
 	const struct sim_ckpt_policy *p = &e->p.cost.tiers;
-	sim_time_t t = seg_elapsed_at(job, e->spot_notice[job->idx]), ws = job->seg_restore_ns; /* segment time */
+	sim_time_t t = seg_elapsed_at(e, job, e->spot_notice[job->idx]), ws = job->seg_restore_ns; /* segment time */
 	sim_time_t c = st->interval_ns, ov = e->p.cost.ckpt_overhead_ns;
 	if (t > ws) {
 		sim_time_t elapsed = t - ws, rem = remaining_work(e, job), done = elapsed;
@@ -1540,7 +1570,7 @@ static sim_time_t segment_runtime(struct sim_engine *e, struct sim_job *job)
 static int post_job_fault(struct sim_engine *e, struct sim_job *job, sim_time_t at, int64_t kind)
 {
 	struct sim_event ev = { .t = at, .phase = EV_FINISH, .job = job->idx, .arg = kind };
-	return sim_evq_push(e->evq, &ev, &job->fault_ev);
+	return sim_evq_push(e->evq, &ev, &FX(e, job)->fault_ev);
 }
 
 /* A segment's crash or hang, whichever comes first within its wall time: the
@@ -1549,7 +1579,7 @@ static int arm_job_faults(struct sim_engine *e, struct sim_job *job)
 {
 	uint32_t seg = job->preemptions + job->interruptions;
 	for (int k = 0; k < SIM_JOB_FAULT_CAUSES; k++)
-		seg += job->fault_stops[k];
+		seg += FX(e, job)->fault_stops[k];
 	sim_time_t c = sim_faults_draw_crash(e->flt, job->idx, seg);
 	sim_time_t h = sim_faults_draw_hang(e->flt, job->idx, seg);
 	sim_time_t s = sim_faults_draw_spike(e->flt, job->idx, seg);
@@ -1585,22 +1615,22 @@ static int fault_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_c
 	int64_t max = jf ? jf->max_retries : -1;
 	int64_t used = 0;
 	for (int k = 0; k < SIM_JOB_FAULT_CAUSES; k++)
-		used += job->fault_stops[k];
+		used += FX(e, job)->fault_stops[k];
 	int retry = max < 0 || used < max;
 	int spot_pending = e->spot_notice && e->spot_notice[job->idx] != SIM_TIME_NONE;
 	int healthy = cause == SIM_STOP_CRASHED || cause == SIM_STOP_HANG; /* its nodes can go on */
-	if (retry && jf && healthy && job->inplace_run < jf->inplace_restarts && !spot_pending)
+	if (retry && jf && healthy && FX(e, job)->inplace_run < jf->inplace_restarts && !spot_pending)
 		return restart_in_place(e, job, cause);
-	int requeue = retry && (!jf || jf->max_full_restarts < 0 || (int64_t)job->full_restarts < jf->max_full_restarts);
+	int requeue = retry && (!jf || jf->max_full_restarts < 0 || (int64_t)FX(e, job)->full_restarts < jf->max_full_restarts);
 	if (requeue) {
-		job->full_restarts++;
+		FX(e, job)->full_restarts++;
 		e->ctr.full_restarts++;
 		if (jf && jf->requeue_back) /* policies read it when they hear of the stop */
 			job->order_shift_ns = e->now - job->submit_ns;
 	}
 	int rc = stop_job(e, job, cause, requeue, NULL);
 	if (!rc && requeue)
-		job->fault_stop_ns = e->now; /* its time to recover runs until it starts again */
+		FX(e, job)->fault_stop_ns = e->now; /* its time to recover runs until it starts again */
 	return rc;
 }
 
@@ -1608,7 +1638,7 @@ static int fault_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_c
  * its kill, hang_timeout later with detection, else at its run's end. */
 static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t kind)
 {
-	job->fault_ev = 0;
+	FX(e, job)->fault_ev = 0;
 	if (job->state != SIM_JOB_RUNNING)
 		return 0;
 	if (kind == FINISH_SPOT)
@@ -1620,11 +1650,11 @@ static int apply_job_fault(struct sim_engine *e, struct sim_job *job, int64_t ki
 	if (kind == FINISH_SPIKE)
 		return fault_stop(e, job, SIM_STOP_LOSS_SPIKE);
 	if (kind == FINISH_HANG_KILL) {
-		e->ctr.hang_hold_s += sim_time_to_s(e->now - job->hang_ns);
+		e->ctr.hang_hold_s += sim_time_to_s(e->now - FX(e, job)->hang_ns);
 		return fault_stop(e, job, SIM_STOP_HANG);
 	}
 	e->ctr.hangs++;
-	job->hang_ns = e->now;
+	FX(e, job)->hang_ns = e->now;
 	sim_engine_job_end_cancel(e, job); /* it will not finish: it makes no progress */
 	const struct sim_driver *drv = &e->p.driver;
 	int rc = drv->ops->hang ? drv->ops->hang(drv->priv, e, job) : 0; /* a real workload freezes now */
@@ -1648,9 +1678,11 @@ static int commit_proposals(struct sim_engine *e)
 		if (job->start_ns == SIM_TIME_NONE)
 			job->start_ns = e->now;
 		job->last_start_ns = e->now;
-		job->seg_rate = 1.0; /* the segment clock starts at full speed */
-		job->seg_base_ns = 0;
-		job->seg_since_ns = e->now;
+		if (e->fx) { /* the segment clock starts at full speed */
+			FX(e, job)->seg_rate = 1.0;
+			FX(e, job)->seg_base_ns = 0;
+			FX(e, job)->seg_since_ns = e->now;
+		}
 		job->runtime_ns = segment_runtime(e, job);
 		if (job->runtime_ns < 1)
 			job->runtime_ns = 1;
@@ -1673,13 +1705,14 @@ static int commit_proposals(struct sim_engine *e)
 			log_event(e, job, LOG_START);
 		if (e->job_faults && (rc = arm_job_faults(e, job)))
 			return rc;
-		job->inplace_run = 0; /* in-place restarts count from its last start from the queue */
+		if (e->fx)
+			FX(e, job)->inplace_run = 0; /* in-place restarts count from its last start from the queue */
 		if (e->slow_nodes && (rc = slow_job_rate(e, job)))
 			return rc; /* placed on a slow node: it runs at its speed from the start */
-		if (job->fault_stop_ns) {
-			e->ctr.recover_s += sim_time_to_s(e->now - job->fault_stop_ns);
+		if (e->fx && FX(e, job)->fault_stop_ns) {
+			e->ctr.recover_s += sim_time_to_s(e->now - FX(e, job)->fault_stop_ns);
 			e->ctr.recoveries++;
-			job->fault_stop_ns = 0;
+			FX(e, job)->fault_stop_ns = 0;
 		}
 		e->idle_ups = 0;
 		e->spot_idle_backs = 0;
@@ -1715,10 +1748,10 @@ static double stop_progress(struct sim_engine *e, struct sim_job *job, const str
  * time it then held its GPUs without progress is lost too. */
 static double hung_stop_progress(struct sim_engine *e, struct sim_job *job)
 {
-	sim_time_t hang = job->hang_ns, now = e->now;
+	sim_time_t hang = FX(e, job)->hang_ns, now = e->now;
 	double hung = (double)alloc_gpus(e, job) / SIM_MILLI * sim_time_to_s(now - hang);
 	struct sim_stop_measure none = { 0 };
-	job->hang_ns = 0;
+	FX(e, job)->hang_ns = 0;
 	e->now = hang; /* the work as it stood when the job hung */
 	double lost = stop_progress(e, job, &none);
 	e->now = now;
@@ -1733,7 +1766,7 @@ static double spot_save_progress(struct sim_engine *e, struct sim_job *job)
 {
 	if (e->ckst)
 		return tiered_spot_save(e, job);
-	sim_time_t t = seg_elapsed_at(job, e->spot_notice[job->idx]), ws = job->seg_restore_ns; /* segment time */
+	sim_time_t t = seg_elapsed_at(e, job, e->spot_notice[job->idx]), ws = job->seg_restore_ns; /* segment time */
 	sim_time_t c = job->checkpoint_ns, ov = e->p.cost.ckpt_overhead_ns;
 	double ov_s = sim_time_to_s(ov);
 	if (t > ws) {
@@ -1763,18 +1796,18 @@ static double spot_save_progress(struct sim_engine *e, struct sim_job *job);
 
 static double stop_progress(struct sim_engine *e, struct sim_job *job, const struct sim_stop_measure *m)
 {
-	if (m->measured && job->hang_ns) {
+	if (m->measured && job_hang_ns(e, job)) {
 		/* A real workload frozen at the hang (sim_driver_ops.hang): its measured work
 		 * stops there; the time it then held its GPUs is lost too, as simulated. */
-		double hung = (double)alloc_gpus(e, job) / SIM_MILLI * sim_time_to_s(e->now - job->hang_ns);
-		job->hang_ns = 0;
+		double hung = (double)alloc_gpus(e, job) / SIM_MILLI * sim_time_to_s(e->now - FX(e, job)->hang_ns);
+		FX(e, job)->hang_ns = 0;
 		return measured_stop_progress(e, job, m) + hung;
 	}
 	if (m->measured)
 		return measured_stop_progress(e, job, m);
 	if (e->spot_save && e->spot_save[job->idx] && e->spot_notice[job->idx] != SIM_TIME_NONE)
 		return spot_save_progress(e, job);
-	if (job->hang_ns)
+	if (job_hang_ns(e, job))
 		return hung_stop_progress(e, job);
 	if (e->ckst)
 		return tiered_stop_progress(e, job);
@@ -1877,9 +1910,9 @@ static double release_running(struct sim_engine *e, struct sim_job *job, enum si
 		e->stopping = cause;
 		lost = stop_progress(e, job, &m);
 	}
-	if (job->fault_ev) { /* a crash, hang or spot stop still to come in this segment */
-		sim_evq_cancel(e->evq, job->fault_ev);
-		job->fault_ev = 0;
+	if (e->fx && FX(e, job)->fault_ev) { /* a crash, hang or spot stop still to come in this segment */
+		sim_evq_cancel(e->evq, FX(e, job)->fault_ev);
+		FX(e, job)->fault_ev = 0;
 	}
 	if (e->spot_notice && e->spot_notice[job->idx] != SIM_TIME_NONE) {
 		if (cause == SIM_STOP_SPOT && e->spot_save[job->idx])
@@ -1922,8 +1955,8 @@ static void count_stop(struct sim_engine *e, struct sim_job *job, enum sim_stop_
 {
 	int fi = fault_index(cause);
 	if (fi >= 0) {
-		job->fault_stops[fi]++;
-		job->lost_fault_gpu_s[fi] += lost;
+		FX(e, job)->fault_stops[fi]++;
+		FX(e, job)->lost_fault_gpu_s[fi] += lost;
 		e->ctr.fault_stops[fi]++;
 		if (!requeue)
 			e->ctr.retries_exhausted++;
@@ -2076,27 +2109,27 @@ static int restart_in_place(struct sim_engine *e, struct sim_job *job, enum sim_
 		return rc;
 	e->stopping = cause; /* the tiers: its nodes are up, its memory checkpoints survive */
 	double lost = stop_progress(e, job, &m);
-	if (job->fault_ev) { /* a crash or hang still to come in the old segment */
-		sim_evq_cancel(e->evq, job->fault_ev);
-		job->fault_ev = 0;
+	if (FX(e, job)->fault_ev) { /* a crash or hang still to come in the old segment */
+		sim_evq_cancel(e->evq, FX(e, job)->fault_ev);
+		FX(e, job)->fault_ev = 0;
 	}
 	q_touch(e, job->queue);
 	e->qacct[job->queue].lost_gpu_s += lost;
 	job->lost_gpu_s += lost;
 	job->held_s += sim_time_to_s(e->now - job->last_start_ns);
 	int fi = fault_index(cause);
-	job->fault_stops[fi]++;
-	job->lost_fault_gpu_s[fi] += lost;
+	FX(e, job)->fault_stops[fi]++;
+	FX(e, job)->lost_fault_gpu_s[fi] += lost;
 	e->ctr.fault_stops[fi]++;
-	job->inplace_run++;
+	FX(e, job)->inplace_run++;
 	e->ctr.inplace_restarts++;
 	if (e->p.log)
 		fprintf(e->p.log, "[%.3f] job=%s event=interrupt reason=%s lost_gpu_s=%.3f restart=in_place\n",
 			sim_time_to_s(e->now), sim_job_id(e->p.trace, job), sim_stop_cause_name(cause), lost);
 	job->last_start_ns = e->now;
-	job->seg_rate = 1.0; /* a new segment clock, as at any start */
-	job->seg_base_ns = 0;
-	job->seg_since_ns = e->now;
+	FX(e, job)->seg_rate = 1.0; /* a new segment clock, as at any start */
+	FX(e, job)->seg_base_ns = 0;
+	FX(e, job)->seg_since_ns = e->now;
 	job->runtime_ns = segment_runtime(e, job);
 	/* The delay comes before the restore: no work is done (or saved) until both end
 	 * (segment time: on a slow node it stretches like the restore). */
@@ -2435,7 +2468,7 @@ static int apply_replay_event(struct sim_engine *e, const struct sim_event *ev)
 	}
 	if (fv->kind == SIM_FEV_LOSS_SPIKE) /* as a drawn spike: a full restart from an earlier checkpoint */
 		return fault_stop(e, job, SIM_STOP_LOSS_SPIKE);
-	if (job->hang_ns || job->fault_ev) /* hung already, or a spot stop is on its way */
+	if (FX(e, job)->hang_ns || FX(e, job)->fault_ev) /* hung already, or a spot stop is on its way */
 		return replay_ignore(e, fv, "busy");
 	return apply_job_fault(e, job, FINISH_HANG);
 }
@@ -3078,12 +3111,12 @@ static int spot_warn(struct sim_engine *e, struct sim_job *job, int f)
 	const struct sim_spot_flavor *sf = &e->p.spot->fl[f];
 	sim_time_t ov = e->p.cost.ckpt_overhead_ns;
 	int save = job->checkpoint_ns != SIM_TIME_NONE && job->checkpoint_ns > 0 && ov <= sf->notice_ns &&
-		   !job->hang_ns;
+		   !FX(e, job)->hang_ns;
 	e->spot_notice[job->idx] = e->now;
 	e->spot_save[job->idx] = (uint8_t)save;
-	if (job->fault_ev) {
-		sim_evq_cancel(e->evq, job->fault_ev);
-		job->fault_ev = 0;
+	if (FX(e, job)->fault_ev) {
+		sim_evq_cancel(e->evq, FX(e, job)->fault_ev);
+		FX(e, job)->fault_ev = 0;
 	}
 	return post_job_fault(e, job, after(e, save ? ov : sf->notice_ns), FINISH_SPOT);
 }
@@ -3194,8 +3227,8 @@ static int spot_start(struct sim_engine *e)
  * hang (the time hung is lost as a hang). Called once, when the segment ends. */
 static void slow_account(struct sim_engine *e, const struct sim_job *job)
 {
-	sim_time_t t0 = job->hang_ns ? job->hang_ns : e->now;
-	sim_time_t seg = seg_elapsed_at(job, t0);
+	sim_time_t t0 = FX(e, job)->hang_ns ? FX(e, job)->hang_ns : e->now;
+	sim_time_t seg = seg_elapsed_at(e, job, t0);
 	if (seg > job->runtime_ns)
 		seg = job->runtime_ns; /* the end rounds up to whole ns */
 	sim_time_t slow = (t0 - job->last_start_ns) - seg;
@@ -3222,18 +3255,18 @@ static double slow_rate_of(const struct sim_engine *e, const struct sim_job *job
 static int slow_job_rate(struct sim_engine *e, struct sim_job *job)
 {
 	double r = slow_rate_of(e, job);
-	if (r == job->seg_rate)
+	if (r == FX(e, job)->seg_rate)
 		return 0;
-	sim_time_t t0 = job->hang_ns ? job->hang_ns : e->now;
-	job->seg_base_ns = seg_elapsed_at(job, t0);
-	job->seg_since_ns = t0;
-	job->seg_rate = r;
-	if (job->hang_ns)
+	sim_time_t t0 = FX(e, job)->hang_ns ? FX(e, job)->hang_ns : e->now;
+	FX(e, job)->seg_base_ns = seg_elapsed_at(e, job, t0);
+	FX(e, job)->seg_since_ns = t0;
+	FX(e, job)->seg_rate = r;
+	if (FX(e, job)->hang_ns)
 		return 0;
 	const struct sim_driver *drv = &e->p.driver;
 	if (drv->ops->slow)
 		return drv->ops->slow(drv->priv, e, job, r);
-	sim_time_t rem = job->runtime_ns - job->seg_base_ns;
+	sim_time_t rem = job->runtime_ns - FX(e, job)->seg_base_ns;
 	if (rem < 0)
 		rem = 0;
 	double wall = r == 1.0 ? (double)rem : ceil((double)rem / r);

@@ -1647,10 +1647,11 @@ static void fill_fault_row(char *row, const struct ctype *c, const struct sim_tr
 			   const struct sim_cluster *cl, const struct sim_job *j)
 {
 	put_str(row, c, FF_ID, sim_job_id(t, j));
+	const struct sim_job_fx *x = sim_job_fx(t, j);
 	for (int k = 0; k < SIM_JOB_FAULT_CAUSES; k++) {
-		uint32_t n = j->fault_stops[k];
+		uint32_t n = x->fault_stops[k];
 		put(row, c, FF_STOPS_NODE + (size_t)k, &n, sizeof n);
-		put_f64(row, c, FF_LOST_NODE + (size_t)k, j->lost_fault_gpu_s[k]);
+		put_f64(row, c, FF_LOST_NODE + (size_t)k, x->lost_fault_gpu_s[k]);
 	}
 	put_f64(row, c, FF_USEFUL, sim_metrics_job_useful_s(t, cl, j));
 	put_f64(row, c, FF_HELD, j->held_s);

@@ -57,6 +57,7 @@ void sim_trace_destroy(struct sim_trace *t)
 	free(t->opts);
 	free(t->bind_flavor);
 	free(t->strings);
+	free(t->fx);
 	free(t->path);
 	free_names(t->flavors, t->n_flavors);
 	free_names(t->queues, t->n_queues);
@@ -75,10 +76,7 @@ static int run_state_clean(const struct sim_job *j)
 	       a->nodes == NULL && j->progress == 0 && j->seg_restore_ns == 0 && j->lost_gpu_s == 0 &&
 	       j->restore_s == 0 && j->ckpt_overhead_s == 0 && j->preemptions_caused == 0 && j->held_s == 0 &&
 	       j->timeout_ev == 0 && j->pending_from_ns == 0 && j->fb_evals == 0 && j->fb_seen == 0 &&
-	       j->interruptions == 0 && j->fault_ev == 0 && j->hang_ns == 0 && j->fault_stop_ns == 0 && j->fault_stops[0] == 0 &&
-	       j->fault_stops[1] == 0 && j->fault_stops[2] == 0 && j->fault_stops[3] == 0 &&
-	       j->lost_fault_gpu_s[0] == 0 && j->lost_fault_gpu_s[1] == 0 && j->lost_fault_gpu_s[2] == 0 &&
-	       j->lost_fault_gpu_s[3] == 0 && j->inplace_run == 0 && j->full_restarts == 0 && j->order_shift_ns == 0;
+	       j->interruptions == 0 && j->order_shift_ns == 0;
 }
 
 /* Jobs already reset (a trace fresh from a reader, or reset twice) are only read:
@@ -109,17 +107,17 @@ void sim_trace_reset(struct sim_trace *t)
 		j->fb_evals = 0;
 		j->fb_seen = 0;
 		j->interruptions = 0;
-		j->fault_ev = 0;
-		j->hang_ns = 0;
-		j->fault_stop_ns = 0;
-		j->inplace_run = j->full_restarts = 0;
 		j->order_shift_ns = 0;
-		for (int k = 0; k < SIM_JOB_FAULT_CAUSES; k++) {
-			j->fault_stops[k] = 0;
-			j->lost_fault_gpu_s[k] = 0;
-		}
 		alloc_free(&j->alloc);
 	}
+	if (t->fx) /* kept for the next run with faults; a run without reads these zeros */
+		memset(t->fx, 0, t->n_jobs * sizeof *t->fx);
+}
+
+const struct sim_job_fx *sim_job_fx(const struct sim_trace *t, const struct sim_job *j)
+{
+	static const struct sim_job_fx none = { .seg_rate = 1.0 };
+	return t->fx ? &t->fx[j->idx] : &none;
 }
 
 /* Linear interning: name tables are small (flavors, queues, users of a trace). */

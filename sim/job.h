@@ -100,26 +100,35 @@ struct sim_job {
 	uint32_t fb_evals;     /* evaluations while queued (fallback policy consulted) */
 	uint64_t fb_seen;      /* 1 + the capacity generation of its last fruitless evaluation, 0 = none */
 	uint32_t interruptions; /* stopped because its nodes were removed (capacity events) */
-	/* Faults (sim/faults.h, docs/faults.md), indexed node_failed, crashed, hang: the
-	 * stops of each cause and the GPU-seconds they lost (work since the last
-	 * checkpoint, and for a hang the time hung). */
-	uint32_t fault_stops[SIM_JOB_FAULT_CAUSES];
-	double lost_fault_gpu_s[SIM_JOB_FAULT_CAUSES];
-	uint64_t fault_ev;     /* event id of its pending crash, hang or hang kill, 0 = none */
-	sim_time_t hang_ns;    /* when the running segment hung (stopped progressing), 0 = not hung */
-	sim_time_t fault_stop_ns; /* when a fault stop last queued it again, until it restarts; 0 = none */
-	/* Restart rules (docs/faults.md, "Retries" and "Place in the queue"). */
-	uint32_t inplace_run;  /* in-place restarts since its last start from the queue */
-	uint32_t full_restarts; /* times a fault stop queued it again */
 	sim_time_t order_shift_ns; /* queue order time - submit time: 0, or (back of the queue) its
 				    * last requeue time - submit time; see sim_job_order_ns */
+	/* Fault, restart and fail-slow state: struct sim_job_fx, apart (trace->fx). */
+	struct sim_alloc alloc;
+};
+
+/* A job's fault, restart and fail-slow state (docs/faults.md), kept out of struct
+ * sim_job so that a run without faults, spot or fail-slow nodes does not carry its
+ * 104 bytes a job (issue 18: the job record is most of a large run's memory). The
+ * engine allocates trace->fx (n_jobs entries, by job->idx) when its run has such a
+ * source, and writes it; sim_trace_reset zeroes it; readers use sim_job_fx. */
+struct sim_job_fx {
+	/* indexed node_failed, crashed, hang, loss_spike: the stops of each cause and the
+	 * GPU-seconds they lost (work since the last checkpoint, and for a hang the time
+	 * hung) */
+	uint32_t fault_stops[SIM_JOB_FAULT_CAUSES];
+	double lost_fault_gpu_s[SIM_JOB_FAULT_CAUSES];
+	uint64_t fault_ev;     /* event id of its pending crash, hang, hang kill or spot stop, 0 = none */
+	sim_time_t hang_ns;    /* when the running segment hung (stopped progressing), 0 = not hung */
+	sim_time_t fault_stop_ns; /* when a fault stop last queued it again, until it restarts; 0 = none */
+	/* Restart rules (docs/faults.md, "Retries"). */
+	uint32_t inplace_run;  /* in-place restarts since its last start from the queue */
+	uint32_t full_restarts; /* times a fault stop queued it again */
 	/* Fail-slow nodes (docs/faults.md, "Fail-slow nodes"): the running segment's own
 	 * clock, its time at full speed, is seg_base_ns + (t - seg_since_ns) x seg_rate
 	 * at wall time t (until a hang); seg_rate is the speed of its slowest node, set
 	 * by the engine at each start (1, base 0, since the start) and rate change. */
 	double seg_rate;
 	sim_time_t seg_base_ns, seg_since_ns;
-	struct sim_alloc alloc;
 };
 
 /* A loaded trace. Jobs are sorted by (submit_ns, source row). */
@@ -130,6 +139,7 @@ struct sim_trace {
 	size_t n_jobs;
 	struct sim_job_option *opts;
 	size_t n_opts;
+	struct sim_job_fx *fx; /* n_jobs entries, or NULL (a run without faults); owned */
 	char *strings;              /* job ids, NUL-separated */
 	size_t strings_len;
 	char **flavors;             /* flavor names named by requests (not "*") */
@@ -190,5 +200,9 @@ struct sim_preempt_cost {
 	sim_time_t restore_ns;       /* and its restore */
 	struct sim_ckpt_policy tiers; /* memory tier, interval policy (sim/ckpt.h); zero: one tier, fixed */
 };
+
+/* Job j's fault state (trace->fx), or zeros (rate 1) when its run had no fault
+ * source. */
+const struct sim_job_fx *sim_job_fx(const struct sim_trace *t, const struct sim_job *j);
 
 #endif

@@ -328,9 +328,9 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 		restore_s += j->restore_s;
 		interruptions += (double)j->interruptions;
 		fb_evals += (double)j->fb_evals;
-		for (int k = 0; k < SIM_JOB_FAULT_CAUSES; k++) {
-			fault_stops[k] += (double)j->fault_stops[k];
-			fault_lost[k] += j->lost_fault_gpu_s[k];
+		for (int k = 0; t->fx && k < SIM_JOB_FAULT_CAUSES; k++) {
+			fault_stops[k] += (double)t->fx[i].fault_stops[k];
+			fault_lost[k] += t->fx[i].lost_fault_gpu_s[k];
 		}
 		with_limit += j->max_pending_ns != SIM_TIME_NONE;
 		double w = sim_job_wait_s(j);

@@ -132,8 +132,8 @@ static void test_node_failure_loses_memory_tier(void)
 	const struct sim_job *j = &r.t->jobs[0];
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 1532, 1e-6);
-	CU_ASSERT_EQUAL(j->fault_stops[0], 3);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[0], 2176 + 128 + 1856, 1e-3);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[0], 3);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[0], 2176 + 128 + 1856, 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(j->restore_s, 60, 1e-9);
 	/* Writes: 11 checkpoints, 6 memory (2 s) and 5 persistent (10 s) = 62 s. */
 	CU_ASSERT_DOUBLE_EQUAL(j->ckpt_overhead_s, 62, 1e-6);
@@ -157,8 +157,8 @@ static void test_node_failure_replica_keeps_memory_tier(void)
 	const struct sim_job *j = &r.t->jobs[0];
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 1305, 1e-6);
-	CU_ASSERT_EQUAL(j->fault_stops[0], 3);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[0], 576 + 368 + 496, 1e-3);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[0], 3);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[0], 576 + 368 + 496, 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(j->restore_s, 15, 1e-9);
 	tu_crun_free(&r);
 }
@@ -183,8 +183,8 @@ static void test_crash_keeps_memory_tier(void)
 	const struct sim_job *j = &r.t->jobs[0];
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 1155, 1e-6);
-	CU_ASSERT_EQUAL(j->fault_stops[1], 3);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[1], 288 + 184 + 248, 1e-3);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[1], 3);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[1], 288 + 184 + 248, 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(j->restore_s, 15, 1e-9);
 	tu_crun_free(&r);
 }
@@ -248,8 +248,8 @@ static void test_loss_spike_rollback(void)
 		crun(&r, c, "id,submit_s,duration_s,request,checkpoint_s\nj,0,1000,f:gpu=8,100\n", 1, NULL);
 		const struct sim_job *j = &r.t->jobs[0];
 		CU_ASSERT_EQUAL(j->state, SIM_JOB_FAILED);
-		CU_ASSERT_EQUAL(j->fault_stops[3], 1);
-		lost[i] = j->lost_fault_gpu_s[3];
+		CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[3], 1);
+		lost[i] = sim_job_fx(r.t, j)->lost_fault_gpu_s[3];
 		CU_ASSERT_DOUBLE_EQUAL(lost[i], cases[i].lost, 1e-3);
 		CU_ASSERT_DOUBLE_EQUAL(j->progress, cases[i].progress, 1e-9);
 		CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 350, 1e-6);

@@ -44,8 +44,8 @@ static void test_gang_node_failure_hand(void)
 	const struct sim_job *j = &r.t->jobs[0];
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 1430, 1e-9);
-	CU_ASSERT_EQUAL(j->fault_stops[0], 4);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[0], 16 * 30 + 3 * 16 * 10, 1e-6);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[0], 4);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[0], 16 * 30 + 3 * 16 * 10, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(j->lost_gpu_s, 960, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(j->restore_s, 4 * 20, 1e-9);
 	const struct sim_engine_counters *k = sim_engine_counters(r.e);
@@ -87,8 +87,8 @@ static void test_spare_pool(void)
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->last_start_ns), 105, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 155, 1e-9);
-	CU_ASSERT_EQUAL(j->fault_stops[0], 1);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[0], 0, 1e-9);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[0], 1);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[0], 0, 1e-9);
 	const struct sim_engine_counters *k = sim_engine_counters(r.e);
 	CU_ASSERT_EQUAL(k->nodes_failed, 2);
 	CU_ASSERT_EQUAL(k->nodes_replaced, 1);
@@ -116,8 +116,8 @@ static void test_hang_hand(void)
 		const struct sim_job *j = &r.t->jobs[0];
 		CU_ASSERT_EQUAL(j->state, SIM_JOB_FAILED);
 		CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), detect ? 310 : 1000, 1e-9);
-		CU_ASSERT_EQUAL(j->fault_stops[2], 1);
-		CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[2], detect ? 8 * (50 + 60) : 8 * (50 + 750), 1e-6);
+		CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[2], 1);
+		CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[2], detect ? 8 * (50 + 60) : 8 * (50 + 750), 1e-6);
 		CU_ASSERT_DOUBLE_EQUAL(j->progress, 0.2, 1e-12);
 		CU_ASSERT_EQUAL(sim_engine_counters(r.e)->hangs, 1);
 		CU_ASSERT_EQUAL(sim_engine_counters(r.e)->retries_exhausted, 1);
@@ -141,8 +141,8 @@ static void test_crash_retry_budget(void)
 	const struct sim_job *j = &r.t->jobs[0];
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_FAILED);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 750, 1e-9);
-	CU_ASSERT_EQUAL(j->fault_stops[1], 3);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[1], 3 * 8 * 50, 1e-6);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[1], 3);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[1], 3 * 8 * 50, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(j->progress, 0.6, 1e-12);
 	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->crashes, 3);
 	tu_crun_free(&r);
@@ -191,9 +191,9 @@ static void test_ettr_first_order_model(void)
 	double n = held / M, el2 = (T + C) * (T + C) / 3 + (T + C) * R + R * R;
 	double sd = sqrt(n * el2) / held;
 	fprintf(stderr, "\n  ETTR simulated %.6f, model %.6f, sd %.6f, %u failures", ettr, model, sd,
-		j->fault_stops[0]);
+		sim_job_fx(r.t, j)->fault_stops[0]);
 	CU_ASSERT(fabs(ettr - model) <= 3 * sd);
-	CU_ASSERT(fabs((double)j->fault_stops[0] - n) <= 3 * sqrt(n));
+	CU_ASSERT(fabs((double)sim_job_fx(r.t, j)->fault_stops[0] - n) <= 3 * sqrt(n));
 	tu_crun_free(&r);
 }
 

@@ -48,12 +48,12 @@ static void test_replay_node_failure_hand(void)
 	     one_job, NULL);
 	const struct sim_job *j = &r.t->jobs[0];
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
-	CU_ASSERT_EQUAL(j->fault_stops[0], 1);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[0], 8 * 50, 1e-9);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[0], 1);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[0], 8 * 50, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->last_start_ns), 300, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 1120, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(j->held_s, 250 + 820, 1e-9); /* it held its GPUs until exactly 250 */
-	CU_ASSERT_EQUAL(j->full_restarts, 1);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->full_restarts, 1);
 	const struct sim_engine_counters *k = sim_engine_counters(r.e);
 	CU_ASSERT_EQUAL(k->nodes_failed, 1);
 	CU_ASSERT_EQUAL(k->nodes_repaired, 1);
@@ -98,10 +98,10 @@ static void test_replay_crash_and_hang_hand(void)
 	     "id,submit_s,duration_s,request,checkpoint_s\nj,0,1000,f:gpu=8,100\nk,2000,10,f:gpu=8,\n", log);
 	const struct sim_job *j = tu_crun_job(&r, "j");
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
-	CU_ASSERT_EQUAL(j->fault_stops[1], 1);
-	CU_ASSERT_EQUAL(j->fault_stops[2], 1);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[1], 8 * 50, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[2], 8 * (80 + 60), 1e-9);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[1], 1);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[2], 1);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[1], 8 * 50, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[2], 8 * (80 + 60), 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(j->progress, 0.5, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 1230, 1e-9);
 	CU_ASSERT_EQUAL(tu_crun_job(&r, "k")->state, SIM_JOB_COMPLETED);
@@ -194,7 +194,7 @@ static void test_replay_matches_draws(void)
 		const struct sim_job *x = &a.t->jobs[i], *y = &b.t->jobs[i];
 		diff += x->state != y->state || x->start_ns != y->start_ns ||
 			x->last_start_ns != y->last_start_ns || x->end_ns != y->end_ns ||
-			x->fault_stops[0] != y->fault_stops[0] ||
+			sim_job_fx(a.t, x)->fault_stops[0] != sim_job_fx(b.t, y)->fault_stops[0] ||
 			memcmp(&x->lost_gpu_s, &y->lost_gpu_s, sizeof x->lost_gpu_s) != 0 ||
 			memcmp(&x->progress, &y->progress, sizeof x->progress) != 0 ||
 			memcmp(&x->held_s, &y->held_s, sizeof x->held_s) != 0;
@@ -202,7 +202,7 @@ static void test_replay_matches_draws(void)
 	CU_ASSERT_EQUAL(diff, 0);
 	size_t stopped = 0;
 	for (size_t i = 0; i < a.t->n_jobs; i++)
-		stopped += a.t->jobs[i].fault_stops[0] > 0;
+		stopped += sim_job_fx(a.t, &a.t->jobs[i])->fault_stops[0] > 0;
 	CU_ASSERT(stopped >= 3); /* the failures hit jobs: the comparison is not vacuous */
 	tu_crun_free(&a);
 	tu_crun_free(&b);
@@ -248,8 +248,8 @@ static void test_replay_loss_spike_hand(void)
 	rrun(&r, ONE_NODE(", 'fault_events': 'replay_spike.csv'", ", 'faults': {'rollback': 2}"), one_job, NULL);
 	const struct sim_job *j = &r.t->jobs[0];
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
-	CU_ASSERT_EQUAL(j->fault_stops[3], 1);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[3], 8 * 150, 1e-6);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[3], 1);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[3], 8 * 150, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 1170, 1e-9);
 	tu_crun_free(&r);
 }
@@ -410,11 +410,11 @@ static void test_inplace_restart_hand(void)
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 1100, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->last_start_ns), 250, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[1], 8 * 50, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[1], 8 * 50, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(j->restore_s, 20, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(j->held_s, 1100, 1e-9);
-	CU_ASSERT_EQUAL(j->fault_stops[1], 1);
-	CU_ASSERT_EQUAL(j->full_restarts, 0);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[1], 1);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->full_restarts, 0);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(b->start_ns), 1100, 1e-9);
 	const struct sim_engine_counters *k = sim_engine_counters(r.e);
 	CU_ASSERT_EQUAL(k->inplace_restarts, 1);
@@ -472,9 +472,9 @@ static void test_inplace_then_full_and_queue_place(void)
 			     NULL);
 			const struct sim_job *j = tu_crun_job(&r, "j"), *b = tu_crun_job(&r, "b");
 			CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
-			CU_ASSERT_EQUAL(j->fault_stops[1], 3);
-			CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[1], 8 * (50 + 20 + 30), 1e-9);
-			CU_ASSERT_EQUAL(j->full_restarts, 1);
+			CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[1], 3);
+			CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[1], 8 * (50 + 20 + 30), 1e-9);
+			CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->full_restarts, 1);
 			CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->last_start_ns), back ? 700 : 600, 1e-9);
 			CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), back ? 1320 : 1220, 1e-9);
 			CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(b->start_ns), back ? 600 : 1220, 1e-9);
@@ -503,7 +503,7 @@ static void test_inplace_memory_tier(void)
 	     one_job, NULL);
 	const struct sim_job *j = &r.t->jobs[0];
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[1], 8 * 50, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[1], 8 * 50, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(j->restore_s, 5, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 1085, 1e-9);
 	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->inplace_restarts, 1);
@@ -531,8 +531,8 @@ static void test_out_of_restarts_fails(void)
 		const struct sim_job *j = &r.t->jobs[0];
 		CU_ASSERT_EQUAL(j->state, SIM_JOB_FAILED);
 		CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 420, 1e-9);
-		CU_ASSERT_EQUAL(j->fault_stops[1], 2);
-		CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[1], 8 * (50 + 20), 1e-9);
+		CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[1], 2);
+		CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[1], 8 * (50 + 20), 1e-9);
 		CU_ASSERT_EQUAL(sim_engine_counters(r.e)->retries_exhausted, 1);
 		CU_ASSERT_EQUAL(sim_engine_counters(r.e)->inplace_restarts, 1);
 		rewind(log);
@@ -563,9 +563,9 @@ static void test_inplace_hang_drawn(void)
 	const struct sim_job *j = &r.t->jobs[0];
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_FAILED);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 620, 1e-9);
-	CU_ASSERT_EQUAL(j->fault_stops[2], 2);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[2], 2);
 	CU_ASSERT_DOUBLE_EQUAL(j->progress, 0.4, 1e-12);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[2], 8 * (50 + 60) + 8 * (20 + 60), 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[2], 8 * (50 + 60) + 8 * (20 + 60), 1e-9);
 	tu_crun_free(&r);
 }
 

@@ -77,8 +77,8 @@ static void test_tiers_on_segment_clock(void)
 	const struct sim_job *j = &r.t->jobs[0];
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 2407, 1e-6);
-	CU_ASSERT_EQUAL(j->fault_stops[1], 3);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[1], 704 + 648 + 584, 1e-3);
+	CU_ASSERT_EQUAL(sim_job_fx(r.t, j)->fault_stops[1], 3);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[1], 704 + 648 + 584, 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(j->restore_s, 15, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sim_engine_counters(r.e)->slow_lost_gpu_s, 1600, 1e-6);
 	tu_crun_free(&r);
@@ -157,7 +157,7 @@ static void test_stop_keeps_work_done(void)
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_FAILED);
 	CU_ASSERT_EQUAL(j->end_ns, 1250 * SIM_NS_PER_S);
 	CU_ASSERT_DOUBLE_EQUAL(j->progress, 0.2, 1e-12);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[1], 8 * 50, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[1], 8 * 50, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(sim_engine_counters(r.e)->slow_lost_gpu_s, 800, 1e-6);
 	tu_crun_free(&r);
 
@@ -169,7 +169,7 @@ static void test_stop_keeps_work_done(void)
 	j = &r.t->jobs[0];
 	CU_ASSERT_EQUAL(j->end_ns, 1100 * SIM_NS_PER_S);
 	CU_ASSERT_DOUBLE_EQUAL(j->progress, 0.1, 1e-12);
-	CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[1], 8 * 50, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[1], 8 * 50, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(sim_engine_counters(r.e)->slow_lost_gpu_s, 8 * 100 * 0.5, 1e-6);
 	tu_crun_free(&r);
 }
@@ -195,7 +195,7 @@ static void test_hang_while_slow(void)
 		CU_ASSERT_EQUAL(j->state, SIM_JOB_FAILED);
 		CU_ASSERT_EQUAL(j->end_ns, (detect ? 1160 : 1900) * SIM_NS_PER_S);
 		CU_ASSERT_DOUBLE_EQUAL(j->progress, 0.1, 1e-12);
-		CU_ASSERT_DOUBLE_EQUAL(j->lost_fault_gpu_s[2], detect ? 8 * (50 + 60) : 8 * (50 + 800), 1e-6);
+		CU_ASSERT_DOUBLE_EQUAL(sim_job_fx(r.t, j)->lost_fault_gpu_s[2], detect ? 8 * (50 + 60) : 8 * (50 + 800), 1e-6);
 		CU_ASSERT_DOUBLE_EQUAL(sim_engine_counters(r.e)->slow_lost_gpu_s, 400, 1e-6);
 		tu_crun_free(&r);
 	}
