@@ -2487,6 +2487,9 @@ static int summary_is_count(enum sim_summary_field f)
 	case SIM_SUM_flex_requests_failed:
 	case SIM_SUM_flex_gave_up:
 	case SIM_SUM_flex_cutoffs:
+	case SIM_SUM_restarts_in_place:
+	case SIM_SUM_restarts_full:
+	case SIM_SUM_replay_ignored:
 		return 1;
 	default:
 		return 0;

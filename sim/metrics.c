@@ -283,6 +283,7 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 		free(rb.count);
 		return -SIM_ENOMEM;
 	}
+	memset(out, 0, sizeof *out); /* the fields set later (engine counts) read 0 until then */
 	rb.tmp = buf + 3 * n;
 	double *waits = buf, *jcts = buf + n, *bslds = buf + 2 * n;
 	size_t n_wait = 0, n_jct = 0, n_bsld = 0;
@@ -780,6 +781,9 @@ void sim_metrics_set_faults(struct sim_summary *sum, const struct sim_engine_cou
 	sum->v[SIM_SUM_lost_slow_gpu_s] = ctr->slow_lost_gpu_s;
 	sum->v[SIM_SUM_stops_slow_migrated] = (double)ctr->slow_stops;
 	sum->v[SIM_SUM_lost_slow_migrated_gpu_s] = ctr->slow_migrated_lost_gpu_s;
+	sum->v[SIM_SUM_restarts_in_place] = (double)ctr->inplace_restarts;
+	sum->v[SIM_SUM_restarts_full] = (double)ctr->full_restarts;
+	sum->v[SIM_SUM_replay_ignored] = (double)ctr->replay_ignored;
 }
 
 double sim_metrics_job_useful_s(const struct sim_trace *t, const struct sim_cluster *c, const struct sim_job *j)

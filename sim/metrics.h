@@ -95,7 +95,10 @@
 	X(flex_gave_up, "1", "flex-start jobs out of retries: ended failed, or fell back")          \
 	X(flex_cutoffs, "1", "flex-start jobs stopped at the maximum run duration")                \
 	X(flex_node_h, "node*h", "node-hours of provisioned flex-start nodes")                     \
-	X(cost_flex, "currency", "price of the flex-start node-hours (whole nodes, arrival to going)")
+	X(cost_flex, "currency", "price of the flex-start node-hours (whole nodes, arrival to going)") \
+	X(restarts_in_place, "1", "crashes and hang kills restarted in place (GPUs kept; docs/faults.md, Retries)") \
+	X(restarts_full, "1", "fault stops that queued the job again (full restarts)")             \
+	X(replay_ignored, "1", "rows of a replayed incident log that found nothing to do")
 
 enum sim_summary_field {
 #define SIM_SUM_ENUM(name, unit, desc) SIM_SUM_##name,

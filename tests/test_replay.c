@@ -13,6 +13,7 @@
 #include "../experiments/config.h"
 #include "../gpu_exec/drv_real.h"
 #include "../sim/faults.h"
+#include "../sim/metrics.h"
 #include "testutil.h"
 
 /* One 8-GPU node of flavor f; checkpoints free to write (overhead 0), 20 s to
@@ -480,6 +481,14 @@ static void test_inplace_then_full_and_queue_place(void)
 			CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(b->start_ns), back ? 600 : 1220, 1e-9);
 			CU_ASSERT_EQUAL(sim_engine_counters(r.e)->inplace_restarts, 2);
 			CU_ASSERT_EQUAL(sim_engine_counters(r.e)->full_restarts, 1);
+			/* the summary carries them (schema 2.1) */
+			struct sim_summary sum;
+			CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(r.t, r.c, sim_engine_now(r.e), &sum), 0);
+			sim_metrics_set_faults(&sum, sim_engine_counters(r.e), 0);
+			CU_ASSERT_DOUBLE_EQUAL(sum.v[SIM_SUM_restarts_in_place], 2, 0);
+			CU_ASSERT_DOUBLE_EQUAL(sum.v[SIM_SUM_restarts_full], 1, 0);
+			CU_ASSERT_DOUBLE_EQUAL(sum.v[SIM_SUM_replay_ignored], 0, 0);
+			CU_ASSERT_DOUBLE_EQUAL(sum.v[SIM_SUM_stops_crashed], 3, 0);
 			tu_crun_free(&r);
 		}
 }
