@@ -612,67 +612,98 @@ static void check_reservations(struct chk *c, const cJSON *rs, const char *path,
 	}
 }
 
+/* A side CSV a config key names (a path beside the config): the reader, its own
+ * errors (a NUL byte, a cut file...) and the full path. */
+struct side_csv {
+	struct sim_csv r;
+	struct sim_diag rd;
+	char *full;
+};
+
+/* Opens the CSV named at `where` (node: the key's value; header: what the file
+ * holds, for the message) and reads its first row. Returns 1 when that row (the
+ * header) is there, 0 for an empty file, -1 when refused or unreadable (reported
+ * now, or by side_csv_end). side_csv_end follows in every case. */
+static int side_csv_begin(struct chk *c, const char *cfg_path, const cJSON *node, const char *where,
+			  const char *header, struct side_csv *s)
+{
+	char got[96];
+	memset(s, 0, sizeof *s);
+	sim_diag_init(&s->rd, 20);
+	if (!cJSON_IsString(node) || !node->valuestring[0]) {
+		sim_json_describe(node, got, sizeof got);
+		err(c, where, "expected the path of a CSV file (%s), got %s", header, got);
+		return -1;
+	}
+	s->full = sim_path_beside(cfg_path, node->valuestring);
+	if (!s->full) {
+		c->nomem = 1;
+		return -1;
+	}
+	if (sim_csv_open(&s->r, s->full, &s->rd) < 0) {
+		err(c, where, "cannot read %s: %s", s->full, strerror(errno));
+		return -1;
+	}
+	int row = sim_csv_next(&s->r);
+	return row < 0 ? -1 : row > 0;
+}
+
+/* The reader's own errors, reported at `where`; the file closed. */
+static void side_csv_end(struct chk *c, const char *where, struct side_csv *s)
+{
+	for (size_t i = 0; i < s->rd.count && i < s->rd.limit && s->rd.lines; i++)
+		err(c, where, "%s", s->rd.lines[i]);
+	sim_diag_fini(&s->rd);
+	sim_csv_close(&s->r); /* harmless after a failed open, or none (zeroed) */
+	free(s->full);
+}
+
 /* capacity_events: time_s,flavor,nodes|delta[,mode]. Rows for a flavor with
  * reservation windows are refused: the windows own its capacity. */
 static void read_capacity_events(struct chk *c, const char *cfg_path, const cJSON *ce, struct exp_variant *v)
 {
 	static const char *const where = "$.cluster.capacity_events";
-	char got[96];
-	if (!cJSON_IsString(ce) || !ce->valuestring[0]) {
-		sim_json_describe(ce, got, sizeof got);
-		err(c, where, "expected the path of a CSV file (time_s,flavor,nodes|delta[,mode]), got %s", got);
-		return;
-	}
-	char *full = sim_path_beside(cfg_path, ce->valuestring);
-	if (!full) {
-		c->nomem = 1;
-		return;
-	}
-	struct sim_csv r;
-	struct sim_diag rd; /* the reader's own errors (a NUL byte, a cut file...) */
+	struct side_csv sc;
+	struct sim_csv *r = &sc.r;
 	int ti = -1, fi = -1, ni = -1, di = -1, mi = -1, row;
-	sim_diag_init(&rd, 20);
-	if (sim_csv_open(&r, full, &rd) < 0) {
-		err(c, where, "cannot read %s: %s", full, strerror(errno));
+	if ((row = side_csv_begin(c, cfg_path, ce, where, "time_s,flavor,nodes|delta[,mode]", &sc)) < 0)
 		goto out;
-	}
-	if ((row = sim_csv_next(&r)) < 0)
-		goto out;
+	const char *full = sc.full;
 	if (row) {
-		ti = sim_csv_col(&r, "time_s"), fi = sim_csv_col(&r, "flavor");
-		ni = sim_csv_col(&r, "nodes"), di = sim_csv_col(&r, "delta"), mi = sim_csv_col(&r, "mode");
+		ti = sim_csv_col(r, "time_s"), fi = sim_csv_col(r, "flavor");
+		ni = sim_csv_col(r, "nodes"), di = sim_csv_col(r, "delta"), mi = sim_csv_col(r, "mode");
 	}
 	int ncols = 2 + (ni >= 0) + (di >= 0) + (mi >= 0);
-	if (ti < 0 || fi < 0 || (ni >= 0) == (di >= 0) || ncols != r.n) {
+	if (ti < 0 || fi < 0 || (ni >= 0) == (di >= 0) || ncols != r->n) {
 		err(c, where, "%s:%u: expected the header time_s,flavor,nodes or time_s,flavor,delta, with an "
-		    "optional mode column, and no other column", full, r.lineno);
+		    "optional mode column, and no other column", full, r->lineno);
 		goto out;
 	}
 	int vi = ni >= 0 ? ni : di;
-	while ((row = sim_csv_next(&r)) > 0) {
-		struct sim_cap_change ch = { .is_delta = di >= 0, .line = r.lineno, .mode = SIM_CAP_REMOVE };
+	while ((row = sim_csv_next(r)) > 0) {
+		struct sim_cap_change ch = { .is_delta = di >= 0, .line = r->lineno, .mode = SIM_CAP_REMOVE };
 		char *end = NULL;
-		const char *fname = r.n > fi ? r.fields[fi] : "";
-		const char *mode = mi >= 0 && r.n > mi ? r.fields[mi] : "remove";
-		long long n = r.n > vi ? strtoll(r.fields[vi], &end, 10) : 0;
+		const char *fname = r->n > fi ? r->fields[fi] : "";
+		const char *mode = mi >= 0 && r->n > mi ? r->fields[mi] : "remove";
+		long long n = r->n > vi ? strtoll(r->fields[vi], &end, 10) : 0;
 		ch.flavor = -1;
 		for (size_t k = 0; k < v->n_flavors; k++)
 			if (strcmp(v->flavors[k].name, fname) == 0)
 				ch.flavor = (int32_t)k;
-		if (r.n != ncols || sim_time_parse_s(r.fields[ti], strlen(r.fields[ti]), &ch.t) || ch.t < 0) {
+		if (r->n != ncols || sim_time_parse_s(r->fields[ti], strlen(r->fields[ti]), &ch.t) || ch.t < 0) {
 			err(c, where, "%s:%u: column time_s: expected %d fields and seconds >= 0, found '%s'", full,
-			    r.lineno, ncols, r.n > ti ? r.fields[ti] : "");
+			    r->lineno, ncols, r->n > ti ? r->fields[ti] : "");
 		} else if (ch.flavor < 0) {
 			err(c, where, "%s:%u: column flavor: expected a flavor of $.cluster.flavors, found '%s'",
-			    full, r.lineno, fname);
-		} else if (!end || *end || end == r.fields[vi] || (!ch.is_delta && n < 0) || llabs(n) > 1000000000LL) {
-			err(c, where, "%s:%u: column %s: expected an integer%s, found '%s'", full, r.lineno,
-			    ch.is_delta ? "delta" : "nodes", ch.is_delta ? "" : " >= 0", r.n > vi ? r.fields[vi] : "");
+			    full, r->lineno, fname);
+		} else if (!end || *end || end == r->fields[vi] || (!ch.is_delta && n < 0) || llabs(n) > 1000000000LL) {
+			err(c, where, "%s:%u: column %s: expected an integer%s, found '%s'", full, r->lineno,
+			    ch.is_delta ? "delta" : "nodes", ch.is_delta ? "" : " >= 0", r->n > vi ? r->fields[vi] : "");
 		} else if (strcmp(mode, "remove") != 0 && strcmp(mode, "drain") != 0) {
-			err(c, where, "%s:%u: column mode: expected remove or drain, found '%s'", full, r.lineno, mode);
+			err(c, where, "%s:%u: column mode: expected remove or drain, found '%s'", full, r->lineno, mode);
 		} else if (sim_capacity_is_reservation(v->capacity, ch.flavor)) {
 			err(c, where, "%s:%u: column flavor: expected a flavor without reservations (its windows set "
-			    "its capacity), found '%s'", full, r.lineno, fname);
+			    "its capacity), found '%s'", full, r->lineno, fname);
 		} else {
 			ch.nodes = n;
 			ch.mode = strcmp(mode, "drain") == 0 ? SIM_CAP_DRAIN : SIM_CAP_REMOVE;
@@ -681,11 +712,7 @@ static void read_capacity_events(struct chk *c, const char *cfg_path, const cJSO
 		}
 	}
 out:
-	for (size_t i = 0; i < rd.count && i < rd.limit && rd.lines; i++)
-		err(c, where, "%s", rd.lines[i]);
-	sim_diag_fini(&rd);
-	sim_csv_close(&r); /* harmless after a failed open */
-	free(full);
+	side_csv_end(c, where, &sc);
 }
 
 /* Windows become changes (open: the flavor's nodes; close: none, stopping what
@@ -888,56 +915,37 @@ static void check_flex(struct chk *c, const cJSON *fx, const char *path, struct 
 static void read_flex_trace(struct chk *c, const char *cfg_path, const cJSON *ct, const char *where,
 			    struct sim_flex *flex, int f)
 {
-	char got[96];
-	if (!cJSON_IsString(ct) || !ct->valuestring[0]) {
-		sim_json_describe(ct, got, sizeof got);
-		err(c, where, "expected the path of a CSV file (time_s,nodes), got %s", got);
-		return;
-	}
-	char *full = sim_path_beside(cfg_path, ct->valuestring);
-	if (!full) {
-		c->nomem = 1;
-		return;
-	}
-	struct sim_csv r;
-	struct sim_diag rd; /* the reader's own errors (a NUL byte, a cut file...) */
+	struct side_csv sc;
+	struct sim_csv *r = &sc.r;
 	int ti = -1, ni = -1, row;
-	sim_diag_init(&rd, 20);
-	if (sim_csv_open(&r, full, &rd) < 0) {
-		err(c, where, "cannot read %s: %s", full, strerror(errno));
+	if ((row = side_csv_begin(c, cfg_path, ct, where, "time_s,nodes", &sc)) < 0)
 		goto out;
-	}
-	if ((row = sim_csv_next(&r)) < 0)
-		goto out;
+	const char *full = sc.full;
 	if (row)
-		ti = sim_csv_col(&r, "time_s"), ni = sim_csv_col(&r, "nodes");
-	if (ti < 0 || ni < 0 || r.n != 2) {
-		err(c, where, "%s:%u: expected the header time_s,nodes", full, r.lineno);
+		ti = sim_csv_col(r, "time_s"), ni = sim_csv_col(r, "nodes");
+	if (ti < 0 || ni < 0 || r->n != 2) {
+		err(c, where, "%s:%u: expected the header time_s,nodes", full, r->lineno);
 		goto out;
 	}
-	while ((row = sim_csv_next(&r)) > 0) {
+	while ((row = sim_csv_next(r)) > 0) {
 		sim_time_t t = 0;
 		char *end = NULL;
-		long long n = r.n == 2 ? strtoll(r.fields[ni], &end, 10) : 0;
-		if (r.n != 2 || sim_time_parse_s(r.fields[ti], strlen(r.fields[ti]), &t) || t < 0) {
+		long long n = r->n == 2 ? strtoll(r->fields[ni], &end, 10) : 0;
+		if (r->n != 2 || sim_time_parse_s(r->fields[ti], strlen(r->fields[ti]), &t) || t < 0) {
 			err(c, where, "%s:%u: column time_s: expected 2 fields and seconds >= 0, found '%s'", full,
-			    r.lineno, r.n > ti ? r.fields[ti] : "");
-		} else if (!end || *end || end == r.fields[ni] || n < 1 || n > 1000000000LL) {
-			err(c, where, "%s:%u: column nodes: expected an integer >= 1, found '%s'", full, r.lineno,
-			    r.fields[ni]);
+			    r->lineno, r->n > ti ? r->fields[ti] : "");
+		} else if (!end || *end || end == r->fields[ni] || n < 1 || n > 1000000000LL) {
+			err(c, where, "%s:%u: column nodes: expected an integer >= 1, found '%s'", full, r->lineno,
+			    r->fields[ni]);
 		} else if (flex->fl[f].n_offers >= FLEX_OFFERS_MAX) {
-			err(c, where, "%s:%u: expected at most %d rows", full, r.lineno, FLEX_OFFERS_MAX);
+			err(c, where, "%s:%u: expected at most %d rows", full, r->lineno, FLEX_OFFERS_MAX);
 			break;
-		} else if (sim_flex_add_offer(flex, f, t, (uint32_t)n, r.lineno)) {
+		} else if (sim_flex_add_offer(flex, f, t, (uint32_t)n, r->lineno)) {
 			c->nomem = 1;
 		}
 	}
 out:
-	for (size_t i = 0; i < rd.count && i < rd.limit && rd.lines; i++)
-		err(c, where, "%s", rd.lines[i]);
-	sim_diag_fini(&rd);
-	sim_csv_close(&r);
-	free(full);
+	side_csv_end(c, where, &sc);
 }
 
 /* An autoscaled flavor is sized for its maximum (nodes beyond the initial ones

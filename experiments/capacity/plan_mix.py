@@ -8,8 +8,10 @@ back after 1 h; on-demand autoscaled at 24.0, provisioning 5 min on average, idl
 the spot nodes (--spot LO:HI:STEP, default 16:160:24; at least the 16 nodes Philly's largest job needs)
 and, for each, bisects the on-demand maximum (1 to 132 nodes) for the smallest meeting
 p95_wait_s <= --target (default 3600 s), then keeps the mix of least cost_capacity (every node-hour of
-capacity up, busy or idle, at its price). Writes plan_mix.csv here and plots/plan_mix.png; the config
-and derived trace under results/capacity/.
+capacity up, busy or idle, at its price). Then, for the autoscaled strategy alone (on-demand only), the
+smallest autoscaler maximum (16 to 132 nodes) meeting the same target. Writes plan_mix.csv and
+plan_autoscale.csv here, plots/plan_mix.png and plots/plan_autoscale.png; the configs and derived trace
+under results/capacity/.
 
 Usage: python3 experiments/capacity/plan_mix.py [--gpusched build/gpusched] [--seeds 1] [--target 3600]
 Python 3 standard library only.
@@ -53,6 +55,19 @@ def main():
            "--vary", "cluster.flavors[0].nodes", "--range", "%s:%s" % (lo, hi), "--step", step,
            "--vary", "cluster.flavors[1].autoscale.max_nodes", "--range", "1:132",
            "-o", os.path.join(HERE, "plan_mix.csv"), "--plot", os.path.join(HERE, "plots/plan_mix.png")]
+    print(" ".join(cmd), flush=True)
+    rc = subprocess.run(cmd).returncode
+    if rc:
+        sys.exit(rc)
+    # The smallest autoscaler maximum alone (the autoscaled strategy: on-demand only), by bisection.
+    cfg["cluster"]["flavors"] = strategies(TRACES["philly"])["autoscaled"]
+    cfg["name"] = "capacity-plan-autoscale"
+    path = os.path.join(res, "plan_autoscale.json")
+    with open(path, "w") as f:
+        json.dump(cfg, f, indent=1)
+    cmd = [a.gpusched, "plan", path, "--target", "p95_wait_s<=%g" % a.target,
+           "--vary", "cluster.flavors[0].autoscale.max_nodes", "--range", "16:132",
+           "-o", os.path.join(HERE, "plan_autoscale.csv"), "--plot", os.path.join(HERE, "plots/plan_autoscale.png")]
     print(" ".join(cmd), flush=True)
     sys.exit(subprocess.run(cmd).returncode)
 
