@@ -75,6 +75,7 @@ struct sim_job {
 	int8_t opt_chosen;     /* option the job (last) ran on, -1 = none */
 	uint32_t preemptions;
 	int32_t eff_priority;  /* priority in force now (order policies may age it) */
+	uint32_t preemptions_caused; /* victims this job's admission preempted */
 	sim_time_t start_ns;   /* first start, SIM_TIME_NONE before */
 	sim_time_t last_start_ns;
 	sim_time_t end_ns;     /* completion or final state time, SIM_TIME_NONE before */
@@ -87,7 +88,6 @@ struct sim_job {
 	double lost_gpu_s;     /* GPU-seconds of work lost to preemptions */
 	double restore_s;      /* restore time paid on restarts, s */
 	double ckpt_overhead_s; /* checkpoint overhead paid, s (completed checkpoints) */
-	uint32_t preemptions_caused; /* victims this job's admission preempted */
 	double held_s;         /* wall seconds it held its allocation, over ended segments */
 	uint64_t finish_ev;    /* event id of its pending EV_FINISH, 0 = none */
 	uint64_t timeout_ev;   /* event id of its pending EV_TIMEOUT (max_pending_s), 0 = none */
@@ -98,8 +98,8 @@ struct sim_job {
 	 * grown since the last time (sim_cluster_free_gen), so a waiting job is
 	 * re-evaluated on capacity changes, never by polling. */
 	uint32_t fb_evals;     /* evaluations while queued (fallback policy consulted) */
-	uint64_t fb_seen;      /* 1 + the capacity generation of its last fruitless evaluation, 0 = none */
 	uint32_t interruptions; /* stopped because its nodes were removed (capacity events) */
+	uint64_t fb_seen;      /* 1 + the capacity generation of its last fruitless evaluation, 0 = none */
 	sim_time_t order_shift_ns; /* queue order time - submit time: 0, or (back of the queue) its
 				    * last requeue time - submit time; see sim_job_order_ns */
 	/* Fault, restart and fail-slow state: struct sim_job_fx, apart (trace->fx). */
