@@ -688,8 +688,10 @@ static void test_executor_slow_stop(void)
  * by 200 and its last 50 at half speed: it ends at 300 s, simulated and for real
  * (cpu executor, time scale 100 / slow). The GPU time held at half speed: 8 x 200 x
  * 0.5 = 800 GPU-s. Asserted at once: the simulation exactly, and for real what
- * holds however late a thread runs (two episodes, never early: a workload that
- * was not slowed would end at 200 s); returned: within 1% of 300 s. */
+ * holds however late a thread runs (two episodes, never faster than full speed:
+ * 200 s); returned, and retried at slower scales: within 1% of 300 s either way (a
+ * slow-down applied late by a busy engine thread lets the workload run ahead, an
+ * end of episode applied late holds it back). */
 static int attempt_slow(void *arg, int slow)
 {
 	(void)arg;
@@ -727,8 +729,10 @@ static int attempt_slow(void *arg, int slow)
 			CU_ASSERT_DOUBLE_EQUAL(j.end_s[0], 300, 1e-9);
 			CU_ASSERT_DOUBLE_EQUAL(lost, 800, 1e-6);
 		} else {
-			CU_ASSERT(j.end_s[0] >= 300 - 0.1); /* never early */
-			timely = j.end_s[0] <= 300 * 1.01 && fabs(lost - 800) <= 8 * 3;
+			/* never faster than full speed; 300 s is a timing relation: a rate change
+			 * applied late by a busy engine thread moves the end either way */
+			CU_ASSERT(j.end_s[0] >= 200 - 0.1);
+			timely = fabs(j.end_s[0] - 300) <= 300 * 0.01 && fabs(lost - 800) <= 8 * 3;
 			if (!timely)
 				fprintf(stderr, "note: fail-slow at scale %g: end %.2f s (300 expected), lost %.1f GPU-s\n",
 					ro.time_scale, j.end_s[0], lost);
