@@ -626,9 +626,10 @@ static int attempt_real_inplace(void *arg, int slow)
 		CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "stops_crashed"), 2);
 		CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "fault_restarts"), 1); /* the full one */
 		double lost = h5read_summary_get(&sum, 0, "lost_crashed_gpu_s");
-		/* real: a late restart starts its work late, so the second loss may be a little
-		 * under 40; the first (100) is never less */
-		CU_ASSERT(is_real ? lost >= 100 - 0.05 : fabs(lost - 140) < 1e-6);
+		/* real: a crash row applied late by a busy engine thread loses more work, or
+		 * (past the next checkpoint) less, so the 140 is a timing relation, retried at
+		 * slower scales; on every attempt only what holds however late a thread runs */
+		CU_ASSERT(is_real ? lost >= 0 : fabs(lost - 140) < 1e-6);
 		timely &= fabs(lost - 140) <= 1;
 		CU_ASSERT_EQUAL_FATAL(j.n, 2);
 		for (size_t k = 0; k < 2; k++)
@@ -636,9 +637,10 @@ static int attempt_real_inplace(void *arg, int slow)
 				if (strcmp(j.id[i], want[k].id) != 0)
 					continue;
 				CU_ASSERT_STRING_EQUAL(j.state[i], "completed");
-				CU_ASSERT(is_real ? j.end_s[i] >= want[k].end_s - 0.1
+				/* real: never before its work alone (j 1000 s; b 100 s after j) */
+				CU_ASSERT(is_real ? j.end_s[i] >= (k ? 1100 : 1000) - 0.1
 						  : fabs(j.end_s[i] - want[k].end_s) < 1e-9);
-				timely &= j.end_s[i] <= want[k].end_s * 1.01;
+				timely &= j.end_s[i] >= want[k].end_s - 0.1 && j.end_s[i] <= want[k].end_s * 1.01;
 			}
 		if (is_real && !timely)
 			fprintf(stderr,
