@@ -16,25 +16,9 @@
  * log kept in *log_text (owned by the caller), and its summary. */
 static void arun(struct tu_crun *r, const char *config, const char *trace, char **log_text, struct sim_summary *sum)
 {
-	FILE *log = tmpfile();
-	CU_ASSERT_PTR_NOT_NULL_FATAL(log);
-	tu_crun_with(r, config, trace, &(struct tu_crun_opts){ .seed = 1, .log = log });
-	long n = ftell(log);
-	*log_text = calloc((size_t)n + 1, 1);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(*log_text);
-	rewind(log);
-	CU_ASSERT_EQUAL(fread(*log_text, 1, (size_t)n, log), (size_t)n);
-	fclose(log);
+	tu_crun_logged(r, config, trace, log_text);
 	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(r->t, r->c, sim_engine_now(r->e), sum), 0);
 	sim_metrics_set_autoscale(sum, r->t, r->c, r->cfg->variants[0].autoscale, sim_engine_counters(r->e));
-}
-
-static void expect_line(const char *log, const char *line)
-{
-	if (!strstr(log, line)) {
-		fprintf(stderr, "\nwanted line: %s\nin log:\n%s", line, log);
-		CU_FAIL("log line");
-	}
 }
 
 /* One flavor of nodes of 8 GPUs, price 3600 a node-hour (1 a node-second). */
@@ -64,9 +48,9 @@ static void test_scale_up_and_down_hand(void)
 	CU_ASSERT_EQUAL(b->alloc.flavor, 0);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(c->start_ns), 500, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(c->end_ns), 550, 1e-9);
-	expect_line(log, "[10.000] event=scale_up flavor=f node=1 ready_s=40.000\n");
-	expect_line(log, "[40.000] event=node_up flavor=f node=1 how=provisioned\n");
-	expect_line(log, "[160.000] event=scale_down flavor=f node=0 idle_s=60.000\n");
+	tu_expect_line(log, "[10.000] event=scale_up flavor=f node=1 ready_s=40.000\n");
+	tu_expect_line(log, "[40.000] event=node_up flavor=f node=1 how=provisioned\n");
+	tu_expect_line(log, "[160.000] event=scale_down flavor=f node=0 idle_s=60.000\n");
 	CU_ASSERT_PTR_NULL(strstr(log, "node=1 idle_s")); /* the minimum is never given back */
 	const struct sim_engine_counters *k = sim_engine_counters(r.e);
 	CU_ASSERT_EQUAL(k->as_requested, 1);
@@ -105,7 +89,7 @@ static void test_mode_default_max(void)
 	const struct sim_engine_counters *k = sim_engine_counters(r.e);
 	CU_ASSERT_EQUAL(k->as_requested, 2); /* never above max_nodes */
 	CU_ASSERT_EQUAL(k->as_removed, 1);
-	expect_line(log, "[190.000] event=scale_down flavor=f node=2 idle_s=60.000\n");
+	tu_expect_line(log, "[190.000] event=scale_down flavor=f node=2 idle_s=60.000\n");
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(sim_engine_now(r.e)), 230, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k->as_node_s, 590, 1e-9);
 	free(log);
@@ -126,9 +110,9 @@ static void test_mode_conservative(void)
 	static const double start[] = { 0, 30, 60, 100, 130 };
 	for (int i = 0; i < 5; i++)
 		CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(r.t->jobs[i].start_ns), start[i], 1e-9);
-	expect_line(log, "[0.000] event=scale_up flavor=f node=1 ready_s=30.000\n");
-	expect_line(log, "[30.000] event=scale_up flavor=f node=2 ready_s=60.000\n");
-	expect_line(log, "[220.000] event=scale_down flavor=f node=2 idle_s=60.000\n");
+	tu_expect_line(log, "[0.000] event=scale_up flavor=f node=1 ready_s=30.000\n");
+	tu_expect_line(log, "[30.000] event=scale_up flavor=f node=2 ready_s=60.000\n");
+	tu_expect_line(log, "[220.000] event=scale_down flavor=f node=2 idle_s=60.000\n");
 	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->as_requested, 2);
 	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->as_removed, 1);
 	free(log);
@@ -150,8 +134,8 @@ static void test_mode_aggressive_and_min_zero(void)
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "b")->start_ns), 40, 1e-9);
 	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->as_requested, 3);
 	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->as_removed, 2);
-	expect_line(log, "[100.000] event=scale_down flavor=f node=2 idle_s=60.000\n");
-	expect_line(log, "[100.000] event=scale_down flavor=f node=3 idle_s=60.000\n");
+	tu_expect_line(log, "[100.000] event=scale_down flavor=f node=2 idle_s=60.000\n");
+	tu_expect_line(log, "[100.000] event=scale_down flavor=f node=3 idle_s=60.000\n");
 	CU_ASSERT_DOUBLE_EQUAL(sim_engine_counters(r.e)->as_node_s, 360, 1e-9);
 	free(log);
 	tu_crun_free(&r);
@@ -177,7 +161,7 @@ static void test_bill_from_first_submit(void)
 	char *log;
 	arun(&r, AS_CFG("2", "{'min_nodes': 1, 'max_nodes': 2}"), "id,submit_s,duration_s,request\na,1000,100,f:gpu=8\n",
 	     &log, &s);
-	expect_line(log, "[60.000] event=scale_down flavor=f node=0 idle_s=60.000\n");
+	tu_expect_line(log, "[60.000] event=scale_down flavor=f node=0 idle_s=60.000\n");
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "a")->start_ns), 1000, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sim_engine_counters(r.e)->as_node_s, 100, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_cost_autoscaled_idle], 0, 1e-9);
@@ -389,9 +373,9 @@ static void test_spot_checkpoint_inside_notice(void)
 	arun(&r, SPOT_CFG("10", "", "strict"), "id,submit_s,duration_s,request,checkpoint_s\nj,0,300,s:gpu=8,50\n",
 	     &log, &s);
 	const struct sim_job *j = tu_crun_job(&r, "j");
-	expect_line(log, "[100.000] event=spot_notice flavor=s node=0 taken_s=220.000\n");
-	expect_line(log, "[110.000] job=j event=interrupt reason=spot lost_gpu_s=0.000\n");
-	expect_line(log, "[280.000] event=node_up flavor=s node=0 how=spot\n");
+	tu_expect_line(log, "[100.000] event=spot_notice flavor=s node=0 taken_s=220.000\n");
+	tu_expect_line(log, "[110.000] job=j event=interrupt reason=spot lost_gpu_s=0.000\n");
+	tu_expect_line(log, "[280.000] event=node_up flavor=s node=0 how=spot\n");
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->last_start_ns), 280, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 550, 1e-9);
@@ -430,7 +414,7 @@ static void test_spot_no_checkpoint_inside_notice(void)
 	arun(&r, SPOT_CFG("130", "", "strict"), "id,submit_s,duration_s,request,checkpoint_s\nj,0,300,s:gpu=8,50\n",
 	     &log, &s);
 	const struct sim_job *j = tu_crun_job(&r, "j");
-	expect_line(log, "[220.000] job=j event=interrupt reason=spot lost_gpu_s=320.000\n");
+	tu_expect_line(log, "[220.000] job=j event=interrupt reason=spot lost_gpu_s=320.000\n");
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 1070, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(j->lost_gpu_s, 320, 1e-9);
 	CU_ASSERT_EQUAL(sim_engine_counters(r.e)->spot_saved, 0);
@@ -440,7 +424,7 @@ static void test_spot_no_checkpoint_inside_notice(void)
 
 	arun(&r, SPOT_CFG("10", "", "strict"), "id,submit_s,duration_s,request\nk,0,300,s:gpu=8\n", &log, &s);
 	const struct sim_job *k = tu_crun_job(&r, "k");
-	expect_line(log, "[220.000] job=k event=interrupt reason=spot lost_gpu_s=1760.000\n");
+	tu_expect_line(log, "[220.000] job=k event=interrupt reason=spot lost_gpu_s=1760.000\n");
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(k->end_ns), 580, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(k->restore_s, 0, 1e-9);
 	free(log);
@@ -534,7 +518,7 @@ static void test_max_wait(void)
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_MAX_WAIT_EXCEEDED);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 500, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(j->lost_gpu_s, 160, 1e-9);
-	expect_line(log, "[500.000] job=j event=max_wait_exceeded lost_gpu_s=160.000\n");
+	tu_expect_line(log, "[500.000] job=j event=max_wait_exceeded lost_gpu_s=160.000\n");
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_max_wait_exceeded], 1, 0);
 	free(log);
 	tu_crun_free(&r);
@@ -551,7 +535,7 @@ static void test_max_wait(void)
 	CU_ASSERT_EQUAL(q->state, SIM_JOB_MAX_WAIT_EXCEEDED);
 	CU_ASSERT_EQUAL(q->start_ns, SIM_TIME_NONE);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(q->end_ns), 210, 1e-9);
-	expect_line(log, "[210.000] job=q event=max_wait_exceeded lost_gpu_s=0.000 (queued)\n");
+	tu_expect_line(log, "[210.000] job=q event=max_wait_exceeded lost_gpu_s=0.000 (queued)\n");
 	free(log);
 	tu_crun_free(&r);
 }
@@ -607,7 +591,7 @@ static void test_plan_cutoff(void)
 	     &log, &s);
 	const struct sim_job *a = tu_crun_job(&r, "a");
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(a->start_ns), 3600, 1e-9);
-	expect_line(log, "[88200.000] job=a event=interrupt reason=capacity_removed lost_gpu_s=676800.000\n");
+	tu_expect_line(log, "[88200.000] job=a event=interrupt reason=capacity_removed lost_gpu_s=676800.000\n");
 	CU_ASSERT_EQUAL(a->interruptions, 1);
 	CU_ASSERT_EQUAL(a->state, SIM_JOB_UNFINISHED);
 	free(log);

@@ -18,25 +18,9 @@
  * its summary, cost fields completed as the runner does. */
 static void frun(struct tu_crun *r, const char *config, const char *trace, char **log_text, struct sim_summary *sum)
 {
-	FILE *log = tmpfile();
-	CU_ASSERT_PTR_NOT_NULL_FATAL(log);
-	tu_crun_with(r, config, trace, &(struct tu_crun_opts){ .seed = 1, .log = log });
-	long n = ftell(log);
-	*log_text = calloc((size_t)n + 1, 1);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(*log_text);
-	rewind(log);
-	CU_ASSERT_EQUAL(fread(*log_text, 1, (size_t)n, log), (size_t)n);
-	fclose(log);
+	tu_crun_logged(r, config, trace, log_text);
 	CU_ASSERT_EQUAL_FATAL(sim_metrics_summarize(r->t, r->c, sim_engine_now(r->e), sum), 0);
 	sim_metrics_set_flex(sum, r->t, r->c, r->cfg->variants[0].flex, sim_engine_counters(r->e));
-}
-
-static void expect_line(const char *log, const char *line)
-{
-	if (!strstr(log, line)) {
-		fprintf(stderr, "\nwanted line: %s\nin log:\n%s", line, log);
-		CU_FAIL("log line");
-	}
 }
 
 /* A flex flavor f of `nodes` nodes of 8 GPUs at 3600 a node-hour (1 a node-second),
@@ -71,8 +55,8 @@ static void test_all_or_nothing_hand(void)
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(a->start_ns), 1200, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(a->end_ns), 1400, 1e-9);
 	CU_ASSERT_EQUAL(a->state, SIM_JOB_COMPLETED);
-	expect_line(log, "[1100.000] job=a event=flex_request flavor=f nodes=4 attempt=1 answer_s=1200.000 served\n");
-	expect_line(log, "[0.000] job=b event=flex_request flavor=f nodes=3 attempt=1 answer_s=100.000 served\n");
+	tu_expect_line(log, "[1100.000] job=a event=flex_request flavor=f nodes=4 attempt=1 answer_s=1200.000 served\n");
+	tu_expect_line(log, "[0.000] job=b event=flex_request flavor=f nodes=3 attempt=1 answer_s=100.000 served\n");
 	CU_ASSERT_PTR_NULL(strstr(log, "[10.000] job=a event=flex_request")); /* not asked on 3 free nodes */
 	CU_ASSERT_PTR_NULL(strstr(log, "job=a event=start flavor=f node=")); /* never one node */
 	const struct sim_engine_counters *k = sim_engine_counters(r.e);
@@ -101,9 +85,9 @@ static void test_start_is_request_plus_wait(void)
 	     "id,submit_s,duration_s,request\nj,37,1000,f:gpu=16\nd,300,10,f:gpu=4\n", &log, &s);
 	const struct sim_job *j = tu_crun_job(&r, "j"), *d = tu_crun_job(&r, "d");
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->start_ns), 287, 1e-9);
-	expect_line(log, "[287.000] job=j event=start flavor=f nodes=0,1 ");
+	tu_expect_line(log, "[287.000] job=j event=start flavor=f nodes=0,1 ");
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(d->start_ns), 550, 1e-9);
-	expect_line(log, "[550.000] job=d event=start flavor=f node=2 ");
+	tu_expect_line(log, "[550.000] job=d event=start flavor=f node=2 ");
 	CU_ASSERT_DOUBLE_EQUAL(s.v[SIM_SUM_flex_node_h], (2 * 1000.0 + 10) / 3600, 1e-12);
 	free(log);
 	tu_crun_free(&r);
@@ -122,7 +106,7 @@ static void test_seven_day_cutoff(void)
 	frun(&r, FX_CFG("1", "{'provisioning': {'mean_s': 0}}", "", "strict"),
 	     "id,submit_s,duration_s,request,checkpoint_s\nj,0,700000,f:gpu=8,100000\n", &log, &s);
 	const struct sim_job *j = tu_crun_job(&r, "j");
-	expect_line(log, "[604800.000] job=j event=flex_cutoff\n");
+	tu_expect_line(log, "[604800.000] job=j event=flex_cutoff\n");
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->last_start_ns), 604800, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 704800, 1e-9);
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_COMPLETED);
@@ -148,7 +132,7 @@ static void test_max_run_configured(void)
 	frun(&r, FX_CFG("2", "{'provisioning': {'mean_s': 10}, 'max_run_s': 1000}", "", "strict"),
 	     "id,submit_s,duration_s,request,checkpoint_s\nj,0,900,f:gpu=8,\nk,0,1500,f:gpu=8,400\n", &log, &s);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "j")->end_ns), 910, 1e-9);
-	expect_line(log, "[1010.000] job=k event=flex_cutoff\n");
+	tu_expect_line(log, "[1010.000] job=k event=flex_cutoff\n");
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "k")->end_ns), 1720, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(tu_crun_job(&r, "k")->lost_gpu_s, 200.0 * 8, 1e-6);
 	free(log);
@@ -167,14 +151,14 @@ static void test_backoff_and_give_up(void)
 	frun(&r, FX_CFG("1", "{'provisioning': {'mean_s': 10}, 'failure_probability': 1}", "", "strict"),
 	     "id,submit_s,duration_s,request\nj,0,100,f:gpu=8\n", &log, &s);
 	const struct sim_job *j = tu_crun_job(&r, "j");
-	expect_line(log, "[0.000] job=j event=flex_request flavor=f nodes=1 attempt=1 answer_s=10.000 fails\n");
-	expect_line(log, "[10.000] job=j event=flex_failed retry_s=70.000\n");
-	expect_line(log, "[70.000] job=j event=flex_request flavor=f nodes=1 attempt=2 answer_s=80.000 fails\n");
-	expect_line(log, "[80.000] job=j event=flex_failed retry_s=200.000\n");
-	expect_line(log, "[200.000] job=j event=flex_request flavor=f nodes=1 attempt=3 answer_s=210.000 fails\n");
-	expect_line(log, "[210.000] job=j event=flex_failed retry_s=450.000\n");
-	expect_line(log, "[450.000] job=j event=flex_request flavor=f nodes=1 attempt=4 answer_s=460.000 fails\n");
-	expect_line(log, "[460.000] job=j event=flex_failed retry_s=none\n");
+	tu_expect_line(log, "[0.000] job=j event=flex_request flavor=f nodes=1 attempt=1 answer_s=10.000 fails\n");
+	tu_expect_line(log, "[10.000] job=j event=flex_failed retry_s=70.000\n");
+	tu_expect_line(log, "[70.000] job=j event=flex_request flavor=f nodes=1 attempt=2 answer_s=80.000 fails\n");
+	tu_expect_line(log, "[80.000] job=j event=flex_failed retry_s=200.000\n");
+	tu_expect_line(log, "[200.000] job=j event=flex_request flavor=f nodes=1 attempt=3 answer_s=210.000 fails\n");
+	tu_expect_line(log, "[210.000] job=j event=flex_failed retry_s=450.000\n");
+	tu_expect_line(log, "[450.000] job=j event=flex_request flavor=f nodes=1 attempt=4 answer_s=460.000 fails\n");
+	tu_expect_line(log, "[460.000] job=j event=flex_failed retry_s=none\n");
 	CU_ASSERT_EQUAL(j->state, SIM_JOB_FAILED);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(j->end_ns), 460, 1e-9);
 	CU_ASSERT_EQUAL(j->start_ns, SIM_TIME_NONE);
@@ -198,8 +182,8 @@ static void test_backoff_cap(void)
 	frun(&r, FX_CFG("1", "{'provisioning': {'mean_s': 5}, 'failure_probability': 1, 'retry': "
 			     "{'backoff_base_s': 600, 'backoff_max_s': 1000, 'limit': 2}}", "", "strict"),
 	     "id,submit_s,duration_s,request\nj,0,100,f:gpu=8\n", &log, &s);
-	expect_line(log, "[610.000] job=j event=flex_failed retry_s=1610.000\n");
-	expect_line(log, "[1615.000] job=j event=flex_failed retry_s=none\n");
+	tu_expect_line(log, "[610.000] job=j event=flex_failed retry_s=1610.000\n");
+	tu_expect_line(log, "[1615.000] job=j event=flex_failed retry_s=none\n");
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "j")->end_ns), 1615, 1e-9);
 	struct sim_flex_flavor ff = { .backoff_base_ns = 60 * SIM_NS_PER_S, .backoff_max_ns = 1800 * SIM_NS_PER_S };
 	CU_ASSERT_EQUAL(sim_flex_backoff_ns(&ff, 1), 60 * SIM_NS_PER_S);
@@ -263,7 +247,7 @@ static void test_capacity_trace(void)
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "b")->start_ns), 300, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "c")->start_ns), 500, 1e-9);
 	CU_ASSERT_EQUAL(tu_crun_job(&r, "d")->state, SIM_JOB_UNFINISHED);
-	expect_line(log, "[20.000] job=d event=flex_request flavor=f nodes=1 attempt=1 answer_s=none\n");
+	tu_expect_line(log, "[20.000] job=d event=flex_request flavor=f nodes=1 attempt=1 answer_s=none\n");
 	free(log);
 	tu_crun_free(&r);
 	snprintf(cfg, sizeof cfg, FX_CFG("6", "{'capacity_trace': '%s', 'max_provisioning_s': 250}", "", "strict"),
@@ -271,8 +255,8 @@ static void test_capacity_trace(void)
 	frun(&r, cfg, trace, &log, &s);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "a")->start_ns), 100, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "b")->start_ns), 500, 1e-9);
-	expect_line(log, "[310.000] job=b event=flex_request flavor=f nodes=2 attempt=2 answer_s=500.000 served\n");
-	expect_line(log, "[940.000] job=c event=flex_failed retry_s=1180.000\n");
+	tu_expect_line(log, "[310.000] job=b event=flex_request flavor=f nodes=2 attempt=2 answer_s=500.000 served\n");
+	tu_expect_line(log, "[940.000] job=c event=flex_failed retry_s=1180.000\n");
 	CU_ASSERT_EQUAL(tu_crun_job(&r, "c")->state, SIM_JOB_FAILED);
 	CU_ASSERT_DOUBLE_EQUAL(sim_time_to_s(tu_crun_job(&r, "c")->end_ns), 1430, 1e-9);
 	free(log);

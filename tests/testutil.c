@@ -527,6 +527,27 @@ void tu_crun_with(struct tu_crun *r, const char *config, const char *trace, cons
 	sim_diag_fini(&d);
 }
 
+void tu_crun_logged(struct tu_crun *r, const char *config, const char *trace, char **log_text)
+{
+	FILE *log = tmpfile();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+	tu_crun_with(r, config, trace, &(struct tu_crun_opts){ .seed = 1, .log = log });
+	long n = ftell(log);
+	*log_text = calloc((size_t)n + 1, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(*log_text);
+	rewind(log);
+	CU_ASSERT_EQUAL(fread(*log_text, 1, (size_t)n, log), (size_t)n);
+	fclose(log);
+}
+
+void tu_expect_line(const char *log, const char *line)
+{
+	if (!strstr(log, line)) {
+		fprintf(stderr, "\nwanted line: %s\nin log:\n%s", line, log);
+		CU_FAIL("log line");
+	}
+}
+
 void tu_crun_free(struct tu_crun *r)
 {
 	sim_engine_destroy(r->e);

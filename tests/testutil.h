@@ -144,6 +144,11 @@ void tu_crun_with(struct tu_crun *r, const char *config, const char *trace, cons
  * printed when none does). */
 void tu_expect_config_error(const char *name, const char *config, const char *want);
 void tu_crun_free(struct tu_crun *r);
+/* tu_crun_with (seed 1) with the run's event log kept in *log_text (NUL-ended,
+ * owned by the caller). */
+void tu_crun_logged(struct tu_crun *r, const char *config, const char *trace, char **log_text);
+/* Fails (printing the log) unless log holds line. */
+void tu_expect_line(const char *log, const char *line);
 /* The job of that id (fatal when there is none). */
 const struct sim_job *tu_crun_job(const struct tu_crun *r, const char *id);
 
