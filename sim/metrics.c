@@ -283,7 +283,7 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 		free(rb.count);
 		return -SIM_ENOMEM;
 	}
-	memset(out, 0, sizeof *out); /* the fields set later (engine counts) read 0 until then */
+	memset(out, 0, sizeof *out); /* the fields set later (engine counts, setters) read 0 until then */
 	rb.tmp = buf + 3 * n;
 	double *waits = buf, *jcts = buf + n, *bslds = buf + 2 * n;
 	size_t n_wait = 0, n_jct = 0, n_bsld = 0;
@@ -410,9 +410,9 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	out->v[SIM_SUM_runtime_error] = NAN;
 	out->v[SIM_SUM_decision_latency_p50_s] = NAN;
 	out->v[SIM_SUM_decision_latency_p99_s] = NAN;
-	/* Faults: per-job counts here, engine counts by sim_metrics_set_faults. */
-	for (int f = SIM_SUM_nodes_failed; f <= SIM_SUM_hangs; f++)
-		out->v[f] = 0;
+	/* Faults: per-job counts here, engine counts by sim_metrics_set_faults. The
+	 * fields that engine counts or other setters fill (faults, autoscale, spot,
+	 * capacity cost, flex) stay at the 0 of the memset above until then. */
 	out->v[SIM_SUM_stops_node_failed] = fault_stops[0];
 	out->v[SIM_SUM_stops_crashed] = fault_stops[1];
 	out->v[SIM_SUM_stops_hang] = fault_stops[2];
@@ -421,26 +421,13 @@ int sim_metrics_summarize(const struct sim_trace *t, const struct sim_cluster *c
 	out->v[SIM_SUM_lost_hang_gpu_s] = fault_lost[2];
 	out->v[SIM_SUM_stops_loss_spike] = fault_stops[3];
 	out->v[SIM_SUM_lost_loss_spike_gpu_s] = fault_lost[3];
-	out->v[SIM_SUM_retries_exhausted] = 0; /* an engine count too */
 	out->v[SIM_SUM_ettr] = busy_gpu_s > 0 ? useful_gpu_s / busy_gpu_s : NAN;
-	out->v[SIM_SUM_fault_restarts] = 0; /* engine counts: sim_metrics_set_faults */
-	out->v[SIM_SUM_time_to_recover_s] = 0;
-	out->v[SIM_SUM_time_to_detect_hang_s] = 0;
 	/* Cost by capacity type: every flavor is on demand until spot exists; the
 	 * autoscaler's part comes from sim_metrics_set_autoscale. */
-	out->v[SIM_SUM_autoscale_nodes_requested] = 0;
-	out->v[SIM_SUM_autoscale_nodes_removed] = 0;
-	out->v[SIM_SUM_autoscale_node_h] = 0;
 	out->v[SIM_SUM_cost_on_demand] = cost;
-	out->v[SIM_SUM_cost_autoscaled_idle] = 0;
 	out->v[SIM_SUM_useful_gpu_h] = useful_gpu_s / 3600.0;
 	out->v[SIM_SUM_cost_per_useful_gpu_h] = useful_gpu_s > 0 ? cost / (useful_gpu_s / 3600.0) : NAN;
-	for (int f = SIM_SUM_cost_spot; f <= SIM_SUM_lost_spot_gpu_s; f++)
-		out->v[f] = 0; /* sim_metrics_set_spot */
 	out->v[SIM_SUM_max_wait_exceeded] = (double)max_wait_out;
-	out->v[SIM_SUM_cost_capacity] = 0; /* sim_metrics_set_capacity_cost */
-	for (int f = SIM_SUM_flex_requests; f <= SIM_SUM_cost_flex; f++)
-		out->v[f] = 0; /* sim_metrics_set_flex */
 	return 0;
 }
 
