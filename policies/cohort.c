@@ -553,7 +553,7 @@ static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const
 	e->wl.priority = job->eff_priority;
 	e->wl.created = job->submit_ns; /* Kueue keeps the creation time across evictions */
 	e->wl.preemptible = job->preemptible;
-	e->wl.nom_gen = 0;
+	e->wl.nom.gen = 0;
 	for (int r = 0; r < SIM_MAX_RES; r++)
 		e->wl.flavor[r] = -1;
 	fill_request(c, v, job, &e->wl);
@@ -679,7 +679,7 @@ static void set_priority(struct cohort *c, const struct sim_view *v, uint32_t jo
 {
 	struct sim_job *j = (struct sim_job *)sim_view_job(v, job); /* eff_priority is policy-writable */
 	j->eff_priority = prio;
-	c->kq->gen++; /* priorities decide candidates: cached nominations are stale */
+	kq_invalidate(c->kq); /* priorities decide candidates: cached nominations are stale */
 	uint32_t ei = c->job_entry[job];
 	if (ei == NONE_U32)
 		return;
@@ -816,7 +816,7 @@ static void apply_preempt_caps(struct cohort *c, sim_time_t now)
 		}
 		int blocked = (double)q->n_recent >= q->max_preempt_per_hour;
 		if (c->kq->nodes[q->node].cfg.no_preemption != blocked)
-			c->kq->gen++; /* cached nominations assumed the old setting */
+			kq_invalidate(c->kq); /* cached nominations assumed the old setting */
 		c->kq->nodes[q->node].cfg.no_preemption = blocked;
 		sim_time_t free_at = q->n_recent ? q->recent[q->head_recent] + 3600 * SIM_NS_PER_S : now;
 		if (blocked && q->wake_at != free_at) {
@@ -972,13 +972,17 @@ static int set_aside(struct cohort *c, struct entry *e)
 	return 1;
 }
 
-/* Would kq_cycle answer every head from its memos with "not admissible" (NoFit or
- * NoCandidates)? Then the cycle would change nothing but leave them waiting. */
-static int all_known_inadmissible(const struct cohort *c, size_t n, sim_time_t now)
+/* Would kq_cycle leave every head "not admissible" (NoFit or NoCandidates)? Each
+ * is answered from kq's memos or nominated now, as the cycle's first step would,
+ * until one may be admitted. Then the cycle would change nothing but leave them
+ * waiting. 1, 0, or -SIM_ENOMEM. */
+static int all_inadmissible(struct cohort *c, size_t n, sim_time_t now)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!kq_known_inadmissible(c->kq, c->heads[i], now))
-			return 0;
+	for (size_t i = 0; i < n; i++) {
+		int rc = kq_inadmissible(c->kq, c->heads[i], now);
+		if (rc <= 0)
+			return rc;
+	}
 	return 1;
 }
 
@@ -1120,7 +1124,9 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 			n = collect_heads(c, now);
 		if (!n)
 			break;
-		if (all_known_inadmissible(c, n, now)) {
+		if ((rc = all_inadmissible(c, n, now)) < 0)
+			break;
+		if (rc) {
 			rc = set_aside_heads(c, n);
 			if (rc <= 0)
 				break;

@@ -84,6 +84,24 @@ struct kq_queue_cfg {
 	int no_preemption;         /* may not preempt now (run mode: preemptions-per-hour cap) */
 };
 
+/* When a memo of a nomination was made, and whether it outlives changes of other
+ * queues and time (docs/kueue-rules.md E13). A memo holds at the same time `now`
+ * while kq_sched.gen is the same. A monotone one (mono) holds at any time while
+ * kq_sched.mgen and its queue's kq_node.madd are the same (nothing changed its own
+ * queue, and every admission elsewhere was one that cannot make room or a
+ * candidate appear) and its tree has released less than `short_by` since
+ * (kq_node.released of its root against `released`): each release of x lets the
+ * request fit by at most x more. gen 0 = no memo. */
+struct kq_stamp {
+	uint64_t gen, mgen, madd;
+	sim_qty_t short_by, released;
+	sim_time_t now;
+	uint8_t mono;
+};
+
+/* A shortfall no release by other queues can close (a quota-only answer). */
+#define KQ_SHORT_INF (INT64_MAX / 4)
+
 struct kq_wl {
 	uint64_t tie;         /* last tie-break (Kueue's UID): scenario id rank, job index */
 	const char *name;     /* borrowed, for messages */
@@ -119,12 +137,11 @@ struct kq_wl {
 	uint32_t slot;        /* index in its queue's running array */
 	struct kq_wl *run_prev, *run_next; /* its priority band's list (kq_band.head) */
 	uint32_t mark;        /* cycle scratch */
-	/* owned by kq while pending: its last nomination, reused while the tree and the
-	 * time are the same (s->gen, now) and it admitted nothing (NoFit or no
-	 * preemption candidates): a head parked and offered again costs no new
-	 * preemption search. Zeroed = no cache. */
-	uint64_t nom_gen;
-	sim_time_t nom_now;
+	/* owned by kq while pending: its last nomination, reused while it still holds
+	 * (kq_stamp: the same tree, or only admissions it provably ignores) at the same
+	 * time, when it admitted nothing (NoFit or no preemption candidates): a head
+	 * parked and offered again costs no new preemption search. nom.gen 0 = no cache. */
+	struct kq_stamp nom;
 	int16_t nom_flavor[SIM_MAX_RES];
 	int8_t nom_mode, nom_level;
 	uint8_t nom_exceeds;
@@ -179,13 +196,12 @@ struct kq_node {
 	sim_qty_t *min_req;  /* n_fr: the smallest positive one ever (a bound; 0 = none yet); owned
 			      * with max_req (one block) */
 	/* Nominations of this queue that admitted nothing (NoFit, NoCandidates), by
-	 * request class: a pending workload of the same class nominated while the tree
-	 * and the time are the same (kq_sched.gen, now) gets the same answer without a
-	 * search. A queue's pending jobs are mostly a few sizes, so a queue of a
+	 * request class: a pending workload of the same class nominated while the memo
+	 * holds (kq_stamp: the same tree and time, or E13's wider rule) gets the same
+	 * answer without a search. A queue's pending jobs are mostly a few sizes, so a queue of a
 	 * thousand waiting jobs costs a few searches a change, not a thousand. */
 	struct kq_failed {
-		uint64_t gen;        /* 0: empty */
-		sim_time_t now;
+		struct kq_stamp at;  /* at.gen 0: empty */
 		sim_qty_t req[SIM_MAX_RES];
 		int32_t priority;
 		sim_time_t created;  /* part of the class only under LowerOrNewerEqualPriority */
@@ -200,6 +216,11 @@ struct kq_node {
 	 * digest matches, reading one cache line instead of every slot. */
 	uint64_t failed_digest[KQ_FAILED_CLASSES];
 	uint8_t failed_next; /* the slot the next new class takes when all are live */
+	uint64_t madd;       /* changes of this queue's running set (kq_add_running,
+			      * kq_remove_running): its monotone memos (kq_stamp) end with
+			      * the next one */
+	sim_qty_t released;  /* a root: the quantities (all resources) its queues' running
+			      * workloads released so far (kq_remove_running) */
 };
 
 /* Run mode: 1 if `flavor` has free nodes for wl's request now, else 0. Asked for
@@ -229,7 +250,12 @@ struct kq_sched {
 	uint32_t epoch;           /* mark generation */
 	uint64_t gen;             /* bumped at every change of running work, quota or settings
 				   * (kq_add_running, kq_remove_running, kq_requota; a caller
-				   * that changes a queue's cfg bumps it too); starts at 1 */
+				   * that changes a queue's cfg calls kq_invalidate); starts at 1 */
+	uint64_t mgen;            /* bumped with gen at every change except an admission that
+				   * no monotone memo of another queue can notice (E13);
+				   * starts at 1 */
+	int nom_mono;             /* during a fresh nomination: still monotone (kq_cycle.c) */
+	sim_qty_t nom_short;      /* during a fresh nomination: the least shortfall seen (E13) */
 	uint32_t skip_mark;       /* during a cycle: workloads with this mark (its victims)
 				   * are no longer candidates; 0 = none */
 	kq_room_fn room;          /* physical room for first-fit workloads; NULL = always
@@ -253,13 +279,16 @@ enum {
 	KQ_ORACLE_BOUND_BOOKED = 16,   /* an aggregate bound in a flat tree booked, not summed */
 	KQ_ORACLE_TOURNAMENT = 32,     /* fair-sharing cycle order: every tournament run in full,
 					* pending entries scanned */
-	KQ_ORACLE_ALL = 63,
+	KQ_ORACLE_MEMO_GEN = 64,       /* a memo ends at every change of the tree, admissions
+					* included (no monotone memos, E13) */
+	KQ_ORACLE_ALL = 127,
 	/* Not an oracle: a bound in a flat tree is computed both ways and a difference
 	 * counted in kq_test_bound_mismatches (of kq_test_bound_checks). */
 	KQ_ORACLE_CHECK_BOUNDS = 128,
 };
 extern int kq_test_oracle;
 extern int kq_test_bound_checks, kq_test_bound_mismatches;
+extern unsigned long kq_test_mono_hits; /* memos found live only by rule E13 (tests read it) */
 
 /* ---- building ---- */
 struct kq_sched *kq_create(int n_res, const char (*res_names)[SIM_NAME_MAX], int n_flavors,
@@ -345,11 +374,29 @@ typedef int (*kq_place_fn)(void *arg, struct kq_wl *wl, const int16_t *flavor);
 int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_t now,
 	     kq_place_fn place, void *place_arg, struct kq_decision *out);
 
+/* During a fresh nomination, a test that refused it by `short_by` (> 0): releases
+ * of at least that much may change the answer (docs/kueue-rules.md E13). */
+static inline void kq_note_shortfall(struct kq_sched *s, sim_qty_t short_by)
+{
+	if (short_by < s->nom_short)
+		s->nom_short = short_by;
+}
+
+/* Every cached nomination is stale: a caller changed something a nomination reads
+ * (a queue's settings, a running job's priority). */
+void kq_invalidate(struct kq_sched *s);
+
 /* 1 if nominating wl now would be answered from a memo (its own, or its queue's
  * request class) with NoFit or NoCandidates: a cycle of such heads only leaves
  * them waiting (KQ_W_NO_QUOTA, KQ_W_EXCEEDS_MAX_QUOTA or KQ_W_NO_CANDIDATES) and
  * changes nothing, so a caller may set them aside without running it. */
 int kq_known_inadmissible(const struct kq_sched *s, struct kq_wl *wl, sim_time_t now);
+
+/* 1 if nominating wl now gives NoFit or NoCandidates, answered from a memo or
+ * nominated now (on the live tree, as the first step of a cycle would) and
+ * remembered; 0 if it may be admitted or is never remembered (first fit); or
+ * -SIM_ENOMEM. A cycle whose heads all answer 1 changes nothing (E8). */
+int kq_inadmissible(struct kq_sched *s, struct kq_wl *wl, sim_time_t now);
 
 /* "Whom would it preempt?": flavor assignment (or the fixed one: flavor[] per
  * resource and mode KQ_FIT or KQ_PREEMPT) and the victims, into *a and out->victims. */

@@ -126,7 +126,7 @@ static enum kq_mode targets_mode(const struct kq_wl *wl, const struct kq_targets
 }
 
 /* Mode of one resource on one flavor before any preemption is simulated. */
-static enum kq_mode resource_mode(const struct kq_sched *s, const struct kq_wl *wl, int fr, sim_qty_t v,
+static enum kq_mode resource_mode(struct kq_sched *s, const struct kq_wl *wl, int fr, sim_qty_t v,
 				  int *level, int *exceeds)
 {
 	const struct kq_node *q = &s->nodes[wl->queue];
@@ -134,12 +134,14 @@ static enum kq_mode resource_mode(const struct kq_sched *s, const struct kq_wl *
 		*exceeds = q->has_quota[fr];
 		return KQ_NOFIT;
 	}
-	if (v <= kq_available(s, wl->queue, fr)) {
+	sim_qty_t avail = kq_available(s, wl->queue, fr);
+	if (v <= avail) {
 		int h = borrow_height(s, wl->queue, fr, v);
 		if (h > *level)
 			*level = h;
 		return KQ_FIT;
 	}
+	kq_note_shortfall(s, v - avail); /* a release may make it fit (E13) */
 	const struct kq_queue_cfg *cfg = &q->cfg;
 	if (q->nominal[fr] >= v || cfg->bwc || (s->fair && cfg->reclaim != KQ_NEVER) ||
 	    hier_advantage(s, wl->queue, fr, v))
@@ -498,6 +500,8 @@ static int group_of(const struct kq_queue_cfg *cfg, int r)
 }
 
 static int nominate_uncached(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct nomination *nom);
+static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct nomination *nom);
+static struct kq_scratch *cycle_scratch(struct kq_sched *s, size_t n);
 
 /* ---- memos of nominations that admitted nothing ---- */
 
@@ -532,6 +536,31 @@ static uint64_t class_digest(const struct kq_sched *s, const struct kq_wl *wl)
 	return h | 1;
 }
 
+unsigned long kq_test_mono_hits;
+
+/* Does a memo made at stamp `at` for a workload of `queue` still hold at `now`? */
+static int stamp_live(const struct kq_sched *s, int queue, const struct kq_stamp *at, sim_time_t now)
+{
+	if (!at->gen)
+		return 0;
+	if (at->gen == s->gen && at->now == now)
+		return 1;
+	const struct kq_node *q = &s->nodes[queue];
+	int live = at->mono && at->mgen == s->mgen && at->madd == q->madd &&
+		   s->nodes[q->root].released - at->released < at->short_by;
+	kq_test_mono_hits += live;
+	return live;
+}
+
+/* The stamp of a memo made now; mono: the fresh nomination was monotone, refused
+ * by at least s->nom_short. */
+static struct kq_stamp stamp_now(const struct kq_sched *s, int queue, int mono, sim_time_t now)
+{
+	const struct kq_node *q = &s->nodes[queue];
+	return (struct kq_stamp){ s->gen, s->mgen, q->madd, s->nom_short, s->nodes[q->root].released, now,
+				  (uint8_t)mono };
+}
+
 /* The live class memo of wl's queue that answers wl now, or NULL. */
 static const struct kq_failed *class_memo(const struct kq_sched *s, const struct kq_wl *wl, sim_time_t now)
 {
@@ -541,7 +570,7 @@ static const struct kq_failed *class_memo(const struct kq_sched *s, const struct
 		if (q->failed_digest[i] != d)
 			continue;
 		const struct kq_failed *f = &q->failed[i];
-		if (f->gen == s->gen && f->now == now && same_class(s, f, wl))
+		if (stamp_live(s, wl->queue, &f->at, now) && same_class(s, f, wl))
 			return f;
 	}
 	return NULL;
@@ -555,19 +584,17 @@ static int memo_applies(const struct kq_wl *wl)
 	return !(kq_test_oracle & KQ_ORACLE_NO_MEMO) && !wl->first_fit;
 }
 
-/* The workload's own memo answers it now: same tree, same time, same may-preempt. */
+/* The workload's own memo answers it now: it still holds, same time, same may-preempt. */
 static int own_memo_holds(const struct kq_sched *s, const struct kq_wl *wl, sim_time_t now)
 {
-	return wl->nom_gen == s->gen && wl->nom_now == now && wl->nom_no_preempt == wl->no_preempt;
+	return wl->nom_no_preempt == wl->no_preempt && stamp_live(s, wl->queue, &wl->nom, now);
 }
 
 /* wl's own memo takes the answer of class memo f (the same answer: f holds wl's
  * class at this tree and time), so its nomination reads it without a lookup. */
-static void own_memo_from_class(const struct kq_sched *s, struct kq_wl *wl, sim_time_t now,
-				const struct kq_failed *f)
+static void own_memo_from_class(struct kq_wl *wl, const struct kq_failed *f)
 {
-	wl->nom_gen = s->gen;
-	wl->nom_now = now;
+	wl->nom = f->at;
 	wl->nom_mode = f->mode;
 	wl->nom_level = f->level;
 	wl->nom_exceeds = f->exceeds;
@@ -584,16 +611,33 @@ int kq_known_inadmissible(const struct kq_sched *s, struct kq_wl *wl, sim_time_t
 	const struct kq_failed *f = class_memo(s, wl, now);
 	if (!f)
 		return 0;
-	own_memo_from_class(s, wl, now, f);
+	own_memo_from_class(wl, f);
 	return 1;
 }
 
-static void remember_class(struct kq_sched *s, const struct kq_wl *wl, sim_time_t now, const struct nomination *nom)
+int kq_inadmissible(struct kq_sched *s, struct kq_wl *wl, sim_time_t now)
+{
+	if (!memo_applies(wl))
+		return 0;
+	if (kq_known_inadmissible(s, wl, now))
+		return 1;
+	struct kq_scratch *sc = cycle_scratch(s, 1);
+	if (!sc)
+		return -SIM_ENOMEM;
+	struct nomination *nom = sc->noms; /* a cycle's slot: the next cycle overwrites it */
+	int rc = nominate(s, wl, now, nom);
+	if (rc)
+		return rc;
+	return nom->mode == KQ_NOFIT || nom->mode == KQ_NO_CANDIDATES;
+}
+
+static void remember_class(struct kq_sched *s, const struct kq_wl *wl, sim_time_t now, const struct nomination *nom,
+			   int mono)
 {
 	struct kq_node *q = &s->nodes[wl->queue];
 	int slot = -1;
 	for (int i = 0; i < KQ_FAILED_CLASSES && slot < 0; i++)
-		if (q->failed[i].gen != s->gen || q->failed[i].now != now)
+		if (!stamp_live(s, wl->queue, &q->failed[i].at, now))
 			slot = i; /* a stale entry */
 	if (slot < 0) {
 		slot = q->failed_next;
@@ -602,8 +646,7 @@ static void remember_class(struct kq_sched *s, const struct kq_wl *wl, sim_time_
 	struct kq_failed *f = &q->failed[slot];
 	memset(f, 0, sizeof *f);
 	q->failed_digest[slot] = class_digest(s, wl);
-	f->gen = s->gen;
-	f->now = now;
+	f->at = stamp_now(s, wl->queue, mono, now);
 	memcpy(f->req, wl->req, sizeof f->req);
 	f->priority = wl->priority;
 	f->created = wl->created;
@@ -615,6 +658,28 @@ static void remember_class(struct kq_sched *s, const struct kq_wl *wl, sim_time_
 	f->mode = (int8_t)nom->mode;
 	f->level = (int8_t)nom->level;
 	f->exceeds = (uint8_t)nom->exceeds;
+}
+
+/* May a fresh nomination of wl give a monotone memo (docs/kueue-rules.md E13)?
+ * Classical preemption, a request of one resource, and a queue alone or in a flat
+ * tree: then an answer that no victim search overturned (NoFit; or no candidates
+ * because no search was allowed or the aggregate bound ruled every set out, which
+ * classical_targets leaves kq_sched.nom_mono set for) stays true through any
+ * admission into another queue that admission_is_monotone accepts. */
+static int mono_eligible(const struct kq_sched *s, const struct kq_wl *wl)
+{
+	if (s->fair || (kq_test_oracle & KQ_ORACLE_MEMO_GEN))
+		return 0;
+	int n_requested = 0;
+	for (int r = 0; r < s->n_res; r++)
+		n_requested += wl->req[r] > 0;
+	if (n_requested != 1)
+		return 0;
+	const struct kq_node *q = &s->nodes[wl->queue];
+	if (q->parent < 0)
+		return 1;
+	const struct kq_node *p = &s->nodes[q->parent];
+	return p->parent < 0 && p->height == 1;
 }
 
 static void answer_from_memo(struct kq_wl *wl, struct nomination *nom, int mode, int level, int exceeds,
@@ -640,17 +705,20 @@ static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct
 		answer_from_memo(wl, nom, f->mode, f->level, f->exceeds, f->flavor);
 		return 0;
 	}
+	s->nom_mono = mono_eligible(s, wl);
+	s->nom_short = KQ_SHORT_INF;
 	int rc = nominate_uncached(s, wl, now, nom);
-	wl->nom_gen = 0;
+	int mono = s->nom_mono;
+	s->nom_mono = 0;
+	wl->nom.gen = 0;
 	if (!rc && memo_applies(wl) && (nom->mode == KQ_NOFIT || nom->mode == KQ_NO_CANDIDATES)) {
-		wl->nom_gen = s->gen;
-		wl->nom_now = now;
+		wl->nom = stamp_now(s, wl->queue, mono, now);
 		wl->nom_mode = (int8_t)nom->mode;
 		wl->nom_level = (int8_t)nom->level;
 		wl->nom_exceeds = (uint8_t)nom->exceeds;
 		wl->nom_no_preempt = wl->no_preempt;
 		memcpy(wl->nom_flavor, nom->flavor, sizeof wl->nom_flavor);
-		remember_class(s, wl, now, nom);
+		remember_class(s, wl, now, nom, mono);
 	}
 	return rc;
 }

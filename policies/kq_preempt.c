@@ -628,11 +628,15 @@ static sim_qty_t flat_available(const struct kq_node *q, const struct kq_node *r
 	return (la > 0 ? la : 0) + parent_avail;
 }
 
-/* kq_fits_quota on the tree with the flat removals out. */
-static int flat_fits(const struct kq_sched *s, const struct bound_acc *b, const struct kq_wl *pre,
-		     const int16_t *flavor, int allow_borrow)
+/* kq_fits_quota on the tree with the flat removals out, as a shortfall: <= 0 fits;
+ * else by how much the request is short where it fits least (docs/kueue-rules.md
+ * E13), KQ_SHORT_INF when the queue's own quota refuses it (what other queues
+ * release cannot change that). */
+static sim_qty_t flat_shortfall(const struct kq_sched *s, const struct bound_acc *b, const struct kq_wl *pre,
+				const int16_t *flavor, int allow_borrow)
 {
 	const struct kq_node *q = &s->nodes[pre->queue], *root = &s->nodes[q->parent];
+	sim_qty_t worst = 0;
 	for (int r = 0; r < s->n_res; r++) {
 		sim_qty_t v = pre->req[r];
 		if (v <= 0 || flavor[r] < 0)
@@ -640,22 +644,25 @@ static int flat_fits(const struct kq_sched *s, const struct bound_acc *b, const 
 		int fr = kq_fr(s, flavor[r], r);
 		sim_qty_t uq = q->usage[fr] - b->own_rm[fr], ur = root->usage[fr] - b->root_rm[fr];
 		if (!allow_borrow && uq + v > q->subtree[fr])
-			return 0;
-		if (v > flat_available(q, root, fr, uq, ur))
-			return 0;
+			return KQ_SHORT_INF;
+		sim_qty_t sh = v - flat_available(q, root, fr, uq, ur);
+		if (sh > worst)
+			worst = sh;
 	}
-	return 1;
+	return worst;
 }
 
-/* Tests the fit with the removals out, and ends the bound (bookings undone). */
-static int bound_end(struct kq_sched *s, struct bound_acc *b, const struct kq_wl *pre, const int16_t *flavor,
-		     int allow_borrow)
+/* Tests the fit with the removals out, and ends the bound (bookings undone): a
+ * shortfall as flat_shortfall's; booked, 1 for "does not fit" (the least: any
+ * release may change it). */
+static sim_qty_t bound_end(struct kq_sched *s, struct bound_acc *b, const struct kq_wl *pre, const int16_t *flavor,
+			   int allow_borrow)
 {
 	if (b->flat)
-		return flat_fits(s, b, pre, flavor, allow_borrow);
+		return flat_shortfall(s, b, pre, flavor, allow_borrow);
 	int fits = kq_fits_quota(s, pre, flavor, allow_borrow);
 	restore_taken(s, b->tk, b->n);
-	return fits;
+	return fits ? 0 : 1;
 }
 
 /* The queues a bound looks at: in a flat tree the root's children, else every node
@@ -734,8 +741,9 @@ static sim_qty_t root_take(struct kq_sched *s, const struct bound_key *k)
 /* A flat bound with one contested fr from the per-root sums (docs/kueue-rules.md
  * E11): the others' part is the root's sum less the preemptor's queue's own term;
  * the preemptor's queue loses what its own policy allows. */
-static int flat_bound_by_sums(struct kq_sched *s, struct bound_acc *b, const struct kq_wl *pre, const int16_t *flavor,
-			      int fr, const struct bound_key *k, enum kq_policy own_policy, int allow_borrow)
+static sim_qty_t flat_bound_by_sums(struct kq_sched *s, struct bound_acc *b, const struct kq_wl *pre,
+				    const int16_t *flavor, int fr, const struct bound_key *k, enum kq_policy own_policy,
+				    int allow_borrow)
 {
 	const struct kq_node *q = &s->nodes[pre->queue];
 	b->root_rm[fr] = root_take(s, k) - other_take(q, k);
@@ -744,7 +752,7 @@ static int flat_bound_by_sums(struct kq_sched *s, struct bound_acc *b, const str
 		if (v > 0)
 			bound_take(s, b, pre->queue, fr, v);
 	}
-	return flat_fits(s, b, pre, flavor, allow_borrow);
+	return flat_shortfall(s, b, pre, flavor, allow_borrow);
 }
 
 /* The only contested fr, or -1 when there are several (or none). */
@@ -907,12 +915,13 @@ static void bound_walk(struct kq_sched *s, struct nested_bound *nb, int n)
 		bound_walk(s, nb, nd->children[k]);
 }
 
-static int attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
-			      const uint8_t *contested, int allow_borrow, int advantage, int try_flat)
+/* One attempt's bound as a shortfall (bound_end's): <= 0 when victims might make room. */
+static sim_qty_t attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+				    const uint8_t *contested, int allow_borrow, int advantage, int try_flat)
 {
 	struct bound_acc b;
 	if (bound_begin(s, pre, try_flat, &b))
-		return 1; /* no bound: search in full */
+		return 0; /* no bound: search in full */
 	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
 	int one = b.flat ? single_contested(s, contested) : -1;
 	if (one >= 0) {
@@ -962,13 +971,14 @@ static int check_bound(int fast, int booked)
 	return fast;
 }
 
-static int attempt_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
-			      const uint8_t *contested, int allow_borrow, int advantage)
+/* attempt_bound_once's shortfall; the tests' check compares the fit both ways. */
+static sim_qty_t attempt_bound_short(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+				     const uint8_t *contested, int allow_borrow, int advantage)
 {
-	int fits = attempt_bound_once(s, pre, flavor, contested, allow_borrow, advantage, 1);
+	sim_qty_t sh = attempt_bound_once(s, pre, flavor, contested, allow_borrow, advantage, 1);
 	if ((kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS) && flat_tree(s, pre->queue))
-		return check_bound(fits, attempt_bound_once(s, pre, flavor, contested, allow_borrow, advantage, 0));
-	return fits;
+		check_bound(sh <= 0, attempt_bound_once(s, pre, flavor, contested, allow_borrow, advantage, 0) <= 0);
+	return sh;
 }
 
 /* A bound before any job is looked at, per attempt (the one that may borrow takes
@@ -990,8 +1000,14 @@ static int hopeless_classical(struct kq_sched *s, const struct kq_wl *pre, const
 		}
 	if (s->n_nodes && (q->parent >= 0 && s->nodes[q->parent].parent >= 0))
 		advantage = 1; /* nested cohorts: hierarchy is subtler; no bound from it */
-	return !attempt_bound_fits(s, pre, flavor, contested, 1, advantage) &&
-	       !attempt_bound_fits(s, pre, flavor, contested, 0, advantage);
+	sim_qty_t with_borrow = attempt_bound_short(s, pre, flavor, contested, 1, advantage);
+	if (with_borrow <= 0)
+		return 0;
+	sim_qty_t without = attempt_bound_short(s, pre, flavor, contested, 0, advantage);
+	if (without <= 0)
+		return 0;
+	kq_note_shortfall(s, with_borrow < without ? with_borrow : without);
+	return 1;
 }
 
 /* ---- classical search as a lazy merge (docs/kueue-rules.md E9) ----
@@ -1297,7 +1313,8 @@ static int classical_targets(struct kq_sched *s, struct kq_wl *pre, const int16_
 			     const uint8_t *contested, sim_time_t now, struct kq_targets *out)
 {
 	if (!(kq_test_oracle & KQ_ORACLE_CLASSICAL_BOUND) && hopeless_classical(s, pre, flavor, contested))
-		return 0;
+		return 0; /* by the bound: a monotone answer (E13) if the nomination is one */
+	s->nom_mono = 0; /* a victim search decides: candidates may appear with any admission */
 	struct classical_ctx x = { .s = s, .pre = pre, .flavor = flavor, .contested = contested, .now = now };
 	struct cl_lazy lazy = { &x, cl_bufs_get(s), 0 };
 	if (!lazy.b)
@@ -2063,7 +2080,7 @@ static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const in
 	if (one >= 0) { /* with one contested fr, "not within nominal" is "borrows on it" */
 		struct bound_key k = { .root = b.root, .fr = one, .kind = BK_FAIR, .policy = cfg->reclaim,
 				       .prio = pre->priority };
-		return flat_bound_by_sums(s, &b, pre, flavor, one, &k, cfg->within, 1);
+		return flat_bound_by_sums(s, &b, pre, flavor, one, &k, cfg->within, 1) <= 0;
 	}
 	const int32_t *nodes;
 	size_t n_nodes;
@@ -2086,7 +2103,7 @@ static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const in
 				bound_take(s, &b, i, fr, v);
 		}
 	}
-	return bound_end(s, &b, pre, flavor, 1);
+	return bound_end(s, &b, pre, flavor, 1) <= 0;
 }
 
 static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,

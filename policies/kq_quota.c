@@ -64,6 +64,7 @@ struct kq_sched *kq_create(int n_res, const char (*res_names)[SIM_NAME_MAX], int
 	if (!s)
 		return NULL;
 	s->gen = 1;
+	s->mgen = 1;
 	s->n_res = n_res;
 	s->n_flavors = n_flavors;
 	s->n_fr = n_res * n_flavors;
@@ -466,6 +467,33 @@ static void band_unlink(struct kq_band *b, struct kq_wl *wl)
 	wl->run_prev = wl->run_next = NULL;
 }
 
+void kq_invalidate(struct kq_sched *s)
+{
+	s->gen++;
+	s->mgen++;
+}
+
+/* Can admitting wl leave every monotone memo of another queue true
+ * (docs/kueue-rules.md E13)? When on each flavor-resource it takes its queue was
+ * already over its quota or stays within it, and it is no larger than a job the
+ * queue already held: then what a classical bound may take from the queue grows by
+ * no more than the root's usage does. Read before wl is booked. */
+static int admission_is_monotone(const struct kq_sched *s, const struct kq_wl *wl)
+{
+	const struct kq_node *q = &s->nodes[wl->queue];
+	for (int r = 0; r < s->n_res; r++) {
+		if (wl->req[r] <= 0 || wl->flavor[r] < 0)
+			continue;
+		int fr = kq_fr(s, wl->flavor[r], r);
+		sim_qty_t u = q->usage[fr], x = wl->req[r];
+		if (!(u > q->subtree[fr] || u + x <= q->subtree[fr]))
+			return 0;
+		if (!q->max_req || x > q->max_req[fr])
+			return 0;
+	}
+	return 1;
+}
+
 int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 {
 	struct kq_node *q = &s->nodes[wl->queue];
@@ -483,6 +511,7 @@ int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 	struct kq_band *b = band_of(s, q, wl->priority);
 	if (!b)
 		return -SIM_ENOMEM;
+	int monotone = admission_is_monotone(s, wl);
 	wl->slot = (uint32_t)q->n_running;
 	q->running[q->n_running++] = wl;
 	book(s, wl, +1);
@@ -490,6 +519,9 @@ int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 	band_link(b, wl);
 	q->n_evicted += wl->evicted != 0;
 	s->gen++;
+	q->madd++;
+	if (!monotone || (kq_test_oracle & KQ_ORACLE_MEMO_GEN))
+		s->mgen++;
 	return 0;
 }
 
@@ -505,13 +537,19 @@ void kq_remove_running(struct kq_sched *s, struct kq_wl *wl)
 	band_unlink(b, wl);
 	q->n_evicted -= wl->evicted != 0;
 	s->gen++;
+	q->madd++;
+	for (int r = 0; r < s->n_res; r++) /* book()'s quantities */
+		if (wl->req[r] > 0 && wl->flavor[r] >= 0)
+			s->nodes[q->root].released += wl->req[r];
+	if (kq_test_oracle & KQ_ORACLE_MEMO_GEN)
+		s->mgen++;
 }
 
 void kq_set_weight(struct kq_sched *s, int node, int64_t weight_milli)
 {
 	s->nodes[node].weight_milli = weight_milli;
 	s->nodes[node].share_ok = 0;
-	s->gen++;
+	kq_invalidate(s);
 }
 
 int kq_set_running_priority(struct kq_sched *s, struct kq_wl *wl, int32_t prio)
@@ -527,13 +565,13 @@ int kq_set_running_priority(struct kq_sched *s, struct kq_wl *wl, int32_t prio)
 	wl->priority = prio;
 	band_update(s, wl, to, +1);
 	band_link(to, wl);
-	s->gen++;
+	kq_invalidate(s);
 	return 0;
 }
 
 void kq_requota(struct kq_sched *s)
 {
-	s->gen++;
+	kq_invalidate(s);
 	for (size_t i = 0; i < s->n_nodes; i++)
 		memset(s->nodes[i].usage, 0, (size_t)s->n_fr * sizeof(sim_qty_t));
 	compute_all_quota(s);

@@ -594,7 +594,7 @@ static struct kq_wl *set_allow(struct scn *sc, const char *const *names, int job
 		w->allow[w->n_allow++] = (int16_t)kq_flavor_find(sc->kq, names[k]);
 	w->job_order = (uint8_t)job_order;
 	w->first_fit = (uint8_t)first_fit;
-	w->nom_gen = 0;
+	w->nom.gen = 0;
 	return w;
 }
 
@@ -793,6 +793,112 @@ static sim_qty_t band_qty(const struct kq_sched *s, int q, int32_t prio)
  * its old band let a lower-priority preemptor's bound count it (or miss it), which
  * changed decisions (found by the cohort suite's differential test). Removing it
  * afterwards leaves every band empty. */
+/* Rule E13 by hand (docs/kueue-rules.md): a flat cohort of 12 GPUs, queues a, b, c
+ * of nominal 4 each (no lending limits: the root holds all usage), classical
+ * (within LowerPriority, reclaim Any). a runs 6 at priority 5 (borrowing 2), b 4,
+ * c 2: full. a's head h (priority 5, 3 GPUs) can take nothing: a borrows, so only
+ * its own lower priorities count, and it has none; the bound refuses it short by 3
+ * (0 free of 3). That memo outlives time, a release of 2 and a monotone admission
+ * (1 GPU into c, which stays within its quota), and ends when 3 have been released
+ * in all; an admission that takes b over its quota ends another one at once, and
+ * so does any change of a itself. Each memo's answer is checked against a fresh
+ * nomination (no memos). */
+static struct kq_wl running_job(int q, int32_t prio, int gpus, uint32_t tie)
+{
+	return (struct kq_wl){ .queue = q, .priority = prio, .admitted = 10, .tie = tie, .req = { G(gpus) },
+			       .flavor = { 0 }, .preemptible = 1 };
+}
+
+static int fresh_inadmissible(struct kq_sched *s, struct kq_wl *h, sim_time_t now)
+{
+	int saved = kq_test_oracle;
+	kq_test_oracle = KQ_ORACLE_NO_MEMO;
+	int rc = kq_inadmissible(s, h, now); /* NO_MEMO: nothing is remembered, 0 */
+	struct kq_decision d = { 0 };
+	struct kq_wl *heads[1] = { h };
+	CU_ASSERT_EQUAL_FATAL(kq_cycle(s, heads, 1, now, NULL, NULL, &d), 0);
+	int waiting = d.waiting.n == 1 && d.waiting.v[0].why == KQ_W_NO_CANDIDATES && d.admitted.n == 0 &&
+		      d.victims.n == 0;
+	kq_decision_free(&d);
+	kq_test_oracle = saved;
+	CU_ASSERT_EQUAL(rc, 0);
+	return waiting;
+}
+
+static void test_kq_monotone_memo_by_hand(void)
+{
+	struct kq_sched *s = one_flavor();
+	int co = kq_add_node(s, "co", 0);
+	int a = add_queue(s, "a", co, G(4), KQ_UNSET, KQ_UNSET);
+	int b = add_queue(s, "b", co, G(4), KQ_UNSET, KQ_UNSET);
+	int c = add_queue(s, "c", co, G(4), KQ_UNSET, KQ_UNSET);
+	for (int q = a; q <= c; q++) {
+		s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
+		s->nodes[q].cfg.reclaim = KQ_ANY;
+	}
+	CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+	struct kq_wl ra = running_job(a, 5, 6, 1), rb = running_job(b, 1, 4, 2), rc2 = running_job(c, 0, 2, 3);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &ra), 0);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &rb), 0);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &rc2), 0);
+	struct kq_wl h = { .queue = a, .priority = 5, .created = 20, .tie = 9, .req = { G(3) }, .flavor = { -1 },
+			   .preemptible = 1 };
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 100), 0); /* never nominated */
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 100), 1);       /* nominated now: NoCandidates */
+	CU_ASSERT_EQUAL(h.nom.mono, 1);
+	CU_ASSERT_EQUAL(h.nom.short_by, G(3));
+	unsigned long hits = kq_test_mono_hits;
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 200), 1); /* later: time alone changes nothing */
+	CU_ASSERT(kq_test_mono_hits > hits);
+	kq_remove_running(s, &rc2); /* 2 released, short by 1 still */
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 300), 1);
+	CU_ASSERT(fresh_inadmissible(s, &h, 300));
+	struct kq_wl c1 = running_job(c, 0, 1, 4);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &c1), 0); /* monotone: c stays within 4, 1 <= its largest */
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 300), 1);
+	CU_ASSERT(fresh_inadmissible(s, &h, 300));
+	kq_remove_running(s, &c1); /* 3 released in all: the memo may be wrong now, so it ends */
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 400), 0);
+	CU_ASSERT(fresh_inadmissible(s, &h, 400)); /* 2 free: the admission between is not credited */
+
+	/* With c's 2 back the memo is new; b over its quota ends it: b's jobs become
+	 * reclaimable (a non-monotone admission). */
+	struct kq_wl c2 = running_job(c, 0, 2, 5);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &c2), 0);
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 500), 1);
+	kq_remove_running(s, &c2);
+	struct kq_wl b1 = running_job(b, 1, 1, 6);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 500), 1); /* 2 released: short by 1 */
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &b1), 0);      /* b: 4 -> 5 > 4 */
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 500), 0);
+	CU_ASSERT(fresh_inadmissible(s, &h, 500)); /* still none (a borrows): the rule is only safe */
+
+	/* Any change of a's own running set ends a's memos. */
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 600), 1);
+	struct kq_wl a1 = running_job(a, 0, 1, 7);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &a1), 0);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 600), 0);
+
+	/* The oracle bit: memos end at every change. */
+	kq_test_oracle = KQ_ORACLE_MEMO_GEN;
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 700), 1);
+	CU_ASSERT_EQUAL(h.nom.mono, 0);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 800), 0); /* another time */
+	kq_test_oracle = 0;
+
+	/* Full again (a 7, b 5): the bound takes a1 (priority 0) out and is short by 2;
+	 * b releases 4 at once and h fits. */
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 900), 1);
+	CU_ASSERT_EQUAL(h.nom.short_by, G(2));
+	kq_remove_running(s, &rb);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 900), 0);
+	CU_ASSERT(!fresh_inadmissible(s, &h, 900));
+	kq_remove_running(s, &a1);
+	kq_remove_running(s, &b1);
+	kq_remove_running(s, &ra);
+	kq_destroy(s);
+}
+
 static void test_kq_running_priority_moves_band(void)
 {
 	struct kq_sched *s = one_flavor();
@@ -833,6 +939,7 @@ static void test_kq_running_priority_moves_band(void)
 static CU_TestInfo kq_tests[] = {
 	{ "flat_bounds_match_booked", test_kq_flat_bounds_match_booked },
 	{ "cycle_same_as_oracle", test_kq_cycle_same_as_oracle },
+	{ "monotone_memo_by_hand", test_kq_monotone_memo_by_hand },
 	{ "running_priority_moves_band", test_kq_running_priority_moves_band },
 	{ "lending_example", test_kq_lending_example },
 	{ "borrowing_limit_and_nested", test_kq_borrowing_limit_and_nested },
