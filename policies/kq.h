@@ -95,6 +95,12 @@ struct kq_queue_cfg {
 struct kq_stamp {
 	uint64_t gen, mgen, madd;
 	sim_qty_t short_by, released;
+	/* fr >= 0: the one flavor-resource every test of the answer read, in a queue
+	 * without a borrowing limit on it; then the root's kq_node.freed[fr] since
+	 * `freed` counts instead of `released` (admissions that every test sees whole
+	 * are credited back). -1: `released`. */
+	int32_t fr;
+	sim_qty_t freed;
 	sim_time_t now;
 	uint8_t mono;
 };
@@ -221,6 +227,9 @@ struct kq_node {
 			      * the next one */
 	sim_qty_t released;  /* a root: the quantities (all resources) its queues' running
 			      * workloads released so far (kq_remove_running) */
+	sim_qty_t *freed;    /* a root, per fr: what its usage fell by as workloads were
+			      * released, less what admissions into queues that stay within
+			      * their quota took back (kq_add_running); in the per-fr block */
 };
 
 /* Run mode: 1 if `flavor` has free nodes for wl's request now, else 0. Asked for
@@ -256,6 +265,7 @@ struct kq_sched {
 				   * starts at 1 */
 	int nom_mono;             /* during a fresh nomination: still monotone (kq_cycle.c) */
 	sim_qty_t nom_short;      /* during a fresh nomination: the least shortfall seen (E13) */
+	int32_t nom_fr;           /* ... the fr its tests read: -1 none yet, -2 several */
 	uint32_t skip_mark;       /* during a cycle: workloads with this mark (its victims)
 				   * are no longer candidates; 0 = none */
 	kq_room_fn room;          /* physical room for first-fit workloads; NULL = always
@@ -376,10 +386,14 @@ int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_
 
 /* During a fresh nomination, a test that refused it by `short_by` (> 0): releases
  * of at least that much may change the answer (docs/kueue-rules.md E13). */
-static inline void kq_note_shortfall(struct kq_sched *s, sim_qty_t short_by)
+static inline void kq_note_shortfall(struct kq_sched *s, int fr, sim_qty_t short_by)
 {
 	if (short_by < s->nom_short)
 		s->nom_short = short_by;
+	if (s->nom_fr == -1)
+		s->nom_fr = fr;
+	else if (s->nom_fr != fr)
+		s->nom_fr = -2;
 }
 
 /* Every cached nomination is stale: a caller changed something a nomination reads

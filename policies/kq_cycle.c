@@ -141,7 +141,7 @@ static enum kq_mode resource_mode(struct kq_sched *s, const struct kq_wl *wl, in
 			*level = h;
 		return KQ_FIT;
 	}
-	kq_note_shortfall(s, v - avail); /* a release may make it fit (E13) */
+	kq_note_shortfall(s, fr, v - avail); /* a release may make it fit (E13) */
 	const struct kq_queue_cfg *cfg = &q->cfg;
 	if (q->nominal[fr] >= v || cfg->bwc || (s->fair && cfg->reclaim != KQ_NEVER) ||
 	    hier_advantage(s, wl->queue, fr, v))
@@ -546,8 +546,9 @@ static int stamp_live(const struct kq_sched *s, int queue, const struct kq_stamp
 	if (at->gen == s->gen && at->now == now)
 		return 1;
 	const struct kq_node *q = &s->nodes[queue];
-	int live = at->mono && at->mgen == s->mgen && at->madd == q->madd &&
-		   s->nodes[q->root].released - at->released < at->short_by;
+	const struct kq_node *root = &s->nodes[q->root];
+	sim_qty_t since = at->fr >= 0 ? root->freed[at->fr] - at->freed : root->released - at->released;
+	int live = at->mono && at->mgen == s->mgen && at->madd == q->madd && since < at->short_by;
 	kq_test_mono_hits += live;
 	return live;
 }
@@ -556,9 +557,10 @@ static int stamp_live(const struct kq_sched *s, int queue, const struct kq_stamp
  * by at least s->nom_short. */
 static struct kq_stamp stamp_now(const struct kq_sched *s, int queue, int mono, sim_time_t now)
 {
-	const struct kq_node *q = &s->nodes[queue];
-	return (struct kq_stamp){ s->gen, s->mgen, q->madd, s->nom_short, s->nodes[q->root].released, now,
-				  (uint8_t)mono };
+	const struct kq_node *q = &s->nodes[queue], *root = &s->nodes[q->root];
+	int32_t fr = s->nom_fr >= 0 && q->borrow_limit[s->nom_fr] == KQ_UNSET ? s->nom_fr : -1;
+	return (struct kq_stamp){ s->gen, s->mgen, q->madd, s->nom_short, root->released, fr,
+				  fr >= 0 ? root->freed[fr] : 0, now, (uint8_t)mono };
 }
 
 /* The live class memo of wl's queue that answers wl now, or NULL. */
@@ -707,6 +709,7 @@ static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct
 	}
 	s->nom_mono = mono_eligible(s, wl);
 	s->nom_short = KQ_SHORT_INF;
+	s->nom_fr = -1;
 	int rc = nominate_uncached(s, wl, now, nom);
 	int mono = s->nom_mono;
 	s->nom_mono = 0;

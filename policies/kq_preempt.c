@@ -1006,7 +1006,11 @@ static int hopeless_classical(struct kq_sched *s, const struct kq_wl *pre, const
 	sim_qty_t without = attempt_bound_short(s, pre, flavor, contested, 0, advantage);
 	if (without <= 0)
 		return 0;
-	kq_note_shortfall(s, with_borrow < without ? with_borrow : without);
+	int fr = -1; /* the request's one flavor-resource (mono nominations ask for one) */
+	for (int r = 0; r < s->n_res; r++)
+		if (pre->req[r] > 0 && flavor[r] >= 0)
+			fr = fr == -1 ? kq_fr(s, flavor[r], r) : -2;
+	kq_note_shortfall(s, fr, with_borrow < without ? with_borrow : without);
 	return 1;
 }
 

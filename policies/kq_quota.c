@@ -150,11 +150,11 @@ int kq_res_find(const struct kq_sched *s, const char *name)
 	return -1;
 }
 
-/* One block for the per-fr arrays: 7 quantity arrays and 2 byte arrays. */
+/* One block for the per-fr arrays: 8 quantity arrays and 2 byte arrays. */
 static int node_alloc_blocks(struct kq_node *n, int n_fr)
 {
 	size_t q = (size_t)(n_fr ? n_fr : 1);
-	sim_qty_t *blk = calloc(q * 7 * sizeof(sim_qty_t) + q * 2, 1);
+	sim_qty_t *blk = calloc(q * 8 * sizeof(sim_qty_t) + q * 2, 1);
 	if (!blk)
 		return -SIM_ENOMEM;
 	n->nominal = blk;
@@ -164,7 +164,8 @@ static int node_alloc_blocks(struct kq_node *n, int n_fr)
 	n->local = blk + 4 * q;
 	n->usage = blk + 5 * q;
 	n->potential = blk + 6 * q;
-	n->has_quota = (uint8_t *)(blk + 7 * q);
+	n->freed = blk + 7 * q;
+	n->has_quota = (uint8_t *)(blk + 8 * q);
 	n->subtree_has = n->has_quota + q;
 	for (size_t i = 0; i < q; i++)
 		n->borrow_limit[i] = n->lend_limit[i] = KQ_UNSET;
@@ -467,6 +468,32 @@ static void band_unlink(struct kq_band *b, struct kq_wl *wl)
 	wl->run_prev = wl->run_next = NULL;
 }
 
+/* book() for a real admission (+1) or release (-1), keeping the root's `freed`
+ * (docs/kueue-rules.md E13): a release adds what the root's usage fell by; an
+ * admission into a queue that stays within its quota there takes back what the
+ * root's usage rose by (such a queue offers no bound anything, before or after, so
+ * every test of another queue's memo sees the rise whole); any other admission
+ * leaves it. */
+static void book_counting_freed(struct kq_sched *s, const struct kq_wl *wl, int sign)
+{
+	const struct kq_node *q = &s->nodes[wl->queue];
+	struct kq_node *root = &s->nodes[q->root];
+	sim_qty_t before[SIM_MAX_RES];
+	for (int r = 0; r < s->n_res; r++)
+		if (wl->req[r] > 0 && wl->flavor[r] >= 0)
+			before[r] = root->usage[kq_fr(s, wl->flavor[r], r)];
+	book(s, wl, sign);
+	for (int r = 0; r < s->n_res; r++) {
+		if (wl->req[r] <= 0 || wl->flavor[r] < 0)
+			continue;
+		int fr = kq_fr(s, wl->flavor[r], r);
+		if (sign < 0)
+			root->freed[fr] += before[r] - root->usage[fr];
+		else if (q->usage[fr] <= q->subtree[fr])
+			root->freed[fr] -= root->usage[fr] - before[r];
+	}
+}
+
 void kq_invalidate(struct kq_sched *s)
 {
 	s->gen++;
@@ -514,7 +541,7 @@ int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 	int monotone = admission_is_monotone(s, wl);
 	wl->slot = (uint32_t)q->n_running;
 	q->running[q->n_running++] = wl;
-	book(s, wl, +1);
+	book_counting_freed(s, wl, +1);
 	band_update(s, wl, b, +1);
 	band_link(b, wl);
 	q->n_evicted += wl->evicted != 0;
@@ -531,7 +558,7 @@ void kq_remove_running(struct kq_sched *s, struct kq_wl *wl)
 	struct kq_wl *last = q->running[--q->n_running];
 	q->running[wl->slot] = last;
 	last->slot = wl->slot;
-	book(s, wl, -1);
+	book_counting_freed(s, wl, -1);
 	struct kq_band *b = band_of(s, q, wl->priority); /* exists: it was added */
 	band_update(s, wl, b, -1);
 	band_unlink(b, wl);

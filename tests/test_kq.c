@@ -799,9 +799,9 @@ static sim_qty_t band_qty(const struct kq_sched *s, int q, int32_t prio)
  * c 2: full. a's head h (priority 5, 3 GPUs) can take nothing: a borrows, so only
  * its own lower priorities count, and it has none; the bound refuses it short by 3
  * (0 free of 3). That memo outlives time, a release of 2 and a monotone admission
- * (1 GPU into c, which stays within its quota), and ends when 3 have been released
- * in all; an admission that takes b over its quota ends another one at once, and
- * so does any change of a itself. Each memo's answer is checked against a fresh
+ * (1 GPU into c, which stays within its quota and is credited back), and ends
+ * when the tree has freed 3; an admission that takes b over its quota ends
+ * another one at once, and so does any change of a itself. Each memo's answer is checked against a fresh
  * nomination (no memos). */
 static struct kq_wl running_job(int q, int32_t prio, int gpus, uint32_t tie)
 {
@@ -847,6 +847,7 @@ static void test_kq_monotone_memo_by_hand(void)
 	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 100), 1);       /* nominated now: NoCandidates */
 	CU_ASSERT_EQUAL(h.nom.mono, 1);
 	CU_ASSERT_EQUAL(h.nom.short_by, G(3));
+	CU_ASSERT_EQUAL(h.nom.fr, 0); /* one flavor-resource, no borrowing limit: `freed` counts */
 	unsigned long hits = kq_test_mono_hits;
 	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 200), 1); /* later: time alone changes nothing */
 	CU_ASSERT(kq_test_mono_hits > hits);
@@ -857,9 +858,11 @@ static void test_kq_monotone_memo_by_hand(void)
 	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &c1), 0); /* monotone: c stays within 4, 1 <= its largest */
 	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 300), 1);
 	CU_ASSERT(fresh_inadmissible(s, &h, 300));
-	kq_remove_running(s, &c1); /* 3 released in all: the memo may be wrong now, so it ends */
-	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 400), 0);
-	CU_ASSERT(fresh_inadmissible(s, &h, 400)); /* 2 free: the admission between is not credited */
+	/* 3 released in all, but the 1 c took back in between is credited (c stays within
+	 * its quota, so every test saw it whole): freed 2 < 3, still known, and right. */
+	kq_remove_running(s, &c1);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 400), 1);
+	CU_ASSERT(fresh_inadmissible(s, &h, 400));
 
 	/* With c's 2 back the memo is new; b over its quota ends it: b's jobs become
 	 * reclaimable (a non-monotone admission). */
