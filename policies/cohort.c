@@ -48,22 +48,24 @@
 /* A queued or running job's workload; `wl` first so a kq_wl* converts back. */
 struct entry {
 	struct kq_wl wl;
-	uint32_t job;   /* job index */
-	uint32_t self;  /* its own index in the pool */
-	uint32_t tq;    /* its trace queue (index of qs): the job's, kept here so the pass
-			 * does not read the job array for it */
-	uint8_t running; /* quota reserved: booked in the kq tree (Kueue's "admitted") */
-	uint8_t placed;  /* on nodes (proposed or started); 0 while it waits for nodes */
-	uint8_t pending; /* in its queue's pending set (queued, not holding quota) */
-	uint8_t parked_flag; /* naive pending sets only (tests' oracle): set aside */
+	/* What a visit of a pending head reads, next to the end of wl (kq_wl's own
+	 * visited fields): */
+	uint64_t parked_in; /* the queue's park epoch it was set aside in (0 = never) */
 	sim_time_t evicted_at; /* when it was last preempted (SIM_TIME_NONE: never) */
-	struct sim_order_key key; /* the order policy's rank, while pending (keyed cohorts) */
 	/* Pending-set links (entry indices, NONE_U32 = none): the left, right and parent
 	 * of its node in the queue's treap; the naive set keeps its slot in `left`. The
 	 * treap is also threaded in queue order: `next` is the entry after it (NONE_U32:
 	 * the last), so the head search steps in O(1). */
-	uint32_t left, right, up, next, prev;
-	uint64_t parked_in; /* the queue's park epoch it was set aside in (0 = never) */
+	uint32_t next, prev, left, right, up;
+	uint32_t tq;    /* its trace queue (index of qs): the job's, kept here so the pass
+			 * does not read the job array for it */
+	uint32_t job;   /* job index */
+	uint32_t self;  /* its own index in the pool */
+	uint8_t running; /* quota reserved: booked in the kq tree (Kueue's "admitted") */
+	uint8_t placed;  /* on nodes (proposed or started); 0 while it waits for nodes */
+	uint8_t pending; /* in its queue's pending set (queued, not holding quota) */
+	uint8_t parked_flag; /* naive pending sets only (tests' oracle): set aside */
+	struct sim_order_key key; /* the order policy's rank, while pending (keyed cohorts) */
 };
 
 struct qstate {
@@ -503,6 +505,7 @@ static void fill_request(const struct cohort *c, const struct sim_view *v, const
 	wl->first_fit = wl->job_order = c->fb == FB_FIRST_FIT && job->n_opts > 1;
 	/* Its options' own requests, when they differ (first fit only). */
 	wl->opt_req = NULL;
+	wl->digest = 0; /* its class changed: kq computes the digest again */
 	if (wl->first_fit && wl->n_allow && c->job_row && c->job_row[job->idx] != NONE_U32)
 		wl->opt_req = c->opt_rows + (size_t)c->job_row[job->idx] * SIM_MAX_RES;
 }

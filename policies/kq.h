@@ -94,14 +94,14 @@ struct kq_queue_cfg {
  * request fit by at most x more. gen 0 = no memo. */
 struct kq_stamp {
 	uint64_t gen, mgen, madd;
-	sim_qty_t short_by, released;
-	/* fr >= 0: the one flavor-resource every test of the answer read, in a queue
-	 * without a borrowing limit on it; then the root's kq_node.freed[fr] since
-	 * `freed` counts instead of `released` (admissions that every test sees whole
-	 * are credited back). -1: `released`. */
-	int32_t fr;
-	sim_qty_t freed;
+	sim_qty_t short_by;
+	/* What the tree had freed when it was made: with fr >= 0 (the one
+	 * flavor-resource every test of the answer read, in a queue without a borrowing
+	 * limit on it) the root's kq_node.freed[fr], which credits back admissions that
+	 * every test sees whole; with fr -1 the root's kq_node.released. */
+	sim_qty_t base;
 	sim_time_t now;
+	int32_t fr;
 	uint8_t mono;
 };
 
@@ -111,7 +111,6 @@ struct kq_stamp {
 struct kq_wl {
 	uint64_t tie;         /* last tie-break (Kueue's UID): scenario id rank, job index */
 	const char *name;     /* borrowed, for messages */
-	int32_t queue;        /* node index of its queue */
 	int32_t priority;
 	sim_time_t created;   /* queue-order timestamp, ns */
 	sim_time_t admitted;  /* running: quota reserved at, ns */
@@ -122,16 +121,11 @@ struct kq_wl {
 	int16_t flavor[SIM_MAX_RES]; /* running: flavor per resource (-1 where req is 0) */
 	uint8_t evicted;      /* already being evicted (listed first as a candidate) */
 	uint8_t preemptible;  /* 0: never a victim */
-	uint8_t no_preempt;   /* may not preempt now (run mode: it was itself preempted at this time) */
 	/* The flavors it may use (run mode: the flavors of its preference list), all
 	 * zero = any flavor of each resource group, in the group's order. */
 	uint8_t n_allow;      /* entries of allow[]; 0 = any flavor */
 	uint8_t job_order;    /* try allow[] in its own order (skipping flavors outside the
 			       * group), not in the queue's flavor_order */
-	uint8_t first_fit;    /* SageMaker's first fit (implies job_order): the first allowed
-			       * flavor where the request fits quota now without preemption, at
-			       * any borrowing level, and kq_sched.room says the nodes have room;
-			       * it never preempts, and with no such flavor it stays NoFit */
 	int16_t allow[SIM_MAX_OPTIONS]; /* flavor indices */
 	/* First fit with a request per option (run mode: per-option instance counts),
 	 * else NULL: n_allow rows of SIM_MAX_RES, row k the request on allow[k]; every
@@ -144,11 +138,25 @@ struct kq_wl {
 	struct kq_wl *run_prev, *run_next; /* its priority band's list (kq_band.head) */
 	uint32_t mark;        /* cycle scratch */
 	/* owned by kq while pending: its last nomination, reused while it still holds
-	 * (kq_stamp: the same tree, or only admissions it provably ignores) at the same
-	 * time, when it admitted nothing (NoFit or no preemption candidates): a head
-	 * parked and offered again costs no new preemption search. nom.gen 0 = no cache. */
-	struct kq_stamp nom;
+	 * (kq_stamp: the same tree and time, or rule E13) when it admitted nothing (NoFit
+	 * or no preemption candidates): a head parked and offered again costs no new
+	 * preemption search. nom.gen 0 = no cache. */
 	int16_t nom_flavor[SIM_MAX_RES];
+	/* The fields a pending head's visit reads, last and together, so that with the
+	 * caller's own fields after them (policies/cohort.c struct entry) a visit reads
+	 * two cache lines, not six. */
+	struct kq_stamp nom;
+	/* Its request class's digest (kq_cycle.c class_digest) without no_preempt, kept
+	 * for the priority it was computed at; 0 = none. Only ever a shortcut to a memo:
+	 * a class is always compared in full. */
+	uint64_t digest;
+	int32_t digest_prio;
+	int32_t queue;        /* node index of its queue */
+	uint8_t no_preempt;   /* may not preempt now (run mode: it was itself preempted at this time) */
+	uint8_t first_fit;    /* SageMaker's first fit (implies job_order): the first allowed
+			       * flavor where the request fits quota now without preemption, at
+			       * any borrowing level, and kq_sched.room says the nodes have room;
+			       * it never preempts, and with no such flavor it stays NoFit */
 	int8_t nom_mode, nom_level;
 	uint8_t nom_exceeds;
 	uint8_t nom_no_preempt; /* the no_preempt it was nominated with (an input of the answer) */

@@ -521,19 +521,25 @@ static int same_class(const struct kq_sched *s, const struct kq_failed *f, const
 }
 
 /* A digest of what same_class compares (never 0): two workloads of one class have
- * the same digest; different classes usually differ. */
-static uint64_t class_digest(const struct kq_sched *s, const struct kq_wl *wl)
+ * the same digest; different classes usually differ. The part without no_preempt
+ * is kept in the workload (its request, flavors and creation never change while it
+ * is pending; its priority may, so the priority is part of the key). */
+static uint64_t class_digest(const struct kq_sched *s, struct kq_wl *wl)
 {
-	const uint64_t prime = 0x100000001b3ull; /* FNV-1a's 64-bit prime */
-	uint64_t h = 0xcbf29ce484222325ull ^ (uint32_t)wl->priority;
-	for (int r = 0; r < SIM_MAX_RES; r++)
-		h = (h ^ (uint64_t)wl->req[r]) * prime;
-	h = (h ^ (wl->no_preempt | (uint64_t)wl->n_allow << 8 | (uint64_t)wl->job_order << 16)) * prime;
-	for (int k = 0; k < wl->n_allow; k++)
-		h = (h ^ (uint16_t)wl->allow[k]) * prime;
-	if (s->nodes[wl->queue].cfg.within == KQ_LOWER_OR_NEWER_EQUAL)
-		h = (h ^ (uint64_t)wl->created) * prime;
-	return h | 1;
+	if (!wl->digest || wl->digest_prio != wl->priority) {
+		const uint64_t prime = 0x100000001b3ull; /* FNV-1a's 64-bit prime */
+		uint64_t h = 0xcbf29ce484222325ull ^ (uint32_t)wl->priority;
+		for (int r = 0; r < SIM_MAX_RES; r++)
+			h = (h ^ (uint64_t)wl->req[r]) * prime;
+		h = (h ^ ((uint64_t)wl->n_allow << 8 | (uint64_t)wl->job_order << 16)) * prime;
+		for (int k = 0; k < wl->n_allow; k++)
+			h = (h ^ (uint16_t)wl->allow[k]) * prime;
+		if (s->nodes[wl->queue].cfg.within == KQ_LOWER_OR_NEWER_EQUAL)
+			h = (h ^ (uint64_t)wl->created) * prime;
+		wl->digest = h | 1;
+		wl->digest_prio = wl->priority;
+	}
+	return (wl->digest ^ (wl->no_preempt ? 0x9e3779b97f4a7c14ull : 0)) | 1;
 }
 
 unsigned long kq_test_mono_hits;
@@ -547,7 +553,7 @@ static int stamp_live(const struct kq_sched *s, int queue, const struct kq_stamp
 		return 1;
 	const struct kq_node *q = &s->nodes[queue];
 	const struct kq_node *root = &s->nodes[q->root];
-	sim_qty_t since = at->fr >= 0 ? root->freed[at->fr] - at->freed : root->released - at->released;
+	sim_qty_t since = (at->fr >= 0 ? root->freed[at->fr] : root->released) - at->base;
 	int live = at->mono && at->mgen == s->mgen && at->madd == q->madd && since < at->short_by;
 	kq_test_mono_hits += live;
 	return live;
@@ -559,12 +565,12 @@ static struct kq_stamp stamp_now(const struct kq_sched *s, int queue, int mono, 
 {
 	const struct kq_node *q = &s->nodes[queue], *root = &s->nodes[q->root];
 	int32_t fr = s->nom_fr >= 0 && q->borrow_limit[s->nom_fr] == KQ_UNSET ? s->nom_fr : -1;
-	return (struct kq_stamp){ s->gen, s->mgen, q->madd, s->nom_short, root->released, fr,
-				  fr >= 0 ? root->freed[fr] : 0, now, (uint8_t)mono };
+	return (struct kq_stamp){ s->gen, s->mgen, q->madd, s->nom_short, fr >= 0 ? root->freed[fr] : root->released,
+				  now, fr, (uint8_t)mono };
 }
 
 /* The live class memo of wl's queue that answers wl now, or NULL. */
-static const struct kq_failed *class_memo(const struct kq_sched *s, const struct kq_wl *wl, sim_time_t now)
+static const struct kq_failed *class_memo(const struct kq_sched *s, struct kq_wl *wl, sim_time_t now)
 {
 	const struct kq_node *q = &s->nodes[wl->queue];
 	uint64_t d = class_digest(s, wl);
@@ -623,17 +629,41 @@ int kq_inadmissible(struct kq_sched *s, struct kq_wl *wl, sim_time_t now)
 		return 0;
 	if (kq_known_inadmissible(s, wl, now))
 		return 1;
-	struct kq_scratch *sc = cycle_scratch(s, 1);
-	if (!sc)
+	struct kq_scratch *sc = kq_scratch_get(s);
+	if (!sc || (!sc->probe && !(sc->probe = calloc(1, sizeof(struct nomination)))))
 		return -SIM_ENOMEM;
-	struct nomination *nom = sc->noms; /* a cycle's slot: the next cycle overwrites it */
+	sc->probe_wl = NULL;
+	struct nomination *nom = sc->probe;
 	int rc = nominate(s, wl, now, nom);
 	if (rc)
 		return rc;
-	return nom->mode == KQ_NOFIT || nom->mode == KQ_NO_CANDIDATES;
+	if (nom->mode == KQ_NOFIT || nom->mode == KQ_NO_CANDIDATES)
+		return 1;
+	sc->probe_wl = wl; /* for the cycle that follows (take_probe) */
+	sc->probe_gen = s->gen;
+	sc->probe_ver = s->usage_ver;
+	sc->probe_now = now;
+	sc->probe_np = wl->no_preempt;
+	return 0;
 }
 
-static void remember_class(struct kq_sched *s, const struct kq_wl *wl, sim_time_t now, const struct nomination *nom,
+/* kq_inadmissible's nomination of wl, if it was made on this very tree and time:
+ * moved into *nom (their target arrays swapped), 1; else 0. Nominating again would
+ * give the same. */
+static int take_probe(struct kq_sched *s, const struct kq_wl *wl, sim_time_t now, struct nomination *nom)
+{
+	struct kq_scratch *sc = s->scratch;
+	if (!sc || sc->probe_wl != wl || sc->probe_gen != s->gen || sc->probe_ver != s->usage_ver ||
+	    sc->probe_now != now || sc->probe_np != wl->no_preempt)
+		return 0;
+	struct nomination t = *nom;
+	*nom = *(struct nomination *)sc->probe;
+	*(struct nomination *)sc->probe = t;
+	sc->probe_wl = NULL;
+	return 1;
+}
+
+static void remember_class(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, const struct nomination *nom,
 			   int mono)
 {
 	struct kq_node *q = &s->nodes[wl->queue];
@@ -1334,6 +1364,9 @@ static struct kq_scratch *cycle_scratch(struct kq_sched *s, size_t n)
 
 void kq_cycle_scratch_free(struct kq_scratch *sc)
 {
+	if (sc->probe)
+		free(((struct nomination *)sc->probe)->targets.v);
+	free(sc->probe);
 	struct nomination *noms = sc->noms;
 	for (size_t i = 0; i < sc->cap_noms; i++)
 		free(noms[i].targets.v);
@@ -1365,9 +1398,11 @@ int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_
 	c.cap_issued = sc->cap_issued;
 	int rc = 0;
 	for (size_t i = 0; i < n_heads && !rc; i++) {
-		rc = nominate(s, heads[i], now, &noms[i]);
+		if (!take_probe(s, heads[i], now, &noms[i]))
+			rc = nominate(s, heads[i], now, &noms[i]);
 		order[i] = &noms[i];
 	}
+	sc->probe_wl = NULL;
 	if (!rc && !s->fair && n_heads > 1)
 		sort_classical(order, n_heads);
 	struct fs_pending pd = { 0 };

@@ -40,6 +40,14 @@ struct kq_scratch {
 	uint32_t *fs_seen;
 	uint32_t fs_pick;
 	void *fs_memo;      /* per node: struct fs_memo (kq_cycle.c), the kept tournament picks */
+	/* kq_inadmissible's last fresh nomination when it may admit (struct nomination,
+	 * owned with its targets), and what it was made on: the cycle that follows at
+	 * once takes it instead of nominating that head again. probe_wl NULL: none. */
+	void *probe;
+	const void *probe_wl;
+	uint64_t probe_gen, probe_ver;
+	sim_time_t probe_now;
+	uint8_t probe_np;
 	int32_t *fs_roots;  /* the distinct roots of a cycle's entries */
 	size_t cap_fs_nodes;
 };

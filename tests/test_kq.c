@@ -595,6 +595,7 @@ static struct kq_wl *set_allow(struct scn *sc, const char *const *names, int job
 	w->job_order = (uint8_t)job_order;
 	w->first_fit = (uint8_t)first_fit;
 	w->nom.gen = 0;
+	w->digest = 0;
 	return w;
 }
 
