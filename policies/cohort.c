@@ -133,6 +133,13 @@ struct cohort {
 	size_t n_preemptors;
 	struct kq_decision dec;
 	struct kq_wl **heads;
+	/* The queues that still had a head at the last collect_heads of this pass, in
+	 * queue order (n_active; active_valid 0: not known yet this pass). Within a
+	 * pass pending jobs only leave or are set aside, so a queue without a head
+	 * gets none before the next pass: later cycles look at these queues only. */
+	uint32_t *active;
+	size_t n_active;
+	int active_valid;
 	struct sim_placement_buf *buf; /* during pick, for the place callback */
 	const struct sim_view *view;
 	int oom;
@@ -926,15 +933,19 @@ static size_t take_preemptors(struct cohort *c)
  * victims' termination takes time). */
 static size_t collect_heads(struct cohort *c, sim_time_t now)
 {
-	size_t n = 0;
-	for (size_t qi = 0; qi < c->n_queues; qi++) {
+	size_t n = 0, n_act = 0, n_look = c->active_valid ? c->n_active : c->n_queues;
+	for (size_t k = 0; k < n_look; k++) {
+		uint32_t qi = c->active_valid ? c->active[k] : (uint32_t)k;
 		uint32_t ei = pending_head(c, &c->qs[qi]);
 		if (ei == NONE_U32)
 			continue;
+		c->active[n_act++] = qi; /* in place: n_act <= k */
 		struct entry *e = ent(c, ei);
 		e->wl.no_preempt = e->evicted_at == now;
 		c->heads[n++] = &e->wl;
 	}
+	c->n_active = n_act;
+	c->active_valid = 1;
 	return n;
 }
 
@@ -1121,6 +1132,7 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 	for (size_t qi = 0; qi < c->n_queues; qi++)
 		c->qs[qi].parked_this_pass = 0;
 	place_awaiting(c, now);
+	c->active_valid = 0;
 	for (int first = 1;; first = 0) {
 		size_t n = first ? take_preemptors(c) : 0;
 		if (!n)
@@ -1362,6 +1374,7 @@ static void co_fini(struct sim_policy *pol)
 	free(c->changes);
 	free(c->last_quota_change);
 	free(c->heads);
+	free(c->active);
 	free(c->preemptors);
 	free(c->awaiting);
 	free(c->managed_res);
@@ -1526,13 +1539,14 @@ static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *e
 	c->qs = calloc(t->n_queues ? t->n_queues : 1, sizeof *c->qs);
 	c->job_entry = malloc((t->n_jobs ? t->n_jobs : 1) * sizeof *c->job_entry);
 	c->heads = malloc((t->n_queues ? t->n_queues : 1) * sizeof *c->heads);
+	c->active = malloc((t->n_queues ? t->n_queues : 1) * sizeof *c->active);
 	c->preemptors = malloc((t->n_queues ? t->n_queues : 1) * sizeof *c->preemptors);
 	c->managed_res = setup.managed_res;
 	c->explicit_pre = setup.explicit_pre;
 	setup.managed_res = NULL;
 	setup.explicit_pre = NULL;
 	setup.kq = NULL;
-	if (!c->qs || !c->job_entry || !c->heads || !c->preemptors) {
+	if (!c->qs || !c->job_entry || !c->heads || !c->active || !c->preemptors) {
 		cohort_setup_free(&setup);
 		return -SIM_ENOMEM;
 	}

@@ -720,6 +720,8 @@ static sim_qty_t other_take(const struct kq_node *o, const struct bound_key *k)
  * kept by key while the tree is unchanged (kq_sched.gen and usage_ver). */
 static sim_qty_t root_take(struct kq_sched *s, const struct bound_key *k)
 {
+	if (k->kind != BK_BWC && k->policy == KQ_NEVER)
+		return 0; /* other_take of every queue: no band is allowed */
 	struct kq_scratch *sc = s->scratch; /* made by bound_begin */
 	for (int i = 0; i < 16; i++) {
 		const struct kq_bound_memo *m = &sc->bound_memo[i];
