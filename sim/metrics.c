@@ -577,9 +577,27 @@ static double ts_integral_h(const struct sim_timeseries *ts, const double *col, 
 	return sum / 3600.0;
 }
 
+/* Starts each queue's row: every field NaN but the counts, which are 0. */
+static void queue_rows_init(struct sim_queue_row *rows, size_t nq)
+{
+	for (size_t q = 0; q < nq; q++) {
+		double *v = rows[q].v;
+		for (int f = 0; f < SIM_QF_COUNT_; f++)
+			v[f] = NAN;
+		v[SIM_QF_jobs] = v[SIM_QF_completed] = 0;
+		v[SIM_QF_preemptions_suffered] = v[SIM_QF_preemptions_caused] = 0;
+		v[SIM_QF_lost_gpu_h] = v[SIM_QF_restore_h] = 0;
+	}
+}
+
 /* Waits of each queue's started jobs, grouped: queue q's are w[off[q] .. off[q+1]),
- * sorted. Returns the arrays (caller frees *w and *off) or -SIM_ENOMEM. */
-static int queue_waits(const struct sim_trace *t, double **w_out, size_t **off_out)
+ * sorted. The same pass over the jobs (two passes over a million 256-byte records
+ * instead of four) adds each job to its queue's counts in rows (counts, costs from
+ * the jobs: exact, and present without the engine; in job order, so the sums are
+ * the same to the bit) and finds the first submit. Returns the arrays (caller
+ * frees *w and *off) or -SIM_ENOMEM. */
+static int queue_waits(const struct sim_trace *t, int count_caused, struct sim_queue_row *rows, double **w_out,
+		       size_t **off_out, sim_time_t *first_submit)
 {
 	size_t nq = t->n_queues;
 	size_t *off = calloc(nq + 2, sizeof *off), *fill = calloc(nq + 1, sizeof *fill);
@@ -590,11 +608,26 @@ static int queue_waits(const struct sim_trace *t, double **w_out, size_t **off_o
 		free(w);
 		return -SIM_ENOMEM;
 	}
+	sim_time_t first = SIM_TIME_MAX;
 	for (size_t i = 0; i < t->n_jobs; i++) {
-		int32_t q = t->jobs[i].queue;
-		if (q >= 0 && (size_t)q < nq && !isnan(sim_job_wait_s(&t->jobs[i])))
-			off[q + 1]++;
+		const struct sim_job *j = &t->jobs[i];
+		if (j->submit_ns < first)
+			first = j->submit_ns;
+		int32_t q = j->queue;
+		if (q < 0 || (size_t)q >= nq)
+			continue;
+		off[q + 1] += !isnan(sim_job_wait_s(j));
+		double *v = rows[q].v;
+		v[SIM_QF_jobs]++;
+		if (j->state == SIM_JOB_COMPLETED)
+			v[SIM_QF_completed]++;
+		v[SIM_QF_preemptions_suffered] += (double)j->preemptions;
+		v[SIM_QF_lost_gpu_h] += j->lost_gpu_s / 3600.0;
+		v[SIM_QF_restore_h] += j->restore_s / 3600.0;
+		if (count_caused)
+			v[SIM_QF_preemptions_caused] += (double)j->preemptions_caused;
 	}
+	*first_submit = first;
 	for (size_t q = 0; q < nq; q++)
 		off[q + 1] += off[q];
 	for (size_t i = 0; i < t->n_jobs; i++) {
@@ -618,23 +651,16 @@ int sim_metrics_queues(const struct sim_trace *t, const struct sim_queue_acct *a
 	size_t nq = t->n_queues;
 	double *w;
 	size_t *off;
-	if (queue_waits(t, &w, &off))
+	sim_time_t first_submit;
+	queue_rows_init(rows, nq);
+	if (queue_waits(t, !decisions, rows, &w, &off, &first_submit))
 		return -SIM_ENOMEM;
 	int quota = ts && ts->has_quota_stats;
-	sim_time_t first_submit = SIM_TIME_MAX;
-	for (size_t i = 0; i < t->n_jobs; i++)
-		if (t->jobs[i].submit_ns < first_submit)
-			first_submit = t->jobs[i].submit_ns;
 	double end_s = end_ns != SIM_TIME_NONE ? sim_time_to_s(end_ns) : NAN;
 	double makespan_s = (t->n_jobs > 0 && end_ns != SIM_TIME_NONE && end_ns >= first_submit) ?
 				    sim_time_to_s(end_ns - first_submit) : NAN;
 	for (size_t q = 0; q < nq; q++) {
 		double *v = rows[q].v;
-		for (int f = 0; f < SIM_QF_COUNT_; f++)
-			v[f] = NAN;
-		v[SIM_QF_jobs] = v[SIM_QF_completed] = 0;
-		v[SIM_QF_preemptions_suffered] = v[SIM_QF_preemptions_caused] = 0;
-		v[SIM_QF_lost_gpu_h] = v[SIM_QF_restore_h] = 0;
 		size_t n = off[q + 1] - off[q];
 		if (n > 0) {
 			v[SIM_QF_mean_wait_s] = gsl_stats_mean(w + off[q], 1, n);
@@ -653,21 +679,6 @@ int sim_metrics_queues(const struct sim_trace *t, const struct sim_queue_acct *a
 		}
 		if (quota && ts->n > 0 && ts->n_queues == nq && ts->q_lent && !isnan(end_s))
 			v[SIM_QF_lent_gpu_h] = ts_integral_h(ts, ts->q_lent, q, end_s);
-	}
-	/* Counts and costs from the jobs: exact, and present without the engine. */
-	for (size_t i = 0; i < t->n_jobs; i++) {
-		const struct sim_job *j = &t->jobs[i];
-		if (j->queue < 0 || (size_t)j->queue >= nq)
-			continue;
-		double *v = rows[j->queue].v;
-		v[SIM_QF_jobs]++;
-		if (j->state == SIM_JOB_COMPLETED)
-			v[SIM_QF_completed]++;
-		v[SIM_QF_preemptions_suffered] += (double)j->preemptions;
-		v[SIM_QF_lost_gpu_h] += j->lost_gpu_s / 3600.0;
-		v[SIM_QF_restore_h] += j->restore_s / 3600.0;
-		if (!decisions)
-			v[SIM_QF_preemptions_caused] += (double)j->preemptions_caused;
 	}
 	/* A decision whose preemptor is its victim had no preemptor (a quota shrink). */
 	for (size_t k = 0; decisions && k < decisions->n; k++) {
