@@ -1231,6 +1231,64 @@ static void test_native_split_same_errors(void)
 	free(text);
 }
 
+/* One time through the reader's submit_s column: 0 and *ns, or -1 when refused. */
+static int submit_through_reader(const char *v, sim_time_t *ns)
+{
+	char text[128];
+	snprintf(text, sizeof text, "id,submit_s,duration_s\nj,%s,1\n", v);
+	struct sim_diag d;
+	sim_diag_init(&d, 2);
+	struct sim_trace *t = NULL;
+	int rc = trace_native_parse("t.csv", text, strlen(text), &t, &d);
+	if (rc == 0)
+		*ns = t->jobs[0].submit_ns;
+	sim_trace_destroy(t);
+	sim_diag_fini(&d);
+	return rc == 0 ? 0 : -1;
+}
+
+/* The reader's one-pass read of common times (fast_secs in traces/native.c) accepts
+ * what sim_time_parse_s accepts within the trace's limit (0 to 1e9 s) and gives its
+ * value: hand-picked edge cases (digits on either side of 9, a lone '.', '+', signs,
+ * trailing zeros past the 9th fraction digit, the limit itself) and 3,000 random
+ * strings of digits, '.', '+' and '-'. By hand: "1792678.123" is 1,792,678,123,000,000 ns. */
+static void test_native_times_as_the_parser(void)
+{
+	static const char *const cases[] = { "0", "5", "5.", ".5", ".", "", "+5", "-5", "1e3", "123456789",
+					     "1234567890", "999999999.999999999", "1000000000", "1000000000.000000001",
+					     "1000000001", "0.000000001", "0.0000000001", "0.1000000000", "00000000001",
+					     "1.5.", "12a", "1792678.123", "0000000000.5" };
+	sim_time_t ns = 0;
+	CU_ASSERT_EQUAL(submit_through_reader("1792678.123", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 1792678123000000LL);
+	uint64_t x = 12345;
+	size_t bad = 0;
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0] + 3000; k++) {
+		char v[32];
+		if (k < sizeof cases / sizeof cases[0]) {
+			snprintf(v, sizeof v, "%s", cases[k]);
+		} else {
+			static const char alphabet[] = "0123456789012345678901234567890123456789..+-";
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			size_t n = (size_t)(x >> 59) % 22;
+			for (size_t i = 0; i < n; i++) {
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+				v[i] = alphabet[(x >> 33) % (sizeof alphabet - 1)];
+			}
+			v[n] = '\0';
+		}
+		sim_time_t want = 0, got = 0;
+		int ok = sim_time_parse_s(v, strlen(v), &want) == 0 && want <= 1000000000LL * SIM_NS_PER_S;
+		int r = submit_through_reader(v, &got);
+		if ((r == 0) != ok || (ok && got != want)) {
+			bad++;
+			fprintf(stderr, "\ntime '%s': reader %d %lld, parser %d %lld\n", v, r, (long long)got, ok,
+				(long long)want);
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
 static CU_TestInfo native_tests[] = {
 	{ "test_native_every_field", test_native_every_field },
 	{ "test_native_cli_stats_hours_queues_compare", test_native_cli_stats_hours_queues_compare },
@@ -1255,6 +1313,7 @@ static CU_TestInfo native_tests[] = {
 	{ "test_native_large_mapped_trace", test_native_large_mapped_trace },
 	{ "test_native_split_same_trace", test_native_split_same_trace },
 	{ "test_native_split_same_errors", test_native_split_same_errors },
+	{ "test_native_times_as_the_parser", test_native_times_as_the_parser },
 	CU_TEST_INFO_NULL,
 };
 

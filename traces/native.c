@@ -389,11 +389,38 @@ static int res_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/* Seconds in [0, TRACE_MAX_S], as ns. `min_exclusive` refuses 0 too. */
+/* The common form of a time, read in one pass: up to 9 integer digits, optionally
+ * '.' and up to 9 fraction digits (what every generated trace writes), as ns in *out
+ * (0). Anything else (a '+', 10 or more digits on either side, anything malformed)
+ * returns 1 for sim_time_parse_s to decide: this accepts only what it accepts and
+ * gives its value, without its overflow check a digit and its padding loop (which
+ * cost a tenth of the load). */
+static int fast_secs(const char *s, size_t len, sim_time_t *out)
+{
+	static const int64_t pow10[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+					   1000000000 };
+	size_t i = 0, n_int, n_frac = 0;
+	int64_t ip = 0, fp = 0;
+	while (i < len && i < 9 && s[i] >= '0' && s[i] <= '9')
+		ip = ip * 10 + (s[i++] - '0');
+	n_int = i;
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && n_frac < 9 && s[i] >= '0' && s[i] <= '9'; i++, n_frac++)
+			fp = fp * 10 + (s[i] - '0');
+	}
+	if (i != len || n_int + n_frac == 0)
+		return 1;
+	*out = ip * SIM_NS_PER_S + fp * pow10[9 - n_frac];
+	return 0;
+}
+
+/* Seconds in [0, TRACE_MAX_S], as ns. `positive` refuses 0 too. */
 static int parse_secs(struct fld v, int positive, sim_time_t *out)
 {
 	sim_time_t ns;
-	if (sim_time_parse_s(v.p, v.len, &ns) < 0 || ns > TRACE_MAX_NS || (positive && ns == 0))
+	if (fast_secs(v.p, v.len, &ns) != 0 && sim_time_parse_s(v.p, v.len, &ns) < 0)
+		return -1;
+	if (ns > TRACE_MAX_NS || (positive && ns == 0))
 		return -1;
 	*out = ns;
 	return 0;
