@@ -98,7 +98,7 @@ def build(build_dir, cmake_args):
         "-DSIM_WERROR=OFF", "-DSIM_SANITIZE=OFF"] + cmake_args,
        stdout=subprocess.DEVNULL)
     sh(["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2),
-        "--target", "gpusched", "gen_workload"], stdout=subprocess.DEVNULL)
+        "--target", "gpusched", "gen_workload", "floors"], stdout=subprocess.DEVNULL)
 
 
 def size_label(n):
@@ -226,13 +226,77 @@ def report_summary(gpusched, out_h5):
         return None, None
 
 
-def measure(gpusched, config, out_h5, n_jobs, summarize):
+# `phase NAME S`, printed on stderr by `gpusched run` when GPUSCHED_PHASES is set
+# (experiments/runner.c); `parse ... in S s`, `heap ... in S s` and the like from floors.
+PHASE_LINE = re.compile(r"^phase\s+(?P<name>\S+)\s+(?P<s>[0-9.eE+-]+)\s*$", re.M)
+FLOOR_LINE = re.compile(r"^(?P<name>parse|heap|pages|sort|write|h5)\s.*?\bin\s+(?P<s>[0-9.]+)\s*s", re.M)
+# The run's phases as reported in the table of --floors, each against its floor (bench/README.md,
+# "Phases against their floors"): (label, phases summed, floor, floor label).
+PHASE_ROWS = (
+    ("load (trace_native_read)", ("load",), ("parse", "pages"), "tight parse + fresh job and option pages"),
+    ("check + setup (bind, cluster, engine)", ("check", "open", "setup"), (), "-"),
+    ("simulate (sim_engine_run)", ("simulate",), ("heap",), "bare heap, 3 events a job"),
+    ("metrics (summary, queues)", ("metrics",), ("sort",), "3 x qsort of N doubles"),
+    ("write the run (h5out_write_run)", ("write",), ("h5",), "the jobs table raw, one unfiltered dataset"),
+    ("commit, merge, remove the part", ("free_run", "commit_part", "merge", "remove_parts"), (), "-"),
+    ("free the trace", ("free_trace",), (), "-"),
+)
+
+
+# Bytes a row of the jobs table (`/runs/<run>/jobs`, analysis/SCHEMA.md) of the benchmark
+# trace, unfiltered: its 29 columns at their widths (the id and queue strings are as wide as
+# the trace's longest), as h5out_write_run laid them out for fifo 1M (measured 2026-12-02).
+JOBS_ROW_BYTES = 187
+
+
+def run_floors(build_dir, trace, n_jobs):
+    """One run of bench/floors.c on the trace (its h5 and write floors on the jobs table's raw
+    bytes): {floor name: seconds}."""
+    exe = os.path.join(build_dir, "floors")
+    out = subprocess.run([exe, trace, "--jobs", str(n_jobs), "--bytes", str(JOBS_ROW_BYTES * n_jobs)], stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, universal_newlines=True, check=True).stdout
+    return {m.group("name"): float(m.group("s")) for m in FLOOR_LINE.finditer(out)}
+
+
+def print_floors(policy, n, ms):
+    """The --floors table of one (policy, size): phase medians against floor medians, and the
+    whole process against the heap floor (the median of each round's own ratio)."""
+    def med(xs):
+        xs = [x for x in xs if x is not None]
+        return statistics.median(xs) if xs else None
+    print()
+    print("%s %s: phases against their floors (median of %d rounds: floors, then the run)"
+          % (policy, size_label(n), len(ms)))
+    hdr = "  %-40s %8s  %-44s %8s %8s" % ("phase", "s", "floor", "floor_s", "ratio")
+    print(hdr)
+    print("  " + "-" * (len(hdr) - 2))
+    for label, names, floors, flabel in PHASE_ROWS:
+        ph = med([sum(r["phases"].get(k, 0.0) for k in names) if r["phases"] else None for r in ms])
+        fl = med([sum(r["floors"][k] for k in floors) if floors and all(k in r["floors"] for k in floors)
+                  else None for r in ms])
+        print("  %-40s %8s  %-44s %8s %8s" % (label, fmt(ph, ".3f"), flabel, fmt(fl, ".3f"),
+                                              fmt(ph / fl if ph is not None and fl else None, ".1f")))
+    wall = med([r["wall_s"] for r in ms])
+    heap = med([r["floors"].get("heap") for r in ms])
+    ratio = med([r["wall_s"] / r["floors"]["heap"] if r["floors"].get("heap") else None for r in ms])
+    print("  %-40s %8s  %-44s %8s %8s" % ("whole process (wall)", fmt(wall, ".3f"), "bare heap, 3 events a job",
+                                          fmt(heap, ".3f"), fmt(ratio, ".2f")))
+    print("  peak RSS %.1f MB; the ratio is the median of the rounds' own wall / heap floor" %
+          statistics.median(r["rss_mb"] for r in ms))
+
+
+def measure(gpusched, config, out_h5, n_jobs, summarize, phases=False):
     """One run: wall time, the child's own peak RSS (os.wait4), and the parsed run line.
-    With summarize, also the run's mean wait and utilization (outside the timing)."""
+    With summarize, also the run's mean wait and utilization (outside the timing); with
+    phases, the phase times `gpusched run` prints under GPUSCHED_PHASES."""
     cmd = [gpusched, "run", config, "-o", out_h5, "--no-progress"]
+    env = dict(os.environ)
+    env.pop("GPUSCHED_PHASES", None)
+    if phases:
+        env["GPUSCHED_PHASES"] = "1"
     with tempfile.TemporaryFile(mode="w+") as err:
         t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env)
         # wait4 gives this child's own rusage; RUSAGE_CHILDREN would be a max over all.
         _, status, ru = os.wait4(p.pid, 0)
         wall_s = time.perf_counter() - t0
@@ -255,8 +319,11 @@ def measure(gpusched, config, out_h5, n_jobs, summarize):
         os.remove(out_h5)
     except OSError:
         pass
+    ph = {}
+    for pm in PHASE_LINE.finditer(text):
+        ph[pm.group("name")] = ph.get(pm.group("name"), 0.0) + float(pm.group("s"))
     return {"wall_s": wall_s, "loop_s": loop_s, "events": events, "rss_mb": rss_mb,
-            "parsed": m is not None, "wait_s": wait_s, "util": util}
+            "parsed": m is not None, "wait_s": wait_s, "util": util, "phases": ph}
 
 
 def median_or_none(xs):
@@ -303,6 +370,9 @@ def main():
                     help="offered load of the trace (default %(default)s)")
     ap.add_argument("--jobs", type=int, default=None,
                     help="one trace of this many jobs instead of 1M and 2M (no target checks)")
+    ap.add_argument("--floors", action="store_true",
+                    help="before each run, run bench/floors.c on its trace, time the run's phases "
+                         "(GPUSCHED_PHASES) and print each phase against its floor")
     a = ap.parse_args()
     global N_QUEUES, N_COHORTS, LOAD
     if a.queues < 1 or CLUSTER_GPUS // a.queues < 1:
@@ -329,7 +399,8 @@ def main():
     if not a.no_build:
         build(build_dir, a.cmake_arg)
     gpusched = os.path.join(build_dir, "gpusched")
-    for exe in (gpusched, os.path.join(build_dir, "gen_workload")):
+    for exe in (gpusched, os.path.join(build_dir, "gen_workload")) + (
+            (os.path.join(build_dir, "floors"),) if a.floors else ()):
         if not os.access(exe, os.X_OK):
             die("%s not found (build first, or drop --no-build)" % exe)
     data_dir = os.path.join(build_dir, "bench")
@@ -349,7 +420,9 @@ def main():
             config, out_h5 = write_config(data_dir, policy, trace, n, a.diurnal)
             ms = []
             for i in range(runs):
-                r = measure(gpusched, config, out_h5, n, i == 0)
+                fl = run_floors(build_dir, trace, n) if a.floors else {}
+                r = measure(gpusched, config, out_h5, n, i == 0, phases=a.floors)
+                r["floors"] = fl
                 log("%s %s run %d/%d: wall %.3f s, loop %s s, %d events, peak RSS %.0f MB"
                     % (policy, size_label(n), i + 1, runs, r["wall_s"], fmt(r["loop_s"], ".3f"),
                        r["events"], r["rss_mb"]))
@@ -365,6 +438,7 @@ def main():
                 "parsed": all(r["parsed"] for r in ms),
                 "wait_s": ms[0]["wait_s"],
                 "util": ms[0]["util"],
+                "runs": ms,
             }
 
     cpu = "?"
@@ -400,6 +474,10 @@ def main():
                      fmt(r["ev_per_s"], ",.0f"), r["rss_mb"], fmt(r["wait_s"], ".1f"),
                      fmt(r["util"], ".3f"),
                      "" if r["parsed"] else "  (no run line: events = 2 x jobs)"))
+    if a.floors:
+        for policy in policies:
+            for n in sizes:
+                print_floors(policy, n, rows[(policy, n)]["runs"])
     if all(rows[k]["wait_s"] == 0.0 for k in rows):
         print("note: no job ever waited: the queue stays empty and the order policies are not "
               "exercised (try --diurnal 0.6)")

@@ -39,6 +39,10 @@ tmp=$OUT.tmp.$$
 	echo ".B GPUSCHED_ANALYSIS_DIR"
 	p 'the folder of the gnuplot templates of \fBplot\fR and \fBplan\fR; by default'
 	p '\fI../share/gpusched\fR beside an installed binary.'
+	echo ".TP"
+	echo ".B GPUSCHED_PHASES"
+	p 'when set, \fBrun\fR prints on stderr the wall seconds of each phase (load, check, setup,'
+	p 'simulate, metrics, write, ...) as lines \fBphase NAME S\fR (bench/README.md).'
 	echo ".SH SEE ALSO"
 	echo "README.md and docs/ of the source repository (installed in share/doc/gpusched/)."
 } >"$tmp"

@@ -44,6 +44,25 @@ static double wall_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Phase times for profiling (bench/README.md, "Phases against their floors"): with
+ * GPUSCHED_PHASES set in the environment, each phase_mark prints on stderr the wall
+ * seconds since the previous mark ("phase NAME S"). Off, a mark costs one branch.
+ * phase_on: -1 not looked up yet, 0 off, 1 on. */
+static int phase_on = -1;
+static double phase_last_s;
+
+static void phase_mark(const char *name)
+{
+	if (phase_on < 0)
+		phase_on = getenv("GPUSCHED_PHASES") != NULL;
+	if (!phase_on)
+		return;
+	double t = wall_now_s();
+	if (name)
+		fprintf(stderr, "phase %s %.4f\n", name, t - phase_last_s);
+	phase_last_s = t;
+}
+
 static void stack_destroy(struct run_stack *s)
 {
 	for (int f = 0; f < SIM_FAM_COUNT_; f++)
@@ -335,9 +354,11 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 		driver_fini(&r->drv);
 		return rc;
 	}
+	phase_mark("setup");
 	double t0 = wall_now_s();
 	rc = sim_engine_run(r->e);
 	r->wall_s = wall_now_s() - t0;
+	phase_mark("simulate");
 	sim_driver_real_end(&r->drv);
 	if (rc == -SIM_ERANGE) {
 		/* The clock reached its end (int64 ns): a run that never ends, not a bug. */
@@ -388,6 +409,7 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	const struct real_results *measured = sim_driver_real_results(&r->drv);
 	if (measured)
 		real_summarize(measured, &r->sum);
+	phase_mark("metrics");
 	return 0;
 fail:
 	run_result_free(r);
@@ -458,7 +480,9 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 	for (int f = 0; f < SIM_FAM_COUNT_; f++)
 		run.policies[f] = v->policy[f];
 	rc = h5out_write_run(out, &run, diag);
+	phase_mark("write");
 	run_result_free(&r);
+	phase_mark("free_run");
 	return rc;
 }
 
@@ -537,6 +561,7 @@ static int sweep_run_part(void *arg, size_t i, struct sim_diag *diag)
 		h5out_abort(out);
 	else
 		rc = h5out_commit(out, diag), h5out_destroy(out);
+	phase_mark("commit_part");
 	exp_guard_tmp(NULL);
 	if (!rc && sw->per_run_progress) {
 		sw->prog.done++;
@@ -588,6 +613,7 @@ static int sweep_execute(struct sweep *sw, const char *output, struct sim_diag *
 		rc = rc ? (exp_merge_abort(&merge), rc) : exp_merge_finish(&merge, opts->log_path, diag);
 	else if (!rc && exp_mpi_rank() == 0)
 		rc = exp_parts_merge(&sw->parts, output, &sw->meta, names, opts->log_path, diag);
+	phase_mark("merge");
 	if (!rc && exp_mpi_rank() == 0)
 		exp_parts_remove(&sw->parts);
 	for (size_t i = 0; i < n; i++)
@@ -604,9 +630,12 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 	if (opts->real && (run_jobs(opts) > 1 || exp_mpi_active()))
 		return sim_diag_add(diag, cfg->path, "real mode runs one run at a time on the wall clock: expected "
 				    "no -j and no mpirun");
+	phase_mark(NULL);
 	rc = trace_native_read(cfg->trace_path, &sw.trace, diag);
+	phase_mark("load");
 	if (!rc)
 		rc = check_variants(cfg, sw.trace, diag);
+	phase_mark("check");
 	if (!rc)
 		rc = check_outputs(cfg, output, opts->log_path, diag);
 	if (!rc && exp_mpi_rank() == 0 && (rc = make_parent_dirs(output)))
@@ -640,7 +669,9 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 			goto out_cleaner;
 		}
 	}
+	phase_mark("open");
 	rc = sweep_execute(&sw, output, diag);
+	phase_mark("remove_parts");
 out_cleaner:
 	exp_cleaner_stop();
 	exp_guard_uninstall();
@@ -653,5 +684,6 @@ out_parts:
 	exp_parts_fini(&sw.parts);
 out_trace:
 	sim_trace_destroy(sw.trace);
+	phase_mark("free_trace");
 	return rc;
 }

@@ -1900,8 +1900,12 @@ static double release_running(struct sim_engine *e, struct sim_job *job, enum si
 			job->ckpt_overhead_s += sim_ckpt_write_ns(&e->p.cost.tiers, e->p.cost.ckpt_overhead_ns, st->seq, k) / 1e9;
 			st->seq += k;
 		} else {
-			job->ckpt_overhead_s += (double)ckpt_count(job, remaining_work(e, job)) *
-						sim_time_to_s(e->p.cost.ckpt_overhead_ns);
+			/* Without checkpoints the count is 0 whatever the work: remaining_work
+			 * (a runtime lookup and an llround, a tenth of a fifo run's loop) is
+			 * skipped, the same sum added. */
+			sim_time_t k = job->checkpoint_ns != SIM_TIME_NONE && job->checkpoint_ns > 0 ?
+					       ckpt_count(job, remaining_work(e, job)) : 0;
+			job->ckpt_overhead_s += (double)k * sim_time_to_s(e->p.cost.ckpt_overhead_ns);
 		}
 	} else {
 		struct sim_stop_measure m = { 0 };

@@ -812,15 +812,18 @@ static void col_put(const struct jblock *b, const struct ctype *c, size_t f, siz
 	memcpy(b->col[f] + i * c->f[f].size, v, n);
 }
 
+/* s cut to w - 1 bytes and NUL-padded to the field's width w. One byte loop: the
+ * strings are a few bytes (ids, names, labels), where strlen, memcpy and memset
+ * calls cost more than the copy (a tenth of the jobs table's fill, six strings a
+ * row). */
 static void col_put_str(const struct jblock *b, const struct ctype *c, size_t f, size_t i, const char *s)
 {
-	size_t w = c->f[f].size;
-	size_t l = strlen(s);
+	size_t w = c->f[f].size, k = 0;
 	unsigned char *dst = b->col[f] + i * w;
-	if (l >= w)
-		l = w - 1;
-	memcpy(dst, s, l);
-	memset(dst + l, 0, w - l);
+	for (; k + 1 < w && s[k]; k++)
+		dst[k] = (unsigned char)s[k];
+	for (; k < w; k++)
+		dst[k] = 0;
 }
 
 static void col_put_f64(const struct jblock *b, const struct ctype *c, size_t f, size_t i, double v)
@@ -828,18 +831,111 @@ static void col_put_f64(const struct jblock *b, const struct ctype *c, size_t f,
 	col_put(b, c, f, i, &v, sizeof v);
 }
 
-/* Row i of block b: job j. caused: preemptions each job caused, by job index (from
- * the decisions), or NULL to take the job's own count. */
+/* The string columns whose values come from a small table: queue and user names,
+ * flavor names, the state and cost type labels. */
+enum jname { JN_QUEUE, JN_USER, JN_FLAVOR, JN_STATE, JN_COST_TYPE, JN_COUNT_ };
+#define JNAMES_MAX_BYTES ((size_t)4 << 20) /* a larger table (100,000s of queues) is not imaged */
+
+/* A table's names as its column stores them: name k cut and NUL-padded to the
+ * column's width w at img + k * w, k < n; an index outside [0, n) is the empty
+ * string (what name_or_empty gives), at img + n * w. A row then copies w bytes
+ * instead of measuring, copying and padding a string (two thirds of the fill's
+ * string work). img NULL: the table was too large, rows use col_put_str. */
+struct jnames {
+	unsigned char *img;
+	size_t n, w;
+};
+
+/* What filling a row needs besides the run: caused, preemptions each job caused, by
+ * job index (from the decisions), or NULL to take the job's own count; the names. */
+struct jfill {
+	const uint32_t *caused;
+	struct jnames nm[JN_COUNT_];
+};
+
+static int jnames_build(struct jnames *nm, size_t n, size_t w, const char *(*name)(const void *, size_t),
+			const void *arg)
+{
+	nm->n = n;
+	nm->w = w;
+	nm->img = NULL;
+	if (w == 0 || (n + 1) > JNAMES_MAX_BYTES / w)
+		return 0;
+	nm->img = calloc(n + 1, w);
+	if (!nm->img)
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		const char *s = name(arg, k);
+		size_t l = strlen(s);
+		memcpy(nm->img + k * w, s, l < w ? l : w - 1);
+	}
+	return 0;
+}
+
+static const char *jn_name_array(const void *arg, size_t k)
+{
+	const char *s = ((char *const *)arg)[k];
+	return s ? s : ""; /* as name_or_empty */
+}
+static const char *jn_flavor(const void *arg, size_t k) { return sim_cluster_flavor(arg, (int)k)->name; }
+static const char *jn_state(const void *arg, size_t k)
+{
+	(void)arg;
+	return state_labels[k];
+}
+static const char *jn_cost_type(const void *arg, size_t k)
+{
+	(void)arg;
+	return sim_cost_type_name((enum sim_cost_type)k);
+}
+
+static void jfill_fini(struct jfill *fx)
+{
+	for (int k = 0; k < JN_COUNT_; k++)
+		free(fx->nm[k].img);
+}
+
+static int jfill_init(struct jfill *fx, const struct ctype *c, const struct h5out_run *run, const uint32_t *caused)
+{
+	const struct sim_trace *t = run->trace;
+	memset(fx, 0, sizeof *fx);
+	fx->caused = caused;
+	int r = jnames_build(&fx->nm[JN_QUEUE], t->n_queues, c->f[JF_QUEUE].size, jn_name_array, t->queues);
+	r |= jnames_build(&fx->nm[JN_USER], t->n_users, c->f[JF_USER].size, jn_name_array, t->users);
+	r |= jnames_build(&fx->nm[JN_FLAVOR], sim_cluster_n_flavors(run->cluster), c->f[JF_FLAVOR].size, jn_flavor,
+			  run->cluster);
+	r |= jnames_build(&fx->nm[JN_STATE], SIM_JOB_STATE_COUNT_, c->f[JF_STATE_LABEL].size, jn_state, NULL);
+	r |= jnames_build(&fx->nm[JN_COST_TYPE], 256, c->f[JF_COST_TYPE_LABEL].size, jn_cost_type, NULL);
+	if (r)
+		jfill_fini(fx);
+	return r ? -1 : 0;
+}
+
+/* Column f of row i: name idx of table nm (the empty string outside it), or s when
+ * the table has no images. */
+static void col_put_name(const struct jblock *b, const struct ctype *c, size_t f, size_t i, const struct jnames *nm,
+			 int64_t idx, const char *s)
+{
+	if (!nm->img) {
+		col_put_str(b, c, f, i, s);
+		return;
+	}
+	size_t k = idx >= 0 && (uint64_t)idx < nm->n ? (size_t)idx : nm->n;
+	memcpy(b->col[f] + i * nm->w, nm->img + k * nm->w, nm->w);
+}
+
+/* Row i of block b: job j. */
 static void fill_job_row(const struct jblock *b, const struct ctype *c, size_t i, const struct sim_trace *t,
-			 const struct sim_cluster *cl, const uint8_t *cost_types, const uint32_t *caused,
+			 const struct sim_cluster *cl, const uint8_t *cost_types, const struct jfill *fx,
 			 const struct sim_job *j)
 {
+	const uint32_t *caused = fx->caused;
 	col_put_str(b, c, JF_ID, i, sim_job_id(t, j));
-	col_put_str(b, c, JF_QUEUE, i, name_or_empty(t->queues, t->n_queues, j->queue));
-	col_put_str(b, c, JF_USER, i, name_or_empty(t->users, t->n_users, j->user));
+	col_put_name(b, c, JF_QUEUE, i, &fx->nm[JN_QUEUE], j->queue, name_or_empty(t->queues, t->n_queues, j->queue));
+	col_put_name(b, c, JF_USER, i, &fx->nm[JN_USER], j->user, name_or_empty(t->users, t->n_users, j->user));
 	int fl = j->opt_chosen >= 0 ? sim_metrics_job_flavor(t, j) : -1;
-	col_put_str(b, c, JF_FLAVOR, i,
-		fl >= 0 && (size_t)fl < sim_cluster_n_flavors(cl) ? sim_cluster_flavor(cl, fl)->name : "");
+	col_put_name(b, c, JF_FLAVOR, i, &fx->nm[JN_FLAVOR], fl,
+		     fl >= 0 && (size_t)fl < sim_cluster_n_flavors(cl) ? sim_cluster_flavor(cl, fl)->name : "");
 	int32_t opt = j->opt_chosen;
 	col_put(b, c, JF_OPTION, i, &opt, sizeof opt);
 	double gpus = NAN;
@@ -875,10 +971,10 @@ static void fill_job_row(const struct jblock *b, const struct ctype *c, size_t i
 	col_put_f64(b, c, JF_PENDING_FROM, i, pend);
 	uint8_t st = j->state;
 	col_put(b, c, JF_STATE, i, &st, sizeof st);
-	col_put_str(b, c, JF_STATE_LABEL, i, st < SIM_JOB_STATE_COUNT_ ? state_labels[st] : "");
+	col_put_name(b, c, JF_STATE_LABEL, i, &fx->nm[JN_STATE], st, st < SIM_JOB_STATE_COUNT_ ? state_labels[st] : "");
 	uint8_t ct = sim_metrics_job_cost_type(t, cost_types, sim_cluster_n_flavors(cl), j);
 	col_put(b, c, JF_COST_TYPE, i, &ct, sizeof ct);
-	col_put_str(b, c, JF_COST_TYPE_LABEL, i, sim_cost_type_name((enum sim_cost_type)ct));
+	col_put_name(b, c, JF_COST_TYPE_LABEL, i, &fx->nm[JN_COST_TYPE], ct, sim_cost_type_name((enum sim_cost_type)ct));
 }
 
 /* The layout of a run's jobs group: rows a block (= a chunk), blocks, and which
@@ -902,12 +998,12 @@ static void jlayout_plan(struct jlayout *l, size_t n, size_t row_bytes)
 
 /* Fills block k (rows rows; rows past the table's end are zero). */
 static void fill_block(const struct jblock *b, const struct ctype *c, const struct jlayout *l, size_t k,
-		       const struct h5out_run *run, const uint32_t *caused)
+		       const struct h5out_run *run, const struct jfill *fx)
 {
 	const struct sim_trace *t = run->trace;
 	size_t r0 = k * l->rows, cnt = l->n - r0 < l->rows ? l->n - r0 : l->rows;
 	for (size_t i = 0; i < cnt; i++)
-		fill_job_row(b, c, i, t, run->cluster, run->flavor_cost_type, caused, &t->jobs[r0 + i]);
+		fill_job_row(b, c, i, t, run->cluster, run->flavor_cost_type, fx, &t->jobs[r0 + i]);
 	for (size_t f = 0; f < c->n && cnt < l->rows; f++)
 		memset(b->col[f] + cnt * c->f[f].size, 0, (l->rows - cnt) * c->f[f].size);
 }
@@ -1187,7 +1283,7 @@ struct zwork {
 	const struct ctype *c;
 	const struct jlayout *l;
 	const struct h5out_run *run;
-	const uint32_t *caused;
+	const struct jfill *fx;
 	struct zblock *blocks;
 	size_t next, written, window;
 	int failed;
@@ -1195,17 +1291,46 @@ struct zwork {
 	pthread_cond_t cv;
 };
 
+/* Column f of block zb when an earlier deflated column g of the same block holds the
+ * same bytes: g's deflated chunk is copied. Deflate (after the same shuffle, from a
+ * reset stream) is deterministic, so these are the bytes deflating f would give:
+ * the file is the same, for less work. The benchmark's gpus and alloc_gpus are equal
+ * (every job gets what it asks), and so are jct_s and runtime_s while no job waits;
+ * together a third of its deflating. Returns 1 (copied), 0 (no such column) or -1
+ * (no memory). */
+static int reuse_equal_column(const struct ctype *c, const struct jlayout *l, struct zblock *zb, size_t f)
+{
+	size_t size = c->f[f].size, bytes = l->rows * size;
+	if (!l->deflate[f])
+		return 0;
+	for (size_t g = 0; g < f; g++) {
+		if (!l->deflate[g] || c->f[g].size != size || !zb->z[g].buf ||
+		    memcmp(zb->b.col[g], zb->b.col[f], bytes) != 0)
+			continue;
+		unsigned char *o = malloc(zb->z[g].len ? zb->z[g].len : 1);
+		if (!o)
+			return -1;
+		memcpy(o, zb->z[g].buf, zb->z[g].len);
+		zb->z[f].buf = o;
+		zb->z[f].len = zb->z[g].len;
+		return 1;
+	}
+	return 0;
+}
+
 /* Fills and encodes block k into zb. */
 static int encode_block(struct zwork *w, struct zctx *z, size_t k, struct zblock *zb)
 {
 	if (!zb->b.col[0]) { /* block 0 comes filled */
 		if (jblock_alloc(&zb->b, w->c, w->l->rows) < 0)
 			return -1;
-		fill_block(&zb->b, w->c, w->l, k, w->run, w->caused);
+		fill_block(&zb->b, w->c, w->l, k, w->run, w->fx);
 	}
-	for (size_t f = 0; f < w->c->n; f++)
-		if (encode_column(z, w->c, w->l, f, zb->b.col[f], &zb->z[f]) < 0)
+	for (size_t f = 0; f < w->c->n; f++) {
+		int r = reuse_equal_column(w->c, w->l, zb, f);
+		if (r < 0 || (r == 0 && encode_column(z, w->c, w->l, f, zb->b.col[f], &zb->z[f]) < 0))
 			return -1;
+	}
 	return 0;
 }
 
@@ -1273,10 +1398,10 @@ static size_t zip_threads(size_t n_blocks)
 /* Every block of the table, encoded by the threads while this thread stores them in
  * order. Block 0 comes filled in *first (taken over: its buffer is freed here). */
 static int write_blocks_threaded(const hid_t *dsets, const struct ctype *c, const struct jlayout *l,
-				 const struct h5out_run *run, const uint32_t *caused, struct jblock *first)
+				 const struct h5out_run *run, const struct jfill *fx, struct jblock *first)
 {
 	size_t n_thr = zip_threads(l->n_blocks);
-	struct zwork w = { .c = c, .l = l, .run = run, .caused = caused, .window = n_thr + 1 };
+	struct zwork w = { .c = c, .l = l, .run = run, .fx = fx, .window = n_thr + 1 };
 	w.blocks = calloc(l->n_blocks, sizeof *w.blocks);
 	if (w.blocks) {
 		w.blocks[0].b = *first;
@@ -1364,11 +1489,11 @@ void h5out_set_zip_threads(size_t n)
 
 /* Writes every block with H5Dwrite (HDF5 runs the filters); block 0 is in b. */
 static int write_blocks_hdf5(const hid_t *dsets, const struct ctype *c, const struct jlayout *l,
-			     const struct h5out_run *run, const uint32_t *caused, struct jblock *b)
+			     const struct h5out_run *run, const struct jfill *fx, struct jblock *b)
 {
 	int r = write_block_hdf5(dsets, c, l, 0, b);
 	for (size_t k = 1; r == 0 && k < l->n_blocks; k++) {
-		fill_block(b, c, l, k, run, caused);
+		fill_block(b, c, l, k, run, fx);
 		r = write_block_hdf5(dsets, c, l, k, b);
 	}
 	return r;
@@ -1429,13 +1554,18 @@ static int write_jobs(hid_t grp, const struct h5out_run *run)
 	hid_t g = -1;
 	uint32_t *caused = caused_counts(run, &err);
 	struct jblock b0s, *b0 = &b0s;
+	struct jfill fx;
+	int have_fx = 0;
 	memset(&b0s, 0, sizeof b0s);
 	if (err || jobs_ctype(&c, t, run->cluster) < 0 || c.n != JF_COUNT_)
 		goto out;
+	if (jfill_init(&fx, &c, run, caused) < 0)
+		goto out;
+	have_fx = 1;
 	jlayout_plan(&l, t->n_jobs, c.size);
 	if (jblock_alloc(b0, &c, l.rows) < 0)
 		goto out;
-	fill_block(b0, &c, &l, 0, run, caused);
+	fill_block(b0, &c, &l, 0, run, &fx);
 	for (size_t f = 0; f < c.n; f++)
 		l.deflate[f] =
 			H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && H5Zfilter_avail(H5Z_FILTER_SHUFFLE) > 0;
@@ -1450,10 +1580,10 @@ static int write_jobs(hid_t grp, const struct h5out_run *run)
 			goto out;
 #ifdef SIM_HAVE_ZLIB
 	if (l.chunked && own_deflate)
-		r = write_blocks_threaded(dsets, &c, &l, run, caused, b0);
+		r = write_blocks_threaded(dsets, &c, &l, run, &fx, b0);
 	else
 #endif
-		r = write_blocks_hdf5(dsets, &c, &l, run, caused, b0);
+		r = write_blocks_hdf5(dsets, &c, &l, run, &fx, b0);
 out:
 	for (size_t f = 0; f < n_dsets; f++)
 		if (H5Dclose(dsets[f]) < 0)
@@ -1461,6 +1591,8 @@ out:
 	if (g >= 0 && H5Gclose(g) < 0)
 		r = -1;
 	free(b0s.col[0]);
+	if (have_fx)
+		jfill_fini(&fx);
 	ctype_fini(&c);
 	free(caused);
 	return r;

@@ -252,6 +252,24 @@ static void sort_samples(double *x, size_t n, struct radix_buf *rb)
 }
 
 /* Sorts and takes mean / quantiles of n samples into out[mean], out[p50].. (NaN when n = 0). */
+/* GSL's mean (statistics/mean_source.c): mean += (x[i] - mean) / (i + 1) in long
+ * double, one dependent division a sample (about 8 ms a million). A finite sample
+ * equal to the running mean adds (x - x) / (i + 1) = +0, which leaves the mean as
+ * it was (the mean is never -0: it starts at +0, and a sum is -0 only when both
+ * terms are), so its division is skipped: the sorted waits and slowdowns of a run
+ * where most jobs never wait are long runs of 0 and 1. The same bits as
+ * gsl_stats_mean (tests/test_metrics.c compares them). */
+double sim_metrics_mean(const double *x, size_t n)
+{
+	long double mean = 0;
+	for (size_t i = 0; i < n; i++) {
+		if ((long double)x[i] == mean && isfinite(x[i]))
+			continue;
+		mean += (x[i] - mean) / (i + 1);
+	}
+	return (double)mean;
+}
+
 static void fill_stats(double *x, size_t n, struct radix_buf *rb, struct sim_summary *out, int f_mean,
 		       int f_p50, int f_p95, int f_p99, int f_max)
 {
@@ -262,7 +280,7 @@ static void fill_stats(double *x, size_t n, struct radix_buf *rb, struct sim_sum
 		return;
 	}
 	sort_samples(x, n, rb);
-	out->v[f_mean] = gsl_stats_mean(x, 1, n);
+	out->v[f_mean] = sim_metrics_mean(x, n);
 	out->v[f_p50] = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.50);
 	out->v[f_p95] = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.95);
 	out->v[f_p99] = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.99);
@@ -549,7 +567,7 @@ int sim_metrics_options(const struct sim_trace *t, const struct sim_cluster *c,
 		if (n == 0)
 			continue;
 		sort_samples(x, n, &rb);
-		v[SIM_OF_mean_wait_s] = gsl_stats_mean(x, 1, n);
+		v[SIM_OF_mean_wait_s] = sim_metrics_mean(x, n);
 		v[SIM_OF_p50_wait_s] = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.50);
 		v[SIM_OF_p95_wait_s] = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.95);
 		v[SIM_OF_mean_runtime_s] = mean_or_nan(os.rt[k], os.n_rt[k]);
@@ -577,9 +595,27 @@ static double ts_integral_h(const struct sim_timeseries *ts, const double *col, 
 	return sum / 3600.0;
 }
 
+/* Starts each queue's row: every field NaN but the counts, which are 0. */
+static void queue_rows_init(struct sim_queue_row *rows, size_t nq)
+{
+	for (size_t q = 0; q < nq; q++) {
+		double *v = rows[q].v;
+		for (int f = 0; f < SIM_QF_COUNT_; f++)
+			v[f] = NAN;
+		v[SIM_QF_jobs] = v[SIM_QF_completed] = 0;
+		v[SIM_QF_preemptions_suffered] = v[SIM_QF_preemptions_caused] = 0;
+		v[SIM_QF_lost_gpu_h] = v[SIM_QF_restore_h] = 0;
+	}
+}
+
 /* Waits of each queue's started jobs, grouped: queue q's are w[off[q] .. off[q+1]),
- * sorted. Returns the arrays (caller frees *w and *off) or -SIM_ENOMEM. */
-static int queue_waits(const struct sim_trace *t, double **w_out, size_t **off_out)
+ * sorted. The same pass over the jobs (two passes over a million 256-byte records
+ * instead of four) adds each job to its queue's counts in rows (counts, costs from
+ * the jobs: exact, and present without the engine; in job order, so the sums are
+ * the same to the bit) and finds the first submit. Returns the arrays (caller
+ * frees *w and *off) or -SIM_ENOMEM. */
+static int queue_waits(const struct sim_trace *t, int count_caused, struct sim_queue_row *rows, double **w_out,
+		       size_t **off_out, sim_time_t *first_submit)
 {
 	size_t nq = t->n_queues;
 	size_t *off = calloc(nq + 2, sizeof *off), *fill = calloc(nq + 1, sizeof *fill);
@@ -590,11 +626,26 @@ static int queue_waits(const struct sim_trace *t, double **w_out, size_t **off_o
 		free(w);
 		return -SIM_ENOMEM;
 	}
+	sim_time_t first = SIM_TIME_MAX;
 	for (size_t i = 0; i < t->n_jobs; i++) {
-		int32_t q = t->jobs[i].queue;
-		if (q >= 0 && (size_t)q < nq && !isnan(sim_job_wait_s(&t->jobs[i])))
-			off[q + 1]++;
+		const struct sim_job *j = &t->jobs[i];
+		if (j->submit_ns < first)
+			first = j->submit_ns;
+		int32_t q = j->queue;
+		if (q < 0 || (size_t)q >= nq)
+			continue;
+		off[q + 1] += !isnan(sim_job_wait_s(j));
+		double *v = rows[q].v;
+		v[SIM_QF_jobs]++;
+		if (j->state == SIM_JOB_COMPLETED)
+			v[SIM_QF_completed]++;
+		v[SIM_QF_preemptions_suffered] += (double)j->preemptions;
+		v[SIM_QF_lost_gpu_h] += j->lost_gpu_s / 3600.0;
+		v[SIM_QF_restore_h] += j->restore_s / 3600.0;
+		if (count_caused)
+			v[SIM_QF_preemptions_caused] += (double)j->preemptions_caused;
 	}
+	*first_submit = first;
 	for (size_t q = 0; q < nq; q++)
 		off[q + 1] += off[q];
 	for (size_t i = 0; i < t->n_jobs; i++) {
@@ -618,26 +669,19 @@ int sim_metrics_queues(const struct sim_trace *t, const struct sim_queue_acct *a
 	size_t nq = t->n_queues;
 	double *w;
 	size_t *off;
-	if (queue_waits(t, &w, &off))
+	sim_time_t first_submit;
+	queue_rows_init(rows, nq);
+	if (queue_waits(t, !decisions, rows, &w, &off, &first_submit))
 		return -SIM_ENOMEM;
 	int quota = ts && ts->has_quota_stats;
-	sim_time_t first_submit = SIM_TIME_MAX;
-	for (size_t i = 0; i < t->n_jobs; i++)
-		if (t->jobs[i].submit_ns < first_submit)
-			first_submit = t->jobs[i].submit_ns;
 	double end_s = end_ns != SIM_TIME_NONE ? sim_time_to_s(end_ns) : NAN;
 	double makespan_s = (t->n_jobs > 0 && end_ns != SIM_TIME_NONE && end_ns >= first_submit) ?
 				    sim_time_to_s(end_ns - first_submit) : NAN;
 	for (size_t q = 0; q < nq; q++) {
 		double *v = rows[q].v;
-		for (int f = 0; f < SIM_QF_COUNT_; f++)
-			v[f] = NAN;
-		v[SIM_QF_jobs] = v[SIM_QF_completed] = 0;
-		v[SIM_QF_preemptions_suffered] = v[SIM_QF_preemptions_caused] = 0;
-		v[SIM_QF_lost_gpu_h] = v[SIM_QF_restore_h] = 0;
 		size_t n = off[q + 1] - off[q];
 		if (n > 0) {
-			v[SIM_QF_mean_wait_s] = gsl_stats_mean(w + off[q], 1, n);
+			v[SIM_QF_mean_wait_s] = sim_metrics_mean(w + off[q], n);
 			v[SIM_QF_p95_wait_s] = gsl_stats_quantile_from_sorted_data(w + off[q], 1, n, 0.95);
 		}
 		if (acct) {
@@ -653,21 +697,6 @@ int sim_metrics_queues(const struct sim_trace *t, const struct sim_queue_acct *a
 		}
 		if (quota && ts->n > 0 && ts->n_queues == nq && ts->q_lent && !isnan(end_s))
 			v[SIM_QF_lent_gpu_h] = ts_integral_h(ts, ts->q_lent, q, end_s);
-	}
-	/* Counts and costs from the jobs: exact, and present without the engine. */
-	for (size_t i = 0; i < t->n_jobs; i++) {
-		const struct sim_job *j = &t->jobs[i];
-		if (j->queue < 0 || (size_t)j->queue >= nq)
-			continue;
-		double *v = rows[j->queue].v;
-		v[SIM_QF_jobs]++;
-		if (j->state == SIM_JOB_COMPLETED)
-			v[SIM_QF_completed]++;
-		v[SIM_QF_preemptions_suffered] += (double)j->preemptions;
-		v[SIM_QF_lost_gpu_h] += j->lost_gpu_s / 3600.0;
-		v[SIM_QF_restore_h] += j->restore_s / 3600.0;
-		if (!decisions)
-			v[SIM_QF_preemptions_caused] += (double)j->preemptions_caused;
 	}
 	/* A decision whose preemptor is its victim had no preemptor (a quota shrink). */
 	for (size_t k = 0; decisions && k < decisions->n; k++) {

@@ -245,6 +245,9 @@ int sim_metrics_options(const struct sim_trace *t, const struct sim_cluster *c,
 /* Jain's fairness index (sum x)^2 / (n sum x^2) of n values: 1 when all are equal,
  * 1/n when one value holds everything. NaN when n = 0 or every x is 0. */
 double sim_metrics_jain(const double *x, size_t n);
+/* gsl_stats_mean(x, 1, n) to the bit (GSL's running mean in long double), faster
+ * where samples repeat the running mean (sorted samples of many equal waits). */
+double sim_metrics_mean(const double *x, size_t n);
 
 /* Utilization when capacity changed over the run (stock-outs, reservations, capacity
  * events): busy_gpu_s over capacity_gpu_s, the GPU-seconds of capacity in force from

@@ -1389,6 +1389,80 @@ static void test_h5out_columns_round_trip(void)
 	sim_trace_destroy(t);
 }
 
+/* Stored bytes of chunk k (rows rows a chunk) of /runs/r/jobs/<col>, malloc'd. */
+static unsigned char *column_chunk(const char *path, const char *col, hsize_t k, hsize_t rows, size_t *len)
+{
+	unsigned char *buf = NULL;
+	char p[128];
+	snprintf(p, sizeof p, "/runs/r/jobs/%s", col);
+	hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	hid_t d = file >= 0 ? H5Dopen2(file, p, H5P_DEFAULT) : -1;
+	hsize_t off = k * rows, size = 0;
+	uint32_t mask = 0;
+	if (d >= 0 && H5Dget_chunk_storage_size(d, &off, &size) >= 0 && (buf = malloc(size ? size : 1)) &&
+	    H5Dread_chunk(d, H5P_DEFAULT, &off, &mask, buf) < 0) {
+		free(buf);
+		buf = NULL;
+	}
+	*len = (size_t)size;
+	if (d >= 0)
+		H5Dclose(d);
+	if (file >= 0)
+		H5Fclose(file);
+	return buf;
+}
+
+/* Two deflated columns whose bytes are equal in a block share its deflated chunk
+ * (sim/h5out.c, reuse_equal_column): preemptions and interruptions are i % 5 in every
+ * job but the last row of block 1 (of 3 blocks of 13,334 rows), whose interruptions
+ * are 7. Blocks 0 and 2 store the same bytes for both columns, block 1 not, and
+ * every value reads back as written (a reuse of block 1 would read 26,667 % 5 = 2
+ * there, not 7). */
+static void test_h5out_equal_columns_share_chunks(void)
+{
+	enum { N = 40000, ROWS = 13334 };
+	struct sim_trace *t = tiled_trace(N);
+	struct sim_cluster *c = fx_cluster();
+	CU_ASSERT_FATAL(t && c);
+	const size_t odd = 2 * ROWS - 1;
+	for (size_t i = 0; i < N; i++) {
+		t->jobs[i].preemptions = (uint32_t)(i % 5);
+		t->jobs[i].interruptions = i == odd ? 7u : (uint32_t)(i % 5);
+	}
+	const char *path = tmp_path("equal-cols.h5");
+	CU_ASSERT_EQUAL_FATAL(write_trace_run(path, t, c), 0);
+	for (hsize_t k = 0; k < 3; k++) {
+		size_t la = 0, lb = 0;
+		unsigned char *a = column_chunk(path, "preemptions", k, ROWS, &la);
+		unsigned char *b = column_chunk(path, "interruptions", k, ROWS, &lb);
+		CU_ASSERT_FATAL(a && b);
+		int same = la == lb && memcmp(a, b, la) == 0;
+		CU_ASSERT_EQUAL(same, k != 1);
+		CU_ASSERT(la < ROWS * 4 / 2); /* deflated: at most half of the raw 4 bytes a row */
+		free(a);
+		free(b);
+	}
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	struct h5read_file *f = NULL;
+	struct h5read_jobs j;
+	CU_ASSERT_EQUAL_FATAL(h5read_open(path, &f, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "r", &j, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(j.n, N);
+	size_t bad = 0;
+	for (size_t i = 0; i < N; i++)
+		bad += j.preemptions[i] != i % 5 || j.interruptions[i] != (i == odd ? 7 : i % 5);
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT_EQUAL(j.interruptions[odd], 7);
+	CU_ASSERT_EQUAL(j.preemptions[odd], 2);
+	h5read_jobs_free(&j);
+	h5read_close(f);
+	sim_diag_fini(&d);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+	remove(path);
+}
+
 /* Replaces /runs/r/jobs/<col> of path with a 1-D dataset of n doubles. */
 static int replace_column(const char *path, const char *col, hsize_t n)
 {
@@ -1455,6 +1529,7 @@ static CU_TestInfo h5out_tests[] = {
 	{ "test_h5out_empty_trace", test_h5out_empty_trace },
 	{ "test_h5out_large_tables", test_h5out_large_tables },
 	{ "test_h5out_columns_round_trip", test_h5out_columns_round_trip },
+	{ "test_h5out_equal_columns_share_chunks", test_h5out_equal_columns_share_chunks },
 	{ "test_h5out_reader_refuses_bad_columns", test_h5out_reader_refuses_bad_columns },
 	{ "test_h5out_reader_refuses_bad_files", test_h5out_reader_refuses_bad_files },
 	{ "test_h5out_summary_not_compound", test_h5out_summary_not_compound },

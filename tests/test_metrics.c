@@ -9,6 +9,7 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <stdio.h>
 
@@ -563,6 +564,57 @@ static void test_metrics_capacity_utilization(void)
 	CU_ASSERT(isnan(s.v[SIM_SUM_utilization]));
 }
 
+/* Sample i of n of case k of test_metrics_mean_is_gsl_mean. */
+static double mean_case_sample(gsl_rng *r, int k, int i, int n)
+{
+	double u = gsl_rng_uniform(r);
+	if (k == 0)
+		return gsl_ran_exponential(r, 100.0);
+	if (k == 1) /* waits: mostly none */
+		return u < 0.9 ? 0.0 : gsl_ran_exponential(r, 100.0);
+	if (k == 2) /* slowdowns: mostly 1 */
+		return u < 0.5 ? 1.0 : 1.0 + floor(u * 8);
+	if (k == 3)
+		return u < 0.3 ? -0.0 : (u < 0.6 ? 0.0 : -u);
+	if (k == 4) /* two infinities in a row */
+		return i == n / 2 || i == n / 2 + 1 ? INFINITY : u;
+	if (k == 5)
+		return u < 0.5 ? 1e300 : -1e300;
+	if (k == 6) /* subnormal */
+		return u * 1e-310;
+	return floor(u * 3);
+}
+
+/* sim_metrics_mean against gsl_stats_mean, bit for bit: random samples, sorted
+ * samples with long runs of equal values (the waits of a run where most jobs never
+ * wait), signed zeros, an infinity, huge and subnormal values. By hand: {0, 0, 6}
+ * has mean 2 (0, then 0, then 0 + 6 / 3), and every sample skipped but the last. */
+static void test_metrics_mean_is_gsl_mean(void)
+{
+	static const double small[] = { 0, 0, 6 };
+	CU_ASSERT_EQUAL(sim_metrics_mean(small, 3), 2.0);
+	CU_ASSERT_EQUAL(sim_metrics_mean(small, 0), 0.0);
+	enum { N = 20000 };
+	double *x = malloc(N * sizeof *x);
+	CU_ASSERT_FATAL(x != NULL);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 7);
+	for (int k = 0; k < 8; k++) {
+		for (int i = 0; i < N; i++)
+			x[i] = mean_case_sample(r, k, i, N);
+		for (int sorted = 0; sorted < 2; sorted++) {
+			if (sorted)
+				gsl_sort(x, 1, N);
+			double a = sim_metrics_mean(x, N), b = gsl_stats_mean(x, 1, N);
+			CU_ASSERT_EQUAL(memcmp(&a, &b, sizeof a), 0);
+			if (memcmp(&a, &b, sizeof a) != 0)
+				fprintf(stderr, "\ncase %d sorted %d: %.17g against gsl %.17g\n", k, sorted, a, b);
+		}
+	}
+	gsl_rng_free(r);
+	free(x);
+}
+
 static CU_TestInfo metrics_tests[] = {
 	{ "test_metrics_capacity_utilization", test_metrics_capacity_utilization },
 	{ "test_metrics_quantiles_match_qsort_reference", test_metrics_quantiles_match_qsort_reference },
@@ -581,6 +633,7 @@ static CU_TestInfo metrics_tests[] = {
 	{ "test_metrics_summary_empty_trace", test_metrics_summary_empty_trace },
 	{ "test_metrics_replicate_student_t", test_metrics_replicate_student_t },
 	{ "test_metrics_replicate_single_run", test_metrics_replicate_single_run },
+	{ "test_metrics_mean_is_gsl_mean", test_metrics_mean_is_gsl_mean },
 	CU_TEST_INFO_NULL,
 };
 

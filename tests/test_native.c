@@ -1,7 +1,8 @@
 /* tests/test_native.c: the native CSV trace: every column parsed, sorting with
  * ties by row, comments, quoting, located errors for malformed traces, the error
  * limit, the writer round trip, paths that are not regular files (a directory,
- * a FIFO, a pipe), and a mapped trace larger than the window the parser drops behind it. */
+ * a FIFO, a pipe), a mapped trace larger than the window the parser drops behind it,
+ * and the fast pass in two halves against the serial one. */
 #include <CUnit/CUnit.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -1094,6 +1095,200 @@ static void test_native_large_mapped_trace(void)
 	remove(path);
 }
 
+/* The fast pass in two halves (traces/native.c) gives the serial pass's trace byte
+ * for byte. The rows are built so that the cut (the first line end past the middle
+ * of the rows' bytes, about row 60 of 120) falls inside rows 50-70, which name
+ * queue qB, user u2 and the resource mem_gib first: the second half first sees its
+ * names in another order than the trace does (queues qB, qC, qA against qA, qB, qC;
+ * resources gpu, mem_gib, cpu against gpu, cpu, mem_gib), so every map of the merge
+ * is a permutation, not the identity. Comments, a blank line, CRLF and a quoted
+ * field sit on both sides, and row 80 is submitted before row 79 (a sort across
+ * the halves' rows). */
+static char *split_text(size_t *len)
+{
+	size_t cap = 64 * 1024, n = 0;
+	char *s = malloc(cap);
+	n += (size_t)snprintf(s + n, cap - n, "# split test\nid,submit_s,duration_s,queue,user,request,estimate_s\n");
+	for (int i = 1; i <= 120; i++) {
+		const char *q = i < 50 ? (i % 2 ? "qA" : "qB") : i <= 70 ? "qB" : (i % 3 == 0 ? "qA" : "qC");
+		const char *u = i < 50 ? "u1" : i <= 70 ? "u2" : (i % 2 ? "u1" : "u3");
+		const char *req = i < 50 ? (i % 2 ? "h100:gpu=8" : "\"*:gpu=1,cpu=4\"")
+				  : i <= 70 ? "\"a100:gpu=2,mem_gib=16\""
+					    : (i % 2 ? "\"h100:gpu=1,cpu=2,mem_gib=8\"" : "b200:gpu=4");
+		int submit = i == 80 ? 5 : i * 10;
+		n += (size_t)snprintf(s + n, cap - n, "j%03d,%d.25,%d,%s,%s,%s,%d%s", i, submit, 100 + i, q, u, req,
+				      200 + i, i % 7 == 0 ? "\r\n" : "\n");
+		if (i == 30 || i == 95)
+			n += (size_t)snprintf(s + n, cap - n, "  # comment\n\n");
+	}
+	*len = n;
+	return s;
+}
+
+static struct sim_trace *parse_split_min(const char *text, size_t len, size_t split_min, struct sim_diag *d, int *rc)
+{
+	struct sim_trace *t = NULL;
+	trace_native_set_split_min(split_min);
+	*rc = trace_native_parse("t.csv", text, len, &t, d);
+	trace_native_set_split_min(4u << 20);
+	return t;
+}
+
+static void expect_names_equal(char **a, size_t na, char **b, size_t nb)
+{
+	CU_ASSERT_EQUAL_FATAL(na, nb);
+	for (size_t i = 0; i < na; i++)
+		CU_ASSERT_STRING_EQUAL(a[i], b[i]);
+}
+
+static void test_native_split_same_trace(void)
+{
+	size_t len;
+	char *text = split_text(&len);
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	int rc1, rc2;
+	struct sim_trace *one = parse_split_min(text, len, SIZE_MAX, &d, &rc1);
+	struct sim_trace *two = parse_split_min(text, len, 0, &d, &rc2);
+	CU_ASSERT_EQUAL_FATAL(rc1, 0);
+	CU_ASSERT_EQUAL_FATAL(rc2, 0);
+	CU_ASSERT_EQUAL(two->n_jobs, 120);
+	CU_ASSERT_EQUAL_FATAL(two->n_jobs, one->n_jobs);
+	CU_ASSERT_EQUAL_FATAL(two->n_opts, one->n_opts);
+	CU_ASSERT_EQUAL(memcmp(two->jobs, one->jobs, one->n_jobs * sizeof *one->jobs), 0);
+	CU_ASSERT_EQUAL(memcmp(two->opts, one->opts, one->n_opts * sizeof *one->opts), 0);
+	CU_ASSERT_EQUAL_FATAL(two->strings_len, one->strings_len);
+	CU_ASSERT_EQUAL(memcmp(two->strings, one->strings, one->strings_len), 0);
+	expect_names_equal(two->queues, two->n_queues, one->queues, one->n_queues);
+	expect_names_equal(two->users, two->n_users, one->users, one->n_users);
+	expect_names_equal(two->flavors, two->n_flavors, one->flavors, one->n_flavors);
+	CU_ASSERT_EQUAL_FATAL(two->res.n, one->res.n);
+	for (int r = 0; r < one->res.n; r++)
+		CU_ASSERT_STRING_EQUAL(two->res.names[r], one->res.names[r]);
+	/* By hand: names in order of first use over the whole file. */
+	CU_ASSERT_EQUAL_FATAL(two->n_queues, 3);
+	CU_ASSERT_STRING_EQUAL(two->queues[0], "qA");
+	CU_ASSERT_STRING_EQUAL(two->queues[2], "qC");
+	CU_ASSERT_EQUAL_FATAL(two->res.n, 3);
+	CU_ASSERT_STRING_EQUAL(two->res.names[1], "cpu");
+	CU_ASSERT_STRING_EQUAL(two->res.names[2], "mem_gib");
+	CU_ASSERT_EQUAL_FATAL(two->n_flavors, 3); /* h100, a100, b200 ("*" is not a name) */
+	CU_ASSERT_STRING_EQUAL(two->flavors[2], "b200");
+	/* Row 80 (submit 5.25 s, before row 1's 10.25 s) sorts first. */
+	const struct sim_job *j = &two->jobs[0];
+	CU_ASSERT_STRING_EQUAL(sim_job_id(two, j), "j080");
+	CU_ASSERT_EQUAL(j->line, 2 + 80 + 2); /* header on line 2, two comment lines and a blank line before it */
+	CU_ASSERT_STRING_EQUAL(two->queues[j->queue], "qC");
+	CU_ASSERT_STRING_EQUAL(two->users[j->user], "u3");
+	CU_ASSERT_STRING_EQUAL(two->flavors[two->opts[j->opt_first].flavor_id], "b200");
+	/* j119 (row 119, in the second half): h100:gpu=1,cpu=2,mem_gib=8. */
+	const struct sim_job *k = &two->jobs[118];
+	CU_ASSERT_STRING_EQUAL(sim_job_id(two, k), "j119");
+	CU_ASSERT_EQUAL(two->opts[k->opt_first].req[1], 2 * SIM_MILLI);
+	CU_ASSERT_EQUAL(two->opts[k->opt_first].req[2], 8 * SIM_MILLI);
+	CU_ASSERT_EQUAL(k->estimate_ns, S(319));
+	sim_trace_destroy(one);
+	sim_trace_destroy(two);
+	sim_diag_fini(&d);
+	free(text);
+}
+
+/* Errors in either half, and a duplicate id across the halves, are reported as the
+ * serial pass reports them: the same messages in the same order. */
+static void test_native_split_same_errors(void)
+{
+	size_t len;
+	char *text = split_text(&len);
+	char *bad = malloc(len + 256);
+	/* Row 10 (first half, line 12): a bad duration; row 100 (second half, line 106)
+	 * repeats row 3's id (line 5). */
+	memcpy(bad, text, len);
+	bad[len] = '\0';
+	char *r10 = strstr(bad, "j010,100.25,110");
+	char *r100 = strstr(bad, "j100,");
+	CU_ASSERT_FATAL(r10 != NULL && r100 != NULL);
+	memcpy(r10 + 12, "x", 1);
+	memcpy(r100, "j003", 4);
+	struct sim_diag d1, d2;
+	sim_diag_init(&d1, 20);
+	sim_diag_init(&d2, 20);
+	int rc1, rc2;
+	struct sim_trace *one = parse_split_min(bad, len, SIZE_MAX, &d1, &rc1);
+	struct sim_trace *two = parse_split_min(bad, len, 0, &d2, &rc2);
+	CU_ASSERT_EQUAL(rc1, -SIM_EPARSE);
+	CU_ASSERT_EQUAL(rc2, -SIM_EPARSE);
+	CU_ASSERT_PTR_NULL(one);
+	CU_ASSERT_PTR_NULL(two);
+	CU_ASSERT_EQUAL(d1.count, 2);
+	CU_ASSERT_EQUAL_FATAL(d2.count, d1.count);
+	for (size_t i = 0; i < d1.count && i < d1.limit; i++)
+		CU_ASSERT_STRING_EQUAL(d2.lines[i], d1.lines[i]);
+	CU_ASSERT(sim_diag_contains(&d2, "t.csv:12: column duration_s"));
+	CU_ASSERT(sim_diag_contains(&d2, "t.csv:106: column id: expected a unique id, found 'j003' again (first at t.csv:5)"));
+	sim_diag_fini(&d1);
+	sim_diag_fini(&d2);
+	free(bad);
+	free(text);
+}
+
+/* One time through the reader's submit_s column: 0 and *ns, or -1 when refused. */
+static int submit_through_reader(const char *v, sim_time_t *ns)
+{
+	char text[128];
+	snprintf(text, sizeof text, "id,submit_s,duration_s\nj,%s,1\n", v);
+	struct sim_diag d;
+	sim_diag_init(&d, 2);
+	struct sim_trace *t = NULL;
+	int rc = trace_native_parse("t.csv", text, strlen(text), &t, &d);
+	if (rc == 0)
+		*ns = t->jobs[0].submit_ns;
+	sim_trace_destroy(t);
+	sim_diag_fini(&d);
+	return rc == 0 ? 0 : -1;
+}
+
+/* The reader's one-pass read of common times (fast_secs in traces/native.c) accepts
+ * what sim_time_parse_s accepts within the trace's limit (0 to 1e9 s) and gives its
+ * value: hand-picked edge cases (digits on either side of 9, a lone '.', '+', signs,
+ * trailing zeros past the 9th fraction digit, the limit itself) and 3,000 random
+ * strings of digits, '.', '+' and '-'. By hand: "1792678.123" is 1,792,678,123,000,000 ns. */
+static void test_native_times_as_the_parser(void)
+{
+	static const char *const cases[] = { "0", "5", "5.", ".5", ".", "", "+5", "-5", "1e3", "123456789",
+					     "1234567890", "999999999.999999999", "1000000000", "1000000000.000000001",
+					     "1000000001", "0.000000001", "0.0000000001", "0.1000000000", "00000000001",
+					     "1.5.", "12a", "1792678.123", "0000000000.5" };
+	sim_time_t ns = 0;
+	CU_ASSERT_EQUAL(submit_through_reader("1792678.123", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 1792678123000000LL);
+	uint64_t x = 12345;
+	size_t bad = 0;
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0] + 3000; k++) {
+		char v[32];
+		if (k < sizeof cases / sizeof cases[0]) {
+			snprintf(v, sizeof v, "%s", cases[k]);
+		} else {
+			static const char alphabet[] = "0123456789012345678901234567890123456789..+-";
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			size_t n = (size_t)(x >> 59) % 22;
+			for (size_t i = 0; i < n; i++) {
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+				v[i] = alphabet[(x >> 33) % (sizeof alphabet - 1)];
+			}
+			v[n] = '\0';
+		}
+		sim_time_t want = 0, got = 0;
+		int ok = sim_time_parse_s(v, strlen(v), &want) == 0 && want <= 1000000000LL * SIM_NS_PER_S;
+		int r = submit_through_reader(v, &got);
+		if ((r == 0) != ok || (ok && got != want)) {
+			bad++;
+			fprintf(stderr, "\ntime '%s': reader %d %lld, parser %d %lld\n", v, r, (long long)got, ok,
+				(long long)want);
+		}
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+}
+
 static CU_TestInfo native_tests[] = {
 	{ "test_native_every_field", test_native_every_field },
 	{ "test_native_cli_stats_hours_queues_compare", test_native_cli_stats_hours_queues_compare },
@@ -1116,6 +1311,9 @@ static CU_TestInfo native_tests[] = {
 	{ "test_native_bundled_sample", test_native_bundled_sample },
 	{ "test_native_cli_validate_stats", test_native_cli_validate_stats },
 	{ "test_native_large_mapped_trace", test_native_large_mapped_trace },
+	{ "test_native_split_same_trace", test_native_split_same_trace },
+	{ "test_native_split_same_errors", test_native_split_same_errors },
+	{ "test_native_times_as_the_parser", test_native_times_as_the_parser },
 	CU_TEST_INFO_NULL,
 };
 

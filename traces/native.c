@@ -33,6 +33,7 @@
 #include "../sim/lines.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +228,12 @@ struct parser {
 	struct fld *f;		/* fields of the current row, n_cols entries */
 	char *scratch;		/* unescaped quoted fields of the current row */
 	size_t scratch_cap;
+	/* The second half of a split fast pass (see "The fast pass in two halves"): its
+	 * rows go to the shared job, option and id-hash arrays from job_base on, which
+	 * must never be reallocated (fixed), and row job_base's order against the row
+	 * before it (the other half's last) is checked at the merge. */
+	size_t job_base;
+	int fixed;
 };
 
 static const char *id_key(const void *ctx, uint32_t val)
@@ -382,11 +389,38 @@ static int res_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/* Seconds in [0, TRACE_MAX_S], as ns. `min_exclusive` refuses 0 too. */
+/* The common form of a time, read in one pass: up to 9 integer digits, optionally
+ * '.' and up to 9 fraction digits (what every generated trace writes), as ns in *out
+ * (0). Anything else (a '+', 10 or more digits on either side, anything malformed)
+ * returns 1 for sim_time_parse_s to decide: this accepts only what it accepts and
+ * gives its value, without its overflow check a digit and its padding loop (which
+ * cost a tenth of the load). */
+static int fast_secs(const char *s, size_t len, sim_time_t *out)
+{
+	static const int64_t pow10[10] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000,
+					   1000000000 };
+	size_t i = 0, n_int, n_frac = 0;
+	int64_t ip = 0, fp = 0;
+	while (i < len && i < 9 && s[i] >= '0' && s[i] <= '9')
+		ip = ip * 10 + (s[i++] - '0');
+	n_int = i;
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && n_frac < 9 && s[i] >= '0' && s[i] <= '9'; i++, n_frac++)
+			fp = fp * 10 + (s[i] - '0');
+	}
+	if (i != len || n_int + n_frac == 0)
+		return 1;
+	*out = ip * SIM_NS_PER_S + fp * pow10[9 - n_frac];
+	return 0;
+}
+
+/* Seconds in [0, TRACE_MAX_S], as ns. `positive` refuses 0 too. */
 static int parse_secs(struct fld v, int positive, sim_time_t *out)
 {
 	sim_time_t ns;
-	if (sim_time_parse_s(v.p, v.len, &ns) < 0 || ns > TRACE_MAX_NS || (positive && ns == 0))
+	if (fast_secs(v.p, v.len, &ns) != 0 && sim_time_parse_s(v.p, v.len, &ns) < 0)
+		return -1;
+	if (ns > TRACE_MAX_NS || (positive && ns == 0))
 		return -1;
 	*out = ns;
 	return 0;
@@ -839,6 +873,11 @@ static int parse_row(struct parser *ps, uint32_t line)
 	struct sim_trace *t = ps->t;
 	int r;
 
+	if (ps->fixed && (t->n_jobs + 1 > ps->cap_jobs || t->n_opts + SIM_MAX_OPTIONS > ps->cap_opts ||
+			  t->n_jobs + 1 > ps->cap_id_hash)) {
+		ps->n_err++; /* cannot happen (sized from the line count); the exact pass decides */
+		return 0;
+	}
 	if (grow((void **)&t->jobs, &ps->cap_jobs, t->n_jobs + 1, sizeof *t->jobs) < 0 ||
 	    grow((void **)&t->opts, &ps->cap_opts, t->n_opts + SIM_MAX_OPTIONS, sizeof *t->opts) < 0 ||
 	    (ps->fast &&
@@ -876,7 +915,7 @@ static int parse_row(struct parser *ps, uint32_t line)
 			"expected seconds >= 0 (decimal, at most 9 fractional digits, at "
 			"most 1e9), found '%.*s%s'",
 			SHOW(v));
-	if (t->n_jobs && j->submit_ns < j[-1].submit_ns)
+	if (t->n_jobs > ps->job_base && j->submit_ns < j[-1].submit_ns)
 		ps->unsorted = 1;
 	v = get(ps, COL_DURATION);
 	int dur_ok = parse_secs(v, 1, &j->duration_ns) == 0;
@@ -1202,9 +1241,6 @@ static void parser_fini(struct parser *ps)
 	free(ps->scratch);
 }
 
-/* One pass over the file (see the top): fast = 1 counts errors only and checks ids
- * by hash. Returns 0 and *out, -SIM_EPARSE (errors; reported unless fast),
- * -SIM_ENOMEM, or in the fast pass 1: parse again with the exact pass. */
 /* A mapped trace's pages are dropped from the process behind the parser, DROP_BYTES
  * at a time (madvise MADV_DONTNEED): they count in the resident set while mapped,
  * and the file's 40 MB a million jobs would add to the peak that the job array sets
@@ -1232,8 +1268,300 @@ static void drop_behind(const char *buf, const char *upto, const char **done)
 #endif
 }
 
-/* mapped: buf is a private read-only mapping of the file, whose pages may be
- * dropped behind the parse. */
+/* Parses the lines of [*pp, end) (line numbers after *line), the header first if
+ * *have_header is 0; with header_only, stops after the header. mapped: buf is a
+ * private read-only mapping of the file, whose pages are dropped behind the parse
+ * from *dropped on. Returns 0 or -SIM_ENOMEM; bad rows are counted (and in the exact
+ * pass reported) in ps. */
+static int parse_lines(struct parser *ps, const char *buf, const char **pp, const char *end, uint32_t *line,
+		       int *have_header, int header_only, int mapped, const char **dropped)
+{
+	const char *p = *pp;
+	int err = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		const char *next = nl ? nl + 1 : end;
+		const char *s = p;
+		++*line;
+		if (le > p && le[-1] == '\r')
+			le--;
+		while (s < le && is_blank(*s))
+			s++;
+		if (s == le || *s == '#') {
+			p = next;
+			continue;
+		}
+		if (*line == UINT32_MAX) {
+			row_err(ps, *line, NULL, "expected at most %u lines, found more", (unsigned)UINT32_MAX - 1);
+			break;
+		}
+		if (grow((void **)&ps->scratch, &ps->scratch_cap, (size_t)(le - p) + 1, 1) < 0) {
+			err = -SIM_ENOMEM;
+			break;
+		}
+		if (!*have_header) {
+			*have_header = 1;
+			if ((err = parse_header(ps, *line, p, le)) < 0)
+				break;
+			p = next;
+			if (ps->n_err)
+				break; /* rows cannot be read against a broken header */
+			ps->f = malloc((size_t)ps->n_cols * sizeof *ps->f);
+			if (!ps->f) {
+				err = -SIM_ENOMEM;
+				break;
+			}
+			if (header_only)
+				break;
+			continue;
+		}
+		int n = split_row(ps, *line, p, le, ps->f, ps->n_cols);
+		if (n >= 0 && n != ps->n_cols)
+			row_err(ps, *line, NULL, "expected %d fields as in the header, found %d", ps->n_cols, n);
+		else if (n >= 0 && (err = parse_row(ps, *line)) < 0)
+			break;
+		p = next;
+		if (mapped)
+			drop_behind(buf, p, dropped);
+	}
+	*pp = p;
+	return err;
+}
+
+/* ---- the fast pass in two halves ----
+ * A large trace's fast pass runs on two threads: the rows after the header are cut
+ * at the first line end past their middle, and a second thread parses the second
+ * half while this one parses the first. The result is the serial pass's, byte for
+ * byte: the second half writes its jobs and options straight into the shared
+ * arrays (sized from the line count, never reallocated while both run) at the
+ * index the serial pass would give them, which it learns by counting the first
+ * half's data rows (every non-blank, non-comment line after the header is one job
+ * in a trace without errors, and a trace with errors goes to the exact pass
+ * anyway); its line numbers continue the first half's. Names are interned by each
+ * half on its own and merged after: the second half's queues, users, flavors and
+ * resources are interned into the trace in the order it first saw them, after the
+ * first half's, which is the serial order of first use; its rows and options are
+ * then renumbered, and its ids appended to the trace's strings. Only the fast pass
+ * splits, and only without a prefs column (a job then has exactly one option, so
+ * option k belongs to job k); errors, found by either half, send the file to the
+ * exact pass, which is serial and reports them in file order. */
+#define SPLIT_MIN_BYTES ((size_t)4 << 20) /* smaller traces parse in one go */
+static size_t split_min = SPLIT_MIN_BYTES;
+
+void trace_native_set_split_min(size_t bytes) { split_min = bytes; }
+
+struct half {
+	struct parser ps;
+	const char *buf, *first, *split, *end; /* rows of the first half: [first, split) */
+	uint32_t line0;			      /* the first half's line count up to split */
+	int mapped;
+	int err; /* -SIM_ENOMEM, or 0 */
+};
+
+/* Whether [s, le) (a line without its '\n') is a data row or the header: not blank
+ * (after a '\r' and blanks) and not a comment. The same test as parse_lines'. */
+static int is_data_line(const char *s, const char *le)
+{
+	if (le > s && le[-1] == '\r')
+		le--;
+	while (s < le && is_blank(*s))
+		s++;
+	return s < le && *s != '#';
+}
+
+static size_t count_data_lines(const char *p, const char *end)
+{
+	size_t n = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		n += is_data_line(p, le);
+		p = nl ? nl + 1 : end;
+	}
+	return n;
+}
+
+/* The second half's thread: its start index, then its rows. */
+static void *half_run(void *arg)
+{
+	struct half *h = arg;
+	struct parser *ps = &h->ps;
+	size_t base = count_data_lines(h->first, h->split);
+	ps->t->n_jobs = base;
+	ps->t->n_opts = base;
+	ps->job_base = base;
+	const char *p = h->split, *dropped = h->split;
+	uint32_t line = h->line0;
+	int have_header = 1;
+	h->err = parse_lines(ps, h->buf, &p, h->end, &line, &have_header, 0, h->mapped, &dropped);
+	return NULL;
+}
+
+/* The second half's parser: ps's header, the shared arrays, its own names. */
+static int half_init(struct half *h, const struct parser *ps)
+{
+	struct parser *q = &h->ps;
+	memset(q, 0, sizeof *q);
+	q->name = ps->name;
+	q->diag = ps->diag;
+	q->fast = 1;
+	q->fixed = 1;
+	memcpy(q->col_of, ps->col_of, sizeof q->col_of);
+	q->n_cols = ps->n_cols;
+	q->t = sim_trace_create();
+	q->f = malloc((size_t)ps->n_cols * sizeof *q->f);
+	if (!q->t || !q->f || hmap_init(&q->queues, 8) < 0 || hmap_init(&q->users, 8) < 0 ||
+	    hmap_init(&q->flavors, 8) < 0 ||
+	    grow((void **)&q->t->strings, &q->cap_str, (size_t)(h->end - h->split) / 3 + 64, 1) < 0)
+		return -SIM_ENOMEM;
+	q->t->jobs = ps->t->jobs;
+	q->cap_jobs = ps->cap_jobs;
+	q->t->opts = ps->t->opts;
+	q->cap_opts = ps->cap_opts;
+	q->id_hash = ps->id_hash;
+	q->cap_id_hash = ps->cap_id_hash;
+	return 0;
+}
+
+static void half_fini(struct half *h)
+{
+	struct parser *q = &h->ps;
+	if (q->t) {
+		q->t->jobs = NULL; /* the shared arrays are the trace's */
+		q->t->n_jobs = 0;
+		q->t->opts = NULL;
+	}
+	q->id_hash = NULL;
+	sim_trace_destroy(q->t);
+	parser_fini(q);
+}
+
+/* Interns each of the n names of the second half into ps (first use order) and
+ * sets map[i] to its index in the trace. Returns 0 or -SIM_ENOMEM. */
+static int merge_names(struct parser *ps, struct hmap *m, key_fn kf, int (*add)(struct sim_trace *, const char *),
+		       char **names, size_t n, int32_t *map)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct fld v = { names[i], strlen(names[i]) };
+		int r = intern(ps, m, kf, add, v);
+		if (r < 0)
+			return r;
+		map[i] = r;
+	}
+	return 0;
+}
+
+/* Appends the second half (no errors in either) to ps->t. Returns 0, 1 (the exact
+ * pass must decide: the merged trace breaks a limit neither half did) or
+ * -SIM_ENOMEM. */
+static int half_merge(struct parser *ps, struct half *h)
+{
+	struct sim_trace *t = ps->t, *u = h->ps.t;
+	size_t base = h->ps.job_base, n2 = u->n_jobs - base;
+	if (t->n_jobs != base || t->n_opts != base || u->n_opts != u->n_jobs)
+		return 1;
+	int32_t *qmap = malloc((u->n_queues + u->n_users + u->n_flavors + 1) * sizeof *qmap);
+	if (!qmap)
+		return -SIM_ENOMEM;
+	int32_t *umap = qmap + u->n_queues, *fmap = umap + u->n_users;
+	int rmap[SIM_MAX_RES], r = 0, same_res = 1;
+	if ((r = merge_names(ps, &ps->queues, queue_key, sim_trace_intern_queue, u->queues, u->n_queues, qmap)) ||
+	    (r = merge_names(ps, &ps->users, user_key, sim_trace_intern_user, u->users, u->n_users, umap)) ||
+	    (r = merge_names(ps, &ps->flavors, flavor_key, sim_trace_intern_flavor, u->flavors, u->n_flavors,
+			     fmap)))
+		goto out;
+	for (int k = 0; k < u->res.n; k++) {
+		rmap[k] = res_index(&t->res, u->res.names[k], strlen(u->res.names[k]));
+		if (rmap[k] < 0) {
+			r = 1; /* more resources than a trace may name: the exact pass says where */
+			goto out;
+		}
+		same_res &= rmap[k] == k;
+	}
+	if (t->strings_len + u->strings_len > UINT32_MAX) {
+		r = 1;
+		goto out;
+	}
+	if ((r = grow((void **)&t->strings, &ps->cap_str, t->strings_len + u->strings_len, 1)) < 0)
+		goto out;
+	memcpy(t->strings + t->strings_len, u->strings, u->strings_len);
+	uint32_t off = (uint32_t)t->strings_len;
+	t->strings_len += u->strings_len;
+	for (size_t i = base; i < base + n2; i++) {
+		struct sim_job *j = &t->jobs[i];
+		j->id_off += off;
+		j->queue = qmap[j->queue];
+		if (j->user >= 0)
+			j->user = umap[j->user];
+		struct sim_job_option *o = &t->opts[i];
+		if (o->flavor_id != SIM_FLAVOR_ANY)
+			o->flavor_id = fmap[o->flavor_id];
+		if (!same_res) {
+			sim_qty_t q[SIM_MAX_RES] = { 0 };
+			for (int k = 0; k < u->res.n; k++)
+				q[rmap[k]] = o->req[k];
+			memcpy(o->req, q, sizeof q);
+		}
+	}
+	if (h->ps.unsorted || (base && n2 && t->jobs[base].submit_ns < t->jobs[base - 1].submit_ns))
+		ps->unsorted = 1;
+	t->n_jobs += n2;
+	t->n_opts += n2;
+out:
+	free(qmap);
+	return r;
+}
+
+/* Whether the rows after the header are worth splitting: a fast pass, no prefs
+ * column, enough bytes, and a second CPU. */
+static int split_worth(const struct parser *ps, size_t rows_bytes)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	return ps->fast && ps->col_of[COL_PREFS] < 0 && rows_bytes >= split_min && rows_bytes >= 2 &&
+	       (cpus >= 2 || split_min == 0);
+}
+
+/* The rows [p, end) of the fast pass in two halves (see above); line is the header's
+ * line. Returns 0 (ps->n_err counts what either half found, or 1 when the merge
+ * needs the exact pass) or -SIM_ENOMEM. */
+static int parse_split(struct parser *ps, const char *buf, const char *p, const char *end, uint32_t line,
+		       int mapped)
+{
+	const char *mid = memchr(p + (end - p) / 2, '\n', (size_t)(end - (p + (end - p) / 2)));
+	const char *dropped = buf;
+	int have_header = 1, err;
+	if (!mid || mid + 1 >= end) /* one long line: nothing to split */
+		return parse_lines(ps, buf, &p, end, &line, &have_header, 0, mapped, &dropped);
+	struct half h = { .buf = buf, .first = p, .split = mid + 1, .end = end, .mapped = mapped };
+	h.line0 = line + (uint32_t)(count_lines(p, (size_t)(h.split - p)) - 1);
+	if ((err = half_init(&h, ps)) < 0)
+		goto out;
+	pthread_t tid;
+	int threaded = pthread_create(&tid, NULL, half_run, &h) == 0;
+	const char *q = p;
+	err = parse_lines(ps, buf, &q, h.split, &line, &have_header, 0, mapped, &dropped);
+	if (threaded)
+		pthread_join(tid, NULL);
+	else
+		half_run(&h); /* no thread: the second half after the first, here */
+	if (!err)
+		err = h.err;
+	ps->n_err += h.ps.n_err;
+	if (!err && !ps->n_err && (err = half_merge(ps, &h)) == 1) {
+		ps->n_err++; /* to the exact pass */
+		err = 0;
+	}
+out:
+	half_fini(&h);
+	return err;
+}
+
+/* One pass over the file (see the top): fast = 1 counts errors only and checks ids
+ * by hash. Returns 0 and *out, -SIM_EPARSE (errors; reported unless fast),
+ * -SIM_ENOMEM, or in the fast pass 1: parse again with the exact pass. mapped: buf
+ * is a private read-only mapping of the file, whose pages may be dropped behind the
+ * parse. */
 static int parse_pass(const char *name, const char *buf, size_t len, struct sim_trace **out,
 		      struct sim_diag *diag, int fast, int mapped)
 {
@@ -1275,52 +1603,15 @@ static int parse_pass(const char *name, const char *buf, size_t len, struct sim_
 
 	if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
 		p += 3; /* UTF-8 byte order mark, as spreadsheets write it */
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		const char *next = nl ? nl + 1 : end;
-		const char *s = p;
-		line++;
-		if (le > p && le[-1] == '\r')
-			le--;
-		while (s < le && is_blank(*s))
-			s++;
-		if (s == le || *s == '#') {
-			p = next;
-			continue;
-		}
-		if (line == UINT32_MAX) {
-			row_err(&ps, line, NULL, "expected at most %u lines, found more",
-				(unsigned)UINT32_MAX - 1);
-			break;
-		}
-		if (grow((void **)&ps.scratch, &ps.scratch_cap, (size_t)(le - p) + 1, 1) < 0) {
-			err = -SIM_ENOMEM;
+	if ((err = parse_lines(&ps, buf, &p, end, &line, &have_header, 1, mapped, &dropped)) < 0)
+		goto out_free_parser;
+	if (have_header && !ps.n_err) {
+		if (split_worth(&ps, (size_t)(end - p)))
+			err = parse_split(&ps, buf, p, end, line, mapped);
+		else
+			err = parse_lines(&ps, buf, &p, end, &line, &have_header, 0, mapped, &dropped);
+		if (err < 0)
 			goto out_free_parser;
-		}
-		if (!have_header) {
-			have_header = 1;
-			if ((err = parse_header(&ps, line, p, le)) < 0)
-				goto out_free_parser;
-			if (ps.n_err)
-				break; /* rows cannot be read against a broken header */
-			ps.f = malloc((size_t)ps.n_cols * sizeof *ps.f);
-			if (!ps.f) {
-				err = -SIM_ENOMEM;
-				goto out_free_parser;
-			}
-			p = next;
-			continue;
-		}
-		int n = split_row(&ps, line, p, le, ps.f, ps.n_cols);
-		if (n >= 0 && n != ps.n_cols)
-			row_err(&ps, line, NULL, "expected %d fields as in the header, found %d", ps.n_cols,
-				n);
-		else if (n >= 0 && (err = parse_row(&ps, line)) < 0)
-			goto out_free_parser;
-		p = next;
-		if (mapped)
-			drop_behind(buf, p, &dropped);
 	}
 	if (!have_header)
 		row_err(&ps, line ? line : 1, NULL,

@@ -23,6 +23,11 @@ int trace_native_read(const char *path, struct sim_trace **out, struct sim_diag 
 /* Same, from a memory buffer; `name` is used in messages. */
 int trace_native_parse(const char *name, const char *buf, size_t len, struct sim_trace **out,
 		       struct sim_diag *diag);
+/* The fast pass of a trace with at least this many bytes of rows runs on two
+ * threads (traces/native.c, "The fast pass in two halves"; default 4 MiB): the same
+ * result, byte for byte. 0 splits every trace of two or more rows, also on one CPU;
+ * SIZE_MAX never splits. For tests; not thread-safe against a parse in progress. */
+void trace_native_set_split_min(size_t bytes);
 /* Writes a trace as native CSV (used by converters and the generator). */
 int trace_native_write(const struct sim_trace *t, FILE *f);
 
