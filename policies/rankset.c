@@ -274,3 +274,8 @@ int64_t rs_sum(const struct rankset *s)
 {
 	return sum_of(s, s->root);
 }
+
+int64_t rs_min(const struct rankset *s)
+{
+	return min_of(s, s->root);
+}

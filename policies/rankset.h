@@ -51,6 +51,8 @@ int rs_first_exceeding(const struct rankset *s, int64_t total, struct rs_key *ou
 /* The first element > key whose weight is <= maxw; 0 if none. */
 int rs_next_fit(const struct rankset *s, struct rs_key key, int64_t maxw, struct rs_key *out, int64_t *w);
 int64_t rs_sum(const struct rankset *s);
+/* The smallest weight (INT64_MAX for an empty set). */
+int64_t rs_min(const struct rankset *s);
 int rs_key_lt(struct rs_key a, struct rs_key b);
 /* Tests only: the deepest path insert and erase walk before they fall back to
  * split and merge (at most the default, 96). */
