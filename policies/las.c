@@ -72,8 +72,10 @@ struct heap {
 };
 
 struct group {
-	sim_qty_t g; /* GPU request, milli */
+	sim_qty_t g;       /* GPU request, milli */
 	int q;
+	double gpus;       /* g in GPUs */
+	sim_time_t lead;   /* run time (ns) at which a job of the group may cross: a bound, checked */
 	struct heap h;
 };
 
@@ -314,7 +316,9 @@ static struct heap *group_of(struct las *l, sim_qty_t g, int q)
 		return NULL;
 	}
 	l->groups = ng;
-	l->groups[l->n_groups] = (struct group){ .g = g, .q = q };
+	double gpus = (double)g / (double)SIM_MILLI;
+	l->groups[l->n_groups] = (struct group){
+		.g = g, .q = q, .gpus = gpus, .lead = (sim_time_t)ceil(l->thr[q] / gpus * (double)SIM_NS_PER_S) - 1 };
 	return &l->groups[l->n_groups++].h;
 }
 
@@ -482,10 +486,12 @@ static double attained(const struct las_rec *r, sim_time_t now)
 /* Running jobs of one group whose crossing is due, into l->moved. */
 static void due_demotions(struct las *l, struct group *gr, sim_time_t now)
 {
-	double g = (double)gr->g / (double)SIM_MILLI;
-	sim_time_t lead = (sim_time_t)ceil(l->thr[gr->q] / g * (double)SIM_NS_PER_S) - 1;
+	/* The top, current or stale, has the smallest key: when it is not due, no job
+	 * of the group is (this skips the look at its record). */
+	if (!gr->h.n || gr->h.v[0].key + gr->lead > now)
+		return;
 	const struct heap_ent *e;
-	while ((e = heap_top(l, &gr->h)) && e->key + lead <= now) {
+	while ((e = heap_top(l, &gr->h)) && e->key + gr->lead <= now) {
 		const struct las_rec *r = &l->rec[e->idx];
 		double a = attained(r, now);
 		if (l->exact ? a < l->thr[gr->q] - 1e-6 : a < l->thr[gr->q])
@@ -660,8 +666,7 @@ static sim_time_t next_crossing_in(struct las *l, sim_time_t now)
 		const struct heap_ent *e = heap_top(l, &l->groups[i].h);
 		if (!e)
 			continue;
-		double g = (double)l->groups[i].g / (double)SIM_MILLI;
-		sim_time_t d = demotion_in(l, g, l->groups[i].q, now - e->key);
+		sim_time_t d = demotion_in(l, l->groups[i].gpus, l->groups[i].q, now - e->key);
 		if (d > 0 && (best < 0 || d < best))
 			best = d;
 	}

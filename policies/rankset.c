@@ -176,8 +176,17 @@ static int32_t erase_in_place(struct rankset *s, struct rs_key key)
 	if (m < 0)
 		return -1;
 	*link = merge(s, s->v[m].l, s->v[m].r);
-	while (d--)
-		pull(s, path[d]);
+	/* The nodes passed lose m's weight; a node whose minimum is below it keeps its
+	 * minimum (some other element holds it), the others recompute theirs from their
+	 * children (already up to date: the path is walked upwards). */
+	const int64_t w = s->v[m].w;
+	while (d--) {
+		struct rs_node *n = &s->v[path[d]];
+		if (n->min < w)
+			n->sum -= w;
+		else
+			pull(s, path[d]);
+	}
 	return m;
 }
 
@@ -278,4 +287,69 @@ int64_t rs_sum(const struct rankset *s)
 int64_t rs_min(const struct rankset *s)
 {
 	return min_of(s, s->root);
+}
+
+void rs_cursor_init(struct rs_cursor *c, const struct rankset *s)
+{
+	c->s = s;
+	c->depth = c->deep = c->started = c->given = 0;
+	c->last = (struct rs_key){ INT64_MIN, 0 };
+}
+
+/* The first node of subtree t with weight <= maxw, or -1. */
+static int32_t first_fit(const struct rankset *s, int32_t t, int64_t maxw)
+{
+	while (t >= 0 && s->v[t].min <= maxw) {
+		if (min_of(s, s->v[t].l) <= maxw)
+			t = s->v[t].l;
+		else if (s->v[t].w <= maxw)
+			return t;
+		else
+			t = s->v[t].r;
+	}
+	return -1;
+}
+
+/* Pushes t and its left spine, up to the first subtree with nothing within maxw. */
+static void cursor_descend(struct rs_cursor *c, int32_t t, int64_t maxw)
+{
+	const struct rankset *s = c->s;
+	for (; t >= 0 && s->v[t].min <= maxw; t = s->v[t].l) {
+		if (c->depth == RS_CURSOR_DEPTH || c->depth == rankset_test_path_max) {
+			c->deep = 1;
+			return;
+		}
+		c->stack[c->depth++] = t;
+	}
+}
+
+int rs_cursor_next(struct rs_cursor *c, int64_t maxw, struct rs_key *out, int64_t *w)
+{
+	const struct rankset *s = c->s;
+	if (!c->started) {
+		c->started = 1;
+		cursor_descend(c, s->root, maxw);
+	}
+	while (!c->deep && c->depth) {
+		int32_t t = c->stack[--c->depth];
+		if (s->v[t].min > maxw)
+			continue; /* t and its right subtree (its left one is done) */
+		cursor_descend(c, s->v[t].r, maxw);
+		if (s->v[t].w <= maxw) {
+			c->given = 1;
+			c->last = *out = s->v[t].key;
+			*w = s->v[t].w;
+			return 1;
+		}
+	}
+	if (!c->deep)
+		return 0;
+	/* Deeper than the stack (vanishingly rare): from the root each time. */
+	int32_t t = c->given ? next_fit(s, s->root, c->last, maxw) : first_fit(s, s->root, maxw);
+	if (t < 0)
+		return 0;
+	c->given = 1;
+	c->last = *out = s->v[t].key;
+	*w = s->v[t].w;
+	return 1;
 }

@@ -50,6 +50,23 @@ int rs_next(const struct rankset *s, struct rs_key key, int incl, struct rs_key 
 int rs_first_exceeding(const struct rankset *s, int64_t total, struct rs_key *out, int64_t *w);
 /* The first element > key whose weight is <= maxw; 0 if none. */
 int rs_next_fit(const struct rankset *s, struct rs_key key, int64_t maxw, struct rs_key *out, int64_t *w);
+/* A walk in order over the elements whose weight is within a bound that only falls
+ * from one step to the next: each rs_cursor_next gives the same element as
+ * rs_next_fit from the one it gave before (from the start for the first), in O(1)
+ * amortized (subtrees too heavy are skipped once). The set must not change while a
+ * cursor walks it. */
+#define RS_CURSOR_DEPTH 96
+struct rs_cursor {
+	const struct rankset *s;
+	int32_t stack[RS_CURSOR_DEPTH]; /* nodes whose element and right subtree are left */
+	int depth;
+	int deep;                       /* the tree was deeper than the stack: rs_next_fit */
+	int started, given;             /* the first step was taken; an element was given */
+	struct rs_key last;             /* the element given last */
+};
+void rs_cursor_init(struct rs_cursor *c, const struct rankset *s);
+/* The next element of weight <= maxw (maxw not above the previous call's); 0 if none. */
+int rs_cursor_next(struct rs_cursor *c, int64_t maxw, struct rs_key *out, int64_t *w);
 int64_t rs_sum(const struct rankset *s);
 /* The smallest weight (INT64_MAX for an empty set). */
 int64_t rs_min(const struct rankset *s);

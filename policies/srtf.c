@@ -242,7 +242,9 @@ static int decide(struct srtf *s, const struct sim_view *v)
 	sim_qty_t free_lo = pool, since = 0; /* left at lo; started since lo */
 	size_t n_lo = 0;                     /* starts up to lo */
 	int64_t g;
-	while (free_lo - since > 0 && rs_next_fit(&s->wait, w, free_lo - since, &w, &g)) {
+	struct rs_cursor cur; /* the bound free_lo - since only falls along the walk */
+	rs_cursor_init(&cur, &s->wait);
+	while (free_lo - since > 0 && rs_cursor_next(&cur, free_lo - since, &w, &g)) {
 		if (g <= pool - running - started) { /* kept wherever the running jobs stand */
 			if (push(&s->starts, &s->n_starts, &s->cap_starts, w.idx))
 				return -SIM_ENOMEM;
