@@ -22,6 +22,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pool_pass.h"
 #include "rankset.h"
@@ -211,6 +212,7 @@ static int walk_exact(struct srtf *s, sim_time_t now, struct rs_key w, int64_t b
 }
 
 int srtf_test_exact = 0;
+unsigned long srtf_test_mismatches = 0;
 
 /* The same result as walk_exact from the start, computing the running jobs' GPU sum
  * before a waiting job only where it decides something.
@@ -229,13 +231,13 @@ int srtf_test_exact = 0;
  * running jobs after the last place. A waiting job of 0 GPUs would be kept even
  * where nothing is left, where the exact walk has stopped: with one queued, the
  * pass is the exact walk. */
-static int decide(struct srtf *s, const struct sim_view *v)
+static int decide_fast(struct srtf *s, const struct sim_view *v)
 {
 	sim_time_t now = sim_view_now(v);
 	sim_qty_t pool = sim_cluster_gpu_total(sim_view_cluster(v), -1) - s->fixed;
 	s->n_victims = s->n_starts = 0;
 	struct rs_key w = { INT64_MIN, 0 }, lo = w;
-	if (srtf_test_exact || rs_min(&s->wait) <= 0)
+	if (srtf_test_exact == 1 || rs_min(&s->wait) <= 0)
 		return walk_exact(s, now, w, 0, pool);
 	const int64_t running = rs_sum(&s->run);
 	int64_t below = 0, started = 0; /* below lo; GPUs of every start of the pass */
@@ -275,6 +277,31 @@ static int decide(struct srtf *s, const struct sim_view *v)
 		return walk_exact(s, now, lo, below, free_lo);
 	}
 	return 0;
+}
+
+static int same_list(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+	return na == nb && (!na || memcmp(a, b, na * sizeof *a) == 0);
+}
+
+/* The pass's victims and starts; under srtf_test_exact 2 both ways, compared. */
+static int decide(struct srtf *s, const struct sim_view *v)
+{
+	int rc = decide_fast(s, v);
+	if (rc || srtf_test_exact != 2)
+		return rc;
+	uint32_t *victims = s->victims, *starts = s->starts;
+	size_t n_victims = s->n_victims, n_starts = s->n_starts;
+	s->victims = s->starts = NULL; /* the exact walk fills new scratch */
+	s->cap_victims = s->cap_starts = s->n_victims = s->n_starts = 0;
+	rc = walk_exact(s, sim_view_now(v), (struct rs_key){ INT64_MIN, 0 }, 0,
+			sim_cluster_gpu_total(sim_view_cluster(v), -1) - s->fixed);
+	if (!rc && (!same_list(victims, n_victims, s->victims, s->n_victims) ||
+		    !same_list(starts, n_starts, s->starts, s->n_starts)))
+		srtf_test_mismatches++;
+	free(victims);
+	free(starts);
+	return rc;
 }
 
 /* Context: the decision pass; again after a pass that preempted. */

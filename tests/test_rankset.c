@@ -96,7 +96,38 @@ static int queries_agree(const struct rankset *s, const struct ref *r, struct rs
 		int got = rs_next_fit(s, k, x, &out, &w);
 		ok &= got == (i < r->n) && (!got || (same_key(out, r->key[i]) && w == r->w[i]));
 	}
+	{ /* rs_min */
+		int64_t m = INT64_MAX;
+		for (size_t i = 0; i < r->n; i++)
+			m = r->w[i] < m ? r->w[i] : m;
+		ok &= rs_min(s) == m;
+	}
 	return ok;
+}
+
+/* A cursor walk against the oracle's scan: each step the first element after the
+ * one given before whose weight is within a bound that falls by random amounts
+ * (sometimes not at all). *given: elements the walk gave. */
+static int cursor_agrees(const struct rankset *s, const struct ref *r, gsl_rng *g, size_t *given)
+{
+	struct rs_cursor c;
+	rs_cursor_init(&c, s);
+	int64_t bound = (int64_t)gsl_rng_uniform_int(g, 40);
+	size_t i = 0; /* the oracle's next candidate */
+	for (;;) {
+		while (i < r->n && r->w[i] > bound)
+			i++;
+		struct rs_key out;
+		int64_t w;
+		int got = rs_cursor_next(&c, bound, &out, &w);
+		if (got != (i < r->n) || (got && (!same_key(out, r->key[i]) || w != r->w[i])))
+			return 0;
+		if (!got)
+			return 1;
+		++*given;
+		i++;
+		bound -= (int64_t)gsl_rng_uniform_int(g, 3);
+	}
 }
 
 /* Random inserts and erases (keys from a small range, so ties of k are common and
@@ -105,7 +136,7 @@ static void check_random_ops(void)
 {
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 	static struct ref r;
-	size_t bad = 0, erased = 0;
+	size_t bad = 0, erased = 0, walked = 0;
 	for (unsigned long seed = 1; seed <= 20; seed++) {
 		gsl_rng_set(g, seed);
 		struct rankset s;
@@ -131,11 +162,14 @@ static void check_random_ops(void)
 						(uint32_t)gsl_rng_uniform_int(g, 42) };
 			if (!queries_agree(&s, &r, probe, (int64_t)gsl_rng_uniform_int(g, 40)))
 				bad++;
+			if (op % 10 == 0 && !cursor_agrees(&s, &r, g, &walked))
+				bad++;
 		}
 		rs_fini(&s);
 	}
 	CU_ASSERT_EQUAL(bad, 0);
 	CU_ASSERT(erased > 1000); /* the erase path ran */
+	CU_ASSERT(walked > 10000); /* cursor steps that gave an element */
 	gsl_rng_free(g);
 }
 
@@ -145,7 +179,8 @@ static void test_rankset_matches_sorted_array(void)
 }
 
 /* The same with the walk cut at depth 3, so most inserts and erases take the split
- * and merge fallback, and both paths mix in one set. */
+ * and merge fallback, and both paths mix in one set; cursors then run out of stack
+ * and go on from the root. */
 static void test_rankset_deep_path_fallback(void)
 {
 	int saved = rankset_test_path_max;
@@ -172,7 +207,40 @@ static void test_rankset_sorted_inserts(void)
 	rs_fini(&s);
 }
 
+/* By hand: keys 1..6 with weights 5 1 3 2 4 1. Bound 3: key 2 (1); bound 3 again:
+ * key 3 (3); bound 2: key 4 (2); bound 1: key 6 (1), key 5 (4) passed over; then
+ * nothing. rs_min is 1, and INT64_MAX once the set is empty. */
+static void test_rankset_cursor_by_hand(void)
+{
+	static const int64_t w[] = { 5, 1, 3, 2, 4, 1 };
+	struct rankset s;
+	rs_init(&s);
+	CU_ASSERT_EQUAL(rs_min(&s), INT64_MAX);
+	for (uint32_t i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL_FATAL(rs_insert(&s, (struct rs_key){ i + 1, i }, w[i]), 0);
+	CU_ASSERT_EQUAL(rs_min(&s), 1);
+	struct rs_cursor c;
+	rs_cursor_init(&c, &s);
+	struct rs_key k;
+	int64_t got;
+	static const int64_t bound[] = { 3, 3, 2, 1 }, key[] = { 2, 3, 4, 6 }, weight[] = { 1, 3, 2, 1 };
+	for (int i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL_FATAL(rs_cursor_next(&c, bound[i], &k, &got), 1);
+		CU_ASSERT_EQUAL(k.k, key[i]);
+		CU_ASSERT_EQUAL(got, weight[i]);
+	}
+	CU_ASSERT_EQUAL(rs_cursor_next(&c, 1, &k, &got), 0);
+	for (uint32_t i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL(rs_erase(&s, (struct rs_key){ i + 1, i }), 1);
+	CU_ASSERT_EQUAL(rs_min(&s), INT64_MAX);
+	rs_fini(&s); /* freed and empty: a cursor gives nothing */
+	rs_cursor_init(&c, &s);
+	CU_ASSERT_EQUAL(rs_cursor_next(&c, 100, &k, &got), 0);
+	rs_fini(&s);
+}
+
 static CU_TestInfo rankset_tests[] = {
+	{ "test_rankset_cursor_by_hand", test_rankset_cursor_by_hand },
 	{ "test_rankset_matches_sorted_array", test_rankset_matches_sorted_array },
 	{ "test_rankset_deep_path_fallback", test_rankset_deep_path_fallback },
 	{ "test_rankset_sorted_inserts", test_rankset_sorted_inserts },
