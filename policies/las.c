@@ -89,7 +89,7 @@ struct arr {
 };
 
 struct las_queue {
-	struct rankset block; /* kept jobs: (seq, idx), pool GPUs */
+	struct rs_log block;  /* kept jobs: (seq, idx), pool GPUs (seq only grows) */
 	struct arr wait;      /* waiting jobs in order (entries of older seq are stale) */
 	struct arr fresh;     /* entered at this event, in order */
 	sim_qty_t wait_min;   /* no waiting job asks for fewer GPUs (a bound: INT64_MAX if none) */
@@ -182,7 +182,7 @@ static int las_init(struct sim_policy *pol, const struct sim_policy_env *env, co
 	l->jump_ns = l->wake_ns = l->preempted_ns = SIM_TIME_NONE;
 	l->pool_seen = -1;
 	for (int q = 0; q < LAS_MAX_QUEUES; q++) {
-		rs_init(&l->q[q].block);
+		rs_log_init(&l->q[q].block);
 		l->q[q].wait_min = INT64_MAX;
 	}
 	int bad = sim_policy_params_check_keys(env, params, keys, diag);
@@ -199,7 +199,7 @@ static void las_fini(struct sim_policy *pol)
 	if (l) {
 		free(l->rec);
 		for (int i = 0; i < LAS_MAX_QUEUES; i++) {
-			rs_fini(&l->q[i].block);
+			rs_log_fini(&l->q[i].block);
 			free(l->q[i].wait.v);
 			free(l->q[i].fresh.v);
 		}
@@ -444,7 +444,7 @@ static void las_on_stop(struct sim_policy *pol, const struct sim_view *v, const 
 		watch_promotion(l, job->idx);
 	} else {
 		if (r->kept)
-			rs_erase(&l->q[r->q].block, (struct rs_key){ r->seq, job->idx });
+			rs_log_erase(&l->q[r->q].block, (struct rs_key){ r->seq, job->idx });
 		r->kept = 0;
 		r->st = ST_END;
 	}
@@ -542,7 +542,7 @@ static void apply_crossings(struct las *l, sim_time_t now)
 		while (l->exact && q < l->k - 1 && attained(r, now) >= l->thr[q] - 1e-6)
 			q++;
 		if (r->kept)
-			rs_erase(&l->q[r->q].block, (struct rs_key){ r->seq, idx });
+			rs_log_erase(&l->q[r->q].block, (struct rs_key){ r->seq, idx });
 		/* its run so far stays in exec; a new segment base for the next crossing */
 		r->exec += now - r->seg;
 		r->total += now - r->seg;
@@ -559,25 +559,25 @@ static void apply_crossings(struct las *l, sim_time_t now)
  * l->scratch in block order, and taken out of the block). */
 static void decide_block(struct las *l, struct las_queue *qq, sim_qty_t *free_gpus)
 {
-	int64_t sum = rs_sum(&qq->block);
-	if (sum <= *free_gpus) {
-		*free_gpus -= sum;
+	struct rs_log *b = &qq->block;
+	if (b->total <= *free_gpus) {
+		*free_gpus -= b->total;
 		return;
 	}
-	struct rs_key e;
-	int64_t w;
-	if (!rs_first_exceeding(&qq->block, *free_gpus, &e, &w))
+	ptrdiff_t p = rs_log_first_exceeding(b, *free_gpus);
+	if (p < 0)
 		return;
-	*free_gpus -= rs_sum_below(&qq->block, e);
+	*free_gpus -= rs_log_prefix(b, (size_t)p);
 	size_t first = l->scratch.n;
-	for (int more = 1; more; more = rs_next(&qq->block, e, 0, &e, &w)) {
-		if (w <= *free_gpus || l->rec[e.idx].fixed)
-			*free_gpus -= w;
+	for (; p >= 0; p = rs_log_next(b, p)) {
+		struct rs_key e = b->key[p];
+		if (b->w[p] <= *free_gpus || l->rec[e.idx].fixed)
+			*free_gpus -= b->w[p];
 		else
 			arr_push(l, &l->scratch, e.idx, (uint32_t)e.k);
 	}
 	for (size_t i = first; i < l->scratch.n; i++)
-		rs_erase(&qq->block, (struct rs_key){ l->scratch.v[i].seq, l->scratch.v[i].idx });
+		rs_log_erase(b, (struct rs_key){ l->scratch.v[i].seq, l->scratch.v[i].idx });
 }
 
 /* A job of the waiting list or the new ones is still there (not moved, not ended). */
@@ -652,7 +652,7 @@ static void join_blocks(struct las *l)
 		r->kept = 1;
 		if (r->st == ST_WAIT)
 			r->hv++; /* leaves the promotion heap (a running job keeps its crossing) */
-		if (rs_insert(&l->q[r->q].block, (struct rs_key){ r->seq, idx }, r->pg))
+		if (rs_log_append(&l->q[r->q].block, (struct rs_key){ r->seq, idx }, r->pg))
 			l->oom = 1;
 	}
 }

@@ -71,6 +71,37 @@ int64_t rs_sum(const struct rankset *s);
 /* The smallest weight (INT64_MAX for an empty set). */
 int64_t rs_min(const struct rankset *s);
 int rs_key_lt(struct rs_key a, struct rs_key b);
+/* An ordered set whose elements come in increasing key order (each insert is above
+ * every key ever inserted), with the queries las's blocks ask (policies/las.c):
+ * elements in an array by position, dead ones left as holes of weight 0 until they
+ * are half of it (then the array is compacted), GPU sums in a Fenwick tree over the
+ * positions. Same answers as a rankset holding the same elements; a position is
+ * valid until the next append or erase. */
+struct rs_log {
+	struct rs_key *key; /* by position, increasing; holes keep their key */
+	int64_t *w;         /* by position; 0 for a hole (and for an element of weight 0) */
+	uint8_t *live;      /* by position */
+	int64_t *bit;       /* Fenwick tree over w, 1-based, cap + 1 entries */
+	size_t n, cap;      /* positions used; allocated */
+	size_t size;        /* live elements */
+	int64_t total;      /* sum of the live weights */
+};
+void rs_log_init(struct rs_log *s);
+void rs_log_fini(struct rs_log *s);
+/* Adds (key, w); key must be above every key inserted before. 0 or -SIM_ENOMEM. */
+int rs_log_append(struct rs_log *s, struct rs_key key, int64_t w);
+/* Removes key; 1 if it was present. */
+int rs_log_erase(struct rs_log *s, struct rs_key key);
+/* Sum of the weights of elements < key. */
+int64_t rs_log_sum_below(const struct rs_log *s, struct rs_key key);
+/* The position of the first element whose running sum of weights from the smallest
+ * exceeds `total`; -1 if the whole set sums to <= total. */
+ptrdiff_t rs_log_first_exceeding(const struct rs_log *s, int64_t total);
+/* The first live position after pos (pos -1: from the start); -1 if none. */
+ptrdiff_t rs_log_next(const struct rs_log *s, ptrdiff_t pos);
+/* Sum of the weights before position pos. */
+int64_t rs_log_prefix(const struct rs_log *s, size_t pos);
+
 /* Tests only: the deepest path insert and erase walk before they fall back to
  * split and merge (at most the default, 96). */
 extern int rankset_test_path_max;

@@ -239,7 +239,97 @@ static void test_rankset_cursor_by_hand(void)
 	rs_fini(&s);
 }
 
+/* rs_log against the oracle: keys appended in increasing order (gaps of 0 to 2 in k,
+ * ties of k broken by idx), erases of present and absent keys (so holes pile up and
+ * compactions run), weights 0 to 16; after every operation its sum, sum below a
+ * probe, first exceeding a bound and the walk from it to the end. */
+static void test_rankset_log_matches_sorted_array(void)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	static struct ref r;
+	size_t bad = 0, erased = 0, walked = 0;
+	for (unsigned long seed = 1; seed <= 20; seed++) {
+		gsl_rng_set(g, seed);
+		struct rs_log s;
+		rs_log_init(&s);
+		r.n = 0;
+		struct rs_key next = { -100, 0 };
+		for (int op = 0; op < 2000; op++) {
+			if (gsl_rng_uniform_int(g, 2) && r.n < 4000) {
+				int64_t w = (int64_t)gsl_rng_uniform_int(g, 17);
+				CU_ASSERT_EQUAL_FATAL(rs_log_append(&s, next, w), 0);
+				ref_insert(&r, next, w);
+				unsigned long gap = gsl_rng_uniform_int(g, 3);
+				next = gap ? (struct rs_key){ next.k + (int64_t)gap, 0 } : (struct rs_key){ next.k, next.idx + 1 };
+			} else {
+				struct rs_key k = { next.k - (int64_t)gsl_rng_uniform_int(g, 200), 0 };
+				if (r.n && gsl_rng_uniform_int(g, 4))
+					k = r.key[gsl_rng_uniform_int(g, r.n)];
+				int a = rs_log_erase(&s, k), b = ref_erase(&r, k);
+				bad += a != b;
+				erased += (size_t)b;
+			}
+			struct rs_key probe = { next.k - (int64_t)gsl_rng_uniform_int(g, 220), 0 };
+			int64_t total = 0;
+			for (size_t i = 0; i < r.n; i++)
+				total += r.w[i];
+			bad += s.total != total || s.size != r.n;
+			bad += rs_log_sum_below(&s, probe) != ref_sum_below(&r, probe);
+			int64_t x = (int64_t)gsl_rng_uniform_int(g, 200);
+			size_t i = 0;
+			int64_t run = 0;
+			while (i < r.n && run + r.w[i] <= x)
+				run += r.w[i++];
+			ptrdiff_t p = rs_log_first_exceeding(&s, x);
+			if ((p >= 0) != (i < r.n)) {
+				bad++;
+				continue;
+			}
+			for (; p >= 0 && i < r.n; p = rs_log_next(&s, p), i++, walked++) {
+				bad += !same_key(s.key[p], r.key[i]) || s.w[p] != r.w[i];
+				bad += rs_log_prefix(&s, (size_t)p) != ref_sum_below(&r, r.key[i]);
+			}
+			bad += p >= 0 || i != r.n; /* both walks end together */
+		}
+		rs_log_fini(&s);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(erased > 1000);
+	CU_ASSERT(walked > 10000);
+	gsl_rng_free(g);
+}
+
+/* By hand: (1,0) 3, (2,0) 0, (2,1) 5, (4,0) 2. Sum 10; below (2,1): 3; first
+ * exceeding 3: (2,1) (3 + 0 does not exceed 3, 3 + 0 + 5 does), exceeding 2: (1,0);
+ * exceeding 10: none. After erasing (1,0): sum 7, first exceeding 4 is (2,1) again;
+ * (1,0) cannot be erased twice. */
+static void test_rankset_log_by_hand(void)
+{
+	struct rs_log s;
+	rs_log_init(&s);
+	static const struct rs_key k[] = { { 1, 0 }, { 2, 0 }, { 2, 1 }, { 4, 0 } };
+	static const int64_t w[] = { 3, 0, 5, 2 };
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL_FATAL(rs_log_append(&s, k[i], w[i]), 0);
+	CU_ASSERT_EQUAL(s.total, 10);
+	CU_ASSERT_EQUAL(rs_log_sum_below(&s, k[2]), 3);
+	ptrdiff_t p = rs_log_first_exceeding(&s, 3);
+	CU_ASSERT(p >= 0 && same_key(s.key[p], k[2]));
+	p = rs_log_first_exceeding(&s, 2);
+	CU_ASSERT(p >= 0 && same_key(s.key[p], k[0]));
+	CU_ASSERT_EQUAL(rs_log_first_exceeding(&s, 10), -1);
+	CU_ASSERT_EQUAL(rs_log_erase(&s, k[0]), 1);
+	CU_ASSERT_EQUAL(rs_log_erase(&s, k[0]), 0);
+	CU_ASSERT_EQUAL(s.total, 7);
+	p = rs_log_first_exceeding(&s, 4);
+	CU_ASSERT(p >= 0 && same_key(s.key[p], k[2]));
+	CU_ASSERT_EQUAL(rs_log_next(&s, -1), 1); /* (2,0): live, weight 0 */
+	rs_log_fini(&s);
+}
+
 static CU_TestInfo rankset_tests[] = {
+	{ "test_rankset_log_matches_sorted_array", test_rankset_log_matches_sorted_array },
+	{ "test_rankset_log_by_hand", test_rankset_log_by_hand },
 	{ "test_rankset_cursor_by_hand", test_rankset_cursor_by_hand },
 	{ "test_rankset_matches_sorted_array", test_rankset_matches_sorted_array },
 	{ "test_rankset_deep_path_fallback", test_rankset_deep_path_fallback },
