@@ -103,6 +103,7 @@ struct las {
 	int exact;
 	/* state */
 	struct las_rec *rec;            /* per trace job */
+	uint32_t *block_pos;            /* per trace job: its position in its block (rs_log) */
 	size_t n_jobs;
 	uint32_t seq;                   /* last entry number given */
 	struct las_queue q[LAS_MAX_QUEUES];
@@ -182,7 +183,7 @@ static int las_init(struct sim_policy *pol, const struct sim_policy_env *env, co
 	l->jump_ns = l->wake_ns = l->preempted_ns = SIM_TIME_NONE;
 	l->pool_seen = -1;
 	for (int q = 0; q < LAS_MAX_QUEUES; q++) {
-		rs_log_init(&l->q[q].block);
+		rs_log_init(&l->q[q].block, NULL); /* indexed once the trace is known */
 		l->q[q].wait_min = INT64_MAX;
 	}
 	int bad = sim_policy_params_check_keys(env, params, keys, diag);
@@ -198,6 +199,7 @@ static void las_fini(struct sim_policy *pol)
 	struct las *l = pol->priv;
 	if (l) {
 		free(l->rec);
+		free(l->block_pos);
 		for (int i = 0; i < LAS_MAX_QUEUES; i++) {
 			rs_log_fini(&l->q[i].block);
 			free(l->q[i].wait.v);
@@ -297,10 +299,17 @@ static struct las_rec *rec_of(struct las *l, const struct sim_view *v, uint32_t 
 	if (!l->rec) {
 		l->n_jobs = sim_view_trace(v)->n_jobs;
 		l->rec = calloc(l->n_jobs ? l->n_jobs : 1, sizeof *l->rec);
-		if (!l->rec) {
+		l->block_pos = calloc(l->n_jobs ? l->n_jobs : 1, sizeof *l->block_pos);
+		if (!l->rec || !l->block_pos) {
+			free(l->rec);
+			free(l->block_pos);
+			l->rec = NULL;
+			l->block_pos = NULL;
 			l->oom = 1;
 			return NULL;
 		}
+		for (int q = 0; q < LAS_MAX_QUEUES; q++)
+			l->q[q].block.pos_of = l->block_pos; /* empty yet; a job is in one block at a time */
 	}
 	return idx < l->n_jobs ? &l->rec[idx] : NULL;
 }

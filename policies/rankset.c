@@ -356,9 +356,9 @@ int rs_cursor_next(struct rs_cursor *c, int64_t maxw, struct rs_key *out, int64_
 
 /* ---- rs_log ---- */
 
-void rs_log_init(struct rs_log *s)
+void rs_log_init(struct rs_log *s, uint32_t *pos_of)
 {
-	*s = (struct rs_log){ 0 };
+	*s = (struct rs_log){ .pos_of = pos_of };
 }
 
 void rs_log_fini(struct rs_log *s)
@@ -367,7 +367,7 @@ void rs_log_fini(struct rs_log *s)
 	free(s->w);
 	free(s->live);
 	free(s->bit);
-	rs_log_init(s);
+	rs_log_init(s, s->pos_of);
 }
 
 static void bit_add(struct rs_log *s, size_t pos, int64_t d)
@@ -405,6 +405,8 @@ static void log_compact(struct rs_log *s)
 			s->key[m] = s->key[i];
 			s->w[m] = s->w[i];
 			s->live[m] = 1;
+			if (s->pos_of)
+				s->pos_of[s->key[m].idx] = (uint32_t)m;
 			m++;
 		}
 	s->n = m;
@@ -447,6 +449,8 @@ int rs_log_append(struct rs_log *s, struct rs_key key, int64_t w)
 	s->key[pos] = key;
 	s->w[pos] = w;
 	s->live[pos] = 1;
+	if (s->pos_of)
+		s->pos_of[key.idx] = (uint32_t)pos;
 	bit_add(s, pos, w);
 	s->size++;
 	s->total += w;
@@ -469,7 +473,9 @@ static size_t log_lower(const struct rs_log *s, struct rs_key key)
 
 int rs_log_erase(struct rs_log *s, struct rs_key key)
 {
-	size_t pos = log_lower(s, key);
+	size_t pos = s->pos_of ? s->pos_of[key.idx] : s->n;
+	if (pos >= s->n || !same(s->key[pos], key)) /* not indexed, or not here */
+		pos = log_lower(s, key);
 	if (pos == s->n || !same(s->key[pos], key) || !s->live[pos])
 		return 0;
 	bit_add(s, pos, -s->w[pos]);

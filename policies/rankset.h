@@ -85,8 +85,12 @@ struct rs_log {
 	size_t n, cap;      /* positions used; allocated */
 	size_t size;        /* live elements */
 	int64_t total;      /* sum of the live weights */
+	uint32_t *pos_of;   /* NULL, or by key.idx: the position of that element, kept up to date
+			     * (borrowed; several logs may share one when an idx is in one log
+			     * at a time): erase finds it without a search */
 };
-void rs_log_init(struct rs_log *s);
+/* pos_of: NULL, or an array with an entry for every idx that will be appended. */
+void rs_log_init(struct rs_log *s, uint32_t *pos_of);
 void rs_log_fini(struct rs_log *s);
 /* Adds (key, w); key must be above every key inserted before. 0 or -SIM_ENOMEM. */
 int rs_log_append(struct rs_log *s, struct rs_key key, int64_t w);

@@ -240,7 +240,8 @@ static void test_rankset_cursor_by_hand(void)
 }
 
 /* rs_log against the oracle: keys appended in increasing order (gaps of 0 to 2 in k,
- * ties of k broken by idx), erases of present and absent keys (so holes pile up and
+ * idx counting up, so ties of k are broken by it), with and without the position
+ * index, erases of present and absent keys (so holes pile up and
  * compactions run), weights 0 to 16; after every operation its sum, sum below a
  * probe, first exceeding a bound and the walk from it to the end. */
 static void test_rankset_log_matches_sorted_array(void)
@@ -248,21 +249,23 @@ static void test_rankset_log_matches_sorted_array(void)
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 	static struct ref r;
 	size_t bad = 0, erased = 0, walked = 0;
+	static uint32_t pos_of[4096];
 	for (unsigned long seed = 1; seed <= 20; seed++) {
 		gsl_rng_set(g, seed);
 		struct rs_log s;
-		rs_log_init(&s);
+		rs_log_init(&s, seed % 2 ? pos_of : NULL); /* erase by the index, or by search */
 		r.n = 0;
 		struct rs_key next = { -100, 0 };
 		for (int op = 0; op < 2000; op++) {
-			if (gsl_rng_uniform_int(g, 2) && r.n < 4000) {
+			if (gsl_rng_uniform_int(g, 2) && r.n < 4000 && next.idx < 4096) {
 				int64_t w = (int64_t)gsl_rng_uniform_int(g, 17);
 				CU_ASSERT_EQUAL_FATAL(rs_log_append(&s, next, w), 0);
 				ref_insert(&r, next, w);
 				unsigned long gap = gsl_rng_uniform_int(g, 3);
-				next = gap ? (struct rs_key){ next.k + (int64_t)gap, 0 } : (struct rs_key){ next.k, next.idx + 1 };
+				next = (struct rs_key){ next.k + (int64_t)gap, next.idx + 1 }; /* idx: unique */
 			} else {
-				struct rs_key k = { next.k - (int64_t)gsl_rng_uniform_int(g, 200), 0 };
+				struct rs_key k = { next.k - (int64_t)gsl_rng_uniform_int(g, 200),
+						    (uint32_t)gsl_rng_uniform_int(g, next.idx + 1) };
 				if (r.n && gsl_rng_uniform_int(g, 4))
 					k = r.key[gsl_rng_uniform_int(g, r.n)];
 				int a = rs_log_erase(&s, k), b = ref_erase(&r, k);
@@ -306,7 +309,7 @@ static void test_rankset_log_matches_sorted_array(void)
 static void test_rankset_log_by_hand(void)
 {
 	struct rs_log s;
-	rs_log_init(&s);
+	rs_log_init(&s, NULL);
 	static const struct rs_key k[] = { { 1, 0 }, { 2, 0 }, { 2, 1 }, { 4, 0 } };
 	static const int64_t w[] = { 3, 0, 5, 2 };
 	for (int i = 0; i < 4; i++)
