@@ -238,6 +238,8 @@ int rs_first_exceeding(const struct rankset *s, int64_t total, struct rs_key *ou
 {
 	if (sum_of(s, s->root) <= total)
 		return 0;
+	if (total < 0) /* the first element exceeds it, whatever its weight */
+		return rs_next(s, (struct rs_key){ INT64_MIN, 0 }, 1, out, w);
 	int32_t t = s->root;
 	for (;;) {
 		int64_t ls = sum_of(s, s->v[t].l);
@@ -497,6 +499,8 @@ ptrdiff_t rs_log_first_exceeding(const struct rs_log *s, int64_t total)
 {
 	if (s->total <= total)
 		return -1;
+	if (total < 0) /* the first element exceeds it, whatever its weight (holes have none) */
+		return rs_log_next(s, -1);
 	size_t pos = 0, step = 1;
 	while (step * 2 <= s->cap)
 		step *= 2;

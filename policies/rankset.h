@@ -46,7 +46,8 @@ int64_t rs_sum_below(const struct rankset *s, struct rs_key key);
 /* The first element > key (or >= key when incl), into *out; 0 if none. */
 int rs_next(const struct rankset *s, struct rs_key key, int incl, struct rs_key *out, int64_t *w);
 /* The first element whose running sum of weights from the smallest element exceeds
- * `total`; 0 if the whole set sums to <= total. */
+ * `total` (the smallest element when total < 0: a pool already overcommitted by jobs
+ * that may not be preempted); 0 if the whole set sums to <= total. */
 int rs_first_exceeding(const struct rankset *s, int64_t total, struct rs_key *out, int64_t *w);
 /* The first element > key whose weight is <= maxw; 0 if none. */
 int rs_next_fit(const struct rankset *s, struct rs_key key, int64_t maxw, struct rs_key *out, int64_t *w);
@@ -99,7 +100,8 @@ int rs_log_erase(struct rs_log *s, struct rs_key key);
 /* Sum of the weights of elements < key. */
 int64_t rs_log_sum_below(const struct rs_log *s, struct rs_key key);
 /* The position of the first element whose running sum of weights from the smallest
- * exceeds `total`; -1 if the whole set sums to <= total. */
+ * exceeds `total` (the smallest live one when total < 0); -1 if the whole set sums
+ * to <= total. */
 ptrdiff_t rs_log_first_exceeding(const struct rs_log *s, int64_t total);
 /* The first live position after pos (pos -1: from the start); -1 if none. */
 ptrdiff_t rs_log_next(const struct rs_log *s, ptrdiff_t pos);

@@ -160,7 +160,7 @@ static void check_random_ops(void)
 			}
 			struct rs_key probe = { (int64_t)gsl_rng_uniform_int(g, 220) - 60,
 						(uint32_t)gsl_rng_uniform_int(g, 42) };
-			if (!queries_agree(&s, &r, probe, (int64_t)gsl_rng_uniform_int(g, 40)))
+			if (!queries_agree(&s, &r, probe, (int64_t)gsl_rng_uniform_int(g, 40) - 5))
 				bad++;
 			if (op % 10 == 0 && !cursor_agrees(&s, &r, g, &walked))
 				bad++;
@@ -278,7 +278,7 @@ static void test_rankset_log_matches_sorted_array(void)
 				total += r.w[i];
 			bad += s.total != total || s.size != r.n;
 			bad += rs_log_sum_below(&s, probe) != ref_sum_below(&r, probe);
-			int64_t x = (int64_t)gsl_rng_uniform_int(g, 200);
+			int64_t x = (int64_t)gsl_rng_uniform_int(g, 200) - 5; /* < 0: overcommitted */
 			size_t i = 0;
 			int64_t run = 0;
 			while (i < r.n && run + r.w[i] <= x)
@@ -305,7 +305,8 @@ static void test_rankset_log_matches_sorted_array(void)
 /* By hand: (1,0) 3, (2,0) 0, (2,1) 5, (4,0) 2. Sum 10; below (2,1): 3; first
  * exceeding 3: (2,1) (3 + 0 does not exceed 3, 3 + 0 + 5 does), exceeding 2: (1,0);
  * exceeding 10: none. After erasing (1,0): sum 7, first exceeding 4 is (2,1) again;
- * (1,0) cannot be erased twice. */
+ * (1,0) cannot be erased twice; exceeding -2000 (a pool overcommitted by jobs that
+ * may not be preempted) is the first live element, (2,0), weight 0 or not. */
 static void test_rankset_log_by_hand(void)
 {
 	struct rs_log s;
@@ -327,6 +328,7 @@ static void test_rankset_log_by_hand(void)
 	p = rs_log_first_exceeding(&s, 4);
 	CU_ASSERT(p >= 0 && same_key(s.key[p], k[2]));
 	CU_ASSERT_EQUAL(rs_log_next(&s, -1), 1); /* (2,0): live, weight 0 */
+	CU_ASSERT_EQUAL(rs_log_first_exceeding(&s, -2000), 1); /* overcommitted: the first live */
 	rs_log_fini(&s);
 }
 
