@@ -23,8 +23,9 @@
  *
  * Structures (so that a pass costs O((waiting walked + jobs moved) log n), not
  * O(jobs in the system)):
- *  - each queue: its kept jobs (Tiresias' "running" status) in a rankset by entry
- *    order with GPU sums, taken as one block when they fit; its waiting jobs in an
+ *  - each queue: its kept jobs (Tiresias' "running" status) in an rs_log by entry
+ *    order (entry numbers only grow) with GPU sums, taken as one block when they
+ *    fit; its waiting jobs in an
  *    array, in order; the jobs that entered it at this event (submits, demotions,
  *    promotions), in order;
  *  - crossings: running jobs of queue q with g GPUs sit in a heap of group (g, q)
@@ -32,7 +33,9 @@
  *    the group's earliest crossing and Tiresias' earliest wake-up are both at its
  *    smallest B; waiting jobs that may be promoted sit in one heap by the time
  *    their wait reaches promote_knob x their run time.
- * Heap entries carry the job's version (hv) and are dropped when it moved on.
+ * Heap entries carry the job's version (hv) and are dropped when it moved on. A
+ * group whose top is not due, or whose bound puts its wake-up after the best one
+ * found, is passed over (las_test_plain in las.h turns that off for the tests).
  */
 #include <math.h>
 #include <stdlib.h>

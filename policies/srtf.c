@@ -18,7 +18,10 @@
  * GPUs (the set finds the next one, skipping heavier subtrees); the running jobs
  * ranked between two visits are taken as one block by their GPU sum, and walked one
  * by one only where the block does not fit (each of those is kept in the little
- * room left or preempted). O((waiting visited + victims) log n) a pass.
+ * room left or preempted). O((waiting visited + victims) log n) a pass. The
+ * running jobs' sum before a waiting job is computed only where the slack does not
+ * already decide it, and the waiting jobs are walked by a cursor (decide_fast;
+ * walk_exact is the plain walk, its fallback and the tests' oracle).
  */
 #include <math.h>
 #include <stdlib.h>
