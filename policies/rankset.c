@@ -176,8 +176,17 @@ static int32_t erase_in_place(struct rankset *s, struct rs_key key)
 	if (m < 0)
 		return -1;
 	*link = merge(s, s->v[m].l, s->v[m].r);
-	while (d--)
-		pull(s, path[d]);
+	/* The nodes passed lose m's weight; a node whose minimum is below it keeps its
+	 * minimum (some other element holds it), the others recompute theirs from their
+	 * children (already up to date: the path is walked upwards). */
+	const int64_t w = s->v[m].w;
+	while (d--) {
+		struct rs_node *n = &s->v[path[d]];
+		if (n->min < w)
+			n->sum -= w;
+		else
+			pull(s, path[d]);
+	}
 	return m;
 }
 
@@ -229,6 +238,8 @@ int rs_first_exceeding(const struct rankset *s, int64_t total, struct rs_key *ou
 {
 	if (sum_of(s, s->root) <= total)
 		return 0;
+	if (total < 0) /* the first element exceeds it, whatever its weight */
+		return rs_next(s, (struct rs_key){ INT64_MIN, 0 }, 1, out, w);
 	int32_t t = s->root;
 	for (;;) {
 		int64_t ls = sum_of(s, s->v[t].l);
@@ -273,4 +284,238 @@ int rs_next_fit(const struct rankset *s, struct rs_key key, int64_t maxw, struct
 int64_t rs_sum(const struct rankset *s)
 {
 	return sum_of(s, s->root);
+}
+
+int64_t rs_min(const struct rankset *s)
+{
+	return min_of(s, s->root);
+}
+
+void rs_cursor_init(struct rs_cursor *c, const struct rankset *s)
+{
+	c->s = s;
+	c->depth = c->deep = c->started = c->given = 0;
+	c->last = (struct rs_key){ INT64_MIN, 0 };
+}
+
+/* The first node of subtree t with weight <= maxw, or -1. */
+static int32_t first_fit(const struct rankset *s, int32_t t, int64_t maxw)
+{
+	while (t >= 0 && s->v[t].min <= maxw) {
+		if (min_of(s, s->v[t].l) <= maxw)
+			t = s->v[t].l;
+		else if (s->v[t].w <= maxw)
+			return t;
+		else
+			t = s->v[t].r;
+	}
+	return -1;
+}
+
+/* Pushes t and its left spine, up to the first subtree with nothing within maxw. */
+static void cursor_descend(struct rs_cursor *c, int32_t t, int64_t maxw)
+{
+	const struct rankset *s = c->s;
+	for (; t >= 0 && s->v[t].min <= maxw; t = s->v[t].l) {
+		if (c->depth == RS_CURSOR_DEPTH || c->depth == rankset_test_path_max) {
+			c->deep = 1;
+			return;
+		}
+		c->stack[c->depth++] = t;
+	}
+}
+
+int rs_cursor_next(struct rs_cursor *c, int64_t maxw, struct rs_key *out, int64_t *w)
+{
+	const struct rankset *s = c->s;
+	if (!c->started) {
+		c->started = 1;
+		cursor_descend(c, s->root, maxw);
+	}
+	while (!c->deep && c->depth) {
+		int32_t t = c->stack[--c->depth];
+		if (s->v[t].min > maxw)
+			continue; /* t and its right subtree (its left one is done) */
+		cursor_descend(c, s->v[t].r, maxw);
+		if (s->v[t].w <= maxw) {
+			c->given = 1;
+			c->last = *out = s->v[t].key;
+			*w = s->v[t].w;
+			return 1;
+		}
+	}
+	if (!c->deep)
+		return 0;
+	/* Deeper than the stack (vanishingly rare): from the root each time. */
+	int32_t t = c->given ? next_fit(s, s->root, c->last, maxw) : first_fit(s, s->root, maxw);
+	if (t < 0)
+		return 0;
+	c->given = 1;
+	c->last = *out = s->v[t].key;
+	*w = s->v[t].w;
+	return 1;
+}
+
+/* ---- rs_log ---- */
+
+void rs_log_init(struct rs_log *s, uint32_t *pos_of)
+{
+	*s = (struct rs_log){ .pos_of = pos_of };
+}
+
+void rs_log_fini(struct rs_log *s)
+{
+	free(s->key);
+	free(s->w);
+	free(s->live);
+	free(s->bit);
+	rs_log_init(s, s->pos_of);
+}
+
+static void bit_add(struct rs_log *s, size_t pos, int64_t d)
+{
+	for (size_t i = pos + 1; i <= s->cap; i += i & (~i + 1))
+		s->bit[i] += d;
+}
+
+int64_t rs_log_prefix(const struct rs_log *s, size_t pos)
+{
+	int64_t acc = 0;
+	for (size_t i = pos; i > 0; i -= i & (~i + 1))
+		acc += s->bit[i];
+	return acc;
+}
+
+/* The Fenwick tree of w[0, n) over cap positions, in O(cap). */
+static void bit_build(struct rs_log *s)
+{
+	for (size_t i = 1; i <= s->cap; i++)
+		s->bit[i] = i <= s->n ? s->w[i - 1] : 0;
+	for (size_t i = 1; i <= s->cap; i++) {
+		size_t j = i + (i & (~i + 1));
+		if (j <= s->cap)
+			s->bit[j] += s->bit[i];
+	}
+}
+
+/* Drops the holes (positions move; keys keep their order). */
+static void log_compact(struct rs_log *s)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->live[i]) {
+			s->key[m] = s->key[i];
+			s->w[m] = s->w[i];
+			s->live[m] = 1;
+			if (s->pos_of)
+				s->pos_of[s->key[m].idx] = (uint32_t)m;
+			m++;
+		}
+	s->n = m;
+	bit_build(s);
+}
+
+static int log_grow(struct rs_log *s)
+{
+	size_t cap = s->cap ? 2 * s->cap : 64;
+	struct rs_key *k = realloc(s->key, cap * sizeof *k);
+	if (!k)
+		return -SIM_ENOMEM;
+	s->key = k;
+	int64_t *w = realloc(s->w, cap * sizeof *w);
+	if (!w)
+		return -SIM_ENOMEM;
+	s->w = w;
+	uint8_t *l = realloc(s->live, cap);
+	if (!l)
+		return -SIM_ENOMEM;
+	s->live = l;
+	int64_t *b = realloc(s->bit, (cap + 1) * sizeof *b);
+	if (!b)
+		return -SIM_ENOMEM;
+	s->bit = b;
+	s->cap = cap; /* every array has room for cap: a failure above left them usable */
+	bit_build(s);
+	return 0;
+}
+
+int rs_log_append(struct rs_log *s, struct rs_key key, int64_t w)
+{
+	if (s->n == s->cap) {
+		if (s->size <= s->n / 2 && s->n >= 64)
+			log_compact(s);
+		else if (log_grow(s))
+			return -SIM_ENOMEM;
+	}
+	size_t pos = s->n++;
+	s->key[pos] = key;
+	s->w[pos] = w;
+	s->live[pos] = 1;
+	if (s->pos_of)
+		s->pos_of[key.idx] = (uint32_t)pos;
+	bit_add(s, pos, w);
+	s->size++;
+	s->total += w;
+	return 0;
+}
+
+/* The first position whose key is >= key (n if none). */
+static size_t log_lower(const struct rs_log *s, struct rs_key key)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rs_key_lt(s->key[mid], key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int rs_log_erase(struct rs_log *s, struct rs_key key)
+{
+	size_t pos = s->pos_of ? s->pos_of[key.idx] : s->n;
+	if (pos >= s->n || !same(s->key[pos], key)) /* not indexed, or not here */
+		pos = log_lower(s, key);
+	if (pos == s->n || !same(s->key[pos], key) || !s->live[pos])
+		return 0;
+	bit_add(s, pos, -s->w[pos]);
+	s->total -= s->w[pos];
+	s->w[pos] = 0;
+	s->live[pos] = 0;
+	s->size--;
+	if (s->n >= 64 && s->size < s->n / 4) /* holes stay under 3/4 of the positions */
+		log_compact(s);
+	return 1;
+}
+
+int64_t rs_log_sum_below(const struct rs_log *s, struct rs_key key)
+{
+	return rs_log_prefix(s, log_lower(s, key));
+}
+
+ptrdiff_t rs_log_first_exceeding(const struct rs_log *s, int64_t total)
+{
+	if (s->total <= total)
+		return -1;
+	if (total < 0) /* the first element exceeds it, whatever its weight (holes have none) */
+		return rs_log_next(s, -1);
+	size_t pos = 0, step = 1;
+	while (step * 2 <= s->cap)
+		step *= 2;
+	for (; step; step /= 2)
+		if (pos + step <= s->cap && s->bit[pos + step] <= total) {
+			pos += step;
+			total -= s->bit[pos];
+		}
+	return (ptrdiff_t)pos; /* prefix(pos) <= total < prefix(pos + 1) */
+}
+
+ptrdiff_t rs_log_next(const struct rs_log *s, ptrdiff_t pos)
+{
+	for (size_t i = (size_t)(pos + 1); i < s->n; i++)
+		if (s->live[i])
+			return (ptrdiff_t)i;
+	return -1;
 }

@@ -46,12 +46,68 @@ int64_t rs_sum_below(const struct rankset *s, struct rs_key key);
 /* The first element > key (or >= key when incl), into *out; 0 if none. */
 int rs_next(const struct rankset *s, struct rs_key key, int incl, struct rs_key *out, int64_t *w);
 /* The first element whose running sum of weights from the smallest element exceeds
- * `total`; 0 if the whole set sums to <= total. */
+ * `total` (the smallest element when total < 0: a pool already overcommitted by jobs
+ * that may not be preempted); 0 if the whole set sums to <= total. */
 int rs_first_exceeding(const struct rankset *s, int64_t total, struct rs_key *out, int64_t *w);
 /* The first element > key whose weight is <= maxw; 0 if none. */
 int rs_next_fit(const struct rankset *s, struct rs_key key, int64_t maxw, struct rs_key *out, int64_t *w);
+/* A walk in order over the elements whose weight is within a bound that only falls
+ * from one step to the next: each rs_cursor_next gives the same element as
+ * rs_next_fit from the one it gave before (from the start for the first), in O(1)
+ * amortized (subtrees too heavy are skipped once). The set must not change while a
+ * cursor walks it. */
+#define RS_CURSOR_DEPTH 96
+struct rs_cursor {
+	const struct rankset *s;
+	int32_t stack[RS_CURSOR_DEPTH]; /* nodes whose element and right subtree are left */
+	int depth;
+	int deep;                       /* the tree was deeper than the stack: rs_next_fit */
+	int started, given;             /* the first step was taken; an element was given */
+	struct rs_key last;             /* the element given last */
+};
+void rs_cursor_init(struct rs_cursor *c, const struct rankset *s);
+/* The next element of weight <= maxw (maxw not above the previous call's); 0 if none. */
+int rs_cursor_next(struct rs_cursor *c, int64_t maxw, struct rs_key *out, int64_t *w);
 int64_t rs_sum(const struct rankset *s);
+/* The smallest weight (INT64_MAX for an empty set). */
+int64_t rs_min(const struct rankset *s);
 int rs_key_lt(struct rs_key a, struct rs_key b);
+/* An ordered set whose elements come in increasing key order (each insert is above
+ * every key ever inserted), with the queries las's blocks ask (policies/las.c):
+ * elements in an array by position, dead ones left as holes of weight 0 until they
+ * are half of it (then the array is compacted), GPU sums in a Fenwick tree over the
+ * positions. Same answers as a rankset holding the same elements; a position is
+ * valid until the next append or erase. */
+struct rs_log {
+	struct rs_key *key; /* by position, increasing; holes keep their key */
+	int64_t *w;         /* by position; 0 for a hole (and for an element of weight 0) */
+	uint8_t *live;      /* by position */
+	int64_t *bit;       /* Fenwick tree over w, 1-based, cap + 1 entries */
+	size_t n, cap;      /* positions used; allocated */
+	size_t size;        /* live elements */
+	int64_t total;      /* sum of the live weights */
+	uint32_t *pos_of;   /* NULL, or by key.idx: the position of that element, kept up to date
+			     * (borrowed; several logs may share one when an idx is in one log
+			     * at a time): erase finds it without a search */
+};
+/* pos_of: NULL, or an array with an entry for every idx that will be appended. */
+void rs_log_init(struct rs_log *s, uint32_t *pos_of);
+void rs_log_fini(struct rs_log *s);
+/* Adds (key, w); key must be above every key inserted before. 0 or -SIM_ENOMEM. */
+int rs_log_append(struct rs_log *s, struct rs_key key, int64_t w);
+/* Removes key; 1 if it was present. */
+int rs_log_erase(struct rs_log *s, struct rs_key key);
+/* Sum of the weights of elements < key. */
+int64_t rs_log_sum_below(const struct rs_log *s, struct rs_key key);
+/* The position of the first element whose running sum of weights from the smallest
+ * exceeds `total` (the smallest live one when total < 0); -1 if the whole set sums
+ * to <= total. */
+ptrdiff_t rs_log_first_exceeding(const struct rs_log *s, int64_t total);
+/* The first live position after pos (pos -1: from the start); -1 if none. */
+ptrdiff_t rs_log_next(const struct rs_log *s, ptrdiff_t pos);
+/* Sum of the weights before position pos. */
+int64_t rs_log_prefix(const struct rs_log *s, size_t pos);
+
 /* Tests only: the deepest path insert and erase walk before they fall back to
  * split and merge (at most the default, 96). */
 extern int rankset_test_path_max;

@@ -18,13 +18,18 @@
  * GPUs (the set finds the next one, skipping heavier subtrees); the running jobs
  * ranked between two visits are taken as one block by their GPU sum, and walked one
  * by one only where the block does not fit (each of those is kept in the little
- * room left or preempted). O((waiting visited + victims) log n) a pass.
+ * room left or preempted). O((waiting visited + victims) log n) a pass. The
+ * running jobs' sum before a waiting job is computed only where the slack does not
+ * already decide it, and the waiting jobs are walked by a cursor (decide_fast;
+ * walk_exact is the plain walk, its fallback and the tests' oracle).
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pool_pass.h"
 #include "rankset.h"
+#include "srtf.h"
 
 enum { ST_NONE = 0, ST_WAIT, ST_RUN, ST_FIXED };
 
@@ -185,14 +190,13 @@ static int run_block(struct srtf *s, int64_t *below, struct rs_key hi, int has_h
 	return 0;
 }
 
-/* The pool step over the merged order (pool_pass.h), victims and starts in rank order. */
-static int decide(struct srtf *s, const struct sim_view *v)
+/* The exact walk of the pool step (pool_pass.h) over the merged order, from a state
+ * of it: w the last waiting job visited (INT64_MIN: none yet), *below the GPU sum of
+ * the running jobs ranked before it, free_gpus what is left there (after w's own
+ * start). Victims and starts are appended in rank order. */
+static int walk_exact(struct srtf *s, sim_time_t now, struct rs_key w, int64_t below, sim_qty_t free_gpus)
 {
-	sim_time_t now = sim_view_now(v);
-	sim_qty_t free_gpus = sim_cluster_gpu_total(sim_view_cluster(v), -1) - s->fixed;
-	s->n_victims = s->n_starts = 0;
-	struct rs_key w = { INT64_MIN, 0 };
-	int64_t g, below = 0;
+	int64_t g;
 	int rc = 0;
 	/* Only a waiting job that fits what is left can be kept, and what is left only
 	 * shrinks along the walk: jump to the next such job; the running jobs ranked
@@ -208,6 +212,99 @@ static int decide(struct srtf *s, const struct sim_view *v)
 		}
 	}
 	return rc ? rc : run_block(s, &below, w, 0, &free_gpus);
+}
+
+int srtf_test_exact = 0;
+unsigned long srtf_test_mismatches = 0;
+
+/* The same result as walk_exact from the start, computing the running jobs' GPU sum
+ * before a waiting job only where it decides something.
+ *
+ * The pass keeps, in rank order, every job that fits what is left at its place
+ * (walk_exact computes exactly that: a waiting job is visited when it fits what was
+ * left before the running jobs ranked ahead of it, and kept if it still fits after
+ * them). What is left at any place is at least slack = pool - every running job -
+ * the starts so far, so a waiting job that fits the slack is kept wherever the
+ * running jobs stand, without their sum. Otherwise its place is computed: the
+ * running jobs since the last computed place (lo) are taken as one block, which
+ * keeps them all when it fits what lo left less the starts since, whatever their
+ * order among those starts. When it does not fit, some running job there may be a
+ * victim and the order matters: the pass goes on from lo by the exact walk (the
+ * starts since lo dropped, to be found again in order). The same at the end for the
+ * running jobs after the last place. A waiting job of 0 GPUs would be kept even
+ * where nothing is left, where the exact walk has stopped: with one queued, the
+ * pass is the exact walk. */
+static int decide_fast(struct srtf *s, const struct sim_view *v)
+{
+	sim_time_t now = sim_view_now(v);
+	sim_qty_t pool = sim_cluster_gpu_total(sim_view_cluster(v), -1) - s->fixed;
+	s->n_victims = s->n_starts = 0;
+	struct rs_key w = { INT64_MIN, 0 }, lo = w;
+	if (srtf_test_exact == 1 || rs_min(&s->wait) <= 0)
+		return walk_exact(s, now, w, 0, pool);
+	const int64_t running = rs_sum(&s->run);
+	int64_t below = 0, started = 0; /* below lo; GPUs of every start of the pass */
+	sim_qty_t free_lo = pool, since = 0; /* left at lo; started since lo */
+	size_t n_lo = 0;                     /* starts up to lo */
+	int64_t g;
+	struct rs_cursor cur; /* the bound free_lo - since only falls along the walk */
+	rs_cursor_init(&cur, &s->wait);
+	while (free_lo - since > 0 && rs_cursor_next(&cur, free_lo - since, &w, &g)) {
+		if (g <= pool - running - started) { /* kept wherever the running jobs stand */
+			if (push(&s->starts, &s->n_starts, &s->cap_starts, w.idx))
+				return -SIM_ENOMEM;
+			since += g;
+			started += g;
+			continue;
+		}
+		struct rs_key hi = { now + w.k, w.idx }; /* w's place, as in walk_exact */
+		int64_t below_w = rs_sum_below(&s->run, hi);
+		if (below_w - below > free_lo - since) { /* the block may have victims */
+			s->n_starts = n_lo;
+			return walk_exact(s, now, lo, below, free_lo);
+		}
+		free_lo -= since + (below_w - below);
+		below = below_w;
+		since = 0;
+		lo = w;
+		if (g <= free_lo) {
+			if (push(&s->starts, &s->n_starts, &s->cap_starts, w.idx))
+				return -SIM_ENOMEM;
+			free_lo -= g;
+			started += g;
+		}
+		n_lo = s->n_starts;
+	}
+	if (running - below > free_lo - since) {
+		s->n_starts = n_lo;
+		return walk_exact(s, now, lo, below, free_lo);
+	}
+	return 0;
+}
+
+static int same_list(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+	return na == nb && (!na || memcmp(a, b, na * sizeof *a) == 0);
+}
+
+/* The pass's victims and starts; under srtf_test_exact 2 both ways, compared. */
+static int decide(struct srtf *s, const struct sim_view *v)
+{
+	int rc = decide_fast(s, v);
+	if (rc || srtf_test_exact != 2)
+		return rc;
+	uint32_t *victims = s->victims, *starts = s->starts;
+	size_t n_victims = s->n_victims, n_starts = s->n_starts;
+	s->victims = s->starts = NULL; /* the exact walk fills new scratch */
+	s->cap_victims = s->cap_starts = s->n_victims = s->n_starts = 0;
+	rc = walk_exact(s, sim_view_now(v), (struct rs_key){ INT64_MIN, 0 }, 0,
+			sim_cluster_gpu_total(sim_view_cluster(v), -1) - s->fixed);
+	if (!rc && (!same_list(victims, n_victims, s->victims, s->n_victims) ||
+		    !same_list(starts, n_starts, s->starts, s->n_starts)))
+		srtf_test_mismatches++;
+	free(victims);
+	free(starts);
+	return rc;
 }
 
 /* Context: the decision pass; again after a pass that preempted. */

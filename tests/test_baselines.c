@@ -4,11 +4,14 @@
  * test), and las/srtf against figures measured with Tiresias' own simulator on
  * Philly VC b436b2 (the reference runs are described at ref_b436b2 below). */
 #include <CUnit/CUnit.h>
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../policies/policy.h"
+#include "../policies/las.h"
+#include "../policies/srtf.h"
 #include "../traces/native.h"
 #include "testutil.h"
 
@@ -120,6 +123,115 @@ static void test_srtf_preempts_longer(void)
 		CU_ASSERT_EQUAL(preempted(t, "C"), 0);
 		sim_trace_destroy(t);
 	}
+}
+
+/* A random trace for the srtf differential below: n jobs arriving faster than 4
+ * nodes x 8 GPUs can serve, of 1, 2, 3, 4, 8 or 16 GPUs (16: whole nodes), 1 to
+ * 2,000 s; about one in eight not preemptible, one in four saving its work every
+ * 30 s. */
+static struct sim_trace *random_srtf_trace(unsigned long seed, size_t n, int all_preemptible)
+{
+	static const sim_qty_t gpus[] = { 1, 1, 1, 2, 2, 3, 4, 8, 16 };
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(g, seed);
+	struct sim_trace *t = sim_trace_create();
+	double at = 0;
+	for (size_t i = 0; i < n; i++) {
+		char id[24];
+		snprintf(id, sizeof id, "j%zu", i);
+		at += (double)gsl_rng_uniform_int(g, 20);
+		tu_trace_add(t, id, at, 1 + (double)gsl_rng_uniform_int(g, 2000),
+			     gpus[gsl_rng_uniform_int(g, sizeof gpus / sizeof gpus[0])] * SIM_MILLI, "f", 0);
+	}
+	tu_trace_finish(t);
+	for (size_t i = 0; i < t->n_jobs; i++) {
+		unsigned long r = gsl_rng_uniform_int(g, 8);
+		t->jobs[i].preemptible = all_preemptible || r != 0;
+		if (r >= 6)
+			t->jobs[i].checkpoint_ns = 30 * SIM_NS_PER_S;
+	}
+	gsl_rng_free(g);
+	return t;
+}
+
+/* srtf's pass skips the running jobs' sums where they decide nothing and falls
+ * back to the exact walk where they may (policies/srtf.c): on random traces both
+ * give the same event log, byte for byte, with preemptions, fragments (4 nodes),
+ * jobs that may not be preempted and checkpoints all in play. */
+static void test_srtf_fast_pass_equals_exact_walk(void)
+{
+	uint64_t preemptions = 0;
+	for (unsigned long seed = 1; seed <= 20; seed++) {
+		char *text[2] = { NULL, NULL };
+		size_t len[2] = { 0, 0 };
+		for (int exact = 0; exact < 2; exact++) {
+			struct sim_trace *t = random_srtf_trace(seed, 500, 0);
+			FILE *log = open_memstream(&text[exact], &len[exact]);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+			srtf_test_exact = exact;
+			int rc = tu_simulate_logged(t, 4, 8, "srtf", NULL, SIM_PLACE_BEST_FIT, log);
+			srtf_test_exact = 0;
+			fclose(log);
+			CU_ASSERT_EQUAL(rc, 0);
+			for (size_t i = 0; i < t->n_jobs && exact; i++)
+				preemptions += t->jobs[i].preemptions;
+			sim_trace_destroy(t);
+		}
+		CU_ASSERT(len[0] > 0);
+		CU_ASSERT_EQUAL(len[0], len[1]);
+		CU_ASSERT(len[0] == len[1] && memcmp(text[0], text[1], len[0]) == 0);
+		free(text[0]);
+		free(text[1]);
+	}
+	CU_ASSERT(preemptions > 500); /* the victims' path ran */
+	/* Every pass both ways: the same victims and starts, in the same order (a wrong
+	 * start that the engine refuses would not show in the log). */
+	srtf_test_mismatches = 0;
+	srtf_test_exact = 2;
+	for (unsigned long seed = 1; seed <= 20; seed++) {
+		struct sim_trace *t = random_srtf_trace(seed, 500, 0);
+		CU_ASSERT_EQUAL(tu_simulate(t, 4, 8, "srtf", NULL, SIM_PLACE_BEST_FIT), 0);
+		sim_trace_destroy(t);
+	}
+	srtf_test_exact = 0;
+	CU_ASSERT_EQUAL(srtf_test_mismatches, 0);
+}
+
+/* las's crossing shortcuts (policies/las.c: groups skipped by their heap top or by
+ * a bound on their wake-up) against the plain loops, on the random traces of the
+ * srtf test (all preemptible) with small thresholds so that jobs cross often, with
+ * Tiresias' wake-ups and exact ones: the same event log byte for byte. (Not with
+ * promotion: with these thresholds and promote_knob 2 the run does not end, with or
+ * without the shortcuts; bench/README.md, "Research baselines".) */
+static void test_las_shortcuts_equal_plain_loops(void)
+{
+	static const char *const params[] = {
+		"{\"thresholds_gpu_s\": [300, 2000, 9000]}",
+		"{\"thresholds_gpu_s\": [500, 4000], \"demotion\": \"exact\"}",
+	};
+	uint64_t preemptions = 0;
+	for (unsigned long seed = 1; seed <= 12; seed++) {
+		char *text[2] = { NULL, NULL };
+		size_t len[2] = { 0, 0 };
+		for (int plain = 0; plain < 2; plain++) {
+			struct sim_trace *t = random_srtf_trace(seed, 400, 1);
+			FILE *log = open_memstream(&text[plain], &len[plain]);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(log);
+			las_test_plain = plain;
+			int rc = tu_simulate_logged(t, 4, 8, "las", params[seed % 2], SIM_PLACE_BEST_FIT, log);
+			las_test_plain = 0;
+			fclose(log);
+			CU_ASSERT_EQUAL(rc, 0);
+			for (size_t i = 0; i < t->n_jobs && plain; i++)
+				preemptions += t->jobs[i].preemptions;
+			sim_trace_destroy(t);
+		}
+		CU_ASSERT(len[0] > 0);
+		CU_ASSERT(len[0] == len[1] && memcmp(text[0], text[1], len[0]) == 0);
+		free(text[0]);
+		free(text[1]);
+	}
+	CU_ASSERT(preemptions > 100); /* demotions let queue-0 jobs preempt */
 }
 
 /* las, 1 node x 2 GPUs, thresholds [100] GPU-s (2 queues), checkpoints every second.
@@ -370,6 +482,8 @@ static void test_baselines_under_quota(void)
 }
 
 static CU_TestInfo baselines_tests[] = {
+	{ "test_srtf_fast_pass_equals_exact_walk", test_srtf_fast_pass_equals_exact_walk },
+	{ "test_las_shortcuts_equal_plain_loops", test_las_shortcuts_equal_plain_loops },
 	{ "test_sjf_passes_over_by_default", test_sjf_passes_over_by_default },
 	{ "test_sjf_strict_blocks", test_sjf_strict_blocks },
 	{ "test_sjf_order_by_length", test_sjf_order_by_length },

@@ -96,7 +96,38 @@ static int queries_agree(const struct rankset *s, const struct ref *r, struct rs
 		int got = rs_next_fit(s, k, x, &out, &w);
 		ok &= got == (i < r->n) && (!got || (same_key(out, r->key[i]) && w == r->w[i]));
 	}
+	{ /* rs_min */
+		int64_t m = INT64_MAX;
+		for (size_t i = 0; i < r->n; i++)
+			m = r->w[i] < m ? r->w[i] : m;
+		ok &= rs_min(s) == m;
+	}
 	return ok;
+}
+
+/* A cursor walk against the oracle's scan: each step the first element after the
+ * one given before whose weight is within a bound that falls by random amounts
+ * (sometimes not at all). *given: elements the walk gave. */
+static int cursor_agrees(const struct rankset *s, const struct ref *r, gsl_rng *g, size_t *given)
+{
+	struct rs_cursor c;
+	rs_cursor_init(&c, s);
+	int64_t bound = (int64_t)gsl_rng_uniform_int(g, 40);
+	size_t i = 0; /* the oracle's next candidate */
+	for (;;) {
+		while (i < r->n && r->w[i] > bound)
+			i++;
+		struct rs_key out;
+		int64_t w;
+		int got = rs_cursor_next(&c, bound, &out, &w);
+		if (got != (i < r->n) || (got && (!same_key(out, r->key[i]) || w != r->w[i])))
+			return 0;
+		if (!got)
+			return 1;
+		++*given;
+		i++;
+		bound -= (int64_t)gsl_rng_uniform_int(g, 3);
+	}
 }
 
 /* Random inserts and erases (keys from a small range, so ties of k are common and
@@ -105,7 +136,7 @@ static void check_random_ops(void)
 {
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 	static struct ref r;
-	size_t bad = 0, erased = 0;
+	size_t bad = 0, erased = 0, walked = 0;
 	for (unsigned long seed = 1; seed <= 20; seed++) {
 		gsl_rng_set(g, seed);
 		struct rankset s;
@@ -129,13 +160,16 @@ static void check_random_ops(void)
 			}
 			struct rs_key probe = { (int64_t)gsl_rng_uniform_int(g, 220) - 60,
 						(uint32_t)gsl_rng_uniform_int(g, 42) };
-			if (!queries_agree(&s, &r, probe, (int64_t)gsl_rng_uniform_int(g, 40)))
+			if (!queries_agree(&s, &r, probe, (int64_t)gsl_rng_uniform_int(g, 40) - 5))
+				bad++;
+			if (op % 10 == 0 && !cursor_agrees(&s, &r, g, &walked))
 				bad++;
 		}
 		rs_fini(&s);
 	}
 	CU_ASSERT_EQUAL(bad, 0);
 	CU_ASSERT(erased > 1000); /* the erase path ran */
+	CU_ASSERT(walked > 10000); /* cursor steps that gave an element */
 	gsl_rng_free(g);
 }
 
@@ -145,7 +179,8 @@ static void test_rankset_matches_sorted_array(void)
 }
 
 /* The same with the walk cut at depth 3, so most inserts and erases take the split
- * and merge fallback, and both paths mix in one set. */
+ * and merge fallback, and both paths mix in one set; cursors then run out of stack
+ * and go on from the root. */
 static void test_rankset_deep_path_fallback(void)
 {
 	int saved = rankset_test_path_max;
@@ -172,7 +207,135 @@ static void test_rankset_sorted_inserts(void)
 	rs_fini(&s);
 }
 
+/* By hand: keys 1..6 with weights 5 1 3 2 4 1. Bound 3: key 2 (1); bound 3 again:
+ * key 3 (3); bound 2: key 4 (2); bound 1: key 6 (1), key 5 (4) passed over; then
+ * nothing. rs_min is 1, and INT64_MAX once the set is empty. */
+static void test_rankset_cursor_by_hand(void)
+{
+	static const int64_t w[] = { 5, 1, 3, 2, 4, 1 };
+	struct rankset s;
+	rs_init(&s);
+	CU_ASSERT_EQUAL(rs_min(&s), INT64_MAX);
+	for (uint32_t i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL_FATAL(rs_insert(&s, (struct rs_key){ i + 1, i }, w[i]), 0);
+	CU_ASSERT_EQUAL(rs_min(&s), 1);
+	struct rs_cursor c;
+	rs_cursor_init(&c, &s);
+	struct rs_key k;
+	int64_t got;
+	static const int64_t bound[] = { 3, 3, 2, 1 }, key[] = { 2, 3, 4, 6 }, weight[] = { 1, 3, 2, 1 };
+	for (int i = 0; i < 4; i++) {
+		CU_ASSERT_EQUAL_FATAL(rs_cursor_next(&c, bound[i], &k, &got), 1);
+		CU_ASSERT_EQUAL(k.k, key[i]);
+		CU_ASSERT_EQUAL(got, weight[i]);
+	}
+	CU_ASSERT_EQUAL(rs_cursor_next(&c, 1, &k, &got), 0);
+	for (uint32_t i = 0; i < 6; i++)
+		CU_ASSERT_EQUAL(rs_erase(&s, (struct rs_key){ i + 1, i }), 1);
+	CU_ASSERT_EQUAL(rs_min(&s), INT64_MAX);
+	rs_fini(&s); /* freed and empty: a cursor gives nothing */
+	rs_cursor_init(&c, &s);
+	CU_ASSERT_EQUAL(rs_cursor_next(&c, 100, &k, &got), 0);
+	rs_fini(&s);
+}
+
+/* rs_log against the oracle: keys appended in increasing order (gaps of 0 to 2 in k,
+ * idx counting up, so ties of k are broken by it), with and without the position
+ * index, erases of present and absent keys (so holes pile up and
+ * compactions run), weights 0 to 16; after every operation its sum, sum below a
+ * probe, first exceeding a bound and the walk from it to the end. */
+static void test_rankset_log_matches_sorted_array(void)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	static struct ref r;
+	size_t bad = 0, erased = 0, walked = 0;
+	static uint32_t pos_of[4096];
+	for (unsigned long seed = 1; seed <= 20; seed++) {
+		gsl_rng_set(g, seed);
+		struct rs_log s;
+		rs_log_init(&s, seed % 2 ? pos_of : NULL); /* erase by the index, or by search */
+		r.n = 0;
+		struct rs_key next = { -100, 0 };
+		for (int op = 0; op < 2000; op++) {
+			if (gsl_rng_uniform_int(g, 2) && r.n < 4000 && next.idx < 4096) {
+				int64_t w = (int64_t)gsl_rng_uniform_int(g, 17);
+				CU_ASSERT_EQUAL_FATAL(rs_log_append(&s, next, w), 0);
+				ref_insert(&r, next, w);
+				unsigned long gap = gsl_rng_uniform_int(g, 3);
+				next = (struct rs_key){ next.k + (int64_t)gap, next.idx + 1 }; /* idx: unique */
+			} else {
+				struct rs_key k = { next.k - (int64_t)gsl_rng_uniform_int(g, 200),
+						    (uint32_t)gsl_rng_uniform_int(g, next.idx + 1) };
+				if (r.n && gsl_rng_uniform_int(g, 4))
+					k = r.key[gsl_rng_uniform_int(g, r.n)];
+				int a = rs_log_erase(&s, k), b = ref_erase(&r, k);
+				bad += a != b;
+				erased += (size_t)b;
+			}
+			struct rs_key probe = { next.k - (int64_t)gsl_rng_uniform_int(g, 220), 0 };
+			int64_t total = 0;
+			for (size_t i = 0; i < r.n; i++)
+				total += r.w[i];
+			bad += s.total != total || s.size != r.n;
+			bad += rs_log_sum_below(&s, probe) != ref_sum_below(&r, probe);
+			int64_t x = (int64_t)gsl_rng_uniform_int(g, 200) - 5; /* < 0: overcommitted */
+			size_t i = 0;
+			int64_t run = 0;
+			while (i < r.n && run + r.w[i] <= x)
+				run += r.w[i++];
+			ptrdiff_t p = rs_log_first_exceeding(&s, x);
+			if ((p >= 0) != (i < r.n)) {
+				bad++;
+				continue;
+			}
+			for (; p >= 0 && i < r.n; p = rs_log_next(&s, p), i++, walked++) {
+				bad += !same_key(s.key[p], r.key[i]) || s.w[p] != r.w[i];
+				bad += rs_log_prefix(&s, (size_t)p) != ref_sum_below(&r, r.key[i]);
+			}
+			bad += p >= 0 || i != r.n; /* both walks end together */
+		}
+		rs_log_fini(&s);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(erased > 1000);
+	CU_ASSERT(walked > 10000);
+	gsl_rng_free(g);
+}
+
+/* By hand: (1,0) 3, (2,0) 0, (2,1) 5, (4,0) 2. Sum 10; below (2,1): 3; first
+ * exceeding 3: (2,1) (3 + 0 does not exceed 3, 3 + 0 + 5 does), exceeding 2: (1,0);
+ * exceeding 10: none. After erasing (1,0): sum 7, first exceeding 4 is (2,1) again;
+ * (1,0) cannot be erased twice; exceeding -2000 (a pool overcommitted by jobs that
+ * may not be preempted) is the first live element, (2,0), weight 0 or not. */
+static void test_rankset_log_by_hand(void)
+{
+	struct rs_log s;
+	rs_log_init(&s, NULL);
+	static const struct rs_key k[] = { { 1, 0 }, { 2, 0 }, { 2, 1 }, { 4, 0 } };
+	static const int64_t w[] = { 3, 0, 5, 2 };
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL_FATAL(rs_log_append(&s, k[i], w[i]), 0);
+	CU_ASSERT_EQUAL(s.total, 10);
+	CU_ASSERT_EQUAL(rs_log_sum_below(&s, k[2]), 3);
+	ptrdiff_t p = rs_log_first_exceeding(&s, 3);
+	CU_ASSERT(p >= 0 && same_key(s.key[p], k[2]));
+	p = rs_log_first_exceeding(&s, 2);
+	CU_ASSERT(p >= 0 && same_key(s.key[p], k[0]));
+	CU_ASSERT_EQUAL(rs_log_first_exceeding(&s, 10), -1);
+	CU_ASSERT_EQUAL(rs_log_erase(&s, k[0]), 1);
+	CU_ASSERT_EQUAL(rs_log_erase(&s, k[0]), 0);
+	CU_ASSERT_EQUAL(s.total, 7);
+	p = rs_log_first_exceeding(&s, 4);
+	CU_ASSERT(p >= 0 && same_key(s.key[p], k[2]));
+	CU_ASSERT_EQUAL(rs_log_next(&s, -1), 1); /* (2,0): live, weight 0 */
+	CU_ASSERT_EQUAL(rs_log_first_exceeding(&s, -2000), 1); /* overcommitted: the first live */
+	rs_log_fini(&s);
+}
+
 static CU_TestInfo rankset_tests[] = {
+	{ "test_rankset_log_matches_sorted_array", test_rankset_log_matches_sorted_array },
+	{ "test_rankset_log_by_hand", test_rankset_log_by_hand },
+	{ "test_rankset_cursor_by_hand", test_rankset_cursor_by_hand },
 	{ "test_rankset_matches_sorted_array", test_rankset_matches_sorted_array },
 	{ "test_rankset_deep_path_fallback", test_rankset_deep_path_fallback },
 	{ "test_rankset_sorted_inserts", test_rankset_sorted_inserts },

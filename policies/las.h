@@ -1,0 +1,12 @@
+/* policies/las.h: what tests see of policies/las.c (the policy itself is
+ * las_policy_ops, policies/policy.h). */
+#ifndef POLICIES_LAS_H
+#define POLICIES_LAS_H
+
+/* Tests only: nonzero turns off the two shortcuts of the crossing bookkeeping (a
+ * group whose heap top is not due skipped unlooked; a group whose bound shows its
+ * wake-up after the best one found skipped unevaluated), so that every group is
+ * looked at as the plain loops do. Results must be the same either way. */
+extern int las_test_plain;
+
+#endif
