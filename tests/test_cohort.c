@@ -1051,6 +1051,20 @@ static int64_t *job_table(const struct sim_trace *t)
 	return v;
 }
 
+/* Two runs of one trace decided the same: their job tables are equal byte for byte
+ * (the message names the seed and the quota config where they differ). */
+static void assert_same_jobs(const struct qrun *x, const struct qrun *y, unsigned long seed, const char *quota)
+{
+	int64_t *a = job_table(x->t), *b = job_table(y->t);
+	CU_ASSERT_FATAL(a && b);
+	int same = x->t->n_jobs == y->t->n_jobs && memcmp(a, b, x->t->n_jobs * 4 * sizeof *a) == 0;
+	if (!same)
+		fprintf(stderr, "seed %lu: job tables differ (%s)\n", seed, quota);
+	CU_ASSERT(same);
+	free(a);
+	free(b);
+}
+
 static void diff_decisions_equal(const struct sim_decisions *a, const struct sim_decisions *b)
 {
 	CU_ASSERT_EQUAL_FATAL(a->n, b->n);
@@ -1087,17 +1101,10 @@ static void test_cohort_epochs_match_naive_oracle(void)
 		qrun(&naive, diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
 		cohort_test_naive_pending = 0;
 		kq_test_oracle = 0;
-		int64_t *a = job_table(fast.t), *b = job_table(naive.t);
-		CU_ASSERT_FATAL(a && b);
-		int same = memcmp(a, b, fast.t->n_jobs * 4 * sizeof *a) == 0;
-		if (!same)
-			fprintf(stderr, "seed %lu: job tables differ (%s)\n", seed, dc.quota);
-		CU_ASSERT(same);
+		assert_same_jobs(&fast, &naive, seed, dc.quota);
 		diff_decisions_equal(sim_engine_decisions(fast.e), sim_engine_decisions(naive.e));
 		preemptions += sim_engine_decisions(fast.e)->n;
 		jobs += fast.t->n_jobs;
-		free(a);
-		free(b);
 		qrun_free(&fast);
 		qrun_free(&naive);
 	}
@@ -1137,15 +1144,8 @@ static void test_cohort_afs_keys_match_naive_oracle(void)
 		}
 		cohort_test_naive_pending = 0;
 		kq_test_oracle = 0;
-		int64_t *a = job_table(runs[0].t), *b = job_table(runs[1].t);
-		CU_ASSERT_FATAL(a && b);
-		int same = memcmp(a, b, runs[0].t->n_jobs * 4 * sizeof *a) == 0;
-		if (!same)
-			fprintf(stderr, "seed %lu: job tables differ (%s)\n", seed, dc.quota);
-		CU_ASSERT(same);
+		assert_same_jobs(&runs[0], &runs[1], seed, dc.quota);
 		jobs += runs[0].t->n_jobs;
-		free(a);
-		free(b);
 		qrun_free(&runs[0]);
 		qrun_free(&runs[1]);
 	}
@@ -1174,15 +1174,8 @@ static void test_cohort_monotone_memos_match_gen_memos(void)
 			qrun(&runs[gen], diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
 		}
 		kq_test_oracle = 0;
-		int64_t *a = job_table(runs[0].t), *b = job_table(runs[1].t);
-		CU_ASSERT_FATAL(a && b);
-		int same = memcmp(a, b, runs[0].t->n_jobs * 4 * sizeof *a) == 0;
-		if (!same)
-			fprintf(stderr, "seed %lu: job tables differ (%s)\n", seed, dc.quota);
-		CU_ASSERT(same);
+		assert_same_jobs(&runs[0], &runs[1], seed, dc.quota);
 		diff_decisions_equal(sim_engine_decisions(runs[0].e), sim_engine_decisions(runs[1].e));
-		free(a);
-		free(b);
 		qrun_free(&runs[0]);
 		qrun_free(&runs[1]);
 	}
