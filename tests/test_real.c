@@ -484,8 +484,10 @@ static void test_real_failed_job_does_not_stop_the_run(void)
  * time, keeps the checkpoint the workload saved and restarts it from there, as the
  * simulation does: 2 crashes, c1 ends at 119 s, c2 at 50 s, c3 at 167 s, 8 + 30 =
  * 38 GPU-s lost. Asserted at once: what holds however late the threads run (the
- * states, the counts, lost work never below 38: a stop is never early); returned,
- * for a retry at a longer time scale: ends within 1% and lost work within 1 GPU-s. */
+ * states, the counts, ends never early, lost work not negative); returned, for a
+ * retry at a longer time scale: ends within 1% and lost work from 38 to 39 GPU-s
+ * (a workload thread that runs late has done less when the crash stops it, so
+ * even 38 is a timing: it failed under ASan on a loaded machine). */
 static int attempt_crashes(void *arg, int slow)
 {
 	(void)arg;
@@ -509,8 +511,8 @@ static int attempt_crashes(void *arg, int slow)
 	CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "crashes"), 2);
 	CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "stops_crashed"), 2);
 	const double lost = h5read_summary_get(&sum, 0, "lost_crashed_gpu_s");
-	CU_ASSERT(lost >= 38.0 - 0.05);
-	int timely = lost <= 39.0;
+	CU_ASSERT(lost >= 0.0);
+	int timely = lost >= 38.0 - 0.05 && lost <= 39.0;
 	static const struct { const char *id; double end_s; } want[] = { { "c1", 119 }, { "c2", 50 }, { "c3", 167 } };
 	CU_ASSERT_EQUAL_FATAL(j.n, 3);
 	for (size_t k = 0; k < 3; k++) {
