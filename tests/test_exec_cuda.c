@@ -615,28 +615,17 @@ static int attempt_crashes(void *arg, int slow)
 	snprintf(out, sizeof out, "%s/crash_cuda.h5", tu_tmpdir());
 	const struct real_opts ro = { .backend = "cuda", .time_scale = 100.0 / slow, .sms = "a=16", .fail_job = -1 };
 	CU_ASSERT_EQUAL_FATAL(tu_run_config(TEST_DATA_DIR "/real/crash.json", out, &ro), 0);
-	struct sim_diag diag;
-	sim_diag_init(&diag, 5);
-	struct h5read_file *f = NULL;
-	struct h5read_jobs j;
-	struct h5read_summary sum;
-	memset(&j, 0, sizeof j);
-	memset(&sum, 0, sizeof sum);
-	CU_ASSERT_EQUAL_FATAL(h5read_open(out, &f, &diag), 0);
-	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "fifo-s1", &j, &diag), 0);
-	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sum, &diag), 0);
-	CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "crashes"), 2);
-	const double lost = h5read_summary_get(&sum, 0, "lost_crashed_gpu_s");
-	CU_ASSERT_EQUAL(j.n, 3);
-	for (size_t i = 0; i < j.n; i++)
-		CU_ASSERT_STRING_EQUAL(j.state[i], "completed");
+	struct tu_result res;
+	tu_result_open(&res, out, "fifo-s1");
+	CU_ASSERT_EQUAL(h5read_summary_get(&res.sum, 0, "crashes"), 2);
+	const double lost = h5read_summary_get(&res.sum, 0, "lost_crashed_gpu_s");
+	CU_ASSERT_EQUAL(res.jobs.n, 3);
+	for (size_t i = 0; i < res.jobs.n; i++)
+		CU_ASSERT_STRING_EQUAL(res.jobs.state[i], "completed");
 	int timely = lost >= 38.0 - 0.1;
 	if (!timely)
 		fprintf(stderr, "note: cuda crashes at scale %g: lost %.2f GPU-s (38 expected)\n", ro.time_scale, lost);
-	h5read_summary_free(&sum);
-	h5read_jobs_free(&j);
-	h5read_close(f);
-	sim_diag_fini(&diag);
+	tu_result_close(&res);
 	return timely;
 }
 
@@ -687,26 +676,15 @@ static int attempt_slow(void *arg, int slow)
 	snprintf(out, sizeof out, "%s/slow_cuda.h5", tu_tmpdir());
 	const struct real_opts ro = { .backend = "cuda", .time_scale = 100.0 / slow, .sms = "a=16", .fail_job = -1 };
 	CU_ASSERT_EQUAL_FATAL(tu_run_config(cp, out, &ro), 0);
-	struct sim_diag diag;
-	sim_diag_init(&diag, 5);
-	struct h5read_file *f = NULL;
-	struct h5read_jobs j;
-	struct h5read_summary sum;
-	memset(&j, 0, sizeof j);
-	memset(&sum, 0, sizeof sum);
-	CU_ASSERT_EQUAL_FATAL(h5read_open(out, &f, &diag), 0);
-	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "fifo-s1", &j, &diag), 0);
-	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sum, &diag), 0);
-	CU_ASSERT_EQUAL_FATAL(j.n, 1);
-	CU_ASSERT_STRING_EQUAL(j.state[0], "completed");
-	CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "slow_episodes"), 2);
-	const int timely = fabs(j.end_s[0] - 300) <= 9;
+	struct tu_result res;
+	tu_result_open(&res, out, "fifo-s1");
+	CU_ASSERT_EQUAL_FATAL(res.jobs.n, 1);
+	CU_ASSERT_STRING_EQUAL(res.jobs.state[0], "completed");
+	CU_ASSERT_EQUAL(h5read_summary_get(&res.sum, 0, "slow_episodes"), 2);
+	const int timely = fabs(res.jobs.end_s[0] - 300) <= 9;
 	if (!timely)
-		fprintf(stderr, "note: cuda fail-slow at scale %g: end %.2f s (300 expected)\n", ro.time_scale, j.end_s[0]);
-	h5read_summary_free(&sum);
-	h5read_jobs_free(&j);
-	h5read_close(f);
-	sim_diag_fini(&diag);
+		fprintf(stderr, "note: cuda fail-slow at scale %g: end %.2f s (300 expected)\n", ro.time_scale, res.jobs.end_s[0]);
+	tu_result_close(&res);
 	return timely;
 }
 

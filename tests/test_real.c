@@ -310,14 +310,6 @@ static void close_both(struct both *b)
 	h5read_close(b->rf);
 }
 
-static int job_row(const struct h5read_jobs *j, const char *id)
-{
-	for (size_t i = 0; i < j->n; i++)
-		if (strcmp(j->id[i], id) == 0)
-			return (int)i;
-	return -1;
-}
-
 /* Every job ends as simulated, with its JCT within 5% of the simulated one. */
 static void test_real_jcts_match_simulation(void)
 {
@@ -330,7 +322,7 @@ static void test_real_jcts_match_simulation(void)
 	CU_ASSERT_EQUAL_FATAL(b.sj.n, 4);
 	CU_ASSERT_EQUAL_FATAL(b.rj.n, 4);
 	for (size_t i = 0; i < b.sj.n; i++) {
-		int k = job_row(&b.rj, b.sj.id[i]);
+		int k = tu_job_row(&b.rj, b.sj.id[i]);
 		CU_ASSERT_FATAL(k >= 0);
 		CU_ASSERT_STRING_EQUAL(b.rj.state[k], "completed");
 		CU_ASSERT_STRING_EQUAL(b.rj.state[k], b.sj.state[i]);
@@ -341,7 +333,7 @@ static void test_real_jcts_match_simulation(void)
 			fprintf(stderr, "job %s: simulated JCT %.3f s, real %.3f s\n", b.sj.id[i], sim, real);
 	}
 	/* The hand-checked schedule: j1 preempted at 50 s, done at 169 s. */
-	int j1 = job_row(&b.sj, "j1");
+	int j1 = tu_job_row(&b.sj, "j1");
 	CU_ASSERT_DOUBLE_EQUAL(b.sj.end_s[j1], 169.0, 1e-9);
 	CU_ASSERT_EQUAL(b.sj.preemptions[j1], 1);
 	close_both(&b);
@@ -498,36 +490,25 @@ static int attempt_crashes(void *arg, int slow)
 	struct real_opts ro = { .backend = "cpu", .time_scale = 100.0 / slow, .fail_job = -1 };
 	CU_ASSERT_EQUAL_FATAL(tu_run_config(cfg, sim, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(tu_run_config(cfg, real, &ro), 0);
-	struct sim_diag diag;
-	sim_diag_init(&diag, 5);
-	struct h5read_file *f = NULL;
-	struct h5read_jobs j;
-	struct h5read_summary sum;
-	memset(&j, 0, sizeof j);
-	memset(&sum, 0, sizeof sum);
-	CU_ASSERT_EQUAL_FATAL(h5read_open(real, &f, &diag), 0);
-	CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "fifo-s1", &j, &diag), 0);
-	CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sum, &diag), 0);
-	CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "crashes"), 2);
-	CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "stops_crashed"), 2);
-	const double lost = h5read_summary_get(&sum, 0, "lost_crashed_gpu_s");
+	struct tu_result res;
+	tu_result_open(&res, real, "fifo-s1");
+	CU_ASSERT_EQUAL(h5read_summary_get(&res.sum, 0, "crashes"), 2);
+	CU_ASSERT_EQUAL(h5read_summary_get(&res.sum, 0, "stops_crashed"), 2);
+	const double lost = h5read_summary_get(&res.sum, 0, "lost_crashed_gpu_s");
 	CU_ASSERT(lost >= 0.0);
 	int timely = lost >= 38.0 - 0.05 && lost <= 39.0;
 	static const struct { const char *id; double end_s; } want[] = { { "c1", 119 }, { "c2", 50 }, { "c3", 167 } };
-	CU_ASSERT_EQUAL_FATAL(j.n, 3);
+	CU_ASSERT_EQUAL_FATAL(res.jobs.n, 3);
 	for (size_t k = 0; k < 3; k++) {
-		int i = job_row(&j, want[k].id);
+		int i = tu_job_row(&res.jobs, want[k].id);
 		CU_ASSERT_FATAL(i >= 0);
-		CU_ASSERT_STRING_EQUAL(j.state[i], "completed");
-		CU_ASSERT(j.end_s[i] >= want[k].end_s - 0.1); /* never early */
-		timely &= j.end_s[i] <= want[k].end_s * 1.01;
+		CU_ASSERT_STRING_EQUAL(res.jobs.state[i], "completed");
+		CU_ASSERT(res.jobs.end_s[i] >= want[k].end_s - 0.1); /* never early */
+		timely &= res.jobs.end_s[i] <= want[k].end_s * 1.01;
 	}
 	if (!timely)
 		fprintf(stderr, "note: crashes at scale %g: lost %.2f GPU-s (38 expected)\n", ro.time_scale, lost);
-	h5read_summary_free(&sum);
-	h5read_jobs_free(&j);
-	h5read_close(f);
-	sim_diag_fini(&diag);
+	tu_result_close(&res);
 	return timely;
 }
 
@@ -713,36 +694,25 @@ static int attempt_slow(void *arg, int slow)
 	CU_ASSERT_EQUAL_FATAL(tu_run_config(cp, real, &ro), 0);
 	int timely = 1;
 	for (int k = 0; k < 2; k++) {
-		struct sim_diag diag;
-		sim_diag_init(&diag, 5);
-		struct h5read_file *f = NULL;
-		struct h5read_jobs j;
-		struct h5read_summary sum;
-		memset(&j, 0, sizeof j);
-		memset(&sum, 0, sizeof sum);
-		CU_ASSERT_EQUAL_FATAL(h5read_open(k ? real : sim, &f, &diag), 0);
-		CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "fifo-s1", &j, &diag), 0);
-		CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sum, &diag), 0);
-		CU_ASSERT_EQUAL_FATAL(j.n, 1);
-		CU_ASSERT_STRING_EQUAL(j.state[0], "completed");
-		CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "slow_episodes"), 2);
-		const double lost = h5read_summary_get(&sum, 0, "lost_slow_gpu_s");
+		struct tu_result res;
+		tu_result_open(&res, k ? real : sim, "fifo-s1");
+		CU_ASSERT_EQUAL_FATAL(res.jobs.n, 1);
+		CU_ASSERT_STRING_EQUAL(res.jobs.state[0], "completed");
+		CU_ASSERT_EQUAL(h5read_summary_get(&res.sum, 0, "slow_episodes"), 2);
+		const double lost = h5read_summary_get(&res.sum, 0, "lost_slow_gpu_s");
 		if (!k) {
-			CU_ASSERT_DOUBLE_EQUAL(j.end_s[0], 300, 1e-9);
+			CU_ASSERT_DOUBLE_EQUAL(res.jobs.end_s[0], 300, 1e-9);
 			CU_ASSERT_DOUBLE_EQUAL(lost, 800, 1e-6);
 		} else {
 			/* never faster than full speed; 300 s is a timing relation: a rate change
 			 * applied late by a busy engine thread moves the end either way */
-			CU_ASSERT(j.end_s[0] >= 200 - 0.1);
-			timely = fabs(j.end_s[0] - 300) <= 300 * 0.01 && fabs(lost - 800) <= 8 * 3;
+			CU_ASSERT(res.jobs.end_s[0] >= 200 - 0.1);
+			timely = fabs(res.jobs.end_s[0] - 300) <= 300 * 0.01 && fabs(lost - 800) <= 8 * 3;
 			if (!timely)
 				fprintf(stderr, "note: fail-slow at scale %g: end %.2f s (300 expected), lost %.1f GPU-s\n",
-					ro.time_scale, j.end_s[0], lost);
+					ro.time_scale, res.jobs.end_s[0], lost);
 		}
-		h5read_summary_free(&sum);
-		h5read_jobs_free(&j);
-		h5read_close(f);
-		sim_diag_fini(&diag);
+		tu_result_close(&res);
 	}
 	return timely;
 }

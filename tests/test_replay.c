@@ -613,43 +613,32 @@ static int attempt_real_inplace(void *arg, int slow)
 	for (int is_real = 0; is_real <= 1; is_real++) {
 		const char *out = is_real ? real : sim;
 		CU_ASSERT_EQUAL_FATAL(tu_run_config(cpath, out, is_real ? &ro : NULL), 0);
-		struct sim_diag diag;
-		sim_diag_init(&diag, 5);
-		struct h5read_file *f = NULL;
-		struct h5read_jobs j;
-		struct h5read_summary sum;
-		memset(&j, 0, sizeof j);
-		memset(&sum, 0, sizeof sum);
-		CU_ASSERT_EQUAL_FATAL(h5read_open(out, &f, &diag), 0);
-		CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sum, &diag), 0);
-		CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, sum.run[0], &j, &diag), 0);
-		CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "stops_crashed"), 2);
-		CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "fault_restarts"), 1); /* the full one */
-		double lost = h5read_summary_get(&sum, 0, "lost_crashed_gpu_s");
+		struct tu_result res;
+		tu_result_open(&res, out, NULL);
+		CU_ASSERT_EQUAL(h5read_summary_get(&res.sum, 0, "stops_crashed"), 2);
+		CU_ASSERT_EQUAL(h5read_summary_get(&res.sum, 0, "fault_restarts"), 1); /* the full one */
+		double lost = h5read_summary_get(&res.sum, 0, "lost_crashed_gpu_s");
 		/* real: a crash row applied late by a busy engine thread loses more work, or
 		 * (past the next checkpoint) less, so the 140 is a timing relation, retried at
 		 * slower scales; on every attempt only what holds however late a thread runs */
 		CU_ASSERT(is_real ? lost >= 0 : fabs(lost - 140) < 1e-6);
 		timely &= fabs(lost - 140) <= 1;
-		CU_ASSERT_EQUAL_FATAL(j.n, 2);
+		CU_ASSERT_EQUAL_FATAL(res.jobs.n, 2);
 		for (size_t k = 0; k < 2; k++)
-			for (size_t i = 0; i < j.n; i++) {
-				if (strcmp(j.id[i], want[k].id) != 0)
+			for (size_t i = 0; i < res.jobs.n; i++) {
+				if (strcmp(res.jobs.id[i], want[k].id) != 0)
 					continue;
-				CU_ASSERT_STRING_EQUAL(j.state[i], "completed");
+				CU_ASSERT_STRING_EQUAL(res.jobs.state[i], "completed");
 				/* real: never before its work alone (j 1000 s; b 100 s after j) */
-				CU_ASSERT(is_real ? j.end_s[i] >= (k ? 1100 : 1000) - 0.1
-						  : fabs(j.end_s[i] - want[k].end_s) < 1e-9);
-				timely &= j.end_s[i] >= want[k].end_s - 0.1 && j.end_s[i] <= want[k].end_s * 1.01;
+				CU_ASSERT(is_real ? res.jobs.end_s[i] >= (k ? 1100 : 1000) - 0.1
+						  : fabs(res.jobs.end_s[i] - want[k].end_s) < 1e-9);
+				timely &= res.jobs.end_s[i] >= want[k].end_s - 0.1 && res.jobs.end_s[i] <= want[k].end_s * 1.01;
 			}
 		if (is_real && !timely)
 			fprintf(stderr,
 				"note: in-place restarts at scale %g: lost %.2f GPU-s (140 expected)\n",
 				ro.time_scale, lost);
-		h5read_summary_free(&sum);
-		h5read_jobs_free(&j);
-		h5read_close(f);
-		sim_diag_fini(&diag);
+		tu_result_close(&res);
 	}
 	return timely;
 }

@@ -311,7 +311,7 @@ int tu_done_wait(struct tu_done_log *d, int n, int limit_ms)
 
 #define TU_REAL_RUN "priority-s1"
 
-static int tu_real_row(const struct h5read_jobs *j, const char *id)
+int tu_job_row(const struct h5read_jobs *j, const char *id)
 {
 	for (size_t i = 0; i < j->n; i++)
 		if (strcmp(j->id[i], id) == 0)
@@ -334,7 +334,7 @@ static int tu_real_jobs_hold(const struct h5read_jobs *sj, const struct h5read_j
 {
 	int ok = sj->n == 4 && rj->n == 4;
 	for (size_t i = 0; ok && i < sj->n; i++) {
-		int k = tu_real_row(rj, sj->id[i]);
+		int k = tu_job_row(rj, sj->id[i]);
 		if (k < 0 || strcmp(rj->state[k], sj->state[i]) != 0 || rj->preemptions[k] != sj->preemptions[i]) {
 			fprintf(stderr, "note: job %s ended otherwise than simulated\n", sj->id[i]);
 			return 0;
@@ -432,9 +432,29 @@ int tu_retry_slower(int (*attempt)(void *arg, int slow), void *arg)
 	return 0;
 }
 
-/* ---- tu_crun: one run of a config, kept to inspect ---- */
-
 #include <CUnit/CUnit.h>
+
+/* ---- tu_result: a result file opened for checks ---- */
+
+void tu_result_open(struct tu_result *r, const char *h5, const char *run)
+{
+	memset(r, 0, sizeof *r);
+	sim_diag_init(&r->diag, 5);
+	CU_ASSERT_EQUAL_FATAL(h5read_open(h5, &r->f, &r->diag), 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_summary(r->f, &r->sum, &r->diag), 0);
+	CU_ASSERT_FATAL(run || r->sum.n_rows > 0);
+	CU_ASSERT_EQUAL_FATAL(h5read_jobs(r->f, run ? run : r->sum.run[0], &r->jobs, &r->diag), 0);
+}
+
+void tu_result_close(struct tu_result *r)
+{
+	h5read_summary_free(&r->sum);
+	h5read_jobs_free(&r->jobs);
+	h5read_close(r->f);
+	sim_diag_fini(&r->diag);
+}
+
+/* ---- tu_crun: one run of a config, kept to inspect ---- */
 
 #include "../experiments/config.h"
 #include "../policies/policy.h"
@@ -605,25 +625,17 @@ int tu_hang_attempt(const struct tu_hang_case *c, int slow)
 	 * fake's, under a busy host): work done by a wall time, so the work lost at a
 	 * hang (8 + 30 s) and a segment's end, may be off by that much more. */
 	const double cal = strcmp(c->backend, "cuda") == 0 ? 0.025 : 0;
-	struct sim_diag diag;
-	sim_diag_init(&diag, 5);
 	int timely = 1;
 	for (int which = 0; which < 2; which++) {
-		struct h5read_file *f = NULL;
-		struct h5read_jobs j;
-		struct h5read_summary sum;
+		struct tu_result res;
 		struct h5read_real r;
-		memset(&j, 0, sizeof j);
-		memset(&sum, 0, sizeof sum);
 		memset(&r, 0, sizeof r);
-		CU_ASSERT_EQUAL_FATAL(h5read_open(which ? real : sim, &f, &diag), 0);
-		CU_ASSERT_EQUAL_FATAL(h5read_jobs(f, "fifo-s1", &j, &diag), 0);
-		CU_ASSERT_EQUAL_FATAL(h5read_summary(f, &sum, &diag), 0);
-		CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "hangs"), 2);
-		CU_ASSERT_EQUAL(h5read_summary_get(&sum, 0, "stops_hang"), 2);
-		const double l = h5read_summary_get(&sum, 0, "lost_hang_gpu_s");
-		const double h = h5read_summary_get(&sum, 0, "time_to_detect_hang_s");
-		CU_ASSERT_EQUAL_FATAL(j.n, 3);
+		tu_result_open(&res, which ? real : sim, "fifo-s1");
+		CU_ASSERT_EQUAL(h5read_summary_get(&res.sum, 0, "hangs"), 2);
+		CU_ASSERT_EQUAL(h5read_summary_get(&res.sum, 0, "stops_hang"), 2);
+		const double l = h5read_summary_get(&res.sum, 0, "lost_hang_gpu_s");
+		const double h = h5read_summary_get(&res.sum, 0, "time_to_detect_hang_s");
+		CU_ASSERT_EQUAL_FATAL(res.jobs.n, 3);
 		if (!which) { /* the simulation: exactly the hand-computed values */
 			CU_ASSERT_DOUBLE_EQUAL(l, lost, 1e-9);
 			CU_ASSERT_DOUBLE_EQUAL(h, hung, 1e-9);
@@ -639,17 +651,17 @@ int tu_hang_attempt(const struct tu_hang_case *c, int slow)
 			timely &= tu_near("real: time hung (s)", h, hung, 1.0);
 		}
 		for (int k = 0; k < 3; k++) {
-			int i = tu_real_row(&j, ids[k]);
+			int i = tu_job_row(&res.jobs, ids[k]);
 			CU_ASSERT_FATAL(i >= 0);
-			CU_ASSERT_STRING_EQUAL(j.state[i], "completed");
-			CU_ASSERT(j.end_s[i] >= ends[detect][k] - 0.1); /* never early */
+			CU_ASSERT_STRING_EQUAL(res.jobs.state[i], "completed");
+			CU_ASSERT(res.jobs.end_s[i] >= ends[detect][k] - 0.1); /* never early */
 			if (!which) {
-				CU_ASSERT_DOUBLE_EQUAL(j.end_s[i], ends[detect][k], 1e-9);
+				CU_ASSERT_DOUBLE_EQUAL(res.jobs.end_s[i], ends[detect][k], 1e-9);
 			} else {
 				char what[64];
 				snprintf(what, sizeof what, "real: %s's end (s)", ids[k]);
 				const double want = ends[detect][k];
-				timely &= tu_near(what, j.end_s[i], want, want * (0.01 + cal));
+				timely &= tu_near(what, res.jobs.end_s[i], want, want * (0.01 + cal));
 			}
 		}
 		if (which) {
@@ -657,7 +669,7 @@ int tu_hang_attempt(const struct tu_hang_case *c, int slow)
 			 * and 60 saved (at its kill 10 s later it would have had 78 unfrozen; left
 			 * to run undetected, it would have completed); h3 with 70 of 80 done, 40
 			 * saved. A frozen segment never completes. */
-			CU_ASSERT_EQUAL_FATAL(h5read_real(f, "fifo-s1", &r, &diag), 0);
+			CU_ASSERT_EQUAL_FATAL(h5read_real(res.f, "fifo-s1", &r, &res.diag), 0);
 			const struct h5read_real_segments *sg = &r.segments;
 			CU_ASSERT_EQUAL(sg->n, 5);
 			static const struct { const char *id; double done, saved; } hung_segs[2] = {
@@ -676,13 +688,10 @@ int tu_hang_attempt(const struct tu_hang_case *c, int slow)
 			}
 			h5read_real_free(&r);
 		}
-		h5read_summary_free(&sum);
-		h5read_jobs_free(&j);
-		h5read_close(f);
+		tu_result_close(&res);
 	}
 	if (!timely)
 		fprintf(stderr, "note: hangs (%s, %s) at time scale %g missed their timing\n", c->backend,
 			detect ? "detected" : "undetected", ro.time_scale);
-	sim_diag_fini(&diag);
 	return timely;
 }

@@ -76,6 +76,21 @@ double tu_real_fixture(const char *sim_out, const char *real_out);
  * missed. */
 int tu_real_timing_holds(const char *sim_h5, const char *real_h5);
 
+/* A result file opened for checks: the jobs of one run and the summary (fatal
+ * CUnit assertions when it cannot be read). run NULL: the summary's first run.
+ * tu_result_close frees all of it. */
+#include "../analysis/h5read.h"
+struct tu_result {
+	struct sim_diag diag;
+	struct h5read_file *f;
+	struct h5read_jobs jobs;
+	struct h5read_summary sum;
+};
+void tu_result_open(struct tu_result *r, const char *h5, const char *run);
+void tu_result_close(struct tu_result *r);
+/* The row of job `id` in j, or -1. */
+int tu_job_row(const struct h5read_jobs *j, const char *id);
+
 /* Runs attempt(arg, slow) with slow = 1, 2, 4, 8 until it returns 1, and returns the
  * slowdown that held, or 0 when none did. For executor tests on the wall clock:
  * the attempt scales every duration it asks for by `slow` and returns whether its
