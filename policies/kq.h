@@ -303,10 +303,14 @@ enum {
 	/* Not an oracle: a bound in a flat tree is computed both ways and a difference
 	 * counted in kq_test_bound_mismatches (of kq_test_bound_checks). */
 	KQ_ORACLE_CHECK_BOUNDS = 128,
+	/* Not an oracle: memos found live only by rule E13 are counted in
+	 * kq_test_mono_hits (off: no shared counter written on the decision path, which
+	 * parallel sweeps run on several threads). */
+	KQ_TEST_COUNT_MONO = 256,
 };
 extern int kq_test_oracle;
 extern int kq_test_bound_checks, kq_test_bound_mismatches;
-extern unsigned long kq_test_mono_hits; /* memos found live only by rule E13 (tests read it) */
+extern unsigned long kq_test_mono_hits; /* under KQ_TEST_COUNT_MONO (tests read it) */
 
 /* ---- building ---- */
 struct kq_sched *kq_create(int n_res, const char (*res_names)[SIM_NAME_MAX], int n_flavors,

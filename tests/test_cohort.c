@@ -1170,7 +1170,7 @@ static void test_cohort_monotone_memos_match_gen_memos(void)
 		dc.nodes = 2 + (uint32_t)gsl_rng_uniform_int(g, 2);
 		struct qrun runs[2];
 		for (int gen = 0; gen < 2; gen++) {
-			kq_test_oracle = gen ? KQ_ORACLE_MEMO_GEN : 0;
+			kq_test_oracle = gen ? KQ_ORACLE_MEMO_GEN : KQ_TEST_COUNT_MONO;
 			qrun(&runs[gen], diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
 		}
 		kq_test_oracle = 0;

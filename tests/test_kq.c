@@ -828,6 +828,7 @@ static int fresh_inadmissible(struct kq_sched *s, struct kq_wl *h, sim_time_t no
 
 static void test_kq_monotone_memo_by_hand(void)
 {
+	kq_test_oracle = KQ_TEST_COUNT_MONO; /* the rule's hits counted */
 	struct kq_sched *s = one_flavor();
 	int co = kq_add_node(s, "co", 0);
 	int a = add_queue(s, "a", co, G(4), KQ_UNSET, KQ_UNSET);
