@@ -708,11 +708,7 @@ static int mono_eligible(const struct kq_sched *s, const struct kq_wl *wl)
 		n_requested += wl->req[r] > 0;
 	if (n_requested != 1)
 		return 0;
-	const struct kq_node *q = &s->nodes[wl->queue];
-	if (q->parent < 0)
-		return 1;
-	const struct kq_node *p = &s->nodes[q->parent];
-	return p->parent < 0 && p->height == 1;
+	return s->nodes[wl->queue].parent < 0 || kq_flat_tree(s, wl->queue);
 }
 
 static void answer_from_memo(struct kq_wl *wl, struct nomination *nom, int mode, int level, int exceeds,

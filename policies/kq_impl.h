@@ -53,6 +53,15 @@ struct kq_scratch {
 };
 void kq_cycle_scratch_free(struct kq_scratch *sc); /* kq_cycle.c: frees what kq_cycle kept */
 
+/* Is the tree of `queue` flat: the queue a child of a root of height 1, so that
+ * every queue of the tree hangs off the root (kq_preempt.c's summed bounds, E11;
+ * kq_cycle.c's monotone memos, E13)? */
+static inline int kq_flat_tree(const struct kq_sched *s, int queue)
+{
+	int p = s->nodes[queue].parent;
+	return p >= 0 && s->nodes[p].parent < 0 && s->nodes[p].height == 1;
+}
+
 /* Something changed in the subtree of `node` (its usage, or a pending entry of a
  * queue under it): node and every ancestor get a new kq_node.ver. */
 static inline void kq_ver_bump(struct kq_sched *s, int node)

@@ -560,13 +560,6 @@ struct bound_acc {
 	sim_qty_t *root_rm;  /* flat, per fr: removed from the root */
 };
 
-/* Is the preemptor's tree flat (kq_node.height of its root 1, the queue a child of it)? */
-static int flat_tree(const struct kq_sched *s, int queue)
-{
-	int p = s->nodes[queue].parent;
-	return p >= 0 && s->nodes[p].parent < 0 && s->nodes[p].height == 1;
-}
-
 /* Starts a bound for pre's queue: flat sums when the tree is flat (unless the oracle
  * asks for bookings), else bookings. 0, or -1 without memory (no bound then). */
 static int bound_begin(struct kq_sched *s, const struct kq_wl *pre, int try_flat, struct bound_acc *b)
@@ -576,7 +569,7 @@ static int bound_begin(struct kq_sched *s, const struct kq_wl *pre, int try_flat
 	if (!sc || !tk)
 		return -1;
 	*b = (struct bound_acc){ .queue = pre->queue, .root = s->nodes[pre->queue].root, .tk = tk };
-	b->flat = try_flat && !(kq_test_oracle & KQ_ORACLE_BOUND_BOOKED) && flat_tree(s, pre->queue);
+	b->flat = try_flat && !(kq_test_oracle & KQ_ORACLE_BOUND_BOOKED) && kq_flat_tree(s, pre->queue);
 	if (!b->flat)
 		return 0;
 	size_t nf = (size_t)(s->n_fr ? s->n_fr : 1);
@@ -978,7 +971,7 @@ static sim_qty_t attempt_bound_short(struct kq_sched *s, const struct kq_wl *pre
 				     const uint8_t *contested, int allow_borrow, int advantage)
 {
 	sim_qty_t sh = attempt_bound_once(s, pre, flavor, contested, allow_borrow, advantage, 1);
-	if ((kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS) && flat_tree(s, pre->queue))
+	if ((kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS) && kq_flat_tree(s, pre->queue))
 		check_bound(sh <= 0, attempt_bound_once(s, pre, flavor, contested, allow_borrow, advantage, 0) <= 0);
 	return sh;
 }
@@ -2116,7 +2109,7 @@ static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const in
 			   const uint8_t *contested)
 {
 	int fits = fair_bound_once(s, pre, flavor, contested, 1);
-	if ((kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS) && flat_tree(s, pre->queue))
+	if ((kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS) && kq_flat_tree(s, pre->queue))
 		return check_bound(fits, fair_bound_once(s, pre, flavor, contested, 0));
 	return fits;
 }
