@@ -634,6 +634,7 @@ static void co_on_preempt(struct sim_policy *pol, const struct sim_view *v, cons
 		/* Kueue's requeuingStrategy.timestamp: Creation keeps the submit time; the
 		 * back-of-the-queue option (Eviction) gives a fault restart its requeue time. */
 		ent(c, ei)->wl.created = sim_job_order_ns(job);
+		ent(c, ei)->wl.digest = 0; /* its class digest may include created (kq_cycle.c) */
 		if (pending_add(c, &c->qs[job->queue], ei))
 			c->oom = 1;
 	} else {

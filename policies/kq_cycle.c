@@ -522,8 +522,9 @@ static int same_class(const struct kq_sched *s, const struct kq_failed *f, const
 
 /* A digest of what same_class compares (never 0): two workloads of one class have
  * the same digest; different classes usually differ. The part without no_preempt
- * is kept in the workload (its request, flavors and creation never change while it
- * is pending; its priority may, so the priority is part of the key). */
+ * is kept in the workload, for its priority (which may change while it waits); a
+ * caller that changes its request, flavors or creation time clears it. A stale
+ * digest could only miss a memo: a class is always compared in full. */
 static uint64_t class_digest(const struct kq_sched *s, struct kq_wl *wl)
 {
 	if (!wl->digest || wl->digest_prio != wl->priority) {
