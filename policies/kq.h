@@ -101,6 +101,11 @@ struct kq_stamp {
 	 * every test sees whole; with fr -1 the root's kq_node.released. */
 	sim_qty_t base;
 	sim_time_t now;
+	/* Fair sharing (E14): the answer also needs every other queue of the tree to
+	 * keep a share below pnew (pnew_v < 0: no such condition); `rise` is the
+	 * root's kq_node.rise_seq then, so the admissions since are those after it. */
+	double pnew_v, pnew_u;
+	uint64_t rise;
 	int32_t fr;
 	uint8_t mono;
 };
@@ -238,7 +243,20 @@ struct kq_node {
 	sim_qty_t *freed;    /* a root, per fr: what its usage fell by as workloads were
 			      * released, less what admissions into queues that stay within
 			      * their quota took back (kq_add_running); in the per-fr block */
+	/* A root under fair sharing (docs/kueue-rules.md E14): the shares its queues
+	 * reached at admissions, as a stack whose shares fall from bottom to top (an
+	 * entry is dropped when a later admission reaches at least its share), so the
+	 * highest share reached after admission number k is the first entry above k.
+	 * rise_seq counts the admissions; KQ_RISE_CAP entries, owned. */
+	struct kq_rise {
+		uint64_t seq;
+		double v, u;     /* the share (v INFINITY: a weight-0 borrower) and unweighted */
+	} *rise;
+	uint32_t n_rise;
+	uint64_t rise_seq;
 };
+
+#define KQ_RISE_CAP 64 /* a fuller rise stack is emptied and every monotone memo ended */
 
 /* Run mode: 1 if `flavor` has free nodes for wl's request now, else 0. Asked for
  * first-fit workloads only. */
@@ -273,6 +291,8 @@ struct kq_sched {
 				   * starts at 1 */
 	int nom_mono;             /* during a fresh nomination: still monotone (kq_cycle.c) */
 	sim_qty_t nom_short;      /* during a fresh nomination: the least shortfall seen (E13) */
+	double nom_pnew_v, nom_pnew_u; /* ... the least share a fair-sharing refusal needs
+					* every other queue to stay below (E14); v < 0: none */
 	int32_t nom_fr;           /* ... the fr its tests read: -1 none yet, -2 several */
 	uint32_t skip_mark;       /* during a cycle: workloads with this mark (its victims)
 				   * are no longer candidates; 0 = none */

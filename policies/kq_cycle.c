@@ -545,6 +545,24 @@ static uint64_t class_digest(const struct kq_sched *s, struct kq_wl *wl)
 
 unsigned long kq_test_mono_hits;
 
+/* Has a queue of root's tree reached a share of at least at->pnew at an admission
+ * since the stamp (docs/kueue-rules.md E14)? The first entry of the rise stack after
+ * the stamp holds the highest share reached since. */
+static int share_rose_to(const struct kq_node *root, const struct kq_stamp *at)
+{
+	uint32_t lo = 0, hi = root->n_rise;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (root->rise[mid].seq <= at->rise)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == root->n_rise)
+		return 0;
+	return !kq_share_below(root->rise[lo].v, root->rise[lo].u, at->pnew_v, at->pnew_u);
+}
+
 /* Does a memo made at stamp `at` for a workload of `queue` still hold at `now`? */
 static int stamp_live(const struct kq_sched *s, int queue, const struct kq_stamp *at, sim_time_t now)
 {
@@ -555,7 +573,8 @@ static int stamp_live(const struct kq_sched *s, int queue, const struct kq_stamp
 	const struct kq_node *q = &s->nodes[queue];
 	const struct kq_node *root = &s->nodes[q->root];
 	sim_qty_t since = (at->fr >= 0 ? root->freed[at->fr] : root->released) - at->base;
-	int live = at->mono && at->mgen == s->mgen && at->madd == q->madd && since < at->short_by;
+	int live = at->mono && at->mgen == s->mgen && at->madd == q->madd && since < at->short_by &&
+		   (at->pnew_v < 0 || !share_rose_to(root, at));
 	if (kq_test_oracle & KQ_TEST_COUNT_MONO)
 		kq_test_mono_hits += live;
 	return live;
@@ -567,8 +586,10 @@ static struct kq_stamp stamp_now(const struct kq_sched *s, int queue, int mono, 
 {
 	const struct kq_node *q = &s->nodes[queue], *root = &s->nodes[q->root];
 	int32_t fr = s->nom_fr >= 0 && q->borrow_limit[s->nom_fr] == KQ_UNSET ? s->nom_fr : -1;
-	return (struct kq_stamp){ s->gen, s->mgen, q->madd, s->nom_short, fr >= 0 ? root->freed[fr] : root->released,
-				  now, fr, (uint8_t)mono };
+	return (struct kq_stamp){ s->gen,          s->mgen,         q->madd,
+				  s->nom_short,    fr >= 0 ? root->freed[fr] : root->released,
+				  now,             s->nom_pnew_v,   s->nom_pnew_u,
+				  root->rise_seq,  fr,              (uint8_t)mono };
 }
 
 /* The live class memo of wl's queue that answers wl now, or NULL. */
@@ -695,14 +716,21 @@ static void remember_class(struct kq_sched *s, struct kq_wl *wl, sim_time_t now,
 }
 
 /* May a fresh nomination of wl give a monotone memo (docs/kueue-rules.md E13)?
- * Classical preemption, a request of one resource, and a queue alone or in a flat
- * tree: then an answer that no victim search overturned (NoFit; or no candidates
- * because no search was allowed or the aggregate bound ruled every set out, which
+ * A request of one resource, and a queue alone or in a flat tree: then an answer
+ * that no victim search overturned (NoFit; or no candidates because no search was
+ * allowed or, classical, the aggregate bound ruled every set out, which
  * classical_targets leaves kq_sched.nom_mono set for) stays true through any
- * admission into another queue that admission_is_monotone accepts. */
+ * admission into another queue that admission_is_monotone accepts. Under fair
+ * sharing (E14) the refusal that keeps it set is the share rule's (fair_targets),
+ * and it holds while no other queue's share rises to the preemptor's. */
 static int mono_eligible(const struct kq_sched *s, const struct kq_wl *wl)
 {
-	if (s->fair || (kq_test_oracle & KQ_ORACLE_MEMO_GEN))
+	if (kq_test_oracle & KQ_ORACLE_MEMO_GEN)
+		return 0;
+	/* Fair sharing (E14): only while no candidate of its own queue can appear with
+	 * time (no minimum runtime protects one) and none is set aside for this
+	 * cycle's earlier victims. */
+	if (s->fair && (s->nodes[wl->queue].cfg.min_runtime_ns > 0 || s->skip_mark))
 		return 0;
 	int n_requested = 0;
 	for (int r = 0; r < s->n_res; r++)
@@ -738,6 +766,8 @@ static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct
 	s->nom_mono = mono_eligible(s, wl);
 	s->nom_short = KQ_SHORT_INF;
 	s->nom_fr = -1;
+	s->nom_pnew_v = -1;
+	s->nom_pnew_u = 0;
 	int rc = nominate_uncached(s, wl, now, nom);
 	int mono = s->nom_mono;
 	s->nom_mono = 0;

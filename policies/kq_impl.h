@@ -2,6 +2,8 @@
 #ifndef POLICIES_KQ_IMPL_H
 #define POLICIES_KQ_IMPL_H
 
+#include <math.h>
+
 #include "kq.h"
 
 /* Buffers a kq_sched keeps between decisions (kq_sched.scratch, owned, freed by
@@ -60,6 +62,15 @@ static inline int kq_flat_tree(const struct kq_sched *s, int queue)
 {
 	int p = s->nodes[queue].parent;
 	return p >= 0 && s->nodes[p].parent < 0 && s->nodes[p].height == 1;
+}
+
+/* Is share (av, au) below share (bv, bu)? A share is v, INFINITY for a weight-0
+ * borrower, whose unweighted u decides between two infinite ones (S4). */
+static inline int kq_share_below(double av, double au, double bv, double bu)
+{
+	if (av == INFINITY && bv == INFINITY)
+		return au < bu;
+	return av < bv;
 }
 
 /* Something changed in the subtree of `node` (its usage, or a pending entry of a

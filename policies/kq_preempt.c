@@ -1785,6 +1785,21 @@ static int no_share_target(struct fair_ctx *x)
 	return 1;
 }
 
+/* The nomination stays monotone after a refusal by no_share_target while every
+ * other queue's share stays below p_new, the preemptor's queue's share with the
+ * request (docs/kueue-rules.md E14): its own queue's running set is the memo's
+ * condition (kq_node.madd), the other queues' shares rise only at admissions
+ * (kq_add_running logs them), and a release only lowers a share. With several
+ * flavors refused so, the least p_new is the condition for all. */
+static void keep_share_refusal(struct kq_sched *s, struct share p_new)
+{
+	s->nom_mono = 1;
+	if (s->nom_pnew_v < 0 || kq_share_below(p_new.v, p_new.unweighted, s->nom_pnew_v, s->nom_pnew_u)) {
+		s->nom_pnew_v = p_new.v;
+		s->nom_pnew_u = p_new.unweighted;
+	}
+}
+
 /* Does c hold at least what f holds, on the same flavor, of every resource f uses? */
 static int dominates(const struct kq_sched *s, const struct kq_wl *c, const struct kq_wl *f)
 {
@@ -2120,6 +2135,8 @@ static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *fl
 
 	struct fair_ctx x = { .s = s, .pre = pre, .flavor = flavor, .contested = contested, .now = now, .out = out };
 	struct fair_bufs *fb = fair_bufs_get(s);
+	int mono = s->nom_mono; /* only the share rule's refusal keeps a memo monotone (E14) */
+	s->nom_mono = 0;
 	out->n = 0;
 	if (!fb)
 		return -SIM_ENOMEM;
@@ -2148,6 +2165,8 @@ static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *fl
 	}
 	kq_book(s, pre, flavor, +1);
 	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && no_share_target(&x)) {
+		if (mono)
+			keep_share_refusal(s, node_share(s, pre->queue));
 		kq_book(s, pre, flavor, -1);
 		goto out;
 	}

@@ -90,6 +90,7 @@ void kq_destroy(struct kq_sched *s)
 			free(s->nodes[i].bands[b].qty);
 		free(s->nodes[i].bands);
 		free(s->nodes[i].max_req);
+		free(s->nodes[i].rise);
 	}
 	free(s->nodes);
 	free(s->by_name);
@@ -521,6 +522,24 @@ static int admission_is_monotone(const struct kq_sched *s, const struct kq_wl *w
 	return 1;
 }
 
+/* Logs the share queue qi has after an admission on its root's rise stack
+ * (docs/kueue-rules.md E14): entries it reaches or passes go, as no memo can need
+ * them any more. Returns 0 when the stack was full and was emptied instead: the
+ * caller then ends every monotone memo. */
+static int log_rise(struct kq_sched *s, struct kq_node *root, int qi)
+{
+	double u, v = kq_drs(s, qi, NULL, &u);
+	root->rise_seq++;
+	while (root->n_rise && !kq_share_below(v, u, root->rise[root->n_rise - 1].v, root->rise[root->n_rise - 1].u))
+		root->n_rise--;
+	if (root->n_rise == KQ_RISE_CAP) {
+		root->n_rise = 0;
+		return 0;
+	}
+	root->rise[root->n_rise++] = (struct kq_rise){ root->rise_seq, v, u };
+	return 1;
+}
+
 int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 {
 	struct kq_node *q = &s->nodes[wl->queue];
@@ -538,7 +557,12 @@ int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 	struct kq_band *b = band_of(s, q, wl->priority);
 	if (!b)
 		return -SIM_ENOMEM;
-	int monotone = admission_is_monotone(s, wl);
+	struct kq_node *root = &s->nodes[q->root];
+	if (s->fair && !root->rise && !(root->rise = malloc(KQ_RISE_CAP * sizeof *root->rise)))
+		return -SIM_ENOMEM;
+	/* Fair sharing has no classical bound for an admission to change; its
+	 * monotone memos read the rise stack instead (E14). */
+	int monotone = s->fair || admission_is_monotone(s, wl);
 	wl->slot = (uint32_t)q->n_running;
 	q->running[q->n_running++] = wl;
 	book_counting_freed(s, wl, +1);
@@ -547,6 +571,8 @@ int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 	q->n_evicted += wl->evicted != 0;
 	s->gen++;
 	q->madd++;
+	if (s->fair && !log_rise(s, root, wl->queue))
+		monotone = 0;
 	if (!monotone || (kq_test_oracle & KQ_ORACLE_MEMO_GEN))
 		s->mgen++;
 	return 0;

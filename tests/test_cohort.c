@@ -1183,6 +1183,39 @@ static void test_cohort_monotone_memos_match_gen_memos(void)
 	gsl_rng_free(g);
 }
 
+/* Rule E14: the same under fair sharing, its strategies drawn (Kueue's default pair,
+ * or one alone), on the same kind of runs; the rule must have answered heads. */
+static void test_cohort_fair_monotone_memos_match_gen_memos(void)
+{
+	static const char *const fair[] = {
+		"{\"name\": \"fair_sharing\"}",
+		"{\"name\": \"fair_sharing\", \"strategies\": [\"LessThanInitialShare\"]}",
+		"{\"name\": \"fair_sharing\", \"strategies\": [\"LessThanOrEqualToFinalShare\"]}",
+	};
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	unsigned long hits = kq_test_mono_hits;
+	for (unsigned long seed = 1; seed <= 40; seed++) {
+		gsl_rng_set(g, 7000 + seed);
+		int n = 250 + (int)gsl_rng_uniform_int(g, 250);
+		struct diff_case dc;
+		diff_config(g, &dc, tu_write_file("diff_prio_fmono.csv", "time_s,id,priority\n"));
+		dc.preempt = fair[gsl_rng_uniform_int(g, 3)];
+		dc.nodes = 2 + (uint32_t)gsl_rng_uniform_int(g, 2);
+		struct qrun runs[2];
+		for (int gen = 0; gen < 2; gen++) {
+			kq_test_oracle = gen ? KQ_ORACLE_MEMO_GEN : KQ_TEST_COUNT_MONO;
+			qrun(&runs[gen], diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
+		}
+		kq_test_oracle = 0;
+		assert_same_jobs(&runs[0], &runs[1], seed, dc.quota);
+		diff_decisions_equal(sim_engine_decisions(runs[0].e), sim_engine_decisions(runs[1].e));
+		qrun_free(&runs[0]);
+		qrun_free(&runs[1]);
+	}
+	CU_ASSERT(kq_test_mono_hits > hits);
+	gsl_rng_free(g);
+}
+
 static CU_TestInfo cohort_tests[] = {
 	{ "config_errors", test_cohort_config_errors },
 	{ "no_preemption_chains_at_one_instant", test_cohort_no_preemption_chains_at_one_instant },
@@ -1209,6 +1242,7 @@ static CU_TestInfo cohort_tests[] = {
 	{ "epochs_match_naive_oracle", test_cohort_epochs_match_naive_oracle },
 	{ "afs_keys_match_naive_oracle", test_cohort_afs_keys_match_naive_oracle },
 	{ "monotone_memos_match_gen_memos", test_cohort_monotone_memos_match_gen_memos },
+	{ "fair_monotone_memos_match_gen_memos", test_cohort_fair_monotone_memos_match_gen_memos },
 	{ "quota_raise_admits_oversized", test_cohort_quota_raise_admits_oversized },
 	CU_TEST_INFO_NULL,
 };

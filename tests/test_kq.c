@@ -904,6 +904,69 @@ static void test_kq_monotone_memo_by_hand(void)
 	kq_destroy(s);
 }
 
+/* Rule E14 by hand (docs/kueue-rules.md): the same flat tree under fair sharing
+ * (both strategies), 20 GPUs: a, b, c of nominal 4 and d of 8. a runs 6 at priority
+ * 5, b 6, c 6, d two jobs of 1: full. a's head h (priority 5, 2 GPUs) would take a to
+ * 8, borrowing 4 of the 20 the root lends: share 4 x 1000 / 20 = 200. b and c borrow
+ * 2 each: 100. No target can reach 200 and a has no lower priority of its own, so
+ * the share rule refuses it (E2), short by 2 (0 free). The memo outlives time, a
+ * release of 1, and an admission that takes b to 7 (over its quota, which would end
+ * a classical memo, but share 150 < 200); it ends when b reaches 200. */
+static void test_kq_fair_monotone_memo_by_hand(void)
+{
+	kq_test_oracle = KQ_TEST_COUNT_MONO;
+	struct kq_sched *s = one_flavor();
+	s->fair = 1;
+	s->fair_le_final = 1;
+	s->fair_lt_initial = 1;
+	int co = kq_add_node(s, "co", 0);
+	int a = add_queue(s, "a", co, G(4), KQ_UNSET, KQ_UNSET);
+	int b = add_queue(s, "b", co, G(4), KQ_UNSET, KQ_UNSET);
+	int c = add_queue(s, "c", co, G(4), KQ_UNSET, KQ_UNSET);
+	int d = add_queue(s, "d", co, G(8), KQ_UNSET, KQ_UNSET);
+	for (int q = a; q <= d; q++) {
+		s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
+		s->nodes[q].cfg.reclaim = KQ_ANY;
+	}
+	CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+	struct kq_wl ra = running_job(a, 5, 6, 1), rb = running_job(b, 1, 6, 2), rc = running_job(c, 0, 6, 3);
+	struct kq_wl d1 = running_job(d, 0, 1, 4), d2 = running_job(d, 0, 1, 5);
+	struct kq_wl *all[] = { &ra, &rb, &rc, &d1, &d2 };
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL_FATAL(kq_add_running(s, all[i]), 0);
+	struct kq_wl h = { .queue = a, .priority = 5, .created = 20, .tie = 9, .req = { G(2) }, .flavor = { -1 },
+			   .preemptible = 1 };
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 100), 1);
+	CU_ASSERT_EQUAL(h.nom.mono, 1);
+	CU_ASSERT_EQUAL(h.nom.short_by, G(2));
+	CU_ASSERT_DOUBLE_EQUAL(h.nom.pnew_v, 200.0, 1e-9);
+	unsigned long hits = kq_test_mono_hits;
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 200), 1); /* time alone changes nothing */
+	CU_ASSERT(kq_test_mono_hits > hits);
+	kq_remove_running(s, &d1); /* 1 freed: short by 1 still */
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 300), 1);
+	CU_ASSERT(fresh_inadmissible(s, &h, 300));
+	struct kq_wl b1 = running_job(b, 1, 1, 6);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &b1), 0); /* b 7: over its quota, share 150 */
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 300), 1);
+	CU_ASSERT(fresh_inadmissible(s, &h, 300));
+	struct kq_wl b2 = running_job(b, 1, 1, 7);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &b2), 0); /* b 8: share 200, not below a's */
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 300), 0);
+	CU_ASSERT(fresh_inadmissible(s, &h, 300)); /* still none (200 is not above 200): the rule is only safe */
+
+	/* Nominated again with b at 200, the search runs: not monotone. */
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 400), 1);
+	CU_ASSERT_EQUAL(h.nom.mono, 0);
+	kq_test_oracle = 0;
+	kq_remove_running(s, &b2);
+	kq_remove_running(s, &b1);
+	for (int i = 0; i < 5; i++)
+		if (i != 3)
+			kq_remove_running(s, all[i]);
+	kq_destroy(s);
+}
+
 static void test_kq_running_priority_moves_band(void)
 {
 	struct kq_sched *s = one_flavor();
@@ -945,6 +1008,7 @@ static CU_TestInfo kq_tests[] = {
 	{ "flat_bounds_match_booked", test_kq_flat_bounds_match_booked },
 	{ "cycle_same_as_oracle", test_kq_cycle_same_as_oracle },
 	{ "monotone_memo_by_hand", test_kq_monotone_memo_by_hand },
+	{ "fair_monotone_memo_by_hand", test_kq_fair_monotone_memo_by_hand },
 	{ "running_priority_moves_band", test_kq_running_priority_moves_band },
 	{ "lending_example", test_kq_lending_example },
 	{ "borrowing_limit_and_nested", test_kq_borrowing_limit_and_nested },
