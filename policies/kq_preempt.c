@@ -1867,6 +1867,32 @@ static int drain_to_retry(struct fair_ctx *x, int qi, struct cands *retry)
 	return c ? keep_for_retry(x, retry, c) : 0;
 }
 
+/* After the target with the highest share failed a test that lower shares fail too
+ * (docs/kueue-rules.md E15): in a flat tree, with the preemptor's own queue offering no
+ * candidate (so p_new cannot fall), every other target fails it in turn. Not under the
+ * oracle (KQ_ORACLE_SCAN), which drains them one pick at a time. */
+static int flat_rest_fails(struct fair_ctx *x)
+{
+	return !(kq_test_oracle & KQ_ORACLE_SCAN) && kq_flat_tree(x->s, x->pre->queue) &&
+	       !queue_has_cand(x, x->pre->queue);
+}
+
+/* drain_to_retry for every queue that next_target would still pick (a share above 0
+ * and a candidate), in one walk of the root's children instead of one tournament a
+ * queue; the order does not matter, as each keeps its own retry candidate. */
+static int drain_rest(struct fair_ctx *x, struct cands *retry)
+{
+	const struct kq_node *root = &x->s->nodes[x->root];
+	for (size_t k = 0; k < root->n_children; k++) {
+		int ch = root->children[k];
+		if (x->pruned[ch] || ch == x->pre->queue || node_share(x->s, ch).v == 0 || !queue_has_cand(x, ch))
+			continue;
+		if (drain_to_retry(x, ch, retry))
+			return -SIM_ENOMEM;
+	}
+	return 0;
+}
+
 static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *retry)
 {
 	struct kq_sched *s = x->s;
@@ -1904,7 +1930,7 @@ static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *
 		struct share p_new = node_share(s, np), t_old = node_share(s, nt);
 		if ((!strat(p_new, t_old, t_old) && strat == lt_initial) || /* independent of the candidate */
 		    share_lt(t_old, p_new, 0)) { /* p_new > t_old: no removal can pass S3's first rule */
-			if (drain_to_retry(x, qi, retry))
+			if (drain_to_retry(x, qi, retry) || (flat_rest_fails(x) && drain_rest(x, retry)))
 				return -SIM_ENOMEM;
 			continue;
 		}
@@ -1964,6 +1990,8 @@ static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
 			int rc = fair_take(x, c, KQ_R_FAIR_SHARING);
 			if (rc)
 				return rc;
+		} else if (!(kq_test_oracle & KQ_ORACLE_SCAN) && kq_flat_tree(s, x->pre->queue)) {
+			break; /* the highest share left is not above p_new: none is (E15) */
 		}
 		x->pruned[qi] = 1;
 	}
@@ -2129,6 +2157,53 @@ static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const in
 	return fits;
 }
 
+/* Own queue qp certainly offers no candidate to pre: it is no source, or no running
+ * job of it in a priority band its within_queue policy allows holds a contested
+ * flavor-resource. 0 = it may (the search's own test decides). */
+static int own_offers_none(const struct kq_sched *s, const struct kq_wl *pre, const uint8_t *contested)
+{
+	const struct kq_node *q = &s->nodes[pre->queue];
+	if (q->cfg.within == KQ_NEVER || !q->n_running)
+		return 1;
+	for (int fr = 0; fr < s->n_fr; fr++)
+		if (contested[fr] && band_allowance(q, fr, pre, q->cfg.within) > 0)
+			return 0;
+	return 1;
+}
+
+/* E2 (no_share_target) decided before the search is set up, nothing booked
+ * (docs/kueue-rules.md E15): when the preemptor's queue is a child of the root,
+ * borrows on a contested flavor-resource with the request, certainly offers no
+ * candidate of its own, and every other child's share is 0 or below p_new (its
+ * share with the request, out in *p_new), no victims exist. 0 = not decided here. */
+static int quick_share_refusal(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+			       const uint8_t *contested, struct share *p_new)
+{
+	int qp = pre->queue, parent = s->nodes[qp].parent;
+	if (parent < 0 || s->nodes[parent].parent >= 0 || s->n_fr > 64)
+		return 0;
+	sim_qty_t req_fr[64];
+	request_fr(s, pre, flavor, req_fr);
+	const struct kq_node *q = &s->nodes[qp];
+	int borrows = 0;
+	for (int fr = 0; fr < s->n_fr; fr++)
+		if (contested[fr] && q->usage[fr] + req_fr[fr] > q->subtree[fr])
+			borrows = 1;
+	if (!borrows || !own_offers_none(s, pre, contested))
+		return 0;
+	p_new->v = kq_drs(s, qp, req_fr, &p_new->unweighted);
+	const struct kq_node *root = &s->nodes[parent];
+	for (size_t k = 0; k < root->n_children; k++) {
+		int ch = root->children[k];
+		if (ch == qp)
+			continue;
+		struct share t_old = node_share(s, ch);
+		if (t_old.v != 0 && !share_lt(t_old, *p_new, 0))
+			return 0;
+	}
+	return 1;
+}
+
 static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *flavor, const uint8_t *contested,
 			sim_time_t now, struct kq_targets *out)
 {
@@ -2141,6 +2216,12 @@ static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *fl
 	if (!fb)
 		return -SIM_ENOMEM;
 	x.root = s->nodes[pre->queue].root;
+	struct share p_quick;
+	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && quick_share_refusal(s, pre, flavor, contested, &p_quick)) {
+		if (mono)
+			keep_share_refusal(s, p_quick);
+		return 0;
+	}
 	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && !fair_bound_fits(s, pre, flavor, contested))
 		return 0;
 	struct cands retry = fb->retry;
