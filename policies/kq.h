@@ -254,6 +254,11 @@ struct kq_node {
 	} *rise;
 	uint32_t n_rise;
 	uint64_t rise_seq;
+	/* A root: its two children with the highest shares (kq_preempt.c, E15), valid
+	 * while kq_sched.usage_ver and gen equal top_uver and top_gen (0: never) */
+	uint64_t top_uver, top_gen;
+	double top_v[2], top_u[2];
+	int32_t top_q[2];    /* the children; -1: none */
 };
 
 #define KQ_RISE_CAP 64 /* a fuller rise stack is emptied and every monotone memo ended */

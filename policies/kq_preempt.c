@@ -2157,6 +2157,43 @@ static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const in
 	return fits;
 }
 
+/* The highest share (in share_lt's order) among root's children other than qp; 0 if
+ * it has none. The two highest are kept per root while usage, quotas and weights are
+ * unchanged (kq_sched.usage_ver and gen), so a pass of refusals reads them instead of
+ * every child's share: E2's "every other share is 0 or below p_new" is "the highest
+ * is", the order being a total preorder. */
+static struct share highest_other_share(struct kq_sched *s, int root, int qp)
+{
+	struct kq_node *r = &s->nodes[root];
+	if (r->top_uver != s->usage_ver || r->top_gen != s->gen) {
+		struct share best[2] = { { 0, 0 }, { 0, 0 } };
+		int32_t who[2] = { -1, -1 };
+		for (size_t k = 0; k < r->n_children; k++) {
+			int ch = r->children[k];
+			struct share sh = node_share(s, ch);
+			if (who[0] < 0 || share_lt(best[0], sh, 0)) {
+				best[1] = best[0];
+				who[1] = who[0];
+				best[0] = sh;
+				who[0] = ch;
+			} else if (who[1] < 0 || share_lt(best[1], sh, 0)) {
+				best[1] = sh;
+				who[1] = ch;
+			}
+		}
+		for (int i = 0; i < 2; i++) {
+			r->top_v[i] = best[i].v;
+			r->top_u[i] = best[i].unweighted;
+			r->top_q[i] = who[i];
+		}
+		r->top_uver = s->usage_ver;
+		r->top_gen = s->gen;
+	}
+	int i = r->top_q[0] == qp ? 1 : 0;
+	struct share m = { r->top_q[i] >= 0 ? r->top_v[i] : 0, r->top_q[i] >= 0 ? r->top_u[i] : 0 };
+	return m;
+}
+
 /* Own queue qp certainly offers no candidate to pre: it is no source, or no running
  * job of it in a priority band its within_queue policy allows holds a contested
  * flavor-resource. 0 = it may (the search's own test decides). */
@@ -2192,36 +2229,37 @@ static int quick_share_refusal(struct kq_sched *s, const struct kq_wl *pre, cons
 	if (!borrows || !own_offers_none(s, pre, contested))
 		return 0;
 	p_new->v = kq_drs(s, qp, req_fr, &p_new->unweighted);
-	const struct kq_node *root = &s->nodes[parent];
-	for (size_t k = 0; k < root->n_children; k++) {
-		int ch = root->children[k];
-		if (ch == qp)
-			continue;
-		struct share t_old = node_share(s, ch);
-		if (t_old.v != 0 && !share_lt(t_old, *p_new, 0))
-			return 0;
-	}
-	return 1;
+	struct share m = highest_other_share(s, parent, qp);
+	return m.v == 0 || share_lt(m, *p_new, 0);
 }
+
+static int fair_search(struct kq_sched *s, struct kq_wl *pre, const int16_t *flavor, const uint8_t *contested,
+		       sim_time_t now, struct kq_targets *out, int mono);
 
 static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *flavor, const uint8_t *contested,
 			sim_time_t now, struct kq_targets *out)
 {
-
-	struct fair_ctx x = { .s = s, .pre = pre, .flavor = flavor, .contested = contested, .now = now, .out = out };
-	struct fair_bufs *fb = fair_bufs_get(s);
 	int mono = s->nom_mono; /* only the share rule's refusal keeps a memo monotone (E14) */
 	s->nom_mono = 0;
 	out->n = 0;
-	if (!fb)
-		return -SIM_ENOMEM;
-	x.root = s->nodes[pre->queue].root;
 	struct share p_quick;
 	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && quick_share_refusal(s, pre, flavor, contested, &p_quick)) {
 		if (mono)
 			keep_share_refusal(s, p_quick);
 		return 0;
 	}
+	return fair_search(s, pre, flavor, contested, now, out, mono);
+}
+
+/* fair_targets' search, once E15's quick refusal has not decided (mono: as there). */
+static int fair_search(struct kq_sched *s, struct kq_wl *pre, const int16_t *flavor, const uint8_t *contested,
+		       sim_time_t now, struct kq_targets *out, int mono)
+{
+	struct fair_ctx x = { .s = s, .pre = pre, .flavor = flavor, .contested = contested, .now = now, .out = out };
+	struct fair_bufs *fb = fair_bufs_get(s);
+	if (!fb)
+		return -SIM_ENOMEM;
+	x.root = s->nodes[pre->queue].root;
 	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && !fair_bound_fits(s, pre, flavor, contested))
 		return 0;
 	struct cands retry = fb->retry;
