@@ -967,6 +967,56 @@ static void test_kq_fair_monotone_memo_by_hand(void)
 	kq_destroy(s);
 }
 
+/* Rule E15's condition by hand: targets left after a failed pick are given up in one
+ * walk only while the preemptor's own queue offers no candidate. Fair sharing with
+ * LessThanInitialShare first (no second pass); a flat tree of 22 GPUs: b, p, r of
+ * nominal 4 and d of 10. p runs 5 at priority 5 and 1 at priority 0, b runs 8, r two
+ * jobs of 4: full. p's head (priority 5, 2 GPUs) has p_new 4 x 1000 / 22, and so do b
+ * and r. b is picked first (ties go by name), fails (p_new is not below its share)
+ * and is given up; p is picked next and its own priority-0 job taken, which lowers
+ * p_new to 3 units and leaves it 1 short; r, still at 4 units, now passes and one of
+ * its jobs makes room, with which p's job is not needed (it is put back, P6). Giving r
+ * up with b would leave no victims. The oracle (KQ_ORACLE_SCAN) agrees. */
+static void test_kq_fair_drain_waits_for_own_queue(void)
+{
+	for (int oracle = 0; oracle < 2; oracle++) {
+		kq_test_oracle = oracle ? KQ_ORACLE_SCAN : 0;
+		struct kq_sched *s = one_flavor();
+		s->fair = 1;
+		s->fair_le_final = 1;
+		s->fair_lt_initial = 1;
+		s->fair_first_is_initial = 1;
+		int co = kq_add_node(s, "co", 0);
+		int b = add_queue(s, "b", co, G(4), KQ_UNSET, KQ_UNSET);
+		int d = add_queue(s, "d", co, G(10), KQ_UNSET, KQ_UNSET);
+		int p = add_queue(s, "p", co, G(4), KQ_UNSET, KQ_UNSET);
+		int r = add_queue(s, "r", co, G(4), KQ_UNSET, KQ_UNSET);
+		for (int q = b; q <= r; q++) {
+			s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
+			s->nodes[q].cfg.reclaim = KQ_ANY;
+		}
+		CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+		struct kq_wl p5 = running_job(p, 5, 5, 1), p0 = running_job(p, 0, 1, 2), b8 = running_job(b, 0, 8, 3);
+		struct kq_wl r1 = running_job(r, 0, 4, 4), r2 = running_job(r, 0, 4, 5);
+		struct kq_wl *all[] = { &p5, &p0, &b8, &r1, &r2 };
+		for (int i = 0; i < 5; i++)
+			CU_ASSERT_EQUAL_FATAL(kq_add_running(s, all[i]), 0);
+		(void)d;
+		struct kq_wl h = { .queue = p, .priority = 5, .created = 20, .tie = 9, .req = { G(2) }, .flavor = { -1 },
+				   .preemptible = 1 };
+		struct kq_decision dec = { 0 };
+		struct kq_wl *heads[1] = { &h };
+		CU_ASSERT_EQUAL_FATAL(kq_cycle(s, heads, 1, 100, NULL, NULL, &dec), 0);
+		CU_ASSERT_EQUAL_FATAL(dec.victims.n, 1); /* p's job was put back (fill-back): r's suffices */
+		CU_ASSERT_EQUAL(dec.victims.v[0].wl->queue, r);
+		kq_decision_free(&dec);
+		for (int i = 0; i < 5; i++)
+			kq_remove_running(s, all[i]);
+		kq_destroy(s);
+	}
+	kq_test_oracle = 0;
+}
+
 static void test_kq_running_priority_moves_band(void)
 {
 	struct kq_sched *s = one_flavor();
@@ -1009,6 +1059,7 @@ static CU_TestInfo kq_tests[] = {
 	{ "cycle_same_as_oracle", test_kq_cycle_same_as_oracle },
 	{ "monotone_memo_by_hand", test_kq_monotone_memo_by_hand },
 	{ "fair_monotone_memo_by_hand", test_kq_fair_monotone_memo_by_hand },
+	{ "fair_drain_waits_for_own_queue", test_kq_fair_drain_waits_for_own_queue },
 	{ "running_priority_moves_band", test_kq_running_priority_moves_band },
 	{ "lending_example", test_kq_lending_example },
 	{ "borrowing_limit_and_nested", test_kq_borrowing_limit_and_nested },
