@@ -108,6 +108,7 @@ struct kq_stamp {
 	uint64_t rise;
 	int32_t fr;
 	uint8_t mono;
+	uint8_t pnew_eq;      /* the other shares may also equal pnew (E15's single-resource case) */
 };
 
 /* A shortfall no release by other queues can close (a quota-only answer). */
@@ -298,6 +299,7 @@ struct kq_sched {
 	sim_qty_t nom_short;      /* during a fresh nomination: the least shortfall seen (E13) */
 	double nom_pnew_v, nom_pnew_u; /* ... the least share a fair-sharing refusal needs
 					* every other queue to stay below (E14); v < 0: none */
+	int nom_pnew_eq;          /* ... or at most (an equal share does not end it) */
 	int32_t nom_fr;           /* ... the fr its tests read: -1 none yet, -2 several */
 	uint32_t skip_mark;       /* during a cycle: workloads with this mark (its victims)
 				   * are no longer candidates; 0 = none */

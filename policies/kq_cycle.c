@@ -545,8 +545,8 @@ static uint64_t class_digest(const struct kq_sched *s, struct kq_wl *wl)
 
 unsigned long kq_test_mono_hits;
 
-/* Has a queue of root's tree reached a share of at least at->pnew at an admission
- * since the stamp (docs/kueue-rules.md E14)? The first entry of the rise stack after
+/* Has a queue of root's tree reached a share of at least at->pnew (above it, with
+ * pnew_eq) at an admission since the stamp (docs/kueue-rules.md E14)? The first entry of the rise stack after
  * the stamp holds the highest share reached since. */
 static int share_rose_to(const struct kq_node *root, const struct kq_stamp *at)
 {
@@ -560,6 +560,8 @@ static int share_rose_to(const struct kq_node *root, const struct kq_stamp *at)
 	}
 	if (lo == root->n_rise)
 		return 0;
+	if (at->pnew_eq)
+		return kq_share_below(at->pnew_v, at->pnew_u, root->rise[lo].v, root->rise[lo].u);
 	return !kq_share_below(root->rise[lo].v, root->rise[lo].u, at->pnew_v, at->pnew_u);
 }
 
@@ -589,7 +591,8 @@ static struct kq_stamp stamp_now(const struct kq_sched *s, int queue, int mono, 
 	return (struct kq_stamp){ s->gen,          s->mgen,         q->madd,
 				  s->nom_short,    fr >= 0 ? root->freed[fr] : root->released,
 				  now,             s->nom_pnew_v,   s->nom_pnew_u,
-				  root->rise_seq,  fr,              (uint8_t)mono };
+				  root->rise_seq,  fr,              (uint8_t)mono,
+				  (uint8_t)s->nom_pnew_eq };
 }
 
 /* The live class memo of wl's queue that answers wl now, or NULL. */
@@ -768,6 +771,7 @@ static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct
 	s->nom_fr = -1;
 	s->nom_pnew_v = -1;
 	s->nom_pnew_u = 0;
+	s->nom_pnew_eq = 0;
 	int rc = nominate_uncached(s, wl, now, nom);
 	int mono = s->nom_mono;
 	s->nom_mono = 0;

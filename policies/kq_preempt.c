@@ -1791,12 +1791,17 @@ static int no_share_target(struct fair_ctx *x)
  * condition (kq_node.madd), the other queues' shares rise only at admissions
  * (kq_add_running logs them), and a release only lowers a share. With several
  * flavors refused so, the least p_new is the condition for all. */
-static void keep_share_refusal(struct kq_sched *s, struct share p_new)
+static void keep_share_refusal(struct kq_sched *s, struct share p_new, int eq)
 {
 	s->nom_mono = 1;
-	if (s->nom_pnew_v < 0 || kq_share_below(p_new.v, p_new.unweighted, s->nom_pnew_v, s->nom_pnew_u)) {
+	/* "below p" and "at most q" together: the one with the lower bound, or, at the
+	 * same bound, "below" (it implies the other). */
+	int lower = kq_share_below(p_new.v, p_new.unweighted, s->nom_pnew_v, s->nom_pnew_u);
+	int same = !lower && !kq_share_below(s->nom_pnew_v, s->nom_pnew_u, p_new.v, p_new.unweighted);
+	if (s->nom_pnew_v < 0 || lower || (same && !eq)) {
 		s->nom_pnew_v = p_new.v;
 		s->nom_pnew_u = p_new.unweighted;
+		s->nom_pnew_eq = eq;
 	}
 }
 
@@ -2214,7 +2219,7 @@ static int own_offers_none(const struct kq_sched *s, const struct kq_wl *pre, co
  * candidate of its own, and every other child's share is 0 or below p_new (its
  * share with the request, out in *p_new), no victims exist. 0 = not decided here. */
 static int quick_share_refusal(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
-			       const uint8_t *contested, struct share *p_new)
+			       const uint8_t *contested, struct share *p_new, int *eq)
 {
 	int qp = pre->queue, parent = s->nodes[qp].parent;
 	if (parent < 0 || s->nodes[parent].parent >= 0 || s->n_fr > 64)
@@ -2230,7 +2235,14 @@ static int quick_share_refusal(struct kq_sched *s, const struct kq_wl *pre, cons
 		return 0;
 	p_new->v = kq_drs(s, qp, req_fr, &p_new->unweighted);
 	struct share m = highest_other_share(s, parent, qp);
-	return m.v == 0 || share_lt(m, *p_new, 0);
+	if (m.v == 0 || share_lt(m, *p_new, 0))
+		return 1;
+	/* One resource and one contested flavor-resource: every candidate of a target uses
+	 * it and the target borrows on it (else it is no source), so taking any candidate
+	 * lowers the target's share strictly, and a share equal to p_new passes neither
+	 * strategy either (docs/kueue-rules.md E15). */
+	*eq = s->n_res == 1 && single_contested(s, contested) >= 0 && !share_lt(*p_new, m, 0);
+	return *eq;
 }
 
 static int fair_search(struct kq_sched *s, struct kq_wl *pre, const int16_t *flavor, const uint8_t *contested,
@@ -2243,9 +2255,10 @@ static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *fl
 	s->nom_mono = 0;
 	out->n = 0;
 	struct share p_quick;
-	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && quick_share_refusal(s, pre, flavor, contested, &p_quick)) {
+	int eq = 0;
+	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && quick_share_refusal(s, pre, flavor, contested, &p_quick, &eq)) {
 		if (mono)
-			keep_share_refusal(s, p_quick);
+			keep_share_refusal(s, p_quick, eq);
 		return 0;
 	}
 	return fair_search(s, pre, flavor, contested, now, out, mono);
@@ -2285,7 +2298,7 @@ static int fair_search(struct kq_sched *s, struct kq_wl *pre, const int16_t *fla
 	kq_book(s, pre, flavor, +1);
 	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && no_share_target(&x)) {
 		if (mono)
-			keep_share_refusal(s, node_share(s, pre->queue));
+			keep_share_refusal(s, node_share(s, pre->queue), 0);
 		kq_book(s, pre, flavor, -1);
 		goto out;
 	}

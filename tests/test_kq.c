@@ -911,7 +911,8 @@ static void test_kq_monotone_memo_by_hand(void)
  * 2 each: 100. No target can reach 200 and a has no lower priority of its own, so
  * the share rule refuses it (E2), short by 2 (0 free). The memo outlives time, a
  * release of 1, and an admission that takes b to 7 (over its quota, which would end
- * a classical memo, but share 150 < 200); it ends when b reaches 200. */
+ * a classical memo, but share 150 < 200); it ends when b reaches 200. Made again
+ * then, it holds until b passes 200. */
 static void test_kq_fair_monotone_memo_by_hand(void)
 {
 	kq_test_oracle = KQ_TEST_COUNT_MONO;
@@ -955,10 +956,18 @@ static void test_kq_fair_monotone_memo_by_hand(void)
 	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 300), 0);
 	CU_ASSERT(fresh_inadmissible(s, &h, 300)); /* still none (200 is not above 200): the rule is only safe */
 
-	/* Nominated again with b at 200, the search runs: not monotone. */
+	/* Nominated again with b at 200: one resource, so a target whose share equals
+	 * a's cannot pass either strategy (E15), and the memo holds while no share rises
+	 * above 200 (b's next GPU takes it to 250). */
 	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 400), 1);
-	CU_ASSERT_EQUAL(h.nom.mono, 0);
+	CU_ASSERT_EQUAL(h.nom.mono, 1);
+	CU_ASSERT_EQUAL(h.nom.pnew_eq, 1);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 500), 1);
+	struct kq_wl b3 = running_job(b, 1, 1, 8);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &b3), 0);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 500), 0);
 	kq_test_oracle = 0;
+	kq_remove_running(s, &b3);
 	kq_remove_running(s, &b2);
 	kq_remove_running(s, &b1);
 	for (int i = 0; i < 5; i++)
