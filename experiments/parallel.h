@@ -8,6 +8,8 @@
  * to MPI ranks; the parent (rank 0) then merges the parts in run order into OUTPUT
  * (h5out_copy_run) and removes the folder. With --log, each run's event log is the
  * part's NNNNNN.log, renamed before its .h5, and the logs are joined in run order.
+ * A config of one run writes no part: it goes straight into the merge's temporary
+ * (exp_merge_output, runner.c).
  */
 #ifndef EXPERIMENTS_PARALLEL_H
 #define EXPERIMENTS_PARALLEL_H

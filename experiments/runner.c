@@ -2,8 +2,11 @@
  *
  * Two passes: first every variant is built and checked against the trace (cluster,
  * flavor and resource names, request sizes, policy names and params) so that bad
- * input is reported in full before any file exists; then the runs execute and
- * their results go to OUTPUT.tmp, renamed to OUTPUT at the end.
+ * input is reported in full before any file exists; then the runs execute, each
+ * into its part file, merged into OUTPUT's temporary and renamed to OUTPUT at the
+ * end (experiments/parallel.h). A config of one run keeps the stack its check built
+ * for the run, and writes the run in place, into OUTPUT's temporary itself
+ * (sweep_run_in_place).
  */
 #include "runner.h"
 
