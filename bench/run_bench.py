@@ -234,11 +234,14 @@ FLOOR_LINE = re.compile(r"^(?P<name>parse|heap|pages|sort|write|h5)\s.*?\bin\s+(
 # "Phases against their floors"): (label, phases summed, floor, floor label).
 PHASE_ROWS = (
     ("load (trace_native_read)", ("load",), ("parse", "pages"), "tight parse + fresh job and option pages"),
+    # One run: the check builds the run's own stack and the run uses it, so "setup" is about 0.
     ("check + setup (bind, cluster, engine)", ("check", "open", "setup"), (), "-"),
     ("simulate (sim_engine_run)", ("simulate",), ("heap",), "bare heap, 3 events a job"),
     ("metrics (summary, queues)", ("metrics",), ("sort",), "3 x qsort of N doubles"),
     ("write the run (h5out_write_run)", ("write",), ("h5",), "the jobs table raw, one unfiltered dataset"),
-    ("commit, merge, remove the part", ("free_run", "commit_part", "merge", "remove_parts"), (), "-"),
+    # A config of one run is written in place (experiments/runner.c): "merge" is then the commit of
+    # the file itself, and there is no part to commit, copy or remove.
+    ("commit (in place) or merge the parts", ("free_run", "commit_part", "merge", "remove_parts"), (), "-"),
     ("free the trace", ("free_trace",), (), "-"),
 )
 

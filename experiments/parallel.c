@@ -495,6 +495,22 @@ int exp_merge_ready(struct exp_merge *m, struct sim_diag *diag)
 	return 0;
 }
 
+struct h5out *exp_merge_output(struct exp_merge *m, struct sim_diag *diag)
+{
+	if (m->next != 0) {
+		sim_diag_add(diag, m->output, "expected no part copied before a run written in place, got %zu", m->next);
+		return NULL;
+	}
+	if (merge_open(m, diag))
+		return NULL;
+	return m->out;
+}
+
+void exp_merge_written(struct exp_merge *m)
+{
+	m->next = m->p->n;
+}
+
 void exp_merge_abort(struct exp_merge *m)
 {
 	merge_guard(0, NULL);

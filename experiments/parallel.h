@@ -8,6 +8,8 @@
  * to MPI ranks; the parent (rank 0) then merges the parts in run order into OUTPUT
  * (h5out_copy_run) and removes the folder. With --log, each run's event log is the
  * part's NNNNNN.log, renamed before its .h5, and the logs are joined in run order.
+ * A config of one run writes no part: it goes straight into the merge's temporary
+ * (exp_merge_output, runner.c).
  */
 #ifndef EXPERIMENTS_PARALLEL_H
 #define EXPERIMENTS_PARALLEL_H
@@ -65,6 +67,14 @@ int exp_merge_begin(struct exp_merge *m, const struct exp_parts *p, const char *
 int exp_merge_ready(struct exp_merge *m, struct sim_diag *diag);
 int exp_merge_finish(struct exp_merge *m, const char *log_path, struct sim_diag *diag);
 void exp_merge_abort(struct exp_merge *m);
+/* Instead of copies: the output's temporary itself (created as at a first copy:
+ * guarded, known to the cleaner; owned by m), for a writer that puts every run
+ * there (a config of one run writes it in place, without a part: runner.c); NULL
+ * with diag on failure, or once a part was copied. After the runs are written,
+ * exp_merge_written says so and exp_merge_finish commits the file (with the log
+ * joined from the parts' logs as usual); on failure exp_merge_abort removes it. */
+struct h5out *exp_merge_output(struct exp_merge *m, struct sim_diag *diag);
+void exp_merge_written(struct exp_merge *m);
 /* Removes the part files, STAMP and the folder (after a merge). */
 void exp_parts_remove(const struct exp_parts *p);
 void exp_parts_fini(struct exp_parts *p);

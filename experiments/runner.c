@@ -2,8 +2,11 @@
  *
  * Two passes: first every variant is built and checked against the trace (cluster,
  * flavor and resource names, request sizes, policy names and params) so that bad
- * input is reported in full before any file exists; then the runs execute and
- * their results go to OUTPUT.tmp, renamed to OUTPUT at the end.
+ * input is reported in full before any file exists; then the runs execute, each
+ * into its part file, merged into OUTPUT's temporary and renamed to OUTPUT at the
+ * end (experiments/parallel.h). A config of one run keeps the stack its check built
+ * for the run, and writes the run in place, into OUTPUT's temporary itself
+ * (sweep_run_in_place).
  */
 #include "runner.h"
 
@@ -11,6 +14,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,6 +313,7 @@ static void run_result_free(struct run_result *r)
 	sim_engine_destroy(r->e);
 	stack_destroy(&r->s);
 	driver_fini(&r->drv);
+	memset(r, 0, sizeof *r); /* freed: r->e NULL */
 }
 
 /* The run's driver: virtual time, or (real mode) the wall clock and an executor
@@ -321,11 +326,12 @@ static int driver_init(struct sim_driver *drv, const struct exp_config *cfg, con
 	return sim_driver_real_init(drv, real, v->flavors, v->n_flavors, trace, cfg->path, diag);
 }
 
-/* Builds the stack for (v, seed), runs it, and computes the summary and per-queue
- * rows. On failure everything is freed. ep_extra: progress and log, may be NULL. */
-static int simulate(const struct exp_config *cfg, const struct exp_variant *v, uint64_t seed,
-		    struct sim_trace *trace, const struct sim_engine_params *ep_extra, const struct real_opts *real,
-		    const char *name, struct run_result *r, struct sim_diag *diag)
+/* Builds what run (v, seed) needs before it runs: its driver and stack (engine and
+ * policies bound to the trace). On failure everything is freed. ep_extra: progress
+ * and log, may be NULL. */
+static int prepare_run(const struct exp_config *cfg, const struct exp_variant *v, uint64_t seed,
+		       struct sim_trace *trace, const struct sim_engine_params *ep_extra, const struct real_opts *real,
+		       struct run_result *r, struct sim_diag *diag)
 {
 	memset(r, 0, sizeof *r);
 	/* Real mode: node failures, crashes and hangs stop (or freeze) workloads through
@@ -352,11 +358,71 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 	}
 	if ((rc = stack_create(&r->s, cfg, v, trace, &r->e, &ep, diag))) {
 		driver_fini(&r->drv);
+		memset(r, 0, sizeof *r);
 		return rc;
 	}
+	return 0;
+}
+
+/* The summary's part of the metrics, on a thread of its own while the caller
+ * computes the per-queue rows: both only read the finished run (trace, cluster)
+ * and each writes its own output, so the results do not depend on the timing. */
+struct summarize_job {
+	const struct sim_trace *trace;
+	const struct sim_cluster *cluster;
+	sim_time_t end_ns;
+	struct sim_summary *out;
+	int rc;
+};
+
+static void *summarize_main(void *arg)
+{
+	struct summarize_job *j = arg;
+	j->rc = sim_metrics_summarize(j->trace, j->cluster, j->end_ns, j->out);
+	return NULL;
+}
+
+/* The per-queue rows and their costs (r->queues, r->cost_types). */
+static int queue_metrics(const struct exp_variant *v, const struct sim_trace *trace, struct run_result *r)
+{
+	const struct sim_queue_acct *acct = sim_engine_queue_acct(r->e);
+	r->queues = calloc(trace->n_queues ? trace->n_queues : 1, sizeof *r->queues);
+	r->cost_types = malloc(v->n_flavors ? v->n_flavors : 1);
+	if (!r->queues || !r->cost_types)
+		return -SIM_ENOMEM;
+	int rc = sim_metrics_queues(trace, acct, sim_engine_timeseries(r->e), sim_engine_decisions(r->e),
+				    sim_engine_now(r->e), r->queues);
+	if (rc)
+		return rc;
+	sim_metrics_flavor_cost_types(v->n_flavors, v->capacity, v->autoscale, v->spot, v->flex, r->cost_types);
+	sim_metrics_queue_costs(trace, r->s.cluster, r->cost_types, r->queues);
+	return 0;
+}
+
+/* The summary and the per-queue rows of a finished run, the two at once (the
+ * summary on a second thread; here when no thread can be started). */
+static int run_metrics(const struct exp_variant *v, struct sim_trace *trace, struct run_result *r)
+{
+	struct summarize_job sj = { .trace = trace, .cluster = r->s.cluster, .end_ns = sim_engine_now(r->e),
+				    .out = &r->sum };
+	pthread_t th;
+	int threaded = pthread_create(&th, NULL, summarize_main, &sj) == 0;
+	if (!threaded)
+		summarize_main(&sj);
+	int rc = queue_metrics(v, trace, r);
+	if (threaded)
+		pthread_join(th, NULL);
+	return rc ? rc : sj.rc;
+}
+
+/* Runs a prepared run and computes its summary and per-queue rows. On failure
+ * frees r. */
+static int run_prepared(const struct exp_variant *v, struct sim_trace *trace, const char *name,
+			struct run_result *r, struct sim_diag *diag)
+{
 	phase_mark("setup");
 	double t0 = wall_now_s();
-	rc = sim_engine_run(r->e);
+	int rc = sim_engine_run(r->e);
 	r->wall_s = wall_now_s() - t0;
 	phase_mark("simulate");
 	sim_driver_real_end(&r->drv);
@@ -374,22 +440,10 @@ static int simulate(const struct exp_config *cfg, const struct exp_variant *v, u
 		sim_diag_add(diag, name, "simulation failed: %s", sim_strerror(rc));
 		goto fail;
 	}
-	if ((rc = sim_metrics_summarize(trace, r->s.cluster, sim_engine_now(r->e), &r->sum)))
-		goto fail;
 	/* Per-queue results; the summary's fairness (and, with preemption, its busy
 	 * GPU-seconds) come from them. */
-	const struct sim_queue_acct *acct = sim_engine_queue_acct(r->e);
-	r->queues = calloc(trace->n_queues ? trace->n_queues : 1, sizeof *r->queues);
-	r->cost_types = malloc(v->n_flavors ? v->n_flavors : 1);
-	if (!r->queues || !r->cost_types) {
-		rc = -SIM_ENOMEM;
+	if ((rc = run_metrics(v, trace, r)))
 		goto fail;
-	}
-	if ((rc = sim_metrics_queues(trace, acct, sim_engine_timeseries(r->e), sim_engine_decisions(r->e),
-				     sim_engine_now(r->e), r->queues)))
-		goto fail;
-	sim_metrics_flavor_cost_types(v->n_flavors, v->capacity, v->autoscale, v->spot, v->flex, r->cost_types);
-	sim_metrics_queue_costs(trace, r->s.cluster, r->cost_types, r->queues);
 	sim_metrics_summarize_queues(trace, r->queues, &r->sum);
 	/* With capacity over time, utilization is over the capacity in force, not the
 	 * cluster's final size. */
@@ -416,6 +470,16 @@ fail:
 	return rc;
 }
 
+/* Builds the stack for (v, seed), runs it, and computes the summary and per-queue
+ * rows. On failure everything is freed. ep_extra: progress and log, may be NULL. */
+static int simulate(const struct exp_config *cfg, const struct exp_variant *v, uint64_t seed,
+		    struct sim_trace *trace, const struct sim_engine_params *ep_extra, const struct real_opts *real,
+		    const char *name, struct run_result *r, struct sim_diag *diag)
+{
+	int rc = prepare_run(cfg, v, seed, trace, ep_extra, real, r, diag);
+	return rc ? rc : run_prepared(v, trace, name, r, diag);
+}
+
 int exp_run_summary(const struct exp_config *cfg, const struct exp_variant *v, uint64_t seed,
 		    struct sim_trace *trace, struct sim_summary *out, struct sim_diag *diag)
 {
@@ -439,9 +503,11 @@ static void print_real_line(const char *name, const struct sim_trace *trace, con
 		1e3 * r->sum.v[SIM_SUM_decision_latency_p99_s], (unsigned long long)m->failed);
 }
 
+/* Runs (v, seed) and writes it into out. pre: its stack built already (the checked
+ * stack of a config of one run: taken over and freed here), or NULL. */
 static int run_one(const struct exp_config *cfg, const struct exp_variant *v, uint64_t seed,
 		   struct sim_trace *trace, struct h5out *out, struct progress *prog,
-		   const struct exp_run_opts *opts, FILE *log, struct sim_diag *diag)
+		   const struct exp_run_opts *opts, FILE *log, struct run_result *pre, struct sim_diag *diag)
 {
 	char name[256];
 	run_name(cfg, v, seed, name, sizeof name);
@@ -453,35 +519,37 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 		extra.progress = progress_cb;
 		extra.progress_arg = prog;
 	}
-	struct run_result r;
-	int rc = simulate(cfg, v, seed, trace, &extra, opts->real, name, &r, diag);
+	/* The engine points into the stack: a kept one runs where it was built. */
+	struct run_result local, *r = pre && pre->e ? pre : &local;
+	int rc = r == pre ? run_prepared(v, trace, name, r, diag) /* built with these parameters (keep_checked_stack) */
+			  : simulate(cfg, v, seed, trace, &extra, opts->real, name, r, diag);
 	if (prog && prog->on)
 		fputc('\n', stderr);
 	if (rc)
 		return rc;
-	const struct sim_engine_counters *ctr = sim_engine_counters(r.e);
-	const struct real_results *measured = sim_driver_real_results(&r.drv);
+	const struct sim_engine_counters *ctr = sim_engine_counters(r->e);
+	const struct real_results *measured = sim_driver_real_results(&r->drv);
 	if (!opts->quiet && measured)
-		print_real_line(name, trace, &r, measured);
+		print_real_line(name, trace, r, measured);
 	else if (!opts->quiet)
 		fprintf(stderr, "run %s: %zu jobs, %llu events, %.0f s simulated in %.3f s (%.0f events/s)\n",
-			name, trace->n_jobs, (unsigned long long)ctr->events, sim_time_to_s(sim_engine_now(r.e)),
-			r.wall_s, r.wall_s > 0 ? (double)ctr->events / r.wall_s : 0.0);
-	struct real_h5 real_out = { .res = measured, .trace = trace, .cluster = r.s.cluster };
+			name, trace->n_jobs, (unsigned long long)ctr->events, sim_time_to_s(sim_engine_now(r->e)),
+			r->wall_s, r->wall_s > 0 ? (double)ctr->events / r->wall_s : 0.0);
+	struct real_h5 real_out = { .res = measured, .trace = trace, .cluster = r->s.cluster };
 	struct h5out_run run = {
 		.name = name, .policy = v->policy[SIM_FAM_ORDER], .seed = seed, .trace = trace,
 		.variant = (size_t)(v - cfg->variants), .placement = sim_placement_name(v->placement),
-		.cluster = r.s.cluster, .ts = sim_engine_timeseries(r.e), .counters = ctr, .summary = &r.sum,
+		.cluster = r->s.cluster, .ts = sim_engine_timeseries(r->e), .counters = ctr, .summary = &r->sum,
 		.faults = sim_faults_any(v->faults),
-		.wall_s = r.wall_s, .decisions = sim_engine_decisions(r.e), .queues = r.queues,
-		.flavor_cost_type = r.cost_types,
+		.wall_s = r->wall_s, .decisions = sim_engine_decisions(r->e), .queues = r->queues,
+		.flavor_cost_type = r->cost_types,
 		.write_extra = measured ? real_h5_write : NULL, .extra_arg = &real_out,
 	};
 	for (int f = 0; f < SIM_FAM_COUNT_; f++)
 		run.policies[f] = v->policy[f];
 	rc = h5out_write_run(out, &run, diag);
 	phase_mark("write");
-	run_result_free(&r);
+	run_result_free(r);
 	phase_mark("free_run");
 	return rc;
 }
@@ -497,7 +565,74 @@ struct sweep {
 	struct exp_sweep_desc desc; /* meta.sweep */
 	struct progress prog; /* -j 1 only: the per-run job progress */
 	int per_run_progress;
+	/* A config of one run (keep_checked_stack): the stack the check built, with the
+	 * run's own parameters, which the run takes over (kept.e NULL: none). */
+	struct run_result kept;
+	/* Run i's trace is no longer read once it is written (a config of one run,
+	 * written in place): the trace is then freed on a thread of its own while the
+	 * file is committed (release_trace). */
+	int free_trace_early;
+	pthread_t trace_freer;
+	int have_trace_freer;
 };
+
+/* ---- a config of one run: its stack built once, its file written in place ---- */
+
+/* A config of one run in this process (no MPI, and unless opts->via_parts): the run
+ * is written straight into the output's temporary, without a part file copied after
+ * (runs_in_place). */
+static int single_run(const struct exp_config *cfg, const struct exp_run_opts *opts)
+{
+	return cfg->n_variants * cfg->n_seeds == 1 && !exp_mpi_active() && !opts->via_parts;
+}
+
+/* Such a run can also use the stack the check builds, when that stack is built
+ * with the run's own engine parameters: simulated (real mode's driver starts an
+ * executor), and without --log (the run's log file is opened later, with its part). */
+static int keep_checked_stack(const struct exp_config *cfg, const struct exp_run_opts *opts)
+{
+	return single_run(cfg, opts) && !opts->real && !opts->log_path;
+}
+
+/* Pass 1 for a config of one run (keep_checked_stack): the run's stack built for
+ * the run (seed, time series step, the progress line) and kept in sw->kept; the
+ * errors and their result are check_variants' for the one variant. */
+static int check_and_keep(struct sweep *sw, struct sim_diag *diag)
+{
+	const struct exp_config *cfg = sw->cfg;
+	/* The progress line of the one run: sweep_execute's per_run_progress for it. */
+	struct sim_engine_params extra = { 0 };
+	if (sw->opts->progress && isatty(2)) {
+		extra.progress = progress_cb;
+		extra.progress_arg = &sw->prog;
+	}
+	int rc = prepare_run(cfg, &cfg->variants[0], cfg->seeds[0], sw->trace, &extra, NULL, &sw->kept, diag);
+	return rc == 0 || rc == -SIM_ENOMEM ? rc : -SIM_EPARSE;
+}
+
+static void *free_trace_main(void *arg)
+{
+	sim_trace_destroy(arg);
+	return NULL;
+}
+
+/* Frees the trace on a thread (here when none can be started); the caller joins it
+ * (join_trace_freer) before it returns. Nothing reads sw->trace after. */
+static void release_trace(struct sweep *sw)
+{
+	struct sim_trace *t = sw->trace;
+	sw->trace = NULL;
+	sw->have_trace_freer = pthread_create(&sw->trace_freer, NULL, free_trace_main, t) == 0;
+	if (!sw->have_trace_freer)
+		sim_trace_destroy(t);
+}
+
+static void join_trace_freer(struct sweep *sw)
+{
+	if (sw->have_trace_freer)
+		pthread_join(sw->trace_freer, NULL);
+	sw->have_trace_freer = 0;
+}
 
 static void sweep_run_name(void *arg, size_t i, char *buf, size_t n)
 {
@@ -524,15 +659,13 @@ static int finish_part_log(FILE *log, char *tmp, const char *path, int rc, struc
 	return rc;
 }
 
-/* Run i of the sweep into its part file (and its log, with --log): both written
- * under new temporaries and renamed, the log first, so an existing part is a
- * complete run. */
-static int sweep_run_part(void *arg, size_t i, struct sim_diag *diag)
+/* Run i of the sweep into out, and its event log (with --log) into its part's log,
+ * written under a new temporary and renamed (before out is complete, so that a
+ * part that exists is a complete run). */
+static int run_with_log(struct sweep *sw, size_t i, struct h5out *out, struct sim_diag *diag)
 {
-	struct sweep *sw = arg;
 	const struct exp_config *cfg = sw->cfg;
-	char path[4096], log_path[4096], *log_tmp = NULL;
-	exp_parts_path(&sw->parts, i, "h5", path, sizeof path);
+	char log_path[4096], *log_tmp = NULL;
 	FILE *log = NULL;
 	/* Each temporary is created and handed to the guard with SIGINT and SIGTERM held
 	 * off, so a stop in between cannot leave it behind. */
@@ -545,29 +678,66 @@ static int sweep_run_part(void *arg, size_t i, struct sim_diag *diag)
 		if (!log)
 			return -SIM_EIO;
 	}
+	int rc = run_one(cfg, &cfg->variants[i / cfg->n_seeds], cfg->seeds[i % cfg->n_seeds], sw->trace, out,
+			 sw->per_run_progress ? &sw->prog : NULL, sw->opts, log, &sw->kept, diag);
+	if (log)
+		rc = finish_part_log(log, log_tmp, log_path, rc, diag);
+	exp_guard_tmp_log(NULL);
+	if (!rc && sw->per_run_progress) {
+		sw->prog.done++;
+		sw->prog.done_here++;
+	}
+	return rc;
+}
+
+/* Run i of the sweep into its part file (and its log, with --log): both written
+ * under new temporaries and renamed, the log first, so an existing part is a
+ * complete run. */
+static int sweep_run_part(void *arg, size_t i, struct sim_diag *diag)
+{
+	struct sweep *sw = arg;
+	char path[4096];
+	exp_parts_path(&sw->parts, i, "h5", path, sizeof path);
 	exp_guard_hold();
 	struct h5out *out = h5out_create(path, &sw->meta, diag);
 	if (out)
 		exp_guard_tmp(h5out_tmp_path(out));
 	exp_guard_release();
-	int rc = out ? 0 : -SIM_EIO;
-	if (!rc)
-		rc = run_one(cfg, &cfg->variants[i / cfg->n_seeds], cfg->seeds[i % cfg->n_seeds], sw->trace, out,
-			     sw->per_run_progress ? &sw->prog : NULL, sw->opts, log, diag);
-	if (log)
-		rc = finish_part_log(log, log_tmp, log_path, rc, diag);
-	exp_guard_tmp_log(NULL);
+	int rc = out ? run_with_log(sw, i, out, diag) : -SIM_EIO;
 	if (rc)
 		h5out_abort(out);
 	else
 		rc = h5out_commit(out, diag), h5out_destroy(out);
 	phase_mark("commit_part");
 	exp_guard_tmp(NULL);
-	if (!rc && sw->per_run_progress) {
-		sw->prog.done++;
-		sw->prog.done_here++;
-	}
 	return rc;
+}
+
+/* The one run of a config of one run (single_run), written in place: into the
+ * output's own temporary (exp_merge_output: in the parts folder, guarded and known
+ * to the cleaner, so a stop or a kill leaves no file behind, as for a part), then
+ * committed as a merge is; no part file is written and copied. The file holds what
+ * the part's copy would (h5out_copy_run equals h5out_write_run). Since no part is
+ * kept, a run stopped or failed here leaves nothing for --resume, as a run stopped
+ * before its part was complete does. */
+static int sweep_run_in_place(struct sweep *sw, const char *output, char *const *names, struct sim_diag *diag)
+{
+	struct exp_merge merge;
+	int rc = exp_merge_begin(&merge, &sw->parts, output, &sw->meta, names, diag);
+	if (rc)
+		return rc;
+	struct h5out *out = exp_merge_output(&merge, diag);
+	rc = out ? run_with_log(sw, 0, out, diag) : -SIM_EIO;
+	if (rc) {
+		exp_merge_abort(&merge);
+		return rc;
+	}
+	/* The trace's last reader was the write (the run's stack is freed): its 300 MB
+	 * a million jobs go back while the file is committed. */
+	if (sw->free_trace_early)
+		release_trace(sw);
+	exp_merge_written(&merge);
+	return exp_merge_finish(&merge, sw->opts->log_path, diag);
 }
 
 static int run_jobs(const struct exp_run_opts *opts)
@@ -605,14 +775,18 @@ static int sweep_execute(struct sweep *sw, const char *output, struct sim_diag *
 	/* With worker processes the parent merges while they run (exp_merge). */
 	struct exp_merge merge;
 	int early = !rc && !mpi && workers > 1 && pending > 1;
-	if (early && !(rc = exp_merge_begin(&merge, &sw->parts, output, &sw->meta, names, diag)))
-		pool.merge = &merge;
-	if (!rc)
-		rc = mpi ? exp_mpi_run(&pool, &sw->parts, diag) : exp_pool_run(&pool, &sw->parts, diag);
-	if (pool.merge)
-		rc = rc ? (exp_merge_abort(&merge), rc) : exp_merge_finish(&merge, opts->log_path, diag);
-	else if (!rc && exp_mpi_rank() == 0)
-		rc = exp_parts_merge(&sw->parts, output, &sw->meta, names, opts->log_path, diag);
+	if (!rc && single_run(sw->cfg, opts) && pending == 1) {
+		rc = sweep_run_in_place(sw, output, names, diag);
+	} else {
+		if (early && !(rc = exp_merge_begin(&merge, &sw->parts, output, &sw->meta, names, diag)))
+			pool.merge = &merge;
+		if (!rc)
+			rc = mpi ? exp_mpi_run(&pool, &sw->parts, diag) : exp_pool_run(&pool, &sw->parts, diag);
+		if (pool.merge)
+			rc = rc ? (exp_merge_abort(&merge), rc) : exp_merge_finish(&merge, opts->log_path, diag);
+		else if (!rc && exp_mpi_rank() == 0)
+			rc = exp_parts_merge(&sw->parts, output, &sw->meta, names, opts->log_path, diag);
+	}
 	phase_mark("merge");
 	if (!rc && exp_mpi_rank() == 0)
 		exp_parts_remove(&sw->parts);
@@ -625,7 +799,7 @@ static int sweep_execute(struct sweep *sw, const char *output, struct sim_diag *
 int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts, struct sim_diag *diag)
 {
 	const char *output = opts->output ? opts->output : cfg->output;
-	struct sweep sw = { .cfg = cfg, .opts = opts };
+	struct sweep sw = { .cfg = cfg, .opts = opts, .free_trace_early = 1 };
 	int rc = 0;
 	if (opts->real && (run_jobs(opts) > 1 || exp_mpi_active()))
 		return sim_diag_add(diag, cfg->path, "real mode runs one run at a time on the wall clock: expected "
@@ -634,7 +808,7 @@ int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts
 	rc = trace_native_read(cfg->trace_path, &sw.trace, diag);
 	phase_mark("load");
 	if (!rc)
-		rc = check_variants(cfg, sw.trace, diag);
+		rc = keep_checked_stack(cfg, opts) ? check_and_keep(&sw, diag) : check_variants(cfg, sw.trace, diag);
 	phase_mark("check");
 	if (!rc)
 		rc = check_outputs(cfg, output, opts->log_path, diag);
@@ -683,7 +857,10 @@ out_parts:
 		exp_parts_remove(&sw.parts);
 	exp_parts_fini(&sw.parts);
 out_trace:
-	sim_trace_destroy(sw.trace);
+	if (sw.kept.e) /* checked, then not run: bad outputs, or --resume found the run done */
+		run_result_free(&sw.kept);
+	join_trace_freer(&sw);
+	sim_trace_destroy(sw.trace); /* NULL when release_trace took it */
 	phase_mark("free_trace");
 	return rc;
 }

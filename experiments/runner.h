@@ -19,13 +19,19 @@ struct exp_run_opts {
 	 * its jobs run on the executor; runs go one at a time in this process. NULL:
 	 * simulation. */
 	const struct real_opts *real;
+	/* 1: a config of one run goes through its part file and the merge like a sweep's
+	 * runs (the tests compare the two files); 0: it is written in place
+	 * (runner.c, "a config of one run"). */
+	int via_parts;
 };
 
 /* Loads the trace, checks it against every variant, runs all, writes the file.
  * Nothing is written unless every input is valid; a failed run leaves no file.
  * Runs go through part files in OUTPUT.parts/ (experiments/parallel.h), on
  * opts->jobs processes or MPI ranks; complete parts of a stopped run are kept for
- * opts->resume, everything else is removed.
+ * opts->resume, everything else is removed. A config of one run (without MPI)
+ * writes it straight into the output's temporary instead, with the stack its check
+ * built; the file holds the same.
  * Returns 0, -SIM_EPARSE/-SIM_ENOENT (bad input, diag says where), or another -SIM_E*. */
 int exp_run_config(const struct exp_config *cfg, const struct exp_run_opts *opts,
 		   struct sim_diag *diag);
