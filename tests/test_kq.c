@@ -1026,6 +1026,69 @@ static void test_kq_fair_drain_waits_for_own_queue(void)
 	kq_test_oracle = 0;
 }
 
+/* E15's equal-share refusal needs one resource. With gpu and cpu: p (nominal 4 GPUs,
+ * 100 CPUs) runs 6 GPUs at priority 5; b (4 GPUs, 4 CPUs) runs a 1-GPU and a 4-GPU job
+ * and a 34-CPU job; d (12 GPUs, 96 CPUs) runs 9 GPUs: the 20 GPUs are full. p's head
+ * asks for 1 GPU: p_new = 3 x 1000 / 20 = 150. b's share is its CPUs': 30 x 1000 / 200
+ * = 150, equal. Taking a GPU job of b leaves its CPU share at 150, so
+ * LessThanOrEqualToFinalShare passes and one GPU job makes room: a victim, which a
+ * refusal on equal shares would have missed. The oracle (KQ_ORACLE_SCAN, no quick
+ * refusal) agrees. */
+static int add_queue2(struct kq_sched *s, const char *name, int parent, sim_qty_t gpu, sim_qty_t cpu)
+{
+	int q = kq_add_node(s, name, 1);
+	s->nodes[q].parent = parent;
+	kq_set_quota(s, q, 0, 0, gpu, KQ_UNSET, KQ_UNSET);
+	kq_set_quota(s, q, 0, 1, cpu, KQ_UNSET, KQ_UNSET);
+	struct kq_group *g = &s->nodes[q].cfg.groups[0];
+	s->nodes[q].cfg.n_groups = 1;
+	g->n_res = 2;
+	g->res[0] = 0;
+	g->res[1] = 1;
+	g->n_flavors = 1;
+	g->flavors[0] = 0;
+	s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
+	s->nodes[q].cfg.reclaim = KQ_ANY;
+	return q;
+}
+
+static void test_kq_fair_equal_share_needs_one_resource(void)
+{
+	static const char res2[2][SIM_NAME_MAX] = { "gpu", "cpu" };
+	for (int oracle = 0; oracle < 2; oracle++) {
+		kq_test_oracle = oracle ? KQ_ORACLE_SCAN | KQ_ORACLE_FAIR_BOUND : 0;
+		struct kq_sched *s = kq_create(2, res2, 1, (const char(*)[SIM_NAME_MAX])fl2);
+		s->fair = 1;
+		s->fair_le_final = 1;
+		s->fair_lt_initial = 1;
+		int co = kq_add_node(s, "co", 0);
+		int b = add_queue2(s, "b", co, G(4), G(4));
+		int d = add_queue2(s, "d", co, G(12), G(96));
+		int p = add_queue2(s, "p", co, G(4), G(100));
+		CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+		struct kq_wl p6 = running_job(p, 5, 6, 1), b1 = running_job(b, 0, 1, 2), b4 = running_job(b, 0, 4, 3);
+		struct kq_wl d9 = running_job(d, 0, 9, 5);
+		struct kq_wl bc = { .queue = b, .priority = 0, .admitted = 10, .tie = 4, .req = { 0, G(34) },
+				    .flavor = { -1, 0 }, .preemptible = 1 };
+		struct kq_wl *all[] = { &p6, &b1, &b4, &bc, &d9 };
+		for (int i = 0; i < 5; i++)
+			CU_ASSERT_EQUAL_FATAL(kq_add_running(s, all[i]), 0);
+		struct kq_wl h = { .queue = p, .priority = 5, .created = 20, .tie = 9, .req = { G(1) },
+				   .flavor = { -1, -1 }, .preemptible = 1 };
+		struct kq_decision dec = { 0 };
+		struct kq_wl *heads[1] = { &h };
+		CU_ASSERT_EQUAL_FATAL(kq_cycle(s, heads, 1, 100, NULL, NULL, &dec), 0);
+		CU_ASSERT_EQUAL_FATAL(dec.victims.n, 1);
+		CU_ASSERT_EQUAL(dec.victims.v[0].wl->queue, b);
+		CU_ASSERT_EQUAL(dec.victims.v[0].wl->req[1], 0);
+		kq_decision_free(&dec);
+		for (int i = 0; i < 5; i++)
+			kq_remove_running(s, all[i]);
+		kq_destroy(s);
+	}
+	kq_test_oracle = 0;
+}
+
 static void test_kq_running_priority_moves_band(void)
 {
 	struct kq_sched *s = one_flavor();
@@ -1069,6 +1132,7 @@ static CU_TestInfo kq_tests[] = {
 	{ "monotone_memo_by_hand", test_kq_monotone_memo_by_hand },
 	{ "fair_monotone_memo_by_hand", test_kq_fair_monotone_memo_by_hand },
 	{ "fair_drain_waits_for_own_queue", test_kq_fair_drain_waits_for_own_queue },
+	{ "fair_equal_share_needs_one_resource", test_kq_fair_equal_share_needs_one_resource },
 	{ "running_priority_moves_band", test_kq_running_priority_moves_band },
 	{ "lending_example", test_kq_lending_example },
 	{ "borrowing_limit_and_nested", test_kq_borrowing_limit_and_nested },
