@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../sim/h5out.h"
 #include "../sim/sim.h"
 #include "cmd.h"
 #include "datadir.h"
@@ -24,7 +25,17 @@ static const char usage[] =
 	"\n"
 	"exit codes: 0 ok, 1 runtime failure, 2 bad input\n";
 
+static int run_verb(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+	h5out_library_begin(); /* before any HDF5 call: see sim/h5out.h */
+	int rc = run_verb(argc, argv);
+	h5out_library_end();
+	return rc;
+}
+
+static int run_verb(int argc, char **argv)
 {
 	datadir_setup(); /* the templates of an installed binary (cli/datadir.h) */
 	if (argc < 2) {

@@ -2799,6 +2799,18 @@ static int write_seeds(struct h5out *o)
 	return r;
 }
 
+/* Set once a file's close failed: the library then holds it half-closed (see
+ * h5out_library_begin). Only ever set to 1, so a worker thread's write is harmless. */
+static volatile int file_left_open;
+
+void h5out_library_begin(void) { H5dont_atexit(); }
+
+void h5out_library_end(void)
+{
+	if (!file_left_open)
+		H5close();
+}
+
 /* Closes the HDF5 handles; returns -1 if a close failed. */
 static int close_file(struct h5out *o)
 {
@@ -2806,8 +2818,10 @@ static int close_file(struct h5out *o)
 	if (o->runs >= 0 && H5Gclose(o->runs) < 0)
 		r = -1;
 	o->runs = -1;
-	if (o->file >= 0 && H5Fclose(o->file) < 0)
+	if (o->file >= 0 && H5Fclose(o->file) < 0) {
 		r = -1;
+		file_left_open = 1; /* never closed again: that crashes the library */
+	}
 	o->file = -1;
 	return r;
 }

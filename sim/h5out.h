@@ -164,4 +164,13 @@ void h5out_set_zip_threads(size_t n);
  * 0 (the default): our own threads shuffle and deflate the chunks. Process-wide. */
 void h5out_set_hdf5_filters(int on);
 
+/* A file whose close failed (a full disk while its metadata was flushed) stays open
+ * in the HDF5 library, and closing it again crashes inside the library (1.10), as its
+ * own cleanup at exit would. A program therefore calls h5out_library_begin before any
+ * other HDF5 call (no cleanup at exit is installed) and h5out_library_end before it
+ * returns from main: the library is closed unless such a file is left, in which case
+ * the process exits without closing it (its temporary is already removed). */
+void h5out_library_begin(void);
+void h5out_library_end(void);
+
 #endif
