@@ -1790,7 +1790,8 @@ static int no_share_target(struct fair_ctx *x)
  * request (docs/kueue-rules.md E14): its own queue's running set is the memo's
  * condition (kq_node.madd), the other queues' shares rise only at admissions
  * (kq_add_running logs them), and a release only lowers a share. With several
- * flavors refused so, the least p_new is the condition for all. */
+ * flavors refused so, the least p_new is the condition for all. eq: E15's refusal
+ * on an equal share, whose condition is "at most p_new". */
 static void keep_share_refusal(struct kq_sched *s, struct share p_new, int eq)
 {
 	s->nom_mono = 1;
