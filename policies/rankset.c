@@ -1,5 +1,6 @@
 /* policies/rankset.c: treap with subtree sums (rankset.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "rankset.h"
 
@@ -15,7 +16,7 @@ void rs_init(struct rankset *s)
 
 void rs_fini(struct rankset *s)
 {
-	free(s->v);
+	free(s->mem);
 	rs_init(s);
 }
 
@@ -29,46 +30,124 @@ static int64_t min_of(const struct rankset *s, int32_t t)
 	return t < 0 ? INT64_MAX : s->v[t].min;
 }
 
+static int64_t min3(int64_t a, int64_t b, int64_t c)
+{
+	int64_t m = a < b ? a : b;
+	return m < c ? m : c;
+}
+
+/* Recomputes t's sum and minimum from its weight and its children's (a child -1
+ * reads the sentinel v[-1]: no branch). */
 static void pull(struct rankset *s, int32_t t)
 {
 	struct rs_node *n = &s->v[t];
-	n->sum = n->w + sum_of(s, n->l) + sum_of(s, n->r);
-	int64_t m = n->w, ml = min_of(s, n->l), mr = min_of(s, n->r);
-	n->min = m < ml ? (m < mr ? m : mr) : (ml < mr ? ml : mr);
+	const struct rs_node *l = &s->v[n->l], *r = &s->v[n->r];
+	n->sum = n->w + l->sum + r->sum;
+	n->min = min3(n->w, l->min, r->min);
 }
 
-/* Splits t into (< key) and (>= key), or (<= key) and (> key) when le. */
-static void split(struct rankset *s, int32_t t, struct rs_key key, int le, int32_t *a, int32_t *b)
+/* Whether node t goes to the left part of a split around key (see split). */
+static int goes_left(const struct rankset *s, int32_t t, struct rs_key key, int le)
+{
+	return le ? !rs_key_lt(key, s->v[t].key) : rs_key_lt(s->v[t].key, key);
+}
+
+/* split by recursion, whatever the depth: the fallback of split below. */
+static void split_deep(struct rankset *s, int32_t t, struct rs_key key, int le, int32_t *a, int32_t *b)
 {
 	if (t < 0) {
 		*a = *b = -1;
 		return;
 	}
-	int left = le ? !rs_key_lt(key, s->v[t].key) : rs_key_lt(s->v[t].key, key);
-	if (left) {
-		split(s, s->v[t].r, key, le, &s->v[t].r, b);
+	if (goes_left(s, t, key, le)) {
+		split_deep(s, s->v[t].r, key, le, &s->v[t].r, b);
 		*a = t;
 	} else {
-		split(s, s->v[t].l, key, le, a, &s->v[t].l);
+		split_deep(s, s->v[t].l, key, le, a, &s->v[t].l);
 		*b = t;
 	}
 	pull(s, t);
 }
 
-static int32_t merge(struct rankset *s, int32_t a, int32_t b)
+/* Deepest path the in-place insert and erase, and the loops of split and merge,
+ * record; a deeper one (vanishingly rare with random priorities) takes the
+ * recursive or split-and-merge way instead. */
+#define RS_PATH_MAX 96
+int rankset_test_path_max = RS_PATH_MAX; /* tests lower it to run the deep-path fallbacks */
+
+/* Splits t into (< key) and (>= key), or (<= key) and (> key) when le: down one
+ * path, each node hooked to the left part (then its right subtree is split on) or
+ * to the right part (its left subtree), then the path's sums pulled bottom-up. */
+static void split(struct rankset *s, int32_t t, struct rs_key key, int le, int32_t *a, int32_t *b)
+{
+	int32_t path[RS_PATH_MAX];
+	int d = 0;
+	for (; t >= 0; d++) {
+		if (d == rankset_test_path_max) {
+			split_deep(s, t, key, le, a, b);
+			break;
+		}
+		path[d] = t;
+		if (goes_left(s, t, key, le)) {
+			*a = t;
+			a = &s->v[t].r;
+			t = s->v[t].r;
+		} else {
+			*b = t;
+			b = &s->v[t].l;
+			t = s->v[t].l;
+		}
+	}
+	if (t < 0)
+		*a = *b = -1;
+	while (d--)
+		pull(s, path[d]);
+}
+
+/* merge by recursion, whatever the depth: the fallback of merge below. */
+static int32_t merge_deep(struct rankset *s, int32_t a, int32_t b)
 {
 	if (a < 0)
 		return b;
 	if (b < 0)
 		return a;
 	if (s->v[a].prio > s->v[b].prio) {
-		s->v[a].r = merge(s, s->v[a].r, b);
+		s->v[a].r = merge_deep(s, s->v[a].r, b);
 		pull(s, a);
 		return a;
 	}
-	s->v[b].l = merge(s, a, s->v[b].l);
+	s->v[b].l = merge_deep(s, a, s->v[b].l);
 	pull(s, b);
 	return b;
+}
+
+/* The treap of every element of a then of b (each of a's below each of b's): down
+ * a's right spine and b's left spine by priority, then the path pulled bottom-up. */
+static int32_t merge(struct rankset *s, int32_t a, int32_t b)
+{
+	int32_t path[RS_PATH_MAX], root = -1, *link = &root;
+	int d = 0;
+	for (; a >= 0 && b >= 0; d++) {
+		if (d == rankset_test_path_max) {
+			*link = merge_deep(s, a, b);
+			a = b = -1;
+			break;
+		}
+		if (s->v[a].prio > s->v[b].prio) {
+			path[d] = *link = a;
+			link = &s->v[a].r;
+			a = s->v[a].r;
+		} else {
+			path[d] = *link = b;
+			link = &s->v[b].l;
+			b = s->v[b].l;
+		}
+	}
+	if (a >= 0 || b >= 0)
+		*link = a >= 0 ? a : b;
+	while (d--)
+		pull(s, path[d]);
+	return root;
 }
 
 static uint32_t next_prio(struct rankset *s)
@@ -79,11 +158,6 @@ static uint32_t next_prio(struct rankset *s)
 	x ^= x << 5;
 	return s->rng = x;
 }
-
-/* Deepest path the in-place insert and erase record; a deeper one (vanishingly
- * rare with random priorities) takes the split and merge path instead. */
-#define RS_PATH_MAX 96
-int rankset_test_path_max = RS_PATH_MAX; /* tests lower it to run the deep-path fallback */
 
 static int same(struct rs_key a, struct rs_key b)
 {
@@ -130,6 +204,26 @@ static void insert_in_place(struct rankset *s, int32_t t)
 	}
 }
 
+/* Doubles the node array (64 nodes first), the sentinel in front, aligned to the
+ * cache line. 0 or -SIM_ENOMEM (the set unchanged). */
+static int grow(struct rankset *s)
+{
+	size_t cap = s->cap ? 2 * s->cap : 64;
+	if (cap > (size_t)INT32_MAX)
+		return -SIM_ENOMEM;
+	struct rs_node *mem = aligned_alloc(_Alignof(struct rs_node), (cap + 1) * sizeof *mem);
+	if (!mem)
+		return -SIM_ENOMEM;
+	mem[0] = (struct rs_node){ .min = INT64_MAX, .l = -1, .r = -1 };
+	if (s->n)
+		memcpy(mem + 1, s->v, s->n * sizeof *mem);
+	free(s->mem);
+	s->mem = mem;
+	s->v = mem + 1;
+	s->cap = cap;
+	return 0;
+}
+
 int rs_insert(struct rankset *s, struct rs_key key, int64_t w)
 {
 	int32_t t;
@@ -137,10 +231,8 @@ int rs_insert(struct rankset *s, struct rs_key key, int64_t w)
 		t = s->free_head;
 		s->free_head = s->v[t].l;
 	} else {
-		struct rs_node *nv = sim_grow(s->v, &s->cap, s->n, sizeof *nv, 64);
-		if (!nv)
+		if (s->n == s->cap && grow(s))
 			return -SIM_ENOMEM;
-		s->v = nv;
 		t = (int32_t)s->n++;
 	}
 	s->v[t] = (struct rs_node){ .key = key, .w = w, .sum = w, .min = w, .prio = next_prio(s), .l = -1, .r = -1 };
@@ -206,7 +298,7 @@ int64_t rs_sum_below(const struct rankset *s, struct rs_key key)
 	int64_t acc = 0;
 	for (int32_t t = s->root; t >= 0;) {
 		if (rs_key_lt(s->v[t].key, key)) {
-			acc += s->v[t].w + sum_of(s, s->v[t].l);
+			acc += s->v[t].w + s->v[s->v[t].l].sum; /* the sentinel when none */
 			t = s->v[t].r;
 		} else {
 			t = s->v[t].l;
@@ -242,7 +334,7 @@ int rs_first_exceeding(const struct rankset *s, int64_t total, struct rs_key *ou
 		return rs_next(s, (struct rs_key){ INT64_MIN, 0 }, 1, out, w);
 	int32_t t = s->root;
 	for (;;) {
-		int64_t ls = sum_of(s, s->v[t].l);
+		int64_t ls = s->v[s->v[t].l].sum;
 		if (ls > total) {
 			t = s->v[t].l;
 		} else if (ls + s->v[t].w > total) {
@@ -302,7 +394,7 @@ void rs_cursor_init(struct rs_cursor *c, const struct rankset *s)
 static int32_t first_fit(const struct rankset *s, int32_t t, int64_t maxw)
 {
 	while (t >= 0 && s->v[t].min <= maxw) {
-		if (min_of(s, s->v[t].l) <= maxw)
+		if (s->v[s->v[t].l].min <= maxw)
 			t = s->v[t].l;
 		else if (s->v[t].w <= maxw)
 			return t;

@@ -19,8 +19,10 @@ struct rs_key {
 	uint32_t idx; /* job index: ties */
 };
 
+/* One node a cache line (aligned, padded to 64 bytes): a walk down the tree reads
+ * one line a level, never two. */
 struct rs_node {
-	struct rs_key key;
+	_Alignas(64) struct rs_key key;
 	int64_t w, sum;   /* weight; sum over the subtree */
 	int64_t min;      /* smallest weight in the subtree */
 	uint32_t prio;
@@ -28,7 +30,10 @@ struct rs_node {
 };
 
 struct rankset {
-	struct rs_node *v;
+	struct rs_node *v;    /* v[0 .. n); v[-1] is a sentinel (weight and sum 0, min INT64_MAX)
+			       * that stands for "no child", so sums and minima read children
+			       * without a test; NULL until the first insert */
+	struct rs_node *mem;  /* what was allocated: v - 1 */
 	size_t n, cap;    /* nodes allocated (live and free) */
 	int32_t root, free_head;
 	size_t size;      /* live elements */
