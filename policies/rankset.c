@@ -1,4 +1,5 @@
-/* policies/rankset.c: treap with subtree sums (rankset.h). */
+/* policies/rankset.c: treap with subtree sums, blocked sequence and append-only log
+ * (rankset.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -445,6 +446,266 @@ int rs_cursor_next(struct rs_cursor *c, int64_t maxw, struct rs_key *out, int64_
 	c->given = 1;
 	c->last = *out = s->v[t].key;
 	*w = s->v[t].w;
+	return 1;
+}
+
+/* ---- rs_blocks ---- */
+
+void rs_blocks_init(struct rs_blocks *s)
+{
+	*s = (struct rs_blocks){ 0 };
+}
+
+void rs_blocks_fini(struct rs_blocks *s)
+{
+	for (size_t i = 0; i < s->nb; i++)
+		free(s->b[i]);
+	free(s->b);
+	free(s->first);
+	free(s->pre);
+	free(s->spare);
+	rs_blocks_init(s);
+}
+
+/* The block that holds key or would: the last one whose first key is <= key (block
+ * 0 when key is below all). nb > 0. */
+static size_t blk_of(const struct rs_blocks *s, struct rs_key key)
+{
+	size_t lo = 0, hi = s->nb; /* answer in [lo, hi) */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rs_key_lt(key, s->first[mid]))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return lo;
+}
+
+/* Position of the first entry of block b that is >= key (> key when after). */
+static uint32_t pos_in(const struct rs_blk *b, struct rs_key key, int after)
+{
+	uint32_t lo = 0, hi = b->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int before = after ? !rs_key_lt(key, b->e[mid].key) : rs_key_lt(b->e[mid].key, key);
+		if (before)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int64_t blk_sum(const struct rs_blk *b, uint32_t from, uint32_t to)
+{
+	int64_t acc = 0;
+	for (uint32_t i = from; i < to; i++)
+		acc += b->e[i].w;
+	return acc;
+}
+
+/* Room for one more directory entry; 0 or -SIM_ENOMEM (nothing lost). */
+static int dir_reserve(struct rs_blocks *s)
+{
+	if (s->nb < s->cap)
+		return 0;
+	size_t cap = s->cap ? 2 * s->cap : 16;
+	struct rs_blk **b = realloc(s->b, cap * sizeof *b);
+	if (!b)
+		return -SIM_ENOMEM;
+	s->b = b;
+	struct rs_key *f = realloc(s->first, cap * sizeof *f);
+	if (!f)
+		return -SIM_ENOMEM;
+	s->first = f;
+	int64_t *pre = realloc(s->pre, (cap + 1) * sizeof *pre);
+	if (!pre)
+		return -SIM_ENOMEM;
+	if (!s->pre)
+		pre[0] = 0;
+	s->pre = pre;
+	s->cap = cap;
+	return 0;
+}
+
+static struct rs_blk *blk_new(struct rs_blocks *s)
+{
+	struct rs_blk *b = s->spare;
+	if (b) {
+		s->spare = NULL;
+		return b;
+	}
+	return malloc(sizeof *b);
+}
+
+/* A new block at directory entry i, after blocks whose weights sum to before (its
+ * own weights are added by the caller to pre[i + 1 ..]); room reserved. */
+static void dir_insert(struct rs_blocks *s, size_t i, struct rs_blk *nbk, int64_t before)
+{
+	memmove(&s->b[i + 1], &s->b[i], (s->nb - i) * sizeof *s->b);
+	memmove(&s->first[i + 1], &s->first[i], (s->nb - i) * sizeof *s->first);
+	memmove(&s->pre[i + 1], &s->pre[i], (s->nb + 1 - i) * sizeof *s->pre);
+	s->pre[i] = before;
+	s->b[i] = nbk;
+	s->first[i] = nbk->n ? nbk->e[0].key : (struct rs_key){ 0, 0 };
+	s->nb++;
+}
+
+/* Drops block i and the boundary pre[i] before it (block i is empty, so pre[i] equals
+ * pre[i + 1], or its entries went to block i - 1, whose sum then runs to pre[i + 1]).
+ * The block is kept as the spare, or freed. */
+static void dir_remove(struct rs_blocks *s, size_t i)
+{
+	if (s->spare)
+		free(s->b[i]);
+	else
+		s->spare = s->b[i];
+	memmove(&s->b[i], &s->b[i + 1], (s->nb - i - 1) * sizeof *s->b);
+	memmove(&s->first[i], &s->first[i + 1], (s->nb - i - 1) * sizeof *s->first);
+	memmove(&s->pre[i], &s->pre[i + 1], (s->nb - i) * sizeof *s->pre);
+	s->nb--;
+	if (i == 0)
+		s->pre[0] = 0; /* the first block's entries went nowhere: it was empty */
+}
+
+/* Splits full block i into two halves (the upper one a new block i + 1). */
+static int blk_split(struct rs_blocks *s, size_t i)
+{
+	if (dir_reserve(s))
+		return -SIM_ENOMEM;
+	struct rs_blk *hi = blk_new(s);
+	if (!hi)
+		return -SIM_ENOMEM;
+	struct rs_blk *lo = s->b[i];
+	uint32_t half = lo->n / 2;
+	hi->n = lo->n - half;
+	memcpy(hi->e, &lo->e[half], hi->n * sizeof *hi->e);
+	lo->n = half;
+	dir_insert(s, i + 1, hi, s->pre[i] + blk_sum(lo, 0, half));
+	return 0;
+}
+
+/* Adds d to the sums before every block after block i. */
+static void pre_add(struct rs_blocks *s, size_t i, int64_t d)
+{
+	int64_t *pre = s->pre; /* locals: the stores cannot alias nb, the loop vectorizes */
+	const size_t nb = s->nb;
+	for (size_t k = i + 1; k <= nb; k++)
+		pre[k] += d;
+}
+
+int rs_blocks_insert(struct rs_blocks *s, struct rs_key key, int64_t w)
+{
+	if (!s->nb) {
+		if (dir_reserve(s))
+			return -SIM_ENOMEM;
+		struct rs_blk *b = blk_new(s);
+		if (!b)
+			return -SIM_ENOMEM;
+		b->n = 0;
+		dir_insert(s, 0, b, 0);
+	}
+	size_t i = blk_of(s, key);
+	if (s->b[i]->n == RS_BLOCK) {
+		if (blk_split(s, i))
+			return -SIM_ENOMEM;
+		if (!rs_key_lt(key, s->first[i + 1]))
+			i++;
+	}
+	struct rs_blk *b = s->b[i];
+	uint32_t p = pos_in(b, key, 0);
+	memmove(&b->e[p + 1], &b->e[p], (b->n - p) * sizeof *b->e);
+	b->e[p] = (struct rs_ent){ key, w };
+	b->n++;
+	if (p == 0)
+		s->first[i] = key;
+	pre_add(s, i, w);
+	s->total += w;
+	s->size++;
+	return 0;
+}
+
+int rs_blocks_erase(struct rs_blocks *s, struct rs_key key)
+{
+	if (!s->nb)
+		return 0;
+	size_t i = blk_of(s, key);
+	struct rs_blk *b = s->b[i];
+	uint32_t p = pos_in(b, key, 0);
+	if (p == b->n || !same(b->e[p].key, key))
+		return 0;
+	int64_t w = b->e[p].w;
+	memmove(&b->e[p], &b->e[p + 1], (b->n - p - 1) * sizeof *b->e);
+	b->n--;
+	pre_add(s, i, -w);
+	s->total -= w;
+	s->size--;
+	if (!b->n) {
+		dir_remove(s, i);
+		return 1;
+	}
+	if (p == 0)
+		s->first[i] = b->e[0].key;
+	/* Merge with a neighbour when the two fit in half a block (bounds the count). */
+	size_t j = i + 1 < s->nb && b->n + s->b[i + 1]->n <= RS_BLOCK / 2 ? i
+		   : i > 0 && b->n + s->b[i - 1]->n <= RS_BLOCK / 2 ? i - 1 : s->nb;
+	if (j < s->nb) {
+		struct rs_blk *lo = s->b[j], *hi = s->b[j + 1];
+		memcpy(&lo->e[lo->n], hi->e, hi->n * sizeof *hi->e);
+		lo->n += hi->n;
+		dir_remove(s, j + 1);
+	}
+	return 1;
+}
+
+int64_t rs_blocks_sum_below(const struct rs_blocks *s, struct rs_key key)
+{
+	if (!s->nb)
+		return 0;
+	size_t i = blk_of(s, key);
+	return s->pre[i] + blk_sum(s->b[i], 0, pos_in(s->b[i], key, 0));
+}
+
+int rs_blocks_next(const struct rs_blocks *s, struct rs_key key, int incl, struct rs_key *out, int64_t *w)
+{
+	if (!s->nb)
+		return 0;
+	size_t i = blk_of(s, key);
+	uint32_t p = pos_in(s->b[i], key, !incl);
+	if (p == s->b[i]->n) { /* the next block's first, if any */
+		if (++i == s->nb)
+			return 0;
+		p = 0;
+	}
+	*out = s->b[i]->e[p].key;
+	*w = s->b[i]->e[p].w;
+	return 1;
+}
+
+int rs_blocks_first_exceeding(const struct rs_blocks *s, int64_t total, struct rs_key *out, int64_t *w)
+{
+	if (s->total <= total)
+		return 0;
+	size_t i = 0;
+	if (total >= 0) { /* the first block whose end sum pre[i + 1] exceeds total (weights >= 0) */
+		size_t lo = 0, hi = s->nb - 1; /* pre[nb] = total of the set > total: answer <= nb - 1 */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (s->pre[mid + 1] <= total)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		i = lo;
+		total -= s->pre[i];
+	}
+	const struct rs_blk *b = s->b[i];
+	uint32_t p = 0;
+	while (total >= 0 && b->e[p].w <= total) /* this block's sum exceeds what is left */
+		total -= b->e[p++].w;
+	*out = b->e[p].key;
+	*w = b->e[p].w;
 	return 1;
 }
 

@@ -12,8 +12,11 @@
  * its full length. Standalone only: its order is not a fixed key (no
  * SIM_CAP_ORDER_KEY).
  *
- * Cost. Running jobs sit in a rankset by end time (their remaining times all fall
- * at the same rate, so that order is fixed), waiting jobs in one by remaining time.
+ * Cost. Running jobs sit in an rs_blocks by end time (their remaining times all
+ * fall at the same rate, so that order is fixed; a sorted sequence in blocks, whose
+ * inserts and erases, one at every start and stop, cost a move in contiguous
+ * memory where a treap's cost a path of cache misses), waiting jobs in a rankset
+ * by remaining time (its weight bounds find the next job that fits).
  * A pass visits, in rank order, only the waiting jobs that fit what is left of the
  * GPUs (the set finds the next one, skipping heavier subtrees); the running jobs
  * ranked between two visits are taken as one block by their GPU sum, and walked one
@@ -40,7 +43,7 @@ struct srtf_job {
 };
 
 struct srtf {
-	struct rankset run;   /* preemptible running jobs: (end_ns, idx), GPUs */
+	struct rs_blocks run; /* preemptible running jobs: (end_ns, idx), GPUs */
 	struct rankset wait;  /* queued jobs: (remaining ns, idx), GPUs */
 	struct srtf_job *job; /* per job, by index: one record, so a notification touches one
 			       * cache line of it rather than one in each of three arrays */
@@ -60,7 +63,7 @@ static int srtf_init(struct sim_policy *pol, const struct sim_policy_env *env, c
 	struct srtf *s = calloc(1, sizeof *s);
 	if (!s)
 		return -SIM_ENOMEM;
-	rs_init(&s->run);
+	rs_blocks_init(&s->run);
 	rs_init(&s->wait);
 	s->preempted_ns = SIM_TIME_NONE;
 	pol->priv = s;
@@ -71,7 +74,7 @@ static void srtf_fini(struct sim_policy *pol)
 {
 	struct srtf *s = pol->priv;
 	if (s) {
-		rs_fini(&s->run);
+		rs_blocks_fini(&s->run);
 		rs_fini(&s->wait);
 		free(s->job);
 		free(s->victims);
@@ -129,7 +132,7 @@ static void srtf_on_start(struct sim_policy *pol, const struct sim_view *v, cons
 	}
 	sj->st = ST_RUN;
 	sj->key = job->last_start_ns + job->runtime_ns;
-	if (rs_insert(&s->run, (struct rs_key){ sj->key, i }, sj->gpus))
+	if (rs_blocks_insert(&s->run, (struct rs_key){ sj->key, i }, sj->gpus))
 		s->oom = 1;
 }
 
@@ -145,7 +148,7 @@ static void srtf_on_stop(struct sim_policy *pol, const struct sim_view *v, const
 	uint32_t i = job->idx;
 	struct srtf_job *sj = &s->job[i];
 	if (sj->st == ST_RUN)
-		rs_erase(&s->run, (struct rs_key){ sj->key, i });
+		rs_blocks_erase(&s->run, (struct rs_key){ sj->key, i });
 	else if (sj->st == ST_FIXED)
 		s->fixed -= sj->gpus;
 	else if (sj->st == ST_WAIT)
@@ -171,7 +174,7 @@ static int push(uint32_t **a, size_t *n, size_t *cap, uint32_t x)
  * has_hi 0: to the end of the set. */
 static int run_block(struct srtf *s, int64_t *below, struct rs_key hi, int has_hi, sim_qty_t *free_gpus)
 {
-	int64_t below_lo = *below, below_hi = has_hi ? rs_sum_below(&s->run, hi) : rs_sum(&s->run);
+	int64_t below_lo = *below, below_hi = has_hi ? rs_blocks_sum_below(&s->run, hi) : s->run.total;
 	int64_t sum = below_hi - below_lo;
 	*below = below_hi;
 	if (sum <= *free_gpus) {
@@ -180,11 +183,11 @@ static int run_block(struct srtf *s, int64_t *below, struct rs_key hi, int has_h
 	}
 	struct rs_key e;
 	int64_t w;
-	if (!rs_first_exceeding(&s->run, below_lo + *free_gpus, &e, &w))
+	if (!rs_blocks_first_exceeding(&s->run, below_lo + *free_gpus, &e, &w))
 		return 0; /* cannot happen: the block does not fit */
-	*free_gpus -= rs_sum_below(&s->run, e) - below_lo;
+	*free_gpus -= rs_blocks_sum_below(&s->run, e) - below_lo;
 	int more = 1;
-	for (; more && (!has_hi || rs_key_lt(e, hi)); more = rs_next(&s->run, e, 0, &e, &w)) {
+	for (; more && (!has_hi || rs_key_lt(e, hi)); more = rs_blocks_next(&s->run, e, 0, &e, &w)) {
 		if (w <= *free_gpus)
 			*free_gpus -= w;
 		else if (push(&s->victims, &s->n_victims, &s->cap_victims, e.idx))
@@ -245,7 +248,7 @@ static int decide_fast(struct srtf *s, const struct sim_view *v)
 	struct rs_key w = { INT64_MIN, 0 }, lo = w;
 	if (srtf_test_exact == 1 || rs_min(&s->wait) <= 0)
 		return walk_exact(s, now, w, 0, pool);
-	const int64_t running = rs_sum(&s->run);
+	const int64_t running = s->run.total;
 	int64_t below = 0, started = 0; /* below lo; GPUs of every start of the pass */
 	sim_qty_t free_lo = pool, since = 0; /* left at lo; started since lo */
 	size_t n_lo = 0;                     /* starts up to lo */
@@ -261,7 +264,7 @@ static int decide_fast(struct srtf *s, const struct sim_view *v)
 			continue;
 		}
 		struct rs_key hi = { now + w.k, w.idx }; /* w's place, as in walk_exact */
-		int64_t below_w = rs_sum_below(&s->run, hi);
+		int64_t below_w = rs_blocks_sum_below(&s->run, hi);
 		if (below_w - below > free_lo - since) { /* the block may have victims */
 			s->n_starts = n_lo;
 			return walk_exact(s, now, lo, below, free_lo);
