@@ -35,7 +35,8 @@
  *    their wait reaches promote_knob x their run time.
  * Heap entries carry the job's version (hv) and are dropped when it moved on. A
  * group whose top is not due, or whose bound puts its wake-up after the best one
- * found, is passed over (las_test_plain in las.h turns that off for the tests).
+ * found, is passed over, and an event before every group's top is due (due_lb)
+ * walks no group (las_test_plain in las.h turns these off for the tests).
  */
 #include <math.h>
 #include <stdlib.h>

@@ -179,8 +179,9 @@ static void test_rankset_matches_sorted_array(void)
 }
 
 /* The same with the walk cut at depth 3, so most inserts and erases take the split
- * and merge fallback, and both paths mix in one set; cursors then run out of stack
- * and go on from the root. */
+ * and merge fallback, and both paths mix in one set; split and merge themselves
+ * then fall back to their recursive versions below that depth, and cursors run out
+ * of stack and go on from the root. */
 static void test_rankset_deep_path_fallback(void)
 {
 	int saved = rankset_test_path_max;
