@@ -7,7 +7,8 @@
  * group whose heap top is not due skipped unlooked; an event before every group's
  * top is due walking no group; a group whose bound shows its wake-up after the best
  * one found skipped unevaluated), so that every group is looked at as the plain
- * loops do. Results must be the same either way. */
+ * loops do, and sorts every list with qsort (not insertion sort when short).
+ * Results must be the same either way. */
 extern int las_test_plain;
 
 #endif
