@@ -35,7 +35,8 @@
  *    their wait reaches promote_knob x their run time.
  * Heap entries carry the job's version (hv) and are dropped when it moved on. A
  * group whose top is not due, or whose bound puts its wake-up after the best one
- * found, is passed over (las_test_plain in las.h turns that off for the tests).
+ * found, is passed over, and an event before every group's top is due (due_lb)
+ * walks no group (las_test_plain in las.h turns these off for the tests).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -116,6 +117,9 @@ struct las {
 	struct las_queue q[LAS_MAX_QUEUES];
 	struct group *groups;
 	size_t n_groups, cap_groups;
+	sim_time_t due_lb;              /* no group's top (key + lead) comes before it: a bound kept
+					 * by every push and recomputed when the groups are walked, so
+					 * an event with nothing due skips the walk (INT64_MAX: none) */
 	struct heap promo;              /* waiting jobs by promotion time */
 	struct heap order;              /* scratch: starts by rank */
 	size_t n_wait;                  /* jobs waiting (queued), by these records */
@@ -189,6 +193,7 @@ static int las_init(struct sim_policy *pol, const struct sim_policy_env *env, co
 	l->event_ns = l->processed_ns = SIM_TIME_NONE;
 	l->jump_ns = l->wake_ns = l->preempted_ns = SIM_TIME_NONE;
 	l->pool_seen = -1;
+	l->due_lb = INT64_MAX;
 	for (int q = 0; q < LAS_MAX_QUEUES; q++) {
 		rs_log_init(&l->q[q].block, NULL); /* indexed once the trace is known */
 		l->q[q].wait_min = INT64_MAX;
@@ -232,12 +237,14 @@ static void las_fini(struct sim_policy *pol)
 
 static void arr_push(struct las *l, struct arr *a, uint32_t idx, uint32_t seq)
 {
-	struct ent *nv = sim_grow(a->v, &a->cap, a->n, sizeof *nv, 64);
-	if (!nv) {
-		l->oom = 1;
-		return;
+	if (a->n == a->cap) { /* sim_grow is a call: only when full */
+		struct ent *nv = sim_grow(a->v, &a->cap, a->n, sizeof *nv, 64);
+		if (!nv) {
+			l->oom = 1;
+			return;
+		}
+		a->v = nv;
 	}
-	a->v = nv;
 	a->v[a->n++] = (struct ent){ idx, seq };
 }
 
@@ -248,12 +255,14 @@ static int heap_before(const struct heap_ent *a, const struct heap_ent *b)
 
 static void heap_push(struct las *l, struct heap *h, struct heap_ent e)
 {
-	struct heap_ent *nv = sim_grow(h->v, &h->cap, h->n, sizeof *nv, 64);
-	if (!nv) {
-		l->oom = 1;
-		return;
+	if (h->n == h->cap) { /* sim_grow is a call: only when full */
+		struct heap_ent *nv = sim_grow(h->v, &h->cap, h->n, sizeof *nv, 64);
+		if (!nv) {
+			l->oom = 1;
+			return;
+		}
+		h->v = nv;
 	}
-	h->v = nv;
 	size_t i = h->n++;
 	for (; i > 0 && heap_before(&e, &h->v[(i - 1) / 2]); i = (i - 1) / 2)
 		h->v[i] = h->v[(i - 1) / 2];
@@ -263,12 +272,14 @@ static void heap_push(struct las *l, struct heap *h, struct heap_ent e)
 /* Appends without ordering (a plain array of entries, sorted by the caller). */
 static void heap_push_back(struct las *l, struct heap *h, struct heap_ent e)
 {
-	struct heap_ent *nv = sim_grow(h->v, &h->cap, h->n, sizeof *nv, 64);
-	if (!nv) {
-		l->oom = 1;
-		return;
+	if (h->n == h->cap) { /* sim_grow is a call: only when full */
+		struct heap_ent *nv = sim_grow(h->v, &h->cap, h->n, sizeof *nv, 64);
+		if (!nv) {
+			l->oom = 1;
+			return;
+		}
+		h->v = nv;
 	}
-	h->v = nv;
 	h->v[h->n++] = e;
 }
 
@@ -321,11 +332,11 @@ static struct las_rec *rec_of(struct las *l, const struct sim_view *v, uint32_t 
 	return idx < l->n_jobs ? &l->rec[idx] : NULL;
 }
 
-static struct heap *group_of(struct las *l, sim_qty_t g, int q)
+static struct group *group_of(struct las *l, sim_qty_t g, int q)
 {
 	for (size_t i = 0; i < l->n_groups; i++)
 		if (l->groups[i].g == g && l->groups[i].q == q)
-			return &l->groups[i].h;
+			return &l->groups[i];
 	struct group *ng = sim_grow(l->groups, &l->cap_groups, l->n_groups, sizeof *ng, 16);
 	if (!ng) {
 		l->oom = 1;
@@ -335,7 +346,7 @@ static struct heap *group_of(struct las *l, sim_qty_t g, int q)
 	double gpus = (double)g / (double)SIM_MILLI;
 	l->groups[l->n_groups] = (struct group){
 		.g = g, .q = q, .gpus = gpus, .inv_gpus = 1.0 / gpus, .lead = (sim_time_t)ceil(l->thr[q] / gpus * (double)SIM_NS_PER_S) - 1 };
-	return &l->groups[l->n_groups++].h;
+	return &l->groups[l->n_groups++];
 }
 
 /* A running job below the last queue waits for its crossing in its group's heap. */
@@ -344,9 +355,12 @@ static void watch_crossing(struct las *l, uint32_t idx)
 	struct las_rec *r = &l->rec[idx];
 	if (r->st != ST_RUN || r->q >= l->k - 1 || r->g <= 0)
 		return;
-	struct heap *h = group_of(l, (sim_qty_t)llround(r->g * SIM_MILLI), r->q);
-	if (h)
-		heap_push(l, h, (struct heap_ent){ r->seg - r->exec, idx, r->hv });
+	struct group *gr = group_of(l, (sim_qty_t)llround(r->g * SIM_MILLI), r->q);
+	if (!gr)
+		return;
+	heap_push(l, &gr->h, (struct heap_ent){ r->seg - r->exec, idx, r->hv });
+	if (r->seg - r->exec + gr->lead < l->due_lb)
+		l->due_lb = r->seg - r->exec + gr->lead;
 }
 
 /* A waiting job that may be promoted waits in the promotion heap. */
@@ -536,15 +550,45 @@ static int by_idx(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* Sorts that are most often of a handful of entries (the crossings and starts of one
+ * event): insertion sort up to SMALL_SORT entries, qsort above (its call and merge
+ * set-up cost more than the sort there). Both orders are the same: keys are unique
+ * (job indices; queue and entry number). Under las_test_plain every sort is qsort. */
+#define SMALL_SORT 16
+static void sort_ents(struct ent *v, size_t n)
+{
+	if (n > SMALL_SORT || las_test_plain) { /* plain: qsort always, the tests' oracle */
+		qsort(v, n, sizeof *v, by_idx);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct ent x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1].idx > x.idx; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 /* Applies every crossing due at now, in submit order as Tiresias' update loop. */
 static void apply_crossings(struct las *l, sim_time_t now)
 {
 	l->moved.n = 0;
-	for (size_t i = 0; i < l->n_groups; i++)
-		due_demotions(l, &l->groups[i], now);
+	/* No top due (each top, current or stale, has its group's smallest key): every
+	 * due_demotions would return at its first test. */
+	if (las_test_plain || now >= l->due_lb) {
+		sim_time_t lb = INT64_MAX;
+		for (size_t i = 0; i < l->n_groups; i++) {
+			struct group *gr = &l->groups[i];
+			due_demotions(l, gr, now);
+			if (gr->h.n && gr->h.v[0].key + gr->lead < lb)
+				lb = gr->h.v[0].key + gr->lead;
+		}
+		l->due_lb = lb;
+	}
 	due_promotions(l, now);
 	if (l->moved.n > 1) /* qsort of NULL, 0 is undefined */
-		qsort(l->moved.v, l->moved.n, sizeof *l->moved.v, by_idx);
+		sort_ents(l->moved.v, l->moved.n);
 	for (size_t i = 0; i < l->moved.n; i++) {
 		uint32_t idx = l->moved.v[i].idx;
 		struct las_rec *r = &l->rec[idx];
@@ -728,6 +772,22 @@ static int by_key(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/* As sort_ents, by key. */
+static void sort_heap_ents(struct heap_ent *v, size_t n)
+{
+	if (n > SMALL_SORT || las_test_plain) { /* plain: qsort always, the tests' oracle */
+		qsort(v, n, sizeof *v, by_key);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct heap_ent x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1].key > x.key; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 /* Kept jobs that do not run yet (this decision's, and earlier ones whose start did
  * not happen), in rank order (queue, then entry), into l->starts. */
 static void collect_starts(struct las *l)
@@ -743,7 +803,7 @@ static void collect_starts(struct las *l)
 		}
 	}
 	if (l->order.n > 1) /* qsort of NULL, 0 is undefined */
-		qsort(l->order.v, l->order.n, sizeof *l->order.v, by_key);
+		sort_heap_ents(l->order.v, l->order.n);
 	l->starts.n = 0;
 	for (size_t i = 0; i < l->order.n; i++)
 		arr_push(l, &l->starts, l->order.v[i].idx, l->rec[l->order.v[i].idx].seq);

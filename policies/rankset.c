@@ -1,5 +1,7 @@
-/* policies/rankset.c: treap with subtree sums (rankset.h). */
+/* policies/rankset.c: treap with subtree sums, blocked sequence and append-only log
+ * (rankset.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "rankset.h"
 
@@ -15,7 +17,7 @@ void rs_init(struct rankset *s)
 
 void rs_fini(struct rankset *s)
 {
-	free(s->v);
+	free(s->mem);
 	rs_init(s);
 }
 
@@ -29,46 +31,124 @@ static int64_t min_of(const struct rankset *s, int32_t t)
 	return t < 0 ? INT64_MAX : s->v[t].min;
 }
 
+static int64_t min3(int64_t a, int64_t b, int64_t c)
+{
+	int64_t m = a < b ? a : b;
+	return m < c ? m : c;
+}
+
+/* Recomputes t's sum and minimum from its weight and its children's (a child -1
+ * reads the sentinel v[-1]: no branch). */
 static void pull(struct rankset *s, int32_t t)
 {
 	struct rs_node *n = &s->v[t];
-	n->sum = n->w + sum_of(s, n->l) + sum_of(s, n->r);
-	int64_t m = n->w, ml = min_of(s, n->l), mr = min_of(s, n->r);
-	n->min = m < ml ? (m < mr ? m : mr) : (ml < mr ? ml : mr);
+	const struct rs_node *l = &s->v[n->l], *r = &s->v[n->r];
+	n->sum = n->w + l->sum + r->sum;
+	n->min = min3(n->w, l->min, r->min);
 }
 
-/* Splits t into (< key) and (>= key), or (<= key) and (> key) when le. */
-static void split(struct rankset *s, int32_t t, struct rs_key key, int le, int32_t *a, int32_t *b)
+/* Whether node t goes to the left part of a split around key (see split). */
+static int goes_left(const struct rankset *s, int32_t t, struct rs_key key, int le)
+{
+	return le ? !rs_key_lt(key, s->v[t].key) : rs_key_lt(s->v[t].key, key);
+}
+
+/* split by recursion, whatever the depth: the fallback of split below. */
+static void split_deep(struct rankset *s, int32_t t, struct rs_key key, int le, int32_t *a, int32_t *b)
 {
 	if (t < 0) {
 		*a = *b = -1;
 		return;
 	}
-	int left = le ? !rs_key_lt(key, s->v[t].key) : rs_key_lt(s->v[t].key, key);
-	if (left) {
-		split(s, s->v[t].r, key, le, &s->v[t].r, b);
+	if (goes_left(s, t, key, le)) {
+		split_deep(s, s->v[t].r, key, le, &s->v[t].r, b);
 		*a = t;
 	} else {
-		split(s, s->v[t].l, key, le, a, &s->v[t].l);
+		split_deep(s, s->v[t].l, key, le, a, &s->v[t].l);
 		*b = t;
 	}
 	pull(s, t);
 }
 
-static int32_t merge(struct rankset *s, int32_t a, int32_t b)
+/* Deepest path the in-place insert and erase, and the loops of split and merge,
+ * record; a deeper one (vanishingly rare with random priorities) takes the
+ * recursive or split-and-merge way instead. */
+#define RS_PATH_MAX 96
+int rankset_test_path_max = RS_PATH_MAX; /* tests lower it to run the deep-path fallbacks */
+
+/* Splits t into (< key) and (>= key), or (<= key) and (> key) when le: down one
+ * path, each node hooked to the left part (then its right subtree is split on) or
+ * to the right part (its left subtree), then the path's sums pulled bottom-up. */
+static void split(struct rankset *s, int32_t t, struct rs_key key, int le, int32_t *a, int32_t *b)
+{
+	int32_t path[RS_PATH_MAX];
+	int d = 0;
+	for (; t >= 0; d++) {
+		if (d == rankset_test_path_max) {
+			split_deep(s, t, key, le, a, b);
+			break;
+		}
+		path[d] = t;
+		if (goes_left(s, t, key, le)) {
+			*a = t;
+			a = &s->v[t].r;
+			t = s->v[t].r;
+		} else {
+			*b = t;
+			b = &s->v[t].l;
+			t = s->v[t].l;
+		}
+	}
+	if (t < 0)
+		*a = *b = -1;
+	while (d--)
+		pull(s, path[d]);
+}
+
+/* merge by recursion, whatever the depth: the fallback of merge below. */
+static int32_t merge_deep(struct rankset *s, int32_t a, int32_t b)
 {
 	if (a < 0)
 		return b;
 	if (b < 0)
 		return a;
 	if (s->v[a].prio > s->v[b].prio) {
-		s->v[a].r = merge(s, s->v[a].r, b);
+		s->v[a].r = merge_deep(s, s->v[a].r, b);
 		pull(s, a);
 		return a;
 	}
-	s->v[b].l = merge(s, a, s->v[b].l);
+	s->v[b].l = merge_deep(s, a, s->v[b].l);
 	pull(s, b);
 	return b;
+}
+
+/* The treap of every element of a then of b (each of a's below each of b's): down
+ * a's right spine and b's left spine by priority, then the path pulled bottom-up. */
+static int32_t merge(struct rankset *s, int32_t a, int32_t b)
+{
+	int32_t path[RS_PATH_MAX], root = -1, *link = &root;
+	int d = 0;
+	for (; a >= 0 && b >= 0; d++) {
+		if (d == rankset_test_path_max) {
+			*link = merge_deep(s, a, b);
+			a = b = -1;
+			break;
+		}
+		if (s->v[a].prio > s->v[b].prio) {
+			path[d] = *link = a;
+			link = &s->v[a].r;
+			a = s->v[a].r;
+		} else {
+			path[d] = *link = b;
+			link = &s->v[b].l;
+			b = s->v[b].l;
+		}
+	}
+	if (a >= 0 || b >= 0)
+		*link = a >= 0 ? a : b;
+	while (d--)
+		pull(s, path[d]);
+	return root;
 }
 
 static uint32_t next_prio(struct rankset *s)
@@ -79,11 +159,6 @@ static uint32_t next_prio(struct rankset *s)
 	x ^= x << 5;
 	return s->rng = x;
 }
-
-/* Deepest path the in-place insert and erase record; a deeper one (vanishingly
- * rare with random priorities) takes the split and merge path instead. */
-#define RS_PATH_MAX 96
-int rankset_test_path_max = RS_PATH_MAX; /* tests lower it to run the deep-path fallback */
 
 static int same(struct rs_key a, struct rs_key b)
 {
@@ -130,6 +205,26 @@ static void insert_in_place(struct rankset *s, int32_t t)
 	}
 }
 
+/* Doubles the node array (64 nodes first), the sentinel in front, aligned to the
+ * cache line. 0 or -SIM_ENOMEM (the set unchanged). */
+static int grow(struct rankset *s)
+{
+	size_t cap = s->cap ? 2 * s->cap : 64;
+	if (cap > (size_t)INT32_MAX)
+		return -SIM_ENOMEM;
+	struct rs_node *mem = aligned_alloc(_Alignof(struct rs_node), (cap + 1) * sizeof *mem);
+	if (!mem)
+		return -SIM_ENOMEM;
+	mem[0] = (struct rs_node){ .min = INT64_MAX, .l = -1, .r = -1 };
+	if (s->n)
+		memcpy(mem + 1, s->v, s->n * sizeof *mem);
+	free(s->mem);
+	s->mem = mem;
+	s->v = mem + 1;
+	s->cap = cap;
+	return 0;
+}
+
 int rs_insert(struct rankset *s, struct rs_key key, int64_t w)
 {
 	int32_t t;
@@ -137,10 +232,8 @@ int rs_insert(struct rankset *s, struct rs_key key, int64_t w)
 		t = s->free_head;
 		s->free_head = s->v[t].l;
 	} else {
-		struct rs_node *nv = sim_grow(s->v, &s->cap, s->n, sizeof *nv, 64);
-		if (!nv)
+		if (s->n == s->cap && grow(s))
 			return -SIM_ENOMEM;
-		s->v = nv;
 		t = (int32_t)s->n++;
 	}
 	s->v[t] = (struct rs_node){ .key = key, .w = w, .sum = w, .min = w, .prio = next_prio(s), .l = -1, .r = -1 };
@@ -206,7 +299,7 @@ int64_t rs_sum_below(const struct rankset *s, struct rs_key key)
 	int64_t acc = 0;
 	for (int32_t t = s->root; t >= 0;) {
 		if (rs_key_lt(s->v[t].key, key)) {
-			acc += s->v[t].w + sum_of(s, s->v[t].l);
+			acc += s->v[t].w + s->v[s->v[t].l].sum; /* the sentinel when none */
 			t = s->v[t].r;
 		} else {
 			t = s->v[t].l;
@@ -242,7 +335,7 @@ int rs_first_exceeding(const struct rankset *s, int64_t total, struct rs_key *ou
 		return rs_next(s, (struct rs_key){ INT64_MIN, 0 }, 1, out, w);
 	int32_t t = s->root;
 	for (;;) {
-		int64_t ls = sum_of(s, s->v[t].l);
+		int64_t ls = s->v[s->v[t].l].sum;
 		if (ls > total) {
 			t = s->v[t].l;
 		} else if (ls + s->v[t].w > total) {
@@ -302,7 +395,7 @@ void rs_cursor_init(struct rs_cursor *c, const struct rankset *s)
 static int32_t first_fit(const struct rankset *s, int32_t t, int64_t maxw)
 {
 	while (t >= 0 && s->v[t].min <= maxw) {
-		if (min_of(s, s->v[t].l) <= maxw)
+		if (s->v[s->v[t].l].min <= maxw)
 			t = s->v[t].l;
 		else if (s->v[t].w <= maxw)
 			return t;
@@ -353,6 +446,266 @@ int rs_cursor_next(struct rs_cursor *c, int64_t maxw, struct rs_key *out, int64_
 	c->given = 1;
 	c->last = *out = s->v[t].key;
 	*w = s->v[t].w;
+	return 1;
+}
+
+/* ---- rs_blocks ---- */
+
+void rs_blocks_init(struct rs_blocks *s)
+{
+	*s = (struct rs_blocks){ 0 };
+}
+
+void rs_blocks_fini(struct rs_blocks *s)
+{
+	for (size_t i = 0; i < s->nb; i++)
+		free(s->b[i]);
+	free(s->b);
+	free(s->first);
+	free(s->pre);
+	free(s->spare);
+	rs_blocks_init(s);
+}
+
+/* The block that holds key or would: the last one whose first key is <= key (block
+ * 0 when key is below all). nb > 0. */
+static size_t blk_of(const struct rs_blocks *s, struct rs_key key)
+{
+	size_t lo = 0, hi = s->nb; /* answer in [lo, hi) */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rs_key_lt(key, s->first[mid]))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return lo;
+}
+
+/* Position of the first entry of block b that is >= key (> key when after). */
+static uint32_t pos_in(const struct rs_blk *b, struct rs_key key, int after)
+{
+	uint32_t lo = 0, hi = b->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int before = after ? !rs_key_lt(key, b->e[mid].key) : rs_key_lt(b->e[mid].key, key);
+		if (before)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int64_t blk_sum(const struct rs_blk *b, uint32_t from, uint32_t to)
+{
+	int64_t acc = 0;
+	for (uint32_t i = from; i < to; i++)
+		acc += b->e[i].w;
+	return acc;
+}
+
+/* Room for one more directory entry; 0 or -SIM_ENOMEM (nothing lost). */
+static int dir_reserve(struct rs_blocks *s)
+{
+	if (s->nb < s->cap)
+		return 0;
+	size_t cap = s->cap ? 2 * s->cap : 16;
+	struct rs_blk **b = realloc(s->b, cap * sizeof *b);
+	if (!b)
+		return -SIM_ENOMEM;
+	s->b = b;
+	struct rs_key *f = realloc(s->first, cap * sizeof *f);
+	if (!f)
+		return -SIM_ENOMEM;
+	s->first = f;
+	int64_t *pre = realloc(s->pre, (cap + 1) * sizeof *pre);
+	if (!pre)
+		return -SIM_ENOMEM;
+	if (!s->pre)
+		pre[0] = 0;
+	s->pre = pre;
+	s->cap = cap;
+	return 0;
+}
+
+static struct rs_blk *blk_new(struct rs_blocks *s)
+{
+	struct rs_blk *b = s->spare;
+	if (b) {
+		s->spare = NULL;
+		return b;
+	}
+	return malloc(sizeof *b);
+}
+
+/* A new block at directory entry i, after blocks whose weights sum to before (its
+ * own weights are added by the caller to pre[i + 1 ..]); room reserved. */
+static void dir_insert(struct rs_blocks *s, size_t i, struct rs_blk *nbk, int64_t before)
+{
+	memmove(&s->b[i + 1], &s->b[i], (s->nb - i) * sizeof *s->b);
+	memmove(&s->first[i + 1], &s->first[i], (s->nb - i) * sizeof *s->first);
+	memmove(&s->pre[i + 1], &s->pre[i], (s->nb + 1 - i) * sizeof *s->pre);
+	s->pre[i] = before;
+	s->b[i] = nbk;
+	s->first[i] = nbk->n ? nbk->e[0].key : (struct rs_key){ 0, 0 };
+	s->nb++;
+}
+
+/* Drops block i and the boundary pre[i] before it (block i is empty, so pre[i] equals
+ * pre[i + 1], or its entries went to block i - 1, whose sum then runs to pre[i + 1]).
+ * The block is kept as the spare, or freed. */
+static void dir_remove(struct rs_blocks *s, size_t i)
+{
+	if (s->spare)
+		free(s->b[i]);
+	else
+		s->spare = s->b[i];
+	memmove(&s->b[i], &s->b[i + 1], (s->nb - i - 1) * sizeof *s->b);
+	memmove(&s->first[i], &s->first[i + 1], (s->nb - i - 1) * sizeof *s->first);
+	memmove(&s->pre[i], &s->pre[i + 1], (s->nb - i) * sizeof *s->pre);
+	s->nb--;
+	if (i == 0)
+		s->pre[0] = 0; /* the first block's entries went nowhere: it was empty */
+}
+
+/* Splits full block i into two halves (the upper one a new block i + 1). */
+static int blk_split(struct rs_blocks *s, size_t i)
+{
+	if (dir_reserve(s))
+		return -SIM_ENOMEM;
+	struct rs_blk *hi = blk_new(s);
+	if (!hi)
+		return -SIM_ENOMEM;
+	struct rs_blk *lo = s->b[i];
+	uint32_t half = lo->n / 2;
+	hi->n = lo->n - half;
+	memcpy(hi->e, &lo->e[half], hi->n * sizeof *hi->e);
+	lo->n = half;
+	dir_insert(s, i + 1, hi, s->pre[i] + blk_sum(lo, 0, half));
+	return 0;
+}
+
+/* Adds d to the sums before every block after block i. */
+static void pre_add(struct rs_blocks *s, size_t i, int64_t d)
+{
+	int64_t *pre = s->pre; /* locals: the stores cannot alias nb, the loop vectorizes */
+	const size_t nb = s->nb;
+	for (size_t k = i + 1; k <= nb; k++)
+		pre[k] += d;
+}
+
+int rs_blocks_insert(struct rs_blocks *s, struct rs_key key, int64_t w)
+{
+	if (!s->nb) {
+		if (dir_reserve(s))
+			return -SIM_ENOMEM;
+		struct rs_blk *b = blk_new(s);
+		if (!b)
+			return -SIM_ENOMEM;
+		b->n = 0;
+		dir_insert(s, 0, b, 0);
+	}
+	size_t i = blk_of(s, key);
+	if (s->b[i]->n == RS_BLOCK) {
+		if (blk_split(s, i))
+			return -SIM_ENOMEM;
+		if (!rs_key_lt(key, s->first[i + 1]))
+			i++;
+	}
+	struct rs_blk *b = s->b[i];
+	uint32_t p = pos_in(b, key, 0);
+	memmove(&b->e[p + 1], &b->e[p], (b->n - p) * sizeof *b->e);
+	b->e[p] = (struct rs_ent){ key, w };
+	b->n++;
+	if (p == 0)
+		s->first[i] = key;
+	pre_add(s, i, w);
+	s->total += w;
+	s->size++;
+	return 0;
+}
+
+int rs_blocks_erase(struct rs_blocks *s, struct rs_key key)
+{
+	if (!s->nb)
+		return 0;
+	size_t i = blk_of(s, key);
+	struct rs_blk *b = s->b[i];
+	uint32_t p = pos_in(b, key, 0);
+	if (p == b->n || !same(b->e[p].key, key))
+		return 0;
+	int64_t w = b->e[p].w;
+	memmove(&b->e[p], &b->e[p + 1], (b->n - p - 1) * sizeof *b->e);
+	b->n--;
+	pre_add(s, i, -w);
+	s->total -= w;
+	s->size--;
+	if (!b->n) {
+		dir_remove(s, i);
+		return 1;
+	}
+	if (p == 0)
+		s->first[i] = b->e[0].key;
+	/* Merge with a neighbour when the two fit in half a block (bounds the count). */
+	size_t j = i + 1 < s->nb && b->n + s->b[i + 1]->n <= RS_BLOCK / 2 ? i
+		   : i > 0 && b->n + s->b[i - 1]->n <= RS_BLOCK / 2 ? i - 1 : s->nb;
+	if (j < s->nb) {
+		struct rs_blk *lo = s->b[j], *hi = s->b[j + 1];
+		memcpy(&lo->e[lo->n], hi->e, hi->n * sizeof *hi->e);
+		lo->n += hi->n;
+		dir_remove(s, j + 1);
+	}
+	return 1;
+}
+
+int64_t rs_blocks_sum_below(const struct rs_blocks *s, struct rs_key key)
+{
+	if (!s->nb)
+		return 0;
+	size_t i = blk_of(s, key);
+	return s->pre[i] + blk_sum(s->b[i], 0, pos_in(s->b[i], key, 0));
+}
+
+int rs_blocks_next(const struct rs_blocks *s, struct rs_key key, int incl, struct rs_key *out, int64_t *w)
+{
+	if (!s->nb)
+		return 0;
+	size_t i = blk_of(s, key);
+	uint32_t p = pos_in(s->b[i], key, !incl);
+	if (p == s->b[i]->n) { /* the next block's first, if any */
+		if (++i == s->nb)
+			return 0;
+		p = 0;
+	}
+	*out = s->b[i]->e[p].key;
+	*w = s->b[i]->e[p].w;
+	return 1;
+}
+
+int rs_blocks_first_exceeding(const struct rs_blocks *s, int64_t total, struct rs_key *out, int64_t *w)
+{
+	if (s->total <= total)
+		return 0;
+	size_t i = 0;
+	if (total >= 0) { /* the first block whose end sum pre[i + 1] exceeds total (weights >= 0) */
+		size_t lo = 0, hi = s->nb - 1; /* pre[nb] = total of the set > total: answer <= nb - 1 */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (s->pre[mid + 1] <= total)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		i = lo;
+		total -= s->pre[i];
+	}
+	const struct rs_blk *b = s->b[i];
+	uint32_t p = 0;
+	while (total >= 0 && b->e[p].w <= total) /* this block's sum exceeds what is left */
+		total -= b->e[p++].w;
+	*out = b->e[p].key;
+	*w = b->e[p].w;
 	return 1;
 }
 

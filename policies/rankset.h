@@ -19,8 +19,10 @@ struct rs_key {
 	uint32_t idx; /* job index: ties */
 };
 
+/* One node a cache line (aligned, padded to 64 bytes): a walk down the tree reads
+ * one line a level, never two. */
 struct rs_node {
-	struct rs_key key;
+	_Alignas(64) struct rs_key key;
 	int64_t w, sum;   /* weight; sum over the subtree */
 	int64_t min;      /* smallest weight in the subtree */
 	uint32_t prio;
@@ -28,7 +30,10 @@ struct rs_node {
 };
 
 struct rankset {
-	struct rs_node *v;
+	struct rs_node *v;    /* v[0 .. n); v[-1] is a sentinel (weight and sum 0, min INT64_MAX)
+			       * that stands for "no child", so sums and minima read children
+			       * without a test; NULL until the first insert */
+	struct rs_node *mem;  /* what was allocated: v - 1 */
 	size_t n, cap;    /* nodes allocated (live and free) */
 	int32_t root, free_head;
 	size_t size;      /* live elements */
@@ -107,6 +112,49 @@ ptrdiff_t rs_log_first_exceeding(const struct rs_log *s, int64_t total);
 ptrdiff_t rs_log_next(const struct rs_log *s, ptrdiff_t pos);
 /* Sum of the weights before position pos. */
 int64_t rs_log_prefix(const struct rs_log *s, size_t pos);
+
+/* The same ordered set as a rankset for the queries srtf asks of its running jobs
+ * (no weight bounds: no next_fit, cursor or min; weights >= 0), kept as a sorted
+ * sequence cut in blocks of at most RS_BLOCK elements (key and weight side by
+ * side), with a directory of the blocks' first keys and the weight sums before each
+ * block. An insert or erase is a binary search of the directory, one in the block,
+ * a move of at most RS_BLOCK entries and an add to the sums of the blocks after it
+ * (contiguous memory, where the treap follows a path of ~2 ln n nodes, a cache miss
+ * each); a full block splits in two halves, a block that empties leaves the
+ * directory, and two neighbours that together hold at most RS_BLOCK / 2 merge, so
+ * there are at most 4n / RS_BLOCK + 1 blocks. A sum below a key is the directory's
+ * sum before its block plus a scan in the block: O(log n + RS_BLOCK) a query,
+ * O(n / RS_BLOCK + RS_BLOCK) an update. Same answers as a rankset holding the same
+ * elements (tests/test_rankset.c checks both against a sorted array). */
+#define RS_BLOCK 32
+struct rs_ent {
+	struct rs_key key;
+	int64_t w;
+};
+struct rs_blk {
+	struct rs_ent e[RS_BLOCK];
+	uint32_t n;
+};
+struct rs_blocks {
+	struct rs_blk **b;     /* nb blocks in key order, each non-empty */
+	struct rs_key *first;  /* per block: its first key */
+	int64_t *pre;          /* nb + 1 entries: pre[i] = sum of the weights of blocks 0 .. i - 1
+				* (pre[nb] = total), NULL before the first insert */
+	size_t nb, cap;        /* blocks; directory entries allocated (pre: cap + 1) */
+	struct rs_blk *spare;  /* one emptied block kept for the next split, or NULL */
+	size_t size;           /* elements */
+	int64_t total;         /* sum of every weight */
+};
+void rs_blocks_init(struct rs_blocks *s);
+void rs_blocks_fini(struct rs_blocks *s);
+/* Adds (key, w); the key must not be present. 0 or -SIM_ENOMEM (nothing changed). */
+int rs_blocks_insert(struct rs_blocks *s, struct rs_key key, int64_t w);
+/* Removes key; 1 if it was present. */
+int rs_blocks_erase(struct rs_blocks *s, struct rs_key key);
+/* As rs_sum_below, rs_next and rs_first_exceeding. */
+int64_t rs_blocks_sum_below(const struct rs_blocks *s, struct rs_key key);
+int rs_blocks_next(const struct rs_blocks *s, struct rs_key key, int incl, struct rs_key *out, int64_t *w);
+int rs_blocks_first_exceeding(const struct rs_blocks *s, int64_t total, struct rs_key *out, int64_t *w);
 
 /* Tests only: the deepest path insert and erase walk before they fall back to
  * split and merge (at most the default, 96). */

@@ -12,8 +12,11 @@
  * its full length. Standalone only: its order is not a fixed key (no
  * SIM_CAP_ORDER_KEY).
  *
- * Cost. Running jobs sit in a rankset by end time (their remaining times all fall
- * at the same rate, so that order is fixed), waiting jobs in one by remaining time.
+ * Cost. Running jobs sit in an rs_blocks by end time (their remaining times all
+ * fall at the same rate, so that order is fixed; a sorted sequence in blocks, whose
+ * inserts and erases, one at every start and stop, cost a move in contiguous
+ * memory where a treap's cost a path of cache misses), waiting jobs in a rankset
+ * by remaining time (its weight bounds find the next job that fits).
  * A pass visits, in rank order, only the waiting jobs that fit what is left of the
  * GPUs (the set finds the next one, skipping heavier subtrees); the running jobs
  * ranked between two visits are taken as one block by their GPU sum, and walked one
@@ -33,12 +36,17 @@
 
 enum { ST_NONE = 0, ST_WAIT, ST_RUN, ST_FIXED };
 
+struct srtf_job {
+	int64_t key;    /* its key in run or wait */
+	sim_qty_t gpus; /* GPUs the pool counts */
+	uint8_t st;     /* ST_* */
+};
+
 struct srtf {
-	struct rankset run;   /* preemptible running jobs: (end_ns, idx), GPUs */
+	struct rs_blocks run; /* preemptible running jobs: (end_ns, idx), GPUs */
 	struct rankset wait;  /* queued jobs: (remaining ns, idx), GPUs */
-	int64_t *key;         /* per job: its key in run or wait */
-	sim_qty_t *gpus;      /* per job: GPUs the pool counts */
-	uint8_t *st;          /* per job: ST_* */
+	struct srtf_job *job; /* per job, by index: one record, so a notification touches one
+			       * cache line of it rather than one in each of three arrays */
 	size_t n_jobs;
 	sim_qty_t fixed;      /* GPUs of running jobs that may not be preempted */
 	sim_time_t preempted_ns; /* time of the last pass that preempted */
@@ -55,7 +63,7 @@ static int srtf_init(struct sim_policy *pol, const struct sim_policy_env *env, c
 	struct srtf *s = calloc(1, sizeof *s);
 	if (!s)
 		return -SIM_ENOMEM;
-	rs_init(&s->run);
+	rs_blocks_init(&s->run);
 	rs_init(&s->wait);
 	s->preempted_ns = SIM_TIME_NONE;
 	pol->priv = s;
@@ -66,11 +74,9 @@ static void srtf_fini(struct sim_policy *pol)
 {
 	struct srtf *s = pol->priv;
 	if (s) {
-		rs_fini(&s->run);
+		rs_blocks_fini(&s->run);
 		rs_fini(&s->wait);
-		free(s->key);
-		free(s->gpus);
-		free(s->st);
+		free(s->job);
 		free(s->victims);
 		free(s->starts);
 	}
@@ -81,14 +87,11 @@ static void srtf_fini(struct sim_policy *pol)
 /* The per-job arrays, allocated at the first notification (the view knows the trace). */
 static int arrays(struct srtf *s, const struct sim_view *v)
 {
-	if (s->st)
+	if (s->job)
 		return 0;
 	s->n_jobs = sim_view_trace(v)->n_jobs;
-	size_t n = s->n_jobs ? s->n_jobs : 1;
-	s->key = calloc(n, sizeof *s->key);
-	s->gpus = calloc(n, sizeof *s->gpus);
-	s->st = calloc(n, 1);
-	if (!s->key || !s->gpus || !s->st)
+	s->job = calloc(s->n_jobs ? s->n_jobs : 1, sizeof *s->job);
+	if (!s->job)
 		return s->oom = 1, -SIM_ENOMEM;
 	return 0;
 }
@@ -97,9 +100,10 @@ static int arrays(struct srtf *s, const struct sim_view *v)
 static void add_waiting(struct srtf *s, const struct sim_view *v, const struct sim_job *job)
 {
 	double full = (double)pool_job_runtime(v, job);
-	s->key[job->idx] = (int64_t)llround((1.0 - job->progress) * full);
-	s->st[job->idx] = ST_WAIT;
-	if (rs_insert(&s->wait, (struct rs_key){ s->key[job->idx], job->idx }, s->gpus[job->idx]))
+	struct srtf_job *sj = &s->job[job->idx];
+	sj->key = (int64_t)llround((1.0 - job->progress) * full);
+	sj->st = ST_WAIT;
+	if (rs_insert(&s->wait, (struct rs_key){ sj->key, job->idx }, sj->gpus))
 		s->oom = 1;
 }
 
@@ -108,7 +112,7 @@ static void srtf_on_submit(struct sim_policy *pol, const struct sim_view *v, con
 	struct srtf *s = pol->priv;
 	if (arrays(s, v))
 		return;
-	s->gpus[job->idx] = pool_job_gpus(v, job);
+	s->job[job->idx].gpus = pool_job_gpus(v, job);
 	add_waiting(s, v, job);
 }
 
@@ -116,18 +120,19 @@ static void srtf_on_start(struct sim_policy *pol, const struct sim_view *v, cons
 {
 	(void)v;
 	struct srtf *s = pol->priv;
-	if (!s->st || s->st[job->idx] != ST_WAIT)
+	if (!s->job || s->job[job->idx].st != ST_WAIT)
 		return;
 	uint32_t i = job->idx;
-	rs_erase(&s->wait, (struct rs_key){ s->key[i], i });
+	struct srtf_job *sj = &s->job[i];
+	rs_erase(&s->wait, (struct rs_key){ sj->key, i });
 	if (!job->preemptible) {
-		s->st[i] = ST_FIXED;
-		s->fixed += s->gpus[i];
+		sj->st = ST_FIXED;
+		s->fixed += sj->gpus;
 		return;
 	}
-	s->st[i] = ST_RUN;
-	s->key[i] = job->last_start_ns + job->runtime_ns;
-	if (rs_insert(&s->run, (struct rs_key){ s->key[i], i }, s->gpus[i]))
+	sj->st = ST_RUN;
+	sj->key = job->last_start_ns + job->runtime_ns;
+	if (rs_blocks_insert(&s->run, (struct rs_key){ sj->key, i }, sj->gpus))
 		s->oom = 1;
 }
 
@@ -138,27 +143,30 @@ static void srtf_on_stop(struct sim_policy *pol, const struct sim_view *v, const
 {
 	(void)cause;
 	struct srtf *s = pol->priv;
-	if (!s->st)
+	if (!s->job)
 		return;
 	uint32_t i = job->idx;
-	if (s->st[i] == ST_RUN)
-		rs_erase(&s->run, (struct rs_key){ s->key[i], i });
-	else if (s->st[i] == ST_FIXED)
-		s->fixed -= s->gpus[i];
-	else if (s->st[i] == ST_WAIT)
-		rs_erase(&s->wait, (struct rs_key){ s->key[i], i });
-	s->st[i] = ST_NONE;
+	struct srtf_job *sj = &s->job[i];
+	if (sj->st == ST_RUN)
+		rs_blocks_erase(&s->run, (struct rs_key){ sj->key, i });
+	else if (sj->st == ST_FIXED)
+		s->fixed -= sj->gpus;
+	else if (sj->st == ST_WAIT)
+		rs_erase(&s->wait, (struct rs_key){ sj->key, i });
+	sj->st = ST_NONE;
 	if (job->state == SIM_JOB_QUEUED)
 		add_waiting(s, v, job);
 }
 
 static int push(uint32_t **a, size_t *n, size_t *cap, uint32_t x)
 {
-	uint32_t *na = sim_grow(*a, cap, *n, sizeof *na, 64);
-	if (!na)
-		return -SIM_ENOMEM;
-	*a = na;
-	na[(*n)++] = x;
+	if (*n == *cap) { /* sim_grow is a call: only when full */
+		uint32_t *na = sim_grow(*a, cap, *n, sizeof *na, 64);
+		if (!na)
+			return -SIM_ENOMEM;
+		*a = na;
+	}
+	(*a)[(*n)++] = x;
 	return 0;
 }
 
@@ -168,7 +176,7 @@ static int push(uint32_t **a, size_t *n, size_t *cap, uint32_t x)
  * has_hi 0: to the end of the set. */
 static int run_block(struct srtf *s, int64_t *below, struct rs_key hi, int has_hi, sim_qty_t *free_gpus)
 {
-	int64_t below_lo = *below, below_hi = has_hi ? rs_sum_below(&s->run, hi) : rs_sum(&s->run);
+	int64_t below_lo = *below, below_hi = has_hi ? rs_blocks_sum_below(&s->run, hi) : s->run.total;
 	int64_t sum = below_hi - below_lo;
 	*below = below_hi;
 	if (sum <= *free_gpus) {
@@ -177,11 +185,11 @@ static int run_block(struct srtf *s, int64_t *below, struct rs_key hi, int has_h
 	}
 	struct rs_key e;
 	int64_t w;
-	if (!rs_first_exceeding(&s->run, below_lo + *free_gpus, &e, &w))
+	if (!rs_blocks_first_exceeding(&s->run, below_lo + *free_gpus, &e, &w))
 		return 0; /* cannot happen: the block does not fit */
-	*free_gpus -= rs_sum_below(&s->run, e) - below_lo;
+	*free_gpus -= rs_blocks_sum_below(&s->run, e) - below_lo;
 	int more = 1;
-	for (; more && (!has_hi || rs_key_lt(e, hi)); more = rs_next(&s->run, e, 0, &e, &w)) {
+	for (; more && (!has_hi || rs_key_lt(e, hi)); more = rs_blocks_next(&s->run, e, 0, &e, &w)) {
 		if (w <= *free_gpus)
 			*free_gpus -= w;
 		else if (push(&s->victims, &s->n_victims, &s->cap_victims, e.idx))
@@ -242,7 +250,7 @@ static int decide_fast(struct srtf *s, const struct sim_view *v)
 	struct rs_key w = { INT64_MIN, 0 }, lo = w;
 	if (srtf_test_exact == 1 || rs_min(&s->wait) <= 0)
 		return walk_exact(s, now, w, 0, pool);
-	const int64_t running = rs_sum(&s->run);
+	const int64_t running = s->run.total;
 	int64_t below = 0, started = 0; /* below lo; GPUs of every start of the pass */
 	sim_qty_t free_lo = pool, since = 0; /* left at lo; started since lo */
 	size_t n_lo = 0;                     /* starts up to lo */
@@ -258,7 +266,7 @@ static int decide_fast(struct srtf *s, const struct sim_view *v)
 			continue;
 		}
 		struct rs_key hi = { now + w.k, w.idx }; /* w's place, as in walk_exact */
-		int64_t below_w = rs_sum_below(&s->run, hi);
+		int64_t below_w = rs_blocks_sum_below(&s->run, hi);
 		if (below_w - below > free_lo - since) { /* the block may have victims */
 			s->n_starts = n_lo;
 			return walk_exact(s, now, lo, below, free_lo);
@@ -307,13 +315,30 @@ static int decide(struct srtf *s, const struct sim_view *v)
 	return rc;
 }
 
+/* The engine reads each proposed job's record at once (state, allocation, queue,
+ * the fallback memo): asking for all of them first lets their cache misses overlap
+ * instead of coming one after another (a pass proposes a handful of jobs, picked
+ * from anywhere in the trace). Up to PREFETCH_MAX of each list; no effect on any
+ * result. */
+#define PREFETCH_MAX 32
+static void prefetch_jobs(const struct sim_trace *t, const uint32_t *idx, size_t n)
+{
+	if (n > PREFETCH_MAX)
+		n = PREFETCH_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = (const char *)&t->jobs[idx[i]];
+		for (size_t off = 0; off < sizeof(struct sim_job); off += 64)
+			__builtin_prefetch(p + off);
+	}
+}
+
 /* Context: the decision pass; again after a pass that preempted. */
 static int srtf_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_placement_buf *out)
 {
 	struct srtf *s = pol->priv;
 	if (s->oom)
 		return -SIM_ENOMEM;
-	if (!s->st)
+	if (!s->job)
 		return 0;
 	int rc = decide(s, v);
 	if (rc)
@@ -325,6 +350,8 @@ static int srtf_pick(struct sim_policy *pol, const struct sim_view *v, struct si
 		s->n_victims = 0;
 	else if (s->n_victims)
 		s->preempted_ns = sim_view_now(v);
+	prefetch_jobs(sim_view_trace(v), s->victims, s->n_victims);
+	prefetch_jobs(sim_view_trace(v), s->starts, s->n_starts);
 	for (size_t i = 0; i < s->n_victims; i++) {
 		uint32_t by = s->n_starts ? s->starts[0] : s->victims[i];
 		rc = sim_placement_buf_preempt(out, s->victims[i], by, SIM_PR_ORDER, 1);

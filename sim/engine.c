@@ -3475,13 +3475,28 @@ static int decision_pass(struct sim_engine *e)
 	return commit_proposals(e);
 }
 
+/* The job of the next event, when it is a finish: its record (last touched when
+ * it started, long ago in a large run, so out of the caches) is asked for now,
+ * while the time advances and the samples are taken, instead of when its
+ * stop reads it. No effect on any result. */
+static void prefetch_finish_job(const struct sim_engine *e, const struct sim_event *ev)
+{
+	if (ev->phase != EV_FINISH || ev->job >= e->p.trace->n_jobs)
+		return;
+	const char *p = (const char *)&e->p.trace->jobs[ev->job];
+	for (size_t off = 0; off < sizeof(struct sim_job); off += 64)
+		__builtin_prefetch(p + off);
+}
+
 /* Earliest pending time: heap events and the next trace submit. */
 static sim_time_t next_time(struct sim_engine *e)
 {
 	struct sim_event ev;
 	sim_time_t t = SIM_TIME_MAX;
-	if (sim_evq_peek(e->evq, &ev) == 0)
+	if (sim_evq_peek(e->evq, &ev) == 0) {
 		t = ev.t;
+		prefetch_finish_job(e, &ev);
+	}
 	if (e->next_submit < e->p.trace->n_jobs) {
 		sim_time_t ts = e->p.trace->jobs[e->next_submit].submit_ns;
 		if (ts < t)

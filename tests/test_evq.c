@@ -148,11 +148,73 @@ static void test_evq_heavy_cancellation_matches_naive(void)
 	gsl_rng_free(r);
 }
 
+/* The root's cached liveness (evq.c, top_live) against a naive list: pushes, pops,
+ * peeks after every step, and cancellations that half the time hit the least live
+ * event, the one a peek just showed (a preempted job's finish cancelled right after
+ * the loop peeked at it). Every peek and pop is the least live event. */
+static void test_evq_peek_after_cancel_matches_naive(void)
+{
+	enum { N = 20000 };
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 5);
+	struct sim_evq *q = sim_evq_create(0);
+	struct sim_event *live = malloc(N * sizeof *live);
+	size_t nlive = 0, bad = 0, peeks = 0, root_cancels = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		struct sim_event ev = { .t = (sim_time_t)gsl_rng_uniform_int(r, 5000),
+					.phase = (uint8_t)gsl_rng_uniform_int(r, EV_PHASE_COUNT_), .job = i };
+		uint64_t id;
+		CU_ASSERT_EQUAL_FATAL(sim_evq_push(q, &ev, &id), 0);
+		ev.seq = id;
+		live[nlive++] = ev;
+		for (int step = 0; step < 3 && nlive; step++) {
+			size_t m = 0;
+			for (size_t k = 1; k < nlive; k++)
+				if (key_cmp(&live[k], &live[m]) < 0)
+					m = k;
+			struct sim_event got;
+			bad += sim_evq_peek(q, &got) != 0 || got.seq != live[m].seq;
+			peeks++;
+			double u = gsl_rng_uniform(r);
+			if (u < 0.3) { /* cancel the root */
+				sim_evq_cancel(q, live[m].seq);
+				live[m] = live[--nlive];
+				root_cancels++;
+			} else if (u < 0.6) { /* cancel another one */
+				size_t k = gsl_rng_uniform_int(r, nlive);
+				sim_evq_cancel(q, live[k].seq);
+				live[k] = live[--nlive];
+			} else if (u < 0.75) {
+				bad += sim_evq_pop(q, &got) != 0 || got.seq != live[m].seq;
+				live[m] = live[--nlive];
+			}
+		}
+		bad += sim_evq_size(q) != nlive;
+	}
+	struct sim_event got;
+	while (nlive) { /* drain: the same order to the end */
+		size_t m = 0;
+		for (size_t k = 1; k < nlive; k++)
+			if (key_cmp(&live[k], &live[m]) < 0)
+				m = k;
+		bad += sim_evq_pop(q, &got) != 0 || got.seq != live[m].seq;
+		live[m] = live[--nlive];
+	}
+	bad += sim_evq_peek(q, &got) != -SIM_EEMPTY;
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(peeks > 20000);
+	CU_ASSERT(root_cancels > 5000);
+	free(live);
+	sim_evq_destroy(q);
+	gsl_rng_free(r);
+}
+
 static CU_TestInfo evq_tests[] = {
 	{ "test_evq_orders_by_time_phase_seq", test_evq_orders_by_time_phase_seq },
 	{ "test_evq_cancel_skips_event", test_evq_cancel_skips_event },
 	{ "test_evq_random_matches_sorted_reference", test_evq_random_matches_sorted_reference },
 	{ "test_evq_heavy_cancellation_matches_naive", test_evq_heavy_cancellation_matches_naive },
+	{ "test_evq_peek_after_cancel_matches_naive", test_evq_peek_after_cancel_matches_naive },
 	CU_TEST_INFO_NULL,
 };
 

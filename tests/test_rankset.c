@@ -179,8 +179,9 @@ static void test_rankset_matches_sorted_array(void)
 }
 
 /* The same with the walk cut at depth 3, so most inserts and erases take the split
- * and merge fallback, and both paths mix in one set; cursors then run out of stack
- * and go on from the root. */
+ * and merge fallback, and both paths mix in one set; split and merge themselves
+ * then fall back to their recursive versions below that depth, and cursors run out
+ * of stack and go on from the root. */
 static void test_rankset_deep_path_fallback(void)
 {
 	int saved = rankset_test_path_max;
@@ -332,7 +333,129 @@ static void test_rankset_log_by_hand(void)
 	rs_log_fini(&s);
 }
 
+/* The directory of an rs_blocks against its blocks: sums before each block, first
+ * keys, sizes, and the bound on the block count. */
+static int blocks_consistent(const struct rs_blocks *s)
+{
+	int ok = s->nb <= 4 * s->size / RS_BLOCK + 1;
+	int64_t acc = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < s->nb; i++) {
+		const struct rs_blk *b = s->b[i];
+		ok &= b->n >= 1 && b->n <= RS_BLOCK && s->pre[i] == acc && same_key(s->first[i], b->e[0].key);
+		for (uint32_t j = 0; j < b->n; j++)
+			acc += b->e[j].w;
+		n += b->n;
+	}
+	return ok && n == s->size && acc == s->total && (!s->nb || s->pre[s->nb] == acc);
+}
+
+/* rs_blocks (srtf's running jobs) against the oracle: random inserts and erases with
+ * keys from a small range (ties of k common), up to 600 elements so blocks split and
+ * merge many times; after every operation each query at a random probe and bound
+ * (negative bounds: an overcommitted pool), and the directory's invariants. */
+static void test_rankset_blocks_match_sorted_array(void)
+{
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	static struct ref r;
+	size_t bad = 0, erased = 0, max_nb = 0;
+	for (unsigned long seed = 1; seed <= 20; seed++) {
+		gsl_rng_set(g, seed);
+		struct rs_blocks s;
+		rs_blocks_init(&s);
+		r.n = 0;
+		int grow = 1; /* phases of growth and shrinking */
+		for (int op = 0; op < 3000; op++) {
+			if (op % 500 == 0)
+				grow = !grow || op == 0;
+			struct rs_key k = { (int64_t)gsl_rng_uniform_int(g, 400) - 50,
+					    (uint32_t)gsl_rng_uniform_int(g, 8) };
+			if (gsl_rng_uniform_int(g, 10) < (grow ? 7u : 3u) && r.n < 600) {
+				if (ref_lower(&r, k) < r.n && same_key(r.key[ref_lower(&r, k)], k))
+					continue; /* keys are unique */
+				int64_t w = (int64_t)gsl_rng_uniform_int(g, 9); /* 0 too */
+				CU_ASSERT_EQUAL_FATAL(rs_blocks_insert(&s, k, w), 0);
+				ref_insert(&r, k, w);
+			} else {
+				if (r.n && gsl_rng_uniform_int(g, 4))
+					k = r.key[gsl_rng_uniform_int(g, r.n)]; /* one that is there */
+				int a = rs_blocks_erase(&s, k), b = ref_erase(&r, k);
+				bad += a != b;
+				erased += (size_t)b;
+			}
+			max_nb = s.nb > max_nb ? s.nb : max_nb;
+			bad += !blocks_consistent(&s) || s.size != r.n;
+			struct rs_key probe = { (int64_t)gsl_rng_uniform_int(g, 420) - 60,
+						(uint32_t)gsl_rng_uniform_int(g, 9) };
+			bad += rs_blocks_sum_below(&s, probe) != ref_sum_below(&r, probe);
+			for (int incl = 0; incl < 2; incl++) {
+				size_t i = 0;
+				while (i < r.n && (incl ? rs_key_lt(r.key[i], probe) : !rs_key_lt(probe, r.key[i])))
+					i++;
+				struct rs_key out;
+				int64_t w;
+				int got = rs_blocks_next(&s, probe, incl, &out, &w);
+				bad += got != (i < r.n) || (got && (!same_key(out, r.key[i]) || w != r.w[i]));
+			}
+			int64_t x = (int64_t)gsl_rng_uniform_int(g, 2600) - 10;
+			size_t i = 0;
+			int64_t run = 0;
+			while (i < r.n && run + r.w[i] <= x)
+				run += r.w[i++];
+			struct rs_key out;
+			int64_t w;
+			int got = rs_blocks_first_exceeding(&s, x, &out, &w);
+			bad += got != (i < r.n) || (got && (!same_key(out, r.key[i]) || w != r.w[i]));
+		}
+		rs_blocks_fini(&s);
+	}
+	CU_ASSERT_EQUAL(bad, 0);
+	CU_ASSERT(erased > 5000);           /* the erase path ran */
+	CU_ASSERT(max_nb >= 600 / RS_BLOCK); /* blocks split */
+	gsl_rng_free(g);
+}
+
+/* By hand, with RS_BLOCK 32: elements (i, i) of weight 1 for i = 1 .. 33; the 33rd
+ * finds the only block full and splits it into 1 .. 16 and 17 .. 32, then joins the
+ * upper half; (0, 0) of weight 0 joins the lower one (17 elements). Sum below
+ * (20, 0): 19 (1 .. 19); first exceeding 20: (21, 21), whose running sum is 21;
+ * exceeding -1: (0, 0); exceeding 33: none. Next after (16, 16): (17, 17), the upper
+ * block's first. Erasing 33 down to 17 never merges (the lower block holds 17, above
+ * RS_BLOCK / 2 = 16 with any other) and the last erase empties the upper block: one
+ * block is left, 17 elements of sum 16. */
+static void test_rankset_blocks_by_hand(void)
+{
+	struct rs_blocks s;
+	rs_blocks_init(&s);
+	CU_ASSERT_EQUAL(rs_blocks_sum_below(&s, (struct rs_key){ 5, 0 }), 0);
+	for (uint32_t i = 1; i <= RS_BLOCK + 1; i++)
+		CU_ASSERT_EQUAL_FATAL(rs_blocks_insert(&s, (struct rs_key){ i, i }, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(rs_blocks_insert(&s, (struct rs_key){ 0, 0 }, 0), 0);
+	CU_ASSERT_EQUAL(s.nb, 2);
+	CU_ASSERT_EQUAL(s.b[0]->n, RS_BLOCK / 2 + 1); /* 0 .. 16 */
+	CU_ASSERT_EQUAL(s.total, RS_BLOCK + 1);
+	CU_ASSERT_EQUAL(rs_blocks_sum_below(&s, (struct rs_key){ 20, 0 }), 19); /* 1 .. 19 */
+	struct rs_key out;
+	int64_t w;
+	CU_ASSERT(rs_blocks_first_exceeding(&s, 20, &out, &w) && out.k == 21 && w == 1);
+	CU_ASSERT(rs_blocks_first_exceeding(&s, -1, &out, &w) && out.k == 0 && w == 0);
+	CU_ASSERT(!rs_blocks_first_exceeding(&s, RS_BLOCK + 1, &out, &w));
+	CU_ASSERT(rs_blocks_next(&s, (struct rs_key){ 16, 16 }, 0, &out, &w) && out.k == 17);
+	CU_ASSERT(rs_blocks_next(&s, (struct rs_key){ 17, 17 }, 1, &out, &w) && out.k == 17);
+	CU_ASSERT(!rs_blocks_next(&s, (struct rs_key){ RS_BLOCK + 1, RS_BLOCK + 1 }, 0, &out, &w));
+	for (uint32_t i = RS_BLOCK + 1; i > RS_BLOCK / 2; i--)
+		CU_ASSERT_EQUAL(rs_blocks_erase(&s, (struct rs_key){ i, i }), 1);
+	CU_ASSERT_EQUAL(rs_blocks_erase(&s, (struct rs_key){ RS_BLOCK, RS_BLOCK }), 0);
+	CU_ASSERT_EQUAL(s.nb, 1);
+	CU_ASSERT_EQUAL(s.total, RS_BLOCK / 2);
+	CU_ASSERT_EQUAL(s.size, RS_BLOCK / 2 + 1);
+	CU_ASSERT(blocks_consistent(&s));
+	rs_blocks_fini(&s);
+}
+
 static CU_TestInfo rankset_tests[] = {
+	{ "test_rankset_blocks_match_sorted_array", test_rankset_blocks_match_sorted_array },
+	{ "test_rankset_blocks_by_hand", test_rankset_blocks_by_hand },
 	{ "test_rankset_log_matches_sorted_array", test_rankset_log_matches_sorted_array },
 	{ "test_rankset_log_by_hand", test_rankset_log_by_hand },
 	{ "test_rankset_cursor_by_hand", test_rankset_cursor_by_hand },
