@@ -555,20 +555,22 @@ static int by_idx(const void *a, const void *b)
  * set-up cost more than the sort there). Both orders are the same: keys are unique
  * (job indices; queue and entry number). Under las_test_plain every sort is qsort. */
 #define SMALL_SORT 16
-static void sort_ents(struct ent *v, size_t n)
-{
-	if (n > SMALL_SORT || las_test_plain) { /* plain: qsort always, the tests' oracle */
-		qsort(v, n, sizeof *v, by_idx);
-		return;
+#define DEFINE_SMALL_SORT(name, type, field, cmp)                                          \
+	static void name(type *v, size_t n)                                                \
+	{                                                                                  \
+		if (n > SMALL_SORT || las_test_plain) { /* plain: qsort always, the oracle */ \
+			qsort(v, n, sizeof *v, cmp);                                       \
+			return;                                                            \
+		}                                                                          \
+		for (size_t i = 1; i < n; i++) {                                           \
+			type x = v[i];                                                     \
+			size_t j = i;                                                      \
+			for (; j > 0 && v[j - 1].field > x.field; j--)                     \
+				v[j] = v[j - 1];                                           \
+			v[j] = x;                                                          \
+		}                                                                          \
 	}
-	for (size_t i = 1; i < n; i++) {
-		struct ent x = v[i];
-		size_t j = i;
-		for (; j > 0 && v[j - 1].idx > x.idx; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-}
+DEFINE_SMALL_SORT(sort_ents, struct ent, idx, by_idx)
 
 /* Applies every crossing due at now, in submit order as Tiresias' update loop. */
 static void apply_crossings(struct las *l, sim_time_t now)
@@ -773,20 +775,7 @@ static int by_key(const void *a, const void *b)
 }
 
 /* As sort_ents, by key. */
-static void sort_heap_ents(struct heap_ent *v, size_t n)
-{
-	if (n > SMALL_SORT || las_test_plain) { /* plain: qsort always, the tests' oracle */
-		qsort(v, n, sizeof *v, by_key);
-		return;
-	}
-	for (size_t i = 1; i < n; i++) {
-		struct heap_ent x = v[i];
-		size_t j = i;
-		for (; j > 0 && v[j - 1].key > x.key; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-}
+DEFINE_SMALL_SORT(sort_heap_ents, struct heap_ent, key, by_key)
 
 /* Kept jobs that do not run yet (this decision's, and earlier ones whose start did
  * not happen), in rank order (queue, then entry), into l->starts. */

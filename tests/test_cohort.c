@@ -1153,20 +1153,26 @@ static void test_cohort_afs_keys_match_naive_oracle(void)
 	gsl_rng_free(g);
 }
 
-/* Rule E13 (docs/kueue-rules.md) on random contended runs: memos that outlive
- * time, releases below their shortfall and monotone admissions decide exactly as
- * memos that end at every change (KQ_ORACLE_MEMO_GEN): the same job tables and
- * decision logs. Longer traces on fewer nodes than the oracle test above, so heads
- * wait through many changes; the rule must have answered some heads. */
-static void test_cohort_monotone_memos_match_gen_memos(void)
+/* 40 random contended runs, each with and without the monotone memos (against
+ * KQ_ORACLE_MEMO_GEN): the same job tables and decision logs, and the rule must have
+ * answered heads. fair: the preemption policy is drawn from fair sharing's
+ * strategies instead of diff_config's mix. */
+static void monotone_memos_against_gen(unsigned long seed_base, const char *prio_csv, int fair)
 {
+	static const char *const fair_preempts[] = {
+		"{\"name\": \"fair_sharing\"}",
+		"{\"name\": \"fair_sharing\", \"strategies\": [\"LessThanInitialShare\"]}",
+		"{\"name\": \"fair_sharing\", \"strategies\": [\"LessThanOrEqualToFinalShare\"]}",
+	};
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 	unsigned long hits = kq_test_mono_hits;
 	for (unsigned long seed = 1; seed <= 40; seed++) {
-		gsl_rng_set(g, 5000 + seed);
+		gsl_rng_set(g, seed_base + seed);
 		int n = 250 + (int)gsl_rng_uniform_int(g, 250);
 		struct diff_case dc;
-		diff_config(g, &dc, tu_write_file("diff_prio_mono.csv", "time_s,id,priority\n"));
+		diff_config(g, &dc, tu_write_file(prio_csv, "time_s,id,priority\n"));
+		if (fair)
+			dc.preempt = fair_preempts[gsl_rng_uniform_int(g, 3)];
 		dc.nodes = 2 + (uint32_t)gsl_rng_uniform_int(g, 2);
 		struct qrun runs[2];
 		for (int gen = 0; gen < 2; gen++) {
@@ -1183,37 +1189,20 @@ static void test_cohort_monotone_memos_match_gen_memos(void)
 	gsl_rng_free(g);
 }
 
+/* Rule E13 (docs/kueue-rules.md) on random contended runs: memos that outlive
+ * time, releases below their shortfall and monotone admissions decide exactly as
+ * memos that end at every change. Longer traces on fewer nodes than the oracle
+ * test above, so heads wait through many changes. */
+static void test_cohort_monotone_memos_match_gen_memos(void)
+{
+	monotone_memos_against_gen(5000, "diff_prio_mono.csv", 0);
+}
+
 /* Rule E14: the same under fair sharing, its strategies drawn (Kueue's default pair,
- * or one alone), on the same kind of runs; the rule must have answered heads. */
+ * or one alone). */
 static void test_cohort_fair_monotone_memos_match_gen_memos(void)
 {
-	static const char *const fair[] = {
-		"{\"name\": \"fair_sharing\"}",
-		"{\"name\": \"fair_sharing\", \"strategies\": [\"LessThanInitialShare\"]}",
-		"{\"name\": \"fair_sharing\", \"strategies\": [\"LessThanOrEqualToFinalShare\"]}",
-	};
-	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
-	unsigned long hits = kq_test_mono_hits;
-	for (unsigned long seed = 1; seed <= 40; seed++) {
-		gsl_rng_set(g, 7000 + seed);
-		int n = 250 + (int)gsl_rng_uniform_int(g, 250);
-		struct diff_case dc;
-		diff_config(g, &dc, tu_write_file("diff_prio_fmono.csv", "time_s,id,priority\n"));
-		dc.preempt = fair[gsl_rng_uniform_int(g, 3)];
-		dc.nodes = 2 + (uint32_t)gsl_rng_uniform_int(g, 2);
-		struct qrun runs[2];
-		for (int gen = 0; gen < 2; gen++) {
-			kq_test_oracle = gen ? KQ_ORACLE_MEMO_GEN : KQ_TEST_COUNT_MONO;
-			qrun(&runs[gen], diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
-		}
-		kq_test_oracle = 0;
-		assert_same_jobs(&runs[0], &runs[1], seed, dc.quota);
-		diff_decisions_equal(sim_engine_decisions(runs[0].e), sim_engine_decisions(runs[1].e));
-		qrun_free(&runs[0]);
-		qrun_free(&runs[1]);
-	}
-	CU_ASSERT(kq_test_mono_hits > hits);
-	gsl_rng_free(g);
+	monotone_memos_against_gen(7000, "diff_prio_fmono.csv", 1);
 }
 
 static CU_TestInfo cohort_tests[] = {
