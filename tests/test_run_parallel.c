@@ -645,18 +645,8 @@ static const char *write_single(const char *name, const char *trace, int nodes)
  * or in place; log: --log (NULL: none). Returns its result. */
 static int run_api(const char *cfg_path, const char *out, const char *log, int via_parts)
 {
-	struct sim_diag diag;
-	sim_diag_init(&diag, 20);
-	struct exp_config *cfg = NULL;
-	int rc = exp_config_load(cfg_path, &cfg, &diag);
 	struct exp_run_opts opts = { .output = out, .quiet = 1, .log_path = log, .via_parts = via_parts };
-	if (!rc)
-		rc = exp_run_config(cfg, &opts, &diag);
-	if (rc)
-		sim_diag_print(&diag, stderr);
-	exp_config_destroy(cfg);
-	sim_diag_fini(&diag);
-	return rc;
+	return tu_run_config_opts(cfg_path, &opts);
 }
 
 /* The stored bytes and filter masks of every chunk of every column of

@@ -256,13 +256,18 @@ size_t tu_reason_count(const struct trace_import_result *r, const char *name)
 
 int tu_run_config(const char *config_path, const char *out, const struct real_opts *real)
 {
+	struct exp_run_opts opts = { .output = out, .quiet = 1, .real = real };
+	return tu_run_config_opts(config_path, &opts);
+}
+
+int tu_run_config_opts(const char *config_path, const struct exp_run_opts *opts)
+{
 	struct sim_diag diag;
 	sim_diag_init(&diag, 20);
 	struct exp_config *cfg = NULL;
 	int rc = exp_config_load(config_path, &cfg, &diag);
-	struct exp_run_opts opts = { .output = out, .quiet = 1, .real = real };
 	if (!rc)
-		rc = exp_run_config(cfg, &opts, &diag);
+		rc = exp_run_config(cfg, opts, &diag);
 	if (rc)
 		sim_diag_print(&diag, stderr);
 	exp_config_destroy(cfg);

@@ -57,6 +57,9 @@ struct real_opts;
  * simulated (real NULL) or in real mode (gpu_exec/drv_real.h). Errors are printed.
  * Returns exp_run_config's result. */
 int tu_run_config(const char *config_path, const char *out, const struct real_opts *real);
+/* The same with the caller's run options (output, log, the one-run path, ...). */
+struct exp_run_opts;
+int tu_run_config_opts(const char *config_path, const struct exp_run_opts *opts);
 
 /* The real-mode fixture of the real and report_real suites: tests/data/real/preempt.json
  * (4 jobs on 2 GPUs, j1 preempted at 50 s) simulated into SIM_OUT, then run for real
