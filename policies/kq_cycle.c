@@ -546,8 +546,8 @@ static uint64_t class_digest(const struct kq_sched *s, struct kq_wl *wl)
 unsigned long kq_test_mono_hits;
 
 /* Has a queue of root's tree reached a share of at least at->pnew (above it, with
- * pnew_eq) at an admission since the stamp (docs/kueue-rules.md E14)? The first entry of the rise stack after
- * the stamp holds the highest share reached since. */
+ * pnew_eq) at an admission since the stamp (docs/kueue-rules.md E14)? The first
+ * entry of the rise stack after the stamp holds the highest share reached since. */
 static int share_rose_to(const struct kq_node *root, const struct kq_stamp *at)
 {
 	uint32_t lo = 0, hi = root->n_rise;
