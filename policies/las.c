@@ -237,14 +237,12 @@ static void las_fini(struct sim_policy *pol)
 
 static void arr_push(struct las *l, struct arr *a, uint32_t idx, uint32_t seq)
 {
-	if (a->n == a->cap) { /* sim_grow is a call: only when full */
-		struct ent *nv = sim_grow(a->v, &a->cap, a->n, sizeof *nv, 64);
-		if (!nv) {
-			l->oom = 1;
-			return;
-		}
-		a->v = nv;
+	struct ent *nv = sim_grow(a->v, &a->cap, a->n, sizeof *nv, 64);
+	if (!nv) {
+		l->oom = 1;
+		return;
 	}
+	a->v = nv;
 	a->v[a->n++] = (struct ent){ idx, seq };
 }
 
@@ -255,14 +253,12 @@ static int heap_before(const struct heap_ent *a, const struct heap_ent *b)
 
 static void heap_push(struct las *l, struct heap *h, struct heap_ent e)
 {
-	if (h->n == h->cap) { /* sim_grow is a call: only when full */
-		struct heap_ent *nv = sim_grow(h->v, &h->cap, h->n, sizeof *nv, 64);
-		if (!nv) {
-			l->oom = 1;
-			return;
-		}
-		h->v = nv;
+	struct heap_ent *nv = sim_grow(h->v, &h->cap, h->n, sizeof *nv, 64);
+	if (!nv) {
+		l->oom = 1;
+		return;
 	}
+	h->v = nv;
 	size_t i = h->n++;
 	for (; i > 0 && heap_before(&e, &h->v[(i - 1) / 2]); i = (i - 1) / 2)
 		h->v[i] = h->v[(i - 1) / 2];
@@ -272,14 +268,12 @@ static void heap_push(struct las *l, struct heap *h, struct heap_ent e)
 /* Appends without ordering (a plain array of entries, sorted by the caller). */
 static void heap_push_back(struct las *l, struct heap *h, struct heap_ent e)
 {
-	if (h->n == h->cap) { /* sim_grow is a call: only when full */
-		struct heap_ent *nv = sim_grow(h->v, &h->cap, h->n, sizeof *nv, 64);
-		if (!nv) {
-			l->oom = 1;
-			return;
-		}
-		h->v = nv;
+	struct heap_ent *nv = sim_grow(h->v, &h->cap, h->n, sizeof *nv, 64);
+	if (!nv) {
+		l->oom = 1;
+		return;
 	}
+	h->v = nv;
 	h->v[h->n++] = e;
 }
 

@@ -160,13 +160,11 @@ static void srtf_on_stop(struct sim_policy *pol, const struct sim_view *v, const
 
 static int push(uint32_t **a, size_t *n, size_t *cap, uint32_t x)
 {
-	if (*n == *cap) { /* sim_grow is a call: only when full */
-		uint32_t *na = sim_grow(*a, cap, *n, sizeof *na, 64);
-		if (!na)
-			return -SIM_ENOMEM;
-		*a = na;
-	}
-	(*a)[(*n)++] = x;
+	uint32_t *na = sim_grow(*a, cap, *n, sizeof *na, 64);
+	if (!na)
+		return -SIM_ENOMEM;
+	*a = na;
+	na[(*n)++] = x;
 	return 0;
 }
 

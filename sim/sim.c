@@ -203,7 +203,7 @@ void sim_qty_format(sim_qty_t q, char *buf, size_t n)
 	snprintf(buf, n, "%s%llu.%s", sign, (unsigned long long)ip, frac);
 }
 
-void *sim_grow(void *v, size_t *cap, size_t n, size_t elem, size_t first)
+void *sim_grow_slow(void *v, size_t *cap, size_t n, size_t elem, size_t first)
 {
 	if (n < *cap)
 		return v;

@@ -97,7 +97,12 @@ int sim_time_parse_s(const char *s, size_t len, sim_time_t *out);
  * elements of `elem` bytes: returns v when there is room, else v reallocated to
  * twice the capacity (`first` elements the first time) with *cap updated, or NULL
  * when out of memory (v and *cap unchanged). */
-void *sim_grow(void *v, size_t *cap, size_t n, size_t elem, size_t first);
+void *sim_grow_slow(void *v, size_t *cap, size_t n, size_t elem, size_t first);
+/* Inline: the common case (room left) costs a compare, not a call, on hot paths. */
+static inline void *sim_grow(void *v, size_t *cap, size_t n, size_t elem, size_t first)
+{
+	return n < *cap ? v : sim_grow_slow(v, cap, n, elem, first);
+}
 /* rel resolved against the folder of file (a config naming a trace or a side CSV);
  * an absolute rel is kept. Malloc'd (caller frees), or NULL on no memory. */
 char *sim_path_beside(const char *file, const char *rel);
