@@ -1751,6 +1751,51 @@ static int lt_initial(struct share p, struct share o, struct share n)
 	return share_lt(p, o, 0);
 }
 
+/* The highest share (in share_lt's order) among root's children other than qp; 0 if
+ * it has none. The two highest are kept per root while usage, quotas and weights are
+ * unchanged (kq_sched.usage_ver and gen), so a pass of refusals reads them instead of
+ * every child's share: E2's "every other share is 0 or below p_new" is "the highest
+ * is", the order being a total preorder. */
+static struct share highest_other_share(struct kq_sched *s, int root, int qp)
+{
+	struct kq_node *r = &s->nodes[root];
+	if (r->top_uver != s->usage_ver || r->top_gen != s->gen) {
+		struct share best[2] = { { 0, 0 }, { 0, 0 } };
+		int32_t who[2] = { -1, -1 };
+		for (size_t k = 0; k < r->n_children; k++) {
+			int ch = r->children[k];
+			struct share sh = node_share(s, ch);
+			if (who[0] < 0 || share_lt(best[0], sh, 0)) {
+				best[1] = best[0];
+				who[1] = who[0];
+				best[0] = sh;
+				who[0] = ch;
+			} else if (who[1] < 0 || share_lt(best[1], sh, 0)) {
+				best[1] = sh;
+				who[1] = ch;
+			}
+		}
+		for (int i = 0; i < 2; i++) {
+			r->top_v[i] = best[i].v;
+			r->top_u[i] = best[i].unweighted;
+			r->top_q[i] = who[i];
+		}
+		r->top_uver = s->usage_ver;
+		r->top_gen = s->gen;
+	}
+	int i = r->top_q[0] == qp ? 1 : 0;
+	struct share m = { r->top_q[i] >= 0 ? r->top_v[i] : 0, r->top_q[i] >= 0 ? r->top_u[i] : 0 };
+	return m;
+}
+
+/* E2's test on the other children: is every share of root's children other than qp
+ * 0 or below p_new? *m: the highest of them. */
+static int others_below(struct kq_sched *s, int root, int qp, struct share p_new, struct share *m)
+{
+	*m = highest_other_share(s, root, qp);
+	return m->v == 0 || share_lt(*m, p_new, 0);
+}
+
 /* Is it certain, before any trial, that no victim set exists because no target can
  * pass a share rule? Only in the plain case: the preemptor's queue hangs off the
  * root, it borrows on a contested flavor-resource (so no take is a plain reclaim)
@@ -1772,17 +1817,8 @@ static int no_share_target(struct fair_ctx *x)
 			borrows = 1;
 	if (!borrows || queue_has_cand(x, qp))
 		return 0;
-	struct share p_new = node_share(s, qp);
-	const struct kq_node *root = &s->nodes[parent];
-	for (size_t k = 0; k < root->n_children; k++) {
-		int ch = root->children[k];
-		if (ch == qp)
-			continue;
-		struct share t_old = node_share(s, ch);
-		if (t_old.v != 0 && !share_lt(t_old, p_new, 0))
-			return 0;
-	}
-	return 1;
+	struct share m;
+	return others_below(s, parent, qp, node_share(s, qp), &m);
 }
 
 /* The nomination stays monotone after a refusal by no_share_target while every
@@ -2163,43 +2199,6 @@ static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const in
 	return fits;
 }
 
-/* The highest share (in share_lt's order) among root's children other than qp; 0 if
- * it has none. The two highest are kept per root while usage, quotas and weights are
- * unchanged (kq_sched.usage_ver and gen), so a pass of refusals reads them instead of
- * every child's share: E2's "every other share is 0 or below p_new" is "the highest
- * is", the order being a total preorder. */
-static struct share highest_other_share(struct kq_sched *s, int root, int qp)
-{
-	struct kq_node *r = &s->nodes[root];
-	if (r->top_uver != s->usage_ver || r->top_gen != s->gen) {
-		struct share best[2] = { { 0, 0 }, { 0, 0 } };
-		int32_t who[2] = { -1, -1 };
-		for (size_t k = 0; k < r->n_children; k++) {
-			int ch = r->children[k];
-			struct share sh = node_share(s, ch);
-			if (who[0] < 0 || share_lt(best[0], sh, 0)) {
-				best[1] = best[0];
-				who[1] = who[0];
-				best[0] = sh;
-				who[0] = ch;
-			} else if (who[1] < 0 || share_lt(best[1], sh, 0)) {
-				best[1] = sh;
-				who[1] = ch;
-			}
-		}
-		for (int i = 0; i < 2; i++) {
-			r->top_v[i] = best[i].v;
-			r->top_u[i] = best[i].unweighted;
-			r->top_q[i] = who[i];
-		}
-		r->top_uver = s->usage_ver;
-		r->top_gen = s->gen;
-	}
-	int i = r->top_q[0] == qp ? 1 : 0;
-	struct share m = { r->top_q[i] >= 0 ? r->top_v[i] : 0, r->top_q[i] >= 0 ? r->top_u[i] : 0 };
-	return m;
-}
-
 /* Own queue qp certainly offers no candidate to pre: it is no source, or no running
  * job of it in a priority band its within_queue policy allows holds a contested
  * flavor-resource. 0 = it may (the search's own test decides). */
@@ -2235,8 +2234,8 @@ static int quick_share_refusal(struct kq_sched *s, const struct kq_wl *pre, cons
 	if (!borrows || !own_offers_none(s, pre, contested))
 		return 0;
 	p_new->v = kq_drs(s, qp, req_fr, &p_new->unweighted);
-	struct share m = highest_other_share(s, parent, qp);
-	if (m.v == 0 || share_lt(m, *p_new, 0))
+	struct share m;
+	if (others_below(s, parent, qp, *p_new, &m))
 		return 1;
 	/* One resource and one contested flavor-resource: every candidate of a target uses
 	 * it and the target borrows on it (else it is no source), so taking any candidate
