@@ -223,6 +223,8 @@ static int ts_reserve(struct sim_timeseries *ts)
 	if (ts->n < ts->cap)
 		return 0;
 	size_t ncap = ts->cap ? ts->cap * 2 : 1024;
+	if (ncap > ts->max_rows && ts->max_rows > ts->n)
+		ncap = ts->max_rows; /* it is thinned there, never longer */
 	double **cols[] = { &ts->t_s, &ts->gpus_busy, &ts->jobs_queued, &ts->jobs_running };
 	for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) {
 		double *nc = realloc(*cols[i], ncap * sizeof **cols[i]);
@@ -316,6 +318,14 @@ static void ts_sample_queues(struct sim_engine *e, size_t i)
 		u[q] = (double)e->qacct[q].gpus / SIM_MILLI;
 }
 
+size_t sim_ts_max_rows(size_t n_queues)
+{
+	size_t rows = n_queues ? SIM_TS_MAX_QUEUE_CELLS / n_queues : SIM_TS_MAX_SAMPLES;
+	if (rows > SIM_TS_MAX_SAMPLES)
+		rows = SIM_TS_MAX_SAMPLES;
+	return rows < SIM_TS_MIN_SAMPLES ? SIM_TS_MIN_SAMPLES : rows;
+}
+
 /* Records the state in force for every grid time in [e->next_sample, until). */
 static int ts_sample_until(struct sim_engine *e, sim_time_t until)
 {
@@ -323,7 +333,7 @@ static int ts_sample_until(struct sim_engine *e, sim_time_t until)
 		return 0;
 	while (e->next_sample < until) {
 		struct sim_timeseries *ts = &e->ts;
-		if (ts->n == SIM_TS_MAX_SAMPLES)
+		if (ts->n == ts->max_rows)
 			ts_thin(e);
 		if (e->next_sample >= until)
 			break;
@@ -584,6 +594,7 @@ struct sim_engine *sim_engine_create(const struct sim_engine_params *p)
 	}
 	e->ts.n_flavors = sim_cluster_n_flavors(p->cluster);
 	e->ts.n_queues = p->trace->n_queues;
+	e->ts.max_rows = sim_ts_max_rows(e->ts.n_queues);
 	size_t nq = p->trace->n_queues ? p->trace->n_queues : 1;
 	e->qacct = calloc(nq, sizeof *e->qacct);
 	e->order_gen_q = calloc(nq, sizeof *e->order_gen_q);

@@ -80,11 +80,18 @@ void sim_driver_virtual_fini(struct sim_driver *drv);
 
 /* Sampled time series, one row per sample time (step function: the state in force
  * from that time on), at times 0, step, 2 step... busy_gpu_by_flavor is row-major
- * [n][n_flavors]. When a run would record more than SIM_TS_MAX_SAMPLES rows, every
+ * [n][n_flavors]. When a run would record more than sim_ts_max_rows rows, every
  * other row is dropped and the step doubles, as often as needed. */
 #define SIM_TS_MAX_SAMPLES 20000
+/* A row holds 4 doubles a queue, so with many queues rows are capped by cells too:
+ * at most SIM_TS_MAX_QUEUE_CELLS queue-rows (64 MB of doubles), never fewer than
+ * SIM_TS_MIN_SAMPLES rows. Up to 100 queues the cap is SIM_TS_MAX_SAMPLES. */
+#define SIM_TS_MAX_QUEUE_CELLS 2000000
+#define SIM_TS_MIN_SAMPLES 2000
+size_t sim_ts_max_rows(size_t n_queues);
 struct sim_timeseries {
 	size_t n, cap, n_flavors, n_queues;
+	size_t max_rows;          /* sim_ts_max_rows(n_queues) */
 	double *t_s;
 	double *gpus_busy;        /* GPUs allocated, all flavors */
 	double *jobs_queued;

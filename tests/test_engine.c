@@ -254,6 +254,68 @@ static void test_engine_any_flavor_job_keeps_flavor(void)
 	sim_trace_destroy(t);
 }
 
+/* The row cap by queue count: 20,000 up to 100 queues, then 2,000,000 queue-rows
+ * (4,000 rows at 500 queues), never under 2,000 rows. */
+static void test_engine_timeseries_row_cap(void)
+{
+	CU_ASSERT_EQUAL(sim_ts_max_rows(0), 20000);
+	CU_ASSERT_EQUAL(sim_ts_max_rows(20), 20000);
+	CU_ASSERT_EQUAL(sim_ts_max_rows(100), 20000);
+	CU_ASSERT_EQUAL(sim_ts_max_rows(101), 19801);
+	CU_ASSERT_EQUAL(sim_ts_max_rows(500), 4000);
+	CU_ASSERT_EQUAL(sim_ts_max_rows(1000), 2000);
+	CU_ASSERT_EQUAL(sim_ts_max_rows(5000), 2000);
+}
+
+/* With 501 queues a long run keeps at most 3,992 rows, evenly spaced over the
+ * whole run, each queue's usage still recorded. */
+static void test_engine_timeseries_thinned_by_queues(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	char q[16];
+	for (int i = 0; i < 500; i++) {
+		snprintf(q, sizeof q, "q%d", i);
+		size_t row = tu_trace_add(t, i ? "short" : "long", 0, i ? 10 : 1e7, G(1), "f", 0);
+		t->jobs[row].queue = sim_trace_intern_queue(t, q);
+	}
+	tu_trace_finish(t);
+	CU_ASSERT_EQUAL_FATAL(t->n_queues, 501); /* with "default" */
+	struct sim_cluster *c = tu_cluster(1, 8, 1.0, SIM_PLACE_BEST_FIT);
+	struct sim_diag d;
+	sim_diag_init(&d, 20);
+	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, c, &d), 0);
+	struct sim_driver drv;
+	sim_driver_virtual_init(&drv);
+	struct sim_policy pol = { .ops = &fifo_policy_ops };
+	struct sim_engine_params ep = { .trace = t, .cluster = c, .driver = drv, .sample_ns = SIM_NS_PER_S };
+	ep.policies[SIM_FAM_ORDER] = &pol;
+	struct sim_engine *e = sim_engine_create(&ep);
+	struct sim_policy_env env = { .view = sim_engine_view(e), .file = "t", .json_path = "$" };
+	CU_ASSERT_EQUAL_FATAL(sim_policy_create(&pol, &fifo_policy_ops, &env, NULL, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_engine_run(e), 0);
+	const struct sim_timeseries *ts = sim_engine_timeseries(e);
+	CU_ASSERT(ts->n <= 3992 && ts->n >= 1996);
+	double step = ts->t_s[1] - ts->t_s[0];
+	CU_ASSERT(step >= 1e7 / 3992);
+	CU_ASSERT(ts->t_s[ts->n - 1] >= 1e7 - step && ts->t_s[ts->n - 1] <= 1e7);
+	int q0 = -1; /* the long job's queue holds 1 GPU in the last row, the others none */
+	for (size_t k = 0; k < t->n_queues; k++)
+		if (strcmp(t->queues[k], "q0") == 0)
+			q0 = (int)k;
+	CU_ASSERT_FATAL(q0 >= 0);
+	double last_sum = 0;
+	for (size_t k = 0; k < ts->n_queues; k++)
+		last_sum += ts->q_usage[(ts->n - 1) * ts->n_queues + k];
+	CU_ASSERT_DOUBLE_EQUAL(ts->q_usage[(ts->n - 1) * ts->n_queues + (size_t)q0], 1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(last_sum, 1, 1e-9);
+	sim_policy_destroy(&pol);
+	sim_engine_destroy(e);
+	sim_driver_virtual_fini(&drv);
+	sim_cluster_destroy(c);
+	sim_diag_fini(&d);
+	sim_trace_destroy(t);
+}
+
 /* A run far longer than the sample step keeps at most SIM_TS_MAX_SAMPLES rows, evenly
  * spaced from 0, covering the whole run (it used to keep one row a step: 10^7 here). */
 static void test_engine_timeseries_thinned(void)
@@ -529,6 +591,8 @@ static CU_TestInfo engine_tests[] = {
 	{ "test_engine_golden_log_priority", test_engine_golden_log_priority },
 	{ "test_engine_golden_log_backfill", test_engine_golden_log_backfill },
 	{ "test_engine_timeseries_thinned", test_engine_timeseries_thinned },
+	{ "test_engine_timeseries_row_cap", test_engine_timeseries_row_cap },
+	{ "test_engine_timeseries_thinned_by_queues", test_engine_timeseries_thinned_by_queues },
 	{ "test_engine_scaled_runtime_bounded", test_engine_scaled_runtime_bounded },
 	{ "test_engine_any_flavor_job_keeps_flavor", test_engine_any_flavor_job_keeps_flavor },
 	{ "test_engine_fifo_hand_computed", test_engine_fifo_hand_computed },
