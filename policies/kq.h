@@ -94,6 +94,7 @@ struct kq_queue_cfg {
  * request fit by at most x more. gen 0 = no memo. */
 struct kq_stamp {
 	uint64_t gen, mgen, madd;
+	uint64_t igen;        /* kq_sched.igen, for an answer of its own queue (own) */
 	sim_qty_t short_by;
 	/* What the tree had freed when it was made: with fr >= 0 (the one
 	 * flavor-resource every test of the answer read, in a queue without a borrowing
@@ -109,6 +110,10 @@ struct kq_stamp {
 	int32_t fr;
 	uint8_t mono;
 	uint8_t pnew_eq;      /* the other shares may also equal pnew (E15's single-resource case) */
+	/* E16: the answer read only its own queue and the root's usage on fr (>= 0):
+	 * base is then the root's kq_node.usage[fr], and it holds while igen and madd
+	 * are unchanged and the root's usage fell by less than short_by. */
+	uint8_t own;
 };
 
 /* A shortfall no release by other queues can close (a quota-only answer). */
@@ -295,7 +300,11 @@ struct kq_sched {
 	uint64_t mgen;            /* bumped with gen at every change except an admission that
 				   * no monotone memo of another queue can notice (E13);
 				   * starts at 1 */
+	uint64_t igen;            /* bumped only by kq_invalidate (a quota, weight, setting or
+				   * priority change): what an answer of E16 reads besides its
+				   * own queue and the root's usage; starts at 1 */
 	int nom_mono;             /* during a fresh nomination: still monotone (kq_cycle.c) */
+	int nom_own;              /* ... and read only its own queue and the root's usage (E16) */
 	sim_qty_t nom_short;      /* during a fresh nomination: the least shortfall seen (E13) */
 	double nom_pnew_v, nom_pnew_u; /* ... the least share a fair-sharing refusal needs
 					* every other queue to stay below (E14); v < 0: none */
@@ -334,10 +343,14 @@ enum {
 	 * kq_test_mono_hits (off: no shared counter written on the decision path, which
 	 * parallel sweeps run on several threads). */
 	KQ_TEST_COUNT_MONO = 256,
+	/* Rule E16 off: a monotone classical memo keeps E13's conditions even when its
+	 * answer read only its own queue (tests of E13 alone). */
+	KQ_ORACLE_NO_OWN_MEMO = 512,
 };
 extern int kq_test_oracle;
 extern int kq_test_bound_checks, kq_test_bound_mismatches;
 extern unsigned long kq_test_mono_hits; /* under KQ_TEST_COUNT_MONO (tests read it) */
+extern unsigned long kq_test_own_hits;  /* ... of them, by rule E16 */
 
 /* ---- building ---- */
 struct kq_sched *kq_create(int n_res, const char (*res_names)[SIM_NAME_MAX], int n_flavors,

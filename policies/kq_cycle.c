@@ -543,7 +543,7 @@ static uint64_t class_digest(const struct kq_sched *s, struct kq_wl *wl)
 	return (wl->digest ^ (wl->no_preempt ? 0x9e3779b97f4a7c14ull : 0)) | 1;
 }
 
-unsigned long kq_test_mono_hits;
+unsigned long kq_test_mono_hits, kq_test_own_hits;
 
 /* Has a queue of root's tree reached a share of at least at->pnew (above it, with
  * pnew_eq) at an admission since the stamp (docs/kueue-rules.md E14)? The first
@@ -574,6 +574,15 @@ static int stamp_live(const struct kq_sched *s, int queue, const struct kq_stamp
 		return 1;
 	const struct kq_node *q = &s->nodes[queue];
 	const struct kq_node *root = &s->nodes[q->root];
+	if (at->own) { /* E16: only its own queue and the root's usage were read */
+		int live = at->mono && at->igen == s->igen && at->madd == q->madd &&
+			   at->base - root->usage[at->fr] < at->short_by;
+		if (kq_test_oracle & KQ_TEST_COUNT_MONO) {
+			kq_test_mono_hits += live;
+			kq_test_own_hits += live;
+		}
+		return live;
+	}
 	sim_qty_t since = (at->fr >= 0 ? root->freed[at->fr] : root->released) - at->base;
 	int live = at->mono && at->mgen == s->mgen && at->madd == q->madd && since < at->short_by &&
 		   (at->pnew_v < 0 || !share_rose_to(root, at));
@@ -588,11 +597,21 @@ static struct kq_stamp stamp_now(const struct kq_sched *s, int queue, int mono, 
 {
 	const struct kq_node *q = &s->nodes[queue], *root = &s->nodes[q->root];
 	int32_t fr = s->nom_fr >= 0 && q->borrow_limit[s->nom_fr] == KQ_UNSET ? s->nom_fr : -1;
-	return (struct kq_stamp){ s->gen,          s->mgen,         q->madd,
-				  s->nom_short,    fr >= 0 ? root->freed[fr] : root->released,
-				  now,             s->nom_pnew_v,   s->nom_pnew_u,
-				  root->rise_seq,  fr,              (uint8_t)mono,
-				  (uint8_t)s->nom_pnew_eq };
+	int own = mono && s->nom_own && fr >= 0;
+	return (struct kq_stamp){ .gen = s->gen,
+				  .mgen = s->mgen,
+				  .madd = q->madd,
+				  .igen = s->igen,
+				  .short_by = s->nom_short,
+				  .base = own ? root->usage[fr] : fr >= 0 ? root->freed[fr] : root->released,
+				  .now = now,
+				  .pnew_v = s->nom_pnew_v,
+				  .pnew_u = s->nom_pnew_u,
+				  .rise = root->rise_seq,
+				  .fr = fr,
+				  .mono = (uint8_t)mono,
+				  .pnew_eq = (uint8_t)s->nom_pnew_eq,
+				  .own = (uint8_t)own };
 }
 
 /* The live class memo of wl's queue that answers wl now, or NULL. */
@@ -767,6 +786,8 @@ static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct
 		return 0;
 	}
 	s->nom_mono = mono_eligible(s, wl);
+	/* hopeless_classical clears it when other queues were read */
+	s->nom_own = s->nom_mono && !s->fair && !(kq_test_oracle & KQ_ORACLE_NO_OWN_MEMO);
 	s->nom_short = KQ_SHORT_INF;
 	s->nom_fr = -1;
 	s->nom_pnew_v = -1;

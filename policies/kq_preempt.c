@@ -910,6 +910,40 @@ static void bound_walk(struct kq_sched *s, struct nested_bound *nb, int n)
 		bound_walk(s, nb, nd->children[k]);
 }
 
+/* The key of a flat bound with one contested fr: what the attempt may take from
+ * the other queues. */
+static struct bound_key flat_key(const struct kq_sched *s, const struct kq_wl *pre, int root, int fr,
+				 int allow_borrow, int advantage)
+{
+	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
+	struct bound_key k = { .root = root, .fr = fr, .kind = BK_CAPPED, .policy = cfg->reclaim,
+			       .prio = pre->priority };
+	if (allow_borrow && !advantage && cfg->bwc && cfg->reclaim != KQ_NEVER) {
+		k.kind = BK_BWC;
+		k.policy = 0;
+		k.has_thr = cfg->bwc_has_threshold;
+		k.thr = cfg->bwc_has_threshold ? cfg->bwc_threshold : 0;
+	} else if (allow_borrow && !advantage) {
+		k.policy = KQ_NEVER; /* ReclaimWithoutBorrowing victims are not valid when borrowing */
+	}
+	return k;
+}
+
+/* Does the flat bound of this attempt take nothing from other queues whatever their
+ * state (root_take's early answer), so that it reads only the preemptor's own queue
+ * and the root's usage? */
+static int flat_bound_reads_own_only(const struct kq_sched *s, const struct kq_wl *pre, const uint8_t *contested,
+				     int allow_borrow, int advantage)
+{
+	if ((kq_test_oracle & KQ_ORACLE_BOUND_BOOKED) || !kq_flat_tree(s, pre->queue))
+		return 0;
+	int one = single_contested(s, contested);
+	if (one < 0)
+		return 0;
+	struct bound_key k = flat_key(s, pre, s->nodes[pre->queue].root, one, allow_borrow, advantage);
+	return k.kind != BK_BWC && k.policy == KQ_NEVER;
+}
+
 /* One attempt's bound as a shortfall (bound_end's): <= 0 when victims might make room. */
 static sim_qty_t attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
 				    const uint8_t *contested, int allow_borrow, int advantage, int try_flat)
@@ -920,16 +954,7 @@ static sim_qty_t attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre,
 	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
 	int one = b.flat ? single_contested(s, contested) : -1;
 	if (one >= 0) {
-		struct bound_key k = { .root = b.root, .fr = one, .kind = BK_CAPPED, .policy = cfg->reclaim,
-				       .prio = pre->priority };
-		if (allow_borrow && !advantage && cfg->bwc && cfg->reclaim != KQ_NEVER) {
-			k.kind = BK_BWC;
-			k.policy = 0;
-			k.has_thr = cfg->bwc_has_threshold;
-			k.thr = cfg->bwc_has_threshold ? cfg->bwc_threshold : 0;
-		} else if (allow_borrow && !advantage) {
-			k.policy = KQ_NEVER; /* ReclaimWithoutBorrowing victims are not valid when borrowing */
-		}
+		struct bound_key k = flat_key(s, pre, b.root, one, allow_borrow, advantage);
 		return flat_bound_by_sums(s, &b, pre, flavor, one, &k, cfg->within, allow_borrow);
 	}
 	struct nested_bound nb = { .pre = pre, .contested = contested, .allow_borrow = allow_borrow,
@@ -1006,6 +1031,11 @@ static int hopeless_classical(struct kq_sched *s, const struct kq_wl *pre, const
 		if (pre->req[r] > 0 && flavor[r] >= 0)
 			fr = fr == -1 ? kq_fr(s, flavor[r], r) : -2;
 	kq_note_shortfall(s, fr, with_borrow < without ? with_borrow : without);
+	/* E16: the attempt without borrowing fails on the queue's own quota, and the
+	 * one with borrowing takes only from the queue itself: other queues were not
+	 * read, only the root's usage. */
+	if (without < KQ_SHORT_INF || !flat_bound_reads_own_only(s, pre, contested, 1, advantage))
+		s->nom_own = 0;
 	return 1;
 }
 

@@ -65,6 +65,7 @@ struct kq_sched *kq_create(int n_res, const char (*res_names)[SIM_NAME_MAX], int
 		return NULL;
 	s->gen = 1;
 	s->mgen = 1;
+	s->igen = 1;
 	s->n_res = n_res;
 	s->n_flavors = n_flavors;
 	s->n_fr = n_res * n_flavors;
@@ -499,6 +500,7 @@ void kq_invalidate(struct kq_sched *s)
 {
 	s->gen++;
 	s->mgen++;
+	s->igen++;
 }
 
 /* Can admitting wl leave every monotone memo of another queue true

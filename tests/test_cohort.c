@@ -1165,7 +1165,7 @@ static void monotone_memos_against_gen(unsigned long seed_base, const char *prio
 		"{\"name\": \"fair_sharing\", \"strategies\": [\"LessThanOrEqualToFinalShare\"]}",
 	};
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
-	unsigned long hits = kq_test_mono_hits;
+	unsigned long hits = kq_test_mono_hits, own_hits = kq_test_own_hits;
 	for (unsigned long seed = 1; seed <= 40; seed++) {
 		gsl_rng_set(g, seed_base + seed);
 		int n = 250 + (int)gsl_rng_uniform_int(g, 250);
@@ -1186,6 +1186,8 @@ static void monotone_memos_against_gen(unsigned long seed_base, const char *prio
 		qrun_free(&runs[1]);
 	}
 	CU_ASSERT(kq_test_mono_hits > hits);
+	if (!fair) /* and rule E16 (classical memos that read only their own queue) did */
+		CU_ASSERT(kq_test_own_hits > own_hits);
 	gsl_rng_free(g);
 }
 

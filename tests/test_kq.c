@@ -826,9 +826,114 @@ static int fresh_inadmissible(struct kq_sched *s, struct kq_wl *h, sim_time_t no
 	return waiting;
 }
 
+/* Rule E16 by hand: the tree of monotone_memo_by_hand (a 6 of 4, b 4 of 4, c 2 of 4,
+ * all 12 GPUs used). h (a, priority 5, 3 GPUs) has no candidate in a (ra has its
+ * priority) and may not reclaim (a borrows), so its answer reads only a and the
+ * root's usage: it holds while the root's usage is above 12 - 3, whatever other
+ * queues admit, and ends when the usage falls by 3 or a's running set changes. */
+static void test_kq_own_memo_by_hand(void)
+{
+	kq_test_oracle = 0;
+	struct kq_sched *s = one_flavor();
+	int co = kq_add_node(s, "co", 0);
+	int a = add_queue(s, "a", co, G(4), KQ_UNSET, KQ_UNSET);
+	int b = add_queue(s, "b", co, G(4), KQ_UNSET, KQ_UNSET);
+	int c = add_queue(s, "c", co, G(4), KQ_UNSET, KQ_UNSET);
+	for (int q = a; q <= c; q++) {
+		s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
+		s->nodes[q].cfg.reclaim = KQ_ANY;
+	}
+	CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+	struct kq_wl ra = running_job(a, 5, 6, 1), rb = running_job(b, 1, 4, 2), rc2 = running_job(c, 0, 2, 3);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &ra), 0);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &rb), 0);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &rc2), 0);
+	struct kq_wl h = { .queue = a, .priority = 5, .created = 20, .tie = 9, .req = { G(3) }, .flavor = { -1 },
+			   .preemptible = 1 };
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 100), 1);
+	CU_ASSERT_EQUAL(h.nom.own, 1);
+	CU_ASSERT_EQUAL(h.nom.short_by, G(3));
+	CU_ASSERT_EQUAL(h.nom.base, G(12)); /* the root's usage */
+	kq_remove_running(s, &rc2); /* usage 10: fell by 2 */
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 200), 1);
+	CU_ASSERT(fresh_inadmissible(s, &h, 200));
+	struct kq_wl b1 = running_job(b, 1, 1, 4);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &b1), 0); /* b 4 -> 5 > 4: ends E13's memos */
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 300), 1);
+	CU_ASSERT(fresh_inadmissible(s, &h, 300)); /* right: a borrows, b's excess is no candidate for h */
+	kq_remove_running(s, &b1); /* usage 10 again: 2 + 1 released in all, the fall is 2 */
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 400), 1);
+	CU_ASSERT(fresh_inadmissible(s, &h, 400));
+	struct kq_wl a1 = running_job(a, 0, 1, 5); /* a's own running set changes */
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &a1), 0);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 500), 0);
+	kq_remove_running(s, &a1);
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 600), 1); /* again, at usage 10: short by 1 */
+	CU_ASSERT_EQUAL(h.nom.own, 1);
+	CU_ASSERT_EQUAL(h.nom.short_by, G(1));
+	kq_remove_running(s, &rb); /* usage 6: h fits */
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 700), 0);
+	CU_ASSERT(!fresh_inadmissible(s, &h, 700));
+	/* The answer is a function of the state it read: with the usage back at 10,
+	 * a's class memo of t = 600 answers again (E13's counters never go back). */
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &rb), 0);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 800), 1);
+	CU_ASSERT(fresh_inadmissible(s, &h, 800));
+	/* Off under its oracle bit: a new class (4 GPUs) gets an E13 memo. */
+	kq_test_oracle = KQ_ORACLE_NO_OWN_MEMO;
+	struct kq_wl h4 = h;
+	h4.req[0] = G(4);
+	h4.digest = 0;
+	h4.nom.gen = 0;
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h4, 900), 1);
+	CU_ASSERT_EQUAL(h4.nom.own, 0);
+	CU_ASSERT_EQUAL(h4.nom.mono, 1);
+	kq_test_oracle = 0;
+	kq_remove_running(s, &rb);
+	kq_remove_running(s, &ra);
+	kq_destroy(s);
+}
+
+/* Where E16 must not apply: h (c, priority 5, 4 GPUs) fits c's own quota, so it
+ * may reclaim, and its refusal read the other queues (a borrows 4 with a job of
+ * priority 9, which LowerPriority may not take). a's job ends and one of priority
+ * 1 takes its place: the root's usage is back at 12, but a now borrows with a job h
+ * may reclaim. The memo must end there (E13's counter: 8 released), and does. */
+static void test_kq_own_memo_not_for_reclaim(void)
+{
+	kq_test_oracle = 0;
+	struct kq_sched *s = one_flavor();
+	int co = kq_add_node(s, "co", 0);
+	int a = add_queue(s, "a", co, G(4), KQ_UNSET, KQ_UNSET);
+	int b = add_queue(s, "b", co, G(4), KQ_UNSET, KQ_UNSET);
+	int c = add_queue(s, "c", co, G(4), KQ_UNSET, KQ_UNSET);
+	for (int q = a; q <= c; q++) {
+		s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
+		s->nodes[q].cfg.reclaim = KQ_LOWER_PRIORITY;
+	}
+	CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+	struct kq_wl a9 = running_job(a, 9, 8, 1), b9 = running_job(b, 9, 4, 2);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &a9), 0);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &b9), 0);
+	struct kq_wl h = { .queue = c, .priority = 5, .created = 20, .tie = 9, .req = { G(4) }, .flavor = { -1 },
+			   .preemptible = 1 };
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 100), 1);
+	CU_ASSERT_EQUAL(h.nom.mono, 1);
+	CU_ASSERT_EQUAL(h.nom.own, 0);
+	kq_remove_running(s, &a9);
+	struct kq_wl a1 = running_job(a, 1, 8, 3);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &a1), 0);
+	CU_ASSERT(!fresh_inadmissible(s, &h, 200)); /* h reclaims a1 now */
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 200), 0);
+	kq_remove_running(s, &a1);
+	kq_remove_running(s, &b9);
+	kq_destroy(s);
+}
+
 static void test_kq_monotone_memo_by_hand(void)
 {
-	kq_test_oracle = KQ_TEST_COUNT_MONO; /* the rule's hits counted */
+	/* The rule's hits counted; E16 off, since h's answers read only its own queue. */
+	kq_test_oracle = KQ_TEST_COUNT_MONO | KQ_ORACLE_NO_OWN_MEMO;
 	struct kq_sched *s = one_flavor();
 	int co = kq_add_node(s, "co", 0);
 	int a = add_queue(s, "a", co, G(4), KQ_UNSET, KQ_UNSET);
@@ -883,6 +988,7 @@ static void test_kq_monotone_memo_by_hand(void)
 	struct kq_wl a1 = running_job(a, 0, 1, 7);
 	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &a1), 0);
 	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 600), 0);
+	kq_test_oracle = KQ_TEST_COUNT_MONO;
 
 	/* The oracle bit: memos end at every change. */
 	kq_test_oracle = KQ_ORACLE_MEMO_GEN;
@@ -1130,6 +1236,8 @@ static CU_TestInfo kq_tests[] = {
 	{ "flat_bounds_match_booked", test_kq_flat_bounds_match_booked },
 	{ "cycle_same_as_oracle", test_kq_cycle_same_as_oracle },
 	{ "monotone_memo_by_hand", test_kq_monotone_memo_by_hand },
+	{ "own_memo_by_hand", test_kq_own_memo_by_hand },
+	{ "own_memo_not_for_reclaim", test_kq_own_memo_not_for_reclaim },
 	{ "fair_monotone_memo_by_hand", test_kq_fair_monotone_memo_by_hand },
 	{ "fair_drain_waits_for_own_queue", test_kq_fair_drain_waits_for_own_queue },
 	{ "fair_equal_share_needs_one_resource", test_kq_fair_equal_share_needs_one_resource },
