@@ -95,6 +95,8 @@ struct kq_queue_cfg {
 struct kq_stamp {
 	uint64_t gen, mgen, madd;
 	uint64_t igen;        /* kq_sched.igen, for an answer of its own queue (own) */
+	uint64_t mrm, aseq;   /* own: the queue's kq_node.mrm and adm_seq */
+	int32_t harm_below;   /* own: an admission into the queue below this priority ends it */
 	sim_qty_t short_by;
 	/* What the tree had freed when it was made: with fr >= 0 (the one
 	 * flavor-resource every test of the answer read, in a queue without a borrowing
@@ -244,6 +246,18 @@ struct kq_node {
 	uint64_t madd;       /* changes of this queue's running set (kq_add_running,
 			      * kq_remove_running): its monotone memos (kq_stamp) end with
 			      * the next one */
+	/* E16's memos read the running set less finely: mrm counts its releases (and
+	 * emptyings of the log below); the admission log holds, at each admission,
+	 * its count (adm_seq) and priority, keeping only entries no later admission
+	 * has a priority at most theirs, so priorities rise from the oldest entry to
+	 * the newest and the first entry after a count holds the lowest priority
+	 * admitted since. KQ_ADM_CAP entries, owned. */
+	uint64_t mrm, adm_seq;
+	struct kq_adm {
+		uint64_t seq;
+		int32_t prio;
+	} *adm;
+	uint32_t n_adm;
 	sim_qty_t released;  /* a root: the quantities (all resources) its queues' running
 			      * workloads released so far (kq_remove_running) */
 	sim_qty_t *freed;    /* a root, per fr: what its usage fell by as workloads were

@@ -565,6 +565,39 @@ static int share_rose_to(const struct kq_node *root, const struct kq_stamp *at)
 	return !kq_share_below(root->rise[lo].v, root->rise[lo].u, at->pnew_v, at->pnew_u);
 }
 
+/* The lowest priority admitted into queue q after its admission count `since`
+ * (INT32_MAX: none): the first entry of its log after it (E16). */
+static int32_t lowest_admitted_since(const struct kq_node *q, uint64_t since)
+{
+	if (since == q->adm_seq)
+		return INT32_MAX; /* none since */
+	uint32_t lo = 0, hi = q->n_adm;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (q->adm[mid].seq <= since)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == q->n_adm ? INT32_MAX : q->adm[lo].prio;
+}
+
+/* The lowest priority of a job whose admission into wl's queue leaves an E16 memo
+ * of wl true: one its within-queue policy may not take (band_allowed). */
+static int32_t harmless_from(const struct kq_sched *s, const struct kq_wl *wl)
+{
+	switch (s->nodes[wl->queue].cfg.within) {
+	case KQ_NEVER:
+		return INT32_MIN;
+	case KQ_LOWER_PRIORITY:
+		return wl->priority;
+	case KQ_LOWER_OR_NEWER_EQUAL:
+		return wl->priority == INT32_MAX ? INT32_MAX : wl->priority + 1;
+	default:
+		return INT32_MAX; /* every admission may give a candidate */
+	}
+}
+
 /* Does a memo made at stamp `at` for a workload of `queue` still hold at `now`? */
 static int stamp_live(const struct kq_sched *s, int queue, const struct kq_stamp *at, sim_time_t now)
 {
@@ -575,8 +608,10 @@ static int stamp_live(const struct kq_sched *s, int queue, const struct kq_stamp
 	const struct kq_node *q = &s->nodes[queue];
 	const struct kq_node *root = &s->nodes[q->root];
 	if (at->own) { /* E16: only its own queue and the root's usage were read */
-		int live = at->mono && at->igen == s->igen && at->madd == q->madd &&
-			   at->base - root->usage[at->fr] < at->short_by;
+		int live = at->mono && at->igen == s->igen && at->mrm == q->mrm &&
+			   at->base - root->usage[at->fr] < at->short_by &&
+			   (!q->n_adm || q->adm[0].prio >= at->harm_below || /* every entry is */
+			    lowest_admitted_since(q, at->aseq) >= at->harm_below);
 		if (kq_test_oracle & KQ_TEST_COUNT_MONO) {
 			kq_test_mono_hits += live;
 			kq_test_own_hits += live;
@@ -593,15 +628,18 @@ static int stamp_live(const struct kq_sched *s, int queue, const struct kq_stamp
 
 /* The stamp of a memo made now; mono: the fresh nomination was monotone, refused
  * by at least s->nom_short. */
-static struct kq_stamp stamp_now(const struct kq_sched *s, int queue, int mono, sim_time_t now)
+static struct kq_stamp stamp_now(const struct kq_sched *s, const struct kq_wl *wl, int mono, sim_time_t now)
 {
-	const struct kq_node *q = &s->nodes[queue], *root = &s->nodes[q->root];
+	const struct kq_node *q = &s->nodes[wl->queue], *root = &s->nodes[q->root];
 	int32_t fr = s->nom_fr >= 0 && q->borrow_limit[s->nom_fr] == KQ_UNSET ? s->nom_fr : -1;
 	int own = mono && s->nom_own && fr >= 0;
 	return (struct kq_stamp){ .gen = s->gen,
 				  .mgen = s->mgen,
 				  .madd = q->madd,
 				  .igen = s->igen,
+				  .mrm = q->mrm,
+				  .aseq = q->adm_seq,
+				  .harm_below = harmless_from(s, wl),
 				  .short_by = s->nom_short,
 				  .base = own ? root->usage[fr] : fr >= 0 ? root->freed[fr] : root->released,
 				  .now = now,
@@ -723,7 +761,7 @@ static void remember_class(struct kq_sched *s, struct kq_wl *wl, sim_time_t now,
 	struct kq_failed *f = &q->failed[slot];
 	memset(f, 0, sizeof *f);
 	q->failed_digest[slot] = class_digest(s, wl);
-	f->at = stamp_now(s, wl->queue, mono, now);
+	f->at = stamp_now(s, wl, mono, now);
 	memcpy(f->req, wl->req, sizeof f->req);
 	f->priority = wl->priority;
 	f->created = wl->created;
@@ -798,7 +836,7 @@ static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct
 	s->nom_mono = 0;
 	wl->nom.gen = 0;
 	if (!rc && memo_applies(wl) && (nom->mode == KQ_NOFIT || nom->mode == KQ_NO_CANDIDATES)) {
-		wl->nom = stamp_now(s, wl->queue, mono, now);
+		wl->nom = stamp_now(s, wl, mono, now);
 		wl->nom_mode = (int8_t)nom->mode;
 		wl->nom_level = (int8_t)nom->level;
 		wl->nom_exceeds = (uint8_t)nom->exceeds;

@@ -64,6 +64,9 @@ static inline int kq_flat_tree(const struct kq_sched *s, int queue)
 	return p >= 0 && s->nodes[p].parent < 0 && s->nodes[p].height == 1;
 }
 
+/* Entries of a queue's admission log (kq_node.adm, E16). */
+#define KQ_ADM_CAP 64
+
 /* Is share (av, au) below share (bv, bu)? A share is v, INFINITY for a weight-0
  * borrower, whose unweighted u decides between two infinite ones (S4). */
 static inline int kq_share_below(double av, double au, double bv, double bu)

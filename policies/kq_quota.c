@@ -92,6 +92,7 @@ void kq_destroy(struct kq_sched *s)
 		free(s->nodes[i].bands);
 		free(s->nodes[i].max_req);
 		free(s->nodes[i].rise);
+		free(s->nodes[i].adm);
 	}
 	free(s->nodes);
 	free(s->by_name);
@@ -542,6 +543,21 @@ static int log_rise(struct kq_sched *s, struct kq_node *root, int qi)
 	return 1;
 }
 
+/* Logs an admission of priority prio into queue q (kq_node.adm, E16): entries of
+ * a priority at least prio go, as the new one answers for them from now on. A full
+ * log is emptied and counted as a release (every memo of E16 of the queue ends). */
+static void log_admission(struct kq_node *q, int32_t prio)
+{
+	q->adm_seq++;
+	while (q->n_adm && q->adm[q->n_adm - 1].prio >= prio)
+		q->n_adm--;
+	if (q->n_adm == KQ_ADM_CAP) {
+		q->n_adm = 0;
+		q->mrm++;
+	}
+	q->adm[q->n_adm++] = (struct kq_adm){ q->adm_seq, prio };
+}
+
 int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 {
 	struct kq_node *q = &s->nodes[wl->queue];
@@ -562,6 +578,8 @@ int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 	struct kq_node *root = &s->nodes[q->root];
 	if (s->fair && !root->rise && !(root->rise = malloc(KQ_RISE_CAP * sizeof *root->rise)))
 		return -SIM_ENOMEM;
+	if (!q->adm && !(q->adm = malloc(KQ_ADM_CAP * sizeof *q->adm)))
+		return -SIM_ENOMEM;
 	/* Fair sharing has no classical bound for an admission to change; its
 	 * monotone memos read the rise stack instead (E14). */
 	int monotone = s->fair || admission_is_monotone(s, wl);
@@ -573,6 +591,7 @@ int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 	q->n_evicted += wl->evicted != 0;
 	s->gen++;
 	q->madd++;
+	log_admission(q, wl->priority);
 	if (s->fair && !log_rise(s, root, wl->queue))
 		monotone = 0;
 	if (!monotone || (kq_test_oracle & KQ_ORACLE_MEMO_GEN))
@@ -593,6 +612,7 @@ void kq_remove_running(struct kq_sched *s, struct kq_wl *wl)
 	q->n_evicted -= wl->evicted != 0;
 	s->gen++;
 	q->madd++;
+	q->mrm++;
 	for (int r = 0; r < s->n_res; r++) /* book()'s quantities */
 		if (wl->req[r] > 0 && wl->flavor[r] >= 0)
 			s->nodes[q->root].released += wl->req[r];

@@ -894,6 +894,75 @@ static void test_kq_own_memo_by_hand(void)
 	kq_destroy(s);
 }
 
+/* E16 and the queue's own admissions (same tree, h: a, priority 5, 3 GPUs): one of a
+ * priority h's within-queue policy may not take (LowerPriority: 5 or more) leaves the
+ * memo true, one it may (0) ends it; under LowerOrNewerEqualPriority an equal priority
+ * ends it too. The log keeps rising priorities only: 64 of them fill it and the 65th
+ * empties it, which ends every such memo of the queue. */
+static void test_kq_own_memo_own_admissions(void)
+{
+	kq_test_oracle = 0;
+	struct kq_sched *s = one_flavor();
+	int co = kq_add_node(s, "co", 0);
+	int a = add_queue(s, "a", co, G(4), KQ_UNSET, KQ_UNSET);
+	int b = add_queue(s, "b", co, G(4), KQ_UNSET, KQ_UNSET);
+	int c = add_queue(s, "c", co, G(4), KQ_UNSET, KQ_UNSET);
+	for (int q = a; q <= c; q++) {
+		s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
+		s->nodes[q].cfg.reclaim = KQ_ANY;
+	}
+	CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+	struct kq_wl ra = running_job(a, 5, 6, 1), rb = running_job(b, 1, 4, 2), rc = running_job(c, 0, 1, 3);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &ra), 0);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &rb), 0);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &rc), 0);
+	struct kq_wl h = { .queue = a, .priority = 5, .created = 20, .tie = 9, .req = { G(3) }, .flavor = { -1 },
+			   .preemptible = 1 };
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 100), 1); /* usage 11: short by 2 */
+	CU_ASSERT_EQUAL(h.nom.own, 1);
+	CU_ASSERT_EQUAL(h.nom.harm_below, 5);
+	struct kq_wl a5 = running_job(a, 5, 1, 4);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &a5), 0); /* a 7: no candidate for h */
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 200), 1);
+	CU_ASSERT(fresh_inadmissible(s, &h, 200));
+	CU_ASSERT_EQUAL(s->nodes[a].n_adm, 1); /* a5 took ra's entry (priority 5 both) */
+	struct kq_wl w[64];
+	for (int i = 0; i < 63; i++) { /* priorities 6..68, rising: each stays in the log */
+		w[i] = running_job(a, 6 + i, 0, 100 + (uint32_t)i);
+		CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &w[i]), 0);
+	}
+	CU_ASSERT_EQUAL(s->nodes[a].n_adm, 64);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 300), 1);
+	w[63] = running_job(a, 69, 0, 163);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &w[63]), 0); /* full: emptied */
+	CU_ASSERT_EQUAL(s->nodes[a].n_adm, 1);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 400), 0);
+	CU_ASSERT(fresh_inadmissible(s, &h, 400));
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 500), 1); /* made again */
+	struct kq_wl a0 = running_job(a, 0, 0, 200);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &a0), 0); /* a candidate h's policy may take */
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 600), 0);
+	/* LowerOrNewerEqualPriority, h3 of priority 3 (its bands hold a0 only, so its
+	 * answer is still the queue's own): a job of its priority may be newer, so an
+	 * admission of priority 3 ends it, one of 4 does not. */
+	s->nodes[a].cfg.within = KQ_LOWER_OR_NEWER_EQUAL;
+	kq_invalidate(s);
+	struct kq_wl h3 = h;
+	h3.priority = 3;
+	h3.digest = 0;
+	h3.nom.gen = 0;
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h3, 700), 1);
+	CU_ASSERT_EQUAL(h3.nom.own, 1);
+	CU_ASSERT_EQUAL(h3.nom.harm_below, 4);
+	struct kq_wl a4 = running_job(a, 4, 0, 201), a3 = running_job(a, 3, 0, 202);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &a4), 0);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h3, 800), 1);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &a3), 0);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h3, 800), 0);
+	CU_ASSERT(fresh_inadmissible(s, &h3, 800));
+	kq_destroy(s);
+}
+
 /* Where E16 must not apply: h (c, priority 5, 4 GPUs) fits c's own quota, so it
  * may reclaim, and its refusal read the other queues (a borrows 4 with a job of
  * priority 9, which LowerPriority may not take). a's job ends and one of priority
@@ -1238,6 +1307,7 @@ static CU_TestInfo kq_tests[] = {
 	{ "monotone_memo_by_hand", test_kq_monotone_memo_by_hand },
 	{ "own_memo_by_hand", test_kq_own_memo_by_hand },
 	{ "own_memo_not_for_reclaim", test_kq_own_memo_not_for_reclaim },
+	{ "own_memo_own_admissions", test_kq_own_memo_own_admissions },
 	{ "fair_monotone_memo_by_hand", test_kq_fair_monotone_memo_by_hand },
 	{ "fair_drain_waits_for_own_queue", test_kq_fair_drain_waits_for_own_queue },
 	{ "fair_equal_share_needs_one_resource", test_kq_fair_equal_share_needs_one_resource },
