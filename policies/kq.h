@@ -116,6 +116,9 @@ struct kq_stamp {
 	 * base is then the root's kq_node.usage[fr], and it holds while igen and madd
 	 * are unchanged and the root's usage fell by less than short_by. */
 	uint8_t own;
+	/* Its own queue's running set is read by mrm, aseq and harm_below (E16: own
+	 * answers, and fair sharing's monotone ones) instead of madd. */
+	uint8_t fine;
 };
 
 /* A shortfall no release by other queues can close (a quota-only answer). */

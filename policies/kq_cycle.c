@@ -598,6 +598,17 @@ static int32_t harmless_from(const struct kq_sched *s, const struct kq_wl *wl)
 	}
 }
 
+/* Is queue q's running set still one the memo at `at` holds for: unchanged, or
+ * (at->fine, E16) nothing released since and every admission of a priority the
+ * preemptor's within-queue policy may not take? */
+static int own_running_holds(const struct kq_node *q, const struct kq_stamp *at)
+{
+	if (!at->fine)
+		return at->madd == q->madd;
+	return at->mrm == q->mrm && (!q->n_adm || q->adm[0].prio >= at->harm_below || /* every entry is */
+				     lowest_admitted_since(q, at->aseq) >= at->harm_below);
+}
+
 /* Does a memo made at stamp `at` for a workload of `queue` still hold at `now`? */
 static int stamp_live(const struct kq_sched *s, int queue, const struct kq_stamp *at, sim_time_t now)
 {
@@ -608,10 +619,8 @@ static int stamp_live(const struct kq_sched *s, int queue, const struct kq_stamp
 	const struct kq_node *q = &s->nodes[queue];
 	const struct kq_node *root = &s->nodes[q->root];
 	if (at->own) { /* E16: only its own queue and the root's usage were read */
-		int live = at->mono && at->igen == s->igen && at->mrm == q->mrm &&
-			   at->base - root->usage[at->fr] < at->short_by &&
-			   (!q->n_adm || q->adm[0].prio >= at->harm_below || /* every entry is */
-			    lowest_admitted_since(q, at->aseq) >= at->harm_below);
+		int live = at->mono && at->igen == s->igen && own_running_holds(q, at) &&
+			   at->base - root->usage[at->fr] < at->short_by;
 		if (kq_test_oracle & KQ_TEST_COUNT_MONO) {
 			kq_test_mono_hits += live;
 			kq_test_own_hits += live;
@@ -619,7 +628,7 @@ static int stamp_live(const struct kq_sched *s, int queue, const struct kq_stamp
 		return live;
 	}
 	sim_qty_t since = (at->fr >= 0 ? root->freed[at->fr] : root->released) - at->base;
-	int live = at->mono && at->mgen == s->mgen && at->madd == q->madd && since < at->short_by &&
+	int live = at->mono && at->mgen == s->mgen && own_running_holds(q, at) && since < at->short_by &&
 		   (at->pnew_v < 0 || !share_rose_to(root, at));
 	if (kq_test_oracle & KQ_TEST_COUNT_MONO)
 		kq_test_mono_hits += live;
@@ -633,6 +642,8 @@ static struct kq_stamp stamp_now(const struct kq_sched *s, const struct kq_wl *w
 	const struct kq_node *q = &s->nodes[wl->queue], *root = &s->nodes[q->root];
 	int32_t fr = s->nom_fr >= 0 && q->borrow_limit[s->nom_fr] == KQ_UNSET ? s->nom_fr : -1;
 	int own = mono && s->nom_own && fr >= 0;
+	/* E16 for fair sharing's monotone memos (E14): their own queue read as finely */
+	int fine = own || (mono && s->fair && !(kq_test_oracle & KQ_ORACLE_NO_OWN_MEMO));
 	return (struct kq_stamp){ .gen = s->gen,
 				  .mgen = s->mgen,
 				  .madd = q->madd,
@@ -649,7 +660,8 @@ static struct kq_stamp stamp_now(const struct kq_sched *s, const struct kq_wl *w
 				  .fr = fr,
 				  .mono = (uint8_t)mono,
 				  .pnew_eq = (uint8_t)s->nom_pnew_eq,
-				  .own = (uint8_t)own };
+				  .own = (uint8_t)own,
+				  .fine = (uint8_t)fine };
 }
 
 /* The live class memo of wl's queue that answers wl now, or NULL. */

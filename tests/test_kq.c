@@ -1141,9 +1141,23 @@ static void test_kq_fair_monotone_memo_by_hand(void)
 	struct kq_wl b3 = running_job(b, 1, 1, 8);
 	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &b3), 0);
 	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 500), 0);
-	kq_test_oracle = 0;
+
+	/* E16's reading of a's own running set: with b back at 7 (150), the refusal is
+	 * a memo again; an admission into a of priority 5 (LowerPriority may not take it
+	 * from h) keeps it, one of priority 0 ends it. */
 	kq_remove_running(s, &b3);
 	kq_remove_running(s, &b2);
+	CU_ASSERT_EQUAL(kq_inadmissible(s, &h, 600), 1);
+	CU_ASSERT_EQUAL(h.nom.fine, 1);
+	struct kq_wl a5 = running_job(a, 5, 0, 9), a0 = running_job(a, 0, 0, 10);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &a5), 0);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 700), 1);
+	CU_ASSERT(fresh_inadmissible(s, &h, 700));
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &a0), 0);
+	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 700), 0);
+	kq_test_oracle = 0;
+	kq_remove_running(s, &a0);
+	kq_remove_running(s, &a5);
 	kq_remove_running(s, &b1);
 	for (int i = 0; i < 5; i++)
 		if (i != 3)
