@@ -618,9 +618,11 @@ static int stamp_live(const struct kq_sched *s, int queue, const struct kq_stamp
 		return 1;
 	const struct kq_node *q = &s->nodes[queue];
 	const struct kq_node *root = &s->nodes[q->root];
-	if (at->own) { /* E16: only its own queue and the root's usage were read */
+	if (at->own) { /* E16: only its own queue and the root's usage were read (and, for
+			* fair sharing's refusal, the shares logged since: E14) */
 		int live = at->mono && at->igen == s->igen && own_running_holds(q, at) &&
-			   at->base - root->usage[at->fr] < at->short_by;
+			   at->base - root->usage[at->fr] < at->short_by &&
+			   (at->pnew_v < 0 || (at->mgen == s->mgen && !share_rose_to(root, at)));
 		if (kq_test_oracle & KQ_TEST_COUNT_MONO) {
 			kq_test_mono_hits += live;
 			kq_test_own_hits += live;
@@ -836,8 +838,9 @@ static int nominate(struct kq_sched *s, struct kq_wl *wl, sim_time_t now, struct
 		return 0;
 	}
 	s->nom_mono = mono_eligible(s, wl);
-	/* hopeless_classical clears it when other queues were read */
-	s->nom_own = s->nom_mono && !s->fair && !(kq_test_oracle & KQ_ORACLE_NO_OWN_MEMO);
+	/* hopeless_classical clears it when other queues were read; a fair-sharing
+	 * answer that stays monotone read other queues only through their shares (E14) */
+	s->nom_own = s->nom_mono && !(kq_test_oracle & KQ_ORACLE_NO_OWN_MEMO);
 	s->nom_short = KQ_SHORT_INF;
 	s->nom_fr = -1;
 	s->nom_pnew_v = -1;
