@@ -548,8 +548,18 @@ unsigned long kq_test_mono_hits, kq_test_own_hits;
 /* Has a queue of root's tree reached a share of at least at->pnew (above it, with
  * pnew_eq) at an admission since the stamp (docs/kueue-rules.md E14)? The first
  * entry of the rise stack after the stamp holds the highest share reached since. */
+static int rise_reaches(const struct kq_rise *e, const struct kq_stamp *at)
+{
+	if (at->pnew_eq)
+		return kq_share_below(at->pnew_v, at->pnew_u, e->v, e->u);
+	return !kq_share_below(e->v, e->u, at->pnew_v, at->pnew_u);
+}
+
 static int share_rose_to(const struct kq_node *root, const struct kq_stamp *at)
 {
+	/* Nothing logged since, or not even the oldest entry (the highest) reaches it. */
+	if (!root->n_rise || root->rise[root->n_rise - 1].seq <= at->rise || !rise_reaches(&root->rise[0], at))
+		return 0;
 	uint32_t lo = 0, hi = root->n_rise;
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -558,11 +568,7 @@ static int share_rose_to(const struct kq_node *root, const struct kq_stamp *at)
 		else
 			hi = mid;
 	}
-	if (lo == root->n_rise)
-		return 0;
-	if (at->pnew_eq)
-		return kq_share_below(at->pnew_v, at->pnew_u, root->rise[lo].v, root->rise[lo].u);
-	return !kq_share_below(root->rise[lo].v, root->rise[lo].u, at->pnew_v, at->pnew_u);
+	return lo < root->n_rise && rise_reaches(&root->rise[lo], at);
 }
 
 /* The lowest priority admitted into queue q after its admission count `since`
