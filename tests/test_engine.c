@@ -267,6 +267,46 @@ static void test_engine_timeseries_row_cap(void)
 	CU_ASSERT_EQUAL(sim_ts_max_rows(5000), 2000);
 }
 
+/* A fifo run of t on one 8-GPU node sampled every second, for the time series
+ * tests: ts_run_fifo runs it and returns its series, ts_run_free frees it all
+ * (the trace included). */
+struct ts_run {
+	struct sim_trace *t;
+	struct sim_cluster *c;
+	struct sim_diag d;
+	struct sim_driver drv;
+	struct sim_policy pol;
+	struct sim_engine *e;
+};
+
+static const struct sim_timeseries *ts_run_fifo(struct ts_run *r, struct sim_trace *t)
+{
+	memset(r, 0, sizeof *r);
+	r->t = t;
+	r->c = tu_cluster(1, 8, 1.0, SIM_PLACE_BEST_FIT);
+	sim_diag_init(&r->d, 20);
+	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, r->c, &r->d), 0);
+	sim_driver_virtual_init(&r->drv);
+	r->pol.ops = &fifo_policy_ops;
+	struct sim_engine_params ep = { .trace = t, .cluster = r->c, .driver = r->drv, .sample_ns = SIM_NS_PER_S };
+	ep.policies[SIM_FAM_ORDER] = &r->pol;
+	r->e = sim_engine_create(&ep);
+	struct sim_policy_env env = { .view = sim_engine_view(r->e), .file = "t", .json_path = "$" };
+	CU_ASSERT_EQUAL_FATAL(sim_policy_create(&r->pol, &fifo_policy_ops, &env, NULL, &r->d), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_engine_run(r->e), 0);
+	return sim_engine_timeseries(r->e);
+}
+
+static void ts_run_free(struct ts_run *r)
+{
+	sim_policy_destroy(&r->pol);
+	sim_engine_destroy(r->e);
+	sim_driver_virtual_fini(&r->drv);
+	sim_cluster_destroy(r->c);
+	sim_diag_fini(&r->d);
+	sim_trace_destroy(r->t);
+}
+
 /* With 501 queues a long run keeps at most 3,992 rows, evenly spaced over the
  * whole run, each queue's usage still recorded. */
 static void test_engine_timeseries_thinned_by_queues(void)
@@ -280,20 +320,8 @@ static void test_engine_timeseries_thinned_by_queues(void)
 	}
 	tu_trace_finish(t);
 	CU_ASSERT_EQUAL_FATAL(t->n_queues, 501); /* with "default" */
-	struct sim_cluster *c = tu_cluster(1, 8, 1.0, SIM_PLACE_BEST_FIT);
-	struct sim_diag d;
-	sim_diag_init(&d, 20);
-	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, c, &d), 0);
-	struct sim_driver drv;
-	sim_driver_virtual_init(&drv);
-	struct sim_policy pol = { .ops = &fifo_policy_ops };
-	struct sim_engine_params ep = { .trace = t, .cluster = c, .driver = drv, .sample_ns = SIM_NS_PER_S };
-	ep.policies[SIM_FAM_ORDER] = &pol;
-	struct sim_engine *e = sim_engine_create(&ep);
-	struct sim_policy_env env = { .view = sim_engine_view(e), .file = "t", .json_path = "$" };
-	CU_ASSERT_EQUAL_FATAL(sim_policy_create(&pol, &fifo_policy_ops, &env, NULL, &d), 0);
-	CU_ASSERT_EQUAL_FATAL(sim_engine_run(e), 0);
-	const struct sim_timeseries *ts = sim_engine_timeseries(e);
+	struct ts_run r;
+	const struct sim_timeseries *ts = ts_run_fifo(&r, t);
 	CU_ASSERT(ts->n <= 3992 && ts->n >= 1996);
 	double step = ts->t_s[1] - ts->t_s[0];
 	CU_ASSERT(step >= 1e7 / 3992);
@@ -308,12 +336,7 @@ static void test_engine_timeseries_thinned_by_queues(void)
 		last_sum += ts->q_usage[(ts->n - 1) * ts->n_queues + k];
 	CU_ASSERT_DOUBLE_EQUAL(ts->q_usage[(ts->n - 1) * ts->n_queues + (size_t)q0], 1, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(last_sum, 1, 1e-9);
-	sim_policy_destroy(&pol);
-	sim_engine_destroy(e);
-	sim_driver_virtual_fini(&drv);
-	sim_cluster_destroy(c);
-	sim_diag_fini(&d);
-	sim_trace_destroy(t);
+	ts_run_free(&r);
 }
 
 /* A run far longer than the sample step keeps at most SIM_TS_MAX_SAMPLES rows, evenly
@@ -324,20 +347,8 @@ static void test_engine_timeseries_thinned(void)
 	tu_trace_add(t, "short", 0, 10, G(1), "f", 0);
 	tu_trace_add(t, "long", 0, 1e7, G(2), "f", 0);
 	tu_trace_finish(t);
-	struct sim_cluster *c = tu_cluster(1, 8, 1.0, SIM_PLACE_BEST_FIT);
-	struct sim_diag d;
-	sim_diag_init(&d, 20);
-	CU_ASSERT_EQUAL_FATAL(sim_trace_bind(t, c, &d), 0);
-	struct sim_driver drv;
-	sim_driver_virtual_init(&drv);
-	struct sim_policy pol = { .ops = &fifo_policy_ops };
-	struct sim_engine_params ep = { .trace = t, .cluster = c, .driver = drv, .sample_ns = SIM_NS_PER_S };
-	ep.policies[SIM_FAM_ORDER] = &pol;
-	struct sim_engine *e = sim_engine_create(&ep);
-	struct sim_policy_env env = { .view = sim_engine_view(e), .file = "t", .json_path = "$" };
-	CU_ASSERT_EQUAL_FATAL(sim_policy_create(&pol, &fifo_policy_ops, &env, NULL, &d), 0);
-	CU_ASSERT_EQUAL_FATAL(sim_engine_run(e), 0);
-	const struct sim_timeseries *ts = sim_engine_timeseries(e);
+	struct ts_run r;
+	const struct sim_timeseries *ts = ts_run_fifo(&r, t);
 	CU_ASSERT(ts->n <= SIM_TS_MAX_SAMPLES && ts->n >= SIM_TS_MAX_SAMPLES / 2);
 	double step = ts->t_s[1] - ts->t_s[0];
 	CU_ASSERT(step >= 1e7 / SIM_TS_MAX_SAMPLES);
@@ -348,12 +359,7 @@ static void test_engine_timeseries_thinned(void)
 	CU_ASSERT(ts->t_s[ts->n - 1] >= 1e7 - step && ts->t_s[ts->n - 1] <= 1e7);
 	CU_ASSERT_DOUBLE_EQUAL(ts->gpus_busy[0], 3, 1e-9);  /* both jobs at t = 0 */
 	CU_ASSERT_DOUBLE_EQUAL(ts->gpus_busy[ts->n - 1], 2, 1e-9); /* the long one */
-	sim_policy_destroy(&pol);
-	sim_engine_destroy(e);
-	sim_driver_virtual_fini(&drv);
-	sim_cluster_destroy(c);
-	sim_diag_fini(&d);
-	sim_trace_destroy(t);
+	ts_run_free(&r);
 }
 
 /* A "*" job whose duration, divided by a slow flavor's speed, would pass 1e9 s (and

@@ -804,6 +804,24 @@ static sim_qty_t band_qty(const struct kq_sched *s, int q, int32_t prio)
  * when the tree has freed 3; an admission that takes b over its quota ends
  * another one at once, and so does any change of a itself. Each memo's answer is checked against a fresh
  * nomination (no memos). */
+/* A flat tree "co" of queues a, b and c of 4 GPUs each, within-queue
+ * LowerPriority and the given reclaim policy, finalized (the E13 and E16 hand
+ * tests). */
+static struct kq_sched *three_queues(enum kq_policy reclaim, int *a, int *b, int *c)
+{
+	struct kq_sched *s = one_flavor();
+	int co = kq_add_node(s, "co", 0);
+	*a = add_queue(s, "a", co, G(4), KQ_UNSET, KQ_UNSET);
+	*b = add_queue(s, "b", co, G(4), KQ_UNSET, KQ_UNSET);
+	*c = add_queue(s, "c", co, G(4), KQ_UNSET, KQ_UNSET);
+	for (int q = *a; q <= *c; q++) {
+		s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
+		s->nodes[q].cfg.reclaim = reclaim;
+	}
+	CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+	return s;
+}
+
 static struct kq_wl running_job(int q, int32_t prio, int gpus, uint32_t tie)
 {
 	return (struct kq_wl){ .queue = q, .priority = prio, .admitted = 10, .tie = tie, .req = { G(gpus) },
@@ -834,16 +852,8 @@ static int fresh_inadmissible(struct kq_sched *s, struct kq_wl *h, sim_time_t no
 static void test_kq_own_memo_by_hand(void)
 {
 	kq_test_oracle = 0;
-	struct kq_sched *s = one_flavor();
-	int co = kq_add_node(s, "co", 0);
-	int a = add_queue(s, "a", co, G(4), KQ_UNSET, KQ_UNSET);
-	int b = add_queue(s, "b", co, G(4), KQ_UNSET, KQ_UNSET);
-	int c = add_queue(s, "c", co, G(4), KQ_UNSET, KQ_UNSET);
-	for (int q = a; q <= c; q++) {
-		s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
-		s->nodes[q].cfg.reclaim = KQ_ANY;
-	}
-	CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+	int a, b, c;
+	struct kq_sched *s = three_queues(KQ_ANY, &a, &b, &c);
 	struct kq_wl ra = running_job(a, 5, 6, 1), rb = running_job(b, 1, 4, 2), rc2 = running_job(c, 0, 2, 3);
 	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &ra), 0);
 	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &rb), 0);
@@ -902,16 +912,8 @@ static void test_kq_own_memo_by_hand(void)
 static void test_kq_own_memo_own_admissions(void)
 {
 	kq_test_oracle = 0;
-	struct kq_sched *s = one_flavor();
-	int co = kq_add_node(s, "co", 0);
-	int a = add_queue(s, "a", co, G(4), KQ_UNSET, KQ_UNSET);
-	int b = add_queue(s, "b", co, G(4), KQ_UNSET, KQ_UNSET);
-	int c = add_queue(s, "c", co, G(4), KQ_UNSET, KQ_UNSET);
-	for (int q = a; q <= c; q++) {
-		s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
-		s->nodes[q].cfg.reclaim = KQ_ANY;
-	}
-	CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+	int a, b, c;
+	struct kq_sched *s = three_queues(KQ_ANY, &a, &b, &c);
 	struct kq_wl ra = running_job(a, 5, 6, 1), rb = running_job(b, 1, 4, 2), rc = running_job(c, 0, 1, 3);
 	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &ra), 0);
 	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &rb), 0);
@@ -971,16 +973,8 @@ static void test_kq_own_memo_own_admissions(void)
 static void test_kq_own_memo_not_for_reclaim(void)
 {
 	kq_test_oracle = 0;
-	struct kq_sched *s = one_flavor();
-	int co = kq_add_node(s, "co", 0);
-	int a = add_queue(s, "a", co, G(4), KQ_UNSET, KQ_UNSET);
-	int b = add_queue(s, "b", co, G(4), KQ_UNSET, KQ_UNSET);
-	int c = add_queue(s, "c", co, G(4), KQ_UNSET, KQ_UNSET);
-	for (int q = a; q <= c; q++) {
-		s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
-		s->nodes[q].cfg.reclaim = KQ_LOWER_PRIORITY;
-	}
-	CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+	int a, b, c;
+	struct kq_sched *s = three_queues(KQ_LOWER_PRIORITY, &a, &b, &c);
 	struct kq_wl a9 = running_job(a, 9, 8, 1), b9 = running_job(b, 9, 4, 2);
 	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &a9), 0);
 	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &b9), 0);
@@ -1003,16 +997,8 @@ static void test_kq_monotone_memo_by_hand(void)
 {
 	/* The rule's hits counted; E16 off, since h's answers read only its own queue. */
 	kq_test_oracle = KQ_TEST_COUNT_MONO | KQ_ORACLE_NO_OWN_MEMO;
-	struct kq_sched *s = one_flavor();
-	int co = kq_add_node(s, "co", 0);
-	int a = add_queue(s, "a", co, G(4), KQ_UNSET, KQ_UNSET);
-	int b = add_queue(s, "b", co, G(4), KQ_UNSET, KQ_UNSET);
-	int c = add_queue(s, "c", co, G(4), KQ_UNSET, KQ_UNSET);
-	for (int q = a; q <= c; q++) {
-		s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
-		s->nodes[q].cfg.reclaim = KQ_ANY;
-	}
-	CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+	int a, b, c;
+	struct kq_sched *s = three_queues(KQ_ANY, &a, &b, &c);
 	struct kq_wl ra = running_job(a, 5, 6, 1), rb = running_job(b, 1, 4, 2), rc2 = running_job(c, 0, 2, 3);
 	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &ra), 0);
 	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &rb), 0);
