@@ -113,8 +113,9 @@ struct kq_stamp {
 	uint8_t mono;
 	uint8_t pnew_eq;      /* the other shares may also equal pnew (E15's single-resource case) */
 	/* E16: the answer read only its own queue and the root's usage on fr (>= 0):
-	 * base is then the root's kq_node.usage[fr], and it holds while igen and madd
-	 * are unchanged and the root's usage fell by less than short_by. */
+	 * base is then the root's kq_node.usage[fr], and it holds while igen is
+	 * unchanged, its queue's running set holds for it (fine) and the root's usage
+	 * fell by less than short_by. */
 	uint8_t own;
 	/* Its own queue's running set is read by mrm, aseq and harm_below (E16: own
 	 * answers, and fair sharing's monotone ones) instead of madd. */
