@@ -248,8 +248,8 @@ struct kq_node {
 	uint64_t failed_digest[KQ_FAILED_CLASSES];
 	uint8_t failed_next; /* the slot the next new class takes when all are live */
 	uint64_t madd;       /* changes of this queue's running set (kq_add_running,
-			      * kq_remove_running): its monotone memos (kq_stamp) end with
-			      * the next one */
+			      * kq_remove_running): its monotone memos (kq_stamp) that do not
+			      * read it finely (E13's) end with the next one */
 	/* E16's memos read the running set less finely: mrm counts its releases (and
 	 * emptyings of the log below); the admission log holds, at each admission,
 	 * its count (adm_seq) and priority, keeping only entries no later admission
