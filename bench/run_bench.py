@@ -226,9 +226,9 @@ def report_summary(gpusched, out_h5):
         return None, None
 
 
-# `phase NAME S`, printed on stderr by `gpusched run` when GPUSCHED_PHASES is set
+# `phase NAME S cpu C`, printed on stderr by `gpusched run` when GPUSCHED_PHASES is set
 # (experiments/runner.c); `parse ... in S s`, `heap ... in S s` and the like from floors.
-PHASE_LINE = re.compile(r"^phase\s+(?P<name>\S+)\s+(?P<s>[0-9.eE+-]+)\s*$", re.M)
+PHASE_LINE = re.compile(r"^phase\s+(?P<name>\S+)\s+(?P<s>[0-9.eE+-]+)(?:\s+cpu\s+[0-9.eE+-]+)?\s*$", re.M)
 FLOOR_LINE = re.compile(r"^(?P<name>parse|heap|pages|sort|write|h5)\s.*?\bin\s+(?P<s>[0-9.]+)\s*s", re.M)
 # The run's phases as reported in the table of --floors, each against its floor (bench/README.md,
 # "Phases against their floors"): (label, phases summed, floor, floor label).

@@ -48,12 +48,21 @@ static double wall_now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The CPU seconds of every thread of the process so far. */
+static double cpu_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Phase times for profiling (bench/README.md, "Phases against their floors"): with
  * GPUSCHED_PHASES set in the environment, each phase_mark prints on stderr the wall
- * seconds since the previous mark ("phase NAME S"). Off, a mark costs one branch.
+ * seconds since the previous mark and the CPU seconds of all the process's threads
+ * over the same span ("phase NAME S cpu C"). Off, a mark costs one branch.
  * phase_on: -1 not looked up yet, 0 off, 1 on. */
 static int phase_on = -1;
-static double phase_last_s;
+static double phase_last_s, phase_last_cpu_s;
 
 static void phase_mark(const char *name)
 {
@@ -61,10 +70,11 @@ static void phase_mark(const char *name)
 		phase_on = getenv("GPUSCHED_PHASES") != NULL;
 	if (!phase_on)
 		return;
-	double t = wall_now_s();
+	double t = wall_now_s(), c = cpu_now_s();
 	if (name)
-		fprintf(stderr, "phase %s %.4f\n", name, t - phase_last_s);
+		fprintf(stderr, "phase %s %.4f cpu %.4f\n", name, t - phase_last_s, c - phase_last_cpu_s);
 	phase_last_s = t;
+	phase_last_cpu_s = c;
 }
 
 static void stack_destroy(struct run_stack *s)
