@@ -26,6 +26,10 @@ struct kq_scratch {
 	uint32_t *anc;       /* per node: a bound's marks of the preemptor's ancestors (kq_preempt.c) */
 	uint32_t anc_stamp;
 	size_t cap_anc;
+	uint8_t *anc_adv;    /* per node, valid where anc is anc_stamp: the hierarchical advantage of
+			      * the candidates whose lowest cohort shared with the preemptor it is */
+	sim_qty_t *adv_rem;  /* n_fr: the request left at each level while the advantages are found */
+	size_t cap_adv_rem;
 	sim_qty_t *budget;   /* per node: a bound's cohort caps, valid where budget_stamp is anc_stamp */
 	uint32_t *budget_stamp;
 	size_t cap_budget;

@@ -771,10 +771,13 @@ static const uint32_t *mark_ancestors(struct kq_sched *s, int q)
 	size_t nn = s->n_nodes ? s->n_nodes : 1;
 	if (sc->cap_anc < nn) {
 		uint32_t *v = realloc(sc->anc, nn * sizeof *v);
-		if (!v)
+		if (v)
+			sc->anc = v;
+		uint8_t *a = v ? realloc(sc->anc_adv, nn) : NULL;
+		if (!a)
 			return NULL;
 		memset(v, 0, nn * sizeof *v);
-		sc->anc = v;
+		sc->anc_adv = a;
 		sc->cap_anc = nn;
 		sc->anc_stamp = 0;
 	}
@@ -787,6 +790,35 @@ static const uint32_t *mark_ancestors(struct kq_sched *s, int q)
 	for (int n = s->nodes[q].parent; n >= 0; n = s->nodes[n].parent)
 		sc->anc[n] = sc->anc_stamp;
 	return sc->anc;
+}
+
+/* The hierarchical advantage per level, as find_sources gives it: a candidate whose
+ * lowest cohort shared with the preemptor is C has it when the request fits the
+ * preemptor's queue's quota, or that of one of its cohorts below C, with what the
+ * levels below left of it (fits_in_node_quota). Written to kq_scratch.anc_adv for
+ * each ancestor that mark_ancestors marked. 0, or -1 without memory. */
+static int mark_advantages(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor)
+{
+	struct kq_scratch *sc = s->scratch;
+	size_t nf = (size_t)(s->n_fr ? s->n_fr : 1);
+	if (sc->cap_adv_rem < nf) {
+		sim_qty_t *v = realloc(sc->adv_rem, nf * (sizeof *v + 1));
+		if (!v)
+			return -1;
+		sc->adv_rem = v;
+		sc->cap_adv_rem = nf;
+	}
+	sim_qty_t *remaining = sc->adv_rem;
+	uint8_t *requested = (uint8_t *)(remaining + nf);
+	request_fr(s, pre, flavor, remaining);
+	for (int fr = 0; fr < s->n_fr; fr++)
+		requested[fr] = remaining[fr] > 0;
+	int advantage = fits_in_node_quota(s, pre->queue, remaining, requested);
+	for (int cur = s->nodes[pre->queue].parent; cur >= 0; cur = s->nodes[cur].parent) {
+		sc->anc_adv[cur] = (uint8_t)advantage;
+		advantage = fits_in_node_quota(s, cur, remaining, requested) || advantage;
+	}
+	return 0;
 }
 
 /* Per node, the cohort caps' budgets of one bound (kq_scratch.budget), stamped with the
@@ -861,7 +893,7 @@ static sim_qty_t within_cohort_budget(struct kq_sched *s, const struct kq_node *
 struct nested_bound {
 	const struct kq_wl *pre;
 	const uint8_t *contested;
-	int allow_borrow, advantage;
+	int allow_borrow;
 	struct bound_acc *b;
 	const uint32_t *anc;  /* the preemptor's ancestors (mark_ancestors), or NULL */
 	sim_qty_t *budget;    /* cohort caps, or NULL */
@@ -869,8 +901,9 @@ struct nested_bound {
 };
 
 /* Takes from queue i (a queue of the preemptor's tree that can be a source, or its own)
- * what one attempt may take. */
-static void bound_queue(struct kq_sched *s, struct nested_bound *nb, int i)
+ * what one attempt may take, its candidates having the hierarchical advantage
+ * `advantage` (classify). */
+static void bound_queue(struct kq_sched *s, struct nested_bound *nb, int i, int advantage)
 {
 	const struct kq_node *o = &s->nodes[i];
 	if (!o->n_running)
@@ -879,7 +912,7 @@ static void bound_queue(struct kq_sched *s, struct nested_bound *nb, int i)
 	for (int fr = 0; fr < s->n_fr; fr++) {
 		if (!nb->contested[fr] || (!own && !kq_borrowing(s, i, fr)))
 			continue;
-		sim_qty_t v = attempt_allowance(s, o, own, fr, nb->pre, nb->allow_borrow, nb->advantage);
+		sim_qty_t v = attempt_allowance(s, o, own, fr, nb->pre, nb->allow_borrow, advantage);
 		if (v > 0 && nb->budget && !own)
 			v = within_cohort_budget(s, o, fr, v, nb->anc, nb->budget, nb->max_job);
 		if (v > 0)
@@ -896,18 +929,21 @@ static void bound_queue(struct kq_sched *s, struct nested_bound *nb, int i)
  * bound sound, and tighter in nested trees. The bound does not depend on the order the
  * queues are taken in (each queue's removal is its own, and what a cohort passes up is
  * the sum it receives capped at what it stores above its local quota). */
-static void bound_walk(struct kq_sched *s, struct nested_bound *nb, int n)
+static void bound_walk(struct kq_sched *s, struct nested_bound *nb, int n, int advantage)
 {
 	const struct kq_node *nd = &s->nodes[n];
 	if (nd->is_queue) {
-		bound_queue(s, nb, n);
+		bound_queue(s, nb, n, advantage);
 		return;
 	}
-	uint32_t stamp = ((const struct kq_scratch *)s->scratch)->anc_stamp;
-	if (nb->anc[n] != stamp && within_nominal(s, n, nb->contested))
+	const struct kq_scratch *sc = s->scratch;
+	if (sc->anc[n] == sc->anc_stamp)
+		advantage = sc->anc_adv[n]; /* the lowest shared cohort of the queues below it, but
+					     * those under the next ancestor (which sets its own) */
+	else if (within_nominal(s, n, nb->contested))
 		return;
 	for (size_t k = 0; k < nd->n_children; k++)
-		bound_walk(s, nb, nd->children[k]);
+		bound_walk(s, nb, nd->children[k], advantage);
 }
 
 /* The key of a flat bound with one contested fr: what the attempt may take from
@@ -957,14 +993,15 @@ static sim_qty_t attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre,
 		struct bound_key k = flat_key(s, pre, b.root, one, allow_borrow, advantage);
 		return flat_bound_by_sums(s, &b, pre, flavor, one, &k, cfg->within, allow_borrow);
 	}
-	struct nested_bound nb = { .pre = pre, .contested = contested, .allow_borrow = allow_borrow,
-				   .advantage = advantage, .b = &b };
+	struct nested_bound nb = { .pre = pre, .contested = contested, .allow_borrow = allow_borrow, .b = &b };
 	nb.anc = b.flat ? NULL : mark_ancestors(s, pre->queue);
+	if (nb.anc && mark_advantages(s, pre, flavor))
+		nb.anc = NULL; /* no memory: the walk below, each queue with the caller's advantage */
 	int capped = nb.anc ? single_contested(s, contested) : -1; /* the fr of cohort caps, or -1 */
 	nb.budget = capped >= 0 ? cohort_budgets(s) : NULL;
 	nb.max_job = nb.budget ? largest_job(s, b.root, capped) : 0;
 	if (nb.anc) {
-		bound_walk(s, &nb, b.root);
+		bound_walk(s, &nb, b.root, advantage);
 	} else {
 		int has_parent = s->nodes[pre->queue].parent >= 0;
 		const int32_t *nodes;
@@ -974,7 +1011,7 @@ static sim_qty_t attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre,
 			int i = nodes ? nodes[k] : (int)k;
 			const struct kq_node *o = &s->nodes[i];
 			if (o->is_queue && (i == pre->queue || (o->root == b.root && has_parent)))
-				bound_queue(s, &nb, i);
+				bound_queue(s, &nb, i, advantage);
 		}
 	}
 	return bound_end(s, &b, pre, flavor, allow_borrow);
@@ -1019,7 +1056,8 @@ static int hopeless_classical(struct kq_sched *s, const struct kq_wl *pre, const
 				advantage = 0;
 		}
 	if (s->n_nodes && (q->parent >= 0 && s->nodes[q->parent].parent >= 0))
-		advantage = 1; /* nested cohorts: hierarchy is subtler; no bound from it */
+		advantage = 1; /* nested cohorts: the bound's walk finds the advantage of each
+				* level (mark_advantages); 1 is for its fallback without memory */
 	sim_qty_t with_borrow = attempt_bound_short(s, pre, flavor, contested, 1, advantage);
 	if (with_borrow <= 0)
 		return 0;
@@ -2168,6 +2206,8 @@ void kq_scratch_free(struct kq_sched *s)
 	free(sc->taken);
 	free(sc->bound_rm);
 	free(sc->anc);
+	free(sc->anc_adv);
+	free(sc->adv_rem);
 	free(sc->budget);
 	free(sc->budget_stamp);
 	free(sc);
