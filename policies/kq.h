@@ -203,6 +203,11 @@ struct kq_node {
 	 * kq_sched.ver_live is set: a fair-sharing cycle keeps each node's tournament pick
 	 * while it is unchanged (docs/kueue-rules.md E12). */
 	uint64_t ver;
+	/* Bumped (to kq_sched.sver_clock) by every usage change in its subtree and every
+	 * change of the running set of a queue in it, always: a nested classical bound
+	 * keeps what the subtree may pass up while it is unchanged (docs/kueue-rules.md
+	 * E17). 0 until the first change. */
+	uint64_t sver;
 	uint8_t *subtree_has; /* some node of the subtree has an entry for fr */
 	/* queues only */
 	struct kq_queue_cfg cfg;
@@ -337,6 +342,7 @@ struct kq_sched {
 	uint64_t usage_ver;       /* bumped by every kq_usage_add and kq_usage_remove: with gen,
 				   * the key of the flat bounds' per-root sums (kq_preempt.c) */
 	uint64_t ver_clock;       /* the last kq_node.ver given */
+	uint64_t sver_clock;      /* the last kq_node.sver given */
 	int ver_live;             /* during a fair-sharing cycle's order: usage changes bump ver */
 };
 
@@ -348,14 +354,17 @@ enum {
 	KQ_ORACLE_SCAN = 2,            /* fair sharing finds a queue's next candidate by a scan */
 	KQ_ORACLE_NO_MEMO = 4,         /* every nomination computed afresh */
 	KQ_ORACLE_CLASSICAL_BOUND = 8, /* no aggregate bound before a classical search */
-	KQ_ORACLE_BOUND_BOOKED = 16,   /* an aggregate bound in a flat tree booked, not summed */
+	KQ_ORACLE_BOUND_BOOKED = 16,   /* an aggregate bound booked queue by queue: not summed in a
+					* flat tree (E11), not from kept subtree sums (E17) */
 	KQ_ORACLE_TOURNAMENT = 32,     /* fair-sharing cycle order: every tournament run in full,
 					* pending entries scanned */
 	KQ_ORACLE_MEMO_GEN = 64,       /* a memo ends at every change of the tree, admissions
 					* included (no monotone memos, E13) */
 	KQ_ORACLE_ALL = 127,
-	/* Not an oracle: a bound in a flat tree is computed both ways and a difference
-	 * counted in kq_test_bound_mismatches (of kq_test_bound_checks). */
+	/* Not an oracle: every classical aggregate bound, and every fair-sharing one in a
+	 * flat tree, is computed both ways (fast, and booked queue by queue) and a
+	 * difference of verdict counted in
+	 * kq_test_bound_mismatches (of kq_test_bound_checks). */
 	KQ_ORACLE_CHECK_BOUNDS = 128,
 	/* Not an oracle: memos found live only by rule E13 are counted in
 	 * kq_test_mono_hits (off: no shared counter written on the decision path, which

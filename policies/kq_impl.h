@@ -33,6 +33,10 @@ struct kq_scratch {
 	sim_qty_t *budget;   /* per node: a bound's cohort caps, valid where budget_stamp is anc_stamp */
 	uint32_t *budget_stamp;
 	size_t cap_budget;
+	void *pass_memo;     /* per node, KQ_PASS_SLOTS entries: what a cohort's subtree may pass up in a
+			      * nested classical bound (struct pass_memo, kq_preempt.c, E17) */
+	size_t cap_pass_memo;
+	unsigned pass_next;  /* the slot a new entry takes when none is stale (round robin) */
 	uint64_t max_job_gen;  /* largest_job's answer for (root, fr), while gen is this (0: none) */
 	int max_job_root, max_job_fr;
 	sim_qty_t max_job;

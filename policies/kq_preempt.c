@@ -897,6 +897,7 @@ struct nested_bound {
 	struct bound_acc *b;
 	const uint32_t *anc;  /* the preemptor's ancestors (mark_ancestors), or NULL */
 	sim_qty_t *budget;    /* cohort caps, or NULL */
+	int cap_fr;           /* with budget: the one contested fr the caps are on */
 	sim_qty_t max_job;
 };
 
@@ -937,11 +938,16 @@ static void bound_walk(struct kq_sched *s, struct nested_bound *nb, int n, int a
 		return;
 	}
 	const struct kq_scratch *sc = s->scratch;
-	if (sc->anc[n] == sc->anc_stamp)
+	if (sc->anc[n] == sc->anc_stamp) {
 		advantage = sc->anc_adv[n]; /* the lowest shared cohort of the queues below it, but
 					     * those under the next ancestor (which sets its own) */
-	else if (within_nominal(s, n, nb->contested))
+	} else if (within_nominal(s, n, nb->contested)) {
 		return;
+	} else if (nb->budget) { /* its cap from its state before any removal below it, whatever
+				  * order its children come in (subtree_pass computes the same) */
+		sc->budget_stamp[n] = sc->anc_stamp;
+		nb->budget[n] = nd->usage[nb->cap_fr] - nd->subtree[nb->cap_fr] + nb->max_job;
+	}
 	for (size_t k = 0; k < nd->n_children; k++)
 		bound_walk(s, nb, nd->children[k], advantage);
 }
@@ -980,12 +986,118 @@ static int flat_bound_reads_own_only(const struct kq_sched *s, const struct kq_w
 	return k.kind != BK_BWC && k.policy == KQ_NEVER;
 }
 
-/* One attempt's bound as a shortfall (bound_end's): <= 0 when victims might make room. */
+/* ---- nested bounds from kept subtree sums (docs/kueue-rules.md E17) ----
+ *
+ * In bound_walk every queue below a cohort c that is not an ancestor of the preemptor
+ * is reached with the advantage of the lowest ancestor above c, and its removal only
+ * lowers usages on its way up: what reaches c's parent is a function of c's subtree
+ * (its usages and running sets), the attempt's key (flat_key: the preemptor's
+ * priority and policies, whether it borrows, that advantage) and the tree's largest
+ * job. It is kept per cohort with the subtree's version (kq_node.sver) and the
+ * quota generation, so a bound walks only the ancestors' children and books, at each
+ * ancestor, one removal per child subtree. */
+enum { KQ_PASS_SLOTS = 4 };
+struct pass_memo {
+	uint64_t sver, igen; /* the subtree's version and kq_sched.igen it was computed at */
+	struct bound_key k;
+	sim_qty_t max_job, v;
+};
+
+static int key_eq(const struct bound_key *a, const struct bound_key *b)
+{
+	return a->root == b->root && a->fr == b->fr && a->kind == b->kind && a->policy == b->policy &&
+	       a->has_thr == b->has_thr && a->prio == b->prio && a->thr == b->thr;
+}
+
+/* The memo slots, KQ_PASS_SLOTS a node, or NULL without memory. */
+static struct pass_memo *pass_memos(struct kq_sched *s)
+{
+	struct kq_scratch *sc = s->scratch;
+	size_t need = (s->n_nodes ? s->n_nodes : 1) * KQ_PASS_SLOTS;
+	if (sc->cap_pass_memo < need) {
+		struct pass_memo *v = realloc(sc->pass_memo, need * sizeof *v);
+		if (!v)
+			return NULL;
+		memset(v, 0, need * sizeof *v); /* igen 0 is never live: all empty */
+		sc->pass_memo = v;
+		sc->cap_pass_memo = need;
+	}
+	return sc->pass_memo;
+}
+
+/* What the removals of one bound in the subtree of cohort c (no ancestor of the
+ * preemptor) pass up to c's parent on k->fr, as bound_walk's bookings would: nothing
+ * when c is within its nominal quota (P2's walk does not enter it); else what its
+ * queues pass to it (other_take's part: what each stored above its local quota),
+ * capped together at c's budget (within_cohort_budget), plus what its cohorts pass,
+ * and of that sum what c itself stored in its parent. Kept while c's subtree and
+ * the quotas are unchanged. */
+static sim_qty_t subtree_pass(struct kq_sched *s, struct pass_memo *pm, int c, const struct bound_key *k,
+			      sim_qty_t max_job)
+{
+	const struct kq_node *cn = &s->nodes[c];
+	int fr = k->fr;
+	if (!kq_borrowing(s, c, fr))
+		return 0;
+	struct pass_memo *slot = pm + (size_t)c * KQ_PASS_SLOTS, *stale = NULL;
+	for (int i = 0; i < KQ_PASS_SLOTS; i++) {
+		struct pass_memo *m = &slot[i];
+		if (m->sver != cn->sver || m->igen != s->igen)
+			stale = stale ? stale : m;
+		else if (m->max_job == max_job && key_eq(&m->k, k))
+			return m->v;
+	}
+	sim_qty_t from_queues = 0, from_cohorts = 0;
+	for (size_t i = 0; i < cn->n_children; i++) {
+		int ch = cn->children[i];
+		if (s->nodes[ch].is_queue)
+			from_queues += other_take(&s->nodes[ch], k);
+		else
+			from_cohorts += subtree_pass(s, pm, ch, k, max_job);
+	}
+	sim_qty_t budget = cn->usage[fr] - cn->subtree[fr] + max_job;
+	if (from_queues > budget)
+		from_queues = budget > 0 ? budget : 0;
+	sim_qty_t got = from_queues + from_cohorts, stored = cn->usage[fr] - cn->local[fr];
+	sim_qty_t v = stored > 0 ? (got < stored ? got : stored) : 0;
+	struct kq_scratch *sc = s->scratch;
+	if (!stale)
+		stale = &slot[sc->pass_next++ % KQ_PASS_SLOTS];
+	*stale = (struct pass_memo){ .sver = cn->sver, .igen = s->igen, .k = *k, .max_job = max_job, .v = v };
+	return v;
+}
+
+/* bound_walk from ancestor n down, with one contested fr (cap_fr) and cohort caps:
+ * its queues as bound_queue takes them, its ancestor child walked the same way, and
+ * each other cohort child's subtree_pass booked as one removal at n. */
+static void bound_walk_kept(struct kq_sched *s, struct nested_bound *nb, struct pass_memo *pm, int n)
+{
+	const struct kq_node *nd = &s->nodes[n];
+	const struct kq_scratch *sc = s->scratch;
+	int advantage = sc->anc_adv[n];
+	struct bound_key k = flat_key(s, nb->pre, nd->root, nb->cap_fr, nb->allow_borrow, advantage);
+	int takes_none = k.kind != BK_BWC && k.policy == KQ_NEVER; /* from any other queue */
+	for (size_t i = 0; i < nd->n_children; i++) {
+		int c = nd->children[i];
+		if (s->nodes[c].is_queue) {
+			bound_queue(s, nb, c, advantage);
+		} else if (sc->anc[c] == sc->anc_stamp) {
+			bound_walk_kept(s, nb, pm, c);
+		} else if (!takes_none) {
+			sim_qty_t v = subtree_pass(s, pm, c, &k, nb->max_job);
+			if (v > 0)
+				bound_take(s, nb->b, n, nb->cap_fr, v);
+		}
+	}
+}
+
+/* One attempt's bound as a shortfall (bound_end's): <= 0 when victims might make room.
+ * fast 0: the plain computation (bookings, every queue walked), the tests' oracle. */
 static sim_qty_t attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
-				    const uint8_t *contested, int allow_borrow, int advantage, int try_flat)
+				    const uint8_t *contested, int allow_borrow, int advantage, int fast)
 {
 	struct bound_acc b;
-	if (bound_begin(s, pre, try_flat, &b))
+	if (bound_begin(s, pre, fast, &b))
 		return 0; /* no bound: search in full */
 	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
 	int one = b.flat ? single_contested(s, contested) : -1;
@@ -999,8 +1111,13 @@ static sim_qty_t attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre,
 		nb.anc = NULL; /* no memory: the walk below, each queue with the caller's advantage */
 	int capped = nb.anc ? single_contested(s, contested) : -1; /* the fr of cohort caps, or -1 */
 	nb.budget = capped >= 0 ? cohort_budgets(s) : NULL;
+	nb.cap_fr = capped;
 	nb.max_job = nb.budget ? largest_job(s, b.root, capped) : 0;
-	if (nb.anc) {
+	int kept = nb.budget && fast && !(kq_test_oracle & KQ_ORACLE_BOUND_BOOKED) && s->nodes[pre->queue].parent >= 0;
+	struct pass_memo *pm = kept ? pass_memos(s) : NULL; /* (a queue without a cohort is its own root) */
+	if (pm) {
+		bound_walk_kept(s, &nb, pm, b.root);
+	} else if (nb.anc) {
 		bound_walk(s, &nb, b.root, advantage);
 	} else {
 		int has_parent = s->nodes[pre->queue].parent >= 0;
@@ -1019,7 +1136,7 @@ static sim_qty_t attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre,
 
 int kq_test_bound_checks, kq_test_bound_mismatches;
 
-/* Under KQ_ORACLE_CHECK_BOUNDS (tests) a flat bound is computed both ways and a
+/* Under KQ_ORACLE_CHECK_BOUNDS (tests) a bound is computed both ways and a
  * difference counted. */
 static int check_bound(int fast, int booked)
 {
@@ -1033,7 +1150,7 @@ static sim_qty_t attempt_bound_short(struct kq_sched *s, const struct kq_wl *pre
 				     const uint8_t *contested, int allow_borrow, int advantage)
 {
 	sim_qty_t sh = attempt_bound_once(s, pre, flavor, contested, allow_borrow, advantage, 1);
-	if ((kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS) && kq_flat_tree(s, pre->queue))
+	if (kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS)
 		check_bound(sh <= 0, attempt_bound_once(s, pre, flavor, contested, allow_borrow, advantage, 0) <= 0);
 	return sh;
 }
@@ -2210,6 +2327,7 @@ void kq_scratch_free(struct kq_sched *s)
 	free(sc->adv_rem);
 	free(sc->budget);
 	free(sc->budget_stamp);
+	free(sc->pass_memo);
 	free(sc);
 	s->scratch = NULL;
 }

@@ -347,9 +347,19 @@ static sim_qty_t local_available(const struct kq_node *n, int fr)
 	return a > 0 ? a : 0;
 }
 
+/* Stamps node and every ancestor with a new kq_node.sver. */
+static void sver_bump(struct kq_sched *s, int node)
+{
+	uint64_t v = ++s->sver_clock;
+	for (; node >= 0; node = s->nodes[node].parent)
+		s->nodes[node].sver = v;
+}
+
 void kq_usage_add(struct kq_sched *s, int node, int fr, sim_qty_t v)
 {
 	s->usage_ver++;
+	if (v > 0)
+		sver_bump(s, node);
 	if (s->ver_live && v > 0)
 		kq_ver_bump(s, node);
 	while (node >= 0 && v > 0) {
@@ -365,6 +375,8 @@ void kq_usage_add(struct kq_sched *s, int node, int fr, sim_qty_t v)
 void kq_usage_remove(struct kq_sched *s, int node, int fr, sim_qty_t v)
 {
 	s->usage_ver++;
+	if (v > 0)
+		sver_bump(s, node);
 	if (s->ver_live && v > 0)
 		kq_ver_bump(s, node);
 	while (node >= 0 && v > 0) {
@@ -589,6 +601,7 @@ int kq_add_running(struct kq_sched *s, struct kq_wl *wl)
 	band_update(s, wl, b, +1);
 	band_link(b, wl);
 	q->n_evicted += wl->evicted != 0;
+	sver_bump(s, wl->queue);
 	s->gen++;
 	q->madd++;
 	log_admission(q, wl->priority);
@@ -610,6 +623,7 @@ void kq_remove_running(struct kq_sched *s, struct kq_wl *wl)
 	band_update(s, wl, b, -1);
 	band_unlink(b, wl);
 	q->n_evicted -= wl->evicted != 0;
+	sver_bump(s, wl->queue);
 	s->gen++;
 	q->madd++;
 	q->mrm++;
