@@ -343,6 +343,8 @@ struct kq_sched {
 				   * the key of the flat bounds' per-root sums (kq_preempt.c) */
 	uint64_t ver_clock;       /* the last kq_node.ver given */
 	uint64_t sver_clock;      /* the last kq_node.sver given */
+	int sver_hold;            /* set while an aggregate bound books removals that it undoes
+				   * before it returns: they leave every kq_node.sver as it was */
 	int ver_live;             /* during a fair-sharing cycle's order: usage changes bump ver */
 };
 
@@ -376,6 +378,8 @@ enum {
 };
 extern int kq_test_oracle;
 extern int kq_test_bound_checks, kq_test_bound_mismatches;
+/* Under KQ_ORACLE_CHECK_BOUNDS: classical searches the aggregate bound refused (E1). */
+extern int kq_test_bound_refusals;
 extern unsigned long kq_test_mono_hits; /* under KQ_TEST_COUNT_MONO (tests read it) */
 extern unsigned long kq_test_own_hits;  /* ... of them, by rule E16 */
 

@@ -1091,6 +1091,42 @@ static void bound_walk_kept(struct kq_sched *s, struct nested_bound *nb, struct 
 	}
 }
 
+/* attempt_bound_once booked: a tree that is not flat (or a flat one under the oracle). */
+static sim_qty_t booked_bound(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+			      const uint8_t *contested, int allow_borrow, int advantage, int fast,
+			      struct bound_acc *b)
+{
+	struct nested_bound nb = { .pre = pre, .contested = contested, .allow_borrow = allow_borrow, .b = b };
+	nb.anc = b->flat ? NULL : mark_ancestors(s, pre->queue);
+	if (nb.anc && mark_advantages(s, pre, flavor))
+		nb.anc = NULL; /* no memory: the walk below, each queue with the caller's advantage */
+	int capped = nb.anc ? single_contested(s, contested) : -1; /* the fr of cohort caps, or -1 */
+	nb.budget = capped >= 0 ? cohort_budgets(s) : NULL;
+	nb.cap_fr = capped;
+	nb.max_job = nb.budget ? largest_job(s, b->root, capped) : 0;
+	/* E17 (a queue without a cohort is its own root: walked) */
+	int kept = nb.budget && fast && !(kq_test_oracle & KQ_ORACLE_BOUND_BOOKED) &&
+		   s->nodes[pre->queue].parent >= 0;
+	struct pass_memo *pm = kept ? pass_memos(s) : NULL;
+	if (pm) {
+		bound_walk_kept(s, &nb, pm, b->root);
+	} else if (nb.anc) {
+		bound_walk(s, &nb, b->root, advantage);
+	} else {
+		int has_parent = s->nodes[pre->queue].parent >= 0;
+		const int32_t *nodes;
+		size_t n_nodes;
+		bound_nodes(s, b, &nodes, &n_nodes);
+		for (size_t k = 0; k < n_nodes; k++) {
+			int i = nodes ? nodes[k] : (int)k;
+			const struct kq_node *o = &s->nodes[i];
+			if (o->is_queue && (i == pre->queue || (o->root == b->root && has_parent)))
+				bound_queue(s, &nb, i, advantage);
+		}
+	}
+	return bound_end(s, b, pre, flavor, allow_borrow);
+}
+
 /* One attempt's bound as a shortfall (bound_end's): <= 0 when victims might make room.
  * fast 0: the plain computation (bookings, every queue walked), the tests' oracle. */
 static sim_qty_t attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
@@ -1105,36 +1141,13 @@ static sim_qty_t attempt_bound_once(struct kq_sched *s, const struct kq_wl *pre,
 		struct bound_key k = flat_key(s, pre, b.root, one, allow_borrow, advantage);
 		return flat_bound_by_sums(s, &b, pre, flavor, one, &k, cfg->within, allow_borrow);
 	}
-	struct nested_bound nb = { .pre = pre, .contested = contested, .allow_borrow = allow_borrow, .b = &b };
-	nb.anc = b.flat ? NULL : mark_ancestors(s, pre->queue);
-	if (nb.anc && mark_advantages(s, pre, flavor))
-		nb.anc = NULL; /* no memory: the walk below, each queue with the caller's advantage */
-	int capped = nb.anc ? single_contested(s, contested) : -1; /* the fr of cohort caps, or -1 */
-	nb.budget = capped >= 0 ? cohort_budgets(s) : NULL;
-	nb.cap_fr = capped;
-	nb.max_job = nb.budget ? largest_job(s, b.root, capped) : 0;
-	int kept = nb.budget && fast && !(kq_test_oracle & KQ_ORACLE_BOUND_BOOKED) && s->nodes[pre->queue].parent >= 0;
-	struct pass_memo *pm = kept ? pass_memos(s) : NULL; /* (a queue without a cohort is its own root) */
-	if (pm) {
-		bound_walk_kept(s, &nb, pm, b.root);
-	} else if (nb.anc) {
-		bound_walk(s, &nb, b.root, advantage);
-	} else {
-		int has_parent = s->nodes[pre->queue].parent >= 0;
-		const int32_t *nodes;
-		size_t n_nodes;
-		bound_nodes(s, &b, &nodes, &n_nodes);
-		for (size_t k = 0; k < n_nodes; k++) {
-			int i = nodes ? nodes[k] : (int)k;
-			const struct kq_node *o = &s->nodes[i];
-			if (o->is_queue && (i == pre->queue || (o->root == b.root && has_parent)))
-				bound_queue(s, &nb, i, advantage);
-		}
-	}
-	return bound_end(s, &b, pre, flavor, allow_borrow);
+	s->sver_hold = 1; /* the bookings below are undone by bound_end */
+	sim_qty_t sh = booked_bound(s, pre, flavor, contested, allow_borrow, advantage, fast, &b);
+	s->sver_hold = 0;
+	return sh;
 }
 
-int kq_test_bound_checks, kq_test_bound_mismatches;
+int kq_test_bound_checks, kq_test_bound_mismatches, kq_test_bound_refusals;
 
 /* Under KQ_ORACLE_CHECK_BOUNDS (tests) a bound is computed both ways and a
  * difference counted. */
@@ -1186,6 +1199,8 @@ static int hopeless_classical(struct kq_sched *s, const struct kq_wl *pre, const
 		if (pre->req[r] > 0 && flavor[r] >= 0)
 			fr = fr == -1 ? kq_fr(s, flavor[r], r) : -2;
 	kq_note_shortfall(s, fr, with_borrow < without ? with_borrow : without);
+	if (kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS)
+		kq_test_bound_refusals++;
 	/* E16: the attempt without borrowing fails on the queue's own quota, and the
 	 * one with borrowing takes only from the queue itself: other queues were not
 	 * read, only the root's usage. */

@@ -350,6 +350,8 @@ static sim_qty_t local_available(const struct kq_node *n, int fr)
 /* Stamps node and every ancestor with a new kq_node.sver. */
 static void sver_bump(struct kq_sched *s, int node)
 {
+	if (s->sver_hold)
+		return;
 	uint64_t v = ++s->sver_clock;
 	for (; node >= 0; node = s->nodes[node].parent)
 		s->nodes[node].sver = v;

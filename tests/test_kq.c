@@ -1201,6 +1201,127 @@ static void test_kq_fair_drain_waits_for_own_queue(void)
 	kq_test_oracle = 0;
 }
 
+/* Two cohorts under one root, four queues of one flavor (docs/kueue-rules.md E17):
+ * A = {a1, a2}, B = {b1, b2}, nominal quotas a1 and a2 as given, 4 each in B;
+ * reclaim LowerPriority. */
+static struct kq_sched *two_cohorts(int q[4], int a1_gpus, int a2_gpus)
+{
+	struct kq_sched *s = one_flavor();
+	int root = kq_add_node(s, "root", 0);
+	int ca = kq_add_node(s, "A", 0), cb = kq_add_node(s, "B", 0);
+	s->nodes[ca].parent = s->nodes[cb].parent = root;
+	const sim_qty_t nominal[4] = { a1_gpus, a2_gpus, 4, 4 };
+	static const char *const names[4] = { "a1", "a2", "b1", "b2" };
+	for (int i = 0; i < 4; i++) {
+		q[i] = add_queue(s, names[i], i < 2 ? ca : cb, G(nominal[i]), KQ_UNSET, KQ_UNSET);
+		s->nodes[q[i]].cfg.within = KQ_LOWER_PRIORITY;
+		s->nodes[q[i]].cfg.reclaim = KQ_LOWER_PRIORITY;
+	}
+	CU_ASSERT_FATAL(kq_finalize(s, NULL) == 0);
+	return s;
+}
+
+/* h's one-head cycle: the number of victims it names (0: it waits, no candidates). */
+static size_t cycle_victims(struct kq_sched *s, struct kq_wl *h, sim_time_t now)
+{
+	struct kq_decision d = { 0 };
+	struct kq_wl *heads[1] = { h };
+	CU_ASSERT_EQUAL_FATAL(kq_cycle(s, heads, 1, now, NULL, NULL, &d), 0);
+	size_t n = d.victims.n;
+	if (!n)
+		CU_ASSERT(d.waiting.n == 1 && d.waiting.v[0].why == KQ_W_NO_CANDIDATES);
+	kq_decision_free(&d);
+	return n;
+}
+
+/* E17's kept subtree sums end with a change of the subtree (tree of two_cohorts, a1
+ * 6 and a2 2; h: a1, priority 5, within a1's quota, so it may reclaim from B).
+ * Admission: a1 runs 2 of priority 0, a2 2 of priority 9, B borrows 2 with only
+ * priority-9 jobs (b1 4 + 2, b2 4): 14 of 16 used. h of 4 GPUs takes a1's own job
+ * (one victim; B's subtree passes up nothing, and the search books nothing in B, so
+ * its sum stays kept). Then a1's job ends and b2 admits 2 of priority 0: B may pass
+ * up 2, and h takes b2's job; B's sum kept from before the admission (0) would
+ * refuse h.
+ * Release: b1 runs 5 of priority 9 and 1 of priority 0 (B at 10, 12 used): h of 6
+ * needs 2 more, B passes up 1: the bound refuses. b1's 1 ends: B passes up nothing
+ * and 1 more is free, refused again; the sum kept from before (1) would let it
+ * through (the search then finds nothing: the same decision, but not the bound's). */
+static void test_kq_nested_bound_kept_sums_end_with_subtree(void)
+{
+	kq_test_oracle = KQ_ORACLE_CHECK_BOUNDS;
+	kq_test_bound_checks = kq_test_bound_mismatches = kq_test_bound_refusals = 0;
+	int q[4];
+	struct kq_sched *s = two_cohorts(q, 6, 2);
+	struct kq_wl a1lo = running_job(q[0], 0, 2, 1), a2 = running_job(q[1], 9, 2, 2),
+		     b1a = running_job(q[2], 9, 4, 3), b1b = running_job(q[2], 9, 2, 4),
+		     b2hi = running_job(q[3], 9, 4, 5), b2lo = running_job(q[3], 0, 2, 6);
+	struct kq_wl *run[] = { &a1lo, &a2, &b1a, &b1b, &b2hi };
+	for (size_t i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL_FATAL(kq_add_running(s, run[i]), 0);
+	struct kq_wl h = { .queue = q[0], .priority = 5, .created = 20, .tie = 9, .req = { G(4) },
+			   .flavor = { -1 }, .preemptible = 1 };
+	CU_ASSERT_EQUAL(cycle_victims(s, &h, 100), 1);
+	kq_remove_running(s, &a1lo);
+	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &b2lo), 0);
+	CU_ASSERT_EQUAL(cycle_victims(s, &h, 200), 1);
+	CU_ASSERT_EQUAL(kq_test_bound_refusals, 0);
+	kq_destroy(s);
+
+	s = two_cohorts(q, 6, 2);
+	struct kq_wl b1hi = running_job(q[2], 9, 5, 3), b1lo = running_job(q[2], 0, 1, 4);
+	struct kq_wl *run2[] = { &a2, &b1hi, &b1lo, &b2hi };
+	for (size_t i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL_FATAL(kq_add_running(s, run2[i]), 0);
+	h.req[0] = G(6);
+	CU_ASSERT_EQUAL(cycle_victims(s, &h, 300), 0);
+	CU_ASSERT_EQUAL(kq_test_bound_refusals, 1);
+	kq_remove_running(s, &b1lo);
+	CU_ASSERT_EQUAL(cycle_victims(s, &h, 400), 0);
+	CU_ASSERT_EQUAL(kq_test_bound_refusals, 2);
+	CU_ASSERT(kq_test_bound_checks > 0);
+	CU_ASSERT_EQUAL(kq_test_bound_mismatches, 0);
+	kq_test_oracle = 0;
+	kq_destroy(s);
+}
+
+/* E1's cohort cap in a nested tree, by hand (E17's sums give it too): a1 has a
+ * nominal quota of 8, a2 none (16 GPUs in all). B's queues each run six 1-GPU jobs
+ * of priority 0 (b1 and b2 at 6 of 4), so each may lose its excess plus its largest
+ * job, 3, and together at most B's excess plus the largest job, 4 + 1 = 5; a2 runs
+ * four of priority 9 (borrowed within A). All 16 are used. A real search for h (a1,
+ * priority 5) finds B back within its quota after 4 removals, 2 from each queue: h
+ * of 4 GPUs gets 4 victims; of 5, the cap lets it through and the search finds too
+ * few; of 6, the cap refuses it before any search (without the cap the bound would
+ * let 6 through). */
+static void test_kq_nested_bound_cohort_cap(void)
+{
+	int q[4];
+	struct kq_sched *s = two_cohorts(q, 8, 0);
+	struct kq_wl jobs[16];
+	for (int i = 0; i < 16; i++) /* four in a2, then b1 and b2 in turn */
+		jobs[i] = running_job(i < 4 ? q[1] : q[2 + i % 2], i < 4 ? 9 : 0, 1, (uint32_t)(i + 1));
+	for (int i = 0; i < 16; i++)
+		CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &jobs[i]), 0);
+	struct kq_wl h = { .queue = q[0], .priority = 5, .created = 20, .tie = 99, .flavor = { -1 },
+			   .preemptible = 1 };
+	for (int oracle = 0; oracle < 2; oracle++) { /* the kept sums, then booked queue by queue */
+		kq_test_oracle = KQ_ORACLE_CHECK_BOUNDS | (oracle ? KQ_ORACLE_BOUND_BOOKED : 0);
+		kq_test_bound_refusals = kq_test_bound_mismatches = 0;
+		h.req[0] = G(4);
+		CU_ASSERT_EQUAL(cycle_victims(s, &h, 100 + oracle), 4);
+		CU_ASSERT_EQUAL(kq_test_bound_refusals, 0);
+		h.req[0] = G(5);
+		CU_ASSERT_EQUAL(cycle_victims(s, &h, 200 + oracle), 0);
+		CU_ASSERT_EQUAL(kq_test_bound_refusals, 0);
+		h.req[0] = G(6);
+		CU_ASSERT_EQUAL(cycle_victims(s, &h, 300 + oracle), 0);
+		CU_ASSERT_EQUAL(kq_test_bound_refusals, 1);
+		CU_ASSERT_EQUAL(kq_test_bound_mismatches, 0);
+	}
+	kq_test_oracle = 0;
+	kq_destroy(s);
+}
+
 /* E15's equal-share refusal needs one resource. With gpu and cpu: p (nominal 4 GPUs,
  * 100 CPUs) runs 6 GPUs at priority 5; b (4 GPUs, 4 CPUs) runs a 1-GPU and a 4-GPU job
  * and a 34-CPU job; d (12 GPUs, 96 CPUs) runs 9 GPUs: the 20 GPUs are full. p's head
@@ -1303,6 +1424,8 @@ static void test_kq_running_priority_moves_band(void)
 
 static CU_TestInfo kq_tests[] = {
 	{ "flat_bounds_match_booked", test_kq_flat_bounds_match_booked },
+	{ "nested_bound_kept_sums_end_with_subtree", test_kq_nested_bound_kept_sums_end_with_subtree },
+	{ "nested_bound_cohort_cap", test_kq_nested_bound_cohort_cap },
 	{ "cycle_same_as_oracle", test_kq_cycle_same_as_oracle },
 	{ "monotone_memo_by_hand", test_kq_monotone_memo_by_hand },
 	{ "own_memo_by_hand", test_kq_own_memo_by_hand },
