@@ -127,6 +127,13 @@ struct cohort {
 	int shrink_check;        /* a quota went down: evict what no longer fits */
 	int max_heads_per_queue; /* heads a queue may set aside in one pass; 0 = no bound (Kueue) */
 	int naive_pending;       /* pending sets are the naive oracle (cohort_test_naive_pending) */
+	/* Bit qi set while trace queue qi has pending entries (qstate.n > 0): a pass's first
+	 * head search visits those queues only, in index order as a walk of every queue
+	 * would, so a pass costs no O(queues) scan at 1,000 queues. Owned. */
+	uint64_t *has_pending;
+	uint32_t *capped;        /* the queues with an hourly preemption cap (max_preempt_per_hour
+				  * >= 0), in index order; owned */
+	size_t n_capped;
 	uint32_t *awaiting;      /* entries holding quota but no nodes yet, in admission order */
 	size_t n_awaiting, cap_awaiting;
 	struct kq_wl **preemptors; /* issued preemptions in the last pass: tried first in the next */
@@ -393,7 +400,10 @@ static int pending_add(struct cohort *c, struct qstate *q, uint32_t ei)
 		treap_insert(c, q, ei);
 	}
 	ent(c, ei)->pending = 1;
-	q->n++;
+	if (q->n++ == 0) {
+		size_t qi = (size_t)(q - c->qs);
+		c->has_pending[qi / 64] |= UINT64_C(1) << (qi % 64);
+	}
 	return 0;
 }
 
@@ -405,7 +415,10 @@ static void pending_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 		treap_remove(c, q, ei);
 	ent(c, ei)->pending = 0;
 	ent(c, ei)->parked_in = 0;
-	q->n--;
+	if (--q->n == 0) {
+		size_t qi = (size_t)(q - c->qs);
+		c->has_pending[qi / 64] &= ~(UINT64_C(1) << (qi % 64));
+	}
 }
 
 /* Its priority changed: it moves in its queue, set aside or not as before. */
@@ -817,10 +830,8 @@ static void place_awaiting(struct cohort *c, sim_time_t now)
  * than an hour, and block preemption for the queue while it is at the cap. */
 static void apply_preempt_caps(struct cohort *c, sim_time_t now)
 {
-	for (size_t qi = 0; qi < c->n_queues; qi++) {
-		struct qstate *q = &c->qs[qi];
-		if (q->max_preempt_per_hour < 0)
-			continue;
+	for (size_t k = 0; k < c->n_capped; k++) {
+		struct qstate *q = &c->qs[c->capped[k]];
 		while (q->n_recent && q->recent[q->head_recent] <= now - 3600 * SIM_NS_PER_S) {
 			q->head_recent = (q->head_recent + 1) % q->cap_recent;
 			q->n_recent--;
@@ -932,20 +943,30 @@ static size_t take_preemptors(struct cohort *c)
  * preempt others before time moves on: chains of victims reclaiming from one
  * another would otherwise cycle within one timestamp (in a real cluster the
  * victims' termination takes time). */
+/* The head of queue qi into heads[], qi into active[], when it has one. */
+static void collect_head(struct cohort *c, uint32_t qi, sim_time_t now, size_t *n)
+{
+	uint32_t ei = pending_head(c, &c->qs[qi]);
+	if (ei == NONE_U32)
+		return;
+	c->active[*n] = qi; /* in place: at most the queue's position in the list walked */
+	struct entry *e = ent(c, ei);
+	e->wl.no_preempt = e->evicted_at == now;
+	c->heads[(*n)++] = &e->wl;
+}
+
 static size_t collect_heads(struct cohort *c, sim_time_t now)
 {
-	size_t n = 0, n_act = 0, n_look = c->active_valid ? c->n_active : c->n_queues;
-	for (size_t k = 0; k < n_look; k++) {
-		uint32_t qi = c->active_valid ? c->active[k] : (uint32_t)k;
-		uint32_t ei = pending_head(c, &c->qs[qi]);
-		if (ei == NONE_U32)
-			continue;
-		c->active[n_act++] = qi; /* in place: n_act <= k */
-		struct entry *e = ent(c, ei);
-		e->wl.no_preempt = e->evicted_at == now;
-		c->heads[n++] = &e->wl;
+	size_t n = 0;
+	if (c->active_valid) { /* later cycles of a pass: the queues that had a head */
+		for (size_t k = 0, n_look = c->n_active; k < n_look; k++)
+			collect_head(c, c->active[k], now, &n);
+	} else {
+		for (size_t w = 0; w * 64 < c->n_queues; w++)
+			for (uint64_t bits = c->has_pending[w]; bits; bits &= bits - 1)
+				collect_head(c, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits)), now, &n);
 	}
-	c->n_active = n_act;
+	c->n_active = n;
 	c->active_valid = 1;
 	return n;
 }
@@ -1130,8 +1151,9 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 	if (c->shrink_check && (rc = evict_overdrawn(c)))
 		return rc;
 	apply_preempt_caps(c, now);
-	for (size_t qi = 0; qi < c->n_queues; qi++)
-		c->qs[qi].parked_this_pass = 0;
+	if (c->max_heads_per_queue) /* the only reader of the count */
+		for (size_t qi = 0; qi < c->n_queues; qi++)
+			c->qs[qi].parked_this_pass = 0;
 	place_awaiting(c, now);
 	c->active_valid = 0;
 	for (int first = 1;; first = 0) {
@@ -1377,6 +1399,8 @@ static void co_fini(struct sim_policy *pol)
 	free(c->heads);
 	free(c->active);
 	free(c->preemptors);
+	free(c->has_pending);
+	free(c->capped);
 	free(c->awaiting);
 	free(c->managed_res);
 	free(c->explicit_pre);
@@ -1542,12 +1566,15 @@ static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *e
 	c->heads = malloc((t->n_queues ? t->n_queues : 1) * sizeof *c->heads);
 	c->active = malloc((t->n_queues ? t->n_queues : 1) * sizeof *c->active);
 	c->preemptors = malloc((t->n_queues ? t->n_queues : 1) * sizeof *c->preemptors);
+	c->has_pending = calloc(t->n_queues / 64 + 1, sizeof *c->has_pending);
+	c->capped = malloc((t->n_queues ? t->n_queues : 1) * sizeof *c->capped);
 	c->managed_res = setup.managed_res;
 	c->explicit_pre = setup.explicit_pre;
 	setup.managed_res = NULL;
 	setup.explicit_pre = NULL;
 	setup.kq = NULL;
-	if (!c->qs || !c->job_entry || !c->heads || !c->active || !c->preemptors) {
+	if (!c->qs || !c->job_entry || !c->heads || !c->active || !c->preemptors || !c->has_pending ||
+	    !c->capped) {
 		cohort_setup_free(&setup);
 		return -SIM_ENOMEM;
 	}
@@ -1560,6 +1587,8 @@ static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *e
 		c->qs[q].strict_fifo = setup.knobs[q].strict_fifo;
 		c->qs[q].retry_limit = setup.knobs[q].retry_limit;
 		c->qs[q].max_preempt_per_hour = setup.knobs[q].max_preempt_per_hour;
+		if (c->qs[q].max_preempt_per_hour >= 0)
+			c->capped[c->n_capped++] = (uint32_t)q;
 	}
 	c->view0 = env->view;
 	struct sim_policy *op = (struct sim_policy *)sim_view_policy(env->view, SIM_FAM_ORDER);
