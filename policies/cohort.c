@@ -456,21 +456,29 @@ static void park(struct cohort *c, struct qstate *q, uint32_t ei)
 		ent(c, ei)->parked_in = q->epoch;
 }
 
+/* Gives back every head queue q set aside: a new epoch. */
+static void unpark_queue(struct cohort *c, struct qstate *q)
+{
+	if (c->naive_pending) {
+		for (size_t k = 0; k < q->n; k++)
+			ent(c, q->naive[k])->parked_flag = 0;
+		return;
+	}
+	q->epoch++;
+	q->cursor = CURSOR_FIRST;
+}
+
 /* Parked heads come back on a change that may let them fit: a finish, a
  * preemption, a quota change (Kueue requeues inadmissible workloads then). A new
- * epoch a queue: O(queues), whatever the number of heads set aside. */
+ * epoch a queue with pending jobs, whatever the number of heads set aside. */
 static void unpark_all(struct cohort *c)
 {
-	for (size_t qi = 0; qi < c->n_queues; qi++) {
-		struct qstate *q = &c->qs[qi];
-		if (c->naive_pending) {
-			for (size_t k = 0; k < q->n; k++)
-				ent(c, q->naive[k])->parked_flag = 0;
-			continue;
-		}
-		q->epoch++;
-		q->cursor = CURSOR_FIRST;
-	}
+	/* Only queues with pending entries: an empty one holds no set-aside entry (leaving
+	 * the pending set clears the mark), and its next entry is its head whatever its
+	 * cursor and epoch (treap_insert), so bumping it would change nothing. */
+	for (size_t w = 0; w * 64 < c->n_queues; w++)
+		for (uint64_t bits = c->has_pending[w]; bits; bits &= bits - 1)
+			unpark_queue(c, &c->qs[w * 64 + (size_t)__builtin_ctzll(bits)]);
 }
 
 /* ---- notifications ---- */
