@@ -465,6 +465,47 @@ static void test_cohort_many_waiting_jobs(void)
 	qrun_free(&r);
 }
 
+/* 130 queues of 1 GPU each, no cohorts (so past the first 64-bit word of the pass's
+ * set of queues with pending jobs): each has two 1-GPU jobs of 100 s at 0. The first
+ * runs at once, the second waits for its quota and starts at 100 when the first
+ * ends, in every queue. */
+static void test_cohort_many_queues_each_served(void)
+{
+	enum { NQ = 130 };
+	size_t cap = 80 * NQ + 64;
+	char *quota = malloc(cap);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(quota);
+	int len = snprintf(quota, cap, "{\"name\": \"cohort\", \"queues\": [");
+	struct sim_trace *t = sim_trace_create();
+	char id[16], q[16];
+	for (int i = 0; i < NQ; i++) {
+		snprintf(q, sizeof q, "q%d", i);
+		len += snprintf(quota + len, cap - (size_t)len,
+				"%s{\"name\": \"%s\", \"cohort\": null, \"quota\": {\"f\": {\"gpu\": {\"nominal\": 1}}}}",
+				i ? ", " : "", q);
+		snprintf(id, sizeof id, "a%d", i);
+		add_job(t, id, 0, 100, 1, q, 0);
+		snprintf(id, sizeof id, "b%d", i);
+		add_job(t, id, 0, 100, 1, q, 0);
+	}
+	snprintf(quota + len, cap - (size_t)len, "], \"unlisted_queues\": {\"cohort\": null}}");
+	struct qrun r;
+	qrun(&r, t, 17, "priority", quota, NULL);
+	size_t late = 0, done = 0;
+	for (int i = 0; i < NQ; i++) {
+		snprintf(id, sizeof id, "a%d", i);
+		CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, id), 0.0, 1e-9);
+		snprintf(id, sizeof id, "b%d", i);
+		late += tu_start_s(r.t, id) != 100.0;
+	}
+	for (size_t i = 0; i < r.t->n_jobs; i++)
+		done += r.t->jobs[i].state == SIM_JOB_COMPLETED;
+	CU_ASSERT_EQUAL(late, 0);
+	CU_ASSERT_EQUAL(done, 2 * NQ);
+	qrun_free(&r);
+	free(quota);
+}
+
 /* A contended random run (3 queues, random priorities and sizes, classical
  * preemption): no job preempts at the instant it was itself preempted, and every
  * job ends. (The rule exists because chains of victims reclaiming from one another
@@ -1211,6 +1252,7 @@ static CU_TestInfo cohort_tests[] = {
 	{ "config_errors", test_cohort_config_errors },
 	{ "no_preemption_chains_at_one_instant", test_cohort_no_preemption_chains_at_one_instant },
 	{ "many_waiting_jobs", test_cohort_many_waiting_jobs },
+	{ "many_queues_each_served", test_cohort_many_queues_each_served },
 	{ "lending_raises_utilization", test_cohort_lending_raises_utilization },
 	{ "lender_gets_nominal_back", test_cohort_lender_gets_nominal_back },
 	{ "retry_limit_zero", test_cohort_retry_limit_zero },
