@@ -989,6 +989,10 @@ static size_t take_preemptors(struct cohort *c)
 	return n;
 }
 
+/* A job preempted at this instant may be admitted into free quota but may not
+ * preempt others before time moves on: chains of victims reclaiming from one
+ * another would otherwise cycle within one timestamp (in a real cluster the
+ * victims' termination takes time). */
 /* ---- rule E18: queues whose whole pending set is known inadmissible ---- */
 
 int cohort_test_no_frozen;
@@ -1133,11 +1137,7 @@ static void walk_after_cycle(struct cohort *c, size_t n, sim_time_t now)
 	}
 }
 
-/* The head of queue qi into heads[], qi into active[], when it has one. A job
- * preempted at this instant may be admitted into free quota but may not preempt
- * others before time moves on: chains of victims reclaiming from one another would
- * otherwise cycle within one timestamp (in a real cluster the victims' termination
- * takes time). */
+/* The head of queue qi into heads[], qi into active[], when it has one. */
 static void collect_head(struct cohort *c, uint32_t qi, sim_time_t now, size_t *n)
 {
 	uint32_t ei = pending_head(c, &c->qs[qi]);
