@@ -66,8 +66,6 @@ struct entry {
 	uint8_t pending; /* in its queue's pending set (queued, not holding quota) */
 	uint8_t parked_flag; /* naive pending sets only (tests' oracle): set aside */
 	struct sim_order_key key; /* the order policy's rank, while pending (keyed cohorts) */
-	uint64_t seq;   /* when it entered its pending set (cohort.seq_clock; kept when it only
-			 * moves within it): qstate.aside_seq */
 };
 
 struct qstate {
@@ -92,30 +90,6 @@ struct qstate {
 	size_t n_recent, cap_recent, head_recent;
 	int parked_this_pass;
 	sim_time_t wake_at;      /* a wake-up for the hourly cap is posted for this time */
-	uint64_t pver;           /* bumped by every change of its pending set */
-	uint64_t parks;          /* heads set aside in this epoch, one by one */
-	/* Rule E18 (docs/kueue-rules.md): a record that every pending entry is known
-	 * inadmissible by a memo of rule E16 of the kq tree, each holding while the root's
-	 * usage on fr stays above its threshold; together while the usage is above tau
-	 * and the queue's running set, its pending set and the quotas are as they were
-	 * (mrm, adm_seq, pver, igen). Such a queue is set aside whole in a pass. */
-	struct frozen {
-		uint8_t valid;
-		int32_t fr;
-		sim_qty_t tau;
-		uint64_t igen, mrm, adm_seq, pver;
-	} fz;
-	/* The walk of this pass that may make a record: started at its first entry
-	 * (walk_pass is the pass), clean while every head it set aside had such a memo. */
-	uint64_t walk_pass;
-	uint8_t walk_clean;
-	int32_t walk_fr;
-	sim_qty_t walk_tau;
-	uint64_t walk_igen, walk_mrm, walk_aseq, walk_pver;
-	/* Set aside whole (E18): every entry whose seq is at most aside_seq is set aside
-	 * in epoch aside_epoch; skip_from is where its cursor was then. */
-	uint64_t aside_epoch, aside_seq;
-	uint32_t skip_from;
 };
 
 /* How a job's options map to flavors, from the fallback policy's name. */
@@ -153,14 +127,6 @@ struct cohort {
 	int shrink_check;        /* a quota went down: evict what no longer fits */
 	int max_heads_per_queue; /* heads a queue may set aside in one pass; 0 = no bound (Kueue) */
 	int naive_pending;       /* pending sets are the naive oracle (cohort_test_naive_pending) */
-	int frozen_on;           /* rule E18 applies (not under the oracles, the head bound or
-				  * fair sharing) */
-	uint64_t seq_clock;      /* the last entry.seq given */
-	uint64_t pass_no;        /* passes so far (co_pick) */
-	size_t pass_cycles;      /* cycles of collected heads in this pass so far */
-	uint32_t *skipped;       /* the queues set aside whole in this pass (n_skipped); owned */
-	size_t n_skipped;
-	int frozen_off_pass;     /* E18 given up for the rest of this pass */
 	/* Bit qi set while trace queue qi has pending entries (qstate.n > 0): a pass's first
 	 * head search visits those queues only, in index order as a walk of every queue
 	 * would, so a pass costs no O(queues) scan at 1,000 queues. Owned. */
@@ -310,9 +276,7 @@ static uint32_t next_after(const struct cohort *c, uint32_t x)
 
 static int is_set_aside(const struct cohort *c, const struct qstate *q, const struct entry *e)
 {
-	if (c->naive_pending)
-		return e->parked_flag;
-	return e->parked_in == q->epoch || (q->aside_epoch == q->epoch && e->seq <= q->aside_seq);
+	return c->naive_pending ? e->parked_flag : e->parked_in == q->epoch;
 }
 
 /* Links ei, a new leaf of parent (NONE_U32: the only entry), into the queue-order
@@ -428,7 +392,6 @@ static void entry_rekey(struct cohort *c, uint32_t ei)
 static int pending_add(struct cohort *c, struct qstate *q, uint32_t ei)
 {
 	entry_rekey(c, ei);
-	ent(c, ei)->seq = ++c->seq_clock;
 	if (c->naive_pending) {
 		int rc = naive_insert(c, q, ei);
 		if (rc)
@@ -437,7 +400,6 @@ static int pending_add(struct cohort *c, struct qstate *q, uint32_t ei)
 		treap_insert(c, q, ei);
 	}
 	ent(c, ei)->pending = 1;
-	q->pver++;
 	if (q->n++ == 0) {
 		size_t qi = (size_t)(q - c->qs);
 		c->has_pending[qi / 64] |= UINT64_C(1) << (qi % 64);
@@ -453,7 +415,6 @@ static void pending_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 		treap_remove(c, q, ei);
 	ent(c, ei)->pending = 0;
 	ent(c, ei)->parked_in = 0;
-	q->pver++;
 	if (--q->n == 0) {
 		size_t qi = (size_t)(q - c->qs);
 		c->has_pending[qi / 64] &= ~(UINT64_C(1) << (qi % 64));
@@ -467,11 +428,10 @@ static void pending_reorder(struct cohort *c, struct qstate *q, uint32_t ei)
 		entry_rekey(c, ei); /* unordered: the scan sees the new key */
 		return;
 	}
-	uint64_t parked_in = ent(c, ei)->parked_in, seq = ent(c, ei)->seq;
+	uint64_t parked_in = ent(c, ei)->parked_in;
 	pending_remove(c, q, ei);
 	ent(c, ei)->parked_in = parked_in;
 	pending_add(c, q, ei); /* cannot fail: the treap allocates nothing */
-	ent(c, ei)->seq = seq;
 }
 
 /* The first pending entry not set aside, or NONE_U32. Amortized O(1) a head: the
@@ -482,7 +442,7 @@ static uint32_t pending_head(struct cohort *c, struct qstate *q)
 		return naive_head(c, q);
 	if (q->cursor == CURSOR_FIRST)
 		q->cursor = q->root == NONE_U32 ? CURSOR_END : leftmost(c, q->root);
-	while (q->cursor != CURSOR_END && is_set_aside(c, q, ent(c, q->cursor)))
+	while (q->cursor != CURSOR_END && ent(c, q->cursor)->parked_in == q->epoch)
 		q->cursor = next_after(c, q->cursor);
 	return q->cursor == CURSOR_END ? NONE_U32 : q->cursor;
 }
@@ -494,7 +454,6 @@ static void park(struct cohort *c, struct qstate *q, uint32_t ei)
 		ent(c, ei)->parked_flag = 1;
 	else
 		ent(c, ei)->parked_in = q->epoch;
-	q->parks++;
 }
 
 /* Gives back every head queue q set aside: a new epoch. */
@@ -507,7 +466,6 @@ static void unpark_queue(struct cohort *c, struct qstate *q)
 	}
 	q->epoch++;
 	q->cursor = CURSOR_FIRST;
-	q->parks = 0;
 }
 
 /* Parked heads come back on a change that may let them fit: a finish, a
@@ -993,158 +951,12 @@ static size_t take_preemptors(struct cohort *c)
  * preempt others before time moves on: chains of victims reclaiming from one
  * another would otherwise cycle within one timestamp (in a real cluster the
  * victims' termination takes time). */
-/* ---- rule E18: queues whose whole pending set is known inadmissible ---- */
-
-int cohort_test_no_frozen;
-int cohort_test_count_frozen;
-unsigned long cohort_test_frozen_skips, cohort_test_frozen_wrong;
-
-/* Does queue q's E18 record hold now? One that does not is dropped. */
-static int frozen_holds(struct cohort *c, struct qstate *q)
-{
-	struct frozen *z = &q->fz;
-	if (!z->valid)
-		return 0;
-	const struct kq_sched *s = c->kq;
-	const struct kq_node *n = &s->nodes[q->node];
-	if (z->igen == s->igen && z->mrm == n->mrm && z->adm_seq == n->adm_seq && z->pver == q->pver &&
-	    s->nodes[n->root].usage[z->fr] > z->tau)
-		return 1;
-	z->valid = 0;
-	return 0;
-}
-
-/* Sets queue qi aside whole for this pass: in Kueue's order each of its heads would
- * be set aside in turn, taking no part in any cycle's outcome (not one of them may be
- * admitted, and none holds capacity back, C7). */
-static void skip_queue(struct cohort *c, uint32_t qi, sim_time_t now)
-{
-	struct qstate *q = &c->qs[qi];
-	if (cohort_test_count_frozen) { /* the tests' check: each entry it vouches for */
-		cohort_test_frozen_skips++;
-		for (uint32_t x = leftmost(c, q->root); x != NONE_U32; x = ent(c, x)->next) {
-			struct entry *e = ent(c, x);
-			e->wl.no_preempt = e->evicted_at == now;
-			if (!is_set_aside(c, q, e) && kq_known_inadmissible(c->kq, &e->wl, now) != 1)
-				cohort_test_frozen_wrong++;
-		}
-	}
-	q->skip_from = q->cursor;
-	q->aside_epoch = q->epoch;
-	q->aside_seq = c->seq_clock;
-	q->cursor = CURSOR_END;
-	c->skipped[c->n_skipped++] = qi;
-}
-
-/* The pass ends before the queues set aside whole would have run out of heads (a
- * preemption), or the order of a queue may change: each is set aside as far as the
- * cycles so far took it, one head a cycle, and takes part again. */
-static void unskip_all(struct cohort *c)
-{
-	for (size_t k = 0; k < c->n_skipped; k++) {
-		struct qstate *q = &c->qs[c->skipped[k]];
-		q->aside_epoch = 0;
-		q->cursor = q->skip_from;
-		for (size_t i = 0; i < c->pass_cycles; i++) {
-			uint32_t h = pending_head(c, q);
-			if (h == NONE_U32)
-				break;
-			park(c, q, h);
-		}
-	}
-	if (c->n_skipped)
-		c->active_valid = 0; /* the next cycle looks at every queue again */
-	c->n_skipped = 0;
-	c->frozen_off_pass = 1;
-}
-
-/* Starts the walk of queue q that may make its record: only from its first entry. */
-static void walk_start(struct cohort *c, struct qstate *q, uint32_t head)
-{
-	q->walk_pass = 0;
-	/* (an entry set aside in this epoch may sit behind the first: a walk that skipped
-	 * it would vouch for it unseen) */
-	if (!c->frozen_on || c->frozen_off_pass || q->strict_fifo || q->parks || q->aside_epoch == q->epoch ||
-	    head != leftmost(c, q->root))
-		return;
-	const struct kq_node *n = &c->kq->nodes[q->node];
-	q->walk_pass = c->pass_no;
-	q->walk_clean = 1;
-	q->walk_fr = -1;
-	q->walk_tau = 0;
-	q->walk_igen = c->kq->igen;
-	q->walk_mrm = n->mrm;
-	q->walk_aseq = n->adm_seq;
-	q->walk_pver = q->pver;
-}
-
-/* Head e of a walked queue was set aside, known inadmissible by its own memo: the
- * walk stays clean while every such memo is one of rule E16 (it read only the queue
- * and the root's usage on one fr, and holds while that usage is above base -
- * short_by), of one fr, made without a pending may-not-preempt, and answers NoFit or
- * is in a queue that never holds capacity back (reclaim Any). */
-static void walk_note(struct cohort *c, const struct entry *e)
-{
-	struct qstate *q = &c->qs[e->tq];
-	if (q->walk_pass != c->pass_no || !q->walk_clean)
-		return;
-	const struct kq_wl *w = &e->wl;
-	const struct kq_stamp *at = &w->nom;
-	int ok = at->gen && at->own && at->mono && at->fine && at->fr >= 0 && at->pnew_v < 0 && !w->no_preempt &&
-		 !w->nom_no_preempt && !w->first_fit &&
-		 (w->nom_mode == KQ_NOFIT || c->kq->nodes[q->node].cfg.reclaim == KQ_ANY) &&
-		 (q->walk_fr < 0 || q->walk_fr == at->fr);
-	if (!ok) {
-		q->walk_clean = 0;
-		return;
-	}
-	sim_qty_t tau = at->base - at->short_by;
-	if (q->walk_fr < 0 || tau > q->walk_tau)
-		q->walk_tau = tau;
-	q->walk_fr = at->fr;
-}
-
-/* Queue q ran out of heads in this pass: a clean walk over all of it, on a queue
- * whose running set, pending set and quotas did not change since it began, makes
- * its record. */
-static void walk_finish(struct cohort *c, struct qstate *q)
-{
-	if (q->walk_pass != c->pass_no)
-		return;
-	q->walk_pass = 0;
-	const struct kq_node *n = &c->kq->nodes[q->node];
-	if (!q->walk_clean || q->walk_fr < 0 || q->walk_igen != c->kq->igen || q->walk_mrm != n->mrm ||
-	    q->walk_aseq != n->adm_seq || q->walk_pver != q->pver)
-		return;
-	q->fz = (struct frozen){ .valid = 1, .fr = q->walk_fr, .tau = q->walk_tau, .igen = q->walk_igen,
-				 .mrm = q->walk_mrm, .adm_seq = q->walk_aseq, .pver = q->walk_pver };
-}
-
-/* After a cycle that ran: each head it set aside extends its queue's walk when its
- * memo still answers it (admissions elsewhere leave E16's memos true); any other
- * outcome ends the walk. */
-static void walk_after_cycle(struct cohort *c, size_t n, sim_time_t now)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct entry *e = (struct entry *)c->heads[i];
-		struct qstate *q = &c->qs[e->tq];
-		if (q->walk_pass != c->pass_no)
-			continue;
-		if (e->pending && is_set_aside(c, q, e) && kq_known_inadmissible(c->kq, &e->wl, now) == 1)
-			walk_note(c, e);
-		else
-			q->walk_clean = 0;
-	}
-}
-
 /* The head of queue qi into heads[], qi into active[], when it has one. */
 static void collect_head(struct cohort *c, uint32_t qi, sim_time_t now, size_t *n)
 {
 	uint32_t ei = pending_head(c, &c->qs[qi]);
-	if (ei == NONE_U32) {
-		walk_finish(c, &c->qs[qi]);
+	if (ei == NONE_U32)
 		return;
-	}
 	c->active[*n] = qi; /* in place: at most the queue's position in the list walked */
 	struct entry *e = ent(c, ei);
 	e->wl.no_preempt = e->evicted_at == now;
@@ -1157,21 +969,10 @@ static size_t collect_heads(struct cohort *c, sim_time_t now)
 	if (c->active_valid) { /* later cycles of a pass: the queues that had a head */
 		for (size_t k = 0, n_look = c->n_active; k < n_look; k++)
 			collect_head(c, c->active[k], now, &n);
-	} else { /* the first cycle: queues with pending jobs, those with a record set aside */
-		int frozen = c->frozen_on && !c->frozen_off_pass;
+	} else {
 		for (size_t w = 0; w * 64 < c->n_queues; w++)
-			for (uint64_t bits = c->has_pending[w]; bits; bits &= bits - 1) {
-				uint32_t qi = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
-				struct qstate *q = &c->qs[qi];
-				if (frozen && frozen_holds(c, q)) {
-					skip_queue(c, qi, now);
-					continue;
-				}
-				size_t before = n;
-				collect_head(c, qi, now, &n);
-				if (n > before)
-					walk_start(c, q, ((struct entry *)c->heads[before])->self);
-			}
+			for (uint64_t bits = c->has_pending[w]; bits; bits &= bits - 1)
+				collect_head(c, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits)), now, &n);
 	}
 	c->n_active = n;
 	c->active_valid = 1;
@@ -1284,20 +1085,18 @@ static void resort_queue(struct cohort *c, struct qstate *q, const uint32_t *ent
 	}
 	if (sorted) /* same order: the cursor still has only set-aside entries before it */
 		return;
-	uint64_t *parked = malloc(2 * n * sizeof *parked); /* parked_in, then seq */
+	uint64_t *parked = malloc(n * sizeof *parked);
 	if (!parked) {
 		c->oom = 1;
 		return;
 	}
 	for (size_t k = 0; k < n; k++) {
 		parked[k] = ent(c, ents[k])->parked_in;
-		parked[n + k] = ent(c, ents[k])->seq;
 		pending_remove(c, q, ents[k]);
 	}
 	for (size_t k = 0; k < n; k++) {
 		ent(c, ents[k])->parked_in = parked[k];
 		pending_add(c, q, ents[k]); /* cannot fail: the treap allocates nothing */
-		ent(c, ents[k])->seq = parked[n + k];
 	}
 	free(parked);
 	q->cursor = CURSOR_FIRST;
@@ -1365,24 +1164,15 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 			c->qs[qi].parked_this_pass = 0;
 	place_awaiting(c, now);
 	c->active_valid = 0;
-	c->pass_no++;
-	c->pass_cycles = 0;
-	c->n_skipped = 0;
-	c->frozen_off_pass = 0;
-	c->frozen_on = !c->naive_pending && !c->max_heads_per_queue && !cohort_test_no_frozen && !c->kq->fair;
 	for (int first = 1;; first = 0) {
 		size_t n = first ? take_preemptors(c) : 0;
-		int collected = !n;
 		if (!n)
 			n = collect_heads(c, now);
 		if (!n)
-			break; /* every head set aside or admitted (a queue set aside whole ran out too) */
-		c->pass_cycles += (size_t)collected;
+			break;
 		if ((rc = all_inadmissible(c, n, now)) < 0)
 			break;
 		if (rc) {
-			for (size_t i = 0; i < n; i++)
-				walk_note(c, (const struct entry *)c->heads[i]);
 			rc = set_aside_heads(c, n);
 			if (rc <= 0)
 				break;
@@ -1391,19 +1181,11 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 		if ((rc = kq_cycle(c->kq, c->heads, n, now, place_cb, c, &c->dec)))
 			break;
 		rc = apply_decision(c, now, &preempted);
-		walk_after_cycle(c, n, now);
 		if (rc <= 0 || preempted)
 			break;
-		if (c->order && sim_view_order_gen(v) != c->order_gen) {
-			unskip_all(c); /* the keys may reorder a queue set aside whole */
+		if (c->order && sim_view_order_gen(v) != c->order_gen)
 			rekey_pending(c, v); /* an admission moved the order policy's keys */
-		}
 	}
-	/* Ended by a preemption (or a failure), the pass stopped at a cycle that a queue
-	 * set aside whole had heads left for; ended otherwise, every such queue would have
-	 * been walked to its end: set aside whole is what Kueue's order leaves. */
-	if (preempted || rc < 0 || c->oom)
-		unskip_all(c);
 	if (c->oom)
 		return -SIM_ENOMEM;
 	return rc < 0 ? rc : 0;
@@ -1627,7 +1409,6 @@ static void co_fini(struct sim_policy *pol)
 	free(c->preemptors);
 	free(c->has_pending);
 	free(c->capped);
-	free(c->skipped);
 	free(c->awaiting);
 	free(c->managed_res);
 	free(c->explicit_pre);
@@ -1794,7 +1575,6 @@ static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *e
 	c->active = malloc((t->n_queues ? t->n_queues : 1) * sizeof *c->active);
 	c->preemptors = malloc((t->n_queues ? t->n_queues : 1) * sizeof *c->preemptors);
 	c->has_pending = calloc(t->n_queues / 64 + 1, sizeof *c->has_pending);
-	c->skipped = malloc((t->n_queues ? t->n_queues : 1) * sizeof *c->skipped);
 	c->capped = malloc((t->n_queues ? t->n_queues : 1) * sizeof *c->capped);
 	c->managed_res = setup.managed_res;
 	c->explicit_pre = setup.explicit_pre;
@@ -1802,7 +1582,7 @@ static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *e
 	setup.explicit_pre = NULL;
 	setup.kq = NULL;
 	if (!c->qs || !c->job_entry || !c->heads || !c->active || !c->preemptors || !c->has_pending ||
-	    !c->capped || !c->skipped) {
+	    !c->capped) {
 		cohort_setup_free(&setup);
 		return -SIM_ENOMEM;
 	}

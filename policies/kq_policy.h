@@ -67,13 +67,6 @@ struct cohort_setup {
  * cleared one by one) instead of the treap with park epochs; decisions must be
  * identical. 0 otherwise. */
 extern int cohort_test_naive_pending;
-/* Tests only: rule E18 (docs/kueue-rules.md) off when set (its oracle); and, with
- * cohort_test_count_frozen set, the queues it set aside whole counted, and the
- * entries among them that the kq memos do not answer as inadmissible (must stay 0;
- * no shared counter is written otherwise: parallel sweeps run passes on several
- * threads). */
-extern int cohort_test_no_frozen, cohort_test_count_frozen;
-extern unsigned long cohort_test_frozen_skips, cohort_test_frozen_wrong;
 
 /* Reads $.policies.quota of a run (keys in experiments/README.md). Returns 0 or
  * -SIM_EPARSE / -SIM_ENOMEM with located errors in diag. */

@@ -1248,38 +1248,6 @@ static void test_cohort_fair_monotone_memos_match_gen_memos(void)
 	monotone_memos_against_gen(7000, "diff_prio_fmono.csv", 1);
 }
 
-/* Rule E18 (docs/kueue-rules.md) on random contended classical runs: queues set aside
- * whole by their records decide exactly as walking every head (the rule off), job
- * tables and decision logs; the rule must have set queues aside, and every entry it
- * vouched for must be one the kq memos answer as inadmissible. Long traces on few
- * nodes, as for the monotone memos, so that queues stay frozen through many passes. */
-static void test_cohort_frozen_queues_match_walk(void)
-{
-	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
-	cohort_test_frozen_skips = cohort_test_frozen_wrong = 0;
-	for (unsigned long seed = 1; seed <= 40; seed++) {
-		gsl_rng_set(g, 9000 + seed);
-		int n = 250 + (int)gsl_rng_uniform_int(g, 250);
-		struct diff_case dc;
-		diff_config(g, &dc, tu_write_file("diff_prio_frozen.csv", "time_s,id,priority\n"));
-		dc.nodes = 2 + (uint32_t)gsl_rng_uniform_int(g, 2);
-		struct qrun runs[2];
-		for (int off = 0; off < 2; off++) {
-			cohort_test_no_frozen = off;
-			cohort_test_count_frozen = !off;
-			qrun(&runs[off], diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
-		}
-		cohort_test_no_frozen = cohort_test_count_frozen = 0;
-		assert_same_jobs(&runs[0], &runs[1], seed, dc.quota);
-		diff_decisions_equal(sim_engine_decisions(runs[0].e), sim_engine_decisions(runs[1].e));
-		qrun_free(&runs[0]);
-		qrun_free(&runs[1]);
-	}
-	CU_ASSERT(cohort_test_frozen_skips > 0);
-	CU_ASSERT_EQUAL(cohort_test_frozen_wrong, 0);
-	gsl_rng_free(g);
-}
-
 static CU_TestInfo cohort_tests[] = {
 	{ "config_errors", test_cohort_config_errors },
 	{ "no_preemption_chains_at_one_instant", test_cohort_no_preemption_chains_at_one_instant },
@@ -1305,7 +1273,6 @@ static CU_TestInfo cohort_tests[] = {
 	{ "pending_limit_drops", test_cohort_pending_limit_drops },
 	{ "every_head_set_aside", test_cohort_every_head_set_aside },
 	{ "epochs_match_naive_oracle", test_cohort_epochs_match_naive_oracle },
-	{ "frozen_queues_match_walk", test_cohort_frozen_queues_match_walk },
 	{ "afs_keys_match_naive_oracle", test_cohort_afs_keys_match_naive_oracle },
 	{ "monotone_memos_match_gen_memos", test_cohort_monotone_memos_match_gen_memos },
 	{ "fair_monotone_memos_match_gen_memos", test_cohort_fair_monotone_memos_match_gen_memos },
