@@ -353,7 +353,8 @@ struct kq_sched {
  * Decisions must be identical either way. Default 0 (every shortcut on). */
 enum {
 	KQ_ORACLE_FAIR_BOUND = 1,      /* no aggregate bound before a fair-sharing search */
-	KQ_ORACLE_SCAN = 2,            /* fair sharing finds a queue's next candidate by a scan */
+	KQ_ORACLE_SCAN = 2,            /* fair sharing finds a queue's next candidate, and each next
+					* target (E19), by a scan */
 	KQ_ORACLE_NO_MEMO = 4,         /* every nomination computed afresh */
 	KQ_ORACLE_CLASSICAL_BOUND = 8, /* no aggregate bound before a classical search */
 	KQ_ORACLE_BOUND_BOOKED = 16,   /* an aggregate bound booked queue by queue: not summed in a

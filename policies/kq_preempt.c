@@ -1611,6 +1611,11 @@ struct fair_ctx {
 	uint8_t *state;        /* per node: FQ_* */
 	uint8_t *pruned;       /* per node */
 	uint8_t *on_path;      /* per node: ancestors of the preemptor's queue */
+	/* Per cohort, next_target's last picks (its best queue child and best cohort child,
+	 * -1: none), kept while nt_ok: no share below it changed since (fair_take ends them
+	 * along the victim's path) and they are still valid picks (kept_picks_valid). */
+	uint8_t *nt_ok;
+	int32_t *nt_q, *nt_c;
 	int root;
 	struct kq_targets *out;
 	int done;              /* fits: stop */
@@ -1870,36 +1875,61 @@ static struct kq_wl *pop_cand(struct fair_ctx *x, int qi)
  * queues with candidates (and the preemptor's own queue), and cohorts that borrow
  * or lie on the preemptor's path; a cohort wins a tie against a queue; among
  * equal children the first by name. Returns a queue index, or -1 after pruning. */
+/* Are cohort's kept picks still what a scan of its children would find? A queue
+ * pick that a scan would prune now, or a pruned cohort pick, ends them; the other
+ * children's shares have not changed (fair_take ends the picks above a change), and
+ * one of them that a scan would prune now was no better. */
+static int kept_picks_valid(struct fair_ctx *x, int cohort)
+{
+	int q = x->nt_q[cohort], c = x->nt_c[cohort];
+	if (q >= 0 && (x->pruned[q] || (node_share(x->s, q).v == 0 && q != x->pre->queue) || !queue_has_cand(x, q)))
+		return 0;
+	return c < 0 || !x->pruned[c];
+}
+
 static int next_target(struct fair_ctx *x, int cohort)
 {
 	struct kq_sched *s = x->s;
 	const struct kq_node *n = &s->nodes[cohort];
 	int best_q = -1, best_c = -1;
 	struct share bq = { -1, -1 }, bc = { -1, -1 };
-	for (size_t k = 0; k < n->n_children; k++) {
-		int ch = n->children[k];
-		if (x->pruned[ch])
-			continue;
-		struct share sh = node_share(s, ch);
-		if (s->nodes[ch].is_queue) {
-			if ((sh.v == 0 && ch != x->pre->queue) || !queue_has_cand(x, ch)) {
-				x->pruned[ch] = 1;
-			} else if (best_q < 0 || share_lt(bq, sh, 0)) {
-				bq = sh;
-				best_q = ch;
-			}
-		} else {
-			if (sh.v == 0 && !x->on_path[ch]) {
-				x->pruned[ch] = 1;
-			} else if (best_c < 0 || share_lt(bc, sh, 0)) {
-				bc = sh;
-				best_c = ch;
+	if (x->nt_ok[cohort] && kept_picks_valid(x, cohort)) {
+		best_q = x->nt_q[cohort];
+		best_c = x->nt_c[cohort];
+		if (best_q >= 0)
+			bq = node_share(s, best_q);
+		if (best_c >= 0)
+			bc = node_share(s, best_c);
+	} else {
+		for (size_t k = 0; k < n->n_children; k++) {
+			int ch = n->children[k];
+			if (x->pruned[ch])
+				continue;
+			struct share sh = node_share(s, ch);
+			if (s->nodes[ch].is_queue) {
+				if ((sh.v == 0 && ch != x->pre->queue) || !queue_has_cand(x, ch)) {
+					x->pruned[ch] = 1;
+				} else if (best_q < 0 || share_lt(bq, sh, 0)) {
+					bq = sh;
+					best_q = ch;
+				}
+			} else {
+				if (sh.v == 0 && !x->on_path[ch]) {
+					x->pruned[ch] = 1;
+				} else if (best_c < 0 || share_lt(bc, sh, 0)) {
+					bc = sh;
+					best_c = ch;
+				}
 			}
 		}
-	}
-	if (best_q < 0 && best_c < 0) {
-		x->pruned[cohort] = 1;
-		return -1;
+		x->nt_ok[cohort] = 0;
+		if (best_q < 0 && best_c < 0) {
+			x->pruned[cohort] = 1;
+			return -1;
+		}
+		x->nt_q[cohort] = best_q;
+		x->nt_c[cohort] = best_c;
+		x->nt_ok[cohort] = !(kq_test_oracle & KQ_ORACLE_SCAN);
 	}
 	if (best_c >= 0 && (best_q < 0 || share_lt(bq, bc, 1)))
 		return next_target(x, best_c);
@@ -1925,6 +1955,8 @@ static void almost_lca(const struct kq_sched *s, int a, int b, int *na, int *nb)
 static int fair_take(struct fair_ctx *x, struct kq_wl *c, enum kq_reason reason)
 {
 	kq_unbook_running(x->s, c);
+	for (int nd = x->s->nodes[c->queue].parent; nd >= 0; nd = x->s->nodes[nd].parent)
+		x->nt_ok[nd] = 0; /* the shares on the victim's path fell */
 	if (kq_targets_push(x->out, c, x->pre, reason)) {
 		kq_rebook_running(x->s, c);
 		return -SIM_ENOMEM;
@@ -2218,6 +2250,7 @@ static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
 	*retry = first;
 	retry->n = 0;
 	memset(x->pruned, 0, s->n_nodes);
+	memset(x->nt_ok, 0, s->n_nodes);
 	if (index_by_queue(x)) /* retry holds each queue's candidates in order already */
 		return -SIM_ENOMEM;
 	while (!x->done && !x->pruned[x->root]) {
@@ -2244,7 +2277,8 @@ static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
  * between searches (kq_scratch.fair) so that a warm run allocates nothing here. */
 struct fair_bufs {
 	size_t n_nodes;           /* the per-node arrays' length */
-	uint8_t *bytes;           /* one block: state, pruned, on_path, in_retry, phase */
+	uint8_t *bytes;           /* one block: state, pruned, on_path, in_retry, nt_ok, phase */
+	int32_t *picks;           /* nt_q, then nt_c */
 	size_t *sizes;            /* one block: first, left, band */
 	struct kq_wl **at;
 	size_t *next;
@@ -2262,18 +2296,22 @@ static struct fair_bufs *fair_bufs_get(struct kq_sched *s)
 		return NULL;
 	if (fb->n_nodes < s->n_nodes || !fb->bytes) {
 		size_t n = s->n_nodes ? s->n_nodes : 1;
-		uint8_t *bytes = malloc(5 * n);
+		uint8_t *bytes = malloc(6 * n);
 		size_t *sizes = malloc(3 * n * sizeof *sizes);
 		struct kq_wl **at = malloc(n * sizeof *at);
-		if (!bytes || !sizes || !at) {
+		int32_t *picks = malloc(2 * n * sizeof *picks);
+		if (!bytes || !sizes || !at || !picks) {
 			free(bytes);
 			free(sizes);
 			free(at);
+			free(picks);
 			return NULL;
 		}
 		free(fb->bytes);
 		free(fb->sizes);
 		free(fb->at);
+		free(fb->picks);
+		fb->picks = picks;
 		fb->bytes = bytes;
 		fb->sizes = sizes;
 		fb->at = at;
@@ -2286,12 +2324,15 @@ static struct fair_bufs *fair_bufs_get(struct kq_sched *s)
 static void fair_ctx_lend(struct fair_ctx *x, struct fair_bufs *fb)
 {
 	size_t n = fb->n_nodes;
-	memset(fb->bytes, 0, 4 * n); /* state, pruned, on_path, in_retry; phase is set before use */
+	memset(fb->bytes, 0, 5 * n); /* state, pruned, on_path, in_retry, nt_ok; phase is set before use */
 	x->state = fb->bytes;
 	x->pruned = fb->bytes + n;
 	x->on_path = fb->bytes + 2 * n;
 	x->in_retry = fb->bytes + 3 * n;
-	x->phase = fb->bytes + 4 * n;
+	x->nt_ok = fb->bytes + 4 * n;
+	x->phase = fb->bytes + 5 * n;
+	x->nt_q = fb->picks;
+	x->nt_c = fb->picks + n;
 	x->first = fb->sizes;
 	x->left = fb->sizes + n;
 	x->band = fb->sizes + 2 * n;
@@ -2328,6 +2369,7 @@ void kq_scratch_free(struct kq_sched *s)
 		free(fb->bytes);
 		free(fb->sizes);
 		free(fb->at);
+		free(fb->picks);
 		free(fb->next);
 		free(fb->cand.v);
 		free(fb->retry.v);
