@@ -456,6 +456,19 @@ static void park(struct cohort *c, struct qstate *q, uint32_t ei)
 		ent(c, ei)->parked_in = q->epoch;
 }
 
+/* The first queue index >= from with pending entries (has_pending), or n_queues. */
+static size_t next_pending_queue(const struct cohort *c, size_t from)
+{
+	for (size_t w = from / 64; w * 64 < c->n_queues; w++) {
+		uint64_t bits = c->has_pending[w];
+		if (w == from / 64)
+			bits &= ~UINT64_C(0) << (from % 64);
+		if (bits)
+			return w * 64 + (size_t)__builtin_ctzll(bits);
+	}
+	return c->n_queues;
+}
+
 /* Gives back every head queue q set aside: a new epoch. */
 static void unpark_queue(struct cohort *c, struct qstate *q)
 {
@@ -476,9 +489,8 @@ static void unpark_all(struct cohort *c)
 	/* Only queues with pending entries: an empty one holds no set-aside entry (leaving
 	 * the pending set clears the mark), and its next entry is its head whatever its
 	 * cursor and epoch (treap_insert), so bumping it would change nothing. */
-	for (size_t w = 0; w * 64 < c->n_queues; w++)
-		for (uint64_t bits = c->has_pending[w]; bits; bits &= bits - 1)
-			unpark_queue(c, &c->qs[w * 64 + (size_t)__builtin_ctzll(bits)]);
+	for (size_t qi = next_pending_queue(c, 0); qi < c->n_queues; qi = next_pending_queue(c, qi + 1))
+		unpark_queue(c, &c->qs[qi]);
 }
 
 /* ---- notifications ---- */
@@ -947,11 +959,11 @@ static size_t take_preemptors(struct cohort *c)
 	return n;
 }
 
-/* A job preempted at this instant may be admitted into free quota but may not
- * preempt others before time moves on: chains of victims reclaiming from one
- * another would otherwise cycle within one timestamp (in a real cluster the
- * victims' termination takes time). */
-/* The head of queue qi into heads[], qi into active[], when it has one. */
+/* The head of queue qi into heads[], qi into active[], when it has one. A job
+ * preempted at this instant may be admitted into free quota but may not preempt
+ * others before time moves on: chains of victims reclaiming from one another would
+ * otherwise cycle within one timestamp (in a real cluster the victims' termination
+ * takes time). */
 static void collect_head(struct cohort *c, uint32_t qi, sim_time_t now, size_t *n)
 {
 	uint32_t ei = pending_head(c, &c->qs[qi]);
@@ -969,10 +981,9 @@ static size_t collect_heads(struct cohort *c, sim_time_t now)
 	if (c->active_valid) { /* later cycles of a pass: the queues that had a head */
 		for (size_t k = 0, n_look = c->n_active; k < n_look; k++)
 			collect_head(c, c->active[k], now, &n);
-	} else {
-		for (size_t w = 0; w * 64 < c->n_queues; w++)
-			for (uint64_t bits = c->has_pending[w]; bits; bits &= bits - 1)
-				collect_head(c, (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits)), now, &n);
+	} else { /* the first cycle: the queues with pending jobs */
+		for (size_t qi = next_pending_queue(c, 0); qi < c->n_queues; qi = next_pending_queue(c, qi + 1))
+			collect_head(c, (uint32_t)qi, now, &n);
 	}
 	c->n_active = n;
 	c->active_valid = 1;

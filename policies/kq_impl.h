@@ -30,8 +30,7 @@ struct kq_scratch {
 			      * the candidates whose lowest cohort shared with the preemptor it is */
 	sim_qty_t *adv_rem;  /* n_fr: the request left at each level while the advantages are found */
 	size_t cap_adv_rem;
-	sim_qty_t *budget;   /* per node: a bound's cohort caps, valid where budget_stamp is anc_stamp */
-	uint32_t *budget_stamp;
+	sim_qty_t *budget;   /* per node: a bound's cohort caps, set as bound_walk enters each cohort */
 	size_t cap_budget;
 	void *pass_memo;     /* per node, KQ_PASS_SLOTS entries: what a cohort's subtree may pass up in a
 			      * nested classical bound (struct pass_memo, kq_preempt.c, E17) */

@@ -783,8 +783,6 @@ static const uint32_t *mark_ancestors(struct kq_sched *s, int q)
 	}
 	if (++sc->anc_stamp <= 1) { /* new (1) or wrapped (0): old stamps could match again */
 		memset(sc->anc, 0, nn * sizeof *sc->anc);
-		if (sc->budget_stamp)
-			memset(sc->budget_stamp, 0, sc->cap_budget * sizeof *sc->budget_stamp);
 		sc->anc_stamp = 1;
 	}
 	for (int n = s->nodes[q].parent; n >= 0; n = s->nodes[n].parent)
@@ -821,24 +819,27 @@ static int mark_advantages(struct kq_sched *s, const struct kq_wl *pre, const in
 	return 0;
 }
 
-/* Per node, the cohort caps' budgets of one bound (kq_scratch.budget), stamped with the
- * ancestor marks' stamp (a budget is set on first use). NULL without memory. */
+/* Per node, the cohort caps' budgets of one bound (kq_scratch.budget), each set by
+ * bound_walk as it enters the cohort. NULL without memory. */
 static sim_qty_t *cohort_budgets(struct kq_sched *s)
 {
 	struct kq_scratch *sc = s->scratch;
 	size_t nn = s->n_nodes ? s->n_nodes : 1;
 	if (sc->cap_budget < nn) {
 		sim_qty_t *v = realloc(sc->budget, nn * sizeof *v);
-		uint32_t *st = v ? realloc(sc->budget_stamp, nn * sizeof *st) : NULL;
-		if (v)
-			sc->budget = v;
-		if (!st)
+		if (!v)
 			return NULL;
-		memset(st, 0, nn * sizeof *st);
-		sc->budget_stamp = st;
+		sc->budget = v;
 		sc->cap_budget = nn;
 	}
 	return sc->budget;
+}
+
+/* A cohort cap's budget before any removal below cohort cn: its excess on fr plus
+ * the tree's largest job (within_cohort_budget). */
+static sim_qty_t cohort_budget_start(const struct kq_node *cn, int fr, sim_qty_t max_job)
+{
+	return cn->usage[fr] - cn->subtree[fr] + max_job;
 }
 
 /* The largest quantity of fr one running workload of root's tree ever held; kept while
@@ -868,17 +869,13 @@ static sim_qty_t largest_job(struct kq_sched *s, int root, int fr)
  * stored in C, at most one job). Returns v reduced so that its part stored in C fits
  * what is left of that budget, and charges it. */
 static sim_qty_t within_cohort_budget(struct kq_sched *s, const struct kq_node *o, int fr, sim_qty_t v,
-				      const uint32_t *anc, sim_qty_t *budget, sim_qty_t max_job)
+				      const uint32_t *anc, sim_qty_t *budget)
 {
 	struct kq_scratch *sc = s->scratch;
 	int c = o->parent;
 	if (c < 0 || anc[c] == sc->anc_stamp)
 		return v; /* o hangs off a cohort the preemptor shares: no cap */
-	const struct kq_node *cn = &s->nodes[c];
-	if (sc->budget_stamp[c] != sc->anc_stamp) { /* first use in this bound: nothing removed yet */
-		sc->budget_stamp[c] = sc->anc_stamp;
-		budget[c] = cn->usage[fr] - cn->subtree[fr] + max_job;
-	}
+	/* budget[c] was set when bound_walk entered c (cohort_budget_start) */
 	sim_qty_t stored = o->usage[fr] - o->local[fr];
 	sim_qty_t pass = stored > 0 ? (v < stored ? v : stored) : 0;
 	if (pass > budget[c]) {
@@ -915,7 +912,7 @@ static void bound_queue(struct kq_sched *s, struct nested_bound *nb, int i, int 
 			continue;
 		sim_qty_t v = attempt_allowance(s, o, own, fr, nb->pre, nb->allow_borrow, advantage);
 		if (v > 0 && nb->budget && !own)
-			v = within_cohort_budget(s, o, fr, v, nb->anc, nb->budget, nb->max_job);
+			v = within_cohort_budget(s, o, fr, v, nb->anc, nb->budget);
 		if (v > 0)
 			bound_take(s, nb->b, i, fr, v);
 	}
@@ -945,8 +942,7 @@ static void bound_walk(struct kq_sched *s, struct nested_bound *nb, int n, int a
 		return;
 	} else if (nb->budget) { /* its cap from its state before any removal below it, whatever
 				  * order its children come in (subtree_pass computes the same) */
-		sc->budget_stamp[n] = sc->anc_stamp;
-		nb->budget[n] = nd->usage[nb->cap_fr] - nd->subtree[nb->cap_fr] + nb->max_job;
+		nb->budget[n] = cohort_budget_start(nd, nb->cap_fr, nb->max_job);
 	}
 	for (size_t k = 0; k < nd->n_children; k++)
 		bound_walk(s, nb, nd->children[k], advantage);
@@ -1055,7 +1051,7 @@ static sim_qty_t subtree_pass(struct kq_sched *s, struct pass_memo *pm, int c, c
 		else
 			from_cohorts += subtree_pass(s, pm, ch, k, max_job);
 	}
-	sim_qty_t budget = cn->usage[fr] - cn->subtree[fr] + max_job;
+	sim_qty_t budget = cohort_budget_start(cn, fr, max_job);
 	if (from_queues > budget)
 		from_queues = budget > 0 ? budget : 0;
 	sim_qty_t got = from_queues + from_cohorts, stored = cn->usage[fr] - cn->local[fr];
@@ -2383,7 +2379,6 @@ void kq_scratch_free(struct kq_sched *s)
 	free(sc->anc_adv);
 	free(sc->adv_rem);
 	free(sc->budget);
-	free(sc->budget_stamp);
 	free(sc->pass_memo);
 	free(sc);
 	s->scratch = NULL;
