@@ -558,17 +558,29 @@ static int rise_reaches(const struct kq_rise *e, const struct kq_stamp *at)
 static int share_rose_to(const struct kq_node *root, const struct kq_stamp *at)
 {
 	/* Nothing logged since, or not even the oldest entry (the highest) reaches it. */
-	if (!root->n_rise || root->rise[root->n_rise - 1].seq <= at->rise || !rise_reaches(&root->rise[0], at))
+	if (!root->n_rise || root->rise[root->n_rise - 1].seq <= at->rise)
 		return 0;
-	uint32_t lo = 0, hi = root->n_rise;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (root->rise[mid].seq <= at->rise)
-			lo = mid + 1;
-		else
-			hi = mid;
+	int rose = 0;
+	if (rise_reaches(&root->rise[0], at)) {
+		uint32_t lo = 0, hi = root->n_rise;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (root->rise[mid].seq <= at->rise)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		rose = lo < root->n_rise && rise_reaches(&root->rise[lo], at);
 	}
-	return lo < root->n_rise && rise_reaches(&root->rise[lo], at);
+	/* No: the stamp may start from the stack's top, and a later look that finds no new
+	 * entry answers without the search (a head is looked at many times between two
+	 * admissions). Exact: the entries are in falling share, oldest first, and a new
+	 * entry removes those it reaches; so the entries after the top are below every
+	 * entry kept from before it, which do not reach pnew. The stamp is a memo's
+	 * cache, logically const. */
+	if (!rose)
+		((struct kq_stamp *)at)->rise = root->rise[root->n_rise - 1].seq;
+	return rose;
 }
 
 /* The lowest priority admitted into queue q after its admission count `since`

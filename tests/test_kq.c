@@ -1112,6 +1112,9 @@ static void test_kq_fair_monotone_memo_by_hand(void)
 	struct kq_wl b1 = running_job(b, 1, 1, 6);
 	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &b1), 0); /* b 7: over its quota, share 150 */
 	CU_ASSERT_EQUAL(kq_known_inadmissible(s, &h, 300), 1);
+	/* That look found b's rise below 200 and moved the stamp past it, so the next
+	 * look reads no stack; b's next rise is still seen (below). */
+	CU_ASSERT_EQUAL(h.nom.rise, s->nodes[co].rise_seq);
 	CU_ASSERT(fresh_inadmissible(s, &h, 300));
 	struct kq_wl b2 = running_job(b, 1, 1, 7);
 	CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &b2), 0); /* b 8: share 200, not below a's */
