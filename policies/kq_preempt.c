@@ -1581,6 +1581,13 @@ static int share_lt(struct share a, struct share b, int or_equal)
 	return or_equal ? a.v <= b.v : a.v < b.v;
 }
 
+/* A child in next_target's order: its share when the order was made, its node and
+ * its place among its cohort's children (equal shares go to the first). */
+struct nt_ent {
+	struct share sh;
+	int32_t node, pos;
+};
+
 struct fair_ctx {
 	struct kq_sched *s;
 	struct kq_wl *pre;
@@ -1607,11 +1614,15 @@ struct fair_ctx {
 	uint8_t *state;        /* per node: FQ_* */
 	uint8_t *pruned;       /* per node */
 	uint8_t *on_path;      /* per node: ancestors of the preemptor's queue */
-	/* Per cohort, next_target's last picks (its best queue child and best cohort child,
-	 * -1: none), kept while nt_ok: no share below it changed since (fair_take ends them
-	 * along the victim's path) and they are still valid picks (kept_picks_valid). */
+	/* Per cohort, next_target's order of its children (E19): a heap of its queue
+	 * children and one of its cohort children by share, current while nt_ok (no share
+	 * below it changed since: fair_take ends it along the victim's path). A cohort's
+	 * heaps lie in nt_heap from nt_off (UINT32_MAX: none yet in this search), the
+	 * queues' nt_nq entries there and the cohorts' nt_nc entries from nt_cb past it. */
 	uint8_t *nt_ok;
-	int32_t *nt_q, *nt_c;
+	uint32_t *nt_off, *nt_nq, *nt_nc, *nt_cb;
+	struct nt_ent *nt_heap;
+	size_t nt_used;
 	int root;
 	struct kq_targets *out;
 	int done;              /* fits: stop */
@@ -1870,66 +1881,145 @@ static struct kq_wl *pop_cand(struct fair_ctx *x, int qi)
 /* nextTarget: from `cohort`, the child with the highest share among borrowing
  * queues with candidates (and the preemptor's own queue), and cohorts that borrow
  * or lie on the preemptor's path; a cohort wins a tie against a queue; among
- * equal children the first by name. Returns a queue index, or -1 after pruning. */
-/* Are cohort's kept picks still what a scan of its children would find? A queue
- * pick that a scan would prune now, or a pruned cohort pick, ends them; the other
- * children's shares have not changed (fair_take ends the picks above a change), and
- * one of them that a scan would prune now was no better. */
-static int kept_picks_valid(struct fair_ctx *x, int cohort)
-{
-	int q = x->nt_q[cohort], c = x->nt_c[cohort];
-	if (q >= 0 && (x->pruned[q] || (node_share(x->s, q).v == 0 && q != x->pre->queue) || !queue_has_cand(x, q)))
-		return 0;
-	return c < 0 || !x->pruned[c];
-}
-
-static int next_target(struct fair_ctx *x, int cohort)
+ * equal children the first by name. Returns a queue index, or -1 after pruning.
+ * This scan of every child is the oracle's (KQ_ORACLE_SCAN); next_target keeps
+ * each cohort's children in order instead (E19). */
+static int next_target_scan(struct fair_ctx *x, int cohort)
 {
 	struct kq_sched *s = x->s;
 	const struct kq_node *n = &s->nodes[cohort];
 	int best_q = -1, best_c = -1;
 	struct share bq = { -1, -1 }, bc = { -1, -1 };
-	if (x->nt_ok[cohort] && kept_picks_valid(x, cohort)) {
-		best_q = x->nt_q[cohort];
-		best_c = x->nt_c[cohort];
-		if (best_q >= 0)
-			bq = node_share(s, best_q);
-		if (best_c >= 0)
-			bc = node_share(s, best_c);
-	} else {
-		for (size_t k = 0; k < n->n_children; k++) {
-			int ch = n->children[k];
-			if (x->pruned[ch])
-				continue;
-			struct share sh = node_share(s, ch);
-			if (s->nodes[ch].is_queue) {
-				if ((sh.v == 0 && ch != x->pre->queue) || !queue_has_cand(x, ch)) {
-					x->pruned[ch] = 1;
-				} else if (best_q < 0 || share_lt(bq, sh, 0)) {
-					bq = sh;
-					best_q = ch;
-				}
-			} else {
-				if (sh.v == 0 && !x->on_path[ch]) {
-					x->pruned[ch] = 1;
-				} else if (best_c < 0 || share_lt(bc, sh, 0)) {
-					bc = sh;
-					best_c = ch;
-				}
+	for (size_t k = 0; k < n->n_children; k++) {
+		int ch = n->children[k];
+		if (x->pruned[ch])
+			continue;
+		struct share sh = node_share(s, ch);
+		if (s->nodes[ch].is_queue) {
+			if ((sh.v == 0 && ch != x->pre->queue) || !queue_has_cand(x, ch)) {
+				x->pruned[ch] = 1;
+			} else if (best_q < 0 || share_lt(bq, sh, 0)) {
+				bq = sh;
+				best_q = ch;
+			}
+		} else {
+			if (sh.v == 0 && !x->on_path[ch]) {
+				x->pruned[ch] = 1;
+			} else if (best_c < 0 || share_lt(bc, sh, 0)) {
+				bc = sh;
+				best_c = ch;
 			}
 		}
-		x->nt_ok[cohort] = 0;
-		if (best_q < 0 && best_c < 0) {
-			x->pruned[cohort] = 1;
-			return -1;
-		}
-		x->nt_q[cohort] = best_q;
-		x->nt_c[cohort] = best_c;
-		x->nt_ok[cohort] = !(kq_test_oracle & KQ_ORACLE_SCAN);
+	}
+	if (best_q < 0 && best_c < 0) {
+		x->pruned[cohort] = 1;
+		return -1;
 	}
 	if (best_c >= 0 && (best_q < 0 || share_lt(bq, bc, 1)))
-		return next_target(x, best_c);
+		return next_target_scan(x, best_c);
 	return best_q;
+}
+
+/* Does a come before b in a scan's choice: a higher share, or an equal one and an
+ * earlier place? */
+static int nt_before(const struct nt_ent *a, const struct nt_ent *b)
+{
+	if (share_lt(b->sh, a->sh, 0))
+		return 1;
+	return !share_lt(a->sh, b->sh, 0) && a->pos < b->pos;
+}
+
+static void nt_sift(struct nt_ent *h, size_t n, size_t i)
+{
+	struct nt_ent e = h[i];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && nt_before(&h[c + 1], &h[c]))
+			c++;
+		if (!nt_before(&h[c], &e))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = e;
+}
+
+static void nt_pop(struct nt_ent *h, uint32_t *n)
+{
+	h[0] = h[--*n];
+	if (*n)
+		nt_sift(h, *n, 0);
+}
+
+/* Orders cohort's children for next_target: the queues with a share above 0 (or
+ * the preemptor's own) and the cohorts with one (or on the preemptor's path), each
+ * kind a heap; the others are pruned, as a scan would prune them (their shares
+ * cannot rise in a search: it only takes usage away). O(children). */
+static void nt_build(struct fair_ctx *x, int cohort)
+{
+	struct kq_sched *s = x->s;
+	const struct kq_node *n = &s->nodes[cohort];
+	if (x->nt_off[cohort] == UINT32_MAX) { /* a region once a search; a rebuild reuses it */
+		x->nt_off[cohort] = (uint32_t)x->nt_used;
+		x->nt_used += n->n_children;
+	}
+	struct nt_ent *h = &x->nt_heap[x->nt_off[cohort]];
+	uint32_t nq = 0, nc = 0;
+	for (size_t k = 0; k < n->n_children; k++) {
+		int ch = n->children[k];
+		if (x->pruned[ch])
+			continue;
+		struct nt_ent e = { node_share(s, ch), ch, (int32_t)k };
+		if (s->nodes[ch].is_queue) {
+			if (e.sh.v == 0 && ch != x->pre->queue)
+				x->pruned[ch] = 1;
+			else
+				h[nq++] = e;
+		} else {
+			if (e.sh.v == 0 && !x->on_path[ch])
+				x->pruned[ch] = 1;
+			else
+				h[n->n_children - ++nc] = e;
+		}
+	}
+	struct nt_ent *hc = h + n->n_children - nc;
+	for (size_t i = nq / 2; i-- > 0;)
+		nt_sift(h, nq, i);
+	for (size_t i = nc / 2; i-- > 0;)
+		nt_sift(hc, nc, i);
+	x->nt_nq[cohort] = nq;
+	x->nt_nc[cohort] = nc;
+	x->nt_cb[cohort] = (uint32_t)(n->n_children - nc);
+	x->nt_ok[cohort] = 1;
+}
+
+/* next_target_scan's choice from cohort's heaps: the top of each, once the tops a
+ * scan would now prune (pruned since, or a queue out of candidates) are dropped;
+ * the children below a top are no better than it, and their shares have not
+ * changed while the heaps are current. */
+static int next_target(struct fair_ctx *x, int cohort)
+{
+	if (kq_test_oracle & KQ_ORACLE_SCAN)
+		return next_target_scan(x, cohort);
+	if (!x->nt_ok[cohort])
+		nt_build(x, cohort);
+	struct nt_ent *hq = &x->nt_heap[x->nt_off[cohort]], *hc = hq + x->nt_cb[cohort];
+	uint32_t *nq = &x->nt_nq[cohort], *nc = &x->nt_nc[cohort];
+	while (*nq && (x->pruned[hq[0].node] || !queue_has_cand(x, hq[0].node))) {
+		x->pruned[hq[0].node] = 1;
+		nt_pop(hq, nq);
+	}
+	while (*nc && x->pruned[hc[0].node])
+		nt_pop(hc, nc);
+	if (!*nq && !*nc) {
+		x->pruned[cohort] = 1;
+		return -1;
+	}
+	if (*nc && (!*nq || share_lt(hq[0].sh, hc[0].sh, 1)))
+		return next_target(x, hc[0].node);
+	return hq[0].node;
 }
 
 /* The children of the lowest common cohort on the paths to a and b. */
@@ -2274,7 +2364,8 @@ static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
 struct fair_bufs {
 	size_t n_nodes;           /* the per-node arrays' length */
 	uint8_t *bytes;           /* one block: state, pruned, on_path, in_retry, nt_ok, phase */
-	int32_t *picks;           /* nt_q, then nt_c */
+	uint32_t *nt_u32;         /* one block: nt_off, nt_nq, nt_nc, nt_cb */
+	struct nt_ent *nt_heap;   /* n_nodes entries: every cohort's children at most once */
 	size_t *sizes;            /* one block: first, left, band */
 	struct kq_wl **at;
 	size_t *next;
@@ -2295,19 +2386,23 @@ static struct fair_bufs *fair_bufs_get(struct kq_sched *s)
 		uint8_t *bytes = malloc(6 * n);
 		size_t *sizes = malloc(3 * n * sizeof *sizes);
 		struct kq_wl **at = malloc(n * sizeof *at);
-		int32_t *picks = malloc(2 * n * sizeof *picks);
-		if (!bytes || !sizes || !at || !picks) {
+		uint32_t *nt_u32 = malloc(4 * n * sizeof *nt_u32);
+		struct nt_ent *nt_heap = malloc(n * sizeof *nt_heap);
+		if (!bytes || !sizes || !at || !nt_u32 || !nt_heap) {
 			free(bytes);
 			free(sizes);
 			free(at);
-			free(picks);
+			free(nt_u32);
+			free(nt_heap);
 			return NULL;
 		}
 		free(fb->bytes);
 		free(fb->sizes);
 		free(fb->at);
-		free(fb->picks);
-		fb->picks = picks;
+		free(fb->nt_u32);
+		free(fb->nt_heap);
+		fb->nt_u32 = nt_u32;
+		fb->nt_heap = nt_heap;
 		fb->bytes = bytes;
 		fb->sizes = sizes;
 		fb->at = at;
@@ -2327,8 +2422,13 @@ static void fair_ctx_lend(struct fair_ctx *x, struct fair_bufs *fb)
 	x->in_retry = fb->bytes + 3 * n;
 	x->nt_ok = fb->bytes + 4 * n;
 	x->phase = fb->bytes + 5 * n;
-	x->nt_q = fb->picks;
-	x->nt_c = fb->picks + n;
+	memset(fb->nt_u32, 0xff, n * sizeof *fb->nt_u32); /* nt_off: no region yet */
+	x->nt_off = fb->nt_u32;
+	x->nt_nq = fb->nt_u32 + n;
+	x->nt_nc = fb->nt_u32 + 2 * n;
+	x->nt_cb = fb->nt_u32 + 3 * n;
+	x->nt_heap = fb->nt_heap;
+	x->nt_used = 0;
 	x->first = fb->sizes;
 	x->left = fb->sizes + n;
 	x->band = fb->sizes + 2 * n;
@@ -2365,7 +2465,8 @@ void kq_scratch_free(struct kq_sched *s)
 		free(fb->bytes);
 		free(fb->sizes);
 		free(fb->at);
-		free(fb->picks);
+		free(fb->nt_u32);
+		free(fb->nt_heap);
 		free(fb->next);
 		free(fb->cand.v);
 		free(fb->retry.v);
