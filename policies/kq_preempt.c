@@ -2494,8 +2494,15 @@ void kq_scratch_free(struct kq_sched *s)
  * allows (uncapped: fair sharing may take a target below its nominal quota while
  * its share stays the highest). Removing usage never lowers what a queue may
  * admit, so "fits" here is necessary for any victim set. O(queues). */
+/* The search's sources (fair_source), marked by a bound's walk of the queues when it
+ * makes one: state (FQ_ELIGIBLE), NULL for none; done once marked, any if one is. */
+struct src_mark {
+	uint8_t *state;
+	int done, any;
+};
+
 static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
-			   const uint8_t *contested, int try_flat)
+			   const uint8_t *contested, int try_flat, struct src_mark *sm)
 {
 	struct bound_acc b;
 	if (bound_begin(s, pre, try_flat, &b))
@@ -2510,6 +2517,11 @@ static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const in
 	const int32_t *nodes;
 	size_t n_nodes;
 	bound_nodes(s, &b, &nodes, &n_nodes);
+	/* The walk meets every queue that can be a source (every queue of the tree, or
+	 * in a flat tree the root's children), and a queue's own usage, which
+	 * within_nominal reads, is as at the start until its own take below. */
+	if (sm && sm->state)
+		sm->done = 1;
 	for (size_t k = 0; k < n_nodes; k++) {
 		int i = nodes ? nodes[k] : (int)k;
 		const struct kq_node *o = &s->nodes[i];
@@ -2519,6 +2531,10 @@ static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const in
 		if (!own) {
 			if (o->root != b.root || o->parent < 0 || cfg->reclaim == KQ_NEVER || within_nominal(s, i, contested))
 				continue;
+		}
+		if (sm && sm->state && (!own || cfg->within != KQ_NEVER)) { /* fair_source's test */
+			sm->state[i] = FQ_ELIGIBLE;
+			sm->any = 1;
 		}
 		for (int fr = 0; fr < s->n_fr; fr++) {
 			if (!contested[fr])
@@ -2532,11 +2548,11 @@ static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const in
 }
 
 static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
-			   const uint8_t *contested)
+			   const uint8_t *contested, struct src_mark *sm)
 {
-	int fits = fair_bound_once(s, pre, flavor, contested, 1);
+	int fits = fair_bound_once(s, pre, flavor, contested, 1, sm);
 	if ((kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS) && kq_flat_tree(s, pre->queue))
-		return check_bound(fits, fair_bound_once(s, pre, flavor, contested, 0));
+		return check_bound(fits, fair_bound_once(s, pre, flavor, contested, 0, NULL));
 	return fits;
 }
 
@@ -2614,27 +2630,31 @@ static int fair_search(struct kq_sched *s, struct kq_wl *pre, const int16_t *fla
 	if (!fb)
 		return -SIM_ENOMEM;
 	x.root = s->nodes[pre->queue].root;
-	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && !fair_bound_fits(s, pre, flavor, contested))
-		return 0;
 	struct cands retry = fb->retry;
 	int rc = 0;
 	retry.n = 0;
 	fair_ctx_lend(&x, fb);
+	/* The bound's walk of the queues marks the sources too (not the oracle's: it
+	 * collects every candidate itself). */
+	struct src_mark sm = { .state = (kq_test_oracle & KQ_ORACLE_SCAN) ? NULL : x.state };
+	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && !fair_bound_fits(s, pre, flavor, contested, &sm))
+		goto out;
 	for (int n = s->nodes[pre->queue].parent; n >= 0; n = s->nodes[n].parent)
 		x.on_path[n] = 1;
 	if (kq_test_oracle & KQ_ORACLE_SCAN) {
 		if ((rc = fair_collect(&x)) || x.cand.n == 0)
 			goto out;
-	} else {
+	} else if (!sm.done) {
 		int any = 0;
 		for (size_t qi = 0; qi < s->n_nodes; qi++)
 			if (fair_source(&x, (int)qi)) {
 				x.state[qi] = FQ_ELIGIBLE;
 				any = 1;
 			}
-		rc = 0;
 		if (!any)
 			goto out;
+	} else if (!sm.any) {
+		goto out;
 	}
 	kq_book(s, pre, flavor, +1);
 	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && no_share_target(&x)) {
