@@ -3,12 +3,15 @@
  * counts, columns, swept values; bad arguments exit 2 and write nothing; files of
  * earlier schemas (1.4; 1.6, whose jobs table is compound) still read. */
 #include <CUnit/CUnit.h>
+#include <dirent.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <zlib.h>
 
 #include "../analysis/export.h"
@@ -298,6 +301,60 @@ static void test_export_jobs_values(void)
 	free(csv);
 }
 
+/* Entries of folder dir other than . and .. (-1 when it cannot be read). */
+static int dir_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));)
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+/* -o - writes the table to stdout, byte for byte what -o FILE writes, and nothing on
+ * stderr; run in an empty folder, which stays empty (no file named "-"). */
+static void test_export_dash_is_stdout(void)
+{
+	char cwd[512];
+	snprintf(cwd, sizeof cwd, "%s/dash_cwd", tu_tmpdir());
+	CU_ASSERT_FATAL(mkdir(cwd, 0700) == 0 || dir_entries(cwd) == 0);
+	static const char *const tables[] = { "jobs", "timeseries", "summary" };
+	for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) {
+		char tail[64], file[512], piped[512], err[512], cmd[2500];
+		int rc;
+		snprintf(tail, sizeof tail, "--table %s", tables[k]);
+		snprintf(file, sizeof file, "%s/dash_file_%s.csv", tu_tmpdir(), tables[k]);
+		char *want = export_to(tail, file, &rc);
+		CU_ASSERT_EQUAL(rc, 0);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+		CU_ASSERT(count_lines(want) > 1);
+		snprintf(piped, sizeof piped, "%s/dash_stdout_%s.csv", tu_tmpdir(), tables[k]);
+		snprintf(err, sizeof err, "%s/dash_stderr_%s.txt", tu_tmpdir(), tables[k]);
+		snprintf(cmd, sizeof cmd, "cd '%s' && '%s' export '%s' %s -o - >'%s' 2>'%s'", cwd, GPUSCHED_BIN,
+			 sweep_h5, tail, piped, err);
+		int st = system(cmd);
+		CU_ASSERT(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		size_t n_want = strlen(want), n_got = 0;
+		char *got = tu_read_file(piped, &n_got);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+		CU_ASSERT(n_got == n_want && memcmp(got, want, n_want) == 0);
+		if (n_got != n_want || memcmp(got, want, n_want) != 0)
+			fprintf(stderr, "\n%s: -o - gave %zu bytes, -o FILE %zu\n", tables[k], n_got, n_want);
+		char *msg = tu_read_file(err, NULL);
+		CU_ASSERT(msg && *msg == 0); /* nothing but the table, and that on stdout */
+		free(msg);
+		free(got);
+		free(want);
+		char dash[600];
+		snprintf(dash, sizeof dash, "%s/-", cwd);
+		CU_ASSERT(!tu_exists(dash));
+		CU_ASSERT_EQUAL(dir_entries(cwd), 0);
+	}
+}
+
 /* gzip for a .gz name, TSV, a run pattern. */
 static void test_export_gzip_tsv_runs(void)
 {
@@ -459,6 +516,7 @@ static CU_TestInfo export_tests[] = {
 	{ "test_export_timeseries_scales", test_export_timeseries_scales },
 	{ "test_export_every_table", test_export_every_table },
 	{ "test_export_jobs_values", test_export_jobs_values },
+	{ "test_export_dash_is_stdout", test_export_dash_is_stdout },
 	{ "test_export_gzip_tsv_runs", test_export_gzip_tsv_runs },
 	{ "test_export_bad_arguments_exit2", test_export_bad_arguments_exit2 },
 	{ "test_export_reads_schema_1_4", test_export_reads_schema_1_4 },

@@ -139,6 +139,58 @@ static void test_plotfmt_cost_only_with_prices(void)
 	free(none);
 }
 
+/* A sweep whose variants cannot differ: one node a flavor, so every placement puts
+ * each job on the same node. */
+static const char ident_cfg[] =
+	"{\"name\": \"ident\",\n"
+	" \"trace\": {\"path\": \"" TEST_SOURCE_DIR "/traces/data/sample.csv\", \"format\": \"native\"},\n"
+	" \"cluster\": {\"flavors\": [{\"name\": \"v100\", \"nodes\": 1, \"node\": {\"gpu\": 8}, \"speed\": 1.0},\n"
+	"                           {\"name\": \"a100\", \"nodes\": 1, \"node\": {\"gpu\": 8}, \"speed\": 1.5}]},\n"
+	" \"policies\": {\"order\": \"fifo\", \"quota\": \"none\", \"preemption\": \"none\", \"fallback\": \"strict\",\n"
+	"              \"placement\": \"best_fit\"},\n"
+	" \"seeds\": [1], \"sweep\": {\"policies.placement\": [\"best_fit\", \"first_fit\", \"spread\"]},\n"
+	" \"output\": \"ident.h5\"}\n";
+
+/* Identical variants are named, each with the earlier one it hides, and are indeed
+ * drawn on top of each other (the same block in wait_cdf.dat); one seed a variant
+ * gives no note on seeds; -q says nothing. */
+static void test_plotfmt_identical_variants_noted(void)
+{
+	if (!have_gnuplot())
+		return;
+	char ident_h5[512];
+	snprintf(ident_h5, sizeof ident_h5, "%s/ident.h5", tu_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(tu_run_config(tu_write_file("ident.json", ident_cfg), ident_h5, NULL), 0);
+	int rc;
+	char *out = plot(ident_h5, "ident", "", &rc);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT(out && strstr(out, "note: 2 variants with the same results as an earlier one, drawn on top of it: "
+				     "first_fit = best_fit, spread = best_fit\n"));
+	CU_ASSERT_EQUAL(count_str(out, "with the same results as an earlier one"), 1);
+	CU_ASSERT(out && !strstr(out, "seeds give the same results"));
+	if (!out || !strstr(out, "first_fit = best_fit, spread = best_fit"))
+		fprintf(stderr, "\n%s", out ? out : "");
+	free(out);
+	char *dat = read_in("ident", "wait_cdf.dat");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dat);
+	const char *names[] = { "\n\"best_fit\"\n", "\n\"first_fit\"\n", "\n\"spread\"\n" };
+	const char *at[3];
+	for (int k = 0; k < 3; k++) {
+		at[k] = strstr(dat, names[k]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(at[k]);
+		at[k] += strlen(names[k]);
+	}
+	const char *end = strstr(at[0], "\n\n\n");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+	size_t len = (size_t)(end - at[0]);
+	CU_ASSERT(len > 10 && strncmp(at[0], at[1], len + 3) == 0 && strncmp(at[0], at[2], len) == 0);
+	free(dat);
+	out = plot(ident_h5, "ident_q", "-q", &rc);
+	CU_ASSERT_EQUAL(rc, 0);
+	CU_ASSERT(out && !strstr(out, "note:"));
+	free(out);
+}
+
 /* PNG, PDF and SVG: every image in the format asked for; a bad format exits 2. */
 static void test_plotfmt_formats(void)
 {
@@ -177,6 +229,7 @@ static CU_TestInfo plotfmt_tests[] = {
 	{ "test_plotfmt_seeds_averaged", test_plotfmt_seeds_averaged },
 	{ "test_plotfmt_categorical_bars", test_plotfmt_categorical_bars },
 	{ "test_plotfmt_cost_only_with_prices", test_plotfmt_cost_only_with_prices },
+	{ "test_plotfmt_identical_variants_noted", test_plotfmt_identical_variants_noted },
 	{ "test_plotfmt_formats", test_plotfmt_formats },
 	CU_TEST_INFO_NULL,
 };

@@ -276,6 +276,21 @@ static char *dat_block(const char *dat, const char *title)
 	return e ? strndup(p, (size_t)(e - p)) : NULL;
 }
 
+/* The sweep overlaid on two_h5 (tests/data/configs/sweep3x2.json), run once; NULL when
+ * it cannot be. */
+static const char *overlay_sweep(void)
+{
+	static char sweep[512];
+	if (!sweep[0]) {
+		snprintf(sweep, sizeof sweep, "%s/sweep.h5", tu_tmpdir());
+		if (tu_run_config(TEST_DATA_DIR "/configs/sweep3x2.json", sweep, NULL) != 0) {
+			sweep[0] = 0;
+			return NULL;
+		}
+	}
+	return sweep;
+}
+
 /* gpusched plot A.h5 B.h5: the variants of both files in one plot, each named after
  * its file; B's busy-GPU block is its one-file block (the same samples, the same time
  * unit); three files exit 2. */
@@ -283,9 +298,9 @@ static void test_plotmore_overlay(void)
 {
 	if (!have_gnuplot())
 		return;
-	char sweep[512], args[2000], *out = NULL;
-	snprintf(sweep, sizeof sweep, "%s/sweep.h5", tu_tmpdir());
-	CU_ASSERT_EQUAL_FATAL(tu_run_config(TEST_DATA_DIR "/configs/sweep3x2.json", sweep, NULL), 0);
+	char args[2000], *out = NULL;
+	const char *sweep = overlay_sweep();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sweep);
 	snprintf(args, sizeof args, "plot %s %s -o %s/ov", sweep, two_h5, tu_tmpdir());
 	CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
 	CU_ASSERT(out && strstr(out, "/ov/overlay_wait_cdf.png\n") && strstr(out, "/ov/overlay_queued_jobs.png\n"));
@@ -314,6 +329,56 @@ static void test_plotmore_overlay(void)
 	free(out);
 }
 
+/* 1 when the n bytes at buf (which may hold NULs) contain the string what. */
+static int has_bytes(const char *buf, size_t n, const char *what)
+{
+	size_t w = strlen(what);
+	for (size_t i = 0; i + w <= n; i++)
+		if (memcmp(buf + i, what, w) == 0)
+			return 1;
+	return 0;
+}
+
+/* The overlay in PDF and SVG: each of its four images in the format asked for, whole
+ * (from its signature to its end marker), said on stdout, and no PNG beside them. */
+static void test_plotmore_overlay_formats(void)
+{
+	if (!have_gnuplot())
+		return;
+	const char *sweep = overlay_sweep();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sweep);
+	static const struct {
+		const char *fmt, *magic, *end;
+	} want[] = { { "pdf", "%PDF-", "%%EOF" }, { "svg", "<svg", "</svg>" } };
+	const char *bases[] = { "overlay_wait_cdf", "overlay_jct_cdf", "overlay_busy_gpus", "overlay_queued_jobs" };
+	for (size_t k = 0; k < 2; k++) {
+		char dir[32], args[2000], *out = NULL;
+		snprintf(dir, sizeof dir, "ov_%s", want[k].fmt);
+		snprintf(args, sizeof args, "plot %s %s -o %s/%s --format %s", sweep, two_h5, tu_tmpdir(), dir,
+			 want[k].fmt);
+		CU_ASSERT_EQUAL(tu_run_gpusched(args, &out), 0);
+		for (size_t b = 0; b < 4; b++) {
+			char file[128], line[200];
+			snprintf(file, sizeof file, "%s.%s", bases[b], want[k].fmt);
+			snprintf(line, sizeof line, "/%s/%s\n", dir, file);
+			CU_ASSERT(out && strstr(out, line));
+			char p[1024];
+			size_t len = 0;
+			snprintf(p, sizeof p, "%s/%s/%s", tu_tmpdir(), dir, file);
+			char *img = tu_read_file(p, &len);
+			CU_ASSERT(img && has_bytes(img, len, want[k].magic) && has_bytes(img, len, want[k].end));
+			free(img);
+			snprintf(file, sizeof file, "%s.png", bases[b]);
+			img = read_in(dir, file);
+			CU_ASSERT_PTR_NULL(img);
+			free(img);
+		}
+		if (out && !strstr(out, "overlay_wait_cdf"))
+			fprintf(stderr, "\n%s", out);
+		free(out);
+	}
+}
+
 static CU_TestInfo plotmore_tests[] = {
 	{ "test_plotmore_queued_jobs", test_plotmore_queued_jobs },
 	{ "test_plotmore_flavor_busy", test_plotmore_flavor_busy },
@@ -321,6 +386,7 @@ static CU_TestInfo plotmore_tests[] = {
 	{ "test_plotmore_queue_wait", test_plotmore_queue_wait },
 	{ "test_plotmore_formats", test_plotmore_formats },
 	{ "test_plotmore_overlay", test_plotmore_overlay },
+	{ "test_plotmore_overlay_formats", test_plotmore_overlay_formats },
 	CU_TEST_INFO_NULL,
 };
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # tests/python/pandas_recipe.sh GPUSCHED SOURCE_DIR BUILD_DIR: runs the h5py + pandas
 # recipe of analysis/SCHEMA.md ("Reading it elsewhere", between its recipe markers)
-# on a 3-variant, 2-seed sweep and checks every run's swept values
-# (pandas_recipe_check.py), and that it loads the same jobs from the schema 1.6 file
+# on a 3-variant, 2-seed sweep and checks every run's swept values and its time series
+# against the file and `gpusched export --table timeseries` (pandas_recipe_check.py),
+# and that it loads the same jobs and time series from the schema 1.6 file
 # of the same sweep (tests/data/results/schema16_sweep.h5). h5py and pandas go into a virtual environment in the
 # build folder (made once). Exit 77 (ctest: skipped) when python3, venv or a
 # package index is not there.
@@ -32,5 +33,6 @@ if ! grep -q 'def load' "$work/recipe.py"; then
 	echo "FAIL: no recipe between <!-- recipe:begin --> and <!-- recipe:end --> in analysis/SCHEMA.md"
 	exit 1
 fi
+"$gpusched" export "$work/sweep.h5" --table timeseries -o "$work/timeseries.csv" || exit 1
 "$venv/bin/python" "$src/tests/python/pandas_recipe_check.py" "$work/recipe.py" "$work/sweep.h5" \
-	"$src/tests/data/results/schema16_sweep.h5"
+	"$src/tests/data/results/schema16_sweep.h5" "$work/timeseries.csv"
