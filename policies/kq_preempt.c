@@ -2253,6 +2253,29 @@ static int drain_rest(struct fair_ctx *x, struct cands *retry)
 	return 0;
 }
 
+/* drain_to_retry for every queue below cohort c that next_target would still pick,
+ * then c pruned: what the picks would do one queue at a time once a target below c
+ * failed a test that reads only the shares of c and of the preemptor's side below
+ * their common cohort (docs/kueue-rules.md E20): every queue below c meets the same
+ * test, and no take comes between. A child pruned, or with a share of 0, is passed
+ * over as next_target does (c is not on the preemptor's path). */
+static int drain_subtree(struct fair_ctx *x, int c, struct cands *retry)
+{
+	const struct kq_node *n = &x->s->nodes[c];
+	for (size_t k = 0; x->second_pass && k < n->n_children; k++) {
+		int ch = n->children[k];
+		if (x->pruned[ch] || node_share(x->s, ch).v == 0)
+			continue;
+		int rc = !x->s->nodes[ch].is_queue ? drain_subtree(x, ch, retry)
+			 : queue_has_cand(x, ch)   ? drain_to_retry(x, ch, retry)
+						   : 0;
+		if (rc)
+			return rc;
+	}
+	x->pruned[c] = 1;
+	return 0;
+}
+
 static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *retry)
 {
 	struct kq_sched *s = x->s;
@@ -2290,8 +2313,12 @@ static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *
 		struct share p_new = node_share(s, np), t_old = node_share(s, nt);
 		if ((!strat(p_new, t_old, t_old) && strat == lt_initial) || /* independent of the candidate */
 		    share_lt(t_old, p_new, 0)) { /* p_new > t_old: no removal can pass S3's first rule */
-			if (drain_to_retry(x, qi, retry) || (flat_rest_fails(x) && drain_rest(x, retry)))
+			if (nt != qi && !(kq_test_oracle & KQ_ORACLE_SCAN)) {
+				if (drain_subtree(x, nt, retry)) /* every queue below nt fails it too */
+					return -SIM_ENOMEM;
+			} else if (drain_to_retry(x, qi, retry) || (flat_rest_fails(x) && drain_rest(x, retry))) {
 				return -SIM_ENOMEM;
+			}
 			continue;
 		}
 		/* Candidates that fail the rule, kept to rule out larger ones unexamined:
@@ -2353,6 +2380,8 @@ static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
 				return rc;
 		} else if (!(kq_test_oracle & KQ_ORACLE_SCAN) && kq_flat_tree(s, x->pre->queue)) {
 			break; /* the highest share left is not above p_new: none is (E15) */
+		} else if (!(kq_test_oracle & KQ_ORACLE_SCAN) && nt != qi) {
+			x->pruned[nt] = 1; /* E20: every queue below nt fails the same test */
 		}
 		x->pruned[qi] = 1;
 	}

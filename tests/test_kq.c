@@ -1155,6 +1155,70 @@ static void test_kq_fair_monotone_memo_by_hand(void)
 	kq_destroy(s);
 }
 
+/* Rule E20 by hand: a target cohort given up whole in the first pass still offers
+ * its queues' first candidates to the second. Fair sharing with both strategies,
+ * LessThanOrEqualToFinalShare first; 16 GPUs, the root's children cohort A (queues
+ * p and a, nominal 2 each), cohort C (queue c1, nominal 2) and queue z (nominal 10,
+ * idle): p runs 2 at priority 5, a three jobs of 2, c1 eight of 1: full. p's head
+ * (priority 5, 3 GPUs) has no candidate of its own. First pass: A (share with the
+ * request 7 x 1000 / 16) before C (6 x 1000 / 16); a's jobs fail the final-share
+ * rule (p's 3 borrowed against a's 2 left) and A runs out; C's share is below A's,
+ * so all of C is given up. Second pass: a's first job passes the initial-share rule
+ * (p's 3 below a's 4) and is taken, which brings A below C, so c1's first job is
+ * taken too, and the head fits: one victim of a and one of c1. Dropping C's
+ * candidates when it is given up would leave no victims. The oracle
+ * (KQ_ORACLE_SCAN, which gives targets up one queue at a time) agrees. */
+static void test_kq_fair_cohort_given_up_keeps_retry(void)
+{
+	for (int oracle = 0; oracle < 2; oracle++) {
+		kq_test_oracle = oracle ? KQ_ORACLE_SCAN : 0;
+		struct kq_sched *s = one_flavor();
+		s->fair = 1;
+		s->fair_le_final = 1;
+		s->fair_lt_initial = 1;
+		int root = kq_add_node(s, "root", 0);
+		int ca = kq_add_node(s, "A", 0), cc = kq_add_node(s, "C", 0);
+		s->nodes[ca].parent = root;
+		s->nodes[cc].parent = root;
+		int p = add_queue(s, "p", ca, G(2), KQ_UNSET, KQ_UNSET);
+		int a = add_queue(s, "a", ca, G(2), KQ_UNSET, KQ_UNSET);
+		int c1 = add_queue(s, "c1", cc, G(2), KQ_UNSET, KQ_UNSET);
+		int z = add_queue(s, "z", root, G(10), KQ_UNSET, KQ_UNSET);
+		for (int q = p; q <= z; q++) {
+			s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
+			s->nodes[q].cfg.reclaim = KQ_ANY;
+		}
+		CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+		struct kq_wl run[12];
+		size_t n = 0;
+		run[n++] = running_job(p, 5, 2, 1);
+		for (int k = 0; k < 3; k++)
+			run[n++] = running_job(a, 0, 2, 10 + (uint32_t)k);
+		for (int k = 0; k < 8; k++)
+			run[n++] = running_job(c1, 0, 1, 20 + (uint32_t)k);
+		for (size_t i = 0; i < n; i++)
+			CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &run[i]), 0);
+		struct kq_wl h = { .queue = p, .priority = 5, .created = 50, .tie = 99, .req = { G(3) }, .flavor = { -1 },
+				   .preemptible = 1 };
+		struct kq_decision dec = { 0 };
+		struct kq_wl *heads[1] = { &h };
+		CU_ASSERT_EQUAL_FATAL(kq_cycle(s, heads, 1, 100, NULL, NULL, &dec), 0);
+		CU_ASSERT_EQUAL(dec.victims.n, 2);
+		int from_a = 0, from_c1 = 0;
+		for (size_t i = 0; i < dec.victims.n; i++) {
+			from_a += dec.victims.v[i].wl->queue == a;
+			from_c1 += dec.victims.v[i].wl->queue == c1;
+		}
+		CU_ASSERT_EQUAL(from_a, 1);
+		CU_ASSERT_EQUAL(from_c1, 1);
+		kq_decision_free(&dec);
+		for (size_t i = 0; i < n; i++)
+			kq_remove_running(s, &run[i]);
+		kq_destroy(s);
+	}
+	kq_test_oracle = 0;
+}
+
 /* Rule E15's condition by hand: targets left after a failed pick are given up in one
  * walk only while the preemptor's own queue offers no candidate. Fair sharing with
  * LessThanInitialShare first (no second pass); a flat tree of 22 GPUs: b, p, r of
@@ -1437,6 +1501,7 @@ static CU_TestInfo kq_tests[] = {
 	{ "own_memo_own_admissions", test_kq_own_memo_own_admissions },
 	{ "fair_monotone_memo_by_hand", test_kq_fair_monotone_memo_by_hand },
 	{ "fair_drain_waits_for_own_queue", test_kq_fair_drain_waits_for_own_queue },
+	{ "fair_cohort_given_up_keeps_retry", test_kq_fair_cohort_given_up_keeps_retry },
 	{ "fair_equal_share_needs_one_resource", test_kq_fair_equal_share_needs_one_resource },
 	{ "running_priority_moves_band", test_kq_running_priority_moves_band },
 	{ "lending_example", test_kq_lending_example },
