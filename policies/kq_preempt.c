@@ -1027,13 +1027,15 @@ static struct pass_memo *pass_memos(struct kq_sched *s)
  * queues pass to it (other_take's part: what each stored above its local quota),
  * capped together at c's budget (within_cohort_budget), plus what its cohorts pass,
  * and of that sum what c itself stored in its parent. Kept while c's subtree and
- * the quotas are unchanged. */
+ * the quotas are unchanged. A fair-sharing key (BK_FAIR) has neither the skip nor
+ * the cap, as fair_bound_once's walk has neither (docs/kueue-rules.md E21). */
 static sim_qty_t subtree_pass(struct kq_sched *s, struct pass_memo *pm, int c, const struct bound_key *k,
 			      sim_qty_t max_job)
 {
 	const struct kq_node *cn = &s->nodes[c];
 	int fr = k->fr;
-	if (!kq_borrowing(s, c, fr))
+	int fair = k->kind == BK_FAIR;
+	if (!fair && !kq_borrowing(s, c, fr))
 		return 0;
 	struct pass_memo *slot = pm + (size_t)c * KQ_PASS_SLOTS, *stale = NULL;
 	for (int i = 0; i < KQ_PASS_SLOTS; i++) {
@@ -1052,7 +1054,7 @@ static sim_qty_t subtree_pass(struct kq_sched *s, struct pass_memo *pm, int c, c
 			from_cohorts += subtree_pass(s, pm, ch, k, max_job);
 	}
 	sim_qty_t budget = cohort_budget_start(cn, fr, max_job);
-	if (from_queues > budget)
+	if (!fair && from_queues > budget)
 		from_queues = budget > 0 ? budget : 0;
 	sim_qty_t got = from_queues + from_cohorts, stored = cn->usage[fr] - cn->local[fr];
 	sim_qty_t v = stored > 0 ? (got < stored ? got : stored) : 0;
@@ -2514,6 +2516,33 @@ void kq_scratch_free(struct kq_sched *s)
 	s->scratch = NULL;
 }
 
+/* fair_bound_once's bookings from ancestor n down, with one contested fr (k->fr):
+ * its queues as the walk takes them, its ancestor child walked the same way, and each
+ * other cohort child's subtree_pass booked as one removal at n (docs/kueue-rules.md
+ * E21). anc: mark_ancestors' stamps of the preemptor's ancestors. */
+static void fair_walk_kept(struct kq_sched *s, struct bound_acc *b, struct pass_memo *pm, int n,
+			   const struct kq_wl *pre, const struct bound_key *k, const uint32_t *anc)
+{
+	const struct kq_node *nd = &s->nodes[n];
+	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
+	uint32_t stamp = ((const struct kq_scratch *)s->scratch)->anc_stamp;
+	for (size_t i = 0; i < nd->n_children; i++) {
+		int c = nd->children[i];
+		const struct kq_node *o = &s->nodes[c];
+		sim_qty_t v = 0;
+		if (anc[c] == stamp) {
+			fair_walk_kept(s, b, pm, c, pre, k, anc);
+		} else if (!o->is_queue) {
+			if ((v = subtree_pass(s, pm, c, k, 0)) > 0)
+				bound_take(s, b, n, k->fr, v);
+		} else if (o->n_running && (c == pre->queue || (cfg->reclaim != KQ_NEVER && kq_borrowing(s, c, k->fr)))) {
+			v = band_allowance(o, k->fr, pre, c == pre->queue ? cfg->within : cfg->reclaim);
+			if (v > 0)
+				bound_take(s, b, c, k->fr, v);
+		}
+	}
+}
+
 /* A bound before any job is looked at: fair sharing only ever takes candidates, so
  * if the preemptor does not fit (borrowing allowed, as fair_take tests) even with
  * every job that could be a candidate gone, in aggregate, no victim set exists.
@@ -2543,6 +2572,22 @@ static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const in
 				       .prio = pre->priority };
 		return flat_bound_by_sums(s, &b, pre, flavor, one, &k, cfg->within, 1) <= 0;
 	}
+	int one_nested = try_flat && !b.flat && !(kq_test_oracle & KQ_ORACLE_BOUND_BOOKED) &&
+				 s->nodes[pre->queue].parent >= 0
+			 ? single_contested(s, contested)
+			 : -1;
+	struct pass_memo *pm = one_nested >= 0 ? pass_memos(s) : NULL;
+	const uint32_t *anc = pm ? mark_ancestors(s, pre->queue) : NULL;
+	if (anc) { /* E21: the other cohorts' subtrees from kept sums */
+		struct bound_key k = { .root = b.root, .fr = one_nested, .kind = BK_FAIR, .policy = cfg->reclaim,
+				       .prio = pre->priority };
+		s->sver_hold = 1; /* the bookings below are undone by bound_end */
+		fair_walk_kept(s, &b, pm, b.root, pre, &k, anc);
+		int fits = bound_end(s, &b, pre, flavor, 1) <= 0;
+		s->sver_hold = 0;
+		return fits;
+	}
+	s->sver_hold = 1; /* the bookings below are undone by bound_end */
 	const int32_t *nodes;
 	size_t n_nodes;
 	bound_nodes(s, &b, &nodes, &n_nodes);
@@ -2573,14 +2618,16 @@ static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const in
 				bound_take(s, &b, i, fr, v);
 		}
 	}
-	return bound_end(s, &b, pre, flavor, 1) <= 0;
+	int fits = bound_end(s, &b, pre, flavor, 1) <= 0;
+	s->sver_hold = 0;
+	return fits;
 }
 
 static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
 			   const uint8_t *contested, struct src_mark *sm)
 {
 	int fits = fair_bound_once(s, pre, flavor, contested, 1, sm);
-	if ((kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS) && kq_flat_tree(s, pre->queue))
+	if (kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS) /* flat sums (E11) and kept sums (E21) */
 		return check_bound(fits, fair_bound_once(s, pre, flavor, contested, 0, NULL));
 	return fits;
 }
