@@ -1633,7 +1633,8 @@ struct fair_ctx {
 };
 
 enum { /* fair_ctx.state of a node */
-	FQ_NONE = 0,   /* not a source of candidates in this search */
+	FQ_UNDECIDED = 0, /* not looked at yet: fair_source decides at its first use */
+	FQ_NONE,       /* not a source of candidates in this search (or none left) */
 	FQ_ELIGIBLE,   /* a source, its jobs not looked at yet */
 	FQ_COLLECTED,  /* its candidates are one run of cand, unordered */
 	FQ_HEAP,       /* ... a binary heap in candidate order, `left` entries */
@@ -1641,9 +1642,11 @@ enum { /* fair_ctx.state of a node */
 	FQ_LIST,       /* walked lazily in the queue's band lists (already in order) */
 };
 
-/* Is queue qi a source of candidates for this search? Decided for every queue when
- * the search starts, on the usage then (a target taken back within its nominal
- * quota during the search stays a source, as Kueue collects once up front). */
+/* Is queue qi a source of candidates for this search? As Kueue collects once up front,
+ * on the usage when the search starts (a target taken back within its nominal quota
+ * during the search stays a source). It is decided at the queue's first use instead
+ * (fair_decide), which reads the same: what it reads of qi (its running set and its
+ * own usage) changes in a search only by taking qi's own jobs, after its first use. */
 static int fair_source(const struct fair_ctx *x, int qi)
 {
 	const struct kq_sched *s = x->s;
@@ -1654,6 +1657,24 @@ static int fair_source(const struct fair_ctx *x, int qi)
 	if (qi == x->pre->queue)
 		return cfg->within != KQ_NEVER;
 	return q->root == x->root && q->parent >= 0 && cfg->reclaim != KQ_NEVER && !within_nominal(s, qi, x->contested);
+}
+
+/* Decides qi's state at its first use in the search. */
+static void fair_decide(struct fair_ctx *x, int qi)
+{
+	if (x->state[qi] == FQ_UNDECIDED)
+		x->state[qi] = fair_source(x, qi) ? FQ_ELIGIBLE : FQ_NONE;
+}
+
+/* Is any queue a source? Stops at the first (the others are decided when used). */
+static int any_source(struct fair_ctx *x)
+{
+	for (size_t qi = 0; qi < x->s->n_nodes; qi++) {
+		fair_decide(x, (int)qi);
+		if (x->state[qi] == FQ_ELIGIBLE)
+			return 1;
+	}
+	return 0;
 }
 
 /* Appends queue qi's candidates (unsorted) to x->cand. */
@@ -1791,6 +1812,7 @@ static void list_start(struct fair_ctx *x, int qi)
  * collection). On no memory the queue offers none and x->oom is set. */
 static void fair_prepare(struct fair_ctx *x, int qi, int heap)
 {
+	fair_decide(x, qi);
 	if (x->state[qi] == FQ_ELIGIBLE && !x->s->nodes[x->pre->queue].cfg.checkpoint_aware) {
 		list_start(x, qi);
 		return;
@@ -2552,15 +2574,8 @@ static void fair_walk_kept(struct kq_sched *s, struct bound_acc *b, struct pass_
  * allows (uncapped: fair sharing may take a target below its nominal quota while
  * its share stays the highest). Removing usage never lowers what a queue may
  * admit, so "fits" here is necessary for any victim set. O(queues). */
-/* The search's sources (fair_source), marked by a bound's walk of the queues when it
- * makes one: state (FQ_ELIGIBLE), NULL for none; done once marked, any if one is. */
-struct src_mark {
-	uint8_t *state;
-	int done, any;
-};
-
 static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
-			   const uint8_t *contested, int try_flat, struct src_mark *sm)
+			   const uint8_t *contested, int try_flat)
 {
 	struct bound_acc b;
 	if (bound_begin(s, pre, try_flat, &b))
@@ -2591,11 +2606,6 @@ static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const in
 	const int32_t *nodes;
 	size_t n_nodes;
 	bound_nodes(s, &b, &nodes, &n_nodes);
-	/* The walk meets every queue that can be a source (every queue of the tree, or
-	 * in a flat tree the root's children), and a queue's own usage, which
-	 * within_nominal reads, is as at the start until its own take below. */
-	if (sm && sm->state)
-		sm->done = 1;
 	for (size_t k = 0; k < n_nodes; k++) {
 		int i = nodes ? nodes[k] : (int)k;
 		const struct kq_node *o = &s->nodes[i];
@@ -2605,10 +2615,6 @@ static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const in
 		if (!own) {
 			if (o->root != b.root || o->parent < 0 || cfg->reclaim == KQ_NEVER || within_nominal(s, i, contested))
 				continue;
-		}
-		if (sm && sm->state && (!own || cfg->within != KQ_NEVER)) { /* fair_source's test */
-			sm->state[i] = FQ_ELIGIBLE;
-			sm->any = 1;
 		}
 		for (int fr = 0; fr < s->n_fr; fr++) {
 			if (!contested[fr])
@@ -2624,11 +2630,11 @@ static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const in
 }
 
 static int fair_bound_fits(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
-			   const uint8_t *contested, struct src_mark *sm)
+			   const uint8_t *contested)
 {
-	int fits = fair_bound_once(s, pre, flavor, contested, 1, sm);
+	int fits = fair_bound_once(s, pre, flavor, contested, 1);
 	if (kq_test_oracle & KQ_ORACLE_CHECK_BOUNDS) /* flat sums (E11) and kept sums (E21) */
-		return check_bound(fits, fair_bound_once(s, pre, flavor, contested, 0, NULL));
+		return check_bound(fits, fair_bound_once(s, pre, flavor, contested, 0));
 	return fits;
 }
 
@@ -2710,26 +2716,14 @@ static int fair_search(struct kq_sched *s, struct kq_wl *pre, const int16_t *fla
 	int rc = 0;
 	retry.n = 0;
 	fair_ctx_lend(&x, fb);
-	/* The bound's walk of the queues marks the sources too (not the oracle's: it
-	 * collects every candidate itself). */
-	struct src_mark sm = { .state = (kq_test_oracle & KQ_ORACLE_SCAN) ? NULL : x.state };
-	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && !fair_bound_fits(s, pre, flavor, contested, &sm))
+	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && !fair_bound_fits(s, pre, flavor, contested))
 		goto out;
 	for (int n = s->nodes[pre->queue].parent; n >= 0; n = s->nodes[n].parent)
 		x.on_path[n] = 1;
 	if (kq_test_oracle & KQ_ORACLE_SCAN) {
 		if ((rc = fair_collect(&x)) || x.cand.n == 0)
 			goto out;
-	} else if (!sm.done) {
-		int any = 0;
-		for (size_t qi = 0; qi < s->n_nodes; qi++)
-			if (fair_source(&x, (int)qi)) {
-				x.state[qi] = FQ_ELIGIBLE;
-				any = 1;
-			}
-		if (!any)
-			goto out;
-	} else if (!sm.any) {
+	} else if (!any_source(&x)) {
 		goto out;
 	}
 	kq_book(s, pre, flavor, +1);
