@@ -381,6 +381,8 @@ extern int kq_test_oracle;
 extern int kq_test_bound_checks, kq_test_bound_mismatches;
 /* Under KQ_ORACLE_CHECK_BOUNDS: classical searches the aggregate bound refused (E1). */
 extern int kq_test_bound_refusals;
+/* Fair-sharing searches of a nested tree refused by E22 before they were set up. */
+extern unsigned long kq_test_nested_refusals;
 extern unsigned long kq_test_mono_hits; /* under KQ_TEST_COUNT_MONO (tests read it) */
 extern unsigned long kq_test_own_hits;  /* ... of them, by rule E16 */
 

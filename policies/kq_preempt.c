@@ -2684,6 +2684,45 @@ static int quick_share_refusal(struct kq_sched *s, const struct kq_wl *pre, cons
 	return *eq;
 }
 
+/* E22: E15's first refusal in a nested tree, decided before the search is set up,
+ * nothing booked: when the preemptor's queue borrows on a contested flavor-resource
+ * with the request and certainly offers no candidate of its own, and at every level
+ * of its path every other child of the cohort there has a share of 0 or below the
+ * path's child's share with the request (what of it reaches that level), no target
+ * passes S3 in either pass (docs/kueue-rules.md E22). No memo is made monotone by it
+ * (E14's conditions are a flat tree's), as a full search of a nested tree makes none. */
+unsigned long kq_test_nested_refusals;
+
+static int nested_share_refusal(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+				const uint8_t *contested)
+{
+	int qp = pre->queue, parent = s->nodes[qp].parent;
+	if (parent < 0 || s->nodes[parent].parent < 0 || s->n_fr > 64)
+		return 0; /* a flat tree is quick_share_refusal's */
+	sim_qty_t v[64]; /* the request as it reaches node n */
+	request_fr(s, pre, flavor, v);
+	const struct kq_node *q = &s->nodes[qp];
+	int borrows = 0;
+	for (int fr = 0; fr < s->n_fr; fr++)
+		if (contested[fr] && q->usage[fr] + v[fr] > q->subtree[fr])
+			borrows = 1;
+	if (!borrows || !own_offers_none(s, pre, contested))
+		return 0;
+	for (int n = qp; s->nodes[n].parent >= 0; n = s->nodes[n].parent) {
+		const struct kq_node *nd = &s->nodes[n];
+		struct share p_new, m;
+		p_new.v = kq_drs(s, n, v, &p_new.unweighted);
+		if (!others_below(s, nd->parent, n, p_new, &m))
+			return 0;
+		for (int fr = 0; fr < s->n_fr; fr++) { /* kq_usage_add's part passed up: above the local quota */
+			sim_qty_t room = nd->local[fr] - nd->usage[fr];
+			v[fr] = room > 0 ? (v[fr] > room ? v[fr] - room : 0) : v[fr];
+		}
+	}
+	kq_test_nested_refusals++;
+	return 1;
+}
+
 static int fair_search(struct kq_sched *s, struct kq_wl *pre, const int16_t *flavor, const uint8_t *contested,
 		       sim_time_t now, struct kq_targets *out, int mono);
 
@@ -2700,6 +2739,8 @@ static int fair_targets(struct kq_sched *s, struct kq_wl *pre, const int16_t *fl
 			keep_share_refusal(s, p_quick, eq);
 		return 0;
 	}
+	if (!(kq_test_oracle & KQ_ORACLE_FAIR_BOUND) && nested_share_refusal(s, pre, flavor, contested))
+		return 0;
 	return fair_search(s, pre, flavor, contested, now, out, mono);
 }
 

@@ -1219,6 +1219,73 @@ static void test_kq_fair_cohort_given_up_keeps_retry(void)
 	kq_test_oracle = 0;
 }
 
+/* Rule E22 by hand: E15's first refusal, one level at a time up a nested path. 16
+ * GPUs; the root's children cohort A (queues p and a, nominal 2 each), cohort B
+ * (queue b1, nominal 2) and queue z (nominal 10, within it). p's head (priority 5, 1
+ * GPU) has no candidate of its own (p's jobs are priority 5). p runs 3, a 2 (share
+ * 0). With b1 at 3, B's share (1 borrowed) is below A's with the request (2
+ * borrowed): refused before any search, no victims, as the full search (the oracle,
+ * KQ_ORACLE_SCAN | KQ_ORACLE_FAIR_BOUND) finds. With b1 at 6 and p at 2, B's share
+ * (4) is above A's (1): not refused at the root's level although a's share is 0
+ * at A's, and the search takes one of b1's jobs. Refusing on p's own level alone
+ * would leave that head waiting. */
+static void test_kq_fair_nested_refusal_by_level(void)
+{
+	for (int refused = 1; refused >= 0; refused--) {
+		int victims[2];
+		for (int oracle = 0; oracle < 2; oracle++) {
+			kq_test_oracle = oracle ? KQ_ORACLE_SCAN | KQ_ORACLE_FAIR_BOUND : 0;
+			struct kq_sched *s = one_flavor();
+			s->fair = 1;
+			s->fair_le_final = 1;
+			s->fair_lt_initial = 1;
+			int root = kq_add_node(s, "root", 0);
+			int ca = kq_add_node(s, "A", 0), cb = kq_add_node(s, "B", 0);
+			s->nodes[ca].parent = root;
+			s->nodes[cb].parent = root;
+			int p = add_queue(s, "p", ca, G(2), KQ_UNSET, KQ_UNSET);
+			int a = add_queue(s, "a", ca, G(2), KQ_UNSET, KQ_UNSET);
+			int b1 = add_queue(s, "b1", cb, G(2), KQ_UNSET, KQ_UNSET);
+			int z = add_queue(s, "z", root, G(10), KQ_UNSET, KQ_UNSET);
+			for (int q = p; q <= z; q++) {
+				s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
+				s->nodes[q].cfg.reclaim = KQ_ANY;
+			}
+			CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+			int np = refused ? 3 : 2, nb = refused ? 3 : 6;
+			struct kq_wl run[16];
+			size_t n = 0;
+			for (int k = 0; k < np; k++)
+				run[n++] = running_job(p, 5, 1, 1 + (uint32_t)k);
+			for (int k = 0; k < 2; k++)
+				run[n++] = running_job(a, 0, 1, 10 + (uint32_t)k);
+			for (int k = 0; k < nb; k++)
+				run[n++] = running_job(b1, 0, 1, 20 + (uint32_t)k);
+			run[n++] = running_job(z, 0, 16 - np - 2 - nb, 40); /* full */
+			for (size_t i = 0; i < n; i++)
+				CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &run[i]), 0);
+			struct kq_wl h = { .queue = p, .priority = 5, .created = 50, .tie = 99, .req = { G(1) },
+					   .flavor = { -1 }, .preemptible = 1 };
+			struct kq_decision dec = { 0 };
+			struct kq_wl *heads[1] = { &h };
+			unsigned long before = kq_test_nested_refusals;
+			CU_ASSERT_EQUAL_FATAL(kq_cycle(s, heads, 1, 100, NULL, NULL, &dec), 0);
+			if (!oracle)
+				CU_ASSERT_EQUAL(kq_test_nested_refusals > before, refused);
+			victims[oracle] = (int)dec.victims.n;
+			for (size_t i = 0; i < dec.victims.n; i++)
+				CU_ASSERT_EQUAL(dec.victims.v[i].wl->queue, b1);
+			kq_decision_free(&dec);
+			for (size_t i = 0; i < n; i++)
+				kq_remove_running(s, &run[i]);
+			kq_destroy(s);
+		}
+		CU_ASSERT_EQUAL(victims[0], refused ? 0 : 1);
+		CU_ASSERT_EQUAL(victims[0], victims[1]);
+	}
+	kq_test_oracle = 0;
+}
+
 /* Rule E15's condition by hand: targets left after a failed pick are given up in one
  * walk only while the preemptor's own queue offers no candidate. Fair sharing with
  * LessThanInitialShare first (no second pass); a flat tree of 22 GPUs: b, p, r of
@@ -1502,6 +1569,7 @@ static CU_TestInfo kq_tests[] = {
 	{ "fair_monotone_memo_by_hand", test_kq_fair_monotone_memo_by_hand },
 	{ "fair_drain_waits_for_own_queue", test_kq_fair_drain_waits_for_own_queue },
 	{ "fair_cohort_given_up_keeps_retry", test_kq_fair_cohort_given_up_keeps_retry },
+	{ "fair_nested_refusal_by_level", test_kq_fair_nested_refusal_by_level },
 	{ "fair_equal_share_needs_one_resource", test_kq_fair_equal_share_needs_one_resource },
 	{ "running_priority_moves_band", test_kq_running_priority_moves_band },
 	{ "lending_example", test_kq_lending_example },
