@@ -2652,6 +2652,21 @@ static int own_offers_none(const struct kq_sched *s, const struct kq_wl *pre, co
 	return 1;
 }
 
+/* The premise of E15's and E22's refusals: the preemptor's queue borrows on a
+ * contested flavor-resource with the request (req_fr: the request per fr, filled;
+ * s->n_fr entries) and certainly offers no candidate of its own. */
+static int borrows_without_own(const struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
+			       const uint8_t *contested, sim_qty_t *req_fr)
+{
+	request_fr(s, pre, flavor, req_fr);
+	const struct kq_node *q = &s->nodes[pre->queue];
+	int borrows = 0;
+	for (int fr = 0; fr < s->n_fr; fr++)
+		if (contested[fr] && q->usage[fr] + req_fr[fr] > q->subtree[fr])
+			borrows = 1;
+	return borrows && own_offers_none(s, pre, contested);
+}
+
 /* E2 (no_share_target) decided before the search is set up, nothing booked
  * (docs/kueue-rules.md E15): when the preemptor's queue is a child of the root,
  * borrows on a contested flavor-resource with the request, certainly offers no
@@ -2664,13 +2679,7 @@ static int quick_share_refusal(struct kq_sched *s, const struct kq_wl *pre, cons
 	if (parent < 0 || s->nodes[parent].parent >= 0 || s->n_fr > 64)
 		return 0;
 	sim_qty_t req_fr[64];
-	request_fr(s, pre, flavor, req_fr);
-	const struct kq_node *q = &s->nodes[qp];
-	int borrows = 0;
-	for (int fr = 0; fr < s->n_fr; fr++)
-		if (contested[fr] && q->usage[fr] + req_fr[fr] > q->subtree[fr])
-			borrows = 1;
-	if (!borrows || !own_offers_none(s, pre, contested))
+	if (!borrows_without_own(s, pre, flavor, contested, req_fr))
 		return 0;
 	p_new->v = kq_drs(s, qp, req_fr, &p_new->unweighted);
 	struct share m;
@@ -2700,13 +2709,7 @@ static int nested_share_refusal(struct kq_sched *s, const struct kq_wl *pre, con
 	if (parent < 0 || s->nodes[parent].parent < 0 || s->n_fr > 64)
 		return 0; /* a flat tree is quick_share_refusal's */
 	sim_qty_t v[64]; /* the request as it reaches node n */
-	request_fr(s, pre, flavor, v);
-	const struct kq_node *q = &s->nodes[qp];
-	int borrows = 0;
-	for (int fr = 0; fr < s->n_fr; fr++)
-		if (contested[fr] && q->usage[fr] + v[fr] > q->subtree[fr])
-			borrows = 1;
-	if (!borrows || !own_offers_none(s, pre, contested))
+	if (!borrows_without_own(s, pre, flavor, contested, v))
 		return 0;
 	for (int n = qp; s->nodes[n].parent >= 0; n = s->nodes[n].parent) {
 		const struct kq_node *nd = &s->nodes[n];

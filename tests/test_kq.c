@@ -1155,6 +1155,38 @@ static void test_kq_fair_monotone_memo_by_hand(void)
 	kq_destroy(s);
 }
 
+/* The nested fair-sharing tree of E20's and E22's tests, one flavor of GPUs: the
+ * root's children cohort A (queues p and a), cohort `other` (queue o1), and queue z
+ * (nominal 10); p, a and o1 of nominal 2; every queue LowerPriority within and Any
+ * reclaim; both strategies, LessThanOrEqualToFinalShare first. Node indices out. */
+struct nested_fair {
+	struct kq_sched *s;
+	int p, a, o1, z;
+};
+
+static struct nested_fair nested_fair_tree(const char *other, const char *o1)
+{
+	struct nested_fair t = { .s = one_flavor() };
+	struct kq_sched *s = t.s;
+	s->fair = 1;
+	s->fair_le_final = 1;
+	s->fair_lt_initial = 1;
+	int root = kq_add_node(s, "root", 0);
+	int ca = kq_add_node(s, "A", 0), cc = kq_add_node(s, other, 0);
+	s->nodes[ca].parent = root;
+	s->nodes[cc].parent = root;
+	t.p = add_queue(s, "p", ca, G(2), KQ_UNSET, KQ_UNSET);
+	t.a = add_queue(s, "a", ca, G(2), KQ_UNSET, KQ_UNSET);
+	t.o1 = add_queue(s, o1, cc, G(2), KQ_UNSET, KQ_UNSET);
+	t.z = add_queue(s, "z", root, G(10), KQ_UNSET, KQ_UNSET);
+	for (int q = t.p; q <= t.z; q++) {
+		s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
+		s->nodes[q].cfg.reclaim = KQ_ANY;
+	}
+	CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+	return t;
+}
+
 /* Rule E20 by hand: a target cohort given up whole in the first pass still offers
  * its queues' first candidates to the second. Fair sharing with both strategies,
  * LessThanOrEqualToFinalShare first; 16 GPUs, the root's children cohort A (queues
@@ -1172,23 +1204,9 @@ static void test_kq_fair_cohort_given_up_keeps_retry(void)
 {
 	for (int oracle = 0; oracle < 2; oracle++) {
 		kq_test_oracle = oracle ? KQ_ORACLE_SCAN : 0;
-		struct kq_sched *s = one_flavor();
-		s->fair = 1;
-		s->fair_le_final = 1;
-		s->fair_lt_initial = 1;
-		int root = kq_add_node(s, "root", 0);
-		int ca = kq_add_node(s, "A", 0), cc = kq_add_node(s, "C", 0);
-		s->nodes[ca].parent = root;
-		s->nodes[cc].parent = root;
-		int p = add_queue(s, "p", ca, G(2), KQ_UNSET, KQ_UNSET);
-		int a = add_queue(s, "a", ca, G(2), KQ_UNSET, KQ_UNSET);
-		int c1 = add_queue(s, "c1", cc, G(2), KQ_UNSET, KQ_UNSET);
-		int z = add_queue(s, "z", root, G(10), KQ_UNSET, KQ_UNSET);
-		for (int q = p; q <= z; q++) {
-			s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
-			s->nodes[q].cfg.reclaim = KQ_ANY;
-		}
-		CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+		struct nested_fair t = nested_fair_tree("C", "c1");
+		struct kq_sched *s = t.s;
+		int p = t.p, a = t.a, c1 = t.o1;
 		struct kq_wl run[12];
 		size_t n = 0;
 		run[n++] = running_job(p, 5, 2, 1);
@@ -1235,23 +1253,9 @@ static void test_kq_fair_nested_refusal_by_level(void)
 		int victims[2];
 		for (int oracle = 0; oracle < 2; oracle++) {
 			kq_test_oracle = oracle ? KQ_ORACLE_SCAN | KQ_ORACLE_FAIR_BOUND : 0;
-			struct kq_sched *s = one_flavor();
-			s->fair = 1;
-			s->fair_le_final = 1;
-			s->fair_lt_initial = 1;
-			int root = kq_add_node(s, "root", 0);
-			int ca = kq_add_node(s, "A", 0), cb = kq_add_node(s, "B", 0);
-			s->nodes[ca].parent = root;
-			s->nodes[cb].parent = root;
-			int p = add_queue(s, "p", ca, G(2), KQ_UNSET, KQ_UNSET);
-			int a = add_queue(s, "a", ca, G(2), KQ_UNSET, KQ_UNSET);
-			int b1 = add_queue(s, "b1", cb, G(2), KQ_UNSET, KQ_UNSET);
-			int z = add_queue(s, "z", root, G(10), KQ_UNSET, KQ_UNSET);
-			for (int q = p; q <= z; q++) {
-				s->nodes[q].cfg.within = KQ_LOWER_PRIORITY;
-				s->nodes[q].cfg.reclaim = KQ_ANY;
-			}
-			CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+			struct nested_fair t = nested_fair_tree("B", "b1");
+			struct kq_sched *s = t.s;
+			int p = t.p, a = t.a, b1 = t.o1, z = t.z;
 			int np = refused ? 3 : 2, nb = refused ? 3 : 6;
 			struct kq_wl run[16];
 			size_t n = 0;

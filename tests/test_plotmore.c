@@ -329,15 +329,6 @@ static void test_plotmore_overlay(void)
 	free(out);
 }
 
-/* 1 when the n bytes at buf (which may hold NULs) contain the string what. */
-static int has_bytes(const char *buf, size_t n, const char *what)
-{
-	size_t w = strlen(what);
-	for (size_t i = 0; i + w <= n; i++)
-		if (memcmp(buf + i, what, w) == 0)
-			return 1;
-	return 0;
-}
 
 /* The overlay in PDF and SVG: each of its four images in the format asked for, whole
  * (from its signature to its end marker), said on stdout, and no PNG beside them. */
@@ -366,7 +357,7 @@ static void test_plotmore_overlay_formats(void)
 			size_t len = 0;
 			snprintf(p, sizeof p, "%s/%s/%s", tu_tmpdir(), dir, file);
 			char *img = tu_read_file(p, &len);
-			CU_ASSERT(img && has_bytes(img, len, want[k].magic) && has_bytes(img, len, want[k].end));
+			CU_ASSERT(img && tu_has_bytes(img, len, want[k].magic) && tu_has_bytes(img, len, want[k].end));
 			free(img);
 			snprintf(file, sizeof file, "%s.png", bases[b]);
 			img = read_in(dir, file);

@@ -261,15 +261,6 @@ static void test_detection_migrates(void)
 	tu_crun_free(&r);
 }
 
-/* 1 when the line [p, p + len) contains needle. */
-static int line_has(const char *p, size_t len, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (size_t i = 0; i + n <= len; i++)
-		if (memcmp(p + i, needle, n) == 0)
-			return 1;
-	return 0;
-}
 
 static char *slurp(FILE *f)
 {
@@ -290,7 +281,7 @@ static void drop_slow_lines(char *s)
 	for (char *p = s; *p;) {
 		char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
-		if (!line_has(p, len, "event=node_slow") && !line_has(p, len, "event=node_full_speed")) {
+		if (!tu_has_bytes(p, len, "event=node_slow") && !tu_has_bytes(p, len, "event=node_full_speed")) {
 			memmove(w, p, len);
 			w += len;
 		}
@@ -351,8 +342,8 @@ static void test_determinism(void)
 		for (char *p = keep[i]; *p;) {
 			char *nl = strchr(p, '\n');
 			size_t len = nl ? (size_t)(nl - p + 1) : strlen(p);
-			int mine = line_has(p, len, "flavor=f ") || line_has(p, len, "job=a ") ||
-				   line_has(p, len, "job=b ") || line_has(p, len, "job=c ");
+			int mine = tu_has_bytes(p, len, "flavor=f ") || tu_has_bytes(p, len, "job=a ") ||
+				   tu_has_bytes(p, len, "job=b ") || tu_has_bytes(p, len, "job=c ");
 			if (mine) {
 				memmove(w, p, len);
 				w += len;

@@ -56,6 +56,15 @@ const char *tu_write_file(const char *name, const char *text)
 	return p;
 }
 
+int tu_has_bytes(const void *buf, size_t n, const char *what)
+{
+	size_t w = strlen(what);
+	for (size_t i = 0; i + w <= n; i++)
+		if (memcmp((const char *)buf + i, what, w) == 0)
+			return 1;
+	return 0;
+}
+
 int tu_exists(const char *path)
 {
 	struct stat st;

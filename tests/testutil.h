@@ -15,6 +15,8 @@ const char *tu_tmpdir(void);
 int tu_run_gpusched(const char *args, char **out);
 /* 1 if path exists. */
 int tu_exists(const char *path);
+/* 1 when the n bytes at buf (which may hold NULs) contain the string what. */
+int tu_has_bytes(const void *buf, size_t n, const char *what);
 /* Reads a whole file (malloc'd, NUL-terminated) or NULL. */
 char *tu_read_file(const char *path, size_t *len);
 
