@@ -364,10 +364,9 @@ enum {
 	KQ_ORACLE_MEMO_GEN = 64,       /* a memo ends at every change of the tree, admissions
 					* included (no monotone memos, E13) */
 	KQ_ORACLE_ALL = 127,
-	/* Not an oracle: every classical aggregate bound, and every fair-sharing one in a
-	 * flat tree, is computed both ways (fast, and booked queue by queue) and a
-	 * difference of verdict counted in
-	 * kq_test_bound_mismatches (of kq_test_bound_checks). */
+	/* Not an oracle: every aggregate bound, classical and fair-sharing, is computed
+	 * both ways (fast, and booked queue by queue) and a difference of verdict counted
+	 * in kq_test_bound_mismatches (of kq_test_bound_checks). */
 	KQ_ORACLE_CHECK_BOUNDS = 128,
 	/* Not an oracle: memos found live only by rule E13 are counted in
 	 * kq_test_mono_hits (off: no shared counter written on the decision path, which

@@ -111,6 +111,9 @@ int kq_targets_push(struct kq_targets *t, struct kq_wl *wl, struct kq_wl *by, en
  * allow_borrow it must also stay within the queue's own quota. Resources with no
  * flavor yet (flavor -1: a later resource group) are not checked. */
 int kq_fits_quota(const struct kq_sched *s, const struct kq_wl *wl, const int16_t *flavor, int allow_borrow);
+/* Of v added to node n's usage on fr, the part that counts in its parent (above n's
+ * local quota; <= 0: none), as kq_usage_add passes it up. */
+sim_qty_t kq_added_passes_up(const struct kq_node *n, int fr, sim_qty_t v);
 /* Books or unbooks wl's request on the given flavors in its queue. */
 void kq_book(struct kq_sched *s, const struct kq_wl *wl, const int16_t *flavor, int sign);
 /* Running workloads are unbooked while a simulation removes them. */

@@ -1647,16 +1647,21 @@ enum { /* fair_ctx.state of a node */
  * during the search stays a source). It is decided at the queue's first use instead
  * (fair_decide), which reads the same: what it reads of qi (its running set and its
  * own usage) changes in a search only by taking qi's own jobs, after its first use. */
-static int fair_source(const struct fair_ctx *x, int qi)
+static int fair_source_of(const struct kq_sched *s, const struct kq_wl *pre, const uint8_t *contested, int qi)
 {
-	const struct kq_sched *s = x->s;
 	const struct kq_node *q = &s->nodes[qi];
-	const struct kq_queue_cfg *cfg = &s->nodes[x->pre->queue].cfg;
+	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
 	if (!q->is_queue || !q->n_running)
 		return 0;
-	if (qi == x->pre->queue)
+	if (qi == pre->queue)
 		return cfg->within != KQ_NEVER;
-	return q->root == x->root && q->parent >= 0 && cfg->reclaim != KQ_NEVER && !within_nominal(s, qi, x->contested);
+	return q->root == s->nodes[pre->queue].root && q->parent >= 0 && cfg->reclaim != KQ_NEVER &&
+	       !within_nominal(s, qi, contested);
+}
+
+static int fair_source(const struct fair_ctx *x, int qi)
+{
+	return fair_source_of(x->s, x->pre, x->contested, qi);
 }
 
 /* Decides qi's state at its first use in the search. */
@@ -2538,29 +2543,35 @@ void kq_scratch_free(struct kq_sched *s)
 	s->scratch = NULL;
 }
 
+/* What a fair-sharing bound takes from source queue qi on fr: all that the preemptor's
+ * within_queue policy allows of its own queue, all that reclaim_within_cohort allows of
+ * another. */
+static sim_qty_t fair_allowance(const struct kq_sched *s, const struct kq_wl *pre, int qi, int fr)
+{
+	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
+	return band_allowance(&s->nodes[qi], fr, pre, qi == pre->queue ? cfg->within : cfg->reclaim);
+}
+
 /* fair_bound_once's bookings from ancestor n down, with one contested fr (k->fr):
  * its queues as the walk takes them, its ancestor child walked the same way, and each
  * other cohort child's subtree_pass booked as one removal at n (docs/kueue-rules.md
  * E21). anc: mark_ancestors' stamps of the preemptor's ancestors. */
 static void fair_walk_kept(struct kq_sched *s, struct bound_acc *b, struct pass_memo *pm, int n,
-			   const struct kq_wl *pre, const struct bound_key *k, const uint32_t *anc)
+			   const struct kq_wl *pre, const uint8_t *contested, const struct bound_key *k,
+			   const uint32_t *anc)
 {
 	const struct kq_node *nd = &s->nodes[n];
-	const struct kq_queue_cfg *cfg = &s->nodes[pre->queue].cfg;
 	uint32_t stamp = ((const struct kq_scratch *)s->scratch)->anc_stamp;
 	for (size_t i = 0; i < nd->n_children; i++) {
 		int c = nd->children[i];
-		const struct kq_node *o = &s->nodes[c];
 		sim_qty_t v = 0;
 		if (anc[c] == stamp) {
-			fair_walk_kept(s, b, pm, c, pre, k, anc);
-		} else if (!o->is_queue) {
+			fair_walk_kept(s, b, pm, c, pre, contested, k, anc);
+		} else if (!s->nodes[c].is_queue) {
 			if ((v = subtree_pass(s, pm, c, k, 0)) > 0)
 				bound_take(s, b, n, k->fr, v);
-		} else if (o->n_running && (c == pre->queue || (cfg->reclaim != KQ_NEVER && kq_borrowing(s, c, k->fr)))) {
-			v = band_allowance(o, k->fr, pre, c == pre->queue ? cfg->within : cfg->reclaim);
-			if (v > 0)
-				bound_take(s, b, c, k->fr, v);
+		} else if (fair_source_of(s, pre, contested, c) && (v = fair_allowance(s, pre, c, k->fr)) > 0) {
+			bound_take(s, b, c, k->fr, v);
 		}
 	}
 }
@@ -2593,35 +2604,24 @@ static int fair_bound_once(struct kq_sched *s, const struct kq_wl *pre, const in
 			 : -1;
 	struct pass_memo *pm = one_nested >= 0 ? pass_memos(s) : NULL;
 	const uint32_t *anc = pm ? mark_ancestors(s, pre->queue) : NULL;
+	s->sver_hold = 1; /* the bookings below are undone by bound_end */
 	if (anc) { /* E21: the other cohorts' subtrees from kept sums */
 		struct bound_key k = { .root = b.root, .fr = one_nested, .kind = BK_FAIR, .policy = cfg->reclaim,
 				       .prio = pre->priority };
-		s->sver_hold = 1; /* the bookings below are undone by bound_end */
-		fair_walk_kept(s, &b, pm, b.root, pre, &k, anc);
-		int fits = bound_end(s, &b, pre, flavor, 1) <= 0;
-		s->sver_hold = 0;
-		return fits;
-	}
-	s->sver_hold = 1; /* the bookings below are undone by bound_end */
-	const int32_t *nodes;
-	size_t n_nodes;
-	bound_nodes(s, &b, &nodes, &n_nodes);
-	for (size_t k = 0; k < n_nodes; k++) {
-		int i = nodes ? nodes[k] : (int)k;
-		const struct kq_node *o = &s->nodes[i];
-		if (!o->is_queue || !o->n_running)
-			continue;
-		int own = i == pre->queue;
-		if (!own) {
-			if (o->root != b.root || o->parent < 0 || cfg->reclaim == KQ_NEVER || within_nominal(s, i, contested))
+		fair_walk_kept(s, &b, pm, b.root, pre, contested, &k, anc);
+	} else {
+		const int32_t *nodes;
+		size_t n_nodes;
+		bound_nodes(s, &b, &nodes, &n_nodes);
+		for (size_t k = 0; k < n_nodes; k++) {
+			int i = nodes ? nodes[k] : (int)k;
+			if (!fair_source_of(s, pre, contested, i))
 				continue;
-		}
-		for (int fr = 0; fr < s->n_fr; fr++) {
-			if (!contested[fr])
-				continue;
-			sim_qty_t v = band_allowance(o, fr, pre, own ? cfg->within : cfg->reclaim);
-			if (v > 0)
-				bound_take(s, &b, i, fr, v);
+			for (int fr = 0; fr < s->n_fr; fr++) {
+				sim_qty_t v = contested[fr] ? fair_allowance(s, pre, i, fr) : 0;
+				if (v > 0)
+					bound_take(s, &b, i, fr, v);
+			}
 		}
 	}
 	int fits = bound_end(s, &b, pre, flavor, 1) <= 0;
@@ -2717,9 +2717,9 @@ static int nested_share_refusal(struct kq_sched *s, const struct kq_wl *pre, con
 		p_new.v = kq_drs(s, n, v, &p_new.unweighted);
 		if (!others_below(s, nd->parent, n, p_new, &m))
 			return 0;
-		for (int fr = 0; fr < s->n_fr; fr++) { /* kq_usage_add's part passed up: above the local quota */
-			sim_qty_t room = nd->local[fr] - nd->usage[fr];
-			v[fr] = room > 0 ? (v[fr] > room ? v[fr] - room : 0) : v[fr];
+		for (int fr = 0; fr < s->n_fr; fr++) { /* what kq_usage_add would pass up */
+			sim_qty_t up = kq_added_passes_up(nd, fr, v[fr]);
+			v[fr] = up > 0 ? up : 0;
 		}
 	}
 	kq_test_nested_refusals++;

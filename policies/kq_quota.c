@@ -347,6 +347,11 @@ static sim_qty_t local_available(const struct kq_node *n, int fr)
 	return a > 0 ? a : 0;
 }
 
+sim_qty_t kq_added_passes_up(const struct kq_node *n, int fr, sim_qty_t v)
+{
+	return v - local_available(n, fr); /* the part above the local quota counts in the parent */
+}
+
 /* Stamps node and every ancestor with a new kq_node.sver. */
 static void sver_bump(struct kq_sched *s, int node)
 {
@@ -366,10 +371,10 @@ void kq_usage_add(struct kq_sched *s, int node, int fr, sim_qty_t v)
 		kq_ver_bump(s, node);
 	while (node >= 0 && v > 0) {
 		struct kq_node *n = &s->nodes[node];
-		sim_qty_t la = local_available(n, fr);
+		sim_qty_t up = kq_added_passes_up(n, fr, v);
 		n->usage[fr] += v;
 		n->share_ok = 0;
-		v -= la; /* the part above the local quota counts in the parent */
+		v = up;
 		node = n->parent;
 	}
 }
