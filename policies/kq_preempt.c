@@ -2256,28 +2256,46 @@ static int drain_to_retry(struct fair_ctx *x, int qi, struct cands *retry)
 	return c ? keep_for_retry(x, retry, c) : 0;
 }
 
-/* After the target with the highest share failed a test that lower shares fail too
- * (docs/kueue-rules.md E15): in a flat tree, with the preemptor's own queue offering no
- * candidate (so p_new cannot fall), every other target fails it in turn. Not under the
- * oracle (KQ_ORACLE_SCAN), which drains them one pick at a time. */
-static int flat_rest_fails(struct fair_ctx *x)
+/* Can nothing more be taken below np, the preemptor's side of a comparison? Then
+ * its share, the p_new of the tests at np's parent, cannot fall in this pass. A
+ * queue without candidates, or a node next_target has pruned (not pruned yet need
+ * not mean a candidate is left: the caller then just goes on pick by pick). */
+static int side_exhausted(struct fair_ctx *x, int np)
 {
-	return !(kq_test_oracle & KQ_ORACLE_SCAN) && kq_flat_tree(x->s, x->pre->queue) &&
-	       !queue_has_cand(x, x->pre->queue);
+	return x->s->nodes[np].is_queue ? !queue_has_cand(x, np) : x->pruned[np];
 }
 
-/* drain_to_retry for every queue that next_target would still pick (a share above 0
- * and a candidate), in one walk of the root's children instead of one tournament a
- * queue; the order does not matter, as each keeps its own retry candidate. */
-static int drain_rest(struct fair_ctx *x, struct cands *retry)
+/* After the target picked at cohort l (the lowest common cohort of target and
+ * preemptor) failed a test that reads only its side's share and the preemptor's
+ * side's (np), with nothing left to take below np (docs/kueue-rules.md E15 in a
+ * flat tree, E23 at any level): every other child of l has a share no higher than
+ * the target's, as next_target picked the highest, and meets the same test against
+ * the same p_new, and no take below l can come between. Not under the oracle
+ * (KQ_ORACLE_SCAN), which drains them one pick at a time. */
+static int level_rest_fails(struct fair_ctx *x, int np)
 {
-	const struct kq_node *root = &x->s->nodes[x->root];
-	for (size_t k = 0; k < root->n_children; k++) {
-		int ch = root->children[k];
-		if (x->pruned[ch] || ch == x->pre->queue || node_share(x->s, ch).v == 0 || !queue_has_cand(x, ch))
+	return !(kq_test_oracle & KQ_ORACLE_SCAN) && side_exhausted(x, np);
+}
+
+/* What the picks would do to every other child of l that next_target would still
+ * pick (a share above 0, and a candidate or a cohort), in one walk of l's children
+ * instead of one pick and its descent each: a queue keeps its first candidate for
+ * the second pass (drain_to_retry), a cohort each of its queues' (drain_subtree).
+ * The order does not matter, as each queue keeps its own retry candidate. */
+static int drain_subtree(struct fair_ctx *x, int c, struct cands *retry);
+
+static int drain_rest(struct fair_ctx *x, int l, int np, struct cands *retry)
+{
+	const struct kq_node *n = &x->s->nodes[l];
+	for (size_t k = 0; k < n->n_children; k++) {
+		int ch = n->children[k];
+		if (x->pruned[ch] || ch == np || node_share(x->s, ch).v == 0)
 			continue;
-		if (drain_to_retry(x, ch, retry))
-			return -SIM_ENOMEM;
+		int rc = !x->s->nodes[ch].is_queue ? drain_subtree(x, ch, retry)
+			 : queue_has_cand(x, ch)   ? drain_to_retry(x, ch, retry)
+						   : 0;
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -2342,12 +2360,13 @@ static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *
 		struct share p_new = node_share(s, np), t_old = node_share(s, nt);
 		if ((!strat(p_new, t_old, t_old) && strat == lt_initial) || /* independent of the candidate */
 		    share_lt(t_old, p_new, 0)) { /* p_new > t_old: no removal can pass S3's first rule */
-			if (nt != qi && !(kq_test_oracle & KQ_ORACLE_SCAN)) {
-				if (drain_subtree(x, nt, retry)) /* every queue below nt fails it too */
-					return -SIM_ENOMEM;
-			} else if (drain_to_retry(x, qi, retry) || (flat_rest_fails(x) && drain_rest(x, retry))) {
-				return -SIM_ENOMEM;
-			}
+			int rc = nt != qi && !(kq_test_oracle & KQ_ORACLE_SCAN)
+					 ? drain_subtree(x, nt, retry) /* every queue below nt fails it too */
+					 : drain_to_retry(x, qi, retry);
+			if (!rc && level_rest_fails(x, np))
+				rc = drain_rest(x, s->nodes[nt].parent, np, retry);
+			if (rc)
+				return rc;
 			continue;
 		}
 		/* Candidates that fail the rule, kept to rule out larger ones unexamined:
@@ -2383,6 +2402,16 @@ static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *
 	return 0;
 }
 
+/* Every child of l but np pruned: the second pass's drain_rest, where a child that
+ * fails LessThanInitialShare is only passed over. */
+static void prune_rest(struct fair_ctx *x, int l, int np)
+{
+	const struct kq_node *n = &x->s->nodes[l];
+	for (size_t k = 0; k < n->n_children; k++)
+		if (n->children[k] != np)
+			x->pruned[n->children[k]] = 1;
+}
+
 /* LessThanInitialShare (S3) over the candidates the first strategy left: one a queue. */
 static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
 {
@@ -2407,8 +2436,8 @@ static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
 			int rc = fair_take(x, c, KQ_R_FAIR_SHARING);
 			if (rc)
 				return rc;
-		} else if (!(kq_test_oracle & KQ_ORACLE_SCAN) && kq_flat_tree(s, x->pre->queue)) {
-			break; /* the highest share left is not above p_new: none is (E15) */
+		} else if (level_rest_fails(x, np)) {
+			prune_rest(x, s->nodes[nt].parent, np); /* no share left there is above p_new (E15, E23) */
 		} else if (!(kq_test_oracle & KQ_ORACLE_SCAN) && nt != qi) {
 			x->pruned[nt] = 1; /* E20: every queue below nt fails the same test */
 		}

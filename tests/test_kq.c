@@ -1290,6 +1290,69 @@ static void test_kq_fair_nested_refusal_by_level(void)
 	kq_test_oracle = 0;
 }
 
+/* Rule E23 by hand: in the second pass a target that fails LessThanInitialShare at
+ * a nested level gives up the rest of that level only when nothing is left to take
+ * on the preemptor's side. One flavor of 36 GPUs; the root's children, in name
+ * order, cohort B (queue b1), cohort M (queues p and a), cohort X (queue x1), each
+ * queue of nominal 2, and queue z (nominal 28, idle). p runs 2 at priority 5, a four
+ * jobs of 2, b1 and x1 one job of 13 each: full. p's head (priority 5, 5 GPUs) has no
+ * candidate of its own; with it booked M's share is 11 units, as B's and X's. First
+ * pass: every candidate fails the final-share rule (B, X: 11 - 13 below 11; a: 6 - 2
+ * below p's 5). Second pass: B comes first on the tie and fails (11 is not below 11)
+ * while a's candidate is still on M's side; a's job is then taken (p's 5 below a's
+ * 6), M falls to 9 and X, at 11, passes: x1's job is the victim (fill-back returns
+ * a's). Giving the root's other children up when B failed would leave the head
+ * without victims. The oracle (KQ_ORACLE_SCAN, one pick at a time) agrees. */
+static void test_kq_fair_level_given_up_after_own_side(void)
+{
+	int victims[2];
+	for (int oracle = 0; oracle < 2; oracle++) {
+		kq_test_oracle = oracle ? KQ_ORACLE_SCAN : 0;
+		struct kq_sched *s = one_flavor();
+		s->fair = 1;
+		s->fair_le_final = 1;
+		s->fair_lt_initial = 1;
+		int root = kq_add_node(s, "root", 0);
+		int cb = kq_add_node(s, "B", 0), cm = kq_add_node(s, "M", 0), cx = kq_add_node(s, "X", 0);
+		s->nodes[cb].parent = s->nodes[cm].parent = s->nodes[cx].parent = root;
+		int b1 = add_queue(s, "b1", cb, G(2), KQ_UNSET, KQ_UNSET);
+		int p = add_queue(s, "p", cm, G(2), KQ_UNSET, KQ_UNSET);
+		int a = add_queue(s, "a", cm, G(2), KQ_UNSET, KQ_UNSET);
+		int x1 = add_queue(s, "x1", cx, G(2), KQ_UNSET, KQ_UNSET);
+		int z = add_queue(s, "z", root, G(28), KQ_UNSET, KQ_UNSET);
+		int qs[5] = { b1, p, a, x1, z };
+		for (int k = 0; k < 5; k++) {
+			s->nodes[qs[k]].cfg.within = KQ_LOWER_PRIORITY;
+			s->nodes[qs[k]].cfg.reclaim = KQ_ANY;
+		}
+		CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+		struct kq_wl run[8];
+		size_t n = 0;
+		run[n++] = running_job(p, 5, 2, 1);
+		for (int k = 0; k < 4; k++)
+			run[n++] = running_job(a, 0, 2, 10 + (uint32_t)k);
+		run[n++] = running_job(b1, 0, 13, 20);
+		run[n++] = running_job(x1, 0, 13, 30);
+		for (size_t i = 0; i < n; i++)
+			CU_ASSERT_EQUAL_FATAL(kq_add_running(s, &run[i]), 0);
+		struct kq_wl h = { .queue = p, .priority = 5, .created = 50, .tie = 99, .req = { G(5) }, .flavor = { -1 },
+				   .preemptible = 1 };
+		struct kq_decision dec = { 0 };
+		struct kq_wl *heads[1] = { &h };
+		CU_ASSERT_EQUAL_FATAL(kq_cycle(s, heads, 1, 100, NULL, NULL, &dec), 0);
+		victims[oracle] = (int)dec.victims.n;
+		for (size_t i = 0; i < dec.victims.n; i++)
+			CU_ASSERT_EQUAL(dec.victims.v[i].wl->queue, x1);
+		kq_decision_free(&dec);
+		for (size_t i = 0; i < n; i++)
+			kq_remove_running(s, &run[i]);
+		kq_destroy(s);
+	}
+	CU_ASSERT_EQUAL(victims[0], 1);
+	CU_ASSERT_EQUAL(victims[1], 1);
+	kq_test_oracle = 0;
+}
+
 /* Rule E15's condition by hand: targets left after a failed pick are given up in one
  * walk only while the preemptor's own queue offers no candidate. Fair sharing with
  * LessThanInitialShare first (no second pass); a flat tree of 22 GPUs: b, p, r of
@@ -1574,6 +1637,7 @@ static CU_TestInfo kq_tests[] = {
 	{ "fair_drain_waits_for_own_queue", test_kq_fair_drain_waits_for_own_queue },
 	{ "fair_cohort_given_up_keeps_retry", test_kq_fair_cohort_given_up_keeps_retry },
 	{ "fair_nested_refusal_by_level", test_kq_fair_nested_refusal_by_level },
+	{ "fair_level_given_up_after_own_side", test_kq_fair_level_given_up_after_own_side },
 	{ "fair_equal_share_needs_one_resource", test_kq_fair_equal_share_needs_one_resource },
 	{ "running_priority_moves_band", test_kq_running_priority_moves_band },
 	{ "lending_example", test_kq_lending_example },
