@@ -346,6 +346,14 @@ struct kq_sched {
 	int sver_hold;            /* set while an aggregate bound books removals that it undoes
 				   * before it returns: they leave every kq_node.sver as it was */
 	int ver_live;             /* during a fair-sharing cycle's order: usage changes bump ver */
+	/* During a fair-sharing cycle's order over a nested tree (kq_cycle.c, docs/kueue-rules.md
+	 * E24): kq_ver_bump also flags each node of its path that is not flagged yet and lists
+	 * it in its parent's dirty list, so that a tournament recomputes only the children
+	 * that changed. fs_dirty NULL: not tracking. The arrays are kq_scratch's. */
+	uint8_t *fs_dirty;        /* per node: listed in its parent's dirty list */
+	int32_t *fs_dlist;        /* per cohort, a region of its children's count from fs_doff */
+	const uint32_t *fs_doff;
+	uint32_t *fs_dn;          /* per cohort: entries in its dirty list */
 };
 
 /* Tests only: each bit set makes the decision core take one shortcut's slow, obvious

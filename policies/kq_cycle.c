@@ -1026,6 +1026,15 @@ struct fs_pending {
 	size_t n_roots;
 	size_t nofit_from;    /* no entry before it is a pending NoFit one */
 	int fast;
+	/* A nested tree's tournaments as heaps (E24): per cohort a heap of its children
+	 * that have a pick (by fs_beats of their memo picks), in the cohort's region of
+	 * `heap` from off[c], hn[c] long; hpos[node] its place in its parent's heap (-1:
+	 * none); dn[c] the length of its dirty list (kq_sched.fs_dlist, the same regions)
+	 * and dirty[node] the flags. heaps 0: the scans of tournament(). */
+	int heaps, built;
+	uint32_t *off, *dn, *hn;
+	int32_t *dlist, *heap, *hpos;
+	uint8_t *dirty;
 };
 
 /* A node's tournament pick kept while its subtree is unchanged: valid while ver equals
@@ -1143,6 +1152,143 @@ static struct nomination *flat_tournament(struct kq_sched *s, struct fs_pending 
 	return best.e;
 }
 
+/* ---- E24: the tournament of a nested tree as one heap a cohort ---- */
+
+static int fs_heap_before(const struct fs_pending *pd, int a, int b)
+{
+	return fs_beats(&pd->memo[a].p, &pd->memo[b].p);
+}
+
+static void fs_heap_up(struct fs_pending *pd, int32_t *h, uint32_t i)
+{
+	int x = h[i];
+	while (i > 0 && fs_heap_before(pd, x, h[(i - 1) / 2])) {
+		h[i] = h[(i - 1) / 2];
+		pd->hpos[h[i]] = (int32_t)i;
+		i = (i - 1) / 2;
+	}
+	h[i] = x;
+	pd->hpos[x] = (int32_t)i;
+}
+
+static void fs_heap_down(struct fs_pending *pd, int32_t *h, uint32_t n, uint32_t i)
+{
+	int x = h[i];
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && fs_heap_before(pd, h[c + 1], h[c]))
+			c++;
+		if (!fs_heap_before(pd, h[c], x))
+			break;
+		h[i] = h[c];
+		pd->hpos[h[i]] = (int32_t)i;
+		i = c;
+	}
+	h[i] = x;
+	pd->hpos[x] = (int32_t)i;
+}
+
+/* Child ch of cohort c has a new memo pick: into c's heap, out of it (no pick), or
+ * moved to its place. */
+static void fs_heap_update(struct fs_pending *pd, int c, int ch)
+{
+	int32_t *h = pd->heap + pd->off[c];
+	uint32_t *n = &pd->hn[c];
+	int32_t i = pd->hpos[ch];
+	if (!pd->memo[ch].p.e) {
+		if (i < 0)
+			return;
+		pd->hpos[ch] = -1;
+		int last = h[--*n];
+		if ((uint32_t)i == *n)
+			return;
+		h[i] = last;
+		fs_heap_up(pd, h, (uint32_t)i);
+		fs_heap_down(pd, h, *n, (uint32_t)pd->hpos[last]);
+		return;
+	}
+	if (i < 0) {
+		h[*n] = ch;
+		fs_heap_up(pd, h, (*n)++);
+		return;
+	}
+	fs_heap_up(pd, h, (uint32_t)i);
+	fs_heap_down(pd, h, *n, (uint32_t)pd->hpos[ch]);
+}
+
+/* Cohort c's tournament winner, with its share as c's children compare: its heap's top. */
+static struct fs_pick fs_heap_top(const struct fs_pending *pd, int c)
+{
+	struct fs_pick none = { 0 };
+	return pd->hn[c] ? pd->memo[pd->heap[pd->off[c]]].p : none;
+}
+
+/* child_pick's answer for ch from the heaps (ch a cohort whose heap is current) into
+ * its memo. Booking the entry to read the share changes nothing in the end, so it
+ * flags no node dirty. */
+static void fs_child_compute(struct kq_sched *s, struct fs_pending *pd, int ch, sim_qty_t *buf)
+{
+	struct fs_pick p = { 0 };
+	if (!s->nodes[ch].is_queue)
+		p = fs_heap_top(pd, ch);
+	else if (pd->first[ch] >= 0)
+		p.e = pd->v[pd->first[ch]];
+	if (p.e) {
+		uint8_t *d = s->fs_dirty;
+		s->fs_dirty = NULL;
+		entry_request_fr(s, p.e, buf);
+		share_with_entry(s, ch, p.e, buf, &p);
+		s->fs_dirty = d;
+	}
+	pd->memo[ch].p = p;
+}
+
+/* The cycle's first pick: every queue with a pending entry flagged with its path, as a
+ * change would flag it, so that the first refresh computes just the nodes above
+ * pending entries (the others have no pick and stay out of the heaps). */
+static void fs_heap_seed(struct kq_sched *s, struct fs_pending *pd)
+{
+	for (size_t i = 0; i < pd->n; i++) {
+		if (!pd->v[i])
+			continue;
+		for (int node = pd->v[i]->wl->queue, up; (up = s->nodes[node].parent) >= 0; node = up)
+			if (!pd->dirty[node]) {
+				pd->dirty[node] = 1;
+				pd->dlist[pd->off[up] + pd->dn[up]++] = node;
+			}
+	}
+}
+
+/* Recomputes the children of cohort c that changed since its heap was last current
+ * (its dirty list), each after its own subtree, and puts them in their places. */
+static void fs_heap_refresh(struct kq_sched *s, struct fs_pending *pd, int c, sim_qty_t *buf)
+{
+	int32_t *l = pd->dlist + pd->off[c];
+	while (pd->dn[c]) {
+		int ch = l[--pd->dn[c]];
+		pd->dirty[ch] = 0;
+		if (!s->nodes[ch].is_queue)
+			fs_heap_refresh(s, pd, ch, buf);
+		fs_child_compute(s, pd, ch, buf);
+		fs_heap_update(pd, c, ch);
+	}
+}
+
+/* tournament(root) from the heaps: seeded at the cycle's first pick, then refreshed. */
+static struct fs_pick fs_heap_tournament(struct kq_sched *s, struct fs_pending *pd, int root, sim_qty_t *buf)
+{
+	if (s->nodes[root].is_queue) /* a queue alone: its first entry, as tournament() */
+		return tournament(s, root, pd, buf);
+	if (!pd->built) {
+		fs_heap_seed(s, pd);
+		pd->built = 1;
+	}
+	fs_heap_refresh(s, pd, root, buf);
+	return fs_heap_top(pd, root);
+}
+
 /* fair_next_oracle's choice without its scans (docs/kueue-rules.md E12): the first
  * pending NoFit entry from a cursor (an entry never becomes NoFit, so none is
  * behind it); else the best of the distinct roots' tournaments, each child's pick
@@ -1157,11 +1303,14 @@ static struct nomination *fair_next_fast(struct kq_sched *s, struct fs_pending *
 			break;
 		}
 	}
-	if (!best && pd->n_roots == 1 && s->nodes[pd->roots[0]].height == 1) {
+	int decided = best != NULL; /* a NoFit entry goes first */
+	if (!decided && pd->n_roots == 1 && s->nodes[pd->roots[0]].height == 1) {
 		best = flat_tournament(s, pd, buf);
+		decided = 1;
 	}
-	for (size_t k = 0; !best && k < pd->n_roots; k++) {
-		struct fs_pick p = tournament(s, pd->roots[k], pd, buf);
+	for (size_t k = 0; !decided && k < pd->n_roots; k++) { /* each root's winner; classical among them */
+		struct fs_pick p = pd->heaps ? fs_heap_tournament(s, pd, pd->roots[k], buf)
+					     : tournament(s, pd->roots[k], pd, buf);
 		if (p.e && (!best || classical_cmp(p.e, best) < 0))
 			best = p.e;
 	}
@@ -1179,6 +1328,31 @@ static struct nomination *fair_next_fast(struct kq_sched *s, struct fs_pending *
 static struct nomination *fair_next(struct kq_sched *s, struct fs_pending *pd, sim_qty_t *buf)
 {
 	return pd->fast ? fair_next_fast(s, pd, buf) : fair_next_oracle(s, pd, buf);
+}
+
+/* pd's heaps (E24) over the scheduler's kept arrays: every cohort a region of its
+ * children's count, empty heaps and dirty lists, no flag. O(nodes), as the first
+ * pick's tournament is. */
+static void fs_heaps_init(const struct kq_sched *s, struct fs_pending *pd, struct kq_scratch *sc)
+{
+	size_t nn = pd->n_nodes;
+	pd->heaps = 1;
+	pd->built = 0;
+	pd->off = sc->fs_u32;
+	pd->dn = sc->fs_u32 + nn;
+	pd->hn = sc->fs_u32 + 2 * nn;
+	pd->dlist = sc->fs_i32;
+	pd->heap = sc->fs_i32 + nn;
+	pd->hpos = sc->fs_i32 + 2 * nn;
+	pd->dirty = sc->fs_dirty;
+	uint32_t at = 0;
+	for (size_t i = 0; i < s->n_nodes; i++) {
+		pd->off[i] = at;
+		at += (uint32_t)s->nodes[i].n_children;
+		pd->dn[i] = pd->hn[i] = 0;
+		pd->hpos[i] = -1;
+	}
+	memset(pd->dirty, 0, nn);
 }
 
 /* Sets up pd over pending[0..n) with the scheduler's kept per-node arrays; 0 or
@@ -1206,6 +1380,18 @@ static int fs_pending_init(struct kq_sched *s, struct fs_pending *pd, struct nom
 		if (!roots)
 			return -SIM_ENOMEM;
 		sc->fs_roots = roots;
+		uint32_t *u32 = realloc(sc->fs_u32, 3 * nn * sizeof *u32);
+		if (!u32)
+			return -SIM_ENOMEM;
+		sc->fs_u32 = u32;
+		int32_t *i32 = realloc(sc->fs_i32, 3 * nn * sizeof *i32);
+		if (!i32)
+			return -SIM_ENOMEM;
+		sc->fs_i32 = i32;
+		uint8_t *dirty = realloc(sc->fs_dirty, nn);
+		if (!dirty)
+			return -SIM_ENOMEM;
+		sc->fs_dirty = dirty;
 		sc->cap_fs_nodes = nn;
 	}
 	*pd = (struct fs_pending){
@@ -1232,6 +1418,8 @@ static int fs_pending_init(struct kq_sched *s, struct fs_pending *pd, struct nom
 			pd->roots[pd->n_roots++] = root;
 		}
 	}
+	if (!(pd->n_roots == 1 && s->nodes[pd->roots[0]].height == 1))
+		fs_heaps_init(s, pd, sc);
 	return 0;
 }
 
@@ -1503,6 +1691,9 @@ void kq_cycle_scratch_free(struct kq_scratch *sc)
 	free(sc->fs_seen);
 	free(sc->fs_memo);
 	free(sc->fs_roots);
+	free(sc->fs_u32);
+	free(sc->fs_i32);
+	free(sc->fs_dirty);
 }
 
 int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_t now, kq_place_fn place,
@@ -1537,6 +1728,12 @@ int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_
 	}
 	s->skip_mark = c.victim_mark;
 	s->ver_live = pd_ready && pd.fast; /* usage changes bump kq_node.ver for the memos */
+	if (pd_ready && pd.heaps) { /* ... and flag the nodes whose picks they change (E24) */
+		s->fs_dirty = pd.dirty;
+		s->fs_dlist = pd.dlist;
+		s->fs_doff = pd.off;
+		s->fs_dn = pd.dn;
+	}
 	for (size_t k = 0; k < n_heads && !rc; k++) {
 		struct nomination *e = s->fair ? fair_next(s, &pd, buf) : order[k];
 		rc = process_entry(&c, e, place, place_arg);
@@ -1544,6 +1741,7 @@ int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_
 			rc = -SIM_ENOMEM;
 	}
 	s->ver_live = 0;
+	s->fs_dirty = NULL;
 	s->skip_mark = 0;
 	journal_undo(s, &c.j);
 	if (pd_ready)

@@ -58,6 +58,13 @@ struct kq_scratch {
 	sim_time_t probe_now;
 	uint8_t probe_np;
 	int32_t *fs_roots;  /* the distinct roots of a cycle's entries */
+	/* A nested tree's tournament heaps (kq_cycle.c, E24), per node: fs_u32 holds the
+	 * regions' offsets, the dirty lists' and the heaps' lengths (3 x nodes); fs_i32
+	 * the dirty lists, the heaps (both in the regions) and each node's place in its
+	 * parent's heap (3 x nodes); fs_dirty the flags. */
+	uint32_t *fs_u32;
+	int32_t *fs_i32;
+	uint8_t *fs_dirty;
 	size_t cap_fs_nodes;
 };
 void kq_cycle_scratch_free(struct kq_scratch *sc); /* kq_cycle.c: frees what kq_cycle kept */
@@ -88,8 +95,14 @@ static inline int kq_share_below(double av, double au, double bv, double bu)
 static inline void kq_ver_bump(struct kq_sched *s, int node)
 {
 	uint64_t clk = ++s->ver_clock;
-	for (; node >= 0; node = s->nodes[node].parent)
+	for (; node >= 0; node = s->nodes[node].parent) {
 		s->nodes[node].ver = clk;
+		int up = s->nodes[node].parent;
+		if (s->fs_dirty && up >= 0 && !s->fs_dirty[node]) {
+			s->fs_dirty[node] = 1;
+			s->fs_dlist[s->fs_doff[up] + s->fs_dn[up]++] = node;
+		}
+	}
 }
 
 /* Flags over flavor-resources (one byte per fr), zeroed: in `stack` (KQ_FR_STACK

@@ -1290,6 +1290,38 @@ static void test_kq_fair_nested_refusal_by_level(void)
 	kq_test_oracle = 0;
 }
 
+/* Fair sharing orders the winners of different roots classically (S2, C4): two
+ * queues alone (each its own root), nominal 4, one head each that fits; b's
+ * (priority 5) goes before a's (priority 0) although a's head is listed first, in
+ * the fast order as in the oracle's (KQ_ORACLE_TOURNAMENT). The fast order once took
+ * the first root with a winner. */
+static void test_kq_fair_roots_in_classical_order(void)
+{
+	for (int oracle = 0; oracle < 2; oracle++) {
+		kq_test_oracle = oracle ? KQ_ORACLE_TOURNAMENT : 0;
+		struct kq_sched *s = one_flavor();
+		s->fair = 1;
+		s->fair_le_final = 1;
+		s->fair_lt_initial = 1;
+		int a = add_queue(s, "a", -1, G(4), KQ_UNSET, KQ_UNSET);
+		int b = add_queue(s, "b", -1, G(4), KQ_UNSET, KQ_UNSET);
+		CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
+		struct kq_wl ha = { .queue = a, .priority = 0, .created = 10, .tie = 1, .req = { G(1) }, .flavor = { -1 },
+				    .preemptible = 1 };
+		struct kq_wl hb = { .queue = b, .priority = 5, .created = 20, .tie = 2, .req = { G(1) }, .flavor = { -1 },
+				    .preemptible = 1 };
+		struct kq_decision dec = { 0 };
+		struct kq_wl *heads[2] = { &ha, &hb };
+		CU_ASSERT_EQUAL_FATAL(kq_cycle(s, heads, 2, 100, NULL, NULL, &dec), 0);
+		CU_ASSERT_EQUAL_FATAL(dec.admitted.n, 2);
+		CU_ASSERT_PTR_EQUAL(dec.admitted.v[0].wl, &hb);
+		CU_ASSERT_PTR_EQUAL(dec.admitted.v[1].wl, &ha);
+		kq_decision_free(&dec);
+		kq_destroy(s);
+	}
+	kq_test_oracle = 0;
+}
+
 /* Rule E23 by hand: in the second pass a target that fails LessThanInitialShare at
  * a nested level gives up the rest of that level only when nothing is left to take
  * on the preemptor's side. One flavor of 36 GPUs; the root's children, in name
@@ -1638,6 +1670,7 @@ static CU_TestInfo kq_tests[] = {
 	{ "fair_cohort_given_up_keeps_retry", test_kq_fair_cohort_given_up_keeps_retry },
 	{ "fair_nested_refusal_by_level", test_kq_fair_nested_refusal_by_level },
 	{ "fair_level_given_up_after_own_side", test_kq_fair_level_given_up_after_own_side },
+	{ "fair_roots_in_classical_order", test_kq_fair_roots_in_classical_order },
 	{ "fair_equal_share_needs_one_resource", test_kq_fair_equal_share_needs_one_resource },
 	{ "running_priority_moves_band", test_kq_running_priority_moves_band },
 	{ "lending_example", test_kq_lending_example },
