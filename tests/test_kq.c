@@ -23,6 +23,17 @@ static struct kq_sched *one_flavor(void)
 	return kq_create(1, res1, 1, (const char(*)[SIM_NAME_MAX])fl2);
 }
 
+/* one_flavor() under fair sharing with both strategies, LessThanOrEqualToFinalShare
+ * first (Kueue's default). */
+static struct kq_sched *fair_one_flavor(void)
+{
+	struct kq_sched *s = one_flavor();
+	s->fair = 1;
+	s->fair_le_final = 1;
+	s->fair_lt_initial = 1;
+	return s;
+}
+
 static int add_queue(struct kq_sched *s, const char *name, int parent, sim_qty_t nominal, sim_qty_t bl, sim_qty_t ll)
 {
 	int q = kq_add_node(s, name, 1);
@@ -1166,11 +1177,8 @@ struct nested_fair {
 
 static struct nested_fair nested_fair_tree(const char *other, const char *o1)
 {
-	struct nested_fair t = { .s = one_flavor() };
+	struct nested_fair t = { .s = fair_one_flavor() };
 	struct kq_sched *s = t.s;
-	s->fair = 1;
-	s->fair_le_final = 1;
-	s->fair_lt_initial = 1;
 	int root = kq_add_node(s, "root", 0);
 	int ca = kq_add_node(s, "A", 0), cc = kq_add_node(s, other, 0);
 	s->nodes[ca].parent = root;
@@ -1299,10 +1307,7 @@ static void test_kq_fair_roots_in_classical_order(void)
 {
 	for (int oracle = 0; oracle < 2; oracle++) {
 		kq_test_oracle = oracle ? KQ_ORACLE_TOURNAMENT : 0;
-		struct kq_sched *s = one_flavor();
-		s->fair = 1;
-		s->fair_le_final = 1;
-		s->fair_lt_initial = 1;
+		struct kq_sched *s = fair_one_flavor();
 		int a = add_queue(s, "a", -1, G(4), KQ_UNSET, KQ_UNSET);
 		int b = add_queue(s, "b", -1, G(4), KQ_UNSET, KQ_UNSET);
 		CU_ASSERT_EQUAL_FATAL(kq_finalize(s, NULL), 0);
@@ -1340,10 +1345,7 @@ static void test_kq_fair_level_given_up_after_own_side(void)
 	int victims[2];
 	for (int oracle = 0; oracle < 2; oracle++) {
 		kq_test_oracle = oracle ? KQ_ORACLE_SCAN : 0;
-		struct kq_sched *s = one_flavor();
-		s->fair = 1;
-		s->fair_le_final = 1;
-		s->fair_lt_initial = 1;
+		struct kq_sched *s = fair_one_flavor();
 		int root = kq_add_node(s, "root", 0);
 		int cb = kq_add_node(s, "B", 0), cm = kq_add_node(s, "M", 0), cx = kq_add_node(s, "X", 0);
 		s->nodes[cb].parent = s->nodes[cm].parent = s->nodes[cx].parent = root;
@@ -1399,10 +1401,7 @@ static void test_kq_fair_drain_waits_for_own_queue(void)
 {
 	for (int oracle = 0; oracle < 2; oracle++) {
 		kq_test_oracle = oracle ? KQ_ORACLE_SCAN : 0;
-		struct kq_sched *s = one_flavor();
-		s->fair = 1;
-		s->fair_le_final = 1;
-		s->fair_lt_initial = 1;
+		struct kq_sched *s = fair_one_flavor();
 		s->fair_first_is_initial = 1;
 		int co = kq_add_node(s, "co", 0);
 		int b = add_queue(s, "b", co, G(4), KQ_UNSET, KQ_UNSET);
