@@ -1031,7 +1031,7 @@ struct fs_pending {
 	 * `heap` from off[c], hn[c] long; hpos[node] its place in its parent's heap (-1:
 	 * none); dn[c] the length of its dirty list (kq_sched.fs_dlist, the same regions)
 	 * and dirty[node] the flags. heaps 0: the scans of tournament(). */
-	int heaps, built;
+	int heaps;
 	uint32_t *off, *dn, *hn;
 	int32_t *dlist, *heap, *hpos;
 	uint8_t *dirty;
@@ -1245,22 +1245,6 @@ static void fs_child_compute(struct kq_sched *s, struct fs_pending *pd, int ch, 
 	pd->memo[ch].p = p;
 }
 
-/* The cycle's first pick: every queue with a pending entry flagged with its path, as a
- * change would flag it, so that the first refresh computes just the nodes above
- * pending entries (the others have no pick and stay out of the heaps). */
-static void fs_heap_seed(struct kq_sched *s, struct fs_pending *pd)
-{
-	for (size_t i = 0; i < pd->n; i++) {
-		if (!pd->v[i])
-			continue;
-		for (int node = pd->v[i]->wl->queue, up; (up = s->nodes[node].parent) >= 0; node = up)
-			if (!pd->dirty[node]) {
-				pd->dirty[node] = 1;
-				pd->dlist[pd->off[up] + pd->dn[up]++] = node;
-			}
-	}
-}
-
 /* Recomputes the children of cohort c that changed since its heap was last current
  * (its dirty list), each after its own subtree, and puts them in their places. */
 static void fs_heap_refresh(struct kq_sched *s, struct fs_pending *pd, int c, sim_qty_t *buf)
@@ -1276,15 +1260,11 @@ static void fs_heap_refresh(struct kq_sched *s, struct fs_pending *pd, int c, si
 	}
 }
 
-/* tournament(root) from the heaps: seeded at the cycle's first pick, then refreshed. */
+/* tournament(root) from the heaps, brought up to date. */
 static struct fs_pick fs_heap_tournament(struct kq_sched *s, struct fs_pending *pd, int root, sim_qty_t *buf)
 {
 	if (s->nodes[root].is_queue) /* a queue alone: its first entry, as tournament() */
 		return tournament(s, root, pd, buf);
-	if (!pd->built) {
-		fs_heap_seed(s, pd);
-		pd->built = 1;
-	}
 	fs_heap_refresh(s, pd, root, buf);
 	return fs_heap_top(pd, root);
 }
@@ -1331,13 +1311,15 @@ static struct nomination *fair_next(struct kq_sched *s, struct fs_pending *pd, s
 }
 
 /* pd's heaps (E24) over the scheduler's kept arrays: every cohort a region of its
- * children's count, empty heaps and dirty lists, no flag. O(nodes), as the first
- * pick's tournament is. */
-static void fs_heaps_init(const struct kq_sched *s, struct fs_pending *pd, struct kq_scratch *sc)
+ * children's count, empty heaps and dirty lists. O(nodes), as the first pick's
+ * tournament is. Tracking starts here (kq_cycle ends it after the order): each
+ * pending entry's queue is flagged with its path, as a change would flag it, so the
+ * first pick computes just the nodes above pending entries (the others have no pick
+ * and stay out of the heaps). */
+static void fs_heaps_init(struct kq_sched *s, struct fs_pending *pd, struct kq_scratch *sc)
 {
 	size_t nn = pd->n_nodes;
 	pd->heaps = 1;
-	pd->built = 0;
 	pd->off = sc->fs_u32;
 	pd->dn = sc->fs_u32 + nn;
 	pd->hn = sc->fs_u32 + 2 * nn;
@@ -1353,6 +1335,12 @@ static void fs_heaps_init(const struct kq_sched *s, struct fs_pending *pd, struc
 		pd->hpos[i] = -1;
 	}
 	memset(pd->dirty, 0, nn);
+	s->fs_dirty = pd->dirty;
+	s->fs_dlist = pd->dlist;
+	s->fs_doff = pd->off;
+	s->fs_dn = pd->dn;
+	for (size_t i = 0; i < pd->n; i++)
+		kq_dirty_path(s, pd->v[i]->wl->queue);
 }
 
 /* Sets up pd over pending[0..n) with the scheduler's kept per-node arrays; 0 or
@@ -1728,12 +1716,6 @@ int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_
 	}
 	s->skip_mark = c.victim_mark;
 	s->ver_live = pd_ready && pd.fast; /* usage changes bump kq_node.ver for the memos */
-	if (pd_ready && pd.heaps) { /* ... and flag the nodes whose picks they change (E24) */
-		s->fs_dirty = pd.dirty;
-		s->fs_dlist = pd.dlist;
-		s->fs_doff = pd.off;
-		s->fs_dn = pd.dn;
-	}
 	for (size_t k = 0; k < n_heads && !rc; k++) {
 		struct nomination *e = s->fair ? fair_next(s, &pd, buf) : order[k];
 		rc = process_entry(&c, e, place, place_arg);
@@ -1741,7 +1723,7 @@ int kq_cycle(struct kq_sched *s, struct kq_wl **heads, size_t n_heads, sim_time_
 			rc = -SIM_ENOMEM;
 	}
 	s->ver_live = 0;
-	s->fs_dirty = NULL;
+	s->fs_dirty = NULL; /* fs_heaps_init's tracking ends with the order */
 	s->skip_mark = 0;
 	journal_undo(s, &c.j);
 	if (pd_ready)

@@ -92,17 +92,24 @@ static inline int kq_share_below(double av, double au, double bv, double bu)
 
 /* Something changed in the subtree of `node` (its usage, or a pending entry of a
  * queue under it): node and every ancestor get a new kq_node.ver. */
-static inline void kq_ver_bump(struct kq_sched *s, int node)
+/* While kq_sched.fs_dirty tracks (E24): node and every ancestor below its root
+ * flagged, each not flagged yet listed in its parent's dirty list. */
+static inline void kq_dirty_path(struct kq_sched *s, int node)
 {
-	uint64_t clk = ++s->ver_clock;
-	for (; node >= 0; node = s->nodes[node].parent) {
-		s->nodes[node].ver = clk;
-		int up = s->nodes[node].parent;
-		if (s->fs_dirty && up >= 0 && !s->fs_dirty[node]) {
+	for (int up; (up = s->nodes[node].parent) >= 0; node = up)
+		if (!s->fs_dirty[node]) {
 			s->fs_dirty[node] = 1;
 			s->fs_dlist[s->fs_doff[up] + s->fs_dn[up]++] = node;
 		}
-	}
+}
+
+static inline void kq_ver_bump(struct kq_sched *s, int node)
+{
+	uint64_t clk = ++s->ver_clock;
+	if (s->fs_dirty)
+		kq_dirty_path(s, node);
+	for (; node >= 0; node = s->nodes[node].parent)
+		s->nodes[node].ver = clk;
 }
 
 /* Flags over flavor-resources (one byte per fr), zeroed: in `stack` (KQ_FR_STACK

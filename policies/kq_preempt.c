@@ -2277,19 +2277,20 @@ static int level_rest_fails(struct fair_ctx *x, int np)
 	return !(kq_test_oracle & KQ_ORACLE_SCAN) && side_exhausted(x, np);
 }
 
-/* What the picks would do to every other child of l that next_target would still
- * pick (a share above 0, and a candidate or a cohort), in one walk of l's children
- * instead of one pick and its descent each: a queue keeps its first candidate for
- * the second pass (drain_to_retry), a cohort each of its queues' (drain_subtree).
- * The order does not matter, as each queue keeps its own retry candidate. */
+/* What the picks would do to every child of l but `skip` (-1: none) that next_target
+ * would still pick (a share above 0, and a candidate or a cohort), in one walk of l's
+ * children instead of one pick and its descent each: a queue keeps its first
+ * candidate for the second pass (drain_to_retry), a cohort each of its queues'
+ * (drain_subtree). The order does not matter, as each queue keeps its own retry
+ * candidate. */
 static int drain_subtree(struct fair_ctx *x, int c, struct cands *retry);
 
-static int drain_rest(struct fair_ctx *x, int l, int np, struct cands *retry)
+static int drain_children(struct fair_ctx *x, int l, int skip, struct cands *retry)
 {
 	const struct kq_node *n = &x->s->nodes[l];
 	for (size_t k = 0; k < n->n_children; k++) {
 		int ch = n->children[k];
-		if (x->pruned[ch] || ch == np || node_share(x->s, ch).v == 0)
+		if (x->pruned[ch] || ch == skip || node_share(x->s, ch).v == 0)
 			continue;
 		int rc = !x->s->nodes[ch].is_queue ? drain_subtree(x, ch, retry)
 			 : queue_has_cand(x, ch)   ? drain_to_retry(x, ch, retry)
@@ -2305,22 +2306,14 @@ static int drain_rest(struct fair_ctx *x, int l, int np, struct cands *retry)
  * failed a test that reads only the shares of c and of the preemptor's side below
  * their common cohort (docs/kueue-rules.md E20): every queue below c meets the same
  * test, and no take comes between. A child pruned, or with a share of 0, is passed
- * over as next_target does (c is not on the preemptor's path). */
+ * over as next_target does (c is not on the preemptor's path). Without a second pass
+ * no candidate is put aside, and pruning c is all. */
 static int drain_subtree(struct fair_ctx *x, int c, struct cands *retry)
 {
-	const struct kq_node *n = &x->s->nodes[c];
-	for (size_t k = 0; x->second_pass && k < n->n_children; k++) {
-		int ch = n->children[k];
-		if (x->pruned[ch] || node_share(x->s, ch).v == 0)
-			continue;
-		int rc = !x->s->nodes[ch].is_queue ? drain_subtree(x, ch, retry)
-			 : queue_has_cand(x, ch)   ? drain_to_retry(x, ch, retry)
-						   : 0;
-		if (rc)
-			return rc;
-	}
-	x->pruned[c] = 1;
-	return 0;
+	int rc = x->second_pass ? drain_children(x, c, -1, retry) : 0;
+	if (!rc)
+		x->pruned[c] = 1;
+	return rc;
 }
 
 static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *retry)
@@ -2364,7 +2357,7 @@ static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *
 					 ? drain_subtree(x, nt, retry) /* every queue below nt fails it too */
 					 : drain_to_retry(x, qi, retry);
 			if (!rc && level_rest_fails(x, np))
-				rc = drain_rest(x, s->nodes[nt].parent, np, retry);
+				rc = drain_children(x, s->nodes[nt].parent, np, retry); /* E23 */
 			if (rc)
 				return rc;
 			continue;
@@ -2402,7 +2395,7 @@ static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *
 	return 0;
 }
 
-/* Every child of l but np pruned: the second pass's drain_rest, where a child that
+/* Every child of l but np pruned: the second pass's drain_children, where a child that
  * fails LessThanInitialShare is only passed over. */
 static void prune_rest(struct fair_ctx *x, int l, int np)
 {
