@@ -51,6 +51,7 @@ struct entry {
 	/* What a visit of a pending head reads, next to the end of wl (kq_wl's own
 	 * visited fields): */
 	uint64_t parked_in; /* the queue's park epoch it was set aside in (0 = never) */
+	uint64_t ins_seq;   /* cohort.ins_seq when it last entered its pending set */
 	sim_time_t evicted_at; /* when it was last preempted (SIM_TIME_NONE: never) */
 	/* Pending-set links (entry indices, NONE_U32 = none): the left, right and parent
 	 * of its node in the queue's treap; the naive set keeps its slot in `left`. The
@@ -80,6 +81,10 @@ struct qstate {
 	/* Where the head search starts: every pending entry before it is set aside in
 	 * this epoch. CURSOR_FIRST: the first entry; CURSOR_END: all are set aside. */
 	uint32_t cursor;
+	size_t n_unparked;       /* pending entries not set aside (treap sets) */
+	/* Every entry set aside at once (drain_inadmissible): in epoch bulk_epoch, the
+	 * entries that entered before ins_seq bulk_seq are set aside. */
+	uint64_t bulk_epoch, bulk_seq;
 	uint32_t *naive;         /* naive pending set (tests' oracle): entries, unordered */
 	uint64_t order_gen;      /* sim_view_order_gen_queue its keys were computed at */
 	size_t cap_naive;
@@ -127,6 +132,7 @@ struct cohort {
 	int shrink_check;        /* a quota went down: evict what no longer fits */
 	int max_heads_per_queue; /* heads a queue may set aside in one pass; 0 = no bound (Kueue) */
 	int naive_pending;       /* pending sets are the naive oracle (cohort_test_naive_pending) */
+	uint64_t ins_seq;        /* entries added to pending sets so far (entry.ins_seq) */
 	/* Bit qi set while trace queue qi has pending entries (qstate.n > 0): a pass's first
 	 * head search visits those queues only, in index order as a walk of every queue
 	 * would, so a pass costs no O(queues) scan at 1,000 queues. Owned. */
@@ -276,7 +282,9 @@ static uint32_t next_after(const struct cohort *c, uint32_t x)
 
 static int is_set_aside(const struct cohort *c, const struct qstate *q, const struct entry *e)
 {
-	return c->naive_pending ? e->parked_flag : e->parked_in == q->epoch;
+	if (c->naive_pending)
+		return e->parked_flag;
+	return e->parked_in == q->epoch || (q->bulk_epoch == q->epoch && e->ins_seq < q->bulk_seq);
 }
 
 /* Links ei, a new leaf of parent (NONE_U32: the only entry), into the queue-order
@@ -392,6 +400,7 @@ static void entry_rekey(struct cohort *c, uint32_t ei)
 static int pending_add(struct cohort *c, struct qstate *q, uint32_t ei)
 {
 	entry_rekey(c, ei);
+	ent(c, ei)->ins_seq = c->ins_seq++;
 	if (c->naive_pending) {
 		int rc = naive_insert(c, q, ei);
 		if (rc)
@@ -400,6 +409,8 @@ static int pending_add(struct cohort *c, struct qstate *q, uint32_t ei)
 		treap_insert(c, q, ei);
 	}
 	ent(c, ei)->pending = 1;
+	if (!is_set_aside(c, q, ent(c, ei)))
+		q->n_unparked++;
 	if (q->n++ == 0) {
 		size_t qi = (size_t)(q - c->qs);
 		c->has_pending[qi / 64] |= UINT64_C(1) << (qi % 64);
@@ -409,6 +420,8 @@ static int pending_add(struct cohort *c, struct qstate *q, uint32_t ei)
 
 static void pending_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 {
+	if (!is_set_aside(c, q, ent(c, ei)))
+		q->n_unparked--;
 	if (c->naive_pending)
 		naive_remove(c, q, ei);
 	else
@@ -428,9 +441,9 @@ static void pending_reorder(struct cohort *c, struct qstate *q, uint32_t ei)
 		entry_rekey(c, ei); /* unordered: the scan sees the new key */
 		return;
 	}
-	uint64_t parked_in = ent(c, ei)->parked_in;
+	int parked = is_set_aside(c, q, ent(c, ei));
 	pending_remove(c, q, ei);
-	ent(c, ei)->parked_in = parked_in;
+	ent(c, ei)->parked_in = parked ? q->epoch : 0;
 	pending_add(c, q, ei); /* cannot fail: the treap allocates nothing */
 }
 
@@ -440,9 +453,11 @@ static uint32_t pending_head(struct cohort *c, struct qstate *q)
 {
 	if (c->naive_pending)
 		return naive_head(c, q);
+	if (q->n_unparked == 0) /* no walk over a queue whose entries are all set aside */
+		return NONE_U32;
 	if (q->cursor == CURSOR_FIRST)
 		q->cursor = q->root == NONE_U32 ? CURSOR_END : leftmost(c, q->root);
-	while (q->cursor != CURSOR_END && ent(c, q->cursor)->parked_in == q->epoch)
+	while (q->cursor != CURSOR_END && is_set_aside(c, q, ent(c, q->cursor)))
 		q->cursor = next_after(c, q->cursor);
 	return q->cursor == CURSOR_END ? NONE_U32 : q->cursor;
 }
@@ -450,6 +465,8 @@ static uint32_t pending_head(struct cohort *c, struct qstate *q)
 /* A head that does not fit is set aside (BestEffortFIFO) until unpark_all. O(1). */
 static void park(struct cohort *c, struct qstate *q, uint32_t ei)
 {
+	if (!is_set_aside(c, q, ent(c, ei)))
+		q->n_unparked--;
 	if (c->naive_pending)
 		ent(c, ei)->parked_flag = 1;
 	else
@@ -472,6 +489,7 @@ static size_t next_pending_queue(const struct cohort *c, size_t from)
 /* Gives back every head queue q set aside: a new epoch. */
 static void unpark_queue(struct cohort *c, struct qstate *q)
 {
+	q->n_unparked = q->n;
 	if (c->naive_pending) {
 		for (size_t k = 0; k < q->n; k++)
 			ent(c, q->naive[k])->parked_flag = 0;
@@ -1096,17 +1114,17 @@ static void resort_queue(struct cohort *c, struct qstate *q, const uint32_t *ent
 	}
 	if (sorted) /* same order: the cursor still has only set-aside entries before it */
 		return;
-	uint64_t *parked = malloc(n * sizeof *parked);
+	uint8_t *parked = malloc(n ? n : 1);
 	if (!parked) {
 		c->oom = 1;
 		return;
 	}
 	for (size_t k = 0; k < n; k++) {
-		parked[k] = ent(c, ents[k])->parked_in;
+		parked[k] = (uint8_t)is_set_aside(c, q, ent(c, ents[k]));
 		pending_remove(c, q, ents[k]);
 	}
 	for (size_t k = 0; k < n; k++) {
-		ent(c, ents[k])->parked_in = parked[k];
+		ent(c, ents[k])->parked_in = parked[k] ? q->epoch : 0;
 		pending_add(c, q, ents[k]); /* cannot fail: the treap allocates nothing */
 	}
 	free(parked);
