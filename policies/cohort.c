@@ -41,6 +41,10 @@
  * victim outgrows min_runtime_s, a preemption leaves the hourly cap's window), so
  * parked heads are offered again. */
 #define WAKE_HANDLE UINT32_MAX
+/* Request classes a queue's pending set keeps apart (qstate.cls, E25), and an
+ * entry's slot when it has none. */
+#define QCLASS_MAX 32
+#define CLS_NONE 0xffu
 /* qstate.cursor values that are not entries */
 #define CURSOR_END (UINT32_MAX - 1)
 #define CURSOR_FIRST (UINT32_MAX - 2)
@@ -52,6 +56,11 @@ struct entry {
 	 * visited fields): */
 	uint64_t parked_in; /* the queue's park epoch it was set aside in (0 = never) */
 	uint64_t ins_seq;   /* cohort.ins_seq when it last entered its pending set */
+	/* Its request class among its queue's pending entries (qstate.cls; E25): the
+	 * slot, CLS_NONE when it has none (first fit, or every slot taken), and its
+	 * neighbours in the slot's list (entry indices, NONE_U32 = none). */
+	uint32_t cls_next, cls_prev;
+	uint8_t cls_slot;
 	sim_time_t evicted_at; /* when it was last preempted (SIM_TIME_NONE: never) */
 	/* Pending-set links (entry indices, NONE_U32 = none): the left, right and parent
 	 * of its node in the queue's treap; the naive set keeps its slot in `left`. The
@@ -85,6 +94,15 @@ struct qstate {
 	/* Every entry set aside at once (drain_inadmissible): in epoch bulk_epoch, the
 	 * entries that entered before ins_seq bulk_seq are set aside. */
 	uint64_t bulk_epoch, bulk_seq;
+	/* The pending entries by request class (kq_same_class; treap sets only, E25):
+	 * slot k holds count entries (0: free), listed from first; n_odd entries have no
+	 * slot (first-fit ones, and those of a class that found every slot taken). */
+	struct qclass {
+		uint64_t key;    /* kq_class_key */
+		uint32_t first;  /* an entry of the class, NONE_U32 when count is 0 */
+		uint32_t count;
+	} cls[QCLASS_MAX];
+	size_t n_odd;
 	uint32_t *naive;         /* naive pending set (tests' oracle): entries, unordered */
 	uint64_t order_gen;      /* sim_view_order_gen_queue its keys were computed at */
 	size_t cap_naive;
@@ -133,6 +151,11 @@ struct cohort {
 	int max_heads_per_queue; /* heads a queue may set aside in one pass; 0 = no bound (Kueue) */
 	int naive_pending;       /* pending sets are the naive oracle (cohort_test_naive_pending) */
 	uint64_t ins_seq;        /* entries added to pending sets so far (entry.ins_seq) */
+	/* The entries preempted and queued again at time requeued_at (SIM_TIME_NONE:
+	 * never): they may not preempt at that instant (E25 answers them apart). */
+	sim_time_t requeued_at;
+	uint32_t *requeued;
+	size_t n_requeued, cap_requeued;
 	/* Bit qi set while trace queue qi has pending entries (qstate.n > 0): a pass's first
 	 * head search visits those queues only, in index order as a walk of every queue
 	 * would, so a pass costs no O(queues) scan at 1,000 queues. Owned. */
@@ -397,6 +420,64 @@ static void entry_rekey(struct cohort *c, uint32_t ei)
 		c->order->ops->order_key(c->order, c->view0, sim_view_job(c->view0, e->job), &e->key);
 }
 
+/* Enters pending entry ei into its class's slot of q (E25): an equal class's, else a
+ * free slot, else none (counted in n_odd). */
+static void class_add(struct cohort *c, struct qstate *q, uint32_t ei)
+{
+	struct entry *e = ent(c, ei);
+	e->cls_slot = CLS_NONE;
+	e->cls_next = e->cls_prev = NONE_U32;
+	if (e->wl.first_fit) { /* its answer depends on free nodes: never a class's */
+		q->n_odd++;
+		return;
+	}
+	uint64_t key = kq_class_key(c->kq, &e->wl);
+	int slot = -1, free_slot = -1;
+	for (int k = 0; k < QCLASS_MAX && slot < 0; k++) {
+		const struct qclass *qc = &q->cls[k];
+		if (!qc->count) {
+			if (free_slot < 0)
+				free_slot = k;
+		} else if (qc->key == key && kq_same_class(c->kq, &ent(c, qc->first)->wl, &e->wl)) {
+			slot = k;
+		}
+	}
+	if (slot < 0 && free_slot < 0) {
+		q->n_odd++;
+		return;
+	}
+	if (slot < 0) {
+		slot = free_slot;
+		q->cls[slot] = (struct qclass){ .key = key, .first = NONE_U32, .count = 0 };
+	}
+	struct qclass *qc = &q->cls[slot];
+	e->cls_slot = (uint8_t)slot;
+	e->cls_next = qc->first;
+	if (qc->first != NONE_U32)
+		ent(c, qc->first)->cls_prev = ei;
+	qc->first = ei;
+	qc->count++;
+}
+
+static void class_remove(struct cohort *c, struct qstate *q, uint32_t ei)
+{
+	struct entry *e = ent(c, ei);
+	if (e->cls_slot == CLS_NONE) {
+		q->n_odd--;
+		return;
+	}
+	struct qclass *qc = &q->cls[e->cls_slot];
+	if (e->cls_prev != NONE_U32)
+		ent(c, e->cls_prev)->cls_next = e->cls_next;
+	else
+		qc->first = e->cls_next;
+	if (e->cls_next != NONE_U32)
+		ent(c, e->cls_next)->cls_prev = e->cls_prev;
+	qc->count--;
+	e->cls_slot = CLS_NONE;
+	e->cls_next = e->cls_prev = NONE_U32;
+}
+
 static int pending_add(struct cohort *c, struct qstate *q, uint32_t ei)
 {
 	entry_rekey(c, ei);
@@ -407,6 +488,7 @@ static int pending_add(struct cohort *c, struct qstate *q, uint32_t ei)
 			return rc;
 	} else {
 		treap_insert(c, q, ei);
+		class_add(c, q, ei);
 	}
 	ent(c, ei)->pending = 1;
 	if (!is_set_aside(c, q, ent(c, ei)))
@@ -422,10 +504,12 @@ static void pending_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 {
 	if (!is_set_aside(c, q, ent(c, ei)))
 		q->n_unparked--;
-	if (c->naive_pending)
+	if (c->naive_pending) {
 		naive_remove(c, q, ei);
-	else
+	} else {
 		treap_remove(c, q, ei);
+		class_remove(c, q, ei);
+	}
 	ent(c, ei)->pending = 0;
 	ent(c, ei)->parked_in = 0;
 	if (--q->n == 0) {
@@ -670,6 +754,22 @@ static void co_on_finish(struct sim_policy *pol, const struct sim_view *v, const
 	unpark_all(c);
 }
 
+/* Entry ei goes back to its queue at now, preempted (c->requeued). */
+static void note_requeued(struct cohort *c, uint32_t ei, sim_time_t now)
+{
+	if (c->requeued_at != now) {
+		c->requeued_at = now;
+		c->n_requeued = 0;
+	}
+	uint32_t *nr = sim_grow(c->requeued, &c->cap_requeued, c->n_requeued, sizeof *nr, 64);
+	if (!nr) {
+		c->oom = 1;
+		return;
+	}
+	c->requeued = nr;
+	c->requeued[c->n_requeued++] = ei;
+}
+
 /* Victims leave the tree when they are proposed (so the rest of the pass sees the
  * quota they free); here a requeued one goes back to its queue. */
 static void co_on_preempt(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
@@ -682,6 +782,7 @@ static void co_on_preempt(struct sim_policy *pol, const struct sim_view *v, cons
 	if (job->state == SIM_JOB_QUEUED) {
 		ent(c, ei)->wl.evicted = 0;
 		ent(c, ei)->evicted_at = sim_view_now(v);
+		note_requeued(c, ei, sim_view_now(v));
 		/* Kueue's requeuingStrategy.timestamp: Creation keeps the submit time; the
 		 * back-of-the-queue option (Eviction) gives a fault restart its requeue time. */
 		ent(c, ei)->wl.created = sim_job_order_ns(job);
@@ -1069,6 +1170,71 @@ static int set_aside_heads(struct cohort *c, size_t n)
 	return changed;
 }
 
+/* Sets aside every pending entry of q at once (E25): those that enter later are not. */
+static void park_all(struct cohort *c, struct qstate *q)
+{
+	q->bulk_epoch = q->epoch;
+	q->bulk_seq = c->ins_seq;
+	q->n_unparked = 0;
+	q->cursor = CURSOR_END;
+}
+
+/* Is every pending entry of q "not admissible" now (kq_inadmissible), its class
+ * answered for one of its entries? 1, 0 (some class may be admitted, or q cannot
+ * tell: an entry without a class), or -SIM_ENOMEM. */
+static int queue_inadmissible(struct cohort *c, struct qstate *q, sim_time_t now)
+{
+	if (q->n_odd)
+		return 0;
+	for (int k = 0; k < QCLASS_MAX; k++) {
+		if (!q->cls[k].count)
+			continue;
+		struct entry *e = ent(c, q->cls[k].first);
+		e->wl.no_preempt = 0; /* the class as a job not preempted now: those are apart */
+		int rc = kq_inadmissible(c->kq, &e->wl, now);
+		if (rc <= 0)
+			return rc;
+	}
+	return 1;
+}
+
+/* E25. Every head of this cycle is not admissible (all_inadmissible), and the heads
+ * came from collect_heads (c->active: every queue with a head). If every pending
+ * entry of those queues is not admissible either, the cycles that would follow set
+ * one head of each queue aside after another, answer each from the same unchanged
+ * tree at the same time, and end when no head is left, changing nothing else: every
+ * entry is set aside at once instead (a StrictFIFO queue's head stays: it is never
+ * set aside). Not under the head bound, the naive oracle, or at an instant a
+ * preempted job went back to its queue (it may not preempt now: another class).
+ * 1 if done (the pass ends), 0 if not (the cycles run), or -SIM_ENOMEM. */
+static int drain_inadmissible(struct cohort *c, sim_time_t now)
+{
+	if (c->naive_pending || c->max_heads_per_queue)
+		return 0;
+	for (size_t k = 0; k < c->n_active; k++) {
+		struct qstate *q = &c->qs[c->active[k]];
+		int rc = q->strict_fifo ? 1 : queue_inadmissible(c, q, now);
+		if (rc <= 0)
+			return rc;
+	}
+	/* Those preempted at this instant, as the heads they would be: unable to preempt. */
+	for (size_t k = 0; c->requeued_at == now && k < c->n_requeued; k++) {
+		struct entry *e = ent(c, c->requeued[k]);
+		struct qstate *q = &c->qs[e->tq];
+		if (!e->pending || e->running || e->evicted_at != now || q->strict_fifo || is_set_aside(c, q, e))
+			continue;
+		e->wl.no_preempt = 1;
+		int rc = kq_inadmissible(c->kq, &e->wl, now);
+		if (rc <= 0)
+			return rc;
+	}
+	for (size_t k = 0; k < c->n_active; k++)
+		if (!c->qs[c->active[k]].strict_fifo)
+			park_all(c, &c->qs[c->active[k]]);
+	cohort_test_drains++;
+	return 1;
+}
+
 /* Applies one cycle's outcome. Returns 1 if it changed anything (admitted,
  * preempted or parked), 0 if quiescent, or -SIM_E*. */
 static int apply_decision(struct cohort *c, sim_time_t now, int *preempted)
@@ -1193,8 +1359,10 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 			c->qs[qi].parked_this_pass = 0;
 	place_awaiting(c, now);
 	c->active_valid = 0;
+	int try_drain = 1; /* E25 once a run of cycles that change nothing */
 	for (int first = 1;; first = 0) {
 		size_t n = first ? take_preemptors(c) : 0;
+		int collected = !n;
 		if (!n)
 			n = collect_heads(c, now);
 		if (!n)
@@ -1202,11 +1370,17 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 		if ((rc = all_inadmissible(c, n, now)) < 0)
 			break;
 		if (rc) {
+			if (collected && try_drain) {
+				try_drain = 0; /* until a cycle runs, the answer stays */
+				if ((rc = drain_inadmissible(c, now)) != 0)
+					break;
+			}
 			rc = set_aside_heads(c, n);
 			if (rc <= 0)
 				break;
 			continue;
 		}
+		try_drain = 1;
 		if ((rc = kq_cycle(c->kq, c->heads, n, now, place_cb, c, &c->dec)))
 			break;
 		rc = apply_decision(c, now, &preempted);
@@ -1439,6 +1613,7 @@ static void co_fini(struct sim_policy *pol)
 	free(c->has_pending);
 	free(c->capped);
 	free(c->awaiting);
+	free(c->requeued);
 	free(c->managed_res);
 	free(c->explicit_pre);
 	free(c->job_row);
@@ -1577,6 +1752,7 @@ static int build_option_rows(struct cohort *c, const struct sim_trace *t)
 }
 
 int cohort_test_naive_pending;
+unsigned long cohort_test_drains;
 
 static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *env, const cJSON *params,
 			  struct sim_diag *diag, int hard)
@@ -1634,6 +1810,7 @@ static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *e
 	c->order_gen = sim_view_order_gen(env->view);
 	c->max_heads_per_queue = setup.max_heads_per_queue;
 	c->naive_pending = cohort_test_naive_pending;
+	c->requeued_at = SIM_TIME_NONE;
 	c->changes = setup.changes;
 	c->n_changes = setup.n_changes;
 	setup.changes = NULL;

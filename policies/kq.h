@@ -505,6 +505,16 @@ int kq_known_inadmissible(const struct kq_sched *s, struct kq_wl *wl, sim_time_t
  * -SIM_ENOMEM. A cycle whose heads all answer 1 changes nothing (E8). */
 int kq_inadmissible(struct kq_sched *s, struct kq_wl *wl, sim_time_t now);
 
+/* Request classes as kq's memos see them (docs/kueue-rules.md, "Request classes"):
+ * two workloads of one queue whose nominations read the same request, priority,
+ * flavors and their order, and creation time where the queue's within-queue policy
+ * compares it. kq_class_key: a digest of that (equal for one class; different
+ * classes usually differ), computed into wl->digest when stale. kq_same_class: 1 if
+ * a and b, of one queue, are of one class (no_preempt, which changes at every
+ * instant, aside). A workload's verdict (kq_inadmissible) is its class's. */
+uint64_t kq_class_key(const struct kq_sched *s, struct kq_wl *wl);
+int kq_same_class(const struct kq_sched *s, const struct kq_wl *a, const struct kq_wl *b);
+
 /* "Whom would it preempt?": flavor assignment (or the fixed one: flavor[] per
  * resource and mode KQ_FIT or KQ_PREEMPT) and the victims, into *a and out->victims. */
 int kq_incoming(struct kq_sched *s, struct kq_wl *wl, const int16_t *fixed_flavor, enum kq_mode fixed_mode,

@@ -543,6 +543,21 @@ static uint64_t class_digest(const struct kq_sched *s, struct kq_wl *wl)
 	return (wl->digest ^ (wl->no_preempt ? 0x9e3779b97f4a7c14ull : 0)) | 1;
 }
 
+uint64_t kq_class_key(const struct kq_sched *s, struct kq_wl *wl)
+{
+	(void)class_digest(s, wl); /* brings wl->digest up to date */
+	return wl->digest;
+}
+
+int kq_same_class(const struct kq_sched *s, const struct kq_wl *a, const struct kq_wl *b)
+{
+	if (a->queue != b->queue || a->priority != b->priority || a->n_allow != b->n_allow ||
+	    a->job_order != b->job_order || memcmp(a->req, b->req, sizeof a->req) != 0 ||
+	    memcmp(a->allow, b->allow, (size_t)a->n_allow * sizeof *a->allow) != 0)
+		return 0;
+	return s->nodes[a->queue].cfg.within != KQ_LOWER_OR_NEWER_EQUAL || a->created == b->created;
+}
+
 unsigned long kq_test_mono_hits, kq_test_own_hits;
 
 /* Has a queue of root's tree reached a share of at least at->pnew (above it, with

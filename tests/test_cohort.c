@@ -1119,11 +1119,58 @@ static void diff_decisions_equal(const struct sim_decisions *a, const struct sim
 	}
 }
 
+/* E25, every pending entry set aside at once. One queue of 8 GPUs on one node, no
+ * preemption: "run" (8 GPUs) holds the quota from 0 to 1000 s; behind it h0..h299
+ * (2 GPUs, priority 1) and l0..l299 (4 GPUs, priority 0), submitted one a second
+ * (h_i at 1 + 2i, l_i at 2 + 2i), 10 s each. Until 1000 every head is refused and
+ * so is every class of the queue: each pass sets the whole queue aside at once. From
+ * 1000 the h jobs run four at a time (75 waves of 10 s, to 1750), then the l jobs two
+ * at a time (150 waves): l0 starts at 1750, l299 at 1750 + 149 x 10 = 3240. The
+ * naive oracle (no such shortcut) decides the same, job by job. */
+static struct sim_trace *drain_trace(void)
+{
+	struct sim_trace *t = sim_trace_create();
+	char id[16];
+	add_job(t, "run", 0, 1000, 8, "a", 0);
+	for (int i = 0; i < 300; i++) {
+		snprintf(id, sizeof id, "h%d", i);
+		add_job(t, id, 1 + 2 * i, 10, 2, "a", 1);
+		snprintf(id, sizeof id, "l%d", i);
+		add_job(t, id, 2 + 2 * i, 10, 4, "a", 0);
+	}
+	return t;
+}
+
+static void test_cohort_drain_sets_whole_queue_aside(void)
+{
+	struct qrun fast, naive;
+	cohort_test_drains = 0;
+	qrun(&fast, drain_trace(), 1, "priority", ONE_QUEUE(""), NULL);
+	CU_ASSERT(cohort_test_drains >= 600); /* a pass at each submit before 1000 at least */
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(fast.t, "h0"), 1000.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(fast.t, "h3"), 1000.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(fast.t, "h4"), 1010.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(fast.t, "h299"), 1740.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(fast.t, "l0"), 1750.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(fast.t, "l299"), 3240.0, 1e-9);
+	cohort_test_naive_pending = 1;
+	kq_test_oracle = KQ_ORACLE_ALL;
+	unsigned long before = cohort_test_drains;
+	qrun(&naive, drain_trace(), 1, "priority", ONE_QUEUE(""), NULL);
+	cohort_test_naive_pending = 0;
+	kq_test_oracle = 0;
+	CU_ASSERT_EQUAL(cohort_test_drains, before); /* the oracle never takes it */
+	assert_same_jobs(&fast, &naive, 0, "drain");
+	qrun_free(&fast);
+	qrun_free(&naive);
+}
+
 static void test_cohort_epochs_match_naive_oracle(void)
 {
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
 	size_t preemptions = 0, jobs = 0;
 	kq_test_bound_mismatches = 0;
+	cohort_test_drains = 0;
 	for (unsigned long seed = 1; seed <= 60; seed++) {
 		gsl_rng_set(g, seed);
 		int n = 60 + (int)gsl_rng_uniform_int(g, 90);
@@ -1151,6 +1198,7 @@ static void test_cohort_epochs_match_naive_oracle(void)
 	}
 	CU_ASSERT(preemptions > 0); /* the runs do preempt */
 	CU_ASSERT(jobs > 0);
+	CU_ASSERT(cohort_test_drains > 0); /* and set whole queues aside (E25) */
 	CU_ASSERT_EQUAL(kq_test_bound_mismatches, 0);
 	gsl_rng_free(g);
 }
@@ -1272,6 +1320,7 @@ static CU_TestInfo cohort_tests[] = {
 	{ "per_option_counts", test_cohort_per_option_counts },
 	{ "pending_limit_drops", test_cohort_pending_limit_drops },
 	{ "every_head_set_aside", test_cohort_every_head_set_aside },
+	{ "drain_sets_whole_queue_aside", test_cohort_drain_sets_whole_queue_aside },
 	{ "epochs_match_naive_oracle", test_cohort_epochs_match_naive_oracle },
 	{ "afs_keys_match_naive_oracle", test_cohort_afs_keys_match_naive_oracle },
 	{ "monotone_memos_match_gen_memos", test_cohort_monotone_memos_match_gen_memos },
