@@ -43,7 +43,7 @@
 #define WAKE_HANDLE UINT32_MAX
 /* Request classes a queue's pending set keeps apart (qstate.cls, E25), and an
  * entry's slot when it has none. */
-#define QCLASS_MAX 32
+#define QCLASS_MAX 32 /* the bits of qstate.cls_used */
 #define CLS_NONE 0xffu
 /* qstate.cursor values that are not entries */
 #define CURSOR_END (UINT32_MAX - 1)
@@ -102,6 +102,7 @@ struct qstate {
 		uint32_t first;  /* an entry of the class, NONE_U32 when count is 0 */
 		uint32_t count;
 	} cls[QCLASS_MAX];
+	uint32_t cls_used;       /* bit k: slot k holds entries (count > 0) */
 	size_t n_odd;
 	uint32_t *naive;         /* naive pending set (tests' oracle): entries, unordered */
 	uint64_t order_gen;      /* sim_view_order_gen_queue its keys were computed at */
@@ -432,23 +433,21 @@ static void class_add(struct cohort *c, struct qstate *q, uint32_t ei)
 		return;
 	}
 	uint64_t key = kq_class_key(c->kq, &e->wl);
-	int slot = -1, free_slot = -1;
-	for (int k = 0; k < QCLASS_MAX && slot < 0; k++) {
+	int slot = -1;
+	for (uint32_t m = q->cls_used; m && slot < 0; m &= m - 1) {
+		int k = __builtin_ctz(m);
 		const struct qclass *qc = &q->cls[k];
-		if (!qc->count) {
-			if (free_slot < 0)
-				free_slot = k;
-		} else if (qc->key == key && kq_same_class(c->kq, &ent(c, qc->first)->wl, &e->wl)) {
+		if (qc->key == key && kq_same_class(c->kq, &ent(c, qc->first)->wl, &e->wl))
 			slot = k;
-		}
 	}
-	if (slot < 0 && free_slot < 0) {
+	if (slot < 0 && q->cls_used == UINT32_MAX) { /* every slot taken (QCLASS_MAX is 32) */
 		q->n_odd++;
 		return;
 	}
 	if (slot < 0) {
-		slot = free_slot;
+		slot = __builtin_ctz(~q->cls_used);
 		q->cls[slot] = (struct qclass){ .key = key, .first = NONE_U32, .count = 0 };
+		q->cls_used |= UINT32_C(1) << slot;
 	}
 	struct qclass *qc = &q->cls[slot];
 	e->cls_slot = (uint8_t)slot;
@@ -473,7 +472,8 @@ static void class_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 		qc->first = e->cls_next;
 	if (e->cls_next != NONE_U32)
 		ent(c, e->cls_next)->cls_prev = e->cls_prev;
-	qc->count--;
+	if (--qc->count == 0)
+		q->cls_used &= ~(UINT32_C(1) << e->cls_slot);
 	e->cls_slot = CLS_NONE;
 	e->cls_next = e->cls_prev = NONE_U32;
 }
@@ -1186,10 +1186,8 @@ static int queue_inadmissible(struct cohort *c, struct qstate *q, sim_time_t now
 {
 	if (q->n_odd)
 		return 0;
-	for (int k = 0; k < QCLASS_MAX; k++) {
-		if (!q->cls[k].count)
-			continue;
-		struct entry *e = ent(c, q->cls[k].first);
+	for (uint32_t m = q->cls_used; m; m &= m - 1) {
+		struct entry *e = ent(c, q->cls[__builtin_ctz(m)].first);
 		e->wl.no_preempt = 0; /* the class as a job not preempted now: those are apart */
 		int rc = kq_inadmissible(c->kq, &e->wl, now);
 		if (rc <= 0)
