@@ -95,11 +95,14 @@ struct qstate {
 	 * entries that entered before ins_seq bulk_seq are set aside. */
 	uint64_t bulk_epoch, bulk_seq;
 	/* The pending entries by request class (kq_same_class; treap sets only, E25):
-	 * slot k holds count entries (0: free), listed from first; n_odd entries have no
+	 * slot k holds count entries (0: free), listed oldest first; n_odd entries have no
 	 * slot (first-fit ones, and those of a class that found every slot taken). */
 	struct qclass {
 		uint64_t key;    /* kq_class_key */
-		uint32_t first;  /* an entry of the class, NONE_U32 when count is 0 */
+		/* The class's entries, oldest first (NONE_U32 when count is 0): the first
+		 * answers for the class, and staying the same entry while it waits, it
+		 * keeps its own memo (E7) from one pass to the next. */
+		uint32_t first, last;
 		uint32_t count;
 	} cls[QCLASS_MAX];
 	uint32_t cls_used;       /* bit k: slot k holds entries (count > 0) */
@@ -446,15 +449,17 @@ static void class_add(struct cohort *c, struct qstate *q, uint32_t ei)
 	}
 	if (slot < 0) {
 		slot = __builtin_ctz(~q->cls_used);
-		q->cls[slot] = (struct qclass){ .key = key, .first = NONE_U32, .count = 0 };
+		q->cls[slot] = (struct qclass){ .key = key, .first = NONE_U32, .last = NONE_U32, .count = 0 };
 		q->cls_used |= UINT32_C(1) << slot;
 	}
 	struct qclass *qc = &q->cls[slot];
 	e->cls_slot = (uint8_t)slot;
-	e->cls_next = qc->first;
-	if (qc->first != NONE_U32)
-		ent(c, qc->first)->cls_prev = ei;
-	qc->first = ei;
+	e->cls_prev = qc->last;
+	if (qc->last != NONE_U32)
+		ent(c, qc->last)->cls_next = ei;
+	else
+		qc->first = ei;
+	qc->last = ei;
 	qc->count++;
 }
 
@@ -472,6 +477,8 @@ static void class_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 		qc->first = e->cls_next;
 	if (e->cls_next != NONE_U32)
 		ent(c, e->cls_next)->cls_prev = e->cls_prev;
+	else
+		qc->last = e->cls_prev;
 	if (--qc->count == 0)
 		q->cls_used &= ~(UINT32_C(1) << e->cls_slot);
 	e->cls_slot = CLS_NONE;
