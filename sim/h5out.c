@@ -1075,6 +1075,7 @@ static int write_block_hdf5(const hid_t *dsets, const struct ctype *c, const str
 /* 1 (the default): our own threads shuffle and deflate the chunks; 0: HDF5 does
  * (h5out_set_hdf5_filters, the tests' oracle). */
 static int own_deflate = 1;
+unsigned long h5out_test_row_chunks;
 
 void h5out_set_hdf5_filters(int on)
 {
@@ -1693,6 +1694,67 @@ static void fill_decision_row(char *row, const struct ctype *c, const struct sim
  * a time, each row filled by fill(row, c, ctx, index), then the type's attributes
  * with the table's description. Owns and finishes c. Returns 0 or -1. */
 typedef void (*row_fill_fn)(char *row, const struct ctype *c, const void *ctx, size_t i);
+
+#ifdef SIM_HAVE_ZLIB
+/* The rows of dataset d's chunks, when d is chunked with exactly shuffle then
+ * deflate (make_dcpl's filters); 0 otherwise. */
+static size_t shuffled_deflate_chunk(hid_t d)
+{
+	hid_t p = H5Dget_create_plist(d);
+	hsize_t rows = 0;
+	unsigned flags, cd0[8], cd1[8];
+	size_t n0 = 8, n1 = 8;
+	char nm[32];
+	int ok = p >= 0 && H5Pget_layout(p) == H5D_CHUNKED && H5Pget_nfilters(p) == 2 &&
+		 H5Pget_filter2(p, 0, &flags, &n0, cd0, sizeof nm, nm, NULL) == H5Z_FILTER_SHUFFLE &&
+		 H5Pget_filter2(p, 1, &flags, &n1, cd1, sizeof nm, nm, NULL) == H5Z_FILTER_DEFLATE;
+	if (!ok || H5Pget_chunk(p, 1, &rows) != 1)
+		rows = 0;
+	if (p >= 0)
+		H5Pclose(p);
+	return (size_t)rows;
+}
+
+/* Writes n rows of c into d, chunked by chunk_rows with shuffle and deflate: each
+ * chunk filled, shuffled and deflated here and stored with H5Dwrite_chunk (the last
+ * one padded with zero rows: chunks are whole). What a reader gets is what HDF5's
+ * filters would have stored; the deflate uses zlib's run-length strategy, as the jobs
+ * columns do (about a fifth of the default strategy's time here: 263,000 decisions of
+ * the 1M kueue benchmark took 0.30 s through HDF5's filter). Returns 0 or -1. */
+static int write_row_chunks(hid_t d, const struct ctype *c, size_t n, size_t chunk_rows, row_fill_fn fill,
+			    const void *ctx)
+{
+	size_t bytes = chunk_rows * c->size;
+	unsigned char *buf = malloc(bytes), *shuf = malloc(bytes), *out = NULL;
+	z_stream zs;
+	memset(&zs, 0, sizeof zs);
+	int ok = buf && shuf && deflateInit2(&zs, DEFLATE_LEVEL, Z_DEFLATED, 15, 8, Z_RLE) == Z_OK, inited = ok;
+	uLong bound = ok ? deflateBound(&zs, (uLong)bytes) : 0;
+	ok = ok && (out = malloc(bound)) != NULL;
+	for (size_t first = 0; ok && first < n; first += chunk_rows) {
+		size_t cnt = n - first < chunk_rows ? n - first : chunk_rows;
+		memset(buf, 0, bytes);
+		for (size_t k = 0; k < cnt; k++)
+			fill((char *)buf + k * c->size, c, ctx, first + k);
+		shuffle_rows(buf, shuf, chunk_rows, c->size);
+		zs.next_in = shuf;
+		zs.avail_in = (uInt)bytes;
+		zs.next_out = out;
+		zs.avail_out = (uInt)bound;
+		hsize_t off = first;
+		ok = deflateReset(&zs) == Z_OK && deflate(&zs, Z_FINISH) == Z_STREAM_END &&
+		     H5Dwrite_chunk(d, H5P_DEFAULT, 0, &off, (size_t)(bound - zs.avail_out), out) >= 0;
+		h5out_test_row_chunks++;
+	}
+	if (inited)
+		deflateEnd(&zs);
+	free(buf);
+	free(shuf);
+	free(out);
+	return ok ? 0 : -1;
+}
+#endif
+
 static int write_row_table(hid_t grp, const char *name, struct ctype *c, size_t n, row_fill_fn fill,
 			   const void *ctx, const char *what)
 {
@@ -1703,6 +1765,13 @@ static int write_row_table(hid_t grp, const char *name, struct ctype *c, size_t 
 	if (d < 0)
 		goto out;
 	int w = 0;
+#ifdef SIM_HAVE_ZLIB
+	size_t chunk_rows = own_deflate && n > 0 ? shuffled_deflate_chunk(d) : 0;
+	if (chunk_rows) {
+		w = write_row_chunks(d, c, n, chunk_rows, fill, ctx);
+		n = 0; /* written */
+	}
+#endif
 	for (size_t first = 0; first < n && w == 0; first += block) {
 		size_t cnt = n - first < block ? n - first : block;
 		memset(buf, 0, cnt * c->size);

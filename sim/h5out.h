@@ -163,6 +163,9 @@ void h5out_set_zip_threads(size_t n);
  * (the slow, obvious path: the tests' oracle, which must read back the same values);
  * 0 (the default): our own threads shuffle and deflate the chunks. Process-wide. */
 void h5out_set_hdf5_filters(int on);
+/* Tests only: chunks of row tables (decisions, faults) shuffled and deflated by
+ * h5out itself rather than by HDF5's filters, counted. */
+extern unsigned long h5out_test_row_chunks;
 
 /* A file whose close failed (a full disk while its metadata was flushed) stays open
  * in the HDF5 library, and closing it again crashes inside the library (1.10), as its

@@ -1192,7 +1192,17 @@ fail:
 }
 
 /* One run of trace t into path, committed. */
+static int write_trace_run_ds(const char *path, struct sim_trace *t, struct sim_cluster *c,
+			      const struct sim_decisions *ds);
+
 static int write_trace_run(const char *path, struct sim_trace *t, struct sim_cluster *c)
+{
+	return write_trace_run_ds(path, t, c, NULL);
+}
+
+/* Same with a decision log (NULL: none). */
+static int write_trace_run_ds(const char *path, struct sim_trace *t, struct sim_cluster *c,
+			      const struct sim_decisions *ds)
 {
 	struct sim_summary sum;
 	struct sim_diag d;
@@ -1203,7 +1213,7 @@ static int write_trace_run(const char *path, struct sim_trace *t, struct sim_clu
 	if (!o)
 		rc = -1;
 	struct h5out_run run = { .name = "r", .policy = "fifo", .seed = 1, .trace = t, .cluster = c,
-				 .summary = &sum };
+				 .summary = &sum, .decisions = ds };
 	if (!rc)
 		rc = h5out_write_run(o, &run, &d);
 	if (!rc)
@@ -1214,8 +1224,16 @@ static int write_trace_run(const char *path, struct sim_trace *t, struct sim_clu
 	return rc;
 }
 
+static char *export_csv(const char *path, enum export_table table);
+
 /* The jobs table as export writes it (CSV), malloc'd. */
 static char *export_jobs_csv(const char *path)
+{
+	return export_csv(path, EXPORT_JOBS);
+}
+
+/* Table `table` as export writes it (CSV), malloc'd. */
+static char *export_csv(const char *path, enum export_table table)
 {
 	struct sim_diag d;
 	sim_diag_init(&d, 5);
@@ -1224,7 +1242,7 @@ static char *export_jobs_csv(const char *path)
 	size_t len = 0, rows = 0;
 	FILE *mem = open_memstream(&text, &len);
 	struct export_sink sink = { .f = mem };
-	struct export_opts eo = { .table = EXPORT_JOBS, .sep = ',' };
+	struct export_opts eo = { .table = table, .sep = ',' };
 	if (!mem || h5read_open(path, &f, &d) != 0 || export_write(f, &eo, &sink, &rows, &d) != 0) {
 		sim_diag_print(&d, stderr);
 		free(text);
@@ -1278,6 +1296,62 @@ out:
 	if (file >= 0)
 		H5Fclose(file);
 	return all;
+}
+
+/* A decision log of 50,000 rows (four chunks of the decisions table, the last one
+ * part full) written with our own shuffle and deflate reads back as written through
+ * HDF5's own filters (the slow, obvious path): the same export, row for row, every
+ * reason and a quota shrink (no preemptor) among them; the stored chunks are
+ * shuffled and deflated (filter mask 0). */
+static void test_h5out_decisions_own_chunks(void)
+{
+	enum { N = 40000, ND = 50000 };
+	struct sim_trace *t = tiled_trace(N);
+	struct sim_cluster *c = fx_cluster();
+	CU_ASSERT_FATAL(t && c);
+	struct sim_decisions ds = { .v = calloc(ND, sizeof(struct sim_decision)), .n = ND, .cap = ND };
+	CU_ASSERT_FATAL(ds.v != NULL);
+	for (size_t k = 0; k < ND; k++) {
+		uint32_t victim = (uint32_t)((k * 7919) % N);
+		ds.v[k] = (struct sim_decision){ .t = (sim_time_t)k * SIM_NS_PER_S / 4,
+						 .preemptor = k % 11 == 0 ? victim : (uint32_t)((k * 104729) % N),
+						 .victim = victim, .reason = (uint8_t)(k % SIM_PR_COUNT_),
+						 .requeued = (uint8_t)(k % 3 != 0), .lost_gpu_s = 0.25 * (double)(k % 97) };
+	}
+	const char *own = tmp_path("dec-own.h5"), *lib = tmp_path("dec-lib.h5");
+	h5out_test_row_chunks = 0;
+	CU_ASSERT_EQUAL_FATAL(write_trace_run_ds(own, t, c, &ds), 0);
+	CU_ASSERT_EQUAL(h5out_test_row_chunks, 4); /* ours: 50,000 rows in chunks of about 1 MiB */
+	h5out_set_hdf5_filters(1);
+	CU_ASSERT_EQUAL_FATAL(write_trace_run_ds(lib, t, c, &ds), 0);
+	h5out_set_hdf5_filters(0);
+	CU_ASSERT_EQUAL(h5out_test_row_chunks, 4); /* HDF5's filters: none of ours */
+	char *ea = export_csv(own, EXPORT_DECISIONS), *eb = export_csv(lib, EXPORT_DECISIONS);
+	CU_ASSERT_FATAL(ea && eb);
+	CU_ASSERT(strcmp(ea, eb) == 0);
+	size_t lines = 0;
+	for (const char *p = ea; *p; p++)
+		lines += *p == '\n';
+	CU_ASSERT_EQUAL(lines, ND + 1); /* the header and a row a decision */
+	hid_t file = H5Fopen(own, H5F_ACC_RDONLY, H5P_DEFAULT);
+	hid_t dd = H5Dopen2(file, "/runs/r/decisions", H5P_DEFAULT), sp = H5Dget_space(dd);
+	hsize_t nch = 0, off;
+	unsigned mask = 1;
+	haddr_t addr;
+	hsize_t size;
+	CU_ASSERT(H5Dget_num_chunks(dd, sp, &nch) >= 0 && nch >= 4);
+	CU_ASSERT(H5Dget_chunk_info(dd, sp, nch - 1, &off, &mask, &addr, &size) >= 0);
+	CU_ASSERT_EQUAL(mask, 0);
+	H5Sclose(sp);
+	H5Dclose(dd);
+	H5Fclose(file);
+	free(ea);
+	free(eb);
+	free(ds.v);
+	remove(own);
+	remove(lib);
+	sim_trace_destroy(t);
+	sim_cluster_destroy(c);
 }
 
 /* 2.0, nothing lost: every field of every job of a 140,000-job run (9 chunks a
@@ -1529,6 +1603,7 @@ static CU_TestInfo h5out_tests[] = {
 	{ "test_h5out_empty_trace", test_h5out_empty_trace },
 	{ "test_h5out_large_tables", test_h5out_large_tables },
 	{ "test_h5out_columns_round_trip", test_h5out_columns_round_trip },
+	{ "test_h5out_decisions_own_chunks", test_h5out_decisions_own_chunks },
 	{ "test_h5out_equal_columns_share_chunks", test_h5out_equal_columns_share_chunks },
 	{ "test_h5out_reader_refuses_bad_columns", test_h5out_reader_refuses_bad_columns },
 	{ "test_h5out_reader_refuses_bad_files", test_h5out_reader_refuses_bad_files },
