@@ -716,15 +716,22 @@ static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const
 
 /* ---- jobs holding quota but waiting for nodes ---- */
 
-static void awaiting_push(struct cohort *c, uint32_t ei)
+/* Appends entry index ei to the growing array *v (*n used of *cap); on no memory
+ * sets c->oom (the pass reports it) and leaves the array as it was. */
+static void push_entry(struct cohort *c, uint32_t **v, size_t *n, size_t *cap, uint32_t ei)
 {
-	uint32_t *na = sim_grow(c->awaiting, &c->cap_awaiting, c->n_awaiting, sizeof *na, 64);
-	if (!na) {
+	uint32_t *nv = sim_grow(*v, cap, *n, sizeof *nv, 64);
+	if (!nv) {
 		c->oom = 1;
 		return;
 	}
-	c->awaiting = na;
-	c->awaiting[c->n_awaiting++] = ei;
+	*v = nv;
+	nv[(*n)++] = ei;
+}
+
+static void awaiting_push(struct cohort *c, uint32_t ei)
+{
+	push_entry(c, &c->awaiting, &c->n_awaiting, &c->cap_awaiting, ei);
 }
 
 static void awaiting_remove(struct cohort *c, uint32_t ei)
@@ -768,13 +775,7 @@ static void note_requeued(struct cohort *c, uint32_t ei, sim_time_t now)
 		c->requeued_at = now;
 		c->n_requeued = 0;
 	}
-	uint32_t *nr = sim_grow(c->requeued, &c->cap_requeued, c->n_requeued, sizeof *nr, 64);
-	if (!nr) {
-		c->oom = 1;
-		return;
-	}
-	c->requeued = nr;
-	c->requeued[c->n_requeued++] = ei;
+	push_entry(c, &c->requeued, &c->n_requeued, &c->cap_requeued, ei);
 }
 
 /* Victims leave the tree when they are proposed (so the rest of the pass sees the
