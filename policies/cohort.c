@@ -683,9 +683,14 @@ static int option_on(const struct sim_trace *t, const struct sim_job *j, int f)
 	return any < 0 ? 0 : any;
 }
 
+static void configure(struct cohort *c, const struct sim_view *v);
+
 static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const struct sim_job *job)
 {
 	struct cohort *c = pol->priv;
+	/* The queues' within-queue policies decide what a request class is (E25: whether
+	 * the creation time is part of it), so they are set before the first job's class. */
+	configure(c, v);
 	resolve_fallback(c, v);
 	uint32_t ei = entry_new(c);
 	if (ei == NONE_U32) {
@@ -1210,9 +1215,10 @@ static int queue_inadmissible(struct cohort *c, struct qstate *q, sim_time_t now
  * one head of each queue aside after another, answer each from the same unchanged
  * tree at the same time, and end when no head is left, changing nothing else: every
  * entry is set aside at once instead (a StrictFIFO queue's head stays: it is never
- * set aside). Not under the head bound, the naive oracle, or at an instant a
- * preempted job went back to its queue (it may not preempt now: another class).
- * 1 if done (the pass ends), 0 if not (the cycles run), or -SIM_ENOMEM. */
+ * set aside). The jobs preempted and queued again at this instant may not preempt
+ * now, so they are answered as such, one by one. Not under the head bound or the
+ * naive oracle. 1 if done (the pass ends), 0 if not (the cycles run), or
+ * -SIM_ENOMEM. */
 static int drain_inadmissible(struct cohort *c, sim_time_t now)
 {
 	if (c->naive_pending || c->max_heads_per_queue)
