@@ -505,7 +505,7 @@ int kq_known_inadmissible(const struct kq_sched *s, struct kq_wl *wl, sim_time_t
  * -SIM_ENOMEM. A cycle whose heads all answer 1 changes nothing (E8). */
 int kq_inadmissible(struct kq_sched *s, struct kq_wl *wl, sim_time_t now);
 
-/* Request classes as kq's memos see them (docs/kueue-rules.md, "Request classes"):
+/* Request classes as kq's memos see them (docs/kueue-rules.md, E7 and E25):
  * two workloads of one queue whose nominations read the same request, priority,
  * flavors and their order, and creation time where the queue's within-queue policy
  * compares it. kq_class_key: a digest of that (equal for one class; different
