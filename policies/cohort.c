@@ -94,19 +94,6 @@ struct qstate {
 	/* Every entry set aside at once (drain_inadmissible): in epoch bulk_epoch, the
 	 * entries that entered before ins_seq bulk_seq are set aside. */
 	uint64_t bulk_epoch, bulk_seq;
-	/* The pending entries by request class (kq_same_class; treap sets only, E25):
-	 * slot k holds count entries (0: free), listed oldest first; n_odd entries have no
-	 * slot (first-fit ones, and those of a class that found every slot taken). */
-	struct qclass {
-		uint64_t key;    /* kq_class_key */
-		/* The class's entries, oldest first (NONE_U32 when count is 0): the first
-		 * answers for the class, and staying the same entry while it waits, it
-		 * keeps its own memo (E7) from one pass to the next. */
-		uint32_t first, last;
-		uint32_t count;
-	} cls[QCLASS_MAX];
-	uint32_t cls_used;       /* bit k: slot k holds entries (count > 0) */
-	size_t n_odd;
 	uint32_t *naive;         /* naive pending set (tests' oracle): entries, unordered */
 	uint64_t order_gen;      /* sim_view_order_gen_queue its keys were computed at */
 	size_t cap_naive;
@@ -117,6 +104,20 @@ struct qstate {
 	size_t n_recent, cap_recent, head_recent;
 	int parked_this_pass;
 	sim_time_t wake_at;      /* a wake-up for the hourly cap is posted for this time */
+	/* Last, apart from the fields every pass reads (these are 512 bytes): the pending
+	 * entries by request class (kq_same_class; treap sets only, E25). Slot k holds
+	 * count entries (0: free), listed oldest first; n_odd entries have no slot
+	 * (first-fit ones, and those of a class that found every slot taken). */
+	struct qclass {
+		uint64_t key;    /* kq_class_key */
+		/* The class's entries, oldest first (NONE_U32 when count is 0): the first
+		 * answers for the class, and staying the same entry while it waits, it
+		 * keeps its own memo (E7) from one pass to the next. */
+		uint32_t first, last;
+		uint32_t count;
+	} cls[QCLASS_MAX];
+	uint32_t cls_used;       /* bit k: slot k holds entries (count > 0) */
+	size_t n_odd;
 };
 
 /* How a job's options map to flavors, from the fallback policy's name. */
@@ -1233,7 +1234,7 @@ static int drain_inadmissible(struct cohort *c, sim_time_t now)
 	for (size_t k = 0; c->requeued_at == now && k < c->n_requeued; k++) {
 		struct entry *e = ent(c, c->requeued[k]);
 		struct qstate *q = &c->qs[e->tq];
-		if (!e->pending || e->running || e->evicted_at != now || q->strict_fifo || is_set_aside(c, q, e))
+		if (!e->pending || e->evicted_at != now || q->strict_fifo || is_set_aside(c, q, e))
 			continue;
 		e->wl.no_preempt = 1;
 		int rc = kq_inadmissible(c->kq, &e->wl, now);

@@ -510,14 +510,19 @@ static struct kq_scratch *cycle_scratch(struct kq_sched *s, size_t n);
  * order, whether it may preempt now, and its creation time where the queue's
  * within-queue policy compares it. (Its tie-break and name only order victims and
  * messages; a nomination without victims has neither.) */
+/* The class fields but no_preempt of a and b, two kq_failed or kq_wl (their fields of
+ * these names agree), equal for a workload of queue q: one comparison for a memo's
+ * class (same_class) and two workloads' (kq_same_class, E25), so the two cannot
+ * drift apart. */
+#define CLASS_FIELDS_EQUAL(s, q, a, b)                                                                    \
+	((a)->req[0] == (b)->req[0] && (a)->priority == (b)->priority && (a)->n_allow == (b)->n_allow &&     \
+	 (a)->job_order == (b)->job_order && memcmp((a)->req, (b)->req, sizeof (a)->req) == 0 &&           \
+	 memcmp((a)->allow, (b)->allow, (size_t)(b)->n_allow * sizeof *(a)->allow) == 0 &&                 \
+	 ((s)->nodes[q].cfg.within != KQ_LOWER_OR_NEWER_EQUAL || (a)->created == (b)->created))
+
 static int same_class(const struct kq_sched *s, const struct kq_failed *f, const struct kq_wl *wl)
 {
-	if (f->req[0] != wl->req[0] || f->priority != wl->priority || f->no_preempt != wl->no_preempt ||
-	    f->n_allow != wl->n_allow ||
-	    f->job_order != wl->job_order || memcmp(f->req, wl->req, sizeof f->req) != 0 ||
-	    memcmp(f->allow, wl->allow, (size_t)wl->n_allow * sizeof *f->allow) != 0)
-		return 0;
-	return s->nodes[wl->queue].cfg.within != KQ_LOWER_OR_NEWER_EQUAL || f->created == wl->created;
+	return f->no_preempt == wl->no_preempt && CLASS_FIELDS_EQUAL(s, wl->queue, f, wl);
 }
 
 /* A digest of what same_class compares (never 0): two workloads of one class have
@@ -551,11 +556,7 @@ uint64_t kq_class_key(const struct kq_sched *s, struct kq_wl *wl)
 
 int kq_same_class(const struct kq_sched *s, const struct kq_wl *a, const struct kq_wl *b)
 {
-	if (a->queue != b->queue || a->priority != b->priority || a->n_allow != b->n_allow ||
-	    a->job_order != b->job_order || memcmp(a->req, b->req, sizeof a->req) != 0 ||
-	    memcmp(a->allow, b->allow, (size_t)a->n_allow * sizeof *a->allow) != 0)
-		return 0;
-	return s->nodes[a->queue].cfg.within != KQ_LOWER_OR_NEWER_EQUAL || a->created == b->created;
+	return a->queue == b->queue && CLASS_FIELDS_EQUAL(s, a->queue, a, b);
 }
 
 unsigned long kq_test_mono_hits, kq_test_own_hits;

@@ -1159,13 +1159,10 @@ struct zctx {
 	} same[JF_COUNT_];
 };
 
-static int zctx_init(struct zctx *z, const struct ctype *c, size_t rows)
+/* A deflater for up to `rows` elements of at most w bytes. */
+static int zctx_init_elems(struct zctx *z, size_t rows, size_t w)
 {
 	memset(z, 0, sizeof *z);
-	size_t w = 1;
-	for (size_t f = 0; f < c->n; f++)
-		if (c->f[f].size > w)
-			w = c->f[f].size;
 	z->shuf = malloc((rows ? rows : 1) * w);
 	if (!z->shuf || deflateInit2(&z->zs, DEFLATE_LEVEL, Z_DEFLATED, 15, 8, Z_RLE) != Z_OK)
 		return -1;
@@ -1173,6 +1170,16 @@ static int zctx_init(struct zctx *z, const struct ctype *c, size_t rows)
 	z->out_cap = (size_t)deflateBound(&z->zs, (uLong)((rows ? rows : 1) * w));
 	z->out = malloc(z->out_cap);
 	return z->out ? 0 : -1;
+}
+
+/* A deflater for a block of `rows` rows of any of c's columns. */
+static int zctx_init(struct zctx *z, const struct ctype *c, size_t rows)
+{
+	size_t w = 1;
+	for (size_t f = 0; f < c->n; f++)
+		if (c->f[f].size > w)
+			w = c->f[f].size;
+	return zctx_init_elems(z, rows, w);
 }
 
 static void zctx_fini(struct zctx *z)
@@ -1716,41 +1723,33 @@ static size_t shuffled_deflate_chunk(hid_t d)
 }
 
 /* Writes n rows of c into d, chunked by chunk_rows with shuffle and deflate: each
- * chunk filled, shuffled and deflated here and stored with H5Dwrite_chunk (the last
- * one padded with zero rows: chunks are whole). What a reader gets is what HDF5's
- * filters would have stored; the deflate uses zlib's run-length strategy, as the jobs
- * columns do (the 263,463 decisions of the 1M kueue benchmark: 0.30 s through HDF5's
- * filter, 0.21 s this way, analysis/SCHEMA.md). Returns 0 or -1. */
+ * chunk filled, then shuffled and deflated as a jobs column is (zdeflate, each row one
+ * element) and stored with H5Dwrite_chunk (the last one padded with zero rows: chunks
+ * are whole). What a reader gets is what HDF5's filters would have stored (the 263,463
+ * decisions of the 1M kueue benchmark: 0.30 s through HDF5's filter, 0.21 s this way,
+ * analysis/SCHEMA.md). Returns 0 or -1. */
 static int write_row_chunks(hid_t d, const struct ctype *c, size_t n, size_t chunk_rows, row_fill_fn fill,
 			    const void *ctx)
 {
-	size_t bytes = chunk_rows * c->size;
-	unsigned char *buf = malloc(bytes), *shuf = malloc(bytes), *out = NULL;
-	z_stream zs;
-	memset(&zs, 0, sizeof zs);
-	int ok = buf && shuf && deflateInit2(&zs, DEFLATE_LEVEL, Z_DEFLATED, 15, 8, Z_RLE) == Z_OK, inited = ok;
-	uLong bound = ok ? deflateBound(&zs, (uLong)bytes) : 0;
-	ok = ok && (out = malloc(bound)) != NULL;
+	unsigned char *buf = malloc(chunk_rows * c->size);
+	struct zctx z;
+	int ok = buf && zctx_init_elems(&z, chunk_rows, c->size) == 0;
 	for (size_t first = 0; ok && first < n; first += chunk_rows) {
 		size_t cnt = n - first < chunk_rows ? n - first : chunk_rows;
-		memset(buf, 0, bytes);
+		memset(buf, 0, chunk_rows * c->size);
 		for (size_t k = 0; k < cnt; k++)
 			fill((char *)buf + k * c->size, c, ctx, first + k);
-		shuffle_rows(buf, shuf, chunk_rows, c->size);
-		zs.next_in = shuf;
-		zs.avail_in = (uInt)bytes;
-		zs.next_out = out;
-		zs.avail_out = (uInt)bound;
+		unsigned char *out = NULL;
+		size_t len = 0;
 		hsize_t off = first;
-		ok = deflateReset(&zs) == Z_OK && deflate(&zs, Z_FINISH) == Z_STREAM_END &&
-		     H5Dwrite_chunk(d, H5P_DEFAULT, 0, &off, (size_t)(bound - zs.avail_out), out) >= 0;
+		ok = zdeflate(&z, buf, chunk_rows, c->size, &out, &len) == 0 &&
+		     H5Dwrite_chunk(d, H5P_DEFAULT, 0, &off, len, out) >= 0;
+		free(out);
 		h5out_test_row_chunks++;
 	}
-	if (inited)
-		deflateEnd(&zs);
+	if (buf)
+		zctx_fini(&z);
 	free(buf);
-	free(shuf);
-	free(out);
 	return ok ? 0 : -1;
 }
 #endif
@@ -1765,14 +1764,14 @@ static int write_row_table(hid_t grp, const char *name, struct ctype *c, size_t 
 	if (d < 0)
 		goto out;
 	int w = 0;
+	size_t chunk_rows = 0; /* chunks of our own deflate, else HDF5 runs the filters */
 #ifdef SIM_HAVE_ZLIB
-	size_t chunk_rows = own_deflate && n > 0 ? shuffled_deflate_chunk(d) : 0;
-	if (chunk_rows) {
+	if (own_deflate && n > 0)
+		chunk_rows = shuffled_deflate_chunk(d);
+	if (chunk_rows)
 		w = write_row_chunks(d, c, n, chunk_rows, fill, ctx);
-		n = 0; /* written */
-	}
 #endif
-	for (size_t first = 0; first < n && w == 0; first += block) {
+	for (size_t first = 0; !chunk_rows && first < n && w == 0; first += block) {
 		size_t cnt = n - first < block ? n - first : block;
 		memset(buf, 0, cnt * c->size);
 		for (size_t k = 0; k < cnt; k++)

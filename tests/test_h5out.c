@@ -1191,16 +1191,7 @@ fail:
 	return NULL;
 }
 
-/* One run of trace t into path, committed. */
-static int write_trace_run_ds(const char *path, struct sim_trace *t, struct sim_cluster *c,
-			      const struct sim_decisions *ds);
-
-static int write_trace_run(const char *path, struct sim_trace *t, struct sim_cluster *c)
-{
-	return write_trace_run_ds(path, t, c, NULL);
-}
-
-/* Same with a decision log (NULL: none). */
+/* One run of trace t into path, committed, with decision log ds (NULL: none). */
 static int write_trace_run_ds(const char *path, struct sim_trace *t, struct sim_cluster *c,
 			      const struct sim_decisions *ds)
 {
@@ -1224,12 +1215,10 @@ static int write_trace_run_ds(const char *path, struct sim_trace *t, struct sim_
 	return rc;
 }
 
-static char *export_csv(const char *path, enum export_table table);
-
-/* The jobs table as export writes it (CSV), malloc'd. */
-static char *export_jobs_csv(const char *path)
+/* Same without a decision log. */
+static int write_trace_run(const char *path, struct sim_trace *t, struct sim_cluster *c)
 {
-	return export_csv(path, EXPORT_JOBS);
+	return write_trace_run_ds(path, t, c, NULL);
 }
 
 /* Table `table` as export writes it (CSV), malloc'd. */
@@ -1253,6 +1242,12 @@ static char *export_csv(const char *path, enum export_table table)
 	h5read_close(f);
 	sim_diag_fini(&d);
 	return text;
+}
+
+/* The jobs table as export writes it (CSV), malloc'd. */
+static char *export_jobs_csv(const char *path)
+{
+	return export_csv(path, EXPORT_JOBS);
 }
 
 /* The stored bytes of every chunk of every column of /runs/r/jobs, concatenated
