@@ -67,6 +67,11 @@ struct entry {
 	 * treap is also threaded in queue order: `next` is the entry after it (NONE_U32:
 	 * the last), so the head search steps in O(1). */
 	uint32_t next, prev, left, right, up;
+	/* Its treap subtree's size and the class bits of its entries (cls_bit; E26):
+	 * a queue position is counted and the first entry of some classes found in
+	 * O(depth). */
+	uint32_t sub_n;
+	uint64_t sub_cls;
 	uint32_t tq;    /* its trace queue (index of qs): the job's, kept here so the pass
 			 * does not read the job array for it */
 	uint32_t job;   /* job index */
@@ -94,6 +99,17 @@ struct qstate {
 	/* Every entry set aside at once (drain_inadmissible): in epoch bulk_epoch, the
 	 * entries that entered before ins_seq bulk_seq are set aside. */
 	uint64_t bulk_epoch, bulk_seq;
+	/* Every entry before a position set aside at once (skip_refused_cycles, E26): in
+	 * epoch pfx_epoch, the entries that entered before ins_seq pfx_seq and come
+	 * before pfx (a copy of the ordering fields of the entry that was next) in
+	 * queue order are set aside. */
+	uint64_t pfx_epoch, pfx_seq;
+	struct pos {
+		struct sim_order_key key;
+		int32_t priority;
+		sim_time_t created;
+		uint64_t tie;
+	} pfx;
 	uint32_t *naive;         /* naive pending set (tests' oracle): entries, unordered */
 	uint64_t order_gen;      /* sim_view_order_gen_queue its keys were computed at */
 	size_t cap_naive;
@@ -118,6 +134,11 @@ struct qstate {
 	} cls[QCLASS_MAX];
 	uint32_t cls_used;       /* bit k: slot k holds entries (count > 0) */
 	size_t n_odd;
+	/* E26: the classes' verdicts (kq_inadmissible) known on the tree as it stands in
+	 * this pass: bit k of cls_known set when slot k's was asked at cohort.verdict_gen
+	 * verdict_gen, bit k of cls_refused when it was "not admissible". */
+	uint64_t verdict_gen;
+	uint32_t cls_known, cls_refused;
 };
 
 /* How a job's options map to flavors, from the fallback policy's name. */
@@ -156,6 +177,9 @@ struct cohort {
 	int max_heads_per_queue; /* heads a queue may set aside in one pass; 0 = no bound (Kueue) */
 	int naive_pending;       /* pending sets are the naive oracle (cohort_test_naive_pending) */
 	uint64_t ins_seq;        /* entries added to pending sets so far (entry.ins_seq) */
+	/* E26: bumped whenever the tree or the time may have changed (each pass, each
+	 * cycle run): a queue's class verdicts from an older value are stale. */
+	uint64_t verdict_gen;
 	/* The entries preempted and queued again at time requeued_at (SIM_TIME_NONE:
 	 * never): they may not preempt at that instant (E25 answers them apart). */
 	sim_time_t requeued_at;
@@ -235,20 +259,34 @@ static void entry_free(struct cohort *c, uint32_t ei)
 
 /* ---- per-queue pending sets: Kueue's ClusterQueue order ---- */
 
-static int before(const struct cohort *c, uint32_t a, uint32_t b)
+/* Queue order on the ordering fields (the order key or the priority, Kueue's
+ * timestamp, the tie-break): does the first come before the second? */
+static int order_before(const struct cohort *c, const double *kx, int32_t px, sim_time_t cx, uint64_t tx,
+			const double *ky, int32_t py, sim_time_t cy, uint64_t ty)
 {
-	const struct kq_wl *x = &ent(c, a)->wl, *y = &ent(c, b)->wl;
 	if (c->order) {
-		const double *kx = ent(c, a)->key.k, *ky = ent(c, b)->key.k;
 		for (int i = 0; i < SIM_ORDER_KEY_LEN; i++)
 			if (kx[i] != ky[i])
 				return kx[i] < ky[i];
-	} else if (x->priority != y->priority) {
-		return x->priority > y->priority;
+	} else if (px != py) {
+		return px > py;
 	}
-	if (x->created != y->created)
-		return x->created < y->created;
-	return x->tie < y->tie;
+	if (cx != cy)
+		return cx < cy;
+	return tx < ty;
+}
+
+static int before(const struct cohort *c, uint32_t a, uint32_t b)
+{
+	const struct entry *x = ent(c, a), *y = ent(c, b);
+	return order_before(c, x->key.k, x->wl.priority, x->wl.created, x->wl.tie, y->key.k, y->wl.priority,
+			    y->wl.created, y->wl.tie);
+}
+
+static int before_pos(const struct cohort *c, const struct entry *x, const struct pos *p)
+{
+	return order_before(c, x->key.k, x->wl.priority, x->wl.created, x->wl.tie, p->key.k, p->priority,
+			    p->created, p->tie);
 }
 
 /* The treap's heap key: a fixed hash of the entry index (murmur3's finalizer), so
@@ -260,6 +298,80 @@ static uint32_t treap_rank(uint32_t ei)
 	x *= 0x85ebca6bu;
 	x ^= x >> 13;
 	return x;
+}
+
+/* ---- the treap's subtree sums (E26) ---- */
+
+#define ODD_BIT (UINT64_C(1) << QCLASS_MAX) /* cls_bit of an entry without a class */
+
+static uint64_t cls_bit(const struct entry *e)
+{
+	return e->cls_slot == CLS_NONE ? ODD_BIT : UINT64_C(1) << e->cls_slot;
+}
+
+static uint32_t sub_n(const struct cohort *c, uint32_t x)
+{
+	return x == NONE_U32 ? 0 : ent(c, x)->sub_n;
+}
+
+/* Recomputes x's sums from its children's. */
+static void pull(struct cohort *c, uint32_t x)
+{
+	struct entry *e = ent(c, x);
+	e->sub_n = 1;
+	e->sub_cls = cls_bit(e);
+	if (e->left != NONE_U32) {
+		e->sub_n += ent(c, e->left)->sub_n;
+		e->sub_cls |= ent(c, e->left)->sub_cls;
+	}
+	if (e->right != NONE_U32) {
+		e->sub_n += ent(c, e->right)->sub_n;
+		e->sub_cls |= ent(c, e->right)->sub_cls;
+	}
+}
+
+/* Recomputes the sums of x and of every ancestor of x. */
+static void pull_up(struct cohort *c, uint32_t x)
+{
+	for (; x != NONE_U32; x = ent(c, x)->up)
+		pull(c, x);
+}
+
+/* x's position in its queue (0: the first). */
+static uint32_t treap_index(const struct cohort *c, uint32_t x)
+{
+	uint32_t i = sub_n(c, ent(c, x)->left);
+	for (uint32_t p = ent(c, x)->up; p != NONE_U32; x = p, p = ent(c, p)->up)
+		if (ent(c, p)->right == x)
+			i += sub_n(c, ent(c, p)->left) + 1;
+	return i;
+}
+
+/* The first entry at position >= from in x's subtree (positions counted from the
+ * subtree's first, base the position of that first in the queue) whose class bit
+ * is in m, with its queue position in *at; NONE_U32 if none. */
+static uint32_t first_of_classes(const struct cohort *c, uint32_t x, uint32_t from, uint64_t m, uint32_t base,
+				 uint32_t *at)
+{
+	while (x != NONE_U32) {
+		const struct entry *e = ent(c, x);
+		if (!(e->sub_cls & m) || e->sub_n <= from)
+			return NONE_U32;
+		uint32_t nl = sub_n(c, e->left);
+		if (from < nl) {
+			uint32_t y = first_of_classes(c, e->left, from, m, base, at);
+			if (y != NONE_U32)
+				return y;
+		}
+		if (from <= nl && (cls_bit(e) & m)) {
+			*at = base + nl;
+			return x;
+		}
+		from = from > nl + 1 ? from - nl - 1 : 0;
+		base += nl + 1;
+		x = e->right;
+	}
+	return NONE_U32;
 }
 
 /* The link that points at x: its parent's left or right, or the queue's root. */
@@ -292,6 +404,8 @@ static void rotate_up(struct cohort *c, struct qstate *q, uint32_t x)
 	if (moved != NONE_U32)
 		ent(c, moved)->up = p;
 	pe->up = x;
+	pull(c, p);
+	pull(c, x);
 }
 
 static uint32_t leftmost(const struct cohort *c, uint32_t x)
@@ -312,8 +426,10 @@ static int is_set_aside(const struct cohort *c, const struct qstate *q, const st
 {
 	if (c->naive_pending)
 		return e->parked_flag;
-	return e->parked_in == q->epoch || (q->bulk_epoch == q->epoch && e->ins_seq < q->bulk_seq);
+	return e->parked_in == q->epoch || (q->bulk_epoch == q->epoch && e->ins_seq < q->bulk_seq) ||
+	       (q->pfx_epoch == q->epoch && e->ins_seq < q->pfx_seq && before_pos(c, e, &q->pfx));
 }
+
 
 /* Links ei, a new leaf of parent (NONE_U32: the only entry), into the queue-order
  * thread: a left child comes just before its parent, a right child just after. */
@@ -360,6 +476,7 @@ static void treap_insert(struct cohort *c, struct qstate *q, uint32_t ei)
 	*link = ei;
 	e->up = parent;
 	e->left = e->right = NONE_U32;
+	pull_up(c, ei);
 	thread_in(c, ei, parent);
 	while (e->up != NONE_U32 && treap_rank(ei) > treap_rank(e->up))
 		rotate_up(c, q, ei);
@@ -377,11 +494,12 @@ static void treap_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 		q->cursor = next_after(c, ei);
 	while (e->left != NONE_U32 && e->right != NONE_U32)
 		rotate_up(c, q, treap_rank(e->left) > treap_rank(e->right) ? e->left : e->right);
-	uint32_t child = e->left != NONE_U32 ? e->left : e->right;
+	uint32_t child = e->left != NONE_U32 ? e->left : e->right, parent = e->up;
 	*link_to(c, q, ei) = child;
 	if (child != NONE_U32)
-		ent(c, child)->up = e->up;
+		ent(c, child)->up = parent;
 	e->left = e->right = e->up = NONE_U32;
+	pull_up(c, parent);
 	thread_out(c, ei);
 }
 
@@ -495,8 +613,8 @@ static int pending_add(struct cohort *c, struct qstate *q, uint32_t ei)
 		if (rc)
 			return rc;
 	} else {
+		class_add(c, q, ei); /* first: the treap's sums read its class */
 		treap_insert(c, q, ei);
-		class_add(c, q, ei);
 	}
 	ent(c, ei)->pending = 1;
 	if (!is_set_aside(c, q, ent(c, ei)))
@@ -524,6 +642,24 @@ static void pending_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 		size_t qi = (size_t)(q - c->qs);
 		c->has_pending[qi / 64] &= ~(UINT64_C(1) << (qi % 64));
 	}
+}
+
+/* Gives each entry that q's run mark (park_run, E26) sets aside a mark of its own
+ * and drops the run mark: done before the entries' ordering fields change, which
+ * the run mark compares. O(entries it covers). */
+static void own_marks_from_run(struct cohort *c, struct qstate *q)
+{
+	if (c->naive_pending || q->pfx_epoch != q->epoch)
+		return;
+	for (uint32_t x = q->root == NONE_U32 ? CURSOR_END : leftmost(c, q->root); x != CURSOR_END;
+	     x = next_after(c, x)) {
+		struct entry *e = ent(c, x);
+		if (!before_pos(c, e, &q->pfx))
+			break; /* every entry after it comes after the mark too */
+		if (e->ins_seq < q->pfx_seq)
+			e->parked_in = q->epoch;
+	}
+	q->pfx_epoch = 0;
 }
 
 /* Its priority changed: it moves in its queue, set aside or not as before. */
@@ -866,6 +1002,8 @@ static void set_priority(struct cohort *c, const struct sim_view *v, uint32_t jo
 			c->oom = 1;
 		return;
 	}
+	if (e->pending)
+		own_marks_from_run(c, &c->qs[j->queue]); /* before its place moves */
 	e->wl.priority = prio;
 	if (e->pending)
 		pending_reorder(c, &c->qs[j->queue], ei);
@@ -1160,14 +1298,56 @@ static int set_aside(struct cohort *c, struct entry *e)
 	return 1;
 }
 
+/* q's class verdicts, cleared if they were found on another tree or time (E26). */
+static void verdicts_fresh(const struct cohort *c, struct qstate *q)
+{
+	if (q->verdict_gen != c->verdict_gen) {
+		q->verdict_gen = c->verdict_gen;
+		q->cls_known = q->cls_refused = 0;
+	}
+}
+
+/* The verdict (kq_inadmissible) of class slot k of q on the tree as it stands,
+ * once a tree (E26): asked of wl, an entry of the class, as a job not preempted
+ * now (its flag is kept: it may be a head of this cycle). 1 (not admissible), 0,
+ * or -SIM_ENOMEM. */
+static int class_inadmissible(struct cohort *c, struct qstate *q, int k, struct kq_wl *wl, sim_time_t now)
+{
+	verdicts_fresh(c, q);
+	uint32_t bit = UINT32_C(1) << k;
+	if (!(q->cls_known & bit)) {
+		uint8_t was = wl->no_preempt;
+		wl->no_preempt = 0;
+		int rc = kq_inadmissible(c->kq, wl, now);
+		wl->no_preempt = was;
+		if (rc < 0)
+			return rc;
+		q->cls_known |= bit;
+		if (rc)
+			q->cls_refused |= bit;
+	}
+	return (q->cls_refused & bit) != 0;
+}
+
+/* Head wl's verdict: its class's when it has one and may preempt (E26), asked of
+ * wl itself the first time (kq keeps a nomination that may admit for the cycle
+ * that follows, by workload), else its own. */
+static int head_inadmissible(struct cohort *c, struct kq_wl *wl, sim_time_t now)
+{
+	struct entry *e = (struct entry *)wl;
+	if (c->naive_pending || e->cls_slot == CLS_NONE || wl->no_preempt)
+		return kq_inadmissible(c->kq, wl, now);
+	return class_inadmissible(c, &c->qs[e->tq], e->cls_slot, wl, now);
+}
+
 /* Would kq_cycle leave every head "not admissible" (NoFit or NoCandidates)? Each
- * is answered from kq's memos or nominated now, as the cycle's first step would,
- * until one may be admitted. Then the cycle would change nothing but leave them
- * waiting. 1, 0, or -SIM_ENOMEM. */
+ * is answered from its class's verdict, kq's memos or nominated now, as the
+ * cycle's first step would, until one may be admitted. Then the cycle would change
+ * nothing but leave them waiting. 1, 0, or -SIM_ENOMEM. */
 static int all_inadmissible(struct cohort *c, size_t n, sim_time_t now)
 {
 	for (size_t i = 0; i < n; i++) {
-		int rc = kq_inadmissible(c->kq, c->heads[i], now);
+		int rc = head_inadmissible(c, c->heads[i], now);
 		if (rc <= 0)
 			return rc;
 	}
@@ -1201,9 +1381,8 @@ static int queue_inadmissible(struct cohort *c, struct qstate *q, sim_time_t now
 	if (q->n_odd)
 		return 0;
 	for (uint32_t m = q->cls_used; m; m &= m - 1) {
-		struct entry *e = ent(c, q->cls[__builtin_ctz(m)].first);
-		e->wl.no_preempt = 0; /* the class as a job not preempted now: those are apart */
-		int rc = kq_inadmissible(c->kq, &e->wl, now);
+		int k = __builtin_ctz(m);
+		int rc = class_inadmissible(c, q, k, &ent(c, q->cls[k].first)->wl, now);
 		if (rc <= 0)
 			return rc;
 	}
@@ -1248,6 +1427,122 @@ static int drain_inadmissible(struct cohort *c, sim_time_t now)
 	return 1;
 }
 
+/* The entry at queue position i of q (i < q->n). */
+static uint32_t treap_at(const struct cohort *c, const struct qstate *q, uint32_t i)
+{
+	uint32_t x = q->root;
+	for (;;) {
+		uint32_t nl = sub_n(c, ent(c, x)->left);
+		if (i == nl)
+			return x;
+		if (i < nl) {
+			x = ent(c, x)->left;
+		} else {
+			i -= nl + 1;
+			x = ent(c, x)->right;
+		}
+	}
+}
+
+/* Sets aside at once the cnt entries of q from queue position r0 on, where every
+ * entry before r0 is set aside and none from r0 on (E26). The mark is the position
+ * that follows, as its ordering fields, and the count of entries so far: an entry
+ * queued later is not set aside. */
+static void park_run(struct cohort *c, struct qstate *q, uint32_t r0, uint32_t cnt)
+{
+	if (cnt >= q->n_unparked) {
+		park_all(c, q);
+		return;
+	}
+	const struct entry *x = ent(c, treap_at(c, q, r0 + cnt));
+	q->pfx_epoch = q->epoch;
+	q->pfx_seq = c->ins_seq;
+	q->pfx = (struct pos){ .key = x->key, .priority = x->wl.priority, .created = x->wl.created, .tie = x->wl.tie };
+	q->cursor = x->self;
+	q->n_unparked -= cnt;
+}
+
+/* How many cycles from this one would find q's head not admissible, counted up to
+ * limit (E26): the distance from q's head, at position r0 and not admissible, to
+ * the first entry after it whose class may be admitted now or that has no class
+ * (its verdict is its own). The classes met on the way are asked, in queue order,
+ * the entry found itself; those found not admissible are passed over. UINT32_MAX
+ * if no entry may be admitted (q runs out of heads first), limit if none before
+ * it; or -SIM_ENOMEM as a negative int64_t. */
+static int64_t refused_run(struct cohort *c, struct qstate *q, uint32_t r0, uint32_t limit, sim_time_t now)
+{
+	verdicts_fresh(c, q);
+	uint64_t m = (q->n_odd ? ODD_BIT : 0) | (q->cls_used & ~(q->cls_known & q->cls_refused));
+	for (;;) {
+		uint32_t at = 0;
+		uint32_t x = first_of_classes(c, q->root, r0 + 1, m, 0, &at);
+		if (x == NONE_U32)
+			return UINT32_MAX;
+		if (at - r0 >= limit)
+			return limit;
+		struct entry *e = ent(c, x);
+		if (e->cls_slot == CLS_NONE)
+			return at - r0;
+		int rc = class_inadmissible(c, q, e->cls_slot, &e->wl, now);
+		if (rc < 0)
+			return rc;
+		if (!rc)
+			return at - r0;
+		m &= ~(UINT64_C(1) << e->cls_slot);
+	}
+}
+
+/* E26. Every head of this cycle is not admissible, and the heads came from
+ * collect_heads (c->active: every queue with a head, its cursor at the head).
+ * While nothing is admitted the tree does not change, so the cycles that follow
+ * set one head of each queue aside after another, each answered by its class's
+ * verdict, until a cycle meets a head that may be admitted: the first such
+ * cycle is the least distance, over the queues, from the head to the first entry
+ * that may be admitted. Every cycle before it is skipped: the entries those
+ * cycles would set aside are set aside at once (a StrictFIFO queue's head stays,
+ * as it would). A job preempted at this instant may not preempt now, so its
+ * verdict is its own: the skip ends before it, and the cycle that meets it asks
+ * it. Not under the head bound or the naive oracle, nor when a queue has entries
+ * set aside after its head (the positions would not count cycles). 1 if cycles
+ * were skipped, 0 if not (the cycle runs as before), or -SIM_ENOMEM. */
+static int skip_refused_cycles(struct cohort *c, sim_time_t now)
+{
+	if (c->naive_pending || c->max_heads_per_queue)
+		return 0;
+	uint32_t runs = UINT32_MAX; /* cycles from this one whose heads are all not admissible */
+	for (size_t k = 0; c->requeued_at == now && k < c->n_requeued; k++) {
+		const struct entry *e = ent(c, c->requeued[k]);
+		const struct qstate *q = &c->qs[e->tq];
+		if (!e->pending || e->evicted_at != now || q->strict_fifo || is_set_aside(c, q, e))
+			continue; /* not a head to come (a queue with one has its cursor at its head) */
+		uint32_t d = treap_index(c, e->self) - treap_index(c, q->cursor);
+		if (d >= 1 && d < runs) /* 0: this cycle's head, answered already */
+			runs = d;
+	}
+	for (size_t k = 0; k < c->n_active; k++) {
+		struct qstate *q = &c->qs[c->active[k]];
+		if (q->strict_fifo)
+			continue; /* its head stays, not admissible, in each of those cycles */
+		uint32_t r0 = treap_index(c, q->cursor);
+		if (q->n_unparked != q->n - r0)
+			return 0;
+		int64_t d = refused_run(c, q, r0, runs, now);
+		if (d < 0)
+			return (int)d;
+		if (d < runs)
+			runs = (uint32_t)d;
+	}
+	if (runs == UINT32_MAX || runs < 2) /* none may be admitted (E25's case), or the next may */
+		return 0;
+	for (size_t k = 0; k < c->n_active; k++) {
+		struct qstate *q = &c->qs[c->active[k]];
+		if (!q->strict_fifo)
+			park_run(c, q, treap_index(c, q->cursor), runs);
+	}
+	cohort_test_skips++;
+	return 1;
+}
+
 /* Applies one cycle's outcome. Returns 1 if it changed anything (admitted,
  * preempted or parked), 0 if quiescent, or -SIM_E*. */
 static int apply_decision(struct cohort *c, sim_time_t now, int *preempted)
@@ -1286,6 +1581,7 @@ static int apply_decision(struct cohort *c, sim_time_t now, int *preempted)
 static void resort_queue(struct cohort *c, struct qstate *q, const uint32_t *ents, size_t n)
 {
 	int sorted = 1;
+	own_marks_from_run(c, q); /* before the keys it compares change */
 	for (size_t k = 0; k < n; k++) {
 		entry_rekey(c, ents[k]);
 		if (k && before(c, ents[k], ents[k - 1]))
@@ -1372,6 +1668,7 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 			c->qs[qi].parked_this_pass = 0;
 	place_awaiting(c, now);
 	c->active_valid = 0;
+	c->verdict_gen++; /* a new time or tree: the classes' verdicts are asked again */
 	int try_drain = 1; /* E25 once a run of cycles that change nothing */
 	for (int first = 1;; first = 0) {
 		size_t n = first ? take_preemptors(c) : 0;
@@ -1388,6 +1685,11 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 				if ((rc = drain_inadmissible(c, now)) != 0)
 					break;
 			}
+			if (collected && (rc = skip_refused_cycles(c, now)) != 0) {
+				if (rc < 0)
+					break;
+				continue;
+			}
 			rc = set_aside_heads(c, n);
 			if (rc <= 0)
 				break;
@@ -1396,6 +1698,7 @@ static int co_pick(struct sim_policy *pol, const struct sim_view *v, struct sim_
 		try_drain = 1;
 		if ((rc = kq_cycle(c->kq, c->heads, n, now, place_cb, c, &c->dec)))
 			break;
+		c->verdict_gen++; /* the cycle may have changed the tree */
 		rc = apply_decision(c, now, &preempted);
 		if (rc <= 0 || preempted)
 			break;
@@ -1765,7 +2068,7 @@ static int build_option_rows(struct cohort *c, const struct sim_trace *t)
 }
 
 int cohort_test_naive_pending;
-unsigned long cohort_test_drains;
+unsigned long cohort_test_drains, cohort_test_skips;
 
 static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *env, const cJSON *params,
 			  struct sim_diag *diag, int hard)

@@ -69,7 +69,7 @@ struct cohort_setup {
 extern int cohort_test_naive_pending;
 /* Tests only: passes that set every pending entry aside at once (docs/kueue-rules.md
  * E25), counted so a test can tell that its runs took that path. */
-extern unsigned long cohort_test_drains;
+extern unsigned long cohort_test_drains, cohort_test_skips;
 
 /* Reads $.policies.quota of a run (keys in experiments/README.md). Returns 0 or
  * -SIM_EPARSE / -SIM_ENOMEM with located errors in diag. */
