@@ -961,45 +961,6 @@ static void test_cohort_per_option_counts(void)
 	}
 }
 
-/* ---- BestEffortFIFO without a bound (Kueue) ---- */
-
-/* One queue, 8 GPUs of quota on one 8-GPU node, no preemption: "run" (4 GPUs)
- * starts at 0; the 1,000 jobs of 8 GPUs behind it need quota "run" holds, so each
- * is set aside in turn, and "small" (4 GPUs, last in the queue) is admitted at the
- * same instant. Bounded at 16 heads a pass (the option), it waits for "run". */
-static void many_heads_trace(struct sim_trace *t)
-{
-	char id[16];
-	add_job(t, "run", 0, 1000, 4, "a", 0);
-	for (int i = 0; i < 1000; i++) {
-		snprintf(id, sizeof id, "big%d", i);
-		add_job(t, id, 0, 10, 8, "a", 0);
-	}
-	add_job(t, "small", 0, 10, 4, "a", 0);
-}
-
-static void test_cohort_every_head_set_aside(void)
-{
-	struct qrun r;
-	struct sim_trace *t = sim_trace_create();
-	many_heads_trace(t);
-	qrun(&r, t, 1, "priority", ONE_QUEUE(""), NULL);
-	CU_ASSERT_EQUAL(job_by_id(r.t, "small")->start_ns, job_by_id(r.t, "small")->submit_ns);
-	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "small"), 0.0, 1e-9);
-	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "big0"), 1000.0, 1e-9);
-	qrun_free(&r);
-
-	t = sim_trace_create();
-	many_heads_trace(t);
-	qrun(&r, t, 1, "priority",
-	     "{\"name\": \"cohort\", \"queues\": [{\"name\": \"a\", \"cohort\": null,"
-	     " \"quota\": {\"f\": {\"gpu\": {\"nominal\": 8}}}}], \"unlisted_queues\": {\"cohort\": null},"
-	     " \"max_heads_per_queue\": 16}",
-	     NULL);
-	CU_ASSERT(tu_start_s(r.t, "small") >= 1000.0);
-	qrun_free(&r);
-}
-
 /* The differential test: random small runs, each once on the treap with park
  * epochs and once on the naive oracle (cohort_test_naive_pending), must give the
  * same job table (start, end, state, preemptions of every job, byte for byte) and
@@ -1119,6 +1080,59 @@ static void diff_decisions_equal(const struct sim_decisions *a, const struct sim
 	}
 }
 
+/* ---- BestEffortFIFO without a bound (Kueue) ---- */
+
+/* One queue, 8 GPUs of quota on one 8-GPU node, no preemption: "run" (4 GPUs)
+ * starts at 0; the 1,000 jobs of 8 GPUs behind it need quota "run" holds, so each
+ * is set aside in turn, and "small" (4 GPUs, last in the queue) is admitted at the
+ * same instant. Bounded at 16 heads a pass (the option), it waits for "run". */
+static void many_heads_trace(struct sim_trace *t)
+{
+	char id[16];
+	add_job(t, "run", 0, 1000, 4, "a", 0);
+	for (int i = 0; i < 1000; i++) {
+		snprintf(id, sizeof id, "big%d", i);
+		add_job(t, id, 0, 10, 8, "a", 0);
+	}
+	add_job(t, "small", 0, 10, 4, "a", 0);
+}
+
+static void test_cohort_every_head_set_aside(void)
+{
+	struct qrun r, naive;
+	struct sim_trace *t = sim_trace_create();
+	many_heads_trace(t);
+	cohort_test_skips = 0;
+	qrun(&r, t, 1, "priority", ONE_QUEUE(""), NULL);
+	CU_ASSERT_EQUAL(job_by_id(r.t, "small")->start_ns, job_by_id(r.t, "small")->submit_ns);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "small"), 0.0, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(r.t, "big0"), 1000.0, 1e-9);
+	/* E26: the refused bigs are passed over in runs, not one cycle each */
+	CU_ASSERT(cohort_test_skips > 0);
+	t = sim_trace_create();
+	many_heads_trace(t);
+	cohort_test_naive_pending = 1;
+	kq_test_oracle = KQ_ORACLE_ALL;
+	unsigned long skips = cohort_test_skips;
+	qrun(&naive, t, 1, "priority", ONE_QUEUE(""), NULL);
+	cohort_test_naive_pending = 0;
+	kq_test_oracle = 0;
+	CU_ASSERT_EQUAL(cohort_test_skips, skips); /* the oracle asks every head */
+	assert_same_jobs(&r, &naive, 0, "many heads");
+	qrun_free(&r);
+	qrun_free(&naive);
+
+	t = sim_trace_create();
+	many_heads_trace(t);
+	qrun(&r, t, 1, "priority",
+	     "{\"name\": \"cohort\", \"queues\": [{\"name\": \"a\", \"cohort\": null,"
+	     " \"quota\": {\"f\": {\"gpu\": {\"nominal\": 8}}}}], \"unlisted_queues\": {\"cohort\": null},"
+	     " \"max_heads_per_queue\": 16}",
+	     NULL);
+	CU_ASSERT(tu_start_s(r.t, "small") >= 1000.0);
+	qrun_free(&r);
+}
+
 /* E25, every pending entry set aside at once. One queue of 8 GPUs on one node, no
  * preemption: "run" (8 GPUs) holds the quota from 0 to 1000 s; behind it h0..h299
  * (2 GPUs, priority 1) and l0..l299 (4 GPUs, priority 0), submitted one a second
@@ -1171,6 +1185,7 @@ static void test_cohort_epochs_match_naive_oracle(void)
 	size_t preemptions = 0, jobs = 0;
 	kq_test_bound_mismatches = 0;
 	cohort_test_drains = 0;
+	cohort_test_skips = 0;
 	for (unsigned long seed = 1; seed <= 60; seed++) {
 		gsl_rng_set(g, seed);
 		int n = 60 + (int)gsl_rng_uniform_int(g, 90);
@@ -1199,6 +1214,7 @@ static void test_cohort_epochs_match_naive_oracle(void)
 	CU_ASSERT(preemptions > 0); /* the runs do preempt */
 	CU_ASSERT(jobs > 0);
 	CU_ASSERT(cohort_test_drains > 0); /* and set whole queues aside (E25) */
+	CU_ASSERT(cohort_test_skips > 0); /* and passed over runs of refused heads (E26) */
 	CU_ASSERT_EQUAL(kq_test_bound_mismatches, 0);
 	gsl_rng_free(g);
 }
