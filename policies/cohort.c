@@ -175,6 +175,10 @@ struct cohort {
 					* change in its tree (SIM_TIME_NONE: none); owned */
 	int shrink_check;        /* a quota went down: evict what no longer fits */
 	int max_heads_per_queue; /* heads a queue may set aside in one pass; 0 = no bound (Kueue) */
+	/* skip_refused_cycles' back-off: after a try that found nothing to skip, the next
+	 * skip_wait tries are not made (skip_backoff doubles to 63 and falls to 0 after a
+	 * skip). A try only saves time, whatever it finds: decisions do not depend on it. */
+	uint32_t skip_wait, skip_backoff;
 	int naive_pending;       /* pending sets are the naive oracle (cohort_test_naive_pending) */
 	uint64_t ins_seq;        /* entries added to pending sets so far (entry.ins_seq) */
 	/* E26: bumped whenever the tree or the time may have changed (each pass, each
@@ -1505,10 +1509,8 @@ static int64_t refused_run(struct cohort *c, struct qstate *q, uint32_t r0, uint
  * it. Not under the head bound or the naive oracle, nor when a queue has entries
  * set aside after its head (the positions would not count cycles). 1 if cycles
  * were skipped, 0 if not (the cycle runs as before), or -SIM_ENOMEM. */
-static int skip_refused_cycles(struct cohort *c, sim_time_t now)
+static int find_refused_run_and_park(struct cohort *c, sim_time_t now)
 {
-	if (c->naive_pending || c->max_heads_per_queue)
-		return 0;
 	uint32_t runs = UINT32_MAX; /* cycles from this one whose heads are all not admissible */
 	for (size_t k = 0; c->requeued_at == now && k < c->n_requeued; k++) {
 		const struct entry *e = ent(c, c->requeued[k]);
@@ -1518,6 +1520,8 @@ static int skip_refused_cycles(struct cohort *c, sim_time_t now)
 		uint32_t d = treap_index(c, e->self) - treap_index(c, q->cursor);
 		if (d >= 1 && d < runs) /* 0: this cycle's head, answered already */
 			runs = d;
+		if (runs < 2)
+			return 0; /* the next cycle asks it: nothing to skip */
 	}
 	for (size_t k = 0; k < c->n_active; k++) {
 		struct qstate *q = &c->qs[c->active[k]];
@@ -1531,6 +1535,8 @@ static int skip_refused_cycles(struct cohort *c, sim_time_t now)
 			return (int)d;
 		if (d < runs)
 			runs = (uint32_t)d;
+		if (runs < 2)
+			return 0; /* the next cycle may admit: the other queues need not be asked */
 	}
 	if (runs == UINT32_MAX || runs < 2) /* none may be admitted (E25's case), or the next may */
 		return 0;
@@ -1541,6 +1547,26 @@ static int skip_refused_cycles(struct cohort *c, sim_time_t now)
 	}
 	cohort_test_skips++;
 	return 1;
+}
+
+/* find_refused_run_and_park when the back-off allows a try (struct cohort,
+ * skip_wait): the same return values. */
+static int skip_refused_cycles(struct cohort *c, sim_time_t now)
+{
+	if (c->naive_pending || c->max_heads_per_queue)
+		return 0;
+	if (c->skip_wait) {
+		c->skip_wait--;
+		return 0;
+	}
+	int rc = find_refused_run_and_park(c, now);
+	if (rc == 0) {
+		c->skip_backoff = c->skip_backoff < 32 ? 2 * c->skip_backoff + 1 : 63;
+		c->skip_wait = c->skip_backoff;
+	} else if (rc > 0) {
+		c->skip_backoff = 0;
+	}
+	return rc;
 }
 
 /* Applies one cycle's outcome. Returns 1 if it changed anything (admitted,
