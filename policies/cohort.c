@@ -434,7 +434,6 @@ static int is_set_aside(const struct cohort *c, const struct qstate *q, const st
 	       (q->pfx_epoch == q->epoch && e->ins_seq < q->pfx_seq && before_pos(c, e, &q->pfx));
 }
 
-
 /* Links ei, a new leaf of parent (NONE_U32: the only entry), into the queue-order
  * thread: a left child comes just before its parent, a right child just after. */
 static void thread_in(struct cohort *c, uint32_t ei, uint32_t parent)
@@ -1538,7 +1537,7 @@ static int find_refused_run_and_park(struct cohort *c, sim_time_t now)
 		if (runs < 2)
 			return 0; /* the next cycle may admit: the other queues need not be asked */
 	}
-	if (runs == UINT32_MAX || runs < 2) /* none may be admitted (E25's case), or the next may */
+	if (runs == UINT32_MAX) /* none may be admitted (E25's case); runs < 2 returned above */
 		return 0;
 	for (size_t k = 0; k < c->n_active; k++) {
 		struct qstate *q = &c->qs[c->active[k]];

@@ -1080,6 +1080,18 @@ static void diff_decisions_equal(const struct sim_decisions *a, const struct sim
 	}
 }
 
+/* qrun on the naive oracle: naive pending sets and every kq oracle bit, reset
+ * after the run. */
+static void qrun_naive(struct qrun *r, struct sim_trace *t, uint32_t nodes, const char *order, const char *quota,
+		       const char *preempt)
+{
+	cohort_test_naive_pending = 1;
+	kq_test_oracle = KQ_ORACLE_ALL;
+	qrun(r, t, nodes, order, quota, preempt);
+	cohort_test_naive_pending = 0;
+	kq_test_oracle = 0;
+}
+
 /* ---- BestEffortFIFO without a bound (Kueue) ---- */
 
 /* One queue, 8 GPUs of quota on one 8-GPU node, no preemption: "run" (4 GPUs)
@@ -1111,12 +1123,8 @@ static void test_cohort_every_head_set_aside(void)
 	CU_ASSERT(cohort_test_skips > 0);
 	t = sim_trace_create();
 	many_heads_trace(t);
-	cohort_test_naive_pending = 1;
-	kq_test_oracle = KQ_ORACLE_ALL;
 	unsigned long skips = cohort_test_skips;
-	qrun(&naive, t, 1, "priority", ONE_QUEUE(""), NULL);
-	cohort_test_naive_pending = 0;
-	kq_test_oracle = 0;
+	qrun_naive(&naive, t, 1, "priority", ONE_QUEUE(""), NULL);
 	CU_ASSERT_EQUAL(cohort_test_skips, skips); /* the oracle asks every head */
 	assert_same_jobs(&r, &naive, 0, "many heads");
 	qrun_free(&r);
@@ -1167,12 +1175,8 @@ static void test_cohort_drain_sets_whole_queue_aside(void)
 	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(fast.t, "h299"), 1740.0, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(fast.t, "l0"), 1750.0, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(tu_start_s(fast.t, "l299"), 3240.0, 1e-9);
-	cohort_test_naive_pending = 1;
-	kq_test_oracle = KQ_ORACLE_ALL;
 	unsigned long before = cohort_test_drains;
-	qrun(&naive, drain_trace(), 1, "priority", ONE_QUEUE(""), NULL);
-	cohort_test_naive_pending = 0;
-	kq_test_oracle = 0;
+	qrun_naive(&naive, drain_trace(), 1, "priority", ONE_QUEUE(""), NULL);
 	CU_ASSERT_EQUAL(cohort_test_drains, before); /* the oracle never takes it */
 	assert_same_jobs(&fast, &naive, 0, "drain");
 	qrun_free(&fast);
@@ -1199,11 +1203,7 @@ static void test_cohort_epochs_match_naive_oracle(void)
 		kq_test_oracle = KQ_ORACLE_CHECK_BOUNDS; /* the fast path, its flat bounds checked */
 		qrun(&fast, diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
 		kq_test_oracle = 0;
-		cohort_test_naive_pending = 1;
-		kq_test_oracle = KQ_ORACLE_ALL;
-		qrun(&naive, diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
-		cohort_test_naive_pending = 0;
-		kq_test_oracle = 0;
+		qrun_naive(&naive, diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
 		assert_same_jobs(&fast, &naive, seed, dc.quota);
 		diff_decisions_equal(sim_engine_decisions(fast.e), sim_engine_decisions(naive.e));
 		preemptions += sim_engine_decisions(fast.e)->n;
