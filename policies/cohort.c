@@ -62,16 +62,10 @@ struct entry {
 	uint32_t cls_next, cls_prev;
 	uint8_t cls_slot;
 	sim_time_t evicted_at; /* when it was last preempted (SIM_TIME_NONE: never) */
-	/* Pending-set links (entry indices, NONE_U32 = none): the left, right and parent
-	 * of its node in the queue's treap; the naive set keeps its slot in `left`. The
-	 * treap is also threaded in queue order: `next` is the entry after it (NONE_U32:
-	 * the last), so the head search steps in O(1). */
-	uint32_t next, prev, left, right, up;
-	/* Its treap subtree's size and the class bits of its entries (cls_bit; E26):
-	 * a queue position is counted and the first entry of some classes found in
-	 * O(depth). */
-	uint32_t sub_n;
-	uint64_t sub_cls;
+	/* The queue-order thread of its pending set (entry indices, NONE_U32 = none):
+	 * `next` is the entry after it (NONE_U32: the last), so the head search steps in
+	 * O(1). Its treap node is apart (struct tnode). */
+	uint32_t next, prev;
 	uint32_t tq;    /* its trace queue (index of qs): the job's, kept here so the pass
 			 * does not read the job array for it */
 	uint32_t job;   /* job index */
@@ -81,6 +75,19 @@ struct entry {
 	uint8_t pending; /* in its queue's pending set (queued, not holding quota) */
 	uint8_t parked_flag; /* naive pending sets only (tests' oracle): set aside */
 	struct sim_order_key key; /* the order policy's rank, while pending (keyed cohorts) */
+};
+
+/* An entry's node in its queue's treap, kept apart from the entry (cohort.nodes, the
+ * same index): the searches of E26 (a queue position, the first entry of some
+ * classes, the entry at a position) walk root-to-leaf and leaf-to-root paths of
+ * these only, and at 32 bytes a node a queue of 100,000 pending entries fits in the
+ * last-level cache where its 400-byte entries do not. Links are entry indices,
+ * NONE_U32 = none; the naive set keeps the entry's slot in `left`. */
+struct tnode {
+	uint64_t sub_cls; /* the class bits (cls_bit) of its subtree's entries */
+	uint64_t own;     /* its own entry's cls_bit, set when it enters the treap */
+	uint32_t left, right, up;
+	uint32_t sub_n;   /* its subtree's size */
 };
 
 struct qstate {
@@ -95,6 +102,11 @@ struct qstate {
 	/* Where the head search starts: every pending entry before it is set aside in
 	 * this epoch. CURSOR_FIRST: the first entry; CURSOR_END: all are set aside. */
 	uint32_t cursor;
+	/* The cursor's queue position, known without a walk (cursor_pos): pos is the
+	 * position of entry pos_of while the treap has had no insert or remove since
+	 * (mut, bumped by each, equals pos_mut). An entry's position changes only then. */
+	uint64_t mut, pos_mut;
+	uint32_t pos_of, pos;
 	size_t n_unparked;       /* pending entries not set aside (treap sets) */
 	/* Every entry set aside at once (drain_inadmissible): in epoch bulk_epoch, the
 	 * entries that entered before ins_seq bulk_seq are set aside. */
@@ -164,6 +176,7 @@ struct cohort {
 	struct qstate *qs;       /* per trace queue */
 	size_t n_queues;
 	struct entry **chunks;   /* the pool, in chunks that never move: kq keeps pointers */
+	struct tnode **nodes;    /* the entries' treap nodes, in chunks of the same size */
 	size_t n_chunks;
 	uint32_t *job_entry;     /* per job: entry index or NONE_U32 */
 	size_t n_pool, cap_pool;
@@ -232,6 +245,11 @@ static inline struct entry *ent(const struct cohort *c, uint32_t i)
 	return &c->chunks[i >> CHUNK_SHIFT][i & ((1u << CHUNK_SHIFT) - 1)];
 }
 
+static inline struct tnode *tn(const struct cohort *c, uint32_t i)
+{
+	return &c->nodes[i >> CHUNK_SHIFT][i & ((1u << CHUNK_SHIFT) - 1)];
+}
+
 static uint32_t entry_new(struct cohort *c)
 {
 	if (c->n_free)
@@ -241,8 +259,17 @@ static uint32_t entry_new(struct cohort *c)
 		if (!nc)
 			return NONE_U32;
 		c->chunks = nc;
-		if (!(nc[c->n_chunks] = malloc(sizeof(struct entry) << CHUNK_SHIFT)))
+		struct tnode **nn = realloc(c->nodes, (c->n_chunks + 1) * sizeof *nn);
+		if (!nn)
 			return NONE_U32;
+		c->nodes = nn;
+		nc[c->n_chunks] = malloc(sizeof(struct entry) << CHUNK_SHIFT);
+		nn[c->n_chunks] = malloc(sizeof(struct tnode) << CHUNK_SHIFT);
+		if (!nc[c->n_chunks] || !nn[c->n_chunks]) {
+			free(nc[c->n_chunks]);
+			free(nn[c->n_chunks]);
+			return NONE_U32;
+		}
 		c->n_chunks++;
 		c->cap_pool += (size_t)1 << CHUNK_SHIFT;
 	}
@@ -315,59 +342,62 @@ static uint64_t cls_bit(const struct entry *e)
 
 static uint32_t sub_n(const struct cohort *c, uint32_t x)
 {
-	return x == NONE_U32 ? 0 : ent(c, x)->sub_n;
+	return x == NONE_U32 ? 0 : tn(c, x)->sub_n;
 }
 
 /* Recomputes x's sums from its children's. */
 static void pull(struct cohort *c, uint32_t x)
 {
-	struct entry *e = ent(c, x);
-	e->sub_n = 1;
-	e->sub_cls = cls_bit(e);
-	if (e->left != NONE_U32) {
-		e->sub_n += ent(c, e->left)->sub_n;
-		e->sub_cls |= ent(c, e->left)->sub_cls;
+	struct tnode *t = tn(c, x);
+	t->sub_n = 1;
+	t->sub_cls = t->own;
+	if (t->left != NONE_U32) {
+		t->sub_n += tn(c, t->left)->sub_n;
+		t->sub_cls |= tn(c, t->left)->sub_cls;
 	}
-	if (e->right != NONE_U32) {
-		e->sub_n += ent(c, e->right)->sub_n;
-		e->sub_cls |= ent(c, e->right)->sub_cls;
+	if (t->right != NONE_U32) {
+		t->sub_n += tn(c, t->right)->sub_n;
+		t->sub_cls |= tn(c, t->right)->sub_cls;
 	}
 }
 
 /* Recomputes the sums of x and of every ancestor of x. */
 static void pull_up(struct cohort *c, uint32_t x)
 {
-	for (; x != NONE_U32; x = ent(c, x)->up)
+	for (; x != NONE_U32; x = tn(c, x)->up)
 		pull(c, x);
 }
 
 /* x's position in its queue (0: the first). */
 static uint32_t treap_index(const struct cohort *c, uint32_t x)
 {
-	uint32_t i = sub_n(c, ent(c, x)->left);
-	for (uint32_t p = ent(c, x)->up; p != NONE_U32; x = p, p = ent(c, p)->up)
-		if (ent(c, p)->right == x)
-			i += sub_n(c, ent(c, p)->left) + 1;
+	uint32_t i = sub_n(c, tn(c, x)->left);
+	for (uint32_t p = tn(c, x)->up; p != NONE_U32; x = p, p = tn(c, p)->up)
+		if (tn(c, p)->right == x)
+			i += sub_n(c, tn(c, p)->left) + 1;
 	return i;
 }
 
 /* The first entry at position >= from in x's subtree (positions counted from the
  * subtree's first, base the position of that first in the queue) whose class bit
- * is in m, with its queue position in *at; NONE_U32 if none. */
+ * is in m and whose queue position is below end, with that position in *at;
+ * NONE_U32 if none. */
 static uint32_t first_of_classes(const struct cohort *c, uint32_t x, uint32_t from, uint64_t m, uint32_t base,
-				 uint32_t *at)
+				 uint64_t end, uint32_t *at)
 {
-	while (x != NONE_U32) {
-		const struct entry *e = ent(c, x);
+	while (x != NONE_U32 && base < end) {
+		const struct tnode *e = tn(c, x);
 		if (!(e->sub_cls & m) || e->sub_n <= from)
 			return NONE_U32;
 		uint32_t nl = sub_n(c, e->left);
 		if (from < nl) {
-			uint32_t y = first_of_classes(c, e->left, from, m, base, at);
+			uint32_t y = first_of_classes(c, e->left, from, m, base, end, at);
 			if (y != NONE_U32)
 				return y;
 		}
-		if (from <= nl && (cls_bit(e) & m)) {
+		if ((uint64_t)base + nl >= end)
+			return NONE_U32; /* x and its right subtree lie at end or after */
+		if (from <= nl && (e->own & m)) {
 			*at = base + nl;
 			return x;
 		}
@@ -378,21 +408,52 @@ static uint32_t first_of_classes(const struct cohort *c, uint32_t x, uint32_t fr
 	return NONE_U32;
 }
 
+/* The first entry after x, at queue position pos, whose class bit is in m and whose
+ * position is below end, with that position in *at; NONE_U32 if none. A finger
+ * search: up from x to the first ancestor that follows it, down into the first
+ * right subtree that holds one of the classes, so an entry d positions away costs
+ * O(log d) nodes, not a walk from the root. */
+static uint32_t first_of_classes_after(const struct cohort *c, uint32_t x, uint32_t pos, uint64_t m, uint64_t end,
+				       uint32_t *at)
+{
+	for (;;) {
+		const struct tnode *t = tn(c, x);
+		if (t->right != NONE_U32 && (tn(c, t->right)->sub_cls & m))
+			return first_of_classes(c, t->right, 0, m, pos + 1, end, at);
+		pos += sub_n(c, t->right); /* now the last position of x's subtree */
+		if ((uint64_t)pos + 1 >= end)
+			return NONE_U32;
+		uint32_t p = t->up;
+		while (p != NONE_U32 && tn(c, p)->right == x) { /* a right child ends its parent's subtree too */
+			x = p;
+			p = tn(c, p)->up;
+		}
+		if (p == NONE_U32)
+			return NONE_U32;
+		pos++; /* p follows x's subtree */
+		if (tn(c, p)->own & m) {
+			*at = pos;
+			return p;
+		}
+		x = p;
+	}
+}
+
 /* The link that points at x: its parent's left or right, or the queue's root. */
 static uint32_t *link_to(struct cohort *c, struct qstate *q, uint32_t x)
 {
-	uint32_t p = ent(c, x)->up;
+	uint32_t p = tn(c, x)->up;
 	if (p == NONE_U32)
 		return &q->root;
-	return ent(c, p)->left == x ? &ent(c, p)->left : &ent(c, p)->right;
+	return tn(c, p)->left == x ? &tn(c, p)->left : &tn(c, p)->right;
 }
 
 /* Rotates x above its parent, keeping the order. */
 static void rotate_up(struct cohort *c, struct qstate *q, uint32_t x)
 {
-	struct entry *e = ent(c, x);
+	struct tnode *e = tn(c, x);
 	uint32_t p = e->up;
-	struct entry *pe = ent(c, p);
+	struct tnode *pe = tn(c, p);
 	*link_to(c, q, p) = x;
 	e->up = pe->up;
 	uint32_t moved;
@@ -406,7 +467,7 @@ static void rotate_up(struct cohort *c, struct qstate *q, uint32_t x)
 		e->left = p;
 	}
 	if (moved != NONE_U32)
-		ent(c, moved)->up = p;
+		tn(c, moved)->up = p;
 	pe->up = x;
 	pull(c, p);
 	pull(c, x);
@@ -414,8 +475,8 @@ static void rotate_up(struct cohort *c, struct qstate *q, uint32_t x)
 
 static uint32_t leftmost(const struct cohort *c, uint32_t x)
 {
-	while (ent(c, x)->left != NONE_U32)
-		x = ent(c, x)->left;
+	while (tn(c, x)->left != NONE_U32)
+		x = tn(c, x)->left;
 	return x;
 }
 
@@ -442,7 +503,7 @@ static void thread_in(struct cohort *c, uint32_t ei, uint32_t parent)
 	uint32_t prev = NONE_U32, next = NONE_U32;
 	if (parent != NONE_U32) {
 		struct entry *pe = ent(c, parent);
-		if (pe->left == ei) {
+		if (tn(c, parent)->left == ei) {
 			next = parent;
 			prev = pe->prev;
 		} else {
@@ -468,20 +529,24 @@ static void thread_out(struct cohort *c, uint32_t ei)
 	e->prev = e->next = NONE_U32;
 }
 
+/* Inserts ei, whose class (class_add) is already set: its node's `own` reads it. */
 static void treap_insert(struct cohort *c, struct qstate *q, uint32_t ei)
 {
 	struct entry *e = ent(c, ei);
+	struct tnode *t = tn(c, ei);
 	uint32_t parent = NONE_U32, *link = &q->root;
 	while (*link != NONE_U32) {
 		parent = *link;
-		link = before(c, ei, parent) ? &ent(c, parent)->left : &ent(c, parent)->right;
+		link = before(c, ei, parent) ? &tn(c, parent)->left : &tn(c, parent)->right;
 	}
 	*link = ei;
-	e->up = parent;
-	e->left = e->right = NONE_U32;
+	q->mut++;
+	t->up = parent;
+	t->left = t->right = NONE_U32;
+	t->own = cls_bit(e);
 	pull_up(c, ei);
 	thread_in(c, ei, parent);
-	while (e->up != NONE_U32 && treap_rank(ei) > treap_rank(e->up))
+	while (t->up != NONE_U32 && treap_rank(ei) > treap_rank(t->up))
 		rotate_up(c, q, ei);
 	/* A job that may be tried, ahead of the cursor, is where the search starts;
 	 * everything before it is still set aside. */
@@ -492,7 +557,8 @@ static void treap_insert(struct cohort *c, struct qstate *q, uint32_t ei)
 
 static void treap_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 {
-	struct entry *e = ent(c, ei);
+	struct tnode *e = tn(c, ei);
+	q->mut++;
 	if (q->cursor == ei)
 		q->cursor = next_after(c, ei);
 	while (e->left != NONE_U32 && e->right != NONE_U32)
@@ -500,7 +566,7 @@ static void treap_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 	uint32_t child = e->left != NONE_U32 ? e->left : e->right, parent = e->up;
 	*link_to(c, q, ei) = child;
 	if (child != NONE_U32)
-		ent(c, child)->up = parent;
+		tn(c, child)->up = parent;
 	e->left = e->right = e->up = NONE_U32;
 	pull_up(c, parent);
 	thread_out(c, ei);
@@ -514,16 +580,16 @@ static int naive_insert(struct cohort *c, struct qstate *q, uint32_t ei)
 	if (!nv)
 		return -SIM_ENOMEM;
 	q->naive = nv;
-	ent(c, ei)->left = (uint32_t)q->n;
+	tn(c, ei)->left = (uint32_t)q->n;
 	q->naive[q->n] = ei;
 	return 0;
 }
 
 static void naive_remove(struct cohort *c, struct qstate *q, uint32_t ei)
 {
-	uint32_t slot = ent(c, ei)->left, last = q->naive[q->n - 1];
+	uint32_t slot = tn(c, ei)->left, last = q->naive[q->n - 1];
 	q->naive[slot] = last;
-	ent(c, last)->left = slot;
+	tn(c, last)->left = slot;
 	ent(c, ei)->parked_flag = 0;
 }
 
@@ -678,6 +744,30 @@ static void pending_reorder(struct cohort *c, struct qstate *q, uint32_t ei)
 	pending_add(c, q, ei); /* cannot fail: the treap allocates nothing */
 }
 
+/* Is q's cursor position known (struct qstate, pos)? */
+static int pos_valid(const struct qstate *q)
+{
+	return q->pos_of == q->cursor && q->pos_mut == q->mut;
+}
+
+/* Entry x (CURSOR_END: none) is at queue position i in q's treap as it stands. */
+static void pos_known(struct qstate *q, uint32_t x, uint32_t i)
+{
+	if (x == CURSOR_END)
+		return;
+	q->pos_of = x;
+	q->pos = i;
+	q->pos_mut = q->mut;
+}
+
+/* The queue position of q's cursor, an entry: from the last known, or a walk. */
+static uint32_t cursor_pos(const struct cohort *c, struct qstate *q)
+{
+	if (!pos_valid(q))
+		pos_known(q, q->cursor, treap_index(c, q->cursor));
+	return q->pos;
+}
+
 /* The first pending entry not set aside, or NONE_U32. Amortized O(1) a head: the
  * cursor only moves forward over set-aside entries until the epoch changes. */
 static uint32_t pending_head(struct cohort *c, struct qstate *q)
@@ -686,10 +776,16 @@ static uint32_t pending_head(struct cohort *c, struct qstate *q)
 		return naive_head(c, q);
 	if (q->n_unparked == 0) /* no walk over a queue whose entries are all set aside */
 		return NONE_U32;
-	if (q->cursor == CURSOR_FIRST)
+	if (q->cursor == CURSOR_FIRST) {
 		q->cursor = q->root == NONE_U32 ? CURSOR_END : leftmost(c, q->root);
-	while (q->cursor != CURSOR_END && is_set_aside(c, q, ent(c, q->cursor)))
+		pos_known(q, q->cursor, 0);
+	}
+	while (q->cursor != CURSOR_END && is_set_aside(c, q, ent(c, q->cursor))) {
+		int known = pos_valid(q);
 		q->cursor = next_after(c, q->cursor);
+		if (known)
+			pos_known(q, q->cursor, q->pos + 1);
+	}
 	return q->cursor == CURSOR_END ? NONE_U32 : q->cursor;
 }
 
@@ -842,7 +938,8 @@ static void co_on_submit(struct sim_policy *pol, const struct sim_view *v, const
 	e->self = ei;
 	e->evicted_at = SIM_TIME_NONE;
 	e->job = job->idx;
-	e->left = e->right = e->up = e->next = e->prev = NONE_U32;
+	e->next = e->prev = NONE_U32;
+	*tn(c, ei) = (struct tnode){ .left = NONE_U32, .right = NONE_U32, .up = NONE_U32 };
 	e->tq = job->queue;
 	e->wl.tie = job->idx;
 	e->wl.name = sim_job_id(sim_view_trace(v), job);
@@ -1430,20 +1527,40 @@ static int drain_inadmissible(struct cohort *c, sim_time_t now)
 	return 1;
 }
 
-/* The entry at queue position i of q (i < q->n). */
-static uint32_t treap_at(const struct cohort *c, const struct qstate *q, uint32_t i)
+/* The entry at position i of x's subtree (i < its size). */
+static uint32_t subtree_at(const struct cohort *c, uint32_t x, uint32_t i)
 {
-	uint32_t x = q->root;
 	for (;;) {
-		uint32_t nl = sub_n(c, ent(c, x)->left);
+		uint32_t nl = sub_n(c, tn(c, x)->left);
 		if (i == nl)
 			return x;
 		if (i < nl) {
-			x = ent(c, x)->left;
+			x = tn(c, x)->left;
 		} else {
 			i -= nl + 1;
-			x = ent(c, x)->right;
+			x = tn(c, x)->right;
 		}
+	}
+}
+
+/* The entry d >= 1 positions after x (there is one): a finger search, O(log d)
+ * nodes (first_of_classes_after). */
+static uint32_t entry_after(const struct cohort *c, uint32_t x, uint32_t d)
+{
+	for (;;) {
+		const struct tnode *t = tn(c, x);
+		uint32_t nr = sub_n(c, t->right);
+		if (d <= nr)
+			return subtree_at(c, t->right, d - 1);
+		d -= nr; /* x's subtree passed: d counts from its last entry */
+		uint32_t p = t->up;
+		while (tn(c, p)->right == x) {
+			x = p;
+			p = tn(c, p)->up;
+		}
+		if (--d == 0)
+			return p;
+		x = p;
 	}
 }
 
@@ -1457,11 +1574,12 @@ static void park_run(struct cohort *c, struct qstate *q, uint32_t r0, uint32_t c
 		park_all(c, q);
 		return;
 	}
-	const struct entry *x = ent(c, treap_at(c, q, r0 + cnt));
+	const struct entry *x = ent(c, entry_after(c, q->cursor, cnt));
 	q->pfx_epoch = q->epoch;
 	q->pfx_seq = c->ins_seq;
 	q->pfx = (struct pos){ .key = x->key, .priority = x->wl.priority, .created = x->wl.created, .tie = x->wl.tie };
 	q->cursor = x->self;
+	pos_known(q, q->cursor, r0 + cnt);
 	q->n_unparked -= cnt;
 }
 
@@ -1469,19 +1587,20 @@ static void park_run(struct cohort *c, struct qstate *q, uint32_t r0, uint32_t c
  * limit (E26): the distance from q's head, at position r0 and not admissible, to
  * the first entry after it whose class may be admitted now or that has no class
  * (its verdict is its own). The classes met on the way are asked, in queue order,
- * the entry found itself; those found not admissible are passed over. UINT32_MAX
- * if no entry may be admitted (q runs out of heads first), limit if none before
- * it; or -SIM_ENOMEM as a negative int64_t. */
+ * the entry found itself; those found not admissible are passed over. limit if
+ * none before it (the search stops there), UINT32_MAX if limit is UINT32_MAX and
+ * no entry may be admitted (q runs out of heads first); or -SIM_ENOMEM as a
+ * negative int64_t. */
 static int64_t refused_run(struct cohort *c, struct qstate *q, uint32_t r0, uint32_t limit, sim_time_t now)
 {
 	verdicts_fresh(c, q);
 	uint64_t m = (q->n_odd ? ODD_BIT : 0) | (q->cls_used & ~(q->cls_known & q->cls_refused));
-	for (;;) {
+	uint64_t end = limit == UINT32_MAX ? UINT64_MAX : (uint64_t)r0 + limit;
+	/* Every entry between r0 and pos has a class outside m, and m only shrinks. */
+	for (uint32_t from = q->cursor, pos = r0;;) {
 		uint32_t at = 0;
-		uint32_t x = first_of_classes(c, q->root, r0 + 1, m, 0, &at);
+		uint32_t x = first_of_classes_after(c, from, pos, m, end, &at);
 		if (x == NONE_U32)
-			return UINT32_MAX;
-		if (at - r0 >= limit)
 			return limit;
 		struct entry *e = ent(c, x);
 		if (e->cls_slot == CLS_NONE)
@@ -1492,6 +1611,8 @@ static int64_t refused_run(struct cohort *c, struct qstate *q, uint32_t r0, uint
 		if (!rc)
 			return at - r0;
 		m &= ~(UINT64_C(1) << e->cls_slot);
+		from = x;
+		pos = at;
 	}
 }
 
@@ -1513,10 +1634,10 @@ static int find_refused_run_and_park(struct cohort *c, sim_time_t now)
 	uint32_t runs = UINT32_MAX; /* cycles from this one whose heads are all not admissible */
 	for (size_t k = 0; c->requeued_at == now && k < c->n_requeued; k++) {
 		const struct entry *e = ent(c, c->requeued[k]);
-		const struct qstate *q = &c->qs[e->tq];
+		struct qstate *q = &c->qs[e->tq];
 		if (!e->pending || e->evicted_at != now || q->strict_fifo || is_set_aside(c, q, e))
 			continue; /* not a head to come (a queue with one has its cursor at its head) */
-		uint32_t d = treap_index(c, e->self) - treap_index(c, q->cursor);
+		uint32_t d = treap_index(c, e->self) - cursor_pos(c, q);
 		if (d >= 1 && d < runs) /* 0: this cycle's head, answered already */
 			runs = d;
 		if (runs < 2)
@@ -1526,7 +1647,7 @@ static int find_refused_run_and_park(struct cohort *c, sim_time_t now)
 		struct qstate *q = &c->qs[c->active[k]];
 		if (q->strict_fifo)
 			continue; /* its head stays, not admissible, in each of those cycles */
-		uint32_t r0 = treap_index(c, q->cursor);
+		uint32_t r0 = cursor_pos(c, q);
 		if (q->n_unparked != q->n - r0)
 			return 0;
 		int64_t d = refused_run(c, q, r0, runs, now);
@@ -1542,7 +1663,7 @@ static int find_refused_run_and_park(struct cohort *c, sim_time_t now)
 	for (size_t k = 0; k < c->n_active; k++) {
 		struct qstate *q = &c->qs[c->active[k]];
 		if (!q->strict_fifo)
-			park_run(c, q, treap_index(c, q->cursor), runs);
+			park_run(c, q, cursor_pos(c, q), runs);
 	}
 	cohort_test_skips++;
 	return 1;
@@ -1941,9 +2062,12 @@ static void co_fini(struct sim_policy *pol)
 	}
 	free(c->qs);
 	kq_destroy(c->kq);
-	for (size_t i = 0; i < c->n_chunks; i++)
+	for (size_t i = 0; i < c->n_chunks; i++) {
 		free(c->chunks[i]);
+		free(c->nodes[i]);
+	}
 	free(c->chunks);
+	free(c->nodes);
 	free(c->job_entry);
 	free(c->free_list);
 	free(c->changes);
@@ -2138,6 +2262,7 @@ static int co_init_common(struct sim_policy *pol, const struct sim_policy_env *e
 		c->qs[q].root = NONE_U32;
 		c->qs[q].epoch = 1;
 		c->qs[q].cursor = CURSOR_FIRST;
+		c->qs[q].mut = 1; /* pos_mut 0: no position known */
 		c->qs[q].strict_fifo = setup.knobs[q].strict_fifo;
 		c->qs[q].retry_limit = setup.knobs[q].retry_limit;
 		c->qs[q].max_preempt_per_hour = setup.knobs[q].max_preempt_per_hour;
