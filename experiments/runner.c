@@ -304,6 +304,8 @@ struct run_result {
 	struct sim_engine *e;
 	struct sim_queue_row *queues;
 	uint8_t *cost_types; /* per flavor: enum sim_cost_type (sim_metrics_flavor_cost_types) */
+	struct sim_option_row options[SIM_MAX_OPTIONS]; /* n_options rows (sim_metrics_options) */
+	size_t n_options;
 	struct sim_summary sum;
 	double wall_s;
 };
@@ -409,6 +411,17 @@ static int queue_metrics(const struct exp_variant *v, const struct sim_trace *tr
 	return 0;
 }
 
+/* What the main thread computes while the summary is computed on another: the
+ * per-queue rows and costs, then the options table's rows (the write would
+ * otherwise compute them after the jobs table, on its critical path). */
+static int main_thread_metrics(const struct exp_variant *v, const struct sim_trace *trace, struct run_result *r)
+{
+	int rc = queue_metrics(v, trace, r);
+	if (rc)
+		return rc;
+	return sim_metrics_options(trace, r->s.cluster, r->options, &r->n_options);
+}
+
 /* The summary and the per-queue rows of a finished run, the two at once (the
  * summary on a second thread; here when no thread can be started). */
 static int run_metrics(const struct exp_variant *v, struct sim_trace *trace, struct run_result *r)
@@ -419,7 +432,7 @@ static int run_metrics(const struct exp_variant *v, struct sim_trace *trace, str
 	int threaded = pthread_create(&th, NULL, summarize_main, &sj) == 0;
 	if (!threaded)
 		summarize_main(&sj);
-	int rc = queue_metrics(v, trace, r);
+	int rc = main_thread_metrics(v, trace, r);
 	if (threaded)
 		pthread_join(th, NULL);
 	return rc ? rc : sj.rc;
@@ -552,6 +565,7 @@ static int run_one(const struct exp_config *cfg, const struct exp_variant *v, ui
 		.cluster = r->s.cluster, .ts = sim_engine_timeseries(r->e), .counters = ctr, .summary = &r->sum,
 		.faults = sim_faults_any(v->faults),
 		.wall_s = r->wall_s, .decisions = sim_engine_decisions(r->e), .queues = r->queues,
+		.options = r->options, .n_options = r->n_options,
 		.flavor_cost_type = r->cost_types,
 		.write_extra = measured ? real_h5_write : NULL, .extra_arg = &real_out,
 	};

@@ -1970,12 +1970,16 @@ out_free:
 /* One row an option index, up to the largest n_opts of the trace. */
 static int write_options(hid_t grp, const struct h5out_run *run)
 {
-	struct sim_option_row rows[SIM_MAX_OPTIONS];
-	size_t n = 0;
+	struct sim_option_row own[SIM_MAX_OPTIONS];
+	const struct sim_option_row *rows = run->options;
+	size_t n = run->n_options;
 	struct ctype c = { .mem = -1 };
 	int r = -1;
-	if (sim_metrics_options(run->trace, run->cluster, rows, &n) < 0)
-		return -1;
+	if (!rows) {
+		if (sim_metrics_options(run->trace, run->cluster, own, &n) < 0)
+			return -1;
+		rows = own;
+	}
 	if (ctype_add(&c, "option", copy_type(H5T_NATIVE_INT32), "1", "option index (0 = the first)") < 0)
 		goto out_fini;
 	for (int f = 0; f < SIM_OF_COUNT_; f++) {

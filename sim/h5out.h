@@ -125,6 +125,11 @@ struct h5out_run {
 	/* trace->n_queues rows from sim_metrics_queues; NULL: computed here from the
 	 * jobs alone (engine-only values NaN). */
 	const struct sim_queue_row *queues;
+	/* n_options rows from sim_metrics_options on this run's trace and cluster;
+	 * NULL: computed here. (The runner computes them while the summary is computed
+	 * on another thread, so the write does not wait for them.) */
+	const struct sim_option_row *options;
+	size_t n_options;
 	/* Optional: writes more under /runs/<name> (real mode's measurements,
 	 * gpu_exec/real_h5.c). Returns 0 or -1. */
 	int (*write_extra)(void *arg, hid_t run_group);

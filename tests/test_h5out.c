@@ -51,8 +51,10 @@ static int tmp_exists(const char *path)
 
 /* Writes the fixture run once per name (seeds 42, 43, ...) into path and commits it,
  * with its quota time series, decisions and queue rows (sim_metrics_queues). */
-static int write_fixture(const char *path, const char *const *names, size_t n_names, const char *json,
-			 struct sim_summary *sum_out)
+/* As write_fixture, each run's options table given as n_opts rows (opts NULL: the
+ * writer computes it). */
+static int write_fixture_opts(const char *path, const char *const *names, size_t n_names, const char *json,
+			      struct sim_summary *sum_out, const struct sim_option_row *opts, size_t n_opts)
 {
 	struct sim_trace *t = fx_trace();
 	struct sim_cluster *c = fx_cluster();
@@ -83,7 +85,8 @@ static int write_fixture(const char *path, const char *const *names, size_t n_na
 	for (size_t i = 0; i < n_names && rc == 0; i++) {
 		struct h5out_run run = { .name = names[i], .policy = "fifo", .seed = 42 + i, .trace = t,
 					 .cluster = c, .ts = &ts, .counters = &k, .summary = &sum,
-					 .wall_s = 0.5, .decisions = &ds, .queues = rows };
+					 .wall_s = 0.5, .decisions = &ds, .queues = rows,
+					 .options = opts, .n_options = n_opts };
 		rc = h5out_write_run(o, &run, &d);
 	}
 	if (rc == 0)
@@ -98,6 +101,12 @@ out:
 	sim_cluster_destroy(c);
 	sim_trace_destroy(t);
 	return rc;
+}
+
+static int write_fixture(const char *path, const char *const *names, size_t n_names, const char *json,
+			 struct sim_summary *sum_out)
+{
+	return write_fixture_opts(path, names, n_names, json, sum_out, NULL, 0);
 }
 
 static int same_double(double a, double b)
@@ -873,6 +882,51 @@ static void test_h5out_round_trip_preemption_tables(void)
 	sim_diag_fini(&d);
 }
 
+/* Option rows the caller computed (the runner does so while the summary is computed
+ * on another thread) are written as given: rows equal to the writer's own give
+ * the same table, and a changed value comes back changed. */
+static void test_h5out_options_given(void)
+{
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	CU_ASSERT_FATAL(t && c);
+	struct sim_option_row rows[SIM_MAX_OPTIONS];
+	size_t n = 0;
+	CU_ASSERT_EQUAL_FATAL(sim_metrics_options(t, c, rows, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	const char *names[] = { "r" };
+	const char *own = tmp_path("opt_own.h5"), *same = tmp_path("opt_same.h5"), *changed = tmp_path("opt_chg.h5");
+	CU_ASSERT_EQUAL_FATAL(write_fixture(own, names, 1, "{}", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(write_fixture_opts(same, names, 1, "{}", NULL, rows, n), 0);
+	rows[1].v[SIM_OF_mean_cost] = 123.5;
+	CU_ASSERT_EQUAL_FATAL(write_fixture_opts(changed, names, 1, "{}", NULL, rows, n), 0);
+	const char *paths[] = { own, same, changed };
+	struct h5read_table o[3];
+	struct sim_diag d;
+	sim_diag_init(&d, 5);
+	for (int k = 0; k < 3; k++) {
+		struct h5read_file *f = NULL;
+		CU_ASSERT_EQUAL_FATAL(h5read_open(paths[k], &f, &d), 0);
+		CU_ASSERT_EQUAL_FATAL(h5read_options(f, "r", &o[k], &d), 0);
+		CU_ASSERT_EQUAL_FATAL(o[k].n_rows, 2);
+		h5read_close(f);
+	}
+	size_t cells = o[0].n_rows * o[0].n_fields;
+	size_t at = 1 * o[0].n_fields + (size_t)h5read_table_field(&o[0], "mean_cost");
+	for (size_t i = 0; i < cells; i++) {
+		CU_ASSERT(same_double(o[1].v[i], o[0].v[i]));
+		if (i != at)
+			CU_ASSERT(same_double(o[2].v[i], o[0].v[i]));
+	}
+	CU_ASSERT_DOUBLE_EQUAL(o[2].v[at], 123.5, 0);
+	CU_ASSERT(!same_double(o[0].v[at], 123.5));
+	for (int k = 0; k < 3; k++)
+		h5read_table_free(&o[k]);
+	sim_diag_fini(&d);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+}
+
 /* The per-option table (1.3) reads back as sim_metrics_options computed it, with its
  * units and descriptions; the summary's 1.3 fields too. A job never submitted has
  * no pending clock (NaN). */
@@ -1590,6 +1644,7 @@ static CU_TestInfo h5out_tests[] = {
 	{ "test_h5out_round_trip_summary_and_attrs", test_h5out_round_trip_summary_and_attrs },
 	{ "test_h5out_round_trip_preemption_tables", test_h5out_round_trip_preemption_tables },
 	{ "test_h5out_round_trip_options", test_h5out_round_trip_options },
+	{ "test_h5out_options_given", test_h5out_options_given },
 	{ "test_h5out_without_engine_extras", test_h5out_without_engine_extras },
 	{ "test_h5out_reads_schema_1_1", test_h5out_reads_schema_1_1 },
 	{ "test_h5out_enum_and_dataset_attrs", test_h5out_enum_and_dataset_attrs },
