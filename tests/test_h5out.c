@@ -882,17 +882,27 @@ static void test_h5out_round_trip_preemption_tables(void)
 	sim_diag_fini(&d);
 }
 
+/* The options table's rows of the fixture's trace and cluster, as the writer
+ * computes them; their count. */
+static size_t fixture_option_rows(struct sim_option_row *rows)
+{
+	struct sim_trace *t = fx_trace();
+	struct sim_cluster *c = fx_cluster();
+	size_t n = 0;
+	CU_ASSERT_FATAL(t && c);
+	CU_ASSERT_EQUAL(sim_metrics_options(t, c, rows, &n), 0);
+	sim_cluster_destroy(c);
+	sim_trace_destroy(t);
+	return n;
+}
+
 /* Option rows the caller computed (the runner does so while the summary is computed
  * on another thread) are written as given: rows equal to the writer's own give
  * the same table, and a changed value comes back changed. */
 static void test_h5out_options_given(void)
 {
-	struct sim_trace *t = fx_trace();
-	struct sim_cluster *c = fx_cluster();
-	CU_ASSERT_FATAL(t && c);
 	struct sim_option_row rows[SIM_MAX_OPTIONS];
-	size_t n = 0;
-	CU_ASSERT_EQUAL_FATAL(sim_metrics_options(t, c, rows, &n), 0);
+	size_t n = fixture_option_rows(rows);
 	CU_ASSERT_EQUAL_FATAL(n, 2);
 	const char *names[] = { "r" };
 	const char *own = tmp_path("opt_own.h5"), *same = tmp_path("opt_same.h5"), *changed = tmp_path("opt_chg.h5");
@@ -923,8 +933,6 @@ static void test_h5out_options_given(void)
 	for (int k = 0; k < 3; k++)
 		h5read_table_free(&o[k]);
 	sim_diag_fini(&d);
-	sim_cluster_destroy(c);
-	sim_trace_destroy(t);
 }
 
 /* The per-option table (1.3) reads back as sim_metrics_options computed it, with its
@@ -940,8 +948,7 @@ static void test_h5out_round_trip_options(void)
 	struct sim_cluster *c = fx_cluster();
 	CU_ASSERT_FATAL(t && c);
 	struct sim_option_row rows[SIM_MAX_OPTIONS];
-	size_t n = 0;
-	CU_ASSERT_EQUAL_FATAL(sim_metrics_options(t, c, rows, &n), 0);
+	size_t n = fixture_option_rows(rows);
 	CU_ASSERT_EQUAL_FATAL(n, 2);
 	struct sim_diag d;
 	sim_diag_init(&d, 5);
