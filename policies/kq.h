@@ -383,6 +383,9 @@ enum {
 	/* Rule E16 off: a monotone classical memo keeps E13's conditions even when its
 	 * answer read only its own queue (tests of E13 alone). */
 	KQ_ORACLE_NO_OWN_MEMO = 512,
+	/* Not an oracle: fair-sharing drains deferred to the second pass (E27) are counted
+	 * in kq_test_deferred_drains (off: no shared counter written, as above). */
+	KQ_TEST_COUNT_DEFER = 1024,
 };
 extern int kq_test_oracle;
 extern int kq_test_bound_checks, kq_test_bound_mismatches;
@@ -392,6 +395,7 @@ extern int kq_test_bound_refusals;
 extern unsigned long kq_test_nested_refusals;
 extern unsigned long kq_test_mono_hits; /* under KQ_TEST_COUNT_MONO (tests read it) */
 extern unsigned long kq_test_own_hits;  /* ... of them, by rule E16 */
+extern unsigned long kq_test_deferred_drains; /* under KQ_TEST_COUNT_DEFER */
 
 /* ---- building ---- */
 struct kq_sched *kq_create(int n_res, const char (*res_names)[SIM_NAME_MAX], int n_flavors,

@@ -1616,6 +1616,10 @@ struct fair_ctx {
 	uint8_t *state;        /* per node: FQ_* */
 	uint8_t *pruned;       /* per node */
 	uint8_t *on_path;      /* per node: ancestors of the preemptor's queue */
+	/* Per cohort: drained by the first pass without a look at its queues (E27,
+	 * drain_subtree); any_deferred: some cohort is. */
+	uint8_t *deferred;
+	int any_deferred;
 	/* Per cohort, next_target's order of its children (E19): a heap of its queue
 	 * children and one of its cohort children by share, current while nt_ok (no share
 	 * below it changed since: fair_take ends it along the victim's path). A cohort's
@@ -1640,6 +1644,7 @@ enum { /* fair_ctx.state of a node */
 	FQ_HEAP,       /* ... a binary heap in candidate order, `left` entries */
 	FQ_LINKED,     /* second pass: threaded through next[] in candidate order */
 	FQ_LIST,       /* walked lazily in the queue's band lists (already in order) */
+	FQ_ONE,        /* second pass, below a deferred drain: at[] is its one candidate (or NULL) */
 };
 
 /* Is queue qi a source of candidates for this search? As Kueue collects once up front,
@@ -1854,12 +1859,43 @@ static size_t scan_cand(const struct fair_ctx *x, int qi)
 	return SIZE_MAX;
 }
 
+/* Does a cohort above queue qi have its drain deferred (E27)? */
+static int below_deferred(const struct fair_ctx *x, int qi)
+{
+	for (int n = x->s->nodes[qi].parent; n >= 0; n = x->s->nodes[n].parent)
+		if (x->deferred[n])
+			return 1;
+	return 0;
+}
+
+/* In the second pass, queue qi below a cohort whose drain the first pass deferred
+ * (E27) gets now the one candidate that drain would have kept for it: its first,
+ * as queue_has_cand and pop_cand would have found it then. Nothing it reads has
+ * changed since: no job below that cohort was looked at or taken in the search. */
+static void settle_deferred(struct fair_ctx *x, int qi)
+{
+	if (!x->any_deferred || x->state[qi] != FQ_LINKED || x->first[qi] != SIZE_MAX || !below_deferred(x, qi))
+		return;
+	x->state[qi] = FQ_UNDECIDED;
+	fair_decide(x, qi);
+	struct kq_wl *w = NULL;
+	if (x->state[qi] == FQ_ELIGIBLE) {
+		list_start(x, qi);
+		w = list_peek(x, qi);
+	}
+	x->at[qi] = w;
+	x->state[qi] = FQ_ONE;
+}
+
 static int queue_has_cand(struct fair_ctx *x, int qi)
 {
 	if (kq_test_oracle & KQ_ORACLE_SCAN)
 		return scan_cand(x, qi) != SIZE_MAX;
+	settle_deferred(x, qi);
 	fair_prepare(x, qi, 0);
 	switch (x->state[qi]) {
+	case FQ_ONE:
+		return x->at[qi] != NULL;
 	case FQ_LIST:
 		return list_peek(x, qi) != NULL;
 	case FQ_COLLECTED:
@@ -1882,7 +1918,13 @@ static struct kq_wl *pop_cand(struct fair_ctx *x, int qi)
 			x->cand.v[k].wl = NULL;
 		return w;
 	}
+	settle_deferred(x, qi);
 	fair_prepare(x, qi, 1);
+	if (x->state[qi] == FQ_ONE) {
+		struct kq_wl *w = x->at[qi];
+		x->at[qi] = NULL;
+		return w;
+	}
 	if (x->state[qi] == FQ_LIST) {
 		struct kq_wl *w = list_peek(x, qi);
 		if (w)
@@ -2308,8 +2350,27 @@ static int drain_children(struct fair_ctx *x, int l, int skip, struct cands *ret
  * test, and no take comes between. A child pruned, or with a share of 0, is passed
  * over as next_target does (c is not on the preemptor's path). Without a second pass
  * no candidate is put aside, and pruning c is all. */
+/* May cohort c's drain be deferred to the second pass (E27)? When the search has
+ * not looked below it: next_target never entered it (it has no heap region yet),
+ * it is not on the preemptor's path, and each queue's candidates are walked in its
+ * lists (a checkpoint-unaware preemptor), not collected into the candidate array
+ * that the second pass reuses. */
+static int may_defer(const struct fair_ctx *x, int c)
+{
+	return !(kq_test_oracle & KQ_ORACLE_SCAN) && !x->on_path[c] && x->nt_off[c] == UINT32_MAX &&
+	       !x->s->nodes[x->pre->queue].cfg.checkpoint_aware;
+}
+
 static int drain_subtree(struct fair_ctx *x, int c, struct cands *retry)
 {
+	if (x->second_pass && may_defer(x, c)) {
+		if (kq_test_oracle & KQ_TEST_COUNT_DEFER)
+			kq_test_deferred_drains++;
+		x->deferred[c] = 1;
+		x->any_deferred = 1;
+		x->pruned[c] = 1;
+		return 0;
+	}
 	int rc = x->second_pass ? drain_children(x, c, -1, retry) : 0;
 	if (!rc)
 		x->pruned[c] = 1;
@@ -2443,7 +2504,7 @@ static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
  * between searches (kq_scratch.fair) so that a warm run allocates nothing here. */
 struct fair_bufs {
 	size_t n_nodes;           /* the per-node arrays' length */
-	uint8_t *bytes;           /* one block: state, pruned, on_path, in_retry, nt_ok, phase */
+	uint8_t *bytes;           /* one block: state, pruned, on_path, in_retry, nt_ok, deferred, phase */
 	uint32_t *nt_u32;         /* one block: nt_off, nt_nq, nt_nc, nt_cb */
 	struct nt_ent *nt_heap;   /* n_nodes entries: every cohort's children at most once */
 	size_t *sizes;            /* one block: first, left, band */
@@ -2463,7 +2524,7 @@ static struct fair_bufs *fair_bufs_get(struct kq_sched *s)
 		return NULL;
 	if (fb->n_nodes < s->n_nodes || !fb->bytes) {
 		size_t n = s->n_nodes ? s->n_nodes : 1;
-		uint8_t *bytes = malloc(6 * n);
+		uint8_t *bytes = malloc(7 * n);
 		size_t *sizes = malloc(3 * n * sizeof *sizes);
 		struct kq_wl **at = malloc(n * sizeof *at);
 		uint32_t *nt_u32 = malloc(4 * n * sizeof *nt_u32);
@@ -2495,13 +2556,15 @@ static struct fair_bufs *fair_bufs_get(struct kq_sched *s)
 static void fair_ctx_lend(struct fair_ctx *x, struct fair_bufs *fb)
 {
 	size_t n = fb->n_nodes;
-	memset(fb->bytes, 0, 5 * n); /* state, pruned, on_path, in_retry, nt_ok; phase is set before use */
+	memset(fb->bytes, 0, 6 * n); /* state, pruned, on_path, in_retry, nt_ok, deferred; phase is set before use */
 	x->state = fb->bytes;
 	x->pruned = fb->bytes + n;
 	x->on_path = fb->bytes + 2 * n;
 	x->in_retry = fb->bytes + 3 * n;
 	x->nt_ok = fb->bytes + 4 * n;
-	x->phase = fb->bytes + 5 * n;
+	x->deferred = fb->bytes + 5 * n;
+	x->any_deferred = 0;
+	x->phase = fb->bytes + 6 * n;
 	memset(fb->nt_u32, 0xff, n * sizeof *fb->nt_u32); /* nt_off: no region yet */
 	x->nt_off = fb->nt_u32;
 	x->nt_nq = fb->nt_u32 + n;
@@ -2723,6 +2786,7 @@ static int quick_share_refusal(struct kq_sched *s, const struct kq_wl *pre, cons
  * passes S3 in either pass (docs/kueue-rules.md E22). No memo is made monotone by it
  * (E14's conditions are a flat tree's), as a full search of a nested tree makes none. */
 unsigned long kq_test_nested_refusals;
+unsigned long kq_test_deferred_drains;
 
 static int nested_share_refusal(struct kq_sched *s, const struct kq_wl *pre, const int16_t *flavor,
 				const uint8_t *contested)

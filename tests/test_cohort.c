@@ -1020,7 +1020,7 @@ static void diff_config(gsl_rng *g, struct diff_case *dc, const char *prio_csv)
 
 /* n jobs of 1 to 16 GPUs over 2,000 s (whole seconds, so many share an instant),
  * priorities 0 to 3, a pending limit on some. Jobs are named j0..j(n-1). */
-static struct sim_trace *diff_trace(unsigned long seed, int n)
+static struct sim_trace *diff_trace_over(unsigned long seed, int n, const char *const *queues, unsigned long n_queues)
 {
 	static const int gpus[] = { 1, 2, 4, 8, 12, 16 };
 	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
@@ -1030,13 +1030,18 @@ static struct sim_trace *diff_trace(unsigned long seed, int n)
 	for (int i = 0; i < n; i++) {
 		snprintf(id, sizeof id, "j%d", i);
 		size_t row = add_job(t, id, (double)gsl_rng_uniform_int(g, 2000), 10 + (double)gsl_rng_uniform_int(g, 990),
-				     gpus[gsl_rng_uniform_int(g, 6)], diff_queues[gsl_rng_uniform_int(g, 4)],
+				     gpus[gsl_rng_uniform_int(g, 6)], queues[gsl_rng_uniform_int(g, n_queues)],
 				     (int)gsl_rng_uniform_int(g, 4));
 		if (gsl_rng_uniform_int(g, 8) == 0)
 			t->jobs[row].max_pending_ns = (sim_time_t)(100 + gsl_rng_uniform_int(g, 900)) * SIM_NS_PER_S;
 	}
 	gsl_rng_free(g);
 	return t;
+}
+
+static struct sim_trace *diff_trace(unsigned long seed, int n)
+{
+	return diff_trace_over(seed, n, diff_queues, 4);
 }
 
 /* Per job, in trace order: start, end, state, preemptions (fixed-width fields: no
@@ -1190,6 +1195,7 @@ static void test_cohort_epochs_match_naive_oracle(void)
 	kq_test_bound_mismatches = 0;
 	cohort_test_drains = 0;
 	cohort_test_skips = 0;
+	kq_test_deferred_drains = 0;
 	for (unsigned long seed = 1; seed <= 60; seed++) {
 		gsl_rng_set(g, seed);
 		int n = 60 + (int)gsl_rng_uniform_int(g, 90);
@@ -1200,7 +1206,7 @@ static void test_cohort_epochs_match_naive_oracle(void)
 		struct diff_case dc;
 		diff_config(g, &dc, tu_write_file("diff_prio.csv", csv));
 		struct qrun fast, naive;
-		kq_test_oracle = KQ_ORACLE_CHECK_BOUNDS; /* the fast path, its flat bounds checked */
+		kq_test_oracle = KQ_ORACLE_CHECK_BOUNDS | KQ_TEST_COUNT_DEFER; /* the fast path, its flat bounds checked */
 		qrun(&fast, diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
 		kq_test_oracle = 0;
 		qrun_naive(&naive, diff_trace(seed, n), dc.nodes, dc.order, dc.quota, dc.preempt);
@@ -1215,7 +1221,56 @@ static void test_cohort_epochs_match_naive_oracle(void)
 	CU_ASSERT(jobs > 0);
 	CU_ASSERT(cohort_test_drains > 0); /* and set whole queues aside (E25) */
 	CU_ASSERT(cohort_test_skips > 0); /* and passed over runs of refused heads (E26) */
+	CU_ASSERT(kq_test_deferred_drains > 0); /* and deferred fair-sharing drains (E27) */
 	CU_ASSERT_EQUAL(kq_test_bound_mismatches, 0);
+	gsl_rng_free(g);
+}
+
+/* Fair sharing in a three-level tree against the naive oracle, job by job and
+ * decision by decision: the root `co` holds q0 and the cohorts `a` (q1, q2) and `b`,
+ * and `b` holds the cohorts `b1` (q3, q4) and `b2` (q5). A target's side below
+ * the root is then a cohort with cohorts of its own, whose drains the first pass
+ * defers to the second (E27), and a preemptor below `a` can lower its own side's
+ * share after such a drain, so the second pass takes jobs below a deferred cohort. */
+static void test_cohort_deep_fair_sharing_matches_naive_oracle(void)
+{
+	static const char *const queues[] = { "q0", "q1", "q2", "q3", "q4", "q5" };
+	static const char *const cohort_of[] = { "co", "a", "a", "b1", "b1", "b2" };
+	static const int nominals[] = { 0, 4, 8, 16 };
+	gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+	size_t preemptions = 0;
+	kq_test_deferred_drains = 0;
+	for (unsigned long seed = 1; seed <= 80; seed++) {
+		gsl_rng_set(g, 5000 + seed);
+		int n = 80 + (int)gsl_rng_uniform_int(g, 120);
+		char quota[4096];
+		size_t o = (size_t)snprintf(quota, sizeof quota,
+					    "{\"name\": \"cohort\", \"cohorts\": [{\"name\": \"co\", \"parent\": null}, "
+					    "{\"name\": \"a\", \"parent\": \"co\"}, {\"name\": \"b\", \"parent\": \"co\"}, "
+					    "{\"name\": \"b1\", \"parent\": \"b\"}, {\"name\": \"b2\", \"parent\": \"b\"}], "
+					    "\"queues\": [");
+		for (int q = 0; q < 6; q++) {
+			char lim[256];
+			diff_limits(g, lim, sizeof lim, nominals[gsl_rng_uniform_int(g, 4)]);
+			o += (size_t)snprintf(quota + o, sizeof quota - o, "%s{\"name\": \"%s\", \"cohort\": \"%s\", \"quota\": %s}",
+					      q ? ", " : "", queues[q], cohort_of[q], lim);
+		}
+		snprintf(quota + o, sizeof quota - o, "], \"unlisted_queues\": {\"cohort\": null}}");
+		uint32_t nodes = 3 + (uint32_t)gsl_rng_uniform_int(g, 4);
+		const char *preempt = "{\"name\": \"fair_sharing\"}";
+		struct qrun fast, naive;
+		kq_test_oracle = KQ_TEST_COUNT_DEFER;
+		qrun(&fast, diff_trace_over(seed, n, queues, 6), nodes, "priority", quota, preempt);
+		kq_test_oracle = 0;
+		qrun_naive(&naive, diff_trace_over(seed, n, queues, 6), nodes, "priority", quota, preempt);
+		assert_same_jobs(&fast, &naive, seed, quota);
+		diff_decisions_equal(sim_engine_decisions(fast.e), sim_engine_decisions(naive.e));
+		preemptions += sim_engine_decisions(fast.e)->n;
+		qrun_free(&fast);
+		qrun_free(&naive);
+	}
+	CU_ASSERT(preemptions > 0);
+	CU_ASSERT(kq_test_deferred_drains > 0);
 	gsl_rng_free(g);
 }
 
@@ -1338,6 +1393,7 @@ static CU_TestInfo cohort_tests[] = {
 	{ "every_head_set_aside", test_cohort_every_head_set_aside },
 	{ "drain_sets_whole_queue_aside", test_cohort_drain_sets_whole_queue_aside },
 	{ "epochs_match_naive_oracle", test_cohort_epochs_match_naive_oracle },
+	{ "deep_fair_sharing_matches_naive_oracle", test_cohort_deep_fair_sharing_matches_naive_oracle },
 	{ "afs_keys_match_naive_oracle", test_cohort_afs_keys_match_naive_oracle },
 	{ "monotone_memos_match_gen_memos", test_cohort_monotone_memos_match_gen_memos },
 	{ "fair_monotone_memos_match_gen_memos", test_cohort_fair_monotone_memos_match_gen_memos },
