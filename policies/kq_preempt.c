@@ -1627,6 +1627,7 @@ struct fair_ctx {
 	 * queues' nt_nq entries there and the cohorts' nt_nc entries from nt_cb past it. */
 	uint8_t *nt_ok;
 	uint32_t *nt_off, *nt_nq, *nt_nc, *nt_cb;
+	uint32_t *nt_at;       /* per node in its parent's heaps: its index there (UINT32_MAX: not in one) */
 	struct nt_ent *nt_heap;
 	size_t nt_used;
 	int root;
@@ -2000,7 +2001,9 @@ static int nt_before(const struct nt_ent *a, const struct nt_ent *b)
 	return !share_lt(a->sh, b->sh, 0) && a->pos < b->pos;
 }
 
-static void nt_sift(struct nt_ent *h, size_t n, size_t i)
+/* Moves h[i] down to its place in the heap h of n entries; at[node] follows each
+ * entry moved. */
+static void nt_sift(struct nt_ent *h, size_t n, size_t i, uint32_t *at)
 {
 	struct nt_ent e = h[i];
 	for (;;) {
@@ -2012,16 +2015,19 @@ static void nt_sift(struct nt_ent *h, size_t n, size_t i)
 		if (!nt_before(&h[c], &e))
 			break;
 		h[i] = h[c];
+		at[h[i].node] = (uint32_t)i;
 		i = c;
 	}
 	h[i] = e;
+	at[e.node] = (uint32_t)i;
 }
 
-static void nt_pop(struct nt_ent *h, uint32_t *n)
+static void nt_pop(struct nt_ent *h, uint32_t *n, uint32_t *at)
 {
+	at[h[0].node] = UINT32_MAX;
 	h[0] = h[--*n];
 	if (*n)
-		nt_sift(h, *n, 0);
+		nt_sift(h, *n, 0, at);
 }
 
 /* Orders cohort's children for next_target: the queues with a share above 0 (or
@@ -2043,6 +2049,7 @@ static void nt_build(struct fair_ctx *x, int cohort)
 		if (x->pruned[ch])
 			continue;
 		struct nt_ent e = { node_share(s, ch), ch, (int32_t)k };
+		x->nt_at[ch] = UINT32_MAX;
 		if (s->nodes[ch].is_queue) {
 			if (e.sh.v == 0 && ch != x->pre->queue)
 				x->pruned[ch] = 1;
@@ -2056,10 +2063,14 @@ static void nt_build(struct fair_ctx *x, int cohort)
 		}
 	}
 	struct nt_ent *hc = h + n->n_children - nc;
+	for (size_t i = 0; i < nq; i++)
+		x->nt_at[h[i].node] = (uint32_t)i;
+	for (size_t i = 0; i < nc; i++)
+		x->nt_at[hc[i].node] = (uint32_t)i;
 	for (size_t i = nq / 2; i-- > 0;)
-		nt_sift(h, nq, i);
+		nt_sift(h, nq, i, x->nt_at);
 	for (size_t i = nc / 2; i-- > 0;)
-		nt_sift(hc, nc, i);
+		nt_sift(hc, nc, i, x->nt_at);
 	x->nt_nq[cohort] = nq;
 	x->nt_nc[cohort] = nc;
 	x->nt_cb[cohort] = (uint32_t)(n->n_children - nc);
@@ -2080,10 +2091,10 @@ static int next_target(struct fair_ctx *x, int cohort)
 	uint32_t *nq = &x->nt_nq[cohort], *nc = &x->nt_nc[cohort];
 	while (*nq && (x->pruned[hq[0].node] || !queue_has_cand(x, hq[0].node))) {
 		x->pruned[hq[0].node] = 1;
-		nt_pop(hq, nq);
+		nt_pop(hq, nq, x->nt_at);
 	}
 	while (*nc && x->pruned[hc[0].node])
-		nt_pop(hc, nc);
+		nt_pop(hc, nc, x->nt_at);
 	if (!*nq && !*nc) {
 		x->pruned[cohort] = 1;
 		return -1;
@@ -2107,13 +2118,41 @@ static void almost_lca(const struct kq_sched *s, int a, int b, int *na, int *nb)
 	*nb = b;
 }
 
+/* Child ch of cohort nd has had usage taken away: its entry in nd's heaps, if it
+ * is still there, moves down to its new share (E28), and a share now 0 prunes it as
+ * nt_build would, instead of a rebuild of all of nd's children at the next pick. The
+ * top is the same either way: nt_before is a total order. A share that rose (none
+ * should) rebuilds. */
+static void nt_share_fell(struct fair_ctx *x, int nd, int ch)
+{
+	if (!x->nt_ok[nd] || x->nt_at[ch] == UINT32_MAX || (kq_test_oracle & KQ_ORACLE_SCAN))
+		return;
+	const struct kq_node *c = &x->s->nodes[ch];
+	struct nt_ent *h = &x->nt_heap[x->nt_off[nd]];
+	uint32_t n = x->nt_nq[nd];
+	if (!c->is_queue) {
+		h += x->nt_cb[nd];
+		n = x->nt_nc[nd];
+	}
+	uint32_t i = x->nt_at[ch];
+	struct share sh = node_share(x->s, ch);
+	if (share_lt(h[i].sh, sh, 0)) {
+		x->nt_ok[nd] = 0;
+		return;
+	}
+	h[i].sh = sh;
+	nt_sift(h, n, i, x->nt_at);
+	if (sh.v == 0 && (c->is_queue ? ch != x->pre->queue : !x->on_path[ch]))
+		x->pruned[ch] = 1;
+}
+
 /* The preemptor's usage is booked while shares are computed; a fit check takes
  * it out first (the wrapperYield of fair_strategy.go). */
 static int fair_take(struct fair_ctx *x, struct kq_wl *c, enum kq_reason reason)
 {
 	kq_unbook_running(x->s, c);
-	for (int nd = x->s->nodes[c->queue].parent; nd >= 0; nd = x->s->nodes[nd].parent)
-		x->nt_ok[nd] = 0; /* the shares on the victim's path fell */
+	for (int ch = c->queue, nd = x->s->nodes[ch].parent; nd >= 0; ch = nd, nd = x->s->nodes[nd].parent)
+		nt_share_fell(x, nd, ch); /* the shares on the victim's path fell */
 	if (kq_targets_push(x->out, c, x->pre, reason)) {
 		kq_rebook_running(x->s, c);
 		return -SIM_ENOMEM;
@@ -2417,8 +2456,10 @@ static int fair_first_pass(struct fair_ctx *x, fs_strategy strat, struct cands *
 			int rc = nt != qi && !(kq_test_oracle & KQ_ORACLE_SCAN)
 					 ? drain_subtree(x, nt, retry) /* every queue below nt fails it too */
 					 : drain_to_retry(x, qi, retry);
-			if (!rc && level_rest_fails(x, np))
+			if (!rc && level_rest_fails(x, np)) {
 				rc = drain_children(x, s->nodes[nt].parent, np, retry); /* E23 */
+				x->nt_ok[s->nodes[nt].parent] = 0; /* rebuilt from the few left, not popped (E28) */
+			}
 			if (rc)
 				return rc;
 			continue;
@@ -2464,6 +2505,7 @@ static void prune_rest(struct fair_ctx *x, int l, int np)
 	for (size_t k = 0; k < n->n_children; k++)
 		if (n->children[k] != np)
 			x->pruned[n->children[k]] = 1;
+	x->nt_ok[l] = 0; /* rebuilt from np alone, not popped (E28) */
 }
 
 /* LessThanInitialShare (S3) over the candidates the first strategy left: one a queue. */
@@ -2505,7 +2547,7 @@ static int fair_second_pass(struct fair_ctx *x, struct cands *retry)
 struct fair_bufs {
 	size_t n_nodes;           /* the per-node arrays' length */
 	uint8_t *bytes;           /* one block: state, pruned, on_path, in_retry, nt_ok, deferred, phase */
-	uint32_t *nt_u32;         /* one block: nt_off, nt_nq, nt_nc, nt_cb */
+	uint32_t *nt_u32;         /* one block: nt_off, nt_nq, nt_nc, nt_cb, nt_at */
 	struct nt_ent *nt_heap;   /* n_nodes entries: every cohort's children at most once */
 	size_t *sizes;            /* one block: first, left, band */
 	struct kq_wl **at;
@@ -2527,7 +2569,7 @@ static struct fair_bufs *fair_bufs_get(struct kq_sched *s)
 		uint8_t *bytes = malloc(7 * n);
 		size_t *sizes = malloc(3 * n * sizeof *sizes);
 		struct kq_wl **at = malloc(n * sizeof *at);
-		uint32_t *nt_u32 = malloc(4 * n * sizeof *nt_u32);
+		uint32_t *nt_u32 = malloc(5 * n * sizeof *nt_u32);
 		struct nt_ent *nt_heap = malloc(n * sizeof *nt_heap);
 		if (!bytes || !sizes || !at || !nt_u32 || !nt_heap) {
 			free(bytes);
@@ -2570,6 +2612,7 @@ static void fair_ctx_lend(struct fair_ctx *x, struct fair_bufs *fb)
 	x->nt_nq = fb->nt_u32 + n;
 	x->nt_nc = fb->nt_u32 + 2 * n;
 	x->nt_cb = fb->nt_u32 + 3 * n;
+	x->nt_at = fb->nt_u32 + 4 * n;
 	x->nt_heap = fb->nt_heap;
 	x->nt_used = 0;
 	x->first = fb->sizes;
