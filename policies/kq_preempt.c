@@ -1730,10 +1730,10 @@ static int index_by_queue(struct fair_ctx *x)
 		x->next = nx;
 		x->cap_next = n;
 	}
-	for (size_t i = 0; i < x->s->n_nodes; i++) {
-		x->first[i] = SIZE_MAX;
-		x->state[i] = FQ_LINKED;
-	}
+	/* Every node none yet, as two fills (SIZE_MAX is all ones): once a search, over
+	 * every node of the tree. */
+	memset(x->first, 0xff, x->s->n_nodes * sizeof *x->first);
+	memset(x->state, FQ_LINKED, x->s->n_nodes);
 	for (size_t i = n; i-- > 0;) {
 		int q = x->cand.v[i].wl->queue;
 		x->next[i] = x->first[q];
