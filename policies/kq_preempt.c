@@ -2046,10 +2046,10 @@ static void nt_build(struct fair_ctx *x, int cohort)
 	uint32_t nq = 0, nc = 0;
 	for (size_t k = 0; k < n->n_children; k++) {
 		int ch = n->children[k];
+		x->nt_at[ch] = UINT32_MAX; /* not in a heap unless placed below */
 		if (x->pruned[ch])
 			continue;
 		struct nt_ent e = { node_share(s, ch), ch, (int32_t)k };
-		x->nt_at[ch] = UINT32_MAX;
 		if (s->nodes[ch].is_queue) {
 			if (e.sh.v == 0 && ch != x->pre->queue)
 				x->pruned[ch] = 1;
@@ -2382,13 +2382,6 @@ static int drain_children(struct fair_ctx *x, int l, int skip, struct cands *ret
 	return 0;
 }
 
-/* drain_to_retry for every queue below cohort c that next_target would still pick,
- * then c pruned: what the picks would do one queue at a time once a target below c
- * failed a test that reads only the shares of c and of the preemptor's side below
- * their common cohort (docs/kueue-rules.md E20): every queue below c meets the same
- * test, and no take comes between. A child pruned, or with a share of 0, is passed
- * over as next_target does (c is not on the preemptor's path). Without a second pass
- * no candidate is put aside, and pruning c is all. */
 /* May cohort c's drain be deferred to the second pass (E27)? When the search has
  * not looked below it: next_target never entered it (it has no heap region yet),
  * it is not on the preemptor's path, and each queue's candidates are walked in its
@@ -2400,6 +2393,15 @@ static int may_defer(const struct fair_ctx *x, int c)
 	       !x->s->nodes[x->pre->queue].cfg.checkpoint_aware;
 }
 
+/* drain_to_retry for every queue below cohort c that next_target would still pick,
+ * then c pruned: what the picks would do one queue at a time once a target below c
+ * failed a test that reads only the shares of c and of the preemptor's side below
+ * their common cohort (docs/kueue-rules.md E20): every queue below c meets the same
+ * test, and no take comes between. A child pruned, or with a share of 0, is passed
+ * over as next_target does (c is not on the preemptor's path). Without a second pass
+ * no candidate is put aside, and pruning c is all; a cohort the search has not
+ * looked into is pruned and marked, its queues' candidates found when the second
+ * pass asks for them (E27, settle_deferred). */
 static int drain_subtree(struct fair_ctx *x, int c, struct cands *retry)
 {
 	if (x->second_pass && may_defer(x, c)) {
