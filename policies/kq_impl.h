@@ -40,6 +40,9 @@ struct kq_scratch {
 	int max_job_root, max_job_fr;
 	sim_qty_t max_job;
 	void *fair;  /* a fair-sharing search's arrays (struct fair_bufs, kq_preempt.c) */
+	/* The fair-sharing aggregate bound's back-off (E29, kq_preempt.c): searches left
+	 * to run without it, and the current wait (0 after a refusal, else doubling to 63). */
+	unsigned fair_bound_skip, fair_bound_wait;
 	void *classical; /* a classical search's sources and heap (struct cl_bufs, kq_preempt.c) */
 	/* kq_cycle's (kq_cycle.c): its nominations (with their target arrays, reused),
 	 * their order, a per-fr buffer, the journal and the issued victims */
