@@ -422,8 +422,9 @@ static int main_thread_metrics(const struct exp_variant *v, const struct sim_tra
 	return sim_metrics_options(trace, r->s.cluster, r->options, &r->n_options);
 }
 
-/* The summary and the per-queue rows of a finished run, the two at once (the
- * summary on a second thread; here when no thread can be started). */
+/* The summary, the per-queue rows and the options table's rows of a finished run:
+ * the summary on a second thread (here when no thread can be started), the rest
+ * on this one meanwhile (main_thread_metrics). */
 static int run_metrics(const struct exp_variant *v, struct sim_trace *trace, struct run_result *r)
 {
 	struct summarize_job sj = { .trace = trace, .cluster = r->s.cluster, .end_ns = sim_engine_now(r->e),

@@ -50,9 +50,8 @@ static int tmp_exists(const char *path)
 }
 
 /* Writes the fixture run once per name (seeds 42, 43, ...) into path and commits it,
- * with its quota time series, decisions and queue rows (sim_metrics_queues). */
-/* As write_fixture, each run's options table given as n_opts rows (opts NULL: the
- * writer computes it). */
+ * with its quota time series, decisions and queue rows (sim_metrics_queues), and
+ * its options table given as n_opts rows (opts NULL: the writer computes it). */
 static int write_fixture_opts(const char *path, const char *const *names, size_t n_names, const char *json,
 			      struct sim_summary *sum_out, const struct sim_option_row *opts, size_t n_opts)
 {
@@ -103,6 +102,7 @@ out:
 	return rc;
 }
 
+/* write_fixture_opts with the options table computed by the writer. */
 static int write_fixture(const char *path, const char *const *names, size_t n_names, const char *json,
 			 struct sim_summary *sum_out)
 {
