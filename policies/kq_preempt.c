@@ -2125,7 +2125,7 @@ static void almost_lca(const struct kq_sched *s, int a, int b, int *na, int *nb)
  * should) rebuilds. */
 static void nt_share_fell(struct fair_ctx *x, int nd, int ch)
 {
-	if (!x->nt_ok[nd] || x->nt_at[ch] == UINT32_MAX || (kq_test_oracle & KQ_ORACLE_SCAN))
+	if (!x->nt_ok[nd] || x->nt_at[ch] == UINT32_MAX) /* no heap (the scan oracle builds none) */
 		return;
 	const struct kq_node *c = &x->s->nodes[ch];
 	struct nt_ent *h = &x->nt_heap[x->nt_off[nd]];
